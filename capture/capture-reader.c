@@ -1,0 +1,527 @@
+/* capture-reader.c: bounds-checked decoder for Sysprof capture files. */
+#include "capture-reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture-bytes.h"
+#include "cleanup.h"
+
+#define READER_MAX_STREAM_SIZE (4ull << 30) /* non-file inputs are buffered in memory */
+
+struct CaptureReader {
+        const uint8_t *data;
+        size_t size;
+        void *mapping;          /* munmap on free */
+        uint8_t *owned;         /* free on free */
+        bool le;
+        CaptureFileHeader header;
+        size_t pos;
+        uint64_t skipped;
+        char *error;
+
+        /* Scratch space for decoded arrays, reused frame after frame. */
+        uint64_t *addrs;
+        size_t addrs_alloc;
+        CaptureCounterDef *counters;
+        size_t counters_alloc;
+        CaptureCounterSetValue *values;
+        size_t values_alloc;
+        CaptureJitmapEntry *jit;
+        size_t jit_alloc;
+};
+
+static const char *const frame_type_names[_CAPTURE_FRAME_TYPE_MAX] = {
+        [CAPTURE_FRAME_TIMESTAMP] = "TIMESTAMP", [CAPTURE_FRAME_SAMPLE] = "SAMPLE",
+        [CAPTURE_FRAME_MAP] = "MAP",             [CAPTURE_FRAME_PROCESS] = "PROCESS",
+        [CAPTURE_FRAME_FORK] = "FORK",           [CAPTURE_FRAME_EXIT] = "EXIT",
+        [CAPTURE_FRAME_JITMAP] = "JITMAP",       [CAPTURE_FRAME_CTRDEF] = "CTRDEF",
+        [CAPTURE_FRAME_CTRSET] = "CTRSET",       [CAPTURE_FRAME_MARK] = "MARK",
+        [CAPTURE_FRAME_METADATA] = "METADATA",   [CAPTURE_FRAME_LOG] = "LOG",
+        [CAPTURE_FRAME_FILE_CHUNK] = "FILE_CHUNK", [CAPTURE_FRAME_ALLOCATION] = "ALLOCATION",
+        [CAPTURE_FRAME_OVERLAY] = "OVERLAY",
+};
+
+const char *capture_frame_type_to_string(int type) {
+        if (type <= 0 || type >= _CAPTURE_FRAME_TYPE_MAX)
+                return NULL;
+        return frame_type_names[type];
+}
+
+__attribute__((format(printf, 3, 4))) static int reader_fail(CaptureReader *r, int err, const char *fmt, ...) {
+        va_list ap;
+        free(r->error);
+        r->error = NULL;
+        va_start(ap, fmt);
+        if (vasprintf(&r->error, fmt, ap) < 0)
+                r->error = NULL;
+        va_end(ap);
+        return err;
+}
+
+static int grow(void **p, size_t *alloc, size_t n, size_t elem) {
+        if (n <= *alloc)
+                return 0;
+        size_t want = n < 64 ? 64 : n;
+        void *q = reallocarray(*p, want, elem);
+        if (!q)
+                return -ENOMEM;
+        *p = q;
+        *alloc = want;
+        return 0;
+}
+
+static int header_parse(CaptureReader *r) {
+        if (r->size < CAPTURE_FILE_HEADER_SIZE)
+                return reader_fail(r, -EBADMSG, "file is %zu bytes, shorter than the %d-byte capture header", r->size,
+                                   CAPTURE_FILE_HEADER_SIZE);
+        const uint8_t *h = r->data;
+        if (capture_load_u32(h, true) != CAPTURE_MAGIC)
+                return reader_fail(r, -EBADMSG, "offset 0: not a Sysprof capture (bad magic 0x%08x)",
+                                   capture_load_u32(h, true));
+        r->header.version = h[4];
+        if (r->header.version != CAPTURE_VERSION)
+                return reader_fail(r, -EPROTONOSUPPORT, "offset 4: capture format version %u, only version %d is supported",
+                                   r->header.version, CAPTURE_VERSION);
+        /* A little-endian writer sets bit 0 of byte 5; a big-endian one stores
+         * the flag (0) in bit 7 and leaves the rest zero. */
+        r->le = r->header.little_endian = h[5] & 0x01;
+        capture_load_fixed_string(r->header.capture_time, h + 8, 64);
+        r->header.start_time = (int64_t) capture_load_u64(h + 72, r->le);
+        r->header.end_time = (int64_t) capture_load_u64(h + 80, r->le);
+        r->pos = CAPTURE_FILE_HEADER_SIZE;
+        return 0;
+}
+
+static int reader_new(CaptureReader **ret, char **error, const char *what, CaptureReader *r) {
+        int k = header_parse(r);
+        if (k < 0) {
+                if (error) {
+                        if (asprintf(error, "%s: %s", what, r->error ? r->error : strerror(-k)) < 0)
+                                *error = NULL;
+                }
+                capture_reader_free(r);
+                return k;
+        }
+        *ret = r;
+        return 0;
+}
+
+static int set_io_error(char **error, const char *what, int err) {
+        if (error && asprintf(error, "%s: %s", what, strerror(-err)) < 0)
+                *error = NULL;
+        return err;
+}
+
+static int open_fd_named(int fd, const char *what, CaptureReader **ret, char **error) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return set_io_error(error, what, -errno);
+
+        CaptureReader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return set_io_error(error, what, -ENOMEM);
+
+        if (S_ISREG(st.st_mode)) {
+                r->size = (size_t) st.st_size;
+                if (r->size > 0) {
+                        r->mapping = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
+                        if (r->mapping == MAP_FAILED) {
+                                int e = -errno;
+                                free(r);
+                                return set_io_error(error, what, e);
+                        }
+                        r->data = r->mapping;
+                }
+        } else {
+                size_t alloc = 0;
+                for (;;) {
+                        if (r->size == alloc) {
+                                alloc = alloc ? alloc * 2 : 65536;
+                                if (alloc > READER_MAX_STREAM_SIZE) {
+                                        capture_reader_free(r);
+                                        return set_io_error(error, what, -EFBIG);
+                                }
+                                uint8_t *q = realloc(r->owned, alloc);
+                                if (!q) {
+                                        capture_reader_free(r);
+                                        return set_io_error(error, what, -ENOMEM);
+                                }
+                                r->owned = q;
+                        }
+                        ssize_t k = read(fd, r->owned + r->size, alloc - r->size);
+                        if (k < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                int e = -errno;
+                                capture_reader_free(r);
+                                return set_io_error(error, what, e);
+                        }
+                        if (k == 0)
+                                break;
+                        r->size += (size_t) k;
+                }
+                r->data = r->owned;
+        }
+        return reader_new(ret, error, what, r);
+}
+
+int capture_reader_open_fd(int fd, CaptureReader **ret, char **error) {
+        char what[32];
+        snprintf(what, sizeof(what), "fd %d", fd);
+        return open_fd_named(fd, what, ret, error);
+}
+
+int capture_reader_open_path(const char *path, CaptureReader **ret, char **error) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return set_io_error(error, path, -errno);
+        return open_fd_named(fd, path, ret, error);
+}
+
+int capture_reader_open_memory(const void *data, size_t size, CaptureReader **ret, char **error) {
+        CaptureReader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return -ENOMEM;
+        r->data = data;
+        r->size = size;
+        return reader_new(ret, error, "buffer", r);
+}
+
+void capture_reader_free(CaptureReader *r) {
+        if (!r)
+                return;
+        if (r->mapping)
+                munmap(r->mapping, r->size);
+        free(r->owned);
+        free(r->error);
+        free(r->addrs);
+        free(r->counters);
+        free(r->values);
+        free(r->jit);
+        free(r);
+}
+
+const CaptureFileHeader *capture_reader_get_header(const CaptureReader *r) {
+        return &r->header;
+}
+
+uint64_t capture_reader_get_size(const CaptureReader *r) {
+        return r->size;
+}
+
+void capture_reader_rewind(CaptureReader *r) {
+        r->pos = CAPTURE_FILE_HEADER_SIZE;
+}
+
+uint64_t capture_reader_get_skipped(const CaptureReader *r) {
+        return r->skipped;
+}
+
+const char *capture_reader_error(const CaptureReader *r) {
+        return r->error;
+}
+
+/* Returns a NUL-terminated string at [off, end) of the frame, or NULL. */
+static const char *frame_string(const uint8_t *f, size_t off, size_t end) {
+        if (off >= end)
+                return NULL;
+        if (!memchr(f + off, 0, end - off))
+                return NULL;
+        return (const char *) f + off;
+}
+
+static int decode_addrs(CaptureReader *r, const uint8_t *src, size_t n, const uint64_t **ret) {
+        if (grow((void **) &r->addrs, &r->addrs_alloc, n, sizeof(uint64_t)) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                r->addrs[i] = capture_load_u64(src + 8 * i, r->le);
+        *ret = r->addrs;
+        return 0;
+}
+
+#define NEED(size)                                                                                                  \
+        do {                                                                                                        \
+                if (len < (size))                                                                                   \
+                        return reader_fail(r, -EBADMSG, "offset %zu: %s frame of %zu bytes is shorter than its %zu-byte layout", \
+                                           r->pos, name, len, (size_t) (size));                                      \
+        } while (0)
+
+#define BAD(fmt, ...) reader_fail(r, -EBADMSG, "offset %zu: %s frame: " fmt, r->pos, name, ##__VA_ARGS__)
+
+static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, CaptureFrame *fr) {
+        const char *name = capture_frame_type_to_string(fr->type);
+        bool le = r->le;
+
+        switch (fr->type) {
+        case CAPTURE_FRAME_TIMESTAMP:
+        case CAPTURE_FRAME_EXIT:
+                return 0;
+
+        case CAPTURE_FRAME_SAMPLE:
+        case CAPTURE_FRAME_ALLOCATION: {
+                bool sample = fr->type == CAPTURE_FRAME_SAMPLE;
+                size_t base = sample ? CAPTURE_SAMPLE_SIZE : CAPTURE_ALLOCATION_SIZE;
+                NEED(base);
+                uint16_t n = capture_load_u16(f + (sample ? 24 : 44), le);
+                if ((size_t) n * 8 > len - base)
+                        return BAD("%u addresses need %zu bytes, the frame has %zu", n, (size_t) n * 8, len - base);
+                const uint64_t *addrs;
+                if (decode_addrs(r, f + base, n, &addrs) < 0)
+                        return -ENOMEM;
+                if (sample) {
+                        fr->sample.n_addrs = n;
+                        fr->sample.tid = (int32_t) capture_load_u32(f + 28, le);
+                        fr->sample.addrs = addrs;
+                } else {
+                        fr->allocation.alloc_addr = capture_load_u64(f + 24, le);
+                        fr->allocation.alloc_size = (int64_t) capture_load_u64(f + 32, le);
+                        fr->allocation.tid = (int32_t) capture_load_u32(f + 40, le);
+                        fr->allocation.n_addrs = n;
+                        fr->allocation.addrs = addrs;
+                }
+                return 0;
+        }
+
+        case CAPTURE_FRAME_MAP:
+                NEED(CAPTURE_MAP_SIZE + 1);
+                fr->map.start = capture_load_u64(f + 24, le);
+                fr->map.end = capture_load_u64(f + 32, le);
+                fr->map.offset = capture_load_u64(f + 40, le);
+                fr->map.inode = capture_load_u64(f + 48, le);
+                fr->map.filename = frame_string(f, CAPTURE_MAP_SIZE, len);
+                if (!fr->map.filename)
+                        return BAD("file name has no terminator");
+                return 0;
+
+        case CAPTURE_FRAME_PROCESS:
+                NEED(CAPTURE_FRAME_HEADER_SIZE + 1);
+                fr->process.cmdline = frame_string(f, CAPTURE_FRAME_HEADER_SIZE, len);
+                if (!fr->process.cmdline)
+                        return BAD("command line has no terminator");
+                return 0;
+
+        case CAPTURE_FRAME_FORK:
+                NEED(CAPTURE_FORK_SIZE);
+                fr->fork.child_pid = (int32_t) capture_load_u32(f + 24, le);
+                return 0;
+
+        case CAPTURE_FRAME_JITMAP: {
+                NEED(CAPTURE_JITMAP_SIZE);
+                uint32_t n = capture_load_u32(f + 24, le);
+                /* Each entry takes at least 9 bytes: bound n before allocating. */
+                if ((uint64_t) n * 9 > len - CAPTURE_JITMAP_SIZE)
+                        return BAD("%u entries cannot fit in %zu bytes", n, len - CAPTURE_JITMAP_SIZE);
+                if (grow((void **) &r->jit, &r->jit_alloc, n, sizeof(CaptureJitmapEntry)) < 0)
+                        return -ENOMEM;
+                size_t p = CAPTURE_JITMAP_SIZE;
+                for (uint32_t i = 0; i < n; i++) {
+                        if (len - p < 9)
+                                return BAD("entry %u runs past the frame", i);
+                        r->jit[i].address = capture_load_u64(f + p, le);
+                        r->jit[i].name = frame_string(f, p + 8, len);
+                        if (!r->jit[i].name)
+                                return BAD("entry %u name has no terminator", i);
+                        p += 8 + strlen(r->jit[i].name) + 1;
+                }
+                fr->jitmap.n_entries = n;
+                fr->jitmap.entries = r->jit;
+                return 0;
+        }
+
+        case CAPTURE_FRAME_CTRDEF: {
+                NEED(CAPTURE_CTRDEF_SIZE);
+                uint16_t n = capture_load_u16(f + 24, le);
+                if ((size_t) n * CAPTURE_COUNTER_SIZE > len - CAPTURE_CTRDEF_SIZE)
+                        return BAD("%u counters need %zu bytes, the frame has %zu", n,
+                                   (size_t) n * CAPTURE_COUNTER_SIZE, len - CAPTURE_CTRDEF_SIZE);
+                if (grow((void **) &r->counters, &r->counters_alloc, n, sizeof(CaptureCounterDef)) < 0)
+                        return -ENOMEM;
+                for (uint16_t i = 0; i < n; i++) {
+                        const uint8_t *c = f + CAPTURE_CTRDEF_SIZE + (size_t) CAPTURE_COUNTER_SIZE * i;
+                        CaptureCounterDef *d = &r->counters[i];
+                        capture_load_fixed_string(d->category, c, CAPTURE_COUNTER_CATEGORY_LEN);
+                        capture_load_fixed_string(d->name, c + 32, CAPTURE_COUNTER_NAME_LEN);
+                        capture_load_fixed_string(d->description, c + 64, CAPTURE_COUNTER_DESCRIPTION_LEN);
+                        /* id is 24 bits in the file's byte order; type is byte 119 either way. */
+                        d->id = le ? (uint32_t) c[116] | (uint32_t) c[117] << 8 | (uint32_t) c[118] << 16
+                                   : (uint32_t) c[118] | (uint32_t) c[117] << 8 | (uint32_t) c[116] << 16;
+                        d->type = c[119];
+                        d->value.v64 = (int64_t) capture_load_u64(c + 120, le);
+                }
+                fr->ctrdef.n_counters = n;
+                fr->ctrdef.counters = r->counters;
+                return 0;
+        }
+
+        case CAPTURE_FRAME_CTRSET: {
+                NEED(CAPTURE_CTRSET_SIZE);
+                uint16_t n = capture_load_u16(f + 24, le);
+                if ((size_t) n * CAPTURE_CTRSET_GROUP_SIZE > len - CAPTURE_CTRSET_SIZE)
+                        return BAD("%u value groups need %zu bytes, the frame has %zu", n,
+                                   (size_t) n * CAPTURE_CTRSET_GROUP_SIZE, len - CAPTURE_CTRSET_SIZE);
+                if (grow((void **) &r->values, &r->values_alloc, (size_t) n * 8, sizeof(CaptureCounterSetValue)) < 0)
+                        return -ENOMEM;
+                uint32_t k = 0;
+                for (uint16_t g = 0; g < n; g++) {
+                        const uint8_t *grp = f + CAPTURE_CTRSET_SIZE + (size_t) CAPTURE_CTRSET_GROUP_SIZE * g;
+                        for (int i = 0; i < 8; i++) {
+                                uint32_t id = capture_load_u32(grp + 4 * i, le);
+                                if (id == 0)
+                                        continue;
+                                r->values[k].id = id;
+                                r->values[k].value.v64 = (int64_t) capture_load_u64(grp + 32 + 8 * i, le);
+                                k++;
+                        }
+                }
+                fr->ctrset.n_groups = n;
+                fr->ctrset.n_values = k;
+                fr->ctrset.values = r->values;
+                return 0;
+        }
+
+        case CAPTURE_FRAME_MARK:
+                NEED(CAPTURE_MARK_SIZE);
+                fr->mark.duration = (int64_t) capture_load_u64(f + 24, le);
+                capture_load_fixed_string(fr->mark.group, f + 32, CAPTURE_MARK_GROUP_LEN);
+                capture_load_fixed_string(fr->mark.name, f + 56, CAPTURE_MARK_NAME_LEN);
+                /* Sysprof writes marks whose message is empty without room for
+                 * a terminator only when the frame is exactly 96 bytes. */
+                fr->mark.message = len == CAPTURE_MARK_SIZE ? "" : frame_string(f, CAPTURE_MARK_SIZE, len);
+                if (!fr->mark.message)
+                        return BAD("message has no terminator");
+                return 0;
+
+        case CAPTURE_FRAME_METADATA:
+                NEED(CAPTURE_METADATA_SIZE);
+                capture_load_fixed_string(fr->metadata.id, f + 24, CAPTURE_METADATA_ID_LEN);
+                fr->metadata.metadata = len == CAPTURE_METADATA_SIZE ? "" : frame_string(f, CAPTURE_METADATA_SIZE, len);
+                if (!fr->metadata.metadata)
+                        return BAD("metadata has no terminator");
+                return 0;
+
+        case CAPTURE_FRAME_LOG:
+                NEED(CAPTURE_LOG_SIZE);
+                fr->log.severity = capture_load_u16(f + 24, le);
+                capture_load_fixed_string(fr->log.domain, f + 32, CAPTURE_LOG_DOMAIN_LEN);
+                fr->log.message = len == CAPTURE_LOG_SIZE ? "" : frame_string(f, CAPTURE_LOG_SIZE, len);
+                if (!fr->log.message)
+                        return BAD("message has no terminator");
+                return 0;
+
+        case CAPTURE_FRAME_FILE_CHUNK: {
+                NEED(CAPTURE_FILE_CHUNK_SIZE);
+                uint32_t v = capture_load_u32(f + 24, le);
+                fr->file_chunk.is_last = le ? (v & 1) : (v >> 31);
+                fr->file_chunk.len = le ? (uint16_t) (v >> 16) : (uint16_t) (v & 0xffff);
+                capture_load_fixed_string(fr->file_chunk.path, f + 28, CAPTURE_FILE_PATH_LEN);
+                if (fr->file_chunk.len > len - CAPTURE_FILE_CHUNK_SIZE)
+                        return BAD("chunk of %u bytes, the frame holds %zu", fr->file_chunk.len,
+                                   len - CAPTURE_FILE_CHUNK_SIZE);
+                fr->file_chunk.data = f + CAPTURE_FILE_CHUNK_SIZE;
+                return 0;
+        }
+
+        case CAPTURE_FRAME_OVERLAY: {
+                NEED(CAPTURE_OVERLAY_SIZE);
+                fr->overlay.layer = f[24];
+                size_t sl = capture_load_u16(f + 28, le), dl = capture_load_u16(f + 30, le);
+                if (sl + 1 + dl + 1 > len - CAPTURE_OVERLAY_SIZE)
+                        return BAD("paths of %zu and %zu bytes do not fit", sl, dl);
+                const uint8_t *s = f + CAPTURE_OVERLAY_SIZE;
+                if (s[sl] != 0 || s[sl + 1 + dl] != 0 || memchr(s, 0, sl) || memchr(s + sl + 1, 0, dl))
+                        return BAD("paths are not terminated where their lengths say");
+                fr->overlay.src = (const char *) s;
+                fr->overlay.dst = (const char *) s + sl + 1;
+                return 0;
+        }
+        }
+        return -EINVAL; /* not reached: the caller filters unknown types */
+}
+
+int capture_reader_next(CaptureReader *r, CaptureFrame *fr) {
+        for (;;) {
+                if (r->pos == r->size)
+                        return 0;
+                size_t left = r->size - r->pos;
+                if (left < CAPTURE_FRAME_HEADER_SIZE)
+                        return reader_fail(r, -EBADMSG, "offset %zu: truncated frame header (%zu of %d bytes)", r->pos,
+                                           left, CAPTURE_FRAME_HEADER_SIZE);
+                const uint8_t *f = r->data + r->pos;
+                size_t len = capture_load_u16(f, r->le);
+                if (len < CAPTURE_FRAME_HEADER_SIZE)
+                        return reader_fail(r, -EBADMSG, "offset %zu: frame length %zu is shorter than a frame header",
+                                           r->pos, len);
+                if (len > left)
+                        return reader_fail(r, -EBADMSG, "offset %zu: frame length %zu runs past the end of the file (%zu bytes left)",
+                                           r->pos, len, left);
+
+                uint8_t type = f[16];
+                if (!capture_frame_type_to_string(type)) {
+                        r->skipped++;
+                        r->pos += len;
+                        continue;
+                }
+
+                memset(fr, 0, sizeof(*fr));
+                fr->offset = r->pos;
+                fr->len = (uint16_t) len;
+                fr->type = type;
+                fr->cpu = (int16_t) capture_load_u16(f + 2, r->le);
+                fr->pid = (int32_t) capture_load_u32(f + 4, r->le);
+                fr->time = (int64_t) capture_load_u64(f + 8, r->le);
+                int k = decode_payload(r, f, len, fr);
+                if (k < 0)
+                        return k;
+                r->pos += len;
+                return 1;
+        }
+}
+
+int capture_reader_read_file(CaptureReader *r, const char *path, uint64_t max_bytes, uint8_t **ret_data,
+                             size_t *ret_len) {
+        size_t saved = r->pos;
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t len = 0;
+        bool found = false;
+        CaptureFrame fr;
+        int k;
+
+        r->pos = CAPTURE_FILE_HEADER_SIZE;
+        while ((k = capture_reader_next(r, &fr)) > 0) {
+                if (fr.type != CAPTURE_FRAME_FILE_CHUNK || strcmp(fr.file_chunk.path, path) != 0)
+                        continue;
+                found = true;
+                if (len + fr.file_chunk.len > max_bytes) {
+                        k = -EFBIG;
+                        break;
+                }
+                uint8_t *q = realloc(buf, len + fr.file_chunk.len + 1);
+                if (!q) {
+                        k = -ENOMEM;
+                        break;
+                }
+                buf = q;
+                memcpy(buf + len, fr.file_chunk.data, fr.file_chunk.len);
+                len += fr.file_chunk.len;
+                if (fr.file_chunk.is_last)
+                        break;
+        }
+        r->pos = saved;
+        if (k < 0)
+                return k;
+        if (!found)
+                return -ENOENT;
+        if (!buf && !(buf = malloc(1)))
+                return -ENOMEM;
+        buf[len] = 0;
+        *ret_data = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs what is missing, builds a
+# plain and a sanitizer (ASan+UBSan) tree with -Werror, runs every test, and
+# ends with one line "N passed, N failed, N skipped".
+set -uo pipefail
+top=$(cd "$(dirname "$0")" && pwd)
+cd "$top"
+
+if [ "$(id -u)" != 0 ]; then
+        echo "test.sh: run as root (perf, bubblewrap, podman and polkit tests need it)" >&2
+        exit 1
+fi
+scripts/install-deps.sh || { echo "test.sh: installing packages failed"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+for s in scripts/setup.d/*.sh; do
+        [ -e "$s" ] || continue
+        bash "$s" || { echo "test.sh: setup step $s failed"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+done
+
+build_ok=1
+configure() { # dir, extra args
+        local dir=$1; shift
+        if [ ! -f "$dir/build.ninja" ]; then
+                meson setup "$dir" -Dwerror=true "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+        fi
+        ninja -C "$dir" || return 1
+}
+mkdir -p build
+configure build || build_ok=0
+configure build-asan -Db_sanitize=address,undefined -Db_lundef=false || build_ok=0
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$top/tests/lsan.supp
+rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+if [ $build_ok = 1 ]; then
+        meson test -C build --print-errorlogs --num-processes 2 "${@}"
+        meson test -C build-asan --suite sanitize --print-errorlogs --num-processes 2 "${@}"
+fi
+
+python3 - "$build_ok" build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+import json, sys
+passed = failed = skipped = 0
+if sys.argv[1] != "1":
+    failed += 1
+    print("build failed: see the compiler output above")
+for path in sys.argv[2:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        t = json.loads(line)
+        r = t["result"]
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+            print("skipped:", t["name"])
+        else:
+            failed += 1
+            print("failed:", t["name"], r)
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed or not passed else 0)
+PY
