@@ -1,0 +1,41 @@
+/* periscope.c: entry point of the `periscope` command; dispatches to the
+ * subcommands listed in commands.h. */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const PeriscopeCommand commands[] = {
+        { "info", "Summarize a capture file", cmd_info },
+        { "dump", "Print every frame of a capture, as text or JSON", cmd_dump },
+};
+
+static void usage(FILE *out) {
+        fprintf(out, "Usage: periscope COMMAND [OPTIONS…]\n\nCommands:\n");
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "\nRun `periscope COMMAND --help` for the options of one command.\n");
+}
+
+int main(int argc, char **argv) {
+        setlocale(LC_ALL, "");
+        if (argc < 2) {
+                usage(stderr);
+                return 2;
+        }
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+                usage(stdout);
+                return 0;
+        }
+        if (strcmp(argv[1], "--version") == 0) {
+                printf("periscope %s\n", PERISCOPE_VERSION);
+                return 0;
+        }
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                if (strcmp(argv[1], commands[i].name) == 0)
+                        return commands[i].run(argc - 1, argv + 1);
+        fprintf(stderr, "periscope: unknown command '%s'\n\n", argv[1]);
+        usage(stderr);
+        return 2;
+}
