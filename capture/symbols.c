@@ -1,0 +1,923 @@
+/* symbols.c: encoder and bounds-checked decoder of the symbol tables that
+ * captures embed ("__symbols__" for Sysprof, "__periscope/symbols" for us).
+ * Byte layouts: docs/capture-format.md, "Periscope extensions". */
+#include "symbols.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture-bytes.h"
+#include "cleanup.h"
+
+/* "__periscope/symbols" layout, version 1 (all little-endian). */
+#define PSYM_MAGIC "PSCPSYMB"
+#define PSYM_VERSION 1
+#define PSYM_HEADER_SIZE 40
+#define PSYM_RANGE_SIZE 32
+#define PSYM_FRAME_SIZE 24
+#define PSYM_MAPPING_SIZE 40
+
+/* "__symbols__" layout of Sysprof 3.46: packed entries of
+ * { u64 addr_begin, u64 addr_end (inclusive), u32 pid, u32 offset,
+ *   u32 tag_offset, u32 padding } then strings; an all-zero entry ends the
+ * entries, offsets count from the start of the blob, 0 means none. */
+#define SYSPROF_ENTRY_SIZE 32
+
+#define SYMBOL_MAX_CHAIN 65535u
+#define STRINGS_MAX ((size_t) UINT32_MAX - 1)
+
+/* ---- string pool ------------------------------------------------------- */
+
+/* Interned NUL-terminated strings in one buffer; offset 0 is "". */
+typedef struct StringPool {
+        uint8_t *data;
+        size_t len, alloc;
+        uint32_t *slots; /* open addressing: offset+1, 0 = empty */
+        size_t n_slots, n_used;
+} StringPool;
+
+static uint64_t hash_bytes(const char *s, size_t n) {
+        uint64_t h = 1469598103934665603ull; /* FNV-1a */
+        for (size_t i = 0; i < n; i++) {
+                h ^= (uint8_t) s[i];
+                h *= 1099511628211ull;
+        }
+        return h;
+}
+
+static void string_pool_done(StringPool *p) {
+        free(p->data);
+        free(p->slots);
+        *p = (StringPool) {};
+}
+
+static int string_pool_rehash(StringPool *p, size_t n_slots) {
+        uint32_t *slots = calloc(n_slots, sizeof(uint32_t));
+        if (!slots)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_slots; i++) {
+                if (!p->slots[i])
+                        continue;
+                const char *s = (const char *) p->data + p->slots[i] - 1;
+                size_t j = hash_bytes(s, strlen(s)) & (n_slots - 1);
+                while (slots[j])
+                        j = (j + 1) & (n_slots - 1);
+                slots[j] = p->slots[i];
+        }
+        free(p->slots);
+        p->slots = slots;
+        p->n_slots = n_slots;
+        return 0;
+}
+
+/* Returns the offset of s in the pool (adding it), or a negative errno. */
+static int64_t string_pool_intern(StringPool *p, const char *s) {
+        if (!s || !*s)
+                return 0;
+        if (!p->data) {
+                if (!(p->data = malloc(4096)))
+                        return -ENOMEM;
+                p->alloc = 4096;
+                p->data[0] = 0;
+                p->len = 1;
+        }
+        if ((p->n_used + 1) * 2 > p->n_slots) {
+                int r = string_pool_rehash(p, p->n_slots ? p->n_slots * 2 : 1024);
+                if (r < 0)
+                        return r;
+        }
+        size_t n = strlen(s);
+        size_t j = hash_bytes(s, n) & (p->n_slots - 1);
+        while (p->slots[j]) {
+                const char *t = (const char *) p->data + p->slots[j] - 1;
+                if (strcmp(s, t) == 0)
+                        return p->slots[j] - 1;
+                j = (j + 1) & (p->n_slots - 1);
+        }
+        if (n + 1 > STRINGS_MAX - p->len)
+                return -E2BIG;
+        if (p->len + n + 1 > p->alloc) {
+                size_t want = p->alloc * 2;
+                while (want < p->len + n + 1)
+                        want *= 2;
+                uint8_t *q = realloc(p->data, want);
+                if (!q)
+                        return -ENOMEM;
+                p->data = q;
+                p->alloc = want;
+        }
+        uint32_t off = (uint32_t) p->len;
+        memcpy(p->data + off, s, n + 1);
+        p->len += n + 1;
+        p->slots[j] = off + 1;
+        p->n_used++;
+        return off;
+}
+
+static const char *string_pool_get(const StringPool *p, uint32_t off) {
+        return off ? (const char *) p->data + off : NULL;
+}
+
+/* ---- builder ----------------------------------------------------------- */
+
+typedef struct BuilderFrame {
+        uint32_t function, file, line, flags;
+        uint64_t offset;
+} BuilderFrame;
+
+typedef struct BuilderRange {
+        int32_t pid;
+        uint32_t first_frame, n_frames;
+        uint64_t begin, end;
+        size_t seq; /* insertion order, for a stable sort */
+} BuilderRange;
+
+typedef struct BuilderMapping {
+        int32_t pid;
+        uint32_t flags;
+        uint64_t start, end;
+        uint32_t path, method, verdict, build_id;
+} BuilderMapping;
+
+struct SymbolTableBuilder {
+        StringPool strings;
+        BuilderFrame *frames;
+        size_t n_frames, frames_alloc;
+        BuilderRange *ranges;
+        size_t n_ranges, ranges_alloc;
+        BuilderMapping *mappings;
+        size_t n_mappings, mappings_alloc;
+        int32_t *pids;
+        size_t n_pids, pids_alloc;
+};
+
+static int grow_array(void **p, size_t *alloc, size_t need, size_t elem) {
+        if (need <= *alloc)
+                return 0;
+        size_t want = *alloc ? *alloc : 64;
+        while (want < need) {
+                if (want > SIZE_MAX / 2 / elem)
+                        return -ENOMEM;
+                want *= 2;
+        }
+        void *q = reallocarray(*p, want, elem);
+        if (!q)
+                return -ENOMEM;
+        *p = q;
+        *alloc = want;
+        return 0;
+}
+
+int symbol_table_builder_new(SymbolTableBuilder **ret) {
+        SymbolTableBuilder *b = calloc(1, sizeof(*b));
+        if (!b)
+                return -ENOMEM;
+        *ret = b;
+        return 0;
+}
+
+void symbol_table_builder_free(SymbolTableBuilder *b) {
+        if (!b)
+                return;
+        string_pool_done(&b->strings);
+        free(b->frames);
+        free(b->ranges);
+        free(b->mappings);
+        free(b->pids);
+        free(b);
+}
+
+size_t symbol_table_builder_get_n_ranges(const SymbolTableBuilder *b) {
+        return b->n_ranges;
+}
+
+int symbol_table_builder_add_range(SymbolTableBuilder *b, int32_t pid, uint64_t begin, uint64_t end,
+                                   const SymbolFrame *frames, size_t n_frames) {
+        if (begin >= end || n_frames == 0 || n_frames > SYMBOL_MAX_CHAIN || !frames)
+                return -EINVAL;
+        for (size_t i = 0; i < n_frames; i++)
+                if (!frames[i].function || !frames[i].function[0])
+                        return -EINVAL;
+        if (b->n_frames + n_frames > UINT32_MAX || b->n_ranges >= UINT32_MAX)
+                return -E2BIG;
+
+        int r = grow_array((void **) &b->frames, &b->frames_alloc, b->n_frames + n_frames, sizeof(BuilderFrame));
+        if (r < 0)
+                return r;
+        r = grow_array((void **) &b->ranges, &b->ranges_alloc, b->n_ranges + 1, sizeof(BuilderRange));
+        if (r < 0)
+                return r;
+
+        /* Consecutive ranges with the same chain (one function sampled at
+         * many addresses) share their frames. */
+        BuilderFrame tmp[64], *enc = tmp;
+        _cleanup_free_ BuilderFrame *heap = NULL;
+        if (n_frames > 64) {
+                if (!(heap = calloc(n_frames, sizeof(BuilderFrame))))
+                        return -ENOMEM;
+                enc = heap;
+        }
+        for (size_t i = 0; i < n_frames; i++) {
+                int64_t fn = string_pool_intern(&b->strings, frames[i].function);
+                int64_t file = string_pool_intern(&b->strings, frames[i].file);
+                if (fn < 0)
+                        return (int) fn;
+                if (file < 0)
+                        return (int) file;
+                enc[i] = (BuilderFrame) {
+                        .function = (uint32_t) fn,
+                        .file = (uint32_t) file,
+                        .line = frames[i].line,
+                        .flags = frames[i].flags,
+                        .offset = frames[i].offset,
+                };
+        }
+
+        uint32_t first;
+        BuilderRange *prev = b->n_ranges ? &b->ranges[b->n_ranges - 1] : NULL;
+        if (prev && prev->n_frames == n_frames &&
+            memcmp(&b->frames[prev->first_frame], enc, n_frames * sizeof(BuilderFrame)) == 0)
+                first = prev->first_frame;
+        else {
+                first = (uint32_t) b->n_frames;
+                memcpy(&b->frames[b->n_frames], enc, n_frames * sizeof(BuilderFrame));
+                b->n_frames += n_frames;
+        }
+        b->ranges[b->n_ranges] = (BuilderRange) {
+                .pid = pid,
+                .first_frame = first,
+                .n_frames = (uint32_t) n_frames,
+                .begin = begin,
+                .end = end,
+                .seq = b->n_ranges,
+        };
+        b->n_ranges++;
+        return 0;
+}
+
+int symbol_table_builder_add_unresolved(SymbolTableBuilder *b, int32_t pid, uint64_t begin, uint64_t end,
+                                        const char *why) {
+        _cleanup_free_ char *text = NULL;
+        if (asprintf(&text, "[unresolved: %s]", why && *why ? why : "unknown") < 0)
+                return -ENOMEM;
+        SymbolFrame f = { .function = text, .flags = SYMBOL_FRAME_UNRESOLVED };
+        return symbol_table_builder_add_range(b, pid, begin, end, &f, 1);
+}
+
+int symbol_table_builder_add_mapping(SymbolTableBuilder *b, const SymbolMapping *m) {
+        if (!m || m->start >= m->end || !m->path || !m->path[0])
+                return -EINVAL;
+        if (b->n_mappings >= UINT32_MAX)
+                return -E2BIG;
+        int r = grow_array((void **) &b->mappings, &b->mappings_alloc, b->n_mappings + 1, sizeof(BuilderMapping));
+        if (r < 0)
+                return r;
+        int64_t s[4] = {
+                string_pool_intern(&b->strings, m->path),
+                string_pool_intern(&b->strings, m->method),
+                string_pool_intern(&b->strings, m->verdict),
+                string_pool_intern(&b->strings, m->build_id),
+        };
+        for (size_t i = 0; i < ELEMENTSOF(s); i++)
+                if (s[i] < 0)
+                        return (int) s[i];
+        b->mappings[b->n_mappings++] = (BuilderMapping) {
+                .pid = m->pid,
+                .flags = m->flags,
+                .start = m->start,
+                .end = m->end,
+                .path = (uint32_t) s[0],
+                .method = (uint32_t) s[1],
+                .verdict = (uint32_t) s[2],
+                .build_id = (uint32_t) s[3],
+        };
+        return 0;
+}
+
+int symbol_table_builder_add_pid(SymbolTableBuilder *b, int32_t pid) {
+        if (pid < 0)
+                return -EINVAL;
+        int r = grow_array((void **) &b->pids, &b->pids_alloc, b->n_pids + 1, sizeof(int32_t));
+        if (r < 0)
+                return r;
+        b->pids[b->n_pids++] = pid;
+        return 0;
+}
+
+static int cmp_pid(int32_t a, int32_t b) {
+        return (uint32_t) a < (uint32_t) b ? -1 : (uint32_t) a > (uint32_t) b;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b) {
+        return a < b ? -1 : a > b;
+}
+
+static int builder_range_cmp(const void *a, const void *b) {
+        const BuilderRange *x = a, *y = b;
+        int c = cmp_pid(x->pid, y->pid);
+        if (!c)
+                c = cmp_u64(x->begin, y->begin);
+        if (!c)
+                c = x->seq < y->seq ? -1 : x->seq > y->seq;
+        return c;
+}
+
+/* Sorts the ranges and clips overlaps (the earlier-added range wins). */
+static void builder_normalize(SymbolTableBuilder *b) {
+        qsort(b->ranges, b->n_ranges, sizeof(BuilderRange), builder_range_cmp);
+        size_t out = 0;
+        for (size_t i = 0; i < b->n_ranges; i++) {
+                BuilderRange r = b->ranges[i];
+                if (out > 0 && b->ranges[out - 1].pid == r.pid && r.begin < b->ranges[out - 1].end) {
+                        r.begin = b->ranges[out - 1].end;
+                        if (r.begin >= r.end)
+                                continue;
+                }
+                r.seq = out;
+                b->ranges[out++] = r;
+        }
+        b->n_ranges = out;
+}
+
+static void put_u32(uint8_t **p, uint32_t v) {
+        capture_store_u32(*p, v);
+        *p += 4;
+}
+
+static void put_u64(uint8_t **p, uint64_t v) {
+        capture_store_u64(*p, v);
+        *p += 8;
+}
+
+int symbol_table_builder_serialize_periscope(SymbolTableBuilder *b, uint8_t **ret_data, size_t *ret_len) {
+        builder_normalize(b);
+        if (!b->strings.data && string_pool_intern(&b->strings, "-") < 0) /* offset 0 must exist */
+                return -ENOMEM;
+
+        size_t len = PSYM_HEADER_SIZE + b->n_ranges * PSYM_RANGE_SIZE + b->n_frames * PSYM_FRAME_SIZE +
+                     b->n_mappings * PSYM_MAPPING_SIZE + b->strings.len;
+        uint8_t *data = calloc(1, len), *p = data;
+        if (!data)
+                return -ENOMEM;
+
+        memcpy(p, PSYM_MAGIC, 8);
+        p += 8;
+        put_u32(&p, PSYM_VERSION);
+        put_u32(&p, PSYM_HEADER_SIZE);
+        put_u32(&p, (uint32_t) b->n_ranges);
+        put_u32(&p, (uint32_t) b->n_frames);
+        put_u32(&p, (uint32_t) b->n_mappings);
+        put_u32(&p, (uint32_t) b->strings.len);
+        put_u32(&p, 0); /* flags */
+        put_u32(&p, 0); /* reserved */
+
+        for (size_t i = 0; i < b->n_ranges; i++) {
+                const BuilderRange *r = &b->ranges[i];
+                put_u32(&p, (uint32_t) r->pid);
+                put_u32(&p, r->first_frame);
+                put_u64(&p, r->begin);
+                put_u64(&p, r->end);
+                put_u32(&p, r->n_frames);
+                put_u32(&p, 0);
+        }
+        for (size_t i = 0; i < b->n_frames; i++) {
+                const BuilderFrame *f = &b->frames[i];
+                put_u32(&p, f->function);
+                put_u32(&p, f->file);
+                put_u32(&p, f->line);
+                put_u32(&p, f->flags);
+                put_u64(&p, f->offset);
+        }
+        for (size_t i = 0; i < b->n_mappings; i++) {
+                const BuilderMapping *m = &b->mappings[i];
+                put_u32(&p, (uint32_t) m->pid);
+                put_u32(&p, m->flags);
+                put_u64(&p, m->start);
+                put_u64(&p, m->end);
+                put_u32(&p, m->path);
+                put_u32(&p, m->method);
+                put_u32(&p, m->verdict);
+                put_u32(&p, m->build_id);
+        }
+        memcpy(p, b->strings.data, b->strings.len);
+        *ret_data = data;
+        *ret_len = len;
+        return 0;
+}
+
+typedef struct SysprofEntry {
+        uint64_t begin, end; /* end exclusive here */
+        int32_t pid;
+        uint32_t name, tag; /* pool offsets */
+} SysprofEntry;
+
+static int sysprof_entry_cmp(const void *a, const void *b) {
+        const SysprofEntry *x = a, *y = b;
+        int c = cmp_pid(x->pid, y->pid);
+        return c ? c : cmp_u64(x->begin, y->begin);
+}
+
+static int int32_cmp(const void *a, const void *b) {
+        return cmp_pid(*(const int32_t *) a, *(const int32_t *) b);
+}
+
+static int builder_mapping_cmp(const void *a, const void *b) {
+        const BuilderMapping *x = a, *y = b;
+        int c = cmp_pid(x->pid, y->pid);
+        return c ? c : cmp_u64(x->start, y->start);
+}
+
+/* The basename of the file mapped at addr in pid, interned, or 0. The
+ * mappings must be sorted by builder_mapping_cmp. */
+static int64_t builder_module_tag(SymbolTableBuilder *b, int32_t pid, uint64_t addr) {
+        size_t lo = 0, hi = b->n_mappings;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const BuilderMapping *m = &b->mappings[mid];
+                int c = cmp_pid(m->pid, pid);
+                if (c < 0 || (c == 0 && m->start <= addr))
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        for (size_t i = lo; i > 0; i--) {
+                const BuilderMapping *m = &b->mappings[i - 1];
+                if (m->pid != pid)
+                        break;
+                if (addr >= m->end)
+                        continue;
+                const char *path = string_pool_get(&b->strings, m->path);
+                const char *slash = strrchr(path, '/');
+                _cleanup_free_ char *base = strdup(slash ? slash + 1 : path);
+                if (!base)
+                        return -ENOMEM;
+                return string_pool_intern(&b->strings, base);
+        }
+        return 0;
+}
+
+int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_data, size_t *ret_len) {
+        builder_normalize(b);
+        qsort(b->mappings, b->n_mappings, sizeof(BuilderMapping), builder_mapping_cmp);
+
+        /* Which processes get the SYMBOLS_PID_ANY (kernel) ranges. */
+        size_t n_pids_max = b->n_pids + b->n_ranges + b->n_mappings;
+        _cleanup_free_ int32_t *pids = calloc(n_pids_max ? n_pids_max : 1, sizeof(int32_t));
+        if (!pids)
+                return -ENOMEM;
+        size_t n_pids = 0, n_any = 0;
+        for (size_t i = 0; i < b->n_pids; i++)
+                pids[n_pids++] = b->pids[i];
+        for (size_t i = 0; i < b->n_ranges; i++) {
+                if (b->ranges[i].pid == SYMBOLS_PID_ANY)
+                        n_any++;
+                else if (b->ranges[i].pid >= 0)
+                        pids[n_pids++] = b->ranges[i].pid;
+        }
+        for (size_t i = 0; i < b->n_mappings; i++)
+                if (b->mappings[i].pid >= 0)
+                        pids[n_pids++] = b->mappings[i].pid;
+        qsort(pids, n_pids, sizeof(int32_t), int32_cmp);
+        size_t u = 0;
+        for (size_t i = 0; i < n_pids; i++)
+                if (u == 0 || pids[u - 1] != pids[i])
+                        pids[u++] = pids[i];
+        n_pids = u;
+
+        size_t n_entries_max = b->n_ranges - n_any;
+        if (n_any && n_pids > (SIZE_MAX / SYSPROF_ENTRY_SIZE - n_entries_max) / n_any)
+                return -E2BIG;
+        n_entries_max += n_any * n_pids;
+        _cleanup_free_ SysprofEntry *e = calloc(n_entries_max ? n_entries_max : 1, sizeof(SysprofEntry));
+        if (!e)
+                return -ENOMEM;
+        size_t n = 0;
+        for (size_t i = 0; i < b->n_ranges; i++) {
+                const BuilderRange *r = &b->ranges[i];
+                /* Sysprof names an address after the function that contains
+                 * it: the outermost frame of the chain. */
+                uint32_t name = b->frames[r->first_frame + r->n_frames - 1].function;
+                if (r->pid == SYMBOLS_PID_ANY) {
+                        for (size_t k = 0; k < n_pids; k++)
+                                e[n++] = (SysprofEntry) { r->begin, r->end, pids[k], name, 0 };
+                        continue;
+                }
+                if (r->pid < 0)
+                        continue;
+                int64_t tag = builder_module_tag(b, r->pid, r->begin);
+                if (tag < 0)
+                        return (int) tag;
+                e[n++] = (SysprofEntry) { r->begin, r->end, r->pid, name, (uint32_t) tag };
+        }
+        qsort(e, n, sizeof(SysprofEntry), sysprof_entry_cmp);
+        size_t out = 0;
+        for (size_t i = 0; i < n; i++) {
+                SysprofEntry x = e[i];
+                if (out > 0 && e[out - 1].pid == x.pid && x.begin < e[out - 1].end) {
+                        x.begin = e[out - 1].end;
+                        if (x.begin >= x.end)
+                                continue;
+                }
+                e[out++] = x;
+        }
+        n = out;
+
+        if (!b->strings.data && string_pool_intern(&b->strings, "-") < 0)
+                return -ENOMEM;
+        /* Entries, then one all-zero entry (the end marker Sysprof looks
+         * for), then the strings; offsets count from the blob's start. */
+        if (n > (UINT32_MAX - SYSPROF_ENTRY_SIZE - b->strings.len) / SYSPROF_ENTRY_SIZE)
+                return -E2BIG;
+        size_t base = (n + 1) * SYSPROF_ENTRY_SIZE;
+        size_t len = base + b->strings.len;
+        uint8_t *data = calloc(1, len), *p = data;
+        if (!data)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                put_u64(&p, e[i].begin);
+                put_u64(&p, e[i].end - 1); /* inclusive on disk */
+                put_u32(&p, (uint32_t) e[i].pid);
+                put_u32(&p, (uint32_t) (base + e[i].name));
+                put_u32(&p, e[i].tag ? (uint32_t) (base + e[i].tag) : 0);
+                put_u32(&p, 0);
+        }
+        memcpy(data + base, b->strings.data, b->strings.len);
+        *ret_data = data;
+        *ret_len = len;
+        return 0;
+}
+
+int symbol_table_builder_write(SymbolTableBuilder *b, CaptureWriter *w, int64_t time) {
+        _cleanup_free_ uint8_t *sysprof = NULL, *periscope = NULL;
+        size_t sysprof_len, periscope_len;
+        int r = symbol_table_builder_serialize_sysprof(b, &sysprof, &sysprof_len);
+        if (r < 0)
+                return r;
+        r = symbol_table_builder_serialize_periscope(b, &periscope, &periscope_len);
+        if (r < 0)
+                return r;
+        r = capture_writer_add_file(w, time, -1, -1, SYMBOLS_SYSPROF_PATH, sysprof, sysprof_len);
+        if (r < 0)
+                return r;
+        return capture_writer_add_file(w, time, -1, -1, SYMBOLS_PERISCOPE_PATH, periscope, periscope_len);
+}
+
+/* ---- reader ------------------------------------------------------------ */
+
+struct SymbolTable {
+        SymbolTableKind kind;
+        uint8_t *blob; /* owned copy; strings point into it */
+        SymbolRange *ranges;
+        size_t n_ranges;
+        SymbolFrame *frames;
+        size_t n_frames;
+        SymbolMapping *mappings;
+        size_t n_mappings;
+};
+
+void symbol_table_free(SymbolTable *t) {
+        if (!t)
+                return;
+        free(t->blob);
+        free(t->ranges);
+        free(t->frames);
+        free(t->mappings);
+        free(t);
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(SymbolTable *, symbol_table_free);
+
+__attribute__((format(printf, 3, 4))) static int table_fail(char **error, int err, const char *fmt, ...) {
+        if (error) {
+                va_list ap;
+                va_start(ap, fmt);
+                free(*error);
+                if (vasprintf(error, fmt, ap) < 0)
+                        *error = NULL;
+                va_end(ap);
+        }
+        return err;
+}
+
+static int symbol_range_cmp(const void *a, const void *b) {
+        const SymbolRange *x = a, *y = b;
+        int c = cmp_pid(x->pid, y->pid);
+        return c ? c : cmp_u64(x->begin, y->begin);
+}
+
+static int symbol_mapping_cmp(const void *a, const void *b) {
+        const SymbolMapping *x = a, *y = b;
+        int c = cmp_pid(x->pid, y->pid);
+        return c ? c : cmp_u64(x->start, y->start);
+}
+
+/* Sorts ranges and clips overlaps, so a lookup has one answer. */
+static void table_normalize(SymbolTable *t) {
+        qsort(t->ranges, t->n_ranges, sizeof(SymbolRange), symbol_range_cmp);
+        size_t out = 0;
+        for (size_t i = 0; i < t->n_ranges; i++) {
+                SymbolRange r = t->ranges[i];
+                if (out > 0 && t->ranges[out - 1].pid == r.pid && r.begin < t->ranges[out - 1].end) {
+                        r.begin = t->ranges[out - 1].end;
+                        if (r.begin >= r.end)
+                                continue;
+                }
+                t->ranges[out++] = r;
+        }
+        t->n_ranges = out;
+        qsort(t->mappings, t->n_mappings, sizeof(SymbolMapping), symbol_mapping_cmp);
+}
+
+/* A string at off inside strings[0, size): must be NUL-terminated there. */
+static const char *blob_string(const uint8_t *strings, size_t size, uint32_t off) {
+        if (off >= size || !memchr(strings + off, 0, size - off))
+                return NULL;
+        return (const char *) strings + off;
+}
+
+int symbol_table_parse_periscope(const uint8_t *data, size_t len, SymbolTable **ret, char **error) {
+        if (len < PSYM_HEADER_SIZE || memcmp(data, PSYM_MAGIC, 8) != 0)
+                return table_fail(error, -EBADMSG, "%s: not a Periscope symbol table (bad magic or %zu bytes)",
+                                  SYMBOLS_PERISCOPE_PATH, len);
+        uint32_t version = capture_load_u32(data + 8, true);
+        if (version != PSYM_VERSION)
+                return table_fail(error, -EPROTONOSUPPORT,
+                                  "%s: version %u is not supported (this periscope reads version %d)",
+                                  SYMBOLS_PERISCOPE_PATH, version, PSYM_VERSION);
+        uint64_t header_size = capture_load_u32(data + 12, true);
+        uint64_t n_ranges = capture_load_u32(data + 16, true);
+        uint64_t n_frames = capture_load_u32(data + 20, true);
+        uint64_t n_mappings = capture_load_u32(data + 24, true);
+        uint64_t strings_size = capture_load_u32(data + 28, true);
+        /* All counts are 32-bit, so this sum cannot overflow 64 bits. */
+        uint64_t need = header_size + n_ranges * PSYM_RANGE_SIZE + n_frames * PSYM_FRAME_SIZE +
+                        n_mappings * PSYM_MAPPING_SIZE + strings_size;
+        if (header_size < PSYM_HEADER_SIZE || need != len)
+                return table_fail(error, -EBADMSG,
+                                  "%s: header announces %" PRIu64 " bytes (%" PRIu64 " ranges, %" PRIu64
+                                  " frames, %" PRIu64 " mappings, %" PRIu64 " bytes of strings) but the table has %zu",
+                                  SYMBOLS_PERISCOPE_PATH, need, n_ranges, n_frames, n_mappings, strings_size, len);
+        if (strings_size == 0 || data[len - strings_size] != 0)
+                return table_fail(error, -EBADMSG, "%s: string area does not start with an empty string",
+                                  SYMBOLS_PERISCOPE_PATH);
+
+        _cleanup_(symbol_table_freep) SymbolTable *t = calloc(1, sizeof(*t));
+        if (!t || !(t->blob = malloc(len)))
+                return -ENOMEM;
+        memcpy(t->blob, data, len);
+        t->kind = SYMBOL_TABLE_PERISCOPE;
+        t->ranges = calloc(n_ranges ? n_ranges : 1, sizeof(SymbolRange));
+        t->frames = calloc(n_frames ? n_frames : 1, sizeof(SymbolFrame));
+        t->mappings = calloc(n_mappings ? n_mappings : 1, sizeof(SymbolMapping));
+        if (!t->ranges || !t->frames || !t->mappings)
+                return -ENOMEM;
+
+        const uint8_t *p = t->blob + header_size;
+        const uint8_t *strings = t->blob + len - strings_size;
+
+        const uint8_t *rp = p;
+        const uint8_t *fp = rp + n_ranges * PSYM_RANGE_SIZE;
+        const uint8_t *mp = fp + n_frames * PSYM_FRAME_SIZE;
+
+        for (size_t i = 0; i < n_frames; i++, fp += PSYM_FRAME_SIZE) {
+                uint32_t fn = capture_load_u32(fp, true), file = capture_load_u32(fp + 4, true);
+                SymbolFrame *f = &t->frames[i];
+                f->function = blob_string(strings, strings_size, fn);
+                if (!fn || !f->function)
+                        return table_fail(error, -EBADMSG, "%s: frame %zu has a bad function name offset %u",
+                                          SYMBOLS_PERISCOPE_PATH, i, fn);
+                if (file && !(f->file = blob_string(strings, strings_size, file)))
+                        return table_fail(error, -EBADMSG, "%s: frame %zu has a bad file name offset %u",
+                                          SYMBOLS_PERISCOPE_PATH, i, file);
+                f->line = capture_load_u32(fp + 8, true);
+                f->flags = capture_load_u32(fp + 12, true);
+                f->offset = capture_load_u64(fp + 16, true);
+        }
+        for (size_t i = 0; i < n_ranges; i++, rp += PSYM_RANGE_SIZE) {
+                SymbolRange *r = &t->ranges[i];
+                uint64_t first = capture_load_u32(rp + 4, true);
+                r->pid = (int32_t) capture_load_u32(rp, true);
+                r->begin = capture_load_u64(rp + 8, true);
+                r->end = capture_load_u64(rp + 16, true);
+                r->n_frames = capture_load_u32(rp + 24, true);
+                if (r->begin >= r->end)
+                        return table_fail(error, -EBADMSG, "%s: range %zu is empty or reversed (%#" PRIx64
+                                          "-%#" PRIx64 ")", SYMBOLS_PERISCOPE_PATH, i, r->begin, r->end);
+                if (r->n_frames == 0 || first + r->n_frames > n_frames)
+                        return table_fail(error, -EBADMSG,
+                                          "%s: range %zu points at frames %" PRIu64 "+%u of %" PRIu64,
+                                          SYMBOLS_PERISCOPE_PATH, i, first, r->n_frames, n_frames);
+                r->frames = &t->frames[first];
+        }
+        for (size_t i = 0; i < n_mappings; i++, mp += PSYM_MAPPING_SIZE) {
+                SymbolMapping *m = &t->mappings[i];
+                uint32_t offs[4];
+                const char **dst[4] = { &m->path, &m->method, &m->verdict, &m->build_id };
+                m->pid = (int32_t) capture_load_u32(mp, true);
+                m->flags = capture_load_u32(mp + 4, true);
+                m->start = capture_load_u64(mp + 8, true);
+                m->end = capture_load_u64(mp + 16, true);
+                for (size_t k = 0; k < 4; k++) {
+                        offs[k] = capture_load_u32(mp + 24 + 4 * k, true);
+                        if (offs[k] && !(*dst[k] = blob_string(strings, strings_size, offs[k])))
+                                return table_fail(error, -EBADMSG,
+                                                  "%s: mapping %zu has a bad string offset %u",
+                                                  SYMBOLS_PERISCOPE_PATH, i, offs[k]);
+                }
+                if (!m->path || m->start >= m->end)
+                        return table_fail(error, -EBADMSG, "%s: mapping %zu has no path or an empty range",
+                                          SYMBOLS_PERISCOPE_PATH, i);
+        }
+        t->n_ranges = n_ranges;
+        t->n_frames = n_frames;
+        t->n_mappings = n_mappings;
+        table_normalize(t);
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endian, SymbolTable **ret,
+                               char **error) {
+        /* Like Sysprof: entries run up to the first entry whose begin, end,
+         * pid and offset are all zero, and that entry must not end the blob. */
+        size_t n = 0;
+        bool found = false;
+        for (size_t at = 0; at + SYSPROF_ENTRY_SIZE < len; at += SYSPROF_ENTRY_SIZE, n++) {
+                const uint8_t *e = data + at;
+                if (capture_load_u64(e, little_endian) == 0 && capture_load_u64(e + 8, little_endian) == 0 &&
+                    capture_load_u32(e + 16, little_endian) == 0 && capture_load_u32(e + 20, little_endian) == 0) {
+                        found = true;
+                        break;
+                }
+        }
+        if (!found)
+                return table_fail(error, -EBADMSG, "%s: no end-of-entries marker in %zu bytes", SYMBOLS_SYSPROF_PATH,
+                                  len);
+
+        _cleanup_(symbol_table_freep) SymbolTable *t = calloc(1, sizeof(*t));
+        if (!t || !(t->blob = malloc(len)))
+                return -ENOMEM;
+        memcpy(t->blob, data, len);
+        t->blob[len - 1] = 0; /* Sysprof forces a final NUL too */
+        t->kind = SYMBOL_TABLE_SYSPROF;
+        t->ranges = calloc(n ? n : 1, sizeof(SymbolRange));
+        t->frames = calloc(n ? n : 1, sizeof(SymbolFrame));
+        t->mappings = calloc(1, sizeof(SymbolMapping));
+        if (!t->ranges || !t->frames || !t->mappings)
+                return -ENOMEM;
+
+        size_t strings_start = (n + 1) * SYSPROF_ENTRY_SIZE, out = 0;
+        for (size_t i = 0; i < n; i++) {
+                const uint8_t *e = t->blob + i * SYSPROF_ENTRY_SIZE;
+                uint64_t begin = capture_load_u64(e, little_endian);
+                uint64_t end = capture_load_u64(e + 8, little_endian);
+                int32_t pid = (int32_t) capture_load_u32(e + 16, little_endian);
+                uint32_t off = capture_load_u32(e + 20, little_endian);
+                uint32_t tag = capture_load_u32(e + 24, little_endian);
+                if (off == 0)
+                        continue; /* Sysprof: no name */
+                if (off < strings_start || off >= len)
+                        return table_fail(error, -EBADMSG, "%s: entry %zu names offset %u outside the strings (%zu-%zu)",
+                                          SYMBOLS_SYSPROF_PATH, i, off, strings_start, len);
+                if (tag && (tag < strings_start || tag >= len))
+                        return table_fail(error, -EBADMSG, "%s: entry %zu has tag offset %u outside the strings",
+                                          SYMBOLS_SYSPROF_PATH, i, tag);
+                if (end < begin)
+                        return table_fail(error, -EBADMSG, "%s: entry %zu ends (%#" PRIx64 ") before it begins (%#" PRIx64 ")",
+                                          SYMBOLS_SYSPROF_PATH, i, end, begin);
+                const char *name = (const char *) t->blob + off;
+                if (!*name)
+                        continue;
+                t->frames[out] = (SymbolFrame) { .function = name };
+                t->ranges[out] = (SymbolRange) {
+                        .pid = pid,
+                        .begin = begin,
+                        .end = end == UINT64_MAX ? UINT64_MAX : end + 1,
+                        .n_frames = 1,
+                        .frames = &t->frames[out],
+                        .module = tag && t->blob[tag] ? (const char *) t->blob + tag : NULL,
+                };
+                out++;
+        }
+        t->n_ranges = out;
+        t->n_frames = out;
+        table_normalize(t);
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error) {
+        _cleanup_free_ uint8_t *data = NULL;
+        _cleanup_free_ char *periscope_error = NULL;
+        size_t len;
+        int k;
+
+        k = capture_reader_read_file(r, SYMBOLS_PERISCOPE_PATH, SYMBOLS_MAX_TABLE_BYTES, &data, &len);
+        if (k >= 0) {
+                k = symbol_table_parse_periscope(data, len, ret, &periscope_error);
+                if (k >= 0)
+                        return 0;
+        } else if (k != -ENOENT)
+                (void) table_fail(&periscope_error, k, "%s: cannot read: %s", SYMBOLS_PERISCOPE_PATH, strerror(-k));
+        int periscope_k = k;
+        free(data);
+        data = NULL;
+
+        k = capture_reader_read_file(r, SYMBOLS_SYSPROF_PATH, SYMBOLS_MAX_TABLE_BYTES, &data, &len);
+        if (k >= 0) {
+                _cleanup_free_ char *sysprof_error = NULL;
+                k = symbol_table_parse_sysprof(data, len, capture_reader_get_header(r)->little_endian, ret,
+                                               &sysprof_error);
+                if (k >= 0)
+                        return 0;
+                if (periscope_k == -ENOENT) {
+                        if (error) {
+                                free(*error);
+                                *error = TAKE_PTR(sysprof_error);
+                        }
+                        return k;
+                }
+        } else if (k != -ENOENT && periscope_k == -ENOENT)
+                return table_fail(error, k, "%s: cannot read: %s", SYMBOLS_SYSPROF_PATH, strerror(-k));
+
+        if (periscope_k == -ENOENT)
+                return table_fail(error, -ENOENT, "the capture embeds no symbols (neither %s nor %s)",
+                                  SYMBOLS_PERISCOPE_PATH, SYMBOLS_SYSPROF_PATH);
+        if (error) {
+                free(*error);
+                *error = TAKE_PTR(periscope_error);
+        }
+        return periscope_k;
+}
+
+SymbolTableKind symbol_table_get_kind(const SymbolTable *t) {
+        return t->kind;
+}
+
+size_t symbol_table_get_n_ranges(const SymbolTable *t) {
+        return t->n_ranges;
+}
+
+const SymbolRange *symbol_table_get_range(const SymbolTable *t, size_t i) {
+        return i < t->n_ranges ? &t->ranges[i] : NULL;
+}
+
+size_t symbol_table_get_n_mappings(const SymbolTable *t) {
+        return t->n_mappings;
+}
+
+const SymbolMapping *symbol_table_get_mapping(const SymbolTable *t, size_t i) {
+        return i < t->n_mappings ? &t->mappings[i] : NULL;
+}
+
+/* The last range of pid whose begin <= addr, if it contains addr. */
+static const SymbolRange *find_range(const SymbolTable *t, int32_t pid, uint64_t addr) {
+        size_t lo = 0, hi = t->n_ranges;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const SymbolRange *r = &t->ranges[mid];
+                int c = cmp_pid(r->pid, pid);
+                if (c < 0 || (c == 0 && r->begin <= addr))
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (lo == 0)
+                return NULL;
+        const SymbolRange *r = &t->ranges[lo - 1];
+        return r->pid == pid && addr >= r->begin && addr < r->end ? r : NULL;
+}
+
+const SymbolRange *symbol_table_lookup(const SymbolTable *t, int32_t pid, uint64_t addr) {
+        const SymbolRange *r = find_range(t, pid, addr);
+        if (!r && pid != SYMBOLS_PID_ANY)
+                r = find_range(t, SYMBOLS_PID_ANY, addr);
+        return r;
+}
+
+const SymbolMapping *symbol_table_lookup_mapping(const SymbolTable *t, int32_t pid, uint64_t addr) {
+        /* Mappings may overlap (a file mapped again), so scan back from the
+         * last one starting at or before addr within pid. */
+        size_t lo = 0, hi = t->n_mappings;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const SymbolMapping *m = &t->mappings[mid];
+                int c = cmp_pid(m->pid, pid);
+                if (c < 0 || (c == 0 && m->start <= addr))
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        for (size_t i = lo; i > 0; i--) {
+                const SymbolMapping *m = &t->mappings[i - 1];
+                if (m->pid != pid)
+                        break;
+                if (addr < m->end)
+                        return m;
+        }
+        return NULL;
+}
