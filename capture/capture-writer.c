@@ -27,7 +27,9 @@ struct CaptureWriter {
         uint8_t buf[WRITER_BUFFER_SIZE];
 };
 
-static int write_all(int fd, const uint8_t *p, size_t n) {
+/* Writes n bytes; *done (if set) counts what reached the fd even on error, so
+ * a retried flush does not write the same bytes twice. */
+static int write_all(int fd, const uint8_t *p, size_t n, size_t *done) {
         while (n > 0) {
                 ssize_t k = write(fd, p, n);
                 if (k < 0) {
@@ -49,6 +51,8 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
                         return -EIO;
                 p += k;
                 n -= (size_t) k;
+                if (done)
+                        *done += (size_t) k;
         }
         return 0;
 }
@@ -80,12 +84,17 @@ int capture_writer_new_fd(int fd, int64_t start_time, CaptureWriter **ret) {
                 return -ENOMEM;
         w->start_time = w->end_time = start_time;
 
+        /* The end time is rewritten with pwrite() at offset 80, which needs a
+         * regular file that starts where we start and is not O_APPEND (Linux
+         * appends pwrite() data on O_APPEND fds). */
         struct stat st;
-        w->seekable = fstat(copy, &st) == 0 && S_ISREG(st.st_mode) && lseek(copy, 0, SEEK_CUR) == 0;
+        int fl = fcntl(copy, F_GETFL);
+        w->seekable = fstat(copy, &st) == 0 && S_ISREG(st.st_mode) && fl >= 0 && !(fl & O_APPEND) &&
+                      lseek(copy, 0, SEEK_CUR) == 0;
 
         uint8_t hdr[CAPTURE_FILE_HEADER_SIZE];
         header_encode(hdr, start_time, start_time);
-        int r = write_all(copy, hdr, sizeof(hdr));
+        int r = write_all(copy, hdr, sizeof(hdr), NULL);
         if (r < 0) {
                 free(w);
                 return r;
@@ -104,10 +113,15 @@ void capture_writer_free(CaptureWriter *w) {
 }
 
 int capture_writer_flush(CaptureWriter *w) {
-        int r = write_all(w->fd, w->buf, w->len);
-        if (r < 0)
+        size_t done = 0;
+        int r = write_all(w->fd, w->buf, w->len, &done);
+        w->bytes_written += done;
+        if (r < 0) {
+                /* Keep only what did not reach the fd for the next attempt. */
+                memmove(w->buf, w->buf + done, w->len - done);
+                w->len -= done;
                 return r;
-        w->bytes_written += w->len;
+        }
         w->len = 0;
 
         if (w->seekable) {
@@ -137,6 +151,8 @@ uint64_t capture_writer_get_frame_count(const CaptureWriter *w, int type) {
 /* Reserves an 8-aligned, zeroed frame of `size` bytes and fills its header. */
 static int frame_begin(CaptureWriter *w, size_t size, uint8_t type, int64_t time, int cpu, int32_t pid,
                        uint8_t **ret) {
+        if (size > CAPTURE_FRAME_MAX) /* before aligning: a huge size would wrap */
+                return -EINVAL;
         size_t len = ALIGN_TO(size, (size_t) CAPTURE_ALIGN);
         if (len > CAPTURE_FRAME_MAX)
                 return -EINVAL;
@@ -323,7 +339,7 @@ int capture_writer_add_mark(CaptureWriter *w, int64_t time, int cpu, int32_t pid
 
 int capture_writer_add_metadata(CaptureWriter *w, int64_t time, int cpu, int32_t pid, const char *id,
                                 const char *metadata, size_t len) {
-        if (len > 0 && !metadata)
+        if ((len > 0 && !metadata) || len > CAPTURE_FRAME_MAX)
                 return -EINVAL;
         if (metadata && memchr(metadata, 0, len))
                 return -EINVAL;
@@ -371,7 +387,9 @@ int capture_writer_add_file_chunk(CaptureWriter *w, int64_t time, int cpu, int32
 int capture_writer_add_file(CaptureWriter *w, int64_t time, int cpu, int32_t pid, const char *path,
                             const void *data, size_t len) {
         const uint8_t *p = data;
-        if (!path || strlen(path) >= CAPTURE_FILE_PATH_LEN)
+        if (!path || (len > 0 && !data))
+                return -EINVAL;
+        if (strlen(path) >= CAPTURE_FILE_PATH_LEN)
                 return -ENAMETOOLONG;
         do {
                 size_t n = len > CAPTURE_FILE_CHUNK_MAX_DATA ? CAPTURE_FILE_CHUNK_MAX_DATA : len;
@@ -386,7 +404,9 @@ int capture_writer_add_file(CaptureWriter *w, int64_t time, int cpu, int32_t pid
 
 int capture_writer_add_file_fd(CaptureWriter *w, int64_t time, int cpu, int32_t pid, const char *path, int fd,
                                uint64_t max_bytes) {
-        if (!path || strlen(path) >= CAPTURE_FILE_PATH_LEN)
+        if (!path)
+                return -EINVAL;
+        if (strlen(path) >= CAPTURE_FILE_PATH_LEN)
                 return -ENAMETOOLONG;
         _cleanup_free_ uint8_t *chunk = malloc(CAPTURE_FILE_CHUNK_MAX_DATA);
         if (!chunk)
