@@ -1,9 +1,313 @@
-/* cmd-info.c: `periscope info` (see issue 2). */
+/* cmd-info.c: `periscope info FILE`: a summary of a capture — duration,
+ * frames by type, processes, samples and lost samples, counters, marks,
+ * embedded files and whether symbols are embedded. On a malformed capture it
+ * prints what was readable, then the error, and exits non-zero. */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include <glib.h>
+
+#include "capture-autoptr.h"
 #include "commands.h"
 
+/* Metadata frame in which Periscope records statistics that have no frame
+ * type of their own ("key=value" lines, e.g. lost_samples=N). */
+#define PERISCOPE_STATS_METADATA_ID "periscope.stats"
+
+typedef struct InfoCounter {
+        uint32_t id;
+        char *category;
+        char *name;
+        uint8_t type;
+        uint64_t n_values;
+} InfoCounter;
+
+typedef struct InfoFile {
+        char *path;
+        uint64_t size;
+        unsigned copies; /* number of is_last chunks seen: complete copies */
+} InfoFile;
+
+typedef struct InfoMark {
+        char *group;
+        char *name;
+        uint64_t count;
+        int64_t total_duration;
+} InfoMark;
+
+typedef struct Info {
+        uint64_t frames[_CAPTURE_FRAME_TYPE_MAX];
+        uint64_t total_frames;
+        int64_t min_time, max_time;
+        bool have_time;
+        GHashTable *processes;        /* pid → cmdline (last seen) */
+        GArray *counters;             /* InfoCounter in definition order */
+        GHashTable *counter_index;    /* id → index+1 in counters */
+        GPtrArray *marks;             /* InfoMark in first-seen order */
+        GHashTable *mark_index;       /* "group\x1fname" → InfoMark */
+        GPtrArray *files;             /* InfoFile in first-seen order */
+        GHashTable *file_index;       /* path → InfoFile */
+        char *stats;                  /* periscope.stats metadata text */
+        uint64_t sample_addresses;
+} Info;
+
+static void info_counter_clear(void *p) {
+        InfoCounter *c = p;
+        g_free(c->category);
+        g_free(c->name);
+}
+
+static void info_file_free(void *p) {
+        InfoFile *f = p;
+        g_free(f->path);
+        g_free(f);
+}
+
+static void info_mark_free(void *p) {
+        InfoMark *m = p;
+        g_free(m->group);
+        g_free(m->name);
+        g_free(m);
+}
+
+static void info_init(Info *info) {
+        memset(info, 0, sizeof(*info));
+        info->processes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        info->counters = g_array_new(FALSE, TRUE, sizeof(InfoCounter));
+        g_array_set_clear_func(info->counters, info_counter_clear);
+        info->counter_index = g_hash_table_new(g_direct_hash, g_direct_equal);
+        info->marks = g_ptr_array_new_with_free_func(info_mark_free);
+        info->mark_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        info->files = g_ptr_array_new_with_free_func(info_file_free);
+        info->file_index = g_hash_table_new(g_str_hash, g_str_equal);
+}
+
+static void info_clear(Info *info) {
+        g_hash_table_unref(info->processes);
+        g_array_unref(info->counters);
+        g_hash_table_unref(info->counter_index);
+        g_hash_table_unref(info->mark_index);
+        g_ptr_array_unref(info->marks);
+        g_hash_table_unref(info->file_index);
+        g_ptr_array_unref(info->files);
+        g_free(info->stats);
+}
+
+static void info_add_frame(Info *info, const CaptureFrame *f) {
+        info->frames[f->type]++;
+        info->total_frames++;
+        if (!info->have_time || f->time < info->min_time)
+                info->min_time = f->time;
+        if (!info->have_time || f->time > info->max_time)
+                info->max_time = f->time;
+        info->have_time = true;
+
+        switch (f->type) {
+        case CAPTURE_FRAME_SAMPLE:
+                info->sample_addresses += f->sample.n_addrs;
+                break;
+        case CAPTURE_FRAME_PROCESS:
+                g_hash_table_replace(info->processes, GINT_TO_POINTER(f->pid), g_strdup(f->process.cmdline));
+                break;
+        case CAPTURE_FRAME_CTRDEF:
+                for (unsigned i = 0; i < f->ctrdef.n_counters; i++) {
+                        const CaptureCounterDef *d = &f->ctrdef.counters[i];
+                        InfoCounter c = {
+                                .id = d->id,
+                                .category = g_strdup(d->category),
+                                .name = g_strdup(d->name),
+                                .type = d->type,
+                        };
+                        g_array_append_val(info->counters, c);
+                        g_hash_table_replace(info->counter_index, GUINT_TO_POINTER(d->id),
+                                             GUINT_TO_POINTER(info->counters->len));
+                }
+                break;
+        case CAPTURE_FRAME_CTRSET:
+                for (uint32_t i = 0; i < f->ctrset.n_values; i++) {
+                        guint idx = GPOINTER_TO_UINT(
+                                g_hash_table_lookup(info->counter_index, GUINT_TO_POINTER(f->ctrset.values[i].id)));
+                        if (idx > 0)
+                                g_array_index(info->counters, InfoCounter, idx - 1).n_values++;
+                }
+                break;
+        case CAPTURE_FRAME_MARK: {
+                g_autofree char *key = g_strdup_printf("%s\x1f%s", f->mark.group, f->mark.name);
+                InfoMark *m = g_hash_table_lookup(info->mark_index, key);
+                if (!m) {
+                        m = g_new0(InfoMark, 1);
+                        m->group = g_strdup(f->mark.group);
+                        m->name = g_strdup(f->mark.name);
+                        g_ptr_array_add(info->marks, m);
+                        g_hash_table_insert(info->mark_index, g_steal_pointer(&key), m);
+                }
+                m->count++;
+                m->total_duration += f->mark.duration;
+                break;
+        }
+        case CAPTURE_FRAME_METADATA:
+                if (strcmp(f->metadata.id, PERISCOPE_STATS_METADATA_ID) == 0) {
+                        g_free(info->stats);
+                        info->stats = g_strdup(f->metadata.metadata);
+                }
+                break;
+        case CAPTURE_FRAME_FILE_CHUNK: {
+                InfoFile *file = g_hash_table_lookup(info->file_index, f->file_chunk.path);
+                if (!file) {
+                        file = g_new0(InfoFile, 1);
+                        file->path = g_strdup(f->file_chunk.path);
+                        g_ptr_array_add(info->files, file);
+                        g_hash_table_insert(info->file_index, file->path, file);
+                }
+                file->size += f->file_chunk.len;
+                if (f->file_chunk.is_last)
+                        file->copies++;
+                break;
+        }
+        default:
+                break;
+        }
+}
+
+/* The value of key in "key=value" lines, or NULL. */
+static char *stats_lookup(const char *stats, const char *key) {
+        if (!stats)
+                return NULL;
+        g_auto(GStrv) lines = g_strsplit(stats, "\n", -1);
+        size_t kl = strlen(key);
+        for (char **l = lines; *l; l++)
+                if (strncmp(*l, key, kl) == 0 && (*l)[kl] == '=')
+                        return g_strstrip(g_strdup(*l + kl + 1));
+        return NULL;
+}
+
+static int compare_pids(const void *a, const void *b) {
+        int32_t x = GPOINTER_TO_INT(a), y = GPOINTER_TO_INT(b);
+        return (x > y) - (x < y);
+}
+
+static bool is_symbol_file(const char *path) {
+        return g_str_has_prefix(path, "__symbols__") || g_str_has_prefix(path, "__periscope/");
+}
+
+static void info_print(const Info *info, const char *path, CaptureReader *r) {
+        const CaptureFileHeader *h = capture_reader_get_header(r);
+
+        printf("File: %s\n", path);
+        printf("Size: %" PRIu64 " bytes\n", capture_reader_get_size(r));
+        printf("Format: Sysprof capture version %u, %s-endian\n", h->version, h->little_endian ? "little" : "big");
+        if (h->capture_time[0])
+                printf("Captured at: %s\n", h->capture_time);
+
+        /* The header's end time is rewritten on flush; a capture that was
+         * streamed or cut short may only have it in its frames. */
+        int64_t end = h->end_time;
+        if (info->have_time && info->max_time > end)
+                end = info->max_time;
+        int64_t duration = end > h->start_time ? end - h->start_time : 0;
+        printf("Duration: %.3f s\n", (double) duration / 1e9);
+
+        printf("Frames: %" PRIu64 "\n", info->total_frames);
+        for (int t = 1; t < _CAPTURE_FRAME_TYPE_MAX; t++)
+                if (info->frames[t] > 0)
+                        printf("  %-12s %" PRIu64 "\n", capture_frame_type_to_string(t), info->frames[t]);
+        printf("Unknown frames skipped: %" PRIu64 "\n", capture_reader_get_skipped(r));
+
+        g_autoptr(GList) pids = g_list_sort(g_hash_table_get_keys(info->processes), compare_pids);
+        printf("Processes: %u\n", g_hash_table_size(info->processes));
+        for (GList *l = pids; l; l = l->next) {
+                const char *cmdline = g_hash_table_lookup(info->processes, l->data);
+                printf("  %-8d %s\n", GPOINTER_TO_INT(l->data), cmdline[0] ? cmdline : "(no command line)");
+        }
+
+        printf("Samples: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_SAMPLE]);
+        g_autofree char *lost = stats_lookup(info->stats, "lost_samples");
+        if (lost)
+                printf("Lost samples: %s\n", lost);
+        else
+                printf("Lost samples: unknown (no %s metadata in this capture)\n", PERISCOPE_STATS_METADATA_ID);
+        printf("Memory maps: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_MAP]);
+
+        printf("Counters: %u\n", info->counters->len);
+        for (guint i = 0; i < info->counters->len; i++) {
+                const InfoCounter *c = &g_array_index(info->counters, InfoCounter, i);
+                printf("  %-24s %-24s %-6s %" PRIu64 " values\n", c->category, c->name,
+                       c->type == CAPTURE_COUNTER_DOUBLE ? "double" : "int64", c->n_values);
+        }
+
+        printf("Marks: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_MARK]);
+        for (guint i = 0; i < info->marks->len; i++) {
+                const InfoMark *m = info->marks->pdata[i];
+                printf("  %-20s %-32s %" PRIu64 "\n", m->group, m->name, m->count);
+        }
+
+        printf("Embedded files: %u\n", info->files->len);
+        bool symbols = false;
+        for (guint i = 0; i < info->files->len; i++) {
+                const InfoFile *file = info->files->pdata[i];
+                symbols |= is_symbol_file(file->path);
+                printf("  %-48s %" PRIu64 " bytes%s\n", file->path, file->size,
+                       file->copies == 0 ? " (incomplete)" : file->copies > 1 ? " (several copies)" : "");
+        }
+        if (symbols) {
+                printf("Symbols embedded: yes (");
+                bool first = true;
+                for (guint i = 0; i < info->files->len; i++) {
+                        const InfoFile *file = info->files->pdata[i];
+                        if (!is_symbol_file(file->path))
+                                continue;
+                        printf("%s%s", first ? "" : ", ", file->path);
+                        first = false;
+                }
+                printf(")\n");
+        } else
+                printf("Symbols embedded: no\n");
+
+        if (info->stats) {
+                printf("Recorder statistics (%s):\n", PERISCOPE_STATS_METADATA_ID);
+                g_auto(GStrv) lines = g_strsplit(info->stats, "\n", -1);
+                for (char **l = lines; *l; l++)
+                        if (**l)
+                                printf("  %s\n", *l);
+        }
+}
+
 int cmd_info(int argc, char **argv) {
-        fprintf(stderr, "periscope info: not yet available\n");
-        return 1;
+        g_autoptr(GOptionContext) ctx = g_option_context_new("FILE — summarize a Sysprof/Periscope capture");
+        g_autoptr(GError) gerr = NULL;
+        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+                fprintf(stderr, "periscope info: %s\n", gerr->message);
+                return 2;
+        }
+        if (argc != 2) {
+                fprintf(stderr, "periscope info: expected exactly one capture file (periscope info FILE)\n");
+                return 2;
+        }
+        const char *path = argv[1];
+
+        g_autoptr(CaptureReader) r = NULL;
+        g_autofree char *error = NULL;
+        int k = capture_reader_open_path(path, &r, &error);
+        if (k < 0) {
+                fprintf(stderr, "periscope info: %s\n", error ? error : g_strerror(-k));
+                return 1;
+        }
+
+        Info info;
+        info_init(&info);
+        CaptureFrame f;
+        while ((k = capture_reader_next(r, &f)) > 0)
+                info_add_frame(&info, &f);
+        info_print(&info, path, r);
+        info_clear(&info);
+        fflush(stdout);
+        if (k < 0) {
+                fprintf(stderr, "periscope info: %s: %s (the summary above covers the frames before it)\n", path,
+                        capture_reader_error(r) ? capture_reader_error(r) : g_strerror(-k));
+                return 1;
+        }
+        return 0;
 }

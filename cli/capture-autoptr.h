@@ -1,0 +1,10 @@
+/* capture-autoptr.h: g_autoptr() support for the capture library's types in
+ * GLib code (the CLI). */
+#pragma once
+
+#include <glib.h>
+
+#include "capture.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CaptureReader, capture_reader_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CaptureWriter, capture_writer_free)
