@@ -525,3 +525,31 @@ int capture_reader_read_file(CaptureReader *r, const char *path, uint64_t max_by
         *ret_len = len;
         return 0;
 }
+
+int capture_reader_decode_frame(CaptureReader *r, const void *data, size_t size, CaptureFrame *fr) {
+        const uint8_t *f = data;
+        memset(fr, 0, sizeof(*fr));
+        if (size < CAPTURE_FRAME_HEADER_SIZE)
+                return reader_fail(r, -EBADMSG, "offset 0: truncated frame header (%zu of %d bytes)", size,
+                                   CAPTURE_FRAME_HEADER_SIZE);
+        size_t len = capture_load_u16(f, r->le);
+        if (len < CAPTURE_FRAME_HEADER_SIZE)
+                return reader_fail(r, -EBADMSG, "offset 0: frame length %zu is shorter than a frame header", len);
+        if (len > size)
+                return reader_fail(r, -EBADMSG, "offset 0: frame length %zu runs past the %zu bytes available", len,
+                                   size);
+        fr->len = (uint16_t) len;
+        fr->type = f[16];
+        fr->cpu = (int16_t) capture_load_u16(f + 2, r->le);
+        fr->pid = (int32_t) capture_load_u32(f + 4, r->le);
+        fr->time = (int64_t) capture_load_u64(f + 8, r->le);
+        if (!capture_frame_type_to_string(fr->type))
+                return 0;
+
+        /* decode_payload() names r->pos in its messages: make it 0 here. */
+        size_t saved = r->pos;
+        r->pos = 0;
+        int k = decode_payload(r, f, len, fr);
+        r->pos = saved;
+        return k < 0 ? k : 1;
+}

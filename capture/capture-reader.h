@@ -62,3 +62,12 @@ const char *capture_reader_error(const CaptureReader *r);
  * reader's position is left unchanged. */
 int capture_reader_read_file(CaptureReader *r, const char *path, uint64_t max_bytes, uint8_t **ret_data,
                              size_t *ret_len);
+
+/* Decodes one frame held outside the reader's file (e.g. copied out of a
+ * control-fd ring) with the reader's byte order, rules and scratch space, so
+ * untrusted frames get exactly the checks file frames get. size is the bytes
+ * available at data. Returns 1 for a decoded frame (valid until the next call
+ * on r), 0 for a well-formed frame of an unknown type (frame->len and
+ * frame->type are still set), negative errno for a malformed one (message in
+ * capture_reader_error(), offsets relative to data). */
+int capture_reader_decode_frame(CaptureReader *r, const void *data, size_t size, CaptureFrame *frame);
