@@ -1,0 +1,89 @@
+/* helper-client.h: the service's side of the sandboxed ELF/DWARF helper:
+ * spawns periscope-helper under bwrap with resource limits, sends files as
+ * fds, waits for answers with a timeout (poll; no threads, no GLib) and
+ * validates every answer. A helper that crashes, hangs or answers garbage is
+ * killed; the next request starts a fresh one. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "helper-protocol.h"
+
+typedef struct HelperClient HelperClient;
+
+typedef struct HelperClientConfig {
+        const char *helper_path;  /* NULL: $PERISCOPE_HELPER, else LIBEXECDIR/periscope-helper */
+        const char *bwrap_path;   /* NULL: /usr/bin/bwrap */
+        uint64_t memory_limit;    /* RLIMIT_AS in bytes; 0: 2 GiB (not applied in sanitizer builds) */
+        unsigned cpu_seconds;     /* RLIMIT_CPU; 0: 60 */
+        unsigned max_files;       /* RLIMIT_NOFILE; 0: 64 */
+        unsigned timeout_ms;      /* per request; 0: 10000 */
+} HelperClientConfig;
+
+/* One frame of an address's inline chain (innermost first). */
+typedef struct HelperFrame {
+        char *name;      /* demangled, valid UTF-8, never empty */
+        char *file;      /* source file or NULL */
+        uint32_t line;   /* 0 when unknown */
+        uint32_t column;
+        uint64_t offset; /* into the function */
+        uint8_t flags;   /* HelperFrameFlags */
+        uint8_t source;  /* one HelperSymbolSource bit */
+} HelperFrame;
+
+typedef struct HelperAddressSymbols {
+        uint8_t status;  /* HelperAddressStatus */
+        size_t n_frames;
+        HelperFrame *frames;
+} HelperAddressSymbols;
+
+typedef struct HelperSymbols {
+        uint32_t sources; /* HelperSymbolSource bits used for this file */
+        size_t n_addresses;
+        HelperAddressSymbols *addresses; /* in request order */
+} HelperSymbols;
+
+/* Return codes beyond -errno: the helper failed (was killed / will restart);
+ * `why` then says how. Any other negative value is the helper's own verdict
+ * on the file (e.g. not ELF) and the helper stays up. */
+#define HELPER_CLIENT_FAILED (-EPROTO)
+
+/* Creates a client; the helper is started on the first request. */
+int helper_client_new(const HelperClientConfig *config, HelperClient **ret);
+/* Kills the helper (if running) and frees the client. Returns NULL. */
+HelperClient *helper_client_free(HelperClient *c);
+
+/* IDENTIFY the regular file `fd`. On failure returns < 0 and, when why is
+ * not NULL, a malloc'ed reason ("helper failed: timed out after 10000 ms"). */
+int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdentity *ret, char **why);
+
+/* SYMBOLIZE n file offsets (file offset = address - mapping start + pgoff) of
+ * `fd`, with the separate debug file `debug_fd` when >= 0. Batches as needed.
+ * *ret holds one entry per offset. Returns 0 or < 0 with *why as above. */
+int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_t *offsets, size_t n,
+                            HelperSymbols **ret, char **why);
+
+/* Frees a HelperSymbols. Returns NULL. */
+HelperSymbols *helper_symbols_free(HelperSymbols *s);
+
+/* How many helpers this client has started (restarts show up here). */
+unsigned helper_client_get_starts(const HelperClient *c);
+
+/* Pid of the running helper's bwrap, or 0 (for tests that kill it). */
+int helper_client_get_pid(const HelperClient *c);
+
+/* Runs `periscope-helper --probe ARGS…` through the same sandbox launcher and
+ * returns its output (the confinement test's view from inside). */
+int helper_client_run_probe(const HelperClientConfig *config, char *const *probe_args, char **ret_output);
+
+static inline void helper_client_freep(HelperClient **c) {
+        if (*c)
+                helper_client_free(*c);
+}
+static inline void helper_symbols_freep(HelperSymbols **s) {
+        if (*s)
+                helper_symbols_free(*s);
+}

@@ -1,0 +1,120 @@
+/* helper-server.c: decodes requests, runs IDENTIFY/SYMBOLIZE, encodes
+ * replies. Malformed requests get HELPER_MSG_ERROR, never a crash. */
+#include "helper-server.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "elf-identify.h"
+#include "symbolizer.h"
+
+static void reply_error(uint16_t *reply_type, HelperWriter *reply, int error, const char *what) {
+        char msg[HELPER_MAX_ERROR_MESSAGE];
+        snprintf(msg, sizeof msg, "%s: %s", what, strerror(error < 0 ? -error : error));
+        helper_writer_done(reply);
+        helper_writer_init(reply, HELPER_MAX_PAYLOAD);
+        helper_put_u32(reply, (uint32_t) (error < 0 ? error : -error));
+        helper_put_string(reply, msg, HELPER_MAX_ERROR_MESSAGE);
+        *reply_type = HELPER_MSG_ERROR;
+}
+
+static bool is_regular_file(int fd) {
+        struct stat st;
+        return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int handle_identify(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
+        uint32_t flags = helper_get_u32(r);
+        *what = "malformed IDENTIFY request";
+        if (!helper_reader_finished(r) || n_fds != 1)
+                return -EBADMSG;
+        *what = "IDENTIFY needs a regular file";
+        if (!is_regular_file(fds[0]))
+                return -EBADF;
+        HelperIdentity id;
+        *what = "cannot read ELF file";
+        int k = elf_identify_fd(fds[0], flags, &id);
+        if (k < 0)
+                return k;
+        elf_identity_encode(reply, &id);
+        return 0;
+}
+
+static int handle_symbolize(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
+        uint32_t flags = helper_get_u32(r);
+        uint32_t count = helper_get_u32(r);
+        bool with_debug = flags & HELPER_SYMBOLIZE_DEBUG_FD;
+        *what = "malformed SYMBOLIZE request";
+        if (r->failed || count == 0 || count > HELPER_MAX_BATCH || (flags & ~(uint32_t) HELPER_SYMBOLIZE_DEBUG_FD) ||
+            n_fds != (with_debug ? 2u : 1u))
+                return -EBADMSG;
+        uint64_t offsets[HELPER_MAX_BATCH];
+        for (uint32_t i = 0; i < count; i++)
+                offsets[i] = helper_get_u64(r);
+        if (!helper_reader_finished(r))
+                return -EBADMSG;
+        *what = "SYMBOLIZE needs regular files";
+        for (size_t i = 0; i < n_fds; i++)
+                if (!is_regular_file(fds[i]))
+                        return -EBADF;
+        *what = "cannot symbolize ELF file";
+        return symbolizer_run(fds[0], with_debug ? fds[1] : -1, offsets, count, reply);
+}
+
+void helper_handle_request(uint16_t type, const uint8_t *payload, size_t payload_size,
+                           const int *fds, size_t n_fds, uint16_t *reply_type, HelperWriter *reply) {
+        HelperReader r;
+        helper_reader_init(&r, payload, payload_size);
+        *reply_type = type | HELPER_MSG_REPLY;
+        const char *what = "unknown request type";
+        int k = -EOPNOTSUPP;
+        switch (type) {
+        case HELPER_MSG_IDENTIFY:
+                k = handle_identify(&r, fds, n_fds, reply, &what);
+                break;
+        case HELPER_MSG_SYMBOLIZE:
+                k = handle_symbolize(&r, fds, n_fds, reply, &what);
+                break;
+        case HELPER_MSG_COMPILE_UNWIND:
+                what = "COMPILE_UNWIND is not implemented by this helper";
+                break;
+        }
+        if (k < 0)
+                reply_error(reply_type, reply, k, what);
+}
+
+int helper_serve(int sock) {
+        for (;;) {
+                HelperMessage m;
+                int r = helper_receive_message(sock, HELPER_MAX_REQUEST_FDS, &m);
+                if (r == -ECONNRESET)
+                        return 0;
+                if (r == -EBADMSG) {
+                        /* unparseable datagram: answer without an id; the client resets us */
+                        uint16_t t;
+                        HelperWriter w;
+                        helper_writer_init(&w, HELPER_MAX_PAYLOAD);
+                        reply_error(&t, &w, -EBADMSG, "malformed message");
+                        r = helper_send_message(sock, t, 0, w.data, w.size, NULL, 0);
+                        helper_writer_done(&w);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                if (r < 0)
+                        return r;
+                uint16_t reply_type;
+                HelperWriter w;
+                helper_writer_init(&w, HELPER_MAX_PAYLOAD);
+                helper_handle_request(m.header.type, m.payload, m.payload_size, m.fds, m.n_fds, &reply_type, &w);
+                if (w.failed)
+                        reply_error(&reply_type, &w, -E2BIG, "reply too large");
+                r = helper_send_message(sock, reply_type, m.header.request_id, w.data, w.size, NULL, 0);
+                helper_writer_done(&w);
+                helper_message_clear(&m);
+                if (r < 0)
+                        return r;
+        }
+}

@@ -1,0 +1,92 @@
+/* periscope-helper: the only Periscope program that parses ELF/DWARF. Started
+ * by resolver/helper-client.c through bwrap; serves requests on an inherited
+ * SOCK_SEQPACKET socket (docs/sandbox-helper.md).
+ *   periscope-helper --fd N                     serve on fd N
+ *   periscope-helper --probe [--open PATH]... [--connect PORT]   report confinement */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "helper-server.h"
+#include "probe.h"
+
+static int parse_int(const char *s, int min, int max, int *ret) {
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno || end == s || *end || v < min || v > max)
+                return -EINVAL;
+        *ret = (int) v;
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        enum { ARG_FD = 0x100, ARG_PROBE, ARG_OPEN, ARG_CONNECT };
+        static const struct option options[] = {
+                { "fd", required_argument, NULL, ARG_FD },
+                { "probe", no_argument, NULL, ARG_PROBE },
+                { "open", required_argument, NULL, ARG_OPEN },
+                { "connect", required_argument, NULL, ARG_CONNECT },
+                {}
+        };
+        int fd = -1, port = 0;
+        bool probe = false;
+        char *paths[16];
+        size_t n_paths = 0;
+        int c;
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                switch (c) {
+                case ARG_FD:
+                        if (parse_int(optarg, 3, 65535, &fd) < 0) {
+                                fprintf(stderr, "periscope-helper: invalid --fd '%s'\n", optarg);
+                                return 2;
+                        }
+                        break;
+                case ARG_PROBE:
+                        probe = true;
+                        break;
+                case ARG_OPEN:
+                        if (n_paths >= sizeof paths / sizeof paths[0]) {
+                                fprintf(stderr, "periscope-helper: too many --open\n");
+                                return 2;
+                        }
+                        paths[n_paths++] = optarg;
+                        break;
+                case ARG_CONNECT:
+                        if (parse_int(optarg, 1, 65535, &port) < 0) {
+                                fprintf(stderr, "periscope-helper: invalid --connect '%s'\n", optarg);
+                                return 2;
+                        }
+                        break;
+                default:
+                        return 2;
+                }
+        }
+        if (probe)
+                return helper_probe(paths, n_paths, port, stdout) < 0 ? 1 : 0;
+        if (fd < 0) {
+                fprintf(stderr, "periscope-helper: started by periscoped; use --fd N (or --probe)\n");
+                return 2;
+        }
+        int type = 0;
+        socklen_t len = sizeof type;
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET) {
+                fprintf(stderr, "periscope-helper: fd %d is not a SOCK_SEQPACKET socket\n", fd);
+                return 2;
+        }
+        if (elf_version(EV_CURRENT) == EV_NONE) {
+                fprintf(stderr, "periscope-helper: libelf is too old\n");
+                return 1;
+        }
+        int r = helper_serve(fd);
+        if (r < 0) {
+                fprintf(stderr, "periscope-helper: %s\n", strerror(-r));
+                return 1;
+        }
+        return 0;
+}

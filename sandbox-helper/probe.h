@@ -1,0 +1,11 @@
+/* probe.h: the helper's --probe mode, which reports what the sandbox lets it
+ * do (for the sandbox tests; serves no requests). */
+#pragma once
+
+#include <stdio.h>
+
+/* Tries to open each path, to connect to 127.0.0.1:port (when port > 0), and
+ * reads CapEff/NoNewPrivs from /proc/self/status; writes one line per check
+ * to out: "open PATH: ok|<error>", "connect 127.0.0.1:PORT: ok|<error>",
+ * "CapEff: HEX", "uid: N". Returns 0. */
+int helper_probe(char *const *paths, size_t n_paths, int port, FILE *out);

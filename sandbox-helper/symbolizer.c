@@ -1,0 +1,325 @@
+/* symbolizer.c: SYMBOLIZE with libdwfl/libdw: for every file offset the chain
+ * of functions innermost first (DWARF inlined subroutines included), their
+ * source positions, demangled names; symbol tables and MiniDebugInfo when the
+ * file has no DWARF. Everything here runs inside the sandbox only. */
+#include "symbolizer.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "demangle.h"
+#include "minidebuginfo.h"
+
+typedef struct Frame {
+        char *name;
+        const char *file; /* owned by libdw */
+        uint32_t line, column;
+        uint64_t offset;
+        uint8_t flags;
+        uint8_t source;
+} Frame;
+
+typedef struct SymbolizeContext {
+        int debug_fd;
+        bool debug_fd_used;
+} SymbolizeContext;
+
+/* libdwfl asks for the separate debug file: hand it the passed fd, never a
+ * path lookup. */
+static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                             const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                             char **debuginfo_file_name) {
+        SymbolizeContext *ctx = *userdata;
+        if (!ctx || ctx->debug_fd < 0 || ctx->debug_fd_used)
+                return -1;
+        ctx->debug_fd_used = true;
+        return fcntl(ctx->debug_fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/* No other lookups: modules are reported with their fds. */
+static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                       char **file_name, Elf **elfp) {
+        return -1;
+}
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+        .find_elf = find_elf_cb,
+        .find_debuginfo = find_debuginfo_cb,
+        .section_address = dwfl_offline_section_address,
+};
+
+static void dwfl_endp(Dwfl **d) {
+        if (*d)
+                dwfl_end(*d);
+}
+
+/* File offset to ELF virtual address through the PT_LOAD headers. */
+static int offset_to_vaddr(Elf *elf, uint64_t offset, uint64_t *ret) {
+        size_t phnum;
+        if (elf_getphdrnum(elf, &phnum) < 0)
+                return -ENOEXEC;
+        for (size_t i = 0; i < phnum && i < 65536; i++) {
+                GElf_Phdr ph;
+                if (!gelf_getphdr(elf, (int) i, &ph) || ph.p_type != PT_LOAD)
+                        continue;
+                if (offset >= ph.p_offset && offset - ph.p_offset < ph.p_filesz) {
+                        *ret = ph.p_vaddr + (offset - ph.p_offset);
+                        return 0;
+                }
+        }
+        return -ERANGE;
+}
+
+/* Best name of a function DIE: demangled linkage name, else DW_AT_name. */
+static char *die_function_name(Dwarf_Die *die) {
+        Dwarf_Attribute attr;
+        const char *name = NULL;
+        if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+            dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+                name = dwarf_formstring(&attr);
+        if (!name)
+                name = dwarf_diename(die);
+        if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
+                name = dwarf_formstring(&attr);
+        if (!name)
+                return NULL;
+        return helper_demangle(name, HELPER_MAX_NAME);
+}
+
+/* Replaces invalid UTF-8 bytes by '?' so hostile names stay printable. */
+static void sanitize_utf8(char *s) {
+        size_t n = strlen(s);
+        for (size_t i = 0; i < n;) {
+                size_t k = 1;
+                while (k <= 4 && i + k <= n && !helper_utf8_valid(s + i, k))
+                        k++;
+                if (k > 4 || i + k > n) {
+                        s[i++] = '?';
+                        continue;
+                }
+                i += k;
+        }
+}
+
+static void frames_clear(Frame *frames, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(frames[i].name);
+}
+
+/* Inline chain from DWARF scopes; returns the number of frames (0 = none). */
+static size_t dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uint8_t source, Frame *frames) {
+        Dwarf_Addr bias = 0;
+        Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+        if (!cudie)
+                return 0;
+        Dwarf_Die *scopes = NULL;
+        int nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
+        if (nscopes <= 0) {
+                free(scopes);
+                return 0;
+        }
+        /* dwarf_getscopes continues into the abstract origin of an inline;
+         * the concrete nesting (inline in inline in function) comes from the
+         * innermost scope's own parents */
+        Dwarf_Die innermost = scopes[0];
+        free(scopes);
+        scopes = NULL;
+        nscopes = dwarf_getscopes_die(&innermost, &scopes);
+        if (nscopes <= 0) {
+                free(scopes);
+                return 0;
+        }
+
+        Dwarf_Files *files = NULL;
+        size_t nfiles = 0;
+        if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
+                files = NULL;
+
+        /* innermost position from the line table */
+        const char *file = NULL;
+        int line = 0, column = 0;
+        Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+        if (l)
+                file = dwfl_lineinfo(l, NULL, &line, &column, NULL, NULL);
+
+        size_t n = 0;
+        for (int i = 0; i < nscopes && n < HELPER_MAX_FRAMES; i++) {
+                Dwarf_Die *s = &scopes[i];
+                int tag = dwarf_tag(s);
+                if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+                        continue;
+                char *name = die_function_name(s);
+                if (!name)
+                        name = strdup("[unknown inline]");
+                if (!name)
+                        break;
+                Frame *f = &frames[n++];
+                *f = (Frame) { .name = name, .source = source };
+                if (file && line > 0) {
+                        f->file = file;
+                        f->line = (uint32_t) line;
+                        f->column = column > 0 ? (uint32_t) column : 0;
+                        f->flags |= HELPER_FRAME_HAS_SOURCE;
+                }
+                Dwarf_Addr entry;
+                if (dwarf_entrypc(s, &entry) == 0 && addr - bias >= entry)
+                        f->offset = addr - bias - entry;
+                if (tag == DW_TAG_subprogram)
+                        break; /* the outermost function of this address */
+                f->flags |= HELPER_FRAME_INLINED;
+                /* the next outer frame sits at this inline's call site */
+                file = NULL;
+                line = column = 0;
+                Dwarf_Attribute a;
+                Dwarf_Word w;
+                if (files && dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &a), &w) == 0 && w < nfiles)
+                        file = dwarf_filesrc(files, w, NULL, NULL);
+                if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &a), &w) == 0 && w <= INT32_MAX)
+                        line = (int) w;
+                if (dwarf_formudata(dwarf_attr(s, DW_AT_call_column, &a), &w) == 0 && w <= INT32_MAX)
+                        column = (int) w;
+        }
+        free(scopes);
+        return n;
+}
+
+/* One frame from a symbol table; returns 1 when a symbol covers addr. */
+static size_t symtab_frame(Dwfl_Module *mod, Dwarf_Addr addr, Elf *main_elf, uint8_t other_source, Frame *f) {
+        GElf_Off off = 0;
+        GElf_Sym sym;
+        Elf *elf = NULL;
+        Dwarf_Addr bias = 0;
+        const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, &elf, &bias);
+        if (!name || !*name)
+                return 0;
+        char *d = helper_demangle(name, HELPER_MAX_NAME);
+        if (!d)
+                return 0;
+        *f = (Frame) {
+                .name = d,
+                .offset = off,
+                .source = elf == main_elf ? HELPER_SOURCE_SYMTAB : other_source,
+        };
+        return 1;
+}
+
+static void encode_frames(HelperWriter *w, uint8_t status, Frame *frames, size_t n) {
+        helper_put_u8(w, status);
+        helper_put_u8(w, (uint8_t) n);
+        helper_put_u16(w, 0);
+        for (size_t i = 0; i < n; i++) {
+                sanitize_utf8(frames[i].name);
+                helper_put_u8(w, frames[i].flags);
+                helper_put_u8(w, frames[i].source);
+                helper_put_u16(w, 0);
+                helper_put_u32(w, frames[i].line);
+                helper_put_u32(w, frames[i].column);
+                helper_put_u64(w, frames[i].offset);
+                if (!*frames[i].name)
+                        helper_put_string(w, "?", HELPER_MAX_NAME);
+                else
+                        helper_put_string(w, frames[i].name, HELPER_MAX_NAME);
+                if (frames[i].flags & HELPER_FRAME_HAS_SOURCE) {
+                        _cleanup_free_ char *file = strndup(frames[i].file, HELPER_MAX_PATH);
+                        if (file)
+                                sanitize_utf8(file);
+                        helper_put_string(w, file ? file : "", HELPER_MAX_PATH);
+                } else
+                        helper_put_string(w, "", HELPER_MAX_PATH);
+        }
+}
+
+int symbolizer_run(int fd, int debug_fd, const uint64_t *offsets, size_t n, HelperWriter *w) {
+        SymbolizeContext ctx = { .debug_fd = debug_fd };
+        _cleanup_(dwfl_endp) Dwfl *dwfl = dwfl_begin(&dwfl_callbacks);
+        if (!dwfl)
+                return -ENOMEM;
+        int mainfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (mainfd < 0)
+                return -errno;
+        Dwfl_Module *mod = dwfl_report_offline(dwfl, "file", "file", mainfd); /* takes mainfd */
+        if (!mod)
+                return -ENOEXEC;
+        if (dwfl_report_end(dwfl, NULL, NULL) != 0)
+                return -ENOEXEC;
+        void **userdata = NULL;
+        dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+        if (userdata)
+                *userdata = &ctx;
+
+        GElf_Addr bias = 0;
+        Elf *main_elf = dwfl_module_getelf(mod, &bias);
+        if (!main_elf)
+                return -ENOEXEC;
+
+        /* DWARF: from the separate debug file when one is passed */
+        Dwarf_Addr dwbias = 0;
+        Dwarf *dw = dwfl_module_getdwarf(mod, &dwbias);
+        uint8_t dwarf_source = dw && dwarf_getelf(dw) != main_elf ? HELPER_SOURCE_DEBUG_FILE : HELPER_SOURCE_DWARF;
+
+        /* MiniDebugInfo when there is no separate debug file */
+        _cleanup_(dwfl_endp) Dwfl *mini = NULL;
+        _cleanup_free_ uint8_t *mini_data = NULL;
+        Dwfl_Module *mini_mod = NULL;
+        GElf_Addr mini_bias = 0;
+        if (debug_fd < 0) {
+                size_t mini_size = 0;
+                if (minidebuginfo_decompress(main_elf, &mini_data, &mini_size) > 0) {
+                        mini = dwfl_begin(&dwfl_callbacks);
+                        if (mini)
+                                mini_mod = dwfl_report_offline_memory(mini, "minidebuginfo", "minidebuginfo",
+                                                                      (char *) mini_data, mini_size);
+                        if (mini_mod && (dwfl_report_end(mini, NULL, NULL) != 0 ||
+                                         !dwfl_module_getelf(mini_mod, &mini_bias)))
+                                mini_mod = NULL;
+                }
+        }
+
+        uint32_t sources = 0;
+        HelperWriter body;
+        helper_writer_init(&body, HELPER_MAX_PAYLOAD);
+        for (size_t i = 0; i < n; i++) {
+                Frame frames[HELPER_MAX_FRAMES];
+                size_t nf = 0;
+                uint64_t vaddr;
+                if (offset_to_vaddr(main_elf, offsets[i], &vaddr) < 0) {
+                        encode_frames(&body, HELPER_ADDRESS_OUT_OF_FILE, NULL, 0);
+                        continue;
+                }
+                Dwarf_Addr addr = vaddr + bias;
+                if (dw)
+                        nf = dwarf_frames(mod, addr, dwarf_source, frames);
+                if (nf == 0 && mini_mod) {
+                        nf = symtab_frame(mini_mod, vaddr + mini_bias, NULL, HELPER_SOURCE_MINIDEBUGINFO, frames);
+                        if (nf)
+                                frames[0].source = HELPER_SOURCE_MINIDEBUGINFO;
+                }
+                if (nf == 0)
+                        nf = symtab_frame(mod, addr, main_elf, HELPER_SOURCE_DEBUG_FILE, frames);
+                if (nf == 0) {
+                        encode_frames(&body, HELPER_ADDRESS_NO_SYMBOL, NULL, 0);
+                        continue;
+                }
+                for (size_t k = 0; k < nf; k++)
+                        sources |= frames[k].source;
+                encode_frames(&body, HELPER_ADDRESS_OK, frames, nf);
+                frames_clear(frames, nf);
+        }
+        if (body.failed) {
+                helper_writer_done(&body);
+                return -E2BIG;
+        }
+        helper_put_u32(w, sources);
+        helper_put_u32(w, (uint32_t) n);
+        helper_put_bytes(w, body.data, body.size);
+        helper_writer_done(&body);
+        return w->failed ? -E2BIG : 0;
+}

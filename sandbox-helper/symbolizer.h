@@ -1,0 +1,14 @@
+/* symbolizer.h: the SYMBOLIZE request: file offsets to inline chains. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "helper-protocol.h"
+
+/* Symbolizes `n` file offsets of the ELF file open at `fd` (never by path),
+ * using the separate debug file `debug_fd` when >= 0, else the file's own
+ * DWARF/.symtab/.dynsym and its MiniDebugInfo. Appends the SYMBOLIZE reply
+ * payload to w. Returns 0, -ENOEXEC when `fd` is not a usable ELF file, or
+ * -errno. */
+int symbolizer_run(int fd, int debug_fd, const uint64_t *offsets, size_t n, HelperWriter *w);
