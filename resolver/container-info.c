@@ -1,0 +1,217 @@
+/* container-info.c: process classification (see container-info.h). */
+#include "container-info.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/nsfs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "safe-open.h"
+
+#define PROC_SMALL_MAX (256u * 1024)
+#define CONMON_SEARCH_DEPTH 16
+
+const char *container_engine_to_string(ContainerEngine e) {
+        switch (e) {
+        case CONTAINER_ENGINE_PODMAN:
+                return "podman";
+        case CONTAINER_ENGINE_FLATPAK:
+                return "flatpak";
+        default:
+                return "host";
+        }
+}
+
+void container_info_clear(ContainerInfo *info) {
+        free(info->flatpak_info);
+        free(info->containerenv);
+        info->flatpak_info = info->containerenv = NULL;
+        info->flatpak_info_len = info->containerenv_len = 0;
+}
+
+static void copy_field(char *dst, const char *src, size_t len) {
+        if (len >= CONTAINER_FIELD_MAX)
+                len = CONTAINER_FIELD_MAX - 1;
+        memcpy(dst, src, len);
+        dst[len] = 0;
+}
+
+int process_userns_owner(pid_t pid, uid_t *ret) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/ns/user", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        uid_t uid;
+        if (ioctl(fd, NS_GET_OWNER_UID, &uid) < 0)
+                return -errno;
+        *ret = uid;
+        return 0;
+}
+
+/* Finds "libpod-<64 hex>" in /proc/PID/cgroup. */
+static bool cgroup_podman_id(const char *cgroup, char id[65]) {
+        for (const char *p = strstr(cgroup, "libpod-"); p; p = strstr(p + 1, "libpod-")) {
+                const char *h = p + strlen("libpod-");
+                char cand[65];
+                size_t n = 0;
+                while (n < 64 && ((h[n] >= '0' && h[n] <= '9') || (h[n] >= 'a' && h[n] <= 'f'))) {
+                        cand[n] = h[n];
+                        n++;
+                }
+                cand[n] = 0;
+                /* "libpod-conmon-<id>" is conmon's own cgroup, not the container's. */
+                if (n == 64 && !(h[64] >= '0' && h[64] <= '9') && !(h[64] >= 'a' && h[64] <= 'f')) {
+                        memcpy(id, cand, 65);
+                        return true;
+                }
+        }
+        return false;
+}
+
+static bool environ_has(const char *env, size_t len, const char *entry) {
+        size_t el = strlen(entry);
+        for (size_t i = 0; i < len;) {
+                size_t l = strnlen(env + i, len - i);
+                if (l == el && memcmp(env + i, entry, el) == 0)
+                        return true;
+                i += l + 1;
+        }
+        return false;
+}
+
+static pid_t parent_pid(pid_t pid) {
+        char path[64];
+        _cleanup_free_ char *status = NULL;
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        if (read_file_bounded(AT_FDCWD, path, PROC_SMALL_MAX, true, &status, NULL) < 0)
+                return -1;
+        const char *p = strstr(status, "\nPPid:");
+        int ppid;
+        if (!p || sscanf(p + 6, "%d", &ppid) != 1)
+                return -1;
+        return ppid;
+}
+
+/* Walks up the parents of pid to conmon and takes its `-c <id>`. */
+static bool conmon_container_id(pid_t pid, char id[65]) {
+        for (int depth = 0; depth < CONMON_SEARCH_DEPTH && pid > 1; depth++) {
+                char path[64];
+                _cleanup_free_ char *comm = NULL, *cmdline = NULL;
+                size_t len = 0;
+                pid = parent_pid(pid);
+                if (pid <= 1)
+                        return false;
+                snprintf(path, sizeof(path), "/proc/%d/comm", (int) pid);
+                if (read_file_bounded(AT_FDCWD, path, 64, true, &comm, NULL) < 0)
+                        return false;
+                if (strcmp(comm, "conmon\n") != 0)
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%d/cmdline", (int) pid);
+                if (read_file_bounded(AT_FDCWD, path, PROC_SMALL_MAX, true, &cmdline, &len) < 0)
+                        return false;
+                for (size_t i = 0; i < len;) {
+                        size_t l = strnlen(cmdline + i, len - i);
+                        if (strcmp(cmdline + i, "-c") == 0 && i + l + 1 < len &&
+                            is_hex_id(cmdline + i + l + 1, 64)) {
+                                memcpy(id, cmdline + i + l + 1, 65);
+                                return true;
+                        }
+                        i += l + 1;
+                }
+                return false;
+        }
+        return false;
+}
+
+int flatpak_info_parse(const char *text, ContainerInfo *info) {
+        char section[64] = "";
+        const char *p = text;
+        bool any = false;
+        while (*p) {
+                const char *e = strchr(p, '\n');
+                size_t len = e ? (size_t) (e - p) : strlen(p);
+                if (len > 0 && p[0] == '[') {
+                        const char *close = memchr(p, ']', len);
+                        if (!close || (size_t) (close - p - 1) >= sizeof(section))
+                                return -EBADMSG;
+                        memcpy(section, p + 1, (size_t) (close - p - 1));
+                        section[close - p - 1] = 0;
+                } else if (len > 0 && p[0] != '#') {
+                        const char *eq = memchr(p, '=', len);
+                        if (eq) {
+                                size_t kl = (size_t) (eq - p), vl = len - kl - 1;
+                                const char *v = eq + 1;
+#define KEY(sec, k) (strcmp(section, sec) == 0 && kl == strlen(k) && memcmp(p, k, kl) == 0)
+                                if (KEY("Application", "name"))
+                                        copy_field(info->name, v, vl), any = true;
+                                else if (KEY("Application", "runtime"))
+                                        copy_field(info->runtime, v, vl);
+                                else if (KEY("Instance", "instance-id"))
+                                        copy_field(info->id, v, vl);
+                                else if (KEY("Instance", "app-path"))
+                                        copy_field(info->app_path, v, vl);
+                                else if (KEY("Instance", "runtime-path"))
+                                        copy_field(info->runtime_path, v, vl);
+#undef KEY
+                        }
+                }
+                p = e ? e + 1 : p + len;
+        }
+        return any ? 0 : -EBADMSG;
+}
+
+int container_info_classify(pid_t pid, ContainerInfo *ret) {
+        char path[96], id[65];
+        _cleanup_free_ char *cgroup = NULL, *env = NULL;
+        size_t env_len = 0;
+        int r;
+
+        memset(ret, 0, sizeof(*ret));
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
+        r = read_file_bounded(AT_FDCWD, path, PROC_SMALL_MAX, true, &cgroup, NULL);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        if (process_userns_owner(pid, &ret->owner_uid) < 0)
+                ret->owner_uid = 0;
+        ret->rootless = ret->owner_uid != 0;
+
+        /* /.flatpak-info and /run/.containerenv, through the process's root. */
+        snprintf(path, sizeof(path), "/proc/%d/root", (int) pid);
+        _cleanup_close_ int root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root >= 0) {
+                _cleanup_close_ int fd = safe_open_beneath(root, ".flatpak-info", O_RDONLY, false);
+                if (fd >= 0 && read_fd_bounded(fd, FLATPAK_INFO_MAX_BYTES, false, &ret->flatpak_info, &ret->flatpak_info_len) >= 0) {
+                        if (flatpak_info_parse(ret->flatpak_info, ret) >= 0) {
+                                ret->engine = CONTAINER_ENGINE_FLATPAK;
+                                copy_field(ret->image, ret->name, strlen(ret->name));
+                                return 0;
+                        }
+                        container_info_clear(ret);
+                }
+                fd = safe_close(fd);
+                fd = safe_open_beneath(root, "run/.containerenv", O_RDONLY, false);
+                if (fd >= 0)
+                        (void) read_fd_bounded(fd, CONTAINERENV_MAX_BYTES, false, &ret->containerenv, &ret->containerenv_len);
+        }
+
+        if (cgroup_podman_id(cgroup, id)) {
+                ret->engine = CONTAINER_ENGINE_PODMAN;
+                copy_field(ret->id, id, 64);
+                return 0;
+        }
+        snprintf(path, sizeof(path), "/proc/%d/environ", (int) pid);
+        if (read_file_bounded(AT_FDCWD, path, PROC_SMALL_MAX, true, &env, &env_len) >= 0 &&
+            environ_has(env, env_len, "container=podman")) {
+                ret->engine = CONTAINER_ENGINE_PODMAN;
+                if (conmon_container_id(pid, id))
+                        copy_field(ret->id, id, 64);
+                return 0;
+        }
+        return 0;
+}

@@ -1,0 +1,55 @@
+/* container-info.h: which container or sandbox a process belongs to. Podman
+ * (rootful: libpod-<id> cgroup; rootless: container=podman in the environment
+ * plus the conmon ancestor's `-c <id>`), Flatpak (/.flatpak-info through
+ * /proc/PID/root). Everything read here comes from the process or its owner
+ * and is only used as a hint: file identity checks decide what is trusted. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef enum ContainerEngine {
+        CONTAINER_ENGINE_NONE,
+        CONTAINER_ENGINE_PODMAN,
+        CONTAINER_ENGINE_FLATPAK,
+} ContainerEngine;
+
+#define CONTAINER_FIELD_MAX 256
+#define FLATPAK_INFO_MAX_BYTES (64u * 1024)
+#define CONTAINERENV_MAX_BYTES (64u * 1024)
+
+typedef struct ContainerInfo {
+        ContainerEngine engine;
+        char id[CONTAINER_FIELD_MAX];        /* Podman container id (64 hex) / Flatpak instance id */
+        char name[CONTAINER_FIELD_MAX];      /* Podman container name / Flatpak app id */
+        char image[CONTAINER_FIELD_MAX];     /* Podman image name / Flatpak app ref or app id */
+        char runtime[CONTAINER_FIELD_MAX];   /* Flatpak runtime ref */
+        char app_path[CONTAINER_FIELD_MAX];  /* Flatpak app-path (host) */
+        char runtime_path[CONTAINER_FIELD_MAX]; /* Flatpak runtime-path (host) */
+        uid_t owner_uid;                     /* host uid owning the container (0: rootful) */
+        bool rootless;
+        char *flatpak_info;                  /* raw /.flatpak-info, NUL-terminated, or NULL */
+        size_t flatpak_info_len;
+        char *containerenv;                  /* raw /run/.containerenv, or NULL */
+        size_t containerenv_len;
+} ContainerInfo;
+
+/* Classifies pid. Podman names/images are filled in by the caller from
+ * storage (podman-storage.h); here only the id and owner are set. Returns 0
+ * (engine NONE for plain host processes) or a negative errno when pid is
+ * gone (-ESRCH) or unreadable. */
+int container_info_classify(pid_t pid, ContainerInfo *ret);
+
+/* Frees the raw file copies held by info (not info itself). */
+void container_info_clear(ContainerInfo *info);
+
+/* "podman", "flatpak" or "host". */
+const char *container_engine_to_string(ContainerEngine e);
+
+/* Parses a /.flatpak-info keyfile text: [Application] name, runtime;
+ * [Instance] instance-id, app-path, runtime-path; 0 or -EBADMSG. */
+int flatpak_info_parse(const char *text, ContainerInfo *info);
+
+/* The host uid that created pid's user namespace (0 for the initial one). */
+int process_userns_owner(pid_t pid, uid_t *ret);

@@ -1,0 +1,681 @@
+/* resolver.c: mapping → identity-checked host file (see resolver.h). */
+#include "resolver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "cleanup.h"
+#include "mountinfo.h"
+#include "podman-storage.h"
+#include "safe-open.h"
+
+#define MAPS_MAX_BYTES (64u * 1024 * 1024)
+#define DELETED_SUFFIX " (deleted)"
+
+typedef struct Pin {
+        unsigned dev_major, dev_minor;
+        uint64_t inode;
+        int fd;
+} Pin;
+
+typedef struct ProcessSnapshot {
+        pid_t pid;
+        MountTable *mounts;            /* NULL when unreadable */
+        ContainerInfo info;
+        PodmanContainer *podman;       /* NULL unless a Podman container with readable storage */
+        PodmanStorage *storage;        /* borrowed from Resolver.storages */
+} ProcessSnapshot;
+
+typedef struct StorageEntry {
+        uid_t uid;
+        PodmanStorage *storage;        /* NULL: none / rejected (cached negative) */
+} StorageEntry;
+
+struct Resolver {
+        Pin *pins;
+        size_t n_pins;
+        ProcessSnapshot **procs;
+        size_t n_procs;
+        StorageEntry *storages;
+        size_t n_storages;
+        MountTable *host_mounts;
+        unsigned methods;
+        ResolverBuildIdFunc build_id_func;
+        void *build_id_userdata;
+        ResolverPinLookupFunc pin_lookup;
+        void *pin_userdata;
+        ResolverLogFunc log_func;
+        void *log_userdata;
+};
+
+static const char *const method_names[_RESOLVER_METHOD_MAX] = {
+        [RESOLVER_METHOD_NONE] = "none",
+        [RESOLVER_METHOD_PINNED] = "pinned",
+        [RESOLVER_METHOD_MAP_FILES] = "map-files",
+        [RESOLVER_METHOD_PROC_ROOT] = "proc-root",
+        [RESOLVER_METHOD_MOUNT] = "mount",
+        [RESOLVER_METHOD_PODMAN] = "podman",
+        [RESOLVER_METHOD_FLATPAK] = "flatpak",
+};
+
+const char *resolver_method_to_string(ResolverMethod m) {
+        return m >= 0 && m < _RESOLVER_METHOD_MAX ? method_names[m] : "unknown";
+}
+
+const char *resolver_verdict_to_string(ResolverVerdict v) {
+        switch (v) {
+        case RESOLVER_VERDICT_MATCH:
+                return "match";
+        case RESOLVER_VERDICT_MATCH_ALIAS:
+                return "match-alias";
+        case RESOLVER_VERDICT_CHANGED:
+                return "changed";
+        default:
+                return "not-found";
+        }
+}
+
+int resolver_methods_from_string(const char *s, unsigned *ret_mask) {
+        unsigned mask = 0;
+        const char *p = s;
+        while (*p) {
+                const char *e = strchr(p, ',');
+                size_t len = e ? (size_t) (e - p) : strlen(p);
+                bool found = false;
+                for (int m = RESOLVER_METHOD_PINNED; m < _RESOLVER_METHOD_MAX; m++)
+                        if (strlen(method_names[m]) == len && strncmp(method_names[m], p, len) == 0) {
+                                mask |= 1u << m;
+                                found = true;
+                        }
+                if (!found)
+                        return -EINVAL;
+                p = e ? e + 1 : p + len;
+        }
+        *ret_mask = mask;
+        return 0;
+}
+
+static void default_log(void *userdata, const char *message) {
+        fprintf(stderr, "periscope-resolver: %s\n", message);
+}
+
+static void podman_warn(void *userdata, const char *message) {
+        Resolver *r = userdata;
+        r->log_func(r->log_userdata, message);
+}
+
+int resolver_new(Resolver **ret) {
+        Resolver *r = calloc(1, sizeof(*r));
+        if (!r)
+                return -ENOMEM;
+        r->methods = ~0u;
+        r->log_func = default_log;
+        *ret = r;
+        return 0;
+}
+
+static void snapshot_free(ProcessSnapshot *p) {
+        if (!p)
+                return;
+        mount_table_free(p->mounts);
+        container_info_clear(&p->info);
+        free(p->podman);
+        free(p);
+}
+
+static void snapshot_freep(ProcessSnapshot **p) {
+        snapshot_free(*p);
+}
+
+void resolver_free(Resolver *r) {
+        if (!r)
+                return;
+        for (size_t i = 0; i < r->n_pins; i++)
+                safe_close(r->pins[i].fd);
+        free(r->pins);
+        for (size_t i = 0; i < r->n_procs; i++)
+                snapshot_free(r->procs[i]);
+        free(r->procs);
+        for (size_t i = 0; i < r->n_storages; i++)
+                podman_storage_free(r->storages[i].storage);
+        free(r->storages);
+        mount_table_free(r->host_mounts);
+        free(r);
+}
+
+void resolver_set_build_id_func(Resolver *r, ResolverBuildIdFunc f, void *userdata) {
+        r->build_id_func = f;
+        r->build_id_userdata = userdata;
+}
+
+void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdata) {
+        r->pin_lookup = f;
+        r->pin_userdata = userdata;
+}
+
+void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata) {
+        r->log_func = f ? f : default_log;
+        r->log_userdata = userdata;
+}
+
+void resolver_set_methods(Resolver *r, unsigned mask) {
+        r->methods = mask;
+}
+
+int resolver_add_pin(Resolver *r, unsigned dev_major, unsigned dev_minor, uint64_t inode, int fd) {
+        for (size_t i = 0; i < r->n_pins; i++)
+                if (r->pins[i].dev_major == dev_major && r->pins[i].dev_minor == dev_minor && r->pins[i].inode == inode)
+                        return 0;
+        Pin *np = realloc(r->pins, (r->n_pins + 1) * sizeof(*np));
+        if (!np)
+                return -ENOMEM;
+        r->pins = np;
+        int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (copy < 0)
+                return -errno;
+        r->pins[r->n_pins++] = (Pin) { dev_major, dev_minor, inode, copy };
+        return 0;
+}
+
+/* ---- snapshots ------------------------------------------------------- */
+
+static PodmanStorage *storage_for_uid(Resolver *r, uid_t uid) {
+        for (size_t i = 0; i < r->n_storages; i++)
+                if (r->storages[i].uid == uid)
+                        return r->storages[i].storage;
+        StorageEntry *ns = realloc(r->storages, (r->n_storages + 1) * sizeof(*ns));
+        if (!ns)
+                return NULL;
+        r->storages = ns;
+        PodmanStorage *s = NULL;
+        if (podman_storage_open(uid, podman_warn, r, &s) < 0)
+                s = NULL;
+        r->storages[r->n_storages++] = (StorageEntry) { uid, s };
+        return s;
+}
+
+static ProcessSnapshot *find_snapshot(Resolver *r, pid_t pid) {
+        for (size_t i = 0; i < r->n_procs; i++)
+                if (r->procs[i]->pid == pid)
+                        return r->procs[i];
+        return NULL;
+}
+
+int resolver_snapshot_process(Resolver *r, pid_t pid) {
+        if (find_snapshot(r, pid))
+                return 0;
+        _cleanup_(snapshot_freep) ProcessSnapshot *p = NULL;
+        ProcessSnapshot *tmp = calloc(1, sizeof(*tmp));
+        if (!tmp)
+                return -ENOMEM;
+        p = tmp;
+        p->pid = pid;
+        int k = container_info_classify(pid, &p->info);
+        if (k < 0)
+                return k;
+        if (mount_table_load(pid, &p->mounts) < 0)
+                p->mounts = NULL;
+        if (p->info.engine == CONTAINER_ENGINE_PODMAN && p->info.id[0]) {
+                p->storage = storage_for_uid(r, p->info.owner_uid);
+                if (p->storage) {
+                        p->podman = calloc(1, sizeof(*p->podman));
+                        if (!p->podman)
+                                return -ENOMEM;
+                        if (podman_storage_find_container(p->storage, p->info.id, p->podman) < 0) {
+                                free(p->podman);
+                                p->podman = NULL;
+                        } else {
+                                snprintf(p->info.name, sizeof(p->info.name), "%s", p->podman->name);
+                                snprintf(p->info.image, sizeof(p->info.image), "%s",
+                                         p->podman->image_name[0] ? p->podman->image_name : p->podman->image_id);
+                        }
+                }
+        }
+        ProcessSnapshot **np = realloc(r->procs, (r->n_procs + 1) * sizeof(*np));
+        if (!np)
+                return -ENOMEM;
+        r->procs = np;
+        r->procs[r->n_procs++] = TAKE_PTR(p);
+        return 0;
+}
+
+const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid) {
+        if (resolver_snapshot_process(r, pid) < 0)
+                return NULL;
+        return &find_snapshot(r, pid)->info;
+}
+
+int resolver_get_layers(Resolver *r, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n) {
+        int k = resolver_snapshot_process(r, pid);
+        *ret_paths = NULL;
+        *ret_n = 0;
+        if (k < 0)
+                return k;
+        ProcessSnapshot *p = find_snapshot(r, pid);
+        if (!p->podman)
+                return 0;
+        char (*paths)[RESOLVER_PATH_MAX] = calloc(p->podman->n_layers, RESOLVER_PATH_MAX);
+        if (!paths)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->podman->n_layers; i++)
+                podman_storage_layer_diff_path(p->storage, p->podman->layers[i], paths[i], RESOLVER_PATH_MAX);
+        *ret_paths = paths;
+        *ret_n = p->podman->n_layers;
+        return 0;
+}
+
+/* ---- identity -------------------------------------------------------- */
+
+typedef struct DevAlias {
+        dev_t from;   /* the device the kernel reported (overlay / fuse) */
+        dev_t to;     /* the device the candidate lives on (the store) */
+} DevAlias;
+
+typedef struct Attempt {
+        Resolver *r;
+        const MappingIdentity *id;
+        ResolverProvenance *prov;
+        bool saw_other_file;
+} Attempt;
+
+static void trail(Attempt *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void trail(Attempt *a, const char *fmt, ...) {
+        size_t used = strlen(a->prov->detail);
+        va_list ap;
+        if (used + 3 >= sizeof(a->prov->detail))
+                return;
+        if (used > 0) {
+                memcpy(a->prov->detail + used, "; ", 3);
+                used += 2;
+        }
+        va_start(ap, fmt);
+        vsnprintf(a->prov->detail + used, sizeof(a->prov->detail) - used, fmt, ap);
+        va_end(ap);
+}
+
+/* The superblock device of the mount fd lives on, from fdinfo's mnt_id. */
+static int fd_mount_dev(Resolver *r, int fd, unsigned *ret_major, unsigned *ret_minor) {
+        char path[64];
+        _cleanup_free_ char *text = NULL;
+        int mnt_id;
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        int k = read_file_bounded(AT_FDCWD, path, 64 * 1024, true, &text, NULL);
+        if (k < 0)
+                return k;
+        const char *m = strstr(text, "mnt_id:");
+        if (!m || sscanf(m + 7, "%d", &mnt_id) != 1)
+                return -ENOENT;
+        for (int attempt = 0; attempt < 2; attempt++) {
+                if (!r->host_mounts || attempt == 1) {
+                        mount_table_free(r->host_mounts);
+                        r->host_mounts = NULL;
+                        k = mount_table_load(0, &r->host_mounts);
+                        if (k < 0)
+                                return k;
+                }
+                const MountEntry *e = mount_table_find_by_id(r->host_mounts, mnt_id);
+                if (e) {
+                        *ret_major = e->dev_major;
+                        *ret_minor = e->dev_minor;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+static void hex(char *buf, size_t size, const uint8_t *b, size_t n) {
+        buf[0] = 0;
+        for (size_t i = 0; i < n && 2 * i + 3 <= size; i++)
+                snprintf(buf + 2 * i, 3, "%02x", b[i]);
+}
+
+/* Checks a candidate. Takes ownership of fd. Returns 1 (accepted: fd stored
+ * in *ret_fd), 0 (rejected: not the mapped file). */
+static int consider(Attempt *a, ResolverMethod method, int fd, const char *host_path, const DevAlias *alias, int *ret_fd) {
+        _cleanup_close_ int cfd = fd;
+        const MappingIdentity *id = a->id;
+        struct stat st;
+        ResolverVerdict verdict;
+        char why[160] = "";
+
+        if (fstat(cfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                trail(a, "%s: %s is not a regular file", resolver_method_to_string(method), host_path);
+                return 0;
+        }
+        a->prov->found_dev_major = major(st.st_dev);
+        a->prov->found_dev_minor = minor(st.st_dev);
+        a->prov->found_inode = st.st_ino;
+        if (st.st_ino != id->inode) {
+                a->saw_other_file = true;
+                trail(a, "%s: %s is another file (inode %ju, mapped inode %" PRIu64 ")", resolver_method_to_string(method),
+                      host_path, (uintmax_t) st.st_ino, id->inode);
+                return 0;
+        }
+        dev_t want = makedev(id->dev_major, id->dev_minor);
+        unsigned mmaj, mmin;
+        if (st.st_dev == want)
+                verdict = RESOLVER_VERDICT_MATCH;
+        else if (fd_mount_dev(a->r, cfd, &mmaj, &mmin) >= 0 && mmaj == id->dev_major && mmin == id->dev_minor) {
+                verdict = RESOLVER_VERDICT_MATCH_ALIAS;
+                snprintf(why, sizeof(why), " (device %u:%u is the superblock of its mount, e.g. a btrfs subvolume %u:%u)",
+                         mmaj, mmin, major(st.st_dev), minor(st.st_dev));
+        } else if (alias && alias->from == want && alias->to == st.st_dev) {
+                verdict = RESOLVER_VERDICT_MATCH_ALIAS;
+                snprintf(why, sizeof(why), " (overlay device %u:%u over store device %u:%u)", major(alias->from),
+                         minor(alias->from), major(alias->to), minor(alias->to));
+        } else {
+                a->saw_other_file = true;
+                trail(a, "%s: %s has the inode but device %u:%u, mapped %u:%u", resolver_method_to_string(method), host_path,
+                      major(st.st_dev), minor(st.st_dev), id->dev_major, id->dev_minor);
+                return 0;
+        }
+        if (id->build_id_size > 0 && a->r->build_id_func) {
+                uint8_t bid[RESOLVER_BUILD_ID_MAX];
+                int n = a->r->build_id_func(a->r->build_id_userdata, cfd, bid);
+                if (n >= 0 && ((size_t) n != id->build_id_size || memcmp(bid, id->build_id, id->build_id_size) != 0)) {
+                        a->saw_other_file = true;
+                        trail(a, "%s: %s has the inode but another build-id", resolver_method_to_string(method), host_path);
+                        return 0;
+                }
+        }
+        trail(a, "%s: %s %s%s", resolver_method_to_string(method), host_path, resolver_verdict_to_string(verdict), why);
+        a->prov->method = method;
+        a->prov->verdict = verdict;
+        snprintf(a->prov->host_path, sizeof(a->prov->host_path), "%s", host_path);
+        *ret_fd = TAKE_FD(cfd);
+        return 1;
+}
+
+/* ---- methods --------------------------------------------------------- */
+
+static int try_pinned(Attempt *a, pid_t pid, int *ret_fd) {
+        const MappingIdentity *id = a->id;
+        if (a->r->pin_lookup) {
+                int fd = a->r->pin_lookup(a->r->pin_userdata, pid, id);
+                if (fd >= 0)
+                        return consider(a, RESOLVER_METHOD_PINNED, fd, "(pinned fd)", NULL, ret_fd);
+        }
+        for (size_t i = 0; i < a->r->n_pins; i++) {
+                Pin *p = &a->r->pins[i];
+                if (p->dev_major == id->dev_major && p->dev_minor == id->dev_minor && p->inode == id->inode) {
+                        char path[64];
+                        /* Reopen for an independent file offset. */
+                        snprintf(path, sizeof(path), "/proc/self/fd/%d", p->fd);
+                        int fd = open(path, O_RDONLY | O_CLOEXEC);
+                        if (fd < 0)
+                                fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 3);
+                        if (fd >= 0)
+                                return consider(a, RESOLVER_METHOD_PINNED, fd, "(pinned fd)", NULL, ret_fd);
+                }
+        }
+        return 0;
+}
+
+static int try_map_files(Attempt *a, pid_t pid, int *ret_fd) {
+        const MappingIdentity *id = a->id;
+        char path[96];
+        int last_error = 0;
+        if (id->start && id->end) {
+                snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int) pid, id->start, id->end);
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd >= 0)
+                        return consider(a, RESOLVER_METHOD_MAP_FILES, fd, path, NULL, ret_fd);
+                last_error = -errno;
+        }
+        /* Any other mapping of the same file will do (ranges split on mprotect). */
+        _cleanup_free_ char *maps = NULL;
+        snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+        if (read_file_bounded(AT_FDCWD, path, MAPS_MAX_BYTES, true, &maps, NULL) >= 0) {
+                char *save = NULL;
+                for (char *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                        uint64_t s, e, ino;
+                        unsigned maj, min;
+                        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*x %x:%x %" SCNu64, &s, &e, &maj, &min, &ino) != 5)
+                                continue;
+                        if (ino != id->inode || maj != id->dev_major || min != id->dev_minor)
+                                continue;
+                        snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int) pid, s, e);
+                        int fd = open(path, O_RDONLY | O_CLOEXEC);
+                        if (fd >= 0)
+                                return consider(a, RESOLVER_METHOD_MAP_FILES, fd, path, NULL, ret_fd);
+                        last_error = -errno;
+                        break;
+                }
+        }
+        trail(a, "map-files: %s", last_error ? strerror(-last_error) : "no live mapping");
+        return 0;
+}
+
+static int try_proc_root(Attempt *a, pid_t pid, const char *path, int *ret_fd) {
+        char root[64], shown[RESOLVER_PATH_MAX];
+        snprintf(root, sizeof(root), "/proc/%d/root", (int) pid);
+        _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0) {
+                trail(a, "proc-root: %s", strerror(errno));
+                return 0;
+        }
+        int fd = safe_open_beneath(rootfd, path, O_RDONLY, false);
+        if (fd < 0) {
+                trail(a, "proc-root: %s%s: %s", root, path, strerror(-fd));
+                return 0;
+        }
+        snprintf(shown, sizeof(shown), "%s%s", root, path);
+        return consider(a, RESOLVER_METHOD_PROC_ROOT, fd, shown, NULL, ret_fd);
+}
+
+/* Host path for (mount entry of another namespace, rest): a host mount of
+ * the same device whose root contains the entry's root. */
+static int try_mount(Attempt *a, ProcessSnapshot *p, const char *path, int *ret_fd) {
+        const char *rest = NULL;
+        const MountEntry *e = p->mounts ? mount_table_find_by_path(p->mounts, path, &rest) : NULL;
+        if (!e) {
+                trail(a, "mount: no mount table for the process");
+                return 0;
+        }
+        if (!a->r->host_mounts && mount_table_load(0, &a->r->host_mounts) < 0) {
+                trail(a, "mount: cannot read our mount table");
+                return 0;
+        }
+        int result = 0;
+        bool any = false;
+        for (size_t i = 0; i < a->r->host_mounts->n_entries && result == 0; i++) {
+                const MountEntry *h = &a->r->host_mounts->entries[i];
+                if (h->dev_major != e->dev_major || h->dev_minor != e->dev_minor)
+                        continue;
+                size_t hl = strlen(h->root);
+                const char *sub;
+                if (strcmp(h->root, "/") == 0)
+                        sub = e->root;
+                else if (strncmp(h->root, e->root, hl) == 0 && (e->root[hl] == 0 || e->root[hl] == '/'))
+                        sub = e->root + hl;
+                else
+                        continue;
+                any = true;
+                char rel[RESOLVER_PATH_MAX], shown[RESOLVER_PATH_MAX];
+                while (*sub == '/')
+                        sub++;
+                if ((size_t) snprintf(rel, sizeof(rel), "%s%s%s", sub, *sub && *rest ? "/" : "", rest) >= sizeof(rel))
+                        continue;
+                _cleanup_close_ int dir = open(h->mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (dir < 0)
+                        continue;
+                if (snprintf(shown, sizeof(shown), "%s%s%s", h->mount_point, strcmp(h->mount_point, "/") ? "/" : "", rel) >= (int) sizeof(shown))
+                        continue;
+                int fd = safe_open_beneath(dir, rel, O_RDONLY, true);
+                if (fd < 0) {
+                        trail(a, "mount: %s: %s", shown, strerror(-fd));
+                        continue;
+                }
+                char subvol[256];
+                if (strcmp(e->fstype, "btrfs") == 0 && mount_option_get(e->super_options, "subvol", subvol, sizeof(subvol)) >= 0)
+                        trail(a, "mount: btrfs subvol=%s mounted at %s there", subvol, e->mount_point);
+                else if (strncmp(e->root, "/ostree/deploy/", 15) == 0)
+                        trail(a, "mount: OSTree deployment %s", e->root);
+                result = consider(a, RESOLVER_METHOD_MOUNT, fd, shown, NULL, ret_fd);
+        }
+        if (!any)
+                trail(a, "mount: device %u:%u (root %s) is not mounted here", e->dev_major, e->dev_minor, e->root);
+        return result;
+}
+
+static int try_podman(Attempt *a, ProcessSnapshot *p, const char *path, int *ret_fd, bool need_identity) {
+        if (p->info.engine != CONTAINER_ENGINE_PODMAN)
+                return 0;
+        if (!p->podman) {
+                trail(a, "podman: container %s not found in the storage of uid %u", p->info.id[0] ? p->info.id : "(unknown id)",
+                      (unsigned) p->info.owner_uid);
+                return 0;
+        }
+        const char *rest = NULL;
+        const MountEntry *e = p->mounts ? mount_table_find_by_path(p->mounts, path, &rest) : NULL;
+        if (!e || strcmp(e->mount_point, "/") != 0 ||
+            (strcmp(e->fstype, "overlay") != 0 && strcmp(e->fstype, "fuse.fuse-overlayfs") != 0)) {
+                trail(a, "podman: %s is not on the container's root overlay", path);
+                return 0;
+        }
+        DevAlias alias = { makedev(e->dev_major, e->dev_minor), podman_storage_dev(p->storage) };
+        for (size_t i = 0; i < p->podman->n_layers; i++) {
+                char shown[RESOLVER_PATH_MAX];
+                int fd = podman_storage_open_in_layer(p->storage, p->podman->layers[i], path, O_RDONLY, shown, sizeof(shown));
+                if (fd == -ENOENT)
+                        continue;
+                if (fd < 0) {
+                        trail(a, "podman: %s: %s", shown, strerror(-fd));
+                        if (fd == -ELOOP || fd == -EXDEV)
+                                a->r->log_func(a->r->log_userdata, a->prov->detail);
+                        continue;
+                }
+                if (!need_identity) {
+                        a->prov->method = RESOLVER_METHOD_PODMAN;
+                        snprintf(a->prov->host_path, sizeof(a->prov->host_path), "%s", shown);
+                        *ret_fd = fd;
+                        return 1;
+                }
+                if (consider(a, RESOLVER_METHOD_PODMAN, fd, shown, &alias, ret_fd) > 0)
+                        return 1;
+        }
+        trail(a, "podman: no layer of %s holds a matching %s", p->podman->name, path);
+        return 0;
+}
+
+static int try_flatpak(Attempt *a, ProcessSnapshot *p, const char *path, int *ret_fd) {
+        const char *base = NULL, *rest = NULL;
+        if (p->info.engine != CONTAINER_ENGINE_FLATPAK)
+                return 0;
+        if (strncmp(path, "/app/", 5) == 0)
+                base = p->info.app_path, rest = path + 5;
+        else if (strncmp(path, "/usr/", 5) == 0)
+                base = p->info.runtime_path, rest = path + 5;
+        if (!base || base[0] != '/') {
+                trail(a, "flatpak: %s is neither under /app nor /usr", path);
+                return 0;
+        }
+        _cleanup_close_ int rootdir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int dir = safe_open_beneath(rootdir, base, O_PATH | O_DIRECTORY, false);
+        char shown[RESOLVER_PATH_MAX];
+        if (snprintf(shown, sizeof(shown), "%s/%s", base, rest) >= (int) sizeof(shown))
+                return 0;
+        if (dir < 0) {
+                trail(a, "flatpak: %s: %s", base, strerror(-dir));
+                return 0;
+        }
+        int fd = safe_open_beneath(dir, rest, O_RDONLY, false);
+        if (fd < 0) {
+                trail(a, "flatpak: %s: %s", shown, strerror(-fd));
+                return 0;
+        }
+        return consider(a, RESOLVER_METHOD_FLATPAK, fd, shown, NULL, ret_fd);
+}
+
+static bool method_on(Resolver *r, ResolverMethod m) {
+        return r->methods & (1u << m);
+}
+
+/* Copies path without a trailing " (deleted)". */
+static void strip_deleted(const char *path, char *buf, size_t size) {
+        snprintf(buf, size, "%s", path ? path : "");
+        size_t l = strlen(buf), sl = strlen(DELETED_SUFFIX);
+        if (l > sl && strcmp(buf + l - sl, DELETED_SUFFIX) == 0)
+                buf[l - sl] = 0;
+}
+
+int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *id, const char *path,
+                          int *ret_fd, ResolverProvenance *ret) {
+        char clean[RESOLVER_PATH_MAX];
+        Attempt a = { .r = r, .id = id, .prov = ret };
+        int fd = -1, k = 0;
+
+        memset(ret, 0, sizeof(*ret));
+        ret->verdict = RESOLVER_VERDICT_NOT_FOUND;
+        *ret_fd = -1;
+        strip_deleted(path, clean, sizeof(clean));
+        (void) resolver_snapshot_process(r, pid);
+        ProcessSnapshot *p = find_snapshot(r, pid);
+
+        if (method_on(r, RESOLVER_METHOD_PINNED))
+                k = try_pinned(&a, pid, &fd);
+        if (k == 0 && method_on(r, RESOLVER_METHOD_MAP_FILES))
+                k = try_map_files(&a, pid, &fd);
+        if (clean[0] == '/') {
+                if (k == 0 && method_on(r, RESOLVER_METHOD_PROC_ROOT))
+                        k = try_proc_root(&a, pid, clean, &fd);
+                if (k == 0 && p && method_on(r, RESOLVER_METHOD_MOUNT))
+                        k = try_mount(&a, p, clean, &fd);
+                if (k == 0 && p && method_on(r, RESOLVER_METHOD_PODMAN))
+                        k = try_podman(&a, p, clean, &fd, true);
+                if (k == 0 && p && method_on(r, RESOLVER_METHOD_FLATPAK))
+                        k = try_flatpak(&a, p, clean, &fd);
+        }
+        if (k > 0) {
+                *ret_fd = fd;
+                return 0;
+        }
+        char bid[2 * RESOLVER_BUILD_ID_MAX + 1] = "";
+        hex(bid, sizeof(bid), id->build_id, id->build_id_size);
+        if (a.saw_other_file) {
+                ret->verdict = RESOLVER_VERDICT_CHANGED;
+                snprintf(ret->message, sizeof(ret->message),
+                         "%s: binary changed since it was mapped (inode %" PRIu64 ", build-id %s)", clean, id->inode,
+                         bid[0] ? bid : "unknown");
+                return -ESTALE;
+        }
+        snprintf(ret->message, sizeof(ret->message), "%s: file not found (inode %" PRIu64 ", build-id %s)", clean,
+                 id->inode, bid[0] ? bid : "unknown");
+        return -ENOENT;
+}
+
+int resolver_open_path(Resolver *r, pid_t pid, const char *path, int *ret_fd, ResolverProvenance *ret) {
+        MappingIdentity none = { 0 };
+        Attempt a = { .r = r, .id = &none, .prov = ret };
+        memset(ret, 0, sizeof(*ret));
+        ret->verdict = RESOLVER_VERDICT_NOT_FOUND;
+        *ret_fd = -1;
+        if (!path || path[0] != '/')
+                return -EINVAL;
+        (void) resolver_snapshot_process(r, pid);
+        ProcessSnapshot *p = find_snapshot(r, pid);
+        char root[64];
+        snprintf(root, sizeof(root), "/proc/%d/root", (int) pid);
+        _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd >= 0) {
+                int fd = safe_open_beneath(rootfd, path, O_RDONLY, false);
+                struct stat st;
+                if (fd >= 0 && fstat(fd, &st) >= 0 && S_ISREG(st.st_mode)) {
+                        ret->method = RESOLVER_METHOD_PROC_ROOT;
+                        snprintf(ret->host_path, sizeof(ret->host_path), "%s%s", root, path);
+                        *ret_fd = fd;
+                        return 0;
+                }
+                safe_close(fd);
+        }
+        if (p && try_podman(&a, p, path, ret_fd, false) > 0)
+                return 0;
+        return -ENOENT;
+}

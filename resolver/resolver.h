@@ -1,0 +1,127 @@
+/* resolver.h: from a mapping seen in some process to a host file whose
+ * identity matches what the kernel reported for that mapping.
+ *
+ * Order (docs/containers.md): pinned fd → /proc/P/map_files → /proc/P/root/PATH
+ * → mount translation (mountinfo root field, btrfs subvolumes, OSTree deploy
+ * roots) → Podman storage layers → Flatpak app-path/runtime-path. A candidate
+ * is accepted only when its identity matches (inode, plus device directly or
+ * through a known alias: btrfs subvolume ↔ superblock, overlay ↔ the store's
+ * filesystem; plus build-id when the caller knows one and can check it). When
+ * nothing matches, the provenance says so ("binary changed since it was
+ * mapped (inode N, build-id …)"), so no names from a wrong file are shown.
+ *
+ * The resolver never parses ELF: build-ids are checked through an optional
+ * callback (the service wires it to the sandboxed helper's IDENTIFY). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "container-info.h"
+
+#define RESOLVER_BUILD_ID_MAX 20
+#define RESOLVER_PATH_MAX 4096
+#define RESOLVER_MESSAGE_MAX 1024
+
+/* What the kernel told us about one file mapping (MMAP2 or /proc/P/maps). */
+typedef struct MappingIdentity {
+        unsigned dev_major, dev_minor;
+        uint64_t inode;
+        uint64_t start, end;                  /* for /proc/P/map_files; 0 = unknown */
+        uint8_t build_id[RESOLVER_BUILD_ID_MAX];
+        uint8_t build_id_size;                /* 0 = unknown */
+} MappingIdentity;
+
+typedef enum ResolverMethod {
+        RESOLVER_METHOD_NONE,
+        RESOLVER_METHOD_PINNED,
+        RESOLVER_METHOD_MAP_FILES,
+        RESOLVER_METHOD_PROC_ROOT,
+        RESOLVER_METHOD_MOUNT,             /* mount translation: bind, btrfs subvol, OSTree */
+        RESOLVER_METHOD_PODMAN,
+        RESOLVER_METHOD_FLATPAK,
+        _RESOLVER_METHOD_MAX,
+} ResolverMethod;
+
+typedef enum ResolverVerdict {
+        RESOLVER_VERDICT_MATCH,            /* same device and inode (and build-id if known) */
+        RESOLVER_VERDICT_MATCH_ALIAS,      /* same inode on an aliased device (btrfs, overlay) */
+        RESOLVER_VERDICT_MATCH_BUILD_ID,   /* another inode with the same build-id */
+        RESOLVER_VERDICT_CHANGED,          /* a file exists at the path, but another one */
+        RESOLVER_VERDICT_NOT_FOUND,        /* nothing reachable */
+} ResolverVerdict;
+
+typedef struct ResolverProvenance {
+        ResolverMethod method;             /* of the accepted candidate, else NONE */
+        ResolverVerdict verdict;
+        char host_path[RESOLVER_PATH_MAX]; /* path opened on the host, "" if none */
+        char detail[RESOLVER_MESSAGE_MAX]; /* why: the trail of methods tried, aliases used */
+        char message[RESOLVER_MESSAGE_MAX];/* one line for reports when nothing matched */
+        unsigned found_dev_major, found_dev_minor;
+        uint64_t found_inode;              /* of the last candidate examined */
+} ResolverProvenance;
+
+typedef struct Resolver Resolver;
+
+/* Build-id of the file behind fd, into buf (size RESOLVER_BUILD_ID_MAX);
+ * returns the length, 0 when it has none, or a negative errno. */
+typedef int (*ResolverBuildIdFunc)(void *userdata, int fd, uint8_t *buf);
+
+/* A pinned fd for the identity in pid (a dup the resolver owns), or -ENOENT. */
+typedef int (*ResolverPinLookupFunc)(void *userdata, pid_t pid, const MappingIdentity *id);
+
+/* Warnings about rejected hostile input (container storage, flatpak-info). */
+typedef void (*ResolverLogFunc)(void *userdata, const char *message);
+
+int resolver_new(Resolver **ret);
+void resolver_free(Resolver *r);
+
+void resolver_set_build_id_func(Resolver *r, ResolverBuildIdFunc f, void *userdata);
+void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdata);
+/* Default: warnings go to stderr prefixed "periscope-resolver: ". */
+void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata);
+
+/* Restricts the methods tried (bit (1 << ResolverMethod)); for tests and
+ * for callers that already tried some. Default: all. */
+void resolver_set_methods(Resolver *r, unsigned mask);
+
+/* Keeps fd (dup'ed) as the pinned file for dev:inode; later lookups of that
+ * identity in any process use it first. */
+int resolver_add_pin(Resolver *r, unsigned dev_major, unsigned dev_minor, uint64_t inode, int fd);
+
+/* Takes a snapshot of what is needed to resolve pid's mappings after it has
+ * exited: its mount table, container/app classification, storage chain.
+ * Called automatically on first use; call it early (at MMAP/FORK time). */
+int resolver_snapshot_process(Resolver *r, pid_t pid);
+
+/* Container or app of pid (from the snapshot), or NULL for unknown pids. */
+const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid);
+
+/* Host paths of the Podman layers of pid's container (container layer
+ * first) for OVERLAY frames; *ret_n = 0 when not in Podman. */
+int resolver_get_layers(Resolver *r, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n);
+
+/* Finds a host file for a mapping of pid at path (as in /proc/P/maps, " (deleted)"
+ * suffix allowed). On success *ret_fd is a read-only fd whose identity
+ * matched, *ret says how. When nothing matches returns -ENOENT (nothing found)
+ * or -ESTALE (a different file found), *ret_fd = -1 and *ret has the reason. */
+int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *id, const char *path,
+                          int *ret_fd, ResolverProvenance *ret);
+
+/* Opens a file by path as pid sees it (through the same chain, without an
+ * identity: for debug files inside containers/apps, which the helper checks
+ * by build-id). */
+int resolver_open_path(Resolver *r, pid_t pid, const char *path, int *ret_fd, ResolverProvenance *ret);
+
+const char *resolver_method_to_string(ResolverMethod m);
+const char *resolver_verdict_to_string(ResolverVerdict v);
+
+/* Parses "pinned,map-files,…" into a method mask; -EINVAL on unknown names. */
+int resolver_methods_from_string(const char *s, unsigned *ret_mask);
+
+static inline void resolver_freep(Resolver **r) {
+        resolver_free(*r);
+}
+#define _cleanup_resolver_ __attribute__((cleanup(resolver_freep)))

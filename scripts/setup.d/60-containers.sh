@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Machine setup for the container tests (tests/containers/), idempotent, as
+# root: a Podman configuration that works on this kernel (runc, cgroupfs,
+# lower ulimits), and an unprivileged user for rootless Podman with
+# fuse-overlayfs. See /work/shared/RECIPES.md and docs/containers.md.
+set -euo pipefail
+
+conf_dir=/etc/periscope-tests
+mkdir -p "$conf_dir"
+
+# Rootful Podman: crun fails on hybrid cgroups, root lacks CAP_SYS_RESOURCE.
+cat >"$conf_dir/containers.conf.new" <<'EOF'
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+EOF
+mv -f "$conf_dir/containers.conf.new" "$conf_dir/containers.conf"
+
+# Rootless Podman user: storage through fuse-overlayfs, so host root gets
+# EACCES through /proc/PID/root and /proc/PID/map_files.
+user=periscope-rl
+if ! id -u "$user" >/dev/null 2>&1; then
+        useradd -m -s /bin/bash "$user"
+fi
+uid=$(id -u "$user")
+home=$(getent passwd "$user" | cut -d: -f6)
+grep -q "^$user:" /etc/subuid || usermod --add-subuids 200000-265535 "$user"
+grep -q "^$user:" /etc/subgid || usermod --add-subgids 200000-265535 "$user"
+mkdir -p "/run/user/$uid"
+chown "$user:" "/run/user/$uid"
+chmod 700 "/run/user/$uid"
+[ -e /dev/fuse ] && chmod 666 /dev/fuse
+
+runuser -u "$user" -- mkdir -p "$home/.config/containers"
+runuser -u "$user" -- tee "$home/.config/containers/storage.conf" >/dev/null <<'EOF'
+[storage]
+driver = "overlay"
+[storage.options.overlay]
+mount_program = "/usr/bin/fuse-overlayfs"
+EOF
+runuser -u "$user" -- tee "$home/.config/containers/containers.conf" >/dev/null <<'EOF'
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+EOF
+exit 0

@@ -1,0 +1,90 @@
+# lib.sh: shared helpers of the container tests (sourced). Every missing
+# prerequisite is a failure with a reason, never a skip.
+set -euo pipefail
+
+fail() {
+        echo "FAIL: $*" >&2
+        exit 1
+}
+
+: "${PERISCOPE_RESOLVE:?set by meson: path of periscope-resolve}"
+[ "$(id -u)" = 0 ] || fail "container tests run as root (./test.sh does)"
+export CONTAINERS_CONF=/etc/periscope-tests/containers.conf
+[ -f "$CONTAINERS_CONF" ] || fail "$CONTAINERS_CONF missing: run scripts/setup.d/60-containers.sh (./test.sh does)"
+
+need() {
+        for c in "$@"; do
+                command -v "$c" >/dev/null || fail "'$c' not found: apt-get install the packages in scripts/packages.txt (./test.sh does)"
+        done
+}
+need gcc cmp
+
+WORK=$(mktemp -d /tmp/periscope-ctr-test.XXXXXX)
+chmod 755 "$WORK"
+CLEANUPS=()
+on_exit() {
+        local i
+        for ((i = ${#CLEANUPS[@]} - 1; i >= 0; i--)); do
+                eval "${CLEANUPS[$i]}" >/dev/null 2>&1 || true
+        done
+        rm -rf "$WORK"
+}
+trap on_exit EXIT
+trap 'exit 1' INT TERM
+cleanup() { CLEANUPS+=("$*"); }
+
+# The workload: a known call chain (main → hot_outer → hot_inner) that spins.
+build_spin() { # out, [extra cc args]
+        local out=$1; shift
+        cat >"$WORK/spin.c" <<'SRC'
+volatile unsigned long sink;
+__attribute__((noinline)) void hot_inner(void) { for (int i = 0; i < 1000000; i++) sink += i; }
+__attribute__((noinline)) void hot_outer(void) { hot_inner(); }
+int main(void) { for (;;) hot_outer(); }
+SRC
+        gcc -O1 -g -fno-omit-frame-pointer "$@" -o "$out" "$WORK/spin.c"
+}
+
+# A minimal rootfs with the workload at /bin/app and the libc it needs.
+make_rootfs() { # dir, binary
+        local d=$1
+        mkdir -p "$d/bin" "$d/lib64" "$d/usr/lib/x86_64-linux-gnu" "$d/run"
+        cp "$2" "$d/bin/app"
+        cp /lib64/ld-linux-x86-64.so.2 "$d/lib64/"
+        cp /usr/lib/x86_64-linux-gnu/libc.so.6 "$d/usr/lib/x86_64-linux-gnu/"
+        chmod -R a+rX "$d"
+}
+
+# Field of the "map" line for path in the resolver output.
+map_field() { # output-file, path, field
+        awk -F'\t' -v p="$2" -v f="$3" '$1 == "map" && $2 == p { for (i = 3; i <= NF; i++) if (index($i, f "=") == 1) { print substr($i, length(f) + 2); exit } }' "$1"
+}
+
+# Asserts that path was resolved by method (regex) to a file with the right
+# identity, and that the resolved bytes are those of the expected file.
+assert_resolved() { # output-file, path, method-regex, expected-file, copy-dir
+        local out=$1 path=$2 method=$3 expected=$4 copies=$5 got verdict
+        got=$(map_field "$out" "$path" method)
+        verdict=$(map_field "$out" "$path" verdict)
+        [[ "$got" =~ ^($method)$ ]] || { cat "$out" >&2; fail "$path resolved by '$got', expected '$method'"; }
+        [[ "$verdict" == match || "$verdict" == match-alias ]] || { cat "$out" >&2; fail "$path: verdict '$verdict'"; }
+        cmp -s "$copies/$(basename "$path")" "$expected" || fail "$path: resolved file differs from $expected"
+        echo "ok: $path → $got ($verdict) $(map_field "$out" "$path" host)"
+}
+
+resolve() { # out-file, copy-dir, args...
+        local out=$1 copies=$2; shift 2
+        rm -rf "$copies"; mkdir -p "$copies"
+        "$PERISCOPE_RESOLVE" --copy-to="$copies" "$@" >"$out" 2>"$out.err" || { cat "$out.err" >&2; fail "periscope-resolve $* failed"; }
+}
+
+# Imports a rootfs as an image once per content (tag = hash of the rootfs).
+podman_import() { # podman-command-prefix (string), rootfs, name
+        local pfx=$1 rootfs=$2 name=$3 tag
+        tag=$(cd "$rootfs" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
+        if ! $pfx podman image exists "$name:$tag" 2>/dev/null; then
+                tar -C "$rootfs" -c . | $pfx podman import --change 'CMD ["/bin/app"]' - "$name:$tag" >/dev/null 2>&1 ||
+                        fail "podman import of $name failed"
+        fi
+        echo "$name:$tag"
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Rootless Podman with fuse-overlayfs: host root gets EACCES through
+# /proc/PID/map_files and /proc/PID/root, so files must come from the user's
+# store (~/.local/share/containers/storage), found through conmon's -c <id>
+# and the layer chain, and accepted by identity (inode, fuse device aliased to
+# the store's device).
+source "$(dirname "$0")/lib.sh"
+need podman runc fuse-overlayfs runuser
+user=periscope-rl
+uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
+as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=/home/$user/.config/containers/containers.conf"
+cd /
+
+build_spin "$WORK/spin"
+make_rootfs "$WORK/rootfs" "$WORK/spin"
+image=$(podman_import "$as_user" "$WORK/rootfs" localhost/periscope-test-spin)
+name=periscope-test-rootless-$$
+# Rootless Podman leaves a catatonit pause process: end it (by its pid) last.
+cleanup 'kill "$(cat /run/user/'$uid'/libpod/tmp/pause.pid)"'
+cleanup "$as_user podman rm -f -t 0 $name"
+$as_user podman run -d --network none --name "$name" "$image" >/dev/null 2>"$WORK/run.err" || { cat "$WORK/run.err"; fail "rootless podman run failed"; }
+pid=$($as_user podman inspect -f '{{.State.Pid}}' "$name")
+id=$($as_user podman inspect -f '{{.Id}}' "$name")
+[ "$pid" -gt 0 ] || fail "no pid for $name"
+if cat "/proc/$pid/root/bin/app" >/dev/null 2>&1; then
+        fail "root can read /proc/$pid/root/bin/app: this is not the fuse-overlayfs case the test is about"
+fi
+
+resolve "$WORK/out" "$WORK/copies" "$pid"
+grep -qP "^container\tengine=podman\tid=$id\tname=$name\timage=$image\towner=$uid$" "$WORK/out" ||
+        { cat "$WORK/out"; fail "container not classified as rootless podman $id $name (owner $uid)"; }
+assert_resolved "$WORK/out" /bin/app podman "$WORK/spin" "$WORK/copies"
+assert_resolved "$WORK/out" /usr/lib/x86_64-linux-gnu/libc.so.6 podman /usr/lib/x86_64-linux-gnu/libc.so.6 "$WORK/copies"
+assert_resolved "$WORK/out" /lib64/ld-linux-x86-64.so.2 podman /lib64/ld-linux-x86-64.so.2 "$WORK/copies"
+[[ "$(map_field "$WORK/out" /bin/app detail)" == *"map-files: Permission denied"* ]] || fail "map_files was expected to be denied"
+[[ "$(map_field "$WORK/out" /bin/app host)" == /home/$user/.local/share/containers/storage/overlay/*/diff/bin/app ]] || fail "not from the user's store"
+echo "PASS"
