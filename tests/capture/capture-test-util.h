@@ -42,6 +42,12 @@
 /* Start time of the reference capture; frame n (1..15) has time T0 + n. */
 #define TEST_T0 1000000000ll
 
+/* Address lists of the reference SAMPLE and ALLOCATION frames. */
+#define TEST_N_SAMPLE_ADDRS 6
+#define TEST_N_ALLOC_ADDRS 3
+extern const uint64_t test_sample_addrs[TEST_N_SAMPLE_ADDRS];
+extern const uint64_t test_alloc_addrs[TEST_N_ALLOC_ADDRS];
+
 /* Writes the reference capture: one frame of every type 1–15, in type order,
  * with the contents test_check_all_types() expects. */
 void test_write_all_types(CaptureWriter *w);
@@ -49,6 +55,11 @@ void test_write_all_types(CaptureWriter *w);
 /* Reads the 15 reference frames from r and checks every field of each
  * (the caller checks what follows). */
 void test_check_all_types(CaptureReader *r);
+
+/* Same; with TEST_FROM_SYSPROF_WRITER the header start time and the JITMAP
+ * frame's time/cpu/pid (which Sysprof's writer chooses itself) are not checked. */
+#define TEST_FROM_SYSPROF_WRITER 1u
+void test_check_all_types_full(CaptureReader *r, unsigned flags);
 
 /* A canonical, complete text form of a frame (every field, data as hex). */
 char *test_describe_frame(const CaptureFrame *f);
