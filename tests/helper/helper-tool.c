@@ -2,6 +2,10 @@
  * periscope-helper) from test scripts.
  *   helper-tool [--timeout MS] identify FILE...
  *   helper-tool [--timeout MS] symbolize FILE [--debug DEBUGFILE] OFFSET...
+ *   helper-tool [--debug-root DIR] [--debuginfod] resolve FILE OFFSET...
+ *       (finds the debug file like the service does, then symbolizes)
+ *   helper-tool batch FILE OFF[,OFF...] [FILE OFF[,OFF...]]...
+ *       (one client for all files: a failure for one must not hurt the next)
  *   helper-tool probe [HELPER-PROBE-ARGS...]
  * FILE "-" repeats the previous file; "+" in an identify list restarts nothing
  * but shows the helper start count. Output is line-oriented text. */
@@ -14,6 +18,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "debug-files.h"
 #include "helper-client.h"
 
 static void print_identity(const char *path, const HelperIdentity *id) {
@@ -107,11 +112,80 @@ static int cmd_identify(HelperClient *c, int argc, char **argv) {
         return 0;
 }
 
+static int cmd_resolve(HelperClient *c, const DebugFileOptions *o, int argc, char **argv) {
+        if (argc < 1)
+                return 2;
+        _cleanup_close_ int fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                fprintf(stderr, "open %s: %m\n", argv[0]);
+                return 1;
+        }
+        HelperIdentity id;
+        _cleanup_free_ char *why = NULL;
+        int r = helper_client_identify(c, fd, 0, &id, &why);
+        if (r < 0) {
+                printf("error %s\n", why ? why : strerror(-r));
+                return 0;
+        }
+        _cleanup_free_ char *abs = realpath(argv[0], NULL);
+        DebugFile df;
+        r = debug_file_find(c, o, fd, abs, &id, &df);
+        printf("debug-file %s %s\n", debug_file_kind_to_string(df.kind), df.path ? df.path : "-");
+        if (df.notes)
+                printf("notes %s\n", df.notes);
+        if (r < 0)
+                printf("lookup-error %s\n", strerror(-r));
+        char fdarg[32] = "";
+        if (df.fd >= 0)
+                snprintf(fdarg, sizeof fdarg, "/proc/self/fd/%d", df.fd);
+        char **args = calloc((size_t) argc + 3, sizeof(char *));
+        int k = 0;
+        args[k++] = argv[0];
+        if (df.fd >= 0) {
+                args[k++] = "--debug";
+                args[k++] = fdarg;
+        }
+        for (int i = 1; i < argc; i++)
+                args[k++] = argv[i];
+        r = cmd_symbolize(c, k, args);
+        free(args);
+        debug_file_clear(&df);
+        return r;
+}
+
+static int cmd_batch(HelperClient *c, int argc, char **argv) {
+        for (int i = 0; i + 1 < argc; i += 2) {
+                printf("== %s\n", argv[i]);
+                char *list = strdup(argv[i + 1]);
+                char *args[HELPER_MAX_BATCH + 2];
+                int k = 0;
+                args[k++] = argv[i];
+                for (char *save = NULL, *t = strtok_r(list, ",", &save); t && k < (int) HELPER_MAX_BATCH;
+                     t = strtok_r(NULL, ",", &save))
+                        args[k++] = t;
+                int r = cmd_symbolize(c, k, args);
+                free(list);
+                if (r != 0)
+                        return r;
+                printf("starts %u\n", helper_client_get_starts(c));
+                fflush(stdout);
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
         HelperClientConfig cfg = {};
+        DebugFileOptions dopts = {};
         int i = 1;
         while (i + 1 < argc && argv[i][0] == '-' && argv[i][1] == '-') {
-                if (strcmp(argv[i], "--timeout") == 0)
+                if (strcmp(argv[i], "--debuginfod") == 0) {
+                        dopts.debuginfod = true;
+                        i++;
+                        continue;
+                }
+                if (strcmp(argv[i], "--debug-root") == 0)
+                        dopts.debug_root = argv[i + 1];
+                else if (strcmp(argv[i], "--timeout") == 0)
                         cfg.timeout_ms = (unsigned) atoi(argv[i + 1]);
                 else if (strcmp(argv[i], "--cpu") == 0)
                         cfg.cpu_seconds = (unsigned) atoi(argv[i + 1]);
@@ -144,6 +218,10 @@ int main(int argc, char **argv) {
         }
         if (strcmp(cmd, "identify") == 0)
                 return cmd_identify(c, argc - i, argv + i);
+        if (strcmp(cmd, "batch") == 0)
+                return cmd_batch(c, argc - i, argv + i);
+        if (strcmp(cmd, "resolve") == 0)
+                return cmd_resolve(c, &dopts, argc - i, argv + i);
         if (strcmp(cmd, "symbolize") == 0)
                 return cmd_symbolize(c, argc - i, argv + i);
         fprintf(stderr, "unknown command %s\n", cmd);

@@ -57,6 +57,11 @@ def symbolize(binary, offs, debug=None, extra=()):
     if debug:
         args += ["--debug", debug]
     out = run(*args, *offs)
+    print(out)
+    return symbolize_parse(out)
+
+
+def symbolize_parse(out):
     res, cur = {}, None
     for line in out.splitlines():
         m = re.match(r"^(0x[0-9a-f]+) \[(unresolved: .*)\]$", line)
@@ -71,7 +76,6 @@ def symbolize(binary, offs, debug=None, extra=()):
         m = re.match(r"^  (.*?)( \[inlined\])? \+0x[0-9a-f]+ at (.*):(\d+) \((.*)\)$", line)
         if m and cur:
             res[cur].append((m.group(1), bool(m.group(2)), m.group(3), int(m.group(4)), m.group(5)))
-    print(out)
     return res
 
 
@@ -142,6 +146,183 @@ def case_probe(tmp):
         check(False, "no connection arrived on the host")
     except socket.timeout:
         check(True, "no connection arrived on the host")
+
+
+def resolve(binary, offs, root=None, debuginfod=False, env=None):
+    args = [TOOL]
+    if root:
+        args += ["--debug-root", root]
+    if debuginfod:
+        args += ["--debuginfod"]
+    out = run(*args, "resolve", binary, *offs, env=env)
+    print(out)
+    info = {}
+    for line in out.splitlines():
+        if line.startswith("debug-file ") or line.startswith("notes "):
+            k, v = line.split(" ", 1)
+            info[k] = v
+    return info, symbolize_parse(out)
+
+
+def build_id_of(path):
+    out = run(TOOL, "identify", path)
+    for l in out.splitlines():
+        if l.startswith("build-id "):
+            return l.split()[1]
+    raise SystemExit("no build-id line")
+
+
+def stripped_pair(tmp, name="inl", extra=()):
+    """Builds the inline workload, splits it into a stripped binary and a
+    debug file (objcopy --only-keep-debug), returns (binary, debugfile, offsets)."""
+    need("objcopy")
+    need("strip")
+    b = build(tmp, "workload-inline.c", name, flags=("-O2", "-g", "-Wl,--build-id", *extra))
+    o = offsets(b)
+    dbg = b + ".debug"
+    run("objcopy", "--only-keep-debug", b, dbg)
+    run("strip", "--strip-all", b)
+    return b, dbg, o
+
+
+def chain_names(res, off):
+    v = res.get(off)
+    return [f[0] for f in v] if isinstance(v, list) else v
+
+
+def case_buildid(tmp):
+    b, dbg, o = stripped_pair(tmp)
+    empty = os.path.join(tmp, "empty-root")
+    os.makedirs(empty)
+    info, r = resolve(b, [o["inner"]], root=empty)
+    check(info["debug-file"] == "none -", "no debug file in an empty debug root")
+    check("inner_inline" not in str(r), "the stripped binary alone has no inline names")
+
+    root = os.path.join(tmp, "debug")
+    bid = build_id_of(b)
+    d = os.path.join(root, ".build-id", bid[:2])
+    os.makedirs(d)
+    # a wrong file at the build-id path is refused, not used
+    other, other_dbg, _ = stripped_pair(tmp, "other", extra=("-O1",))
+    shutil.copy(other_dbg, os.path.join(d, bid[2:] + ".debug"))
+    info, r = resolve(b, [o["inner"]], root=root)
+    check(info["debug-file"] == "none -", "a debug file with another build-id is not used")
+    check("build-id mismatch" in info.get("notes", ""), "the build-id mismatch is said: %s" % info.get("notes"))
+
+    shutil.copy(dbg, os.path.join(d, bid[2:] + ".debug"))
+    info, r = resolve(b, [o["inner"], o["work"]], root=root)
+    check(info["debug-file"].startswith("build-id %s/.build-id/%s/%s.debug" % (root, bid[:2], bid[2:])),
+          "found by build-id: %s" % info["debug-file"])
+    check(chain_names(r, o["inner"]) == ["inner_inline", "outer_inline", "work_function"],
+          "inline chain from the debug file: %s" % chain_names(r, o["inner"]))
+    check(all(f[4] == "debug-file" for f in r[o["inner"]]), "provenance says debug-file")
+    check(chain_names(r, o["work"]) == ["work_function"], "plain function from the debug file")
+
+
+def case_debuglink(tmp):
+    b, dbg, o = stripped_pair(tmp)
+    run("objcopy", "--add-gnu-debuglink=" + dbg, b)
+    root = os.path.join(tmp, "empty-root")
+    os.makedirs(root)
+    info, r = resolve(b, [o["inner"]], root=root)
+    check(info["debug-file"] == "debuglink %s" % dbg, "found by .gnu_debuglink next to the binary: %s" % info["debug-file"])
+    check(chain_names(r, o["inner"]) == ["inner_inline", "outer_inline", "work_function"], "names through debuglink")
+
+    # .debug/ subdirectory
+    os.makedirs(os.path.join(tmp, ".debug"))
+    shutil.move(dbg, os.path.join(tmp, ".debug", os.path.basename(dbg)))
+    info, r = resolve(b, [o["inner"]], root=root)
+    check(info["debug-file"] == "debuglink %s/.debug/%s" % (tmp, os.path.basename(dbg)), "found in .debug/")
+
+    # the debug file changed after the link was made: CRC mismatch
+    with open(os.path.join(tmp, ".debug", os.path.basename(dbg)), "ab") as f:
+        f.write(b"changed")
+    info, r = resolve(b, [o["inner"]], root=root)
+    check(info["debug-file"] == "none -", "a debuglink target with the wrong CRC is refused")
+    check("CRC mismatch" in info.get("notes", "") and "not used" in info.get("notes", ""),
+          "the CRC mismatch is said: %s" % info.get("notes"))
+    check("inner_inline" not in str(r), "no names from the refused file")
+
+
+def case_minidebuginfo(tmp):
+    """MiniDebugInfo built like Fedora's find-debuginfo does."""
+    for p in ("objcopy", "strip", "nm", "xz"):
+        need(p)
+    b = build(tmp, "workload-inline.c", "inl", flags=("-O2", "-g"))
+    o = offsets(b)
+    dyn = set(l.split()[0] for l in run("nm", "-D", "--format=posix", "--defined-only", b).splitlines())
+    funcs = set(l.split()[0] for l in run("nm", "--format=posix", "--defined-only", b).splitlines()
+                if len(l.split()) > 1 and l.split()[1] in ("T", "t", "D"))
+    keep = os.path.join(tmp, "keep")
+    with open(keep, "w") as f:
+        f.write("\n".join(sorted(funcs - dyn)) + "\n")
+    dbg = os.path.join(tmp, "debug")
+    mini = os.path.join(tmp, "mini_debuginfo")
+    run("objcopy", "--only-keep-debug", b, dbg)
+    run("objcopy", "-S", "--remove-section", ".gdb_index", "--remove-section", ".comment",
+        "--keep-symbols=" + keep, dbg, mini)
+    run("xz", "-f", mini)
+    run("strip", "--strip-all", "--remove-section", ".comment", b)
+    run("objcopy", "--add-section", ".gnu_debugdata=" + mini + ".xz", b)
+    ident = run(TOOL, "identify", b)
+    print(ident)
+    check(" gnu_debugdata" in ident and " symtab" not in ident and " dwarf" not in ident,
+          "the binary has only MiniDebugInfo")
+    root = os.path.join(tmp, "empty-root")
+    os.makedirs(root)
+    info, r = resolve(b, [o["work"], o["inner"]], root=root)
+    check(chain_names(r, o["work"]) == ["work_function"], "function named from MiniDebugInfo: %s" % chain_names(r, o["work"]))
+    check(r[o["work"]][0][4] == "minidebuginfo", "provenance says minidebuginfo")
+    check(chain_names(r, o["inner"]) == ["work_function"], "an inlined point is named by its function (no DWARF)")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def case_debuginfod(tmp):
+    import time
+    import urllib.request
+    need("debuginfod")
+    b, dbg, o = stripped_pair(tmp)
+    served = os.path.join(tmp, "served")
+    os.makedirs(served)
+    shutil.move(dbg, os.path.join(served, "inl.debug"))
+    port = free_port()
+    db = os.path.join(tmp, "debuginfod.sqlite")
+    srv = subprocess.Popen(["debuginfod", "-F", "-p", str(port), "-d", db, "-t", "1", served],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        scanned = False
+        for _ in range(200):
+            try:
+                m = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=2).read().decode()
+                vals = [float(l.split()[-1]) for l in m.splitlines() if l.startswith("scanned_files_total")]
+                if vals and sum(vals) >= 1:
+                    scanned = True
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        if not scanned:
+            raise SystemExit("debuginfod on port %d did not scan %s in 20 s" % (port, served))
+        root = os.path.join(tmp, "empty-root")
+        os.makedirs(root)
+        env = dict(os.environ, DEBUGINFOD_URLS="http://127.0.0.1:%d" % port,
+                   DEBUGINFOD_CACHE_PATH=os.path.join(tmp, "cache"))
+        info, r = resolve(b, [o["inner"]], root=root, env=env)
+        check(info["debug-file"] == "none -", "debuginfod is not asked unless the option is on")
+        info, r = resolve(b, [o["inner"]], root=root, debuginfod=True, env=env)
+        check(info["debug-file"].startswith("debuginfod "), "fetched from debuginfod: %s" % info["debug-file"])
+        check(chain_names(r, o["inner"]) == ["inner_inline", "outer_inline", "work_function"],
+              "names from the debuginfod file")
+    finally:
+        srv.kill()
+        srv.wait()
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
