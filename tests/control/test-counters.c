@@ -151,33 +151,45 @@ int main(void) {
         proc_cpu(&busy1, &total1);
         int64_t cpu_t1 = now_ns();
 
-        /* Phase 2: a child touches 200 MB and holds it. */
-        int pipefd[2];
-        if (pipe(pipefd) < 0)
-                return 1;
-        int64_t mem0 = proc_mem_used();
-        int64_t mem_t0 = now_ns();
-        pid = fork();
-        if (pid == 0) {
-                /* volatile: the compiler must not drop stores nobody reads */
-                volatile char *p = malloc(ALLOC_BYTES);
-                if (!p)
-                        _exit(1);
-                for (size_t i = 0; i < ALLOC_BYTES; i += 4096)
-                        p[i] = 0x5a;
-                if (write(pipefd[1], "x", 1) != 1)
-                        _exit(1);
-                usleep(800000);
-                _exit(p[12345] == 0x5a ? 0 : 1);
+        /* Phase 2: a child touches 200 MB and holds it; up to five
+         * times, since other processes on a shared machine move memory too. */
+        int64_t mem0[5], mem1[5], mem_t0[5], mem_t1[5];
+        int rounds = 0;
+        for (int k = 0; k < 5; k++) {
+                rounds++;
+                int pipefd[2];
+                if (pipe(pipefd) < 0)
+                        return 1;
+                /* A counter sample right next to each /proc read. */
+                mem0[k] = proc_mem_used();
+                mem_t0[k] = now_ns();
+                counters_sample(c);
+                pid = fork();
+                if (pid == 0) {
+                        /* volatile: the compiler must not drop stores nobody reads */
+                        volatile char *p = malloc(ALLOC_BYTES);
+                        if (!p)
+                                _exit(1);
+                        for (size_t i = 0; i < ALLOC_BYTES; i += 4096)
+                                p[i] = 0x5a;
+                        if (write(pipefd[1], "x", 1) != 1)
+                                _exit(1);
+                        usleep(800000);
+                        _exit(p[12288] == 0x5a ? 0 : 1);
+                }
+                close(pipefd[1]);
+                char byte;
+                while (read(pipefd[0], &byte, 1) != 1)
+                        ;
+                close(pipefd[0]);
+                mem1[k] = proc_mem_used();
+                mem_t1[k] = now_ns();
+                counters_sample(c);
+                run_loop_until_exit(e, pid);
+                run_loop_for(e, 3 * INTERVAL_MS * 1000000ll);
+                if (mem1[k] - mem0[k] >= (int64_t) (150ull << 20))
+                        break; /* /proc saw it: no need for another round */
         }
-        close(pipefd[1]);
-        char byte;
-        while (read(pipefd[0], &byte, 1) != 1)
-                ;
-        int64_t mem_t1 = now_ns();
-        int64_t mem1 = proc_mem_used();
-        run_loop_until_exit(e, pid);
-        run_loop_for(e, 2 * INTERVAL_MS * 1000000ll);
 
         unsigned n_counters = counters_get_n_counters(c), n_missing = counters_get_n_missing(c);
         if (counters_sample(c) < 0)
@@ -275,23 +287,27 @@ int main(void) {
         if (avg < 100.0 / (double) ncpu * 0.7)
                 fail("CPU counter %.1f%% while one of %ld CPUs was busy-looping", avg, ncpu);
 
-        /* Memory: the last value before the allocation vs the highest while held. */
-        double before = -1, peak = -1;
-        for (size_t i = 0; i < n_mem; i++) {
-                if (mem[i].time <= mem_t0)
-                        before = mem[i].value;
-                if (mem[i].time >= mem_t1 && mem[i].value > peak)
-                        peak = mem[i].value;
+        /* Memory: the last value before the allocation vs the highest while
+         * held, next to what /proc said over the same interval. One of the
+         * three rounds must show the growth and agree with /proc. */
+        bool mem_ok = false;
+        for (int k = 0; k < rounds && !mem_ok; k++) {
+                double before = -1, after = -1;
+                for (size_t i = 0; i < n_mem; i++) {
+                        if (before < 0 && mem[i].time >= mem_t0[k])
+                                before = mem[i].value;
+                        if (after < 0 && mem[i].time >= mem_t1[k])
+                                after = mem[i].value;
+                }
+                double grew = after - before, proc_grew = (double) (mem1[k] - mem0[k]);
+                printf("memory round %d: counter grew %.1f MB, /proc %.1f MB while a child touched 200 MB\n", k,
+                       grew / 1048576.0, proc_grew / 1048576.0);
+                mem_ok = before >= 0 && after >= 0 && grew >= 150.0 * 1048576 &&
+                         fabs(before - (double) mem0[k]) <= 32.0 * 1048576 &&
+                         fabs(after - (double) mem1[k]) <= 32.0 * 1048576;
         }
-        double grew = peak - before, proc_grew = (double) (mem1 - mem0);
-        printf("memory: counter grew %.1f MB, /proc %.1f MB while a child touched 200 MB\n", grew / 1048576.0,
-               proc_grew / 1048576.0);
-        if (before < 0 || peak < 0)
-                fail("no memory samples around the allocation");
-        if (grew < 150.0 * 1048576)
-                fail("memory counter grew %.1f MB for a 200 MB allocation", grew / 1048576.0);
-        if (fabs(grew - proc_grew) > 64.0 * 1048576)
-                fail("memory counter grew %.1f MB, /proc %.1f MB", grew / 1048576.0, proc_grew / 1048576.0);
+        if (!mem_ok)
+                fail("the memory counter did not follow a 200 MB allocation as /proc did in any of %d rounds", rounds);
 
         /* Sysprof's reader takes the file. */
         lseek(fd, 0, SEEK_SET);
