@@ -209,6 +209,10 @@ static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int ch
 static char *describe_exit(int status) {
         if (WIFSIGNALED(status))
                 return strdup_printf("crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        /* bwrap reports a child killed by signal N as exit status 128+N */
+        if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + 65)
+                return strdup_printf("crashed (signal %d, %s)", WEXITSTATUS(status) - 128,
+                                     strsignal(WEXITSTATUS(status) - 128));
         if (WIFEXITED(status))
                 return strdup_printf("exited with status %d", WEXITSTATUS(status));
         return strdup("ended");

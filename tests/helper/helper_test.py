@@ -325,6 +325,169 @@ def case_debuginfod(tmp):
         srv.wait()
 
 
+def elf_phdrs(data):
+    import struct
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    out = []
+    for i in range(phnum):
+        p_type, p_flags, p_offset, p_vaddr, _, p_filesz, _, _ = struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize)
+        out.append((p_type, p_offset, p_vaddr, p_filesz))
+    return out
+
+
+def offset_to_vaddr(data, off):
+    for t, o, v, fs in elf_phdrs(data):
+        if t == 1 and o <= off < o + fs:
+            return v + off - o
+    raise SystemExit("offset 0x%x not in a PT_LOAD" % off)
+
+
+def uleb(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def dwarf_bomb(kind, low, size):
+    """(.debug_abbrev, .debug_info, .debug_aranges) of a hostile DWARF unit
+    covering [low, low+size)."""
+    import struct
+    abbrev = bytearray()
+    abbrev += b"\x01\x11\x01" + b"\x03\x08\x11\x01\x12\x07" + b"\x00\x00"     # CU
+    abbrev += b"\x02\x2e\x01" + b"\x03\x08\x11\x01\x12\x07" + b"\x00\x00"     # subprogram
+    abbrev += b"\x03\x0b\x01" + b"\x11\x01\x12\x07" + b"\x00\x00"             # lexical_block
+    abbrev += b"\x04\x1d\x01" + b"\x31\x13\x11\x01\x12\x07" + b"\x00\x00"     # inlined_subroutine
+    if kind == "abbrev":
+        # one abbreviation with two million attributes
+        abbrev += b"\x05\x0b\x01" + b"\x11\x01\x12\x07" + b"\x03\x19" * 2000000 + b"\x00\x00"
+    abbrev += b"\x00"
+    body = bytearray()
+    rng = struct.pack("<QQ", low, size)
+    body += b"\x01" + b"bomb.c\x00" + rng
+    body += b"\x02" + b"bomb\x00" + rng
+    depth = 0
+    if kind == "deep":
+        body += (b"\x03" + rng) * 400000
+        depth = 400000
+    elif kind == "loop":
+        # inlined_subroutine whose abstract origin is itself (offset from CU start)
+        off = 11 + len(body)
+        body += b"\x04" + struct.pack("<I", off) + rng
+        depth = 1
+    elif kind == "abbrev":
+        body += b"\x05" + rng
+        depth = 1
+    body += b"\x00" * (depth + 2)
+    hdr = struct.pack("<HIB", 4, 0, 8)
+    info = struct.pack("<I", len(hdr) + len(body)) + hdr + body
+    ar = struct.pack("<HIBB", 2, 0, 8, 0) + b"\x00" * 4 + struct.pack("<QQQQ", low, size, 0, 0)
+    aranges = struct.pack("<I", len(ar)) + ar
+    return bytes(abbrev), info, aranges
+
+
+def case_hostile(tmp):
+    import struct
+    need("objcopy")
+    good = build(tmp, "workload-inline.c", "good")
+    o = offsets(good)
+    data = open(good, "rb").read()
+    hostile = {}
+
+    def write(name, content):
+        p = os.path.join(tmp, name)
+        with open(p, "wb") as f:
+            f.write(content)
+        hostile[name] = p
+
+    write("truncated-header", data[:40])
+    write("truncated-half", data[:len(data) // 2])
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shnum, shstrndx = struct.unpack_from("<HH", data, 60)
+    # every section at the same offset with a size past the end of the file
+    d = bytearray(data)
+    for i in range(shnum):
+        struct.pack_into("<QQ", d, shoff + i * 64 + 24, 64, len(data) * 4)
+    write("overlapping-sections", bytes(d))
+    # huge counts: 65535 program and section headers, offsets near the end
+    d = bytearray(data)
+    struct.pack_into("<H", d, 56, 0xffff)
+    struct.pack_into("<H", d, 60, 0xffff)
+    write("huge-counts", bytes(d))
+    # a symbol table claiming an enormous size and entries
+    d = bytearray(data)
+    for i in range(shnum):
+        t, = struct.unpack_from("<I", d, shoff + i * 64 + 4)
+        if t in (2, 11):  # SHT_SYMTAB, SHT_DYNSYM
+            struct.pack_into("<Q", d, shoff + i * 64 + 32, 0x7fffffffffff)
+    write("huge-symtab", bytes(d))
+    # bad string offsets: section names, and the symbol/string table links
+    d = bytearray(data)
+    for i in range(shnum):
+        struct.pack_into("<I", d, shoff + i * 64, 0xfffffff0)
+        t, = struct.unpack_from("<I", d, shoff + i * 64 + 4)
+        if t in (2, 11):
+            struct.pack_into("<I", d, shoff + i * 64 + 40, 0xffff)
+    write("bad-string-offsets", bytes(d))
+    d = bytearray(data)
+    struct.pack_into("<H", d, 62, 0xfffe)
+    write("bad-shstrndx", bytes(d))
+
+    # DWARF bombs on a copy without its own debug info
+    nodebug = os.path.join(tmp, "nodebug")
+    run("objcopy", "--strip-debug", good, nodebug)
+    vaddr = offset_to_vaddr(data, int(o["work"], 16))
+    for kind in ("deep", "loop", "abbrev"):
+        ab, info, ar = dwarf_bomb(kind, vaddr - 0x40, 0x100)
+        open(os.path.join(tmp, "abbrev"), "wb").write(ab)
+        open(os.path.join(tmp, "info"), "wb").write(info)
+        open(os.path.join(tmp, "aranges"), "wb").write(ar)
+        out = os.path.join(tmp, "dwarf-bomb-" + kind)
+        run("objcopy", "--add-section", ".debug_abbrev=" + os.path.join(tmp, "abbrev"),
+            "--add-section", ".debug_info=" + os.path.join(tmp, "info"),
+            "--add-section", ".debug_aranges=" + os.path.join(tmp, "aranges"), nodebug, out)
+        hostile["dwarf-bomb-" + kind] = out
+
+    args = [TOOL, "--timeout", "8000", "--cpu", "8", "batch"]
+    offs = ",".join([o["inner"], o["work"]])
+    for name, path in hostile.items():
+        args += [path, offs, good, offs]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    print(p.stdout[-20000:], p.stderr[-5000:])
+    check(p.returncode == 0, "the client survives every hostile file")
+    sections = p.stdout.split("== ")[1:]
+    check(len(sections) == 2 * len(hostile), "every file got an answer (%d of %d)" % (len(sections), 2 * len(hostile)))
+    names = list(hostile)
+    restarts = 0
+    last_starts = 1
+    for i in range(0, len(sections) - 1, 2):
+        bad, ok = sections[i], sections[i + 1]
+        name = names[i // 2]
+        failed = "[unresolved: " in bad
+        res = symbolize_parse(ok)
+        check(chain_names(res, o["inner"]) == ["inner_inline", "outer_inline", "work_function"],
+              "after %s the next file is symbolized correctly" % name)
+        # a hostile file yields, per address, names or a reason
+        lines = [l for l in bad.splitlines()[1:] if l.startswith("0x")]
+        check(len(lines) == 2 and all(" status " in l or "[unresolved: " in l for l in lines),
+              "%s: an answer or a reason for each address" % name)
+        starts = int(ok.strip().splitlines()[-1].split()[1])
+        if starts > last_starts:
+            restarts += 1
+        last_starts = starts
+        print("%s: %s" % (name, "unresolved" if failed else "answered"))
+    print("helper restarts: %d" % restarts)
+    # the deep DIE chain overflows libdw's recursion: the real helper dies and
+    # is restarted, which is exactly the path this test must cover
+    check(restarts >= 1, "a hostile file killed the real helper and the client restarted it")
+    deep = sections[names.index("dwarf-bomb-deep") * 2]
+    check("[unresolved: helper failed: " in deep, "the DWARF bomb's addresses are reported unresolved with the reason")
+
+
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
 
 if __name__ == "__main__":
