@@ -280,6 +280,7 @@ typedef struct DevAlias {
 
 typedef struct Attempt {
         Resolver *r;
+        const MountTable *theirs;   /* the process's mount table, if known */
         const MappingIdentity *id;
         ResolverProvenance *prov;
         bool saw_other_file;
@@ -301,7 +302,7 @@ static void trail(Attempt *a, const char *fmt, ...) {
 }
 
 /* The superblock device of the mount fd lives on, from fdinfo's mnt_id. */
-static int fd_mount_dev(Resolver *r, int fd, unsigned *ret_major, unsigned *ret_minor) {
+static int fd_mount_dev(Resolver *r, const MountTable *theirs, int fd, unsigned *ret_major, unsigned *ret_minor) {
         char path[64];
         _cleanup_free_ char *text = NULL;
         int mnt_id;
@@ -312,6 +313,13 @@ static int fd_mount_dev(Resolver *r, int fd, unsigned *ret_major, unsigned *ret_
         const char *m = strstr(text, "mnt_id:");
         if (!m || sscanf(m + 7, "%d", &mnt_id) != 1)
                 return -ENOENT;
+        /* Mount ids are global: an fd from /proc/P/... lives on one of P's mounts. */
+        const MountEntry *t = mount_table_find_by_id(theirs, mnt_id);
+        if (t) {
+                *ret_major = t->dev_major;
+                *ret_minor = t->dev_minor;
+                return 0;
+        }
         for (int attempt = 0; attempt < 2; attempt++) {
                 if (!r->host_mounts || attempt == 1) {
                         mount_table_free(r->host_mounts);
@@ -362,7 +370,7 @@ static int consider(Attempt *a, ResolverMethod method, int fd, const char *host_
         unsigned mmaj, mmin;
         if (st.st_dev == want)
                 verdict = RESOLVER_VERDICT_MATCH;
-        else if (fd_mount_dev(a->r, cfd, &mmaj, &mmin) >= 0 && mmaj == id->dev_major && mmin == id->dev_minor) {
+        else if (fd_mount_dev(a->r, a->theirs, cfd, &mmaj, &mmin) >= 0 && mmaj == id->dev_major && mmin == id->dev_minor) {
                 verdict = RESOLVER_VERDICT_MATCH_ALIAS;
                 snprintf(why, sizeof(why), " (device %u:%u is the superblock of its mount, e.g. a btrfs subvolume %u:%u)",
                          mmaj, mmin, major(st.st_dev), minor(st.st_dev));
@@ -548,8 +556,12 @@ static int try_podman(Attempt *a, ProcessSnapshot *p, const char *path, int *ret
                         continue;
                 if (fd < 0) {
                         trail(a, "podman: %s: %s", shown, strerror(-fd));
-                        if (fd == -ELOOP || fd == -EXDEV)
-                                a->r->log_func(a->r->log_userdata, a->prov->detail);
+                        if (fd == -ELOOP || fd == -EXDEV) {
+                                char msg[RESOLVER_PATH_MAX + 160];
+                                snprintf(msg, sizeof(msg), "rejected %s in the Podman store of uid %u: %s", shown,
+                                         (unsigned) p->info.owner_uid, fd == -ELOOP ? "symlink" : "escapes the layer");
+                                a->r->log_func(a->r->log_userdata, msg);
+                        }
                         continue;
                 }
                 if (!need_identity) {
@@ -560,6 +572,12 @@ static int try_podman(Attempt *a, ProcessSnapshot *p, const char *path, int *ret
                 }
                 if (consider(a, RESOLVER_METHOD_PODMAN, fd, shown, &alias, ret_fd) > 0)
                         return 1;
+                /* The store belongs to the container's owner: a file there that is
+                 * not the mapped one may be an attempt to make us read another. */
+                char msg[RESOLVER_PATH_MAX + 160];
+                snprintf(msg, sizeof(msg), "ignored %s in the Podman store of uid %u: not the file mapped by pid %d (inode %ju, mapped %" PRIu64 ")",
+                         shown, (unsigned) p->info.owner_uid, (int) p->pid, (uintmax_t) a->prov->found_inode, a->id->inode);
+                a->r->log_func(a->r->log_userdata, msg);
         }
         trail(a, "podman: no layer of %s holds a matching %s", p->podman->name, path);
         return 0;
@@ -618,6 +636,7 @@ int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *id, con
         strip_deleted(path, clean, sizeof(clean));
         (void) resolver_snapshot_process(r, pid);
         ProcessSnapshot *p = find_snapshot(r, pid);
+        a.theirs = p ? p->mounts : NULL;
 
         if (method_on(r, RESOLVER_METHOD_PINNED))
                 k = try_pinned(&a, pid, &fd);

@@ -19,34 +19,38 @@ events_logger = "file"
 EOF
 mv -f "$conf_dir/containers.conf.new" "$conf_dir/containers.conf"
 
-# Rootless Podman user: storage through fuse-overlayfs, so host root gets
-# EACCES through /proc/PID/root and /proc/PID/map_files.
-user=periscope-rl
-if ! id -u "$user" >/dev/null 2>&1; then
-        useradd -m -s /bin/bash "$user"
-fi
-uid=$(id -u "$user")
-home=$(getent passwd "$user" | cut -d: -f6)
-grep -q "^$user:" /etc/subuid || usermod --add-subuids 200000-265535 "$user"
-grep -q "^$user:" /etc/subgid || usermod --add-subgids 200000-265535 "$user"
-mkdir -p "/run/user/$uid"
-chown "$user:" "/run/user/$uid"
-chmod 700 "/run/user/$uid"
-[ -e /dev/fuse ] && chmod 666 /dev/fuse
-
-runuser -u "$user" -- mkdir -p "$home/.config/containers"
-runuser -u "$user" -- tee "$home/.config/containers/storage.conf" >/dev/null <<'EOF'
+# Rootless Podman users (one per test that runs rootless containers, so
+# tests can run in parallel): storage through fuse-overlayfs, so host root
+# gets EACCES through /proc/PID/root and /proc/PID/map_files.
+setup_rootless_user() { # user, first subuid
+        local user=$1 sub=$2 uid home
+        if ! id -u "$user" >/dev/null 2>&1; then
+                useradd -m -s /bin/bash "$user"
+        fi
+        uid=$(id -u "$user")
+        home=$(getent passwd "$user" | cut -d: -f6)
+        grep -q "^$user:" /etc/subuid || usermod --add-subuids "$sub-$((sub + 65535))" "$user"
+        grep -q "^$user:" /etc/subgid || usermod --add-subgids "$sub-$((sub + 65535))" "$user"
+        mkdir -p "/run/user/$uid"
+        chown "$user:" "/run/user/$uid"
+        chmod 700 "/run/user/$uid"
+        runuser -u "$user" -- mkdir -p "$home/.config/containers"
+        runuser -u "$user" -- tee "$home/.config/containers/storage.conf" >/dev/null <<'EOF2'
 [storage]
 driver = "overlay"
 [storage.options.overlay]
 mount_program = "/usr/bin/fuse-overlayfs"
-EOF
-runuser -u "$user" -- tee "$home/.config/containers/containers.conf" >/dev/null <<'EOF'
+EOF2
+        runuser -u "$user" -- tee "$home/.config/containers/containers.conf" >/dev/null <<'EOF2'
 [containers]
 default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
 [engine]
 runtime = "runc"
 cgroup_manager = "cgroupfs"
 events_logger = "file"
-EOF
+EOF2
+}
+[ -e /dev/fuse ] && chmod 666 /dev/fuse
+setup_rootless_user periscope-rl 200000
+setup_rootless_user periscope-rlh 300000
 exit 0

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Hostile rootless storage: the store under ~USER belongs to the user, who
+# may craft it. Each crafted piece must be rejected with a warning, resolution
+# must go on (no crash, other output intact), and nothing else may be
+# returned in place of the mapped file:
+#   containers.json → /etc/shadow (symlink), a symlink loop, 200 MB, invalid
+#   UTF-8; layers.json parent "../../../etc"; a layer file that is a symlink
+#   to another user's file; a layer file that is a hard link to /etc/shadow.
+source "$(dirname "$0")/lib.sh"
+need podman runc fuse-overlayfs runuser truncate
+user=periscope-rlh
+uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
+home=$(getent passwd "$user" | cut -d: -f6)
+store=$home/.local/share/containers/storage
+as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=$home/.config/containers/containers.conf"
+cd /
+
+build_spin "$WORK/spin"
+make_rootfs "$WORK/rootfs" "$WORK/spin"
+image=$(podman_import "$as_user" "$WORK/rootfs" localhost/periscope-test-spin)
+name=periscope-test-hostile-$$
+cleanup 'kill "$(cat /run/user/'$uid'/libpod/tmp/pause.pid)"'
+cleanup "$as_user podman rm -f -t 0 $name"
+$as_user podman run -d --network none --name "$name" "$image" >/dev/null 2>"$WORK/run.err" || { cat "$WORK/run.err"; fail "rootless podman run failed"; }
+pid=$($as_user podman inspect -f '{{.State.Pid}}' "$name")
+[ "$pid" -gt 0 ] || fail "no pid for $name"
+
+cj=$store/overlay-containers/containers.json
+lj=$store/overlay-layers/layers.json
+cp -a "$cj" "$WORK/containers.json.orig"
+cp -a "$lj" "$WORK/layers.json.orig"
+restore() {
+        rm -f "$cj" "$lj"
+        cp -a "$WORK/containers.json.orig" "$cj"
+        cp -a "$WORK/layers.json.orig" "$lj"
+}
+cleanup restore
+
+# Baseline: the untouched store resolves.
+resolve "$WORK/base" "$WORK/copies" "$pid"
+assert_resolved "$WORK/base" /bin/app podman "$WORK/spin" "$WORK/copies"
+layer_file=$(map_field "$WORK/base" /bin/app host)
+
+hostile_case() { # description, expected warning regex
+        local what=$1 warning=$2 out=$WORK/out-$RANDOM
+        resolve "$out" "$WORK/copies" "$pid"
+        grep -qE "$warning" "$out.err" || { cat "$out.err"; fail "$what: no warning matching '$warning'"; }
+        [ "$(map_field "$out" /bin/app method)" != podman ] || fail "$what: still resolved through the crafted store"
+        [ ! -e "$WORK/copies/app" ] || fail "$what: a file was returned"
+        grep -q "^map	/usr/lib/x86_64-linux-gnu/libc.so.6	" "$out" || fail "$what: resolution of the other mappings did not go on"
+        echo "ok: $what → $(grep -E "$warning" "$out.err" | head -1)"
+        restore
+}
+
+ln -sf /etc/shadow "$cj.tmp" && mv -f "$cj.tmp" "$cj"
+hostile_case "containers.json → /etc/shadow" "rejected .*containers.json: it is a symlink"
+
+rm -f "$cj" && ln -s containers.json "$cj"
+hostile_case "containers.json symlink loop" "rejected .*containers.json: it is a symlink"
+
+rm -f "$cj" && truncate -s 200M "$cj"
+hostile_case "200 MB containers.json" "rejected .*containers.json: it is larger than the limit"
+
+sed "s/\"names\":\[\"$name\"\]/\"names\":[\"bad-\xff\xfe-name\"]/" "$WORK/containers.json.orig" >"$cj"
+grep -q $'\xff' "$cj" || fail "could not inject invalid UTF-8"
+hostile_case "invalid UTF-8 in containers.json" "rejected .*containers.json: it is not valid JSON / UTF-8"
+
+python3 - "$lj" <<'PY'
+import json, sys
+p = sys.argv[1]
+layers = json.load(open(p))
+for l in layers:
+    if "parent" in l:
+        l["parent"] = "../../../../etc"
+json.dump(layers, open(p, "w"))
+PY
+hostile_case "layers.json parent ../../../../etc" "rejected layer chain .*is not a layer id"
+
+# The layer file itself replaced: a symlink to another user's file, then a
+# hard link to /etc/shadow (what a user could craft with protected_hardlinks
+# off). The running process keeps its mapping of the original inode.
+mv "$layer_file" "$WORK/app.orig"
+cleanup "mv -f $WORK/app.orig $layer_file"
+ln -s /home/periscope-rl/.bashrc "$layer_file"
+hostile_case "layer file → another user's file (symlink)" "rejected .*/diff/bin/app in the Podman store of uid $uid: symlink"
+rm -f "$layer_file"
+ln /etc/shadow "$layer_file"
+hostile_case "layer file = hard link to /etc/shadow" "ignored .*/diff/bin/app in the Podman store of uid $uid: not the file mapped"
+rm -f "$layer_file"
+mv -f "$WORK/app.orig" "$layer_file"
+
+resolve "$WORK/after" "$WORK/copies" "$pid"
+assert_resolved "$WORK/after" /bin/app podman "$WORK/spin" "$WORK/copies"
+echo "PASS"
