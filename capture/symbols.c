@@ -792,7 +792,11 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
                 const char *name = (const char *) t->blob + off;
                 if (!*name)
                         continue;
-                t->frames[out] = (SymbolFrame) { .function = name };
+                /* Periscope writes unresolved ranges' reasons as names. */
+                t->frames[out] = (SymbolFrame) {
+                        .function = name,
+                        .flags = strncmp(name, "[unresolved", 11) == 0 ? SYMBOL_FRAME_UNRESOLVED : 0,
+                };
                 t->ranges[out] = (SymbolRange) {
                         .pid = pid,
                         .begin = begin,
@@ -822,7 +826,8 @@ int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error) {
                 if (k >= 0)
                         return 0;
         } else if (k != -ENOENT)
-                (void) table_fail(&periscope_error, k, "%s: cannot read: %s", SYMBOLS_PERISCOPE_PATH, strerror(-k));
+                (void) table_fail(&periscope_error, k, "%s: cannot read: %s", SYMBOLS_PERISCOPE_PATH,
+                                  capture_reader_error(r) ? capture_reader_error(r) : strerror(-k));
         int periscope_k = k;
         free(data);
         data = NULL;
@@ -842,7 +847,8 @@ int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error) {
                         return k;
                 }
         } else if (k != -ENOENT && periscope_k == -ENOENT)
-                return table_fail(error, k, "%s: cannot read: %s", SYMBOLS_SYSPROF_PATH, strerror(-k));
+                return table_fail(error, k, "%s: cannot read: %s", SYMBOLS_SYSPROF_PATH,
+                                  capture_reader_error(r) ? capture_reader_error(r) : strerror(-k));
 
         if (periscope_k == -ENOENT)
                 return table_fail(error, -ENOENT, "the capture embeds no symbols (neither %s nor %s)",

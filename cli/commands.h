@@ -10,3 +10,4 @@ typedef struct PeriscopeCommand {
 
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);

@@ -9,6 +9,7 @@
 static const PeriscopeCommand commands[] = {
         { "info", "Summarize a capture file", cmd_info },
         { "dump", "Print every frame of a capture, as text or JSON", cmd_dump },
+        { "report", "Show where the time went: hottest functions, call tree, flame graph", cmd_report },
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,206 @@
+/* report-callgraph.c: filters samples, resolves their stacks and builds the
+ * call tree and per-function counts. */
+#include "report-callgraph.h"
+
+#include <string.h>
+
+#include "report-progress.h"
+
+static ReportNode *node_new(ReportNode *parent, guint label) {
+        ReportNode *n = g_new0(ReportNode, 1);
+        n->parent = parent;
+        n->label = label;
+        n->children = g_ptr_array_new();
+        return n;
+}
+
+static void node_free(ReportNode *n) {
+        for (guint i = 0; i < n->children->len; i++)
+                node_free(g_ptr_array_index(n->children, i));
+        g_ptr_array_unref(n->children);
+        g_clear_pointer(&n->by_label, g_hash_table_unref);
+        g_free(n);
+}
+
+static ReportNode *node_child(ReportNode *n, guint label) {
+        if (!n->by_label)
+                n->by_label = g_hash_table_new(NULL, NULL);
+        ReportNode *c = g_hash_table_lookup(n->by_label, GUINT_TO_POINTER(label + 1));
+        if (!c) {
+                c = node_new(n, label);
+                g_ptr_array_add(n->children, c);
+                g_hash_table_insert(n->by_label, GUINT_TO_POINTER(label + 1), c);
+        }
+        return c;
+}
+
+static int node_cmp(gconstpointer a, gconstpointer b, gpointer labels) {
+        const ReportNode *x = *(ReportNode *const *) a, *y = *(ReportNode *const *) b;
+        if (x->total != y->total)
+                return x->total > y->total ? -1 : 1;
+        return strcmp(report_labels_get(labels, x->label)->text, report_labels_get(labels, y->label)->text);
+}
+
+static void node_sort(ReportNode *n, ReportLabels *labels) {
+        g_clear_pointer(&n->by_label, g_hash_table_unref);
+        g_ptr_array_sort_with_data(n->children, node_cmp, labels);
+        for (guint i = 0; i < n->children->len; i++)
+                node_sort(g_ptr_array_index(n->children, i), labels);
+}
+
+static gboolean filter_match(const ReportProfile *p, const ReportFilter *f, int32_t pid) {
+        if (f->pids && f->pids->len) {
+                gboolean ok = FALSE;
+                for (guint i = 0; i < f->pids->len && !ok; i++)
+                        ok = g_array_index(f->pids, int32_t, i) == pid;
+                if (!ok)
+                        return FALSE;
+        }
+        if (f->comms && f->comms[0]) {
+                const char *comm = report_profile_get_comm(p, pid);
+                const char *cmdline = g_hash_table_lookup(p->cmdlines, GINT_TO_POINTER(pid));
+                gboolean ok = FALSE;
+                for (char **c = f->comms; *c && !ok; c++)
+                        ok = strcmp(*c, comm) == 0 || (cmdline && strcmp(*c, cmdline) == 0);
+                if (!ok)
+                        return FALSE;
+        }
+        return TRUE;
+}
+
+static guint stack_hash(gconstpointer v) {
+        const ReportStack *s = v;
+        guint h = s->n;
+        for (guint i = 0; i < s->n; i++)
+                h = h * 31u + s->ids[i];
+        return h;
+}
+
+static gboolean stack_equal(gconstpointer a, gconstpointer b) {
+        const ReportStack *x = a, *y = b;
+        return x->n == y->n && memcmp(x->ids, y->ids, x->n * sizeof(guint)) == 0;
+}
+
+ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const ReportFilter *filter, gboolean progress) {
+        ReportCallGraph *g = g_new0(ReportCallGraph, 1);
+        g->labels = report_labels_new(profile);
+        g->root = node_new(NULL, G_MAXUINT);
+        g->stacks = g_ptr_array_new_with_free_func(g_free);
+        g->pids_seen = g_hash_table_new(NULL, NULL);
+        g_autoptr(GHashTable) distinct = g_hash_table_new(stack_hash, stack_equal);
+        g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint));
+        g_autoptr(ReportProgress) bar = report_progress_new("Resolving stacks", progress);
+
+        GHashTableIter it;
+        gpointer key;
+        guint64 done = 0, n_raw = g_hash_table_size(profile->stacks);
+        g_hash_table_iter_init(&it, profile->stacks);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+                const ReportRawStack *raw = key;
+                if ((++done & 255) == 0)
+                        report_progress_update(bar, done, n_raw);
+                if (!filter_match(profile, filter, raw->pid))
+                        continue;
+                g_hash_table_add(g->pids_seen, GINT_TO_POINTER(raw->pid));
+                g_array_set_size(ids, 0);
+                report_labels_resolve_stack(g->labels, raw, ids);
+                ReportStack *s = g_malloc(sizeof(ReportStack) + ids->len * sizeof(guint));
+                s->count = raw->count;
+                s->n = ids->len;
+                memcpy(s->ids, ids->data, ids->len * sizeof(guint));
+                ReportStack *have = g_hash_table_lookup(distinct, s);
+                if (have) {
+                        have->count += s->count;
+                        g_free(s);
+                } else {
+                        g_hash_table_add(distinct, s);
+                        g_ptr_array_add(g->stacks, s);
+                }
+                g->n_samples += raw->count;
+        }
+
+        guint n_labels = report_labels_count(g->labels);
+        g->self = g_new0(guint64, n_labels ? n_labels : 1);
+        g->total = g_new0(guint64, n_labels ? n_labels : 1);
+        g_autofree guint *seen_at = g_new0(guint, n_labels ? n_labels : 1); /* stack index + 1 */
+        for (guint si = 0; si < g->stacks->len; si++) {
+                const ReportStack *s = g_ptr_array_index(g->stacks, si);
+                ReportNode *n = g->root;
+                n->total += s->count;
+                for (guint i = 0; i < s->n; i++) {
+                        n = node_child(n, s->ids[i]);
+                        n->total += s->count;
+                        if (seen_at[s->ids[i]] != si + 1) { /* recursion counts once */
+                                seen_at[s->ids[i]] = si + 1;
+                                g->total[s->ids[i]] += s->count;
+                        }
+                }
+                n->self += s->count;
+                if (s->n)
+                        g->self[s->ids[s->n - 1]] += s->count;
+        }
+        node_sort(g->root, g->labels);
+        return g;
+}
+
+void report_callgraph_free(ReportCallGraph *g) {
+        if (!g)
+                return;
+        node_free(g->root);
+        g_ptr_array_unref(g->stacks);
+        g_hash_table_unref(g->pids_seen);
+        g_free(g->self);
+        g_free(g->total);
+        report_labels_free(g->labels);
+        g_free(g);
+}
+
+GArray *report_callgraph_find(const ReportCallGraph *g, const char *name) {
+        GArray *out = g_array_new(FALSE, FALSE, sizeof(guint));
+        for (guint id = 0; id < report_labels_count(g->labels); id++) {
+                const ReportLabel *l = report_labels_get(g->labels, id);
+                if (strcmp(l->text, name) == 0 || strcmp(l->function, name) == 0)
+                        g_array_append_val(out, id);
+        }
+        return out;
+}
+
+GHashTable *report_callgraph_neighbours(const ReportCallGraph *g, GArray *targets, gboolean callers,
+                                        guint64 *ret_total) {
+        GHashTable *counts = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        g_autoptr(GHashTable) is_target = g_hash_table_new(NULL, NULL);
+        for (guint i = 0; i < targets->len; i++)
+                g_hash_table_add(is_target, GUINT_TO_POINTER(g_array_index(targets, guint, i) + 1));
+        g_autoptr(GHashTable) once = g_hash_table_new(NULL, NULL);
+        guint64 total = 0;
+
+        for (guint si = 0; si < g->stacks->len; si++) {
+                const ReportStack *s = g_ptr_array_index(g->stacks, si);
+                gboolean hit = FALSE;
+                g_hash_table_remove_all(once);
+                for (guint i = 0; i < s->n; i++) {
+                        if (!g_hash_table_contains(is_target, GUINT_TO_POINTER(s->ids[i] + 1)))
+                                continue;
+                        hit = TRUE;
+                        guint nb;
+                        if (callers)
+                                nb = i == 0 ? G_MAXUINT : s->ids[i - 1];
+                        else
+                                nb = i + 1 == s->n ? G_MAXUINT : s->ids[i + 1];
+                        gpointer k = GUINT_TO_POINTER(nb == G_MAXUINT ? 0 : nb + 1);
+                        if (g_hash_table_contains(once, k))
+                                continue;
+                        g_hash_table_add(once, k);
+                        guint64 *c = g_hash_table_lookup(counts, k);
+                        if (!c) {
+                                c = g_new0(guint64, 1);
+                                g_hash_table_insert(counts, k, c);
+                        }
+                        *c += s->count;
+                }
+                if (hit)
+                        total += s->count;
+        }
+        *ret_total = total;
+        return counts;
+}

@@ -1,0 +1,60 @@
+/* report-callgraph.h: samples aggregated for `periscope report`: the call
+ * tree from entry points down, self and total samples per function, and
+ * callers/callees of a function. Built from a ReportProfile after the
+ * --pid/--comm filters. */
+#pragma once
+
+#include <glib.h>
+
+#include "report-labels.h"
+#include "report-profile.h"
+
+typedef struct ReportNode ReportNode;
+struct ReportNode {
+        guint label;          /* ReportLabels id; unused for the root */
+        guint64 total;        /* samples whose stack passes through this node */
+        guint64 self;         /* samples whose stack ends here */
+        ReportNode *parent;
+        GPtrArray *children;  /* ReportNode*, sorted by total (desc) then label */
+        GHashTable *by_label; /* label → child, while building */
+};
+
+typedef struct ReportFilter {
+        GArray *pids;  /* int32_t; empty = all */
+        char **comms;  /* NULL-terminated; NULL = all */
+} ReportFilter;
+
+typedef struct ReportCallGraph {
+        ReportLabels *labels;
+        ReportNode *root;       /* all samples; children are entry points */
+        guint64 n_samples;      /* after filtering */
+        guint64 *self;          /* by label id */
+        guint64 *total;         /* by label id, each sample counted once per function */
+        GPtrArray *stacks;      /* ReportStack*: distinct resolved stacks */
+        GHashTable *pids_seen;  /* pids with samples after filtering */
+} ReportCallGraph;
+
+/* One distinct resolved stack (outermost first) and its samples. */
+typedef struct ReportStack {
+        guint64 count;
+        guint n;
+        guint ids[];
+} ReportStack;
+
+/* Aggregates the profile's samples that pass filter (progress bar on a
+ * terminal if progress). */
+ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const ReportFilter *filter, gboolean progress);
+void report_callgraph_free(ReportCallGraph *g);
+
+/* Label ids whose function or label equals name. */
+GArray *report_callgraph_find(const ReportCallGraph *g, const char *name);
+
+/* For the functions in targets: samples of each caller (the frame just
+ * outside) or callee (just inside), each sample counted once per neighbour;
+ * *ret_total gets the samples that contain a target. Keys are
+ * GUINT_TO_POINTER(label id + 1), or NULL for "none" (the target is the entry
+ * point, resp. the innermost frame: self time); values are guint64*. */
+GHashTable *report_callgraph_neighbours(const ReportCallGraph *g, GArray *targets, gboolean callers,
+                                        guint64 *ret_total);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ReportCallGraph, report_callgraph_free)

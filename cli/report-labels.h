@@ -1,0 +1,37 @@
+/* report-labels.h: names of report frames. A frame is one function at one
+ * level of a stack, after inline chains are expanded; its label is what the
+ * report prints ("square (inlined)", "do_syscall_64 [kernel]",
+ * "libfoo.so+0x1a2b", "[unresolved: helper failed] libfoo.so"). Labels are
+ * interned: equal labels share an id. */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "report-profile.h"
+
+#define REPORT_LABEL_INLINED 0x1u
+#define REPORT_LABEL_KERNEL 0x2u
+#define REPORT_LABEL_UNRESOLVED 0x4u /* no name: "[unresolved …]", module+0xoff or raw hex */
+
+typedef struct ReportLabel {
+        char *text;     /* the printed label */
+        char *function; /* the function name alone (what --callers matches) */
+        guint flags;    /* REPORT_LABEL_* */
+} ReportLabel;
+
+typedef struct ReportLabels ReportLabels;
+
+ReportLabels *report_labels_new(const ReportProfile *profile);
+void report_labels_free(ReportLabels *l);
+
+/* Number of labels and the label of an id. */
+guint report_labels_count(const ReportLabels *l);
+const ReportLabel *report_labels_get(const ReportLabels *l, guint id);
+
+/* Appends to out (guint ids) the frames of one raw stack, outermost first:
+ * each address expanded to its inline chain, context markers applied
+ * (addresses after CAPTURE_CONTEXT_KERNEL are kernel frames). */
+void report_labels_resolve_stack(ReportLabels *l, const ReportRawStack *stack, GArray *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ReportLabels, report_labels_free)

@@ -1,0 +1,187 @@
+/* report-load.c: reads a capture into a ReportProfile in one pass. */
+#include "report-profile.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <string.h>
+
+#include "capture.h"
+#include "report-progress.h"
+
+static guint raw_stack_hash(gconstpointer v) {
+        const ReportRawStack *s = v;
+        guint h = (guint) s->pid * 31u + s->n_addrs;
+        for (guint32 i = 0; i < s->n_addrs; i++)
+                h = h * 1000003u ^ (guint) (s->addrs[i] ^ (s->addrs[i] >> 32));
+        return h;
+}
+
+static gboolean raw_stack_equal(gconstpointer a, gconstpointer b) {
+        const ReportRawStack *x = a, *y = b;
+        return x->pid == y->pid && x->n_addrs == y->n_addrs &&
+               memcmp(x->addrs, y->addrs, x->n_addrs * sizeof(uint64_t)) == 0;
+}
+
+static void report_map_free(gpointer p) {
+        ReportMap *m = p;
+        g_free(m->filename);
+        g_free(m);
+}
+
+void report_profile_free(ReportProfile *p) {
+        if (!p)
+                return;
+        g_free(p->path);
+        g_clear_pointer(&p->comms, g_hash_table_unref);
+        g_clear_pointer(&p->cmdlines, g_hash_table_unref);
+        g_clear_pointer(&p->maps, g_hash_table_unref);
+        g_clear_pointer(&p->jit, g_hash_table_unref);
+        g_clear_pointer(&p->stacks, g_hash_table_unref);
+        symbol_table_free(p->symbols);
+        g_free(p->symbols_error);
+        g_free(p->load_warning);
+        g_free(p);
+}
+
+/* "comm" of a PROCESS frame: Sysprof stores either the comm or the command
+ * line, so take the basename of the first word. */
+static char *comm_from_cmdline(const char *cmdline) {
+        const char *end = cmdline + strcspn(cmdline, " ");
+        g_autofree char *first = g_strndup(cmdline, (gsize) (end - cmdline));
+        return g_path_get_basename(first);
+}
+
+static char *jit_key(int32_t pid, uint64_t addr) {
+        return g_strdup_printf("%d:%" G_GINT64_MODIFIER "x", pid, (guint64) addr);
+}
+
+static void add_frame(ReportProfile *p, const CaptureFrame *f) {
+        switch (f->type) {
+        case CAPTURE_FRAME_SAMPLE: {
+                gsize n = f->sample.n_addrs;
+                ReportRawStack *key = g_malloc(sizeof(ReportRawStack) + n * sizeof(uint64_t));
+                key->pid = f->pid;
+                key->n_addrs = (guint32) n;
+                key->count = 1;
+                memcpy(key->addrs, f->sample.addrs, n * sizeof(uint64_t));
+                ReportRawStack *have = g_hash_table_lookup(p->stacks, key);
+                if (have) {
+                        have->count++;
+                        g_free(key);
+                } else
+                        g_hash_table_add(p->stacks, key);
+                p->n_samples++;
+                break;
+        }
+        case CAPTURE_FRAME_PROCESS:
+                g_hash_table_replace(p->comms, GINT_TO_POINTER(f->pid), comm_from_cmdline(f->process.cmdline));
+                g_hash_table_replace(p->cmdlines, GINT_TO_POINTER(f->pid), g_strdup(f->process.cmdline));
+                break;
+        case CAPTURE_FRAME_FORK: {
+                /* A child keeps its parent's name until it says otherwise. */
+                const char *parent = g_hash_table_lookup(p->comms, GINT_TO_POINTER(f->pid));
+                if (parent && !g_hash_table_contains(p->comms, GINT_TO_POINTER(f->fork.child_pid)))
+                        g_hash_table_insert(p->comms, GINT_TO_POINTER(f->fork.child_pid), g_strdup(parent));
+                GPtrArray *maps = g_hash_table_lookup(p->maps, GINT_TO_POINTER(f->pid));
+                if (maps && !g_hash_table_contains(p->maps, GINT_TO_POINTER(f->fork.child_pid))) {
+                        GPtrArray *copy = g_ptr_array_new_with_free_func(report_map_free);
+                        for (guint i = 0; i < maps->len; i++) {
+                                const ReportMap *m = g_ptr_array_index(maps, i);
+                                ReportMap *c = g_new(ReportMap, 1);
+                                *c = *m;
+                                c->filename = g_strdup(m->filename);
+                                g_ptr_array_add(copy, c);
+                        }
+                        g_hash_table_insert(p->maps, GINT_TO_POINTER(f->fork.child_pid), copy);
+                }
+                break;
+        }
+        case CAPTURE_FRAME_MAP: {
+                GPtrArray *maps = g_hash_table_lookup(p->maps, GINT_TO_POINTER(f->pid));
+                if (!maps) {
+                        maps = g_ptr_array_new_with_free_func(report_map_free);
+                        g_hash_table_insert(p->maps, GINT_TO_POINTER(f->pid), maps);
+                }
+                ReportMap *m = g_new(ReportMap, 1);
+                m->start = f->map.start;
+                m->end = f->map.end;
+                m->offset = f->map.offset;
+                m->filename = g_strdup(f->map.filename);
+                g_ptr_array_add(maps, m);
+                break;
+        }
+        case CAPTURE_FRAME_JITMAP:
+                for (uint32_t i = 0; i < f->jitmap.n_entries; i++)
+                        g_hash_table_replace(p->jit, jit_key(f->pid, f->jitmap.entries[i].address),
+                                             g_strdup(f->jitmap.entries[i].name));
+                break;
+        default:
+                break;
+        }
+}
+
+ReportProfile *report_profile_load(const char *path, gboolean progress, GError **error) {
+        g_autoptr(ReportProfile) p = g_new0(ReportProfile, 1);
+        p->path = g_strdup(path);
+        p->comms = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        p->cmdlines = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        p->maps = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+        p->jit = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        p->stacks = g_hash_table_new_full(raw_stack_hash, raw_stack_equal, g_free, NULL);
+
+        CaptureReader *reader = NULL;
+        char *msg = NULL;
+        int r = capture_reader_open_path(path, &reader, &msg);
+        if (r < 0) {
+                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "%s", msg ? msg : g_strerror(-r));
+                free(msg);
+                return NULL;
+        }
+
+        r = symbol_table_load(reader, &p->symbols, &msg);
+        if (r < 0) {
+                p->symbols_error = g_strdup(msg ? msg : g_strerror(-r));
+                free(msg);
+                msg = NULL;
+        }
+
+        g_autoptr(ReportProgress) bar = report_progress_new("Loading capture", progress);
+        uint64_t size = capture_reader_get_size(reader);
+        CaptureFrame f;
+        while ((r = capture_reader_next(reader, &f)) > 0) {
+                p->n_frames++;
+                add_frame(p, &f);
+                if ((p->n_frames & 1023) == 0)
+                        report_progress_update(bar, f.offset, size);
+        }
+        if (r < 0) {
+                /* Report what could be read (a capture cut short by a crash
+                 * is still worth a report) but say so. */
+                const char *e = capture_reader_error(reader);
+                p->load_warning = g_strdup(e ? e : g_strerror(-r));
+        }
+        capture_reader_free(reader);
+        return g_steal_pointer(&p);
+}
+
+const char *report_profile_get_comm(const ReportProfile *p, int32_t pid) {
+        const char *c = g_hash_table_lookup(p->comms, GINT_TO_POINTER(pid));
+        return c ? c : "";
+}
+
+const ReportMap *report_profile_find_map(const ReportProfile *p, int32_t pid, uint64_t addr) {
+        GPtrArray *maps = g_hash_table_lookup(p->maps, GINT_TO_POINTER(pid));
+        if (!maps)
+                return NULL;
+        for (guint i = maps->len; i > 0; i--) {
+                const ReportMap *m = g_ptr_array_index(maps, i - 1);
+                if (addr >= m->start && addr < m->end)
+                        return m;
+        }
+        return NULL;
+}
+
+const char *report_profile_find_jit(const ReportProfile *p, int32_t pid, uint64_t addr) {
+        g_autofree char *key = jit_key(pid, addr);
+        return g_hash_table_lookup(p->jit, key);
+}

@@ -1,0 +1,54 @@
+/* report-profile.h: what `periscope report` needs from a capture, read in
+ * one pass: processes (comm), mappings, JIT names, the embedded symbol table
+ * and every distinct raw stack with the number of samples that had it. */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "symbols.h"
+
+typedef struct ReportMap {
+        uint64_t start, end, offset;
+        char *filename;
+} ReportMap;
+
+/* A distinct (pid, addresses) stack; addrs innermost first with context
+ * markers, exactly as in the SAMPLE frames. */
+typedef struct ReportRawStack {
+        int32_t pid;
+        guint32 n_addrs;
+        guint64 count;
+        uint64_t addrs[];
+} ReportRawStack;
+
+typedef struct ReportProfile {
+        char *path;
+        GHashTable *comms;    /* GINT_TO_POINTER(pid) → char* comm (basename of argv[0]) */
+        GHashTable *cmdlines; /* GINT_TO_POINTER(pid) → char* cmdline */
+        GHashTable *maps;     /* GINT_TO_POINTER(pid) → GPtrArray of ReportMap*, in capture order */
+        GHashTable *jit;      /* "pid:addr" → char* name */
+        GHashTable *stacks;   /* ReportRawStack* (key, owned) → same */
+        guint64 n_samples;
+        guint64 n_frames;
+        SymbolTable *symbols;  /* NULL when the capture embeds none */
+        char *symbols_error;   /* why there are no symbols, or NULL */
+        char *load_warning;    /* the capture ended in a malformed frame, or NULL */
+} ReportProfile;
+
+/* Reads the capture at path; shows a progress bar on a terminal if
+ * progress. On failure returns NULL and sets error. */
+ReportProfile *report_profile_load(const char *path, gboolean progress, GError **error);
+
+void report_profile_free(ReportProfile *p);
+
+/* The comm of pid ("" when the capture has no PROCESS frame for it). */
+const char *report_profile_get_comm(const ReportProfile *p, int32_t pid);
+
+/* The latest MAP of pid containing addr, or NULL. */
+const ReportMap *report_profile_find_map(const ReportProfile *p, int32_t pid, uint64_t addr);
+
+/* JIT-ed function name of addr in pid, or NULL. */
+const char *report_profile_find_jit(const ReportProfile *p, int32_t pid, uint64_t addr);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ReportProfile, report_profile_free)

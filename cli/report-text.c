@@ -1,0 +1,211 @@
+/* report-text.c: text outputs of `periscope report`. */
+#include "report-text.h"
+
+#include <string.h>
+
+static double pct(guint64 part, guint64 whole) {
+        return whole ? 100.0 * (double) part / (double) whole : 0.0;
+}
+
+static const char *label_text(const ReportCallGraph *g, guint id) {
+        return report_labels_get(g->labels, id)->text;
+}
+
+void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGraph *g) {
+        fprintf(out, "Capture: %s\n", p->path);
+        fprintf(out, "Samples: %" G_GUINT64_FORMAT, g->n_samples);
+        if (g->n_samples != p->n_samples)
+                fprintf(out, " (of %" G_GUINT64_FORMAT " in the capture)", p->n_samples);
+        fprintf(out, " in %u process%s\n", g_hash_table_size(g->pids_seen),
+                g_hash_table_size(g->pids_seen) == 1 ? "" : "es");
+        if (p->symbols)
+                fprintf(out, "Symbols: %s\n",
+                        symbol_table_get_kind(p->symbols) == SYMBOL_TABLE_PERISCOPE
+                                ? "embedded Periscope table (inline frames, source lines)"
+                                : "embedded Sysprof table (__symbols__)");
+        else
+                fprintf(out, "Symbols: none (%s); addresses shown as module+offset\n", p->symbols_error);
+        if (p->load_warning)
+                fprintf(out, "Warning: the capture is damaged after some point; reporting what precedes it: %s\n",
+                        p->load_warning);
+}
+
+typedef struct Row {
+        guint id;
+        guint64 self, total;
+} Row;
+
+static int row_cmp_self(gconstpointer a, gconstpointer b, gpointer g) {
+        const Row *x = a, *y = b;
+        if (x->self != y->self)
+                return x->self > y->self ? -1 : 1;
+        if (x->total != y->total)
+                return x->total > y->total ? -1 : 1;
+        return strcmp(label_text(g, x->id), label_text(g, y->id));
+}
+
+static int row_cmp_total(gconstpointer a, gconstpointer b, gpointer g) {
+        const Row *x = a, *y = b;
+        if (x->total != y->total)
+                return x->total > y->total ? -1 : 1;
+        if (x->self != y->self)
+                return x->self > y->self ? -1 : 1;
+        return strcmp(label_text(g, x->id), label_text(g, y->id));
+}
+
+void report_print_hottest(FILE *out, const ReportCallGraph *g, guint limit) {
+        g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(Row));
+        for (guint id = 0; id < report_labels_count(g->labels); id++) {
+                Row r = { id, g->self[id], g->total[id] };
+                if (r.total)
+                        g_array_append_val(rows, r);
+        }
+
+        g_array_sort_with_data(rows, row_cmp_self, (gpointer) g);
+        fprintf(out, "\nHottest functions by self time:\n");
+        fprintf(out, "%8s %7s %8s %7s  %s\n", "Self", "Self%", "Total", "Total%", "Function");
+        for (guint i = 0, shown = 0; i < rows->len && shown < limit; i++) {
+                const Row *r = &g_array_index(rows, Row, i);
+                if (!r->self)
+                        break;
+                fprintf(out, "%8" G_GUINT64_FORMAT " %6.2f%% %8" G_GUINT64_FORMAT " %6.2f%%  %s\n", r->self,
+                        pct(r->self, g->n_samples), r->total, pct(r->total, g->n_samples), label_text(g, r->id));
+                shown++;
+        }
+
+        g_array_sort_with_data(rows, row_cmp_total, (gpointer) g);
+        fprintf(out, "\nHottest functions by total time:\n");
+        fprintf(out, "%8s %7s %8s %7s  %s\n", "Total", "Total%", "Self", "Self%", "Function");
+        for (guint i = 0; i < rows->len && i < limit; i++) {
+                const Row *r = &g_array_index(rows, Row, i);
+                fprintf(out, "%8" G_GUINT64_FORMAT " %6.2f%% %8" G_GUINT64_FORMAT " %6.2f%%  %s\n", r->total,
+                        pct(r->total, g->n_samples), r->self, pct(r->self, g->n_samples), label_text(g, r->id));
+        }
+}
+
+static void print_node(FILE *out, const ReportCallGraph *g, const ReportNode *n, guint depth, guint64 min,
+                       guint64 *hidden) {
+        for (guint i = 0; i < n->children->len; i++) {
+                const ReportNode *c = g_ptr_array_index(n->children, i);
+                if (c->total < min) {
+                        (*hidden)++;
+                        continue;
+                }
+                fprintf(out, "%6.2f%% %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT "  %*s%s\n",
+                        pct(c->total, g->n_samples), c->total, c->self, (int) (depth * 2), "",
+                        label_text(g, c->label));
+                print_node(out, g, c, depth + 1, min, hidden);
+        }
+}
+
+void report_print_tree(FILE *out, const ReportCallGraph *g, double min_percent) {
+        guint64 min = (guint64) (min_percent / 100.0 * (double) g->n_samples + 0.999999);
+        guint64 hidden = 0;
+        if (min == 0)
+                min = 1;
+        fprintf(out, "\nCall tree (from entry points down");
+        if (min_percent > 0)
+                fprintf(out, "; nodes under %.2f%% hidden", min_percent);
+        fprintf(out, "):\n%7s %8s %8s  %s\n", "Total%", "Total", "Self", "Function");
+        print_node(out, g, g->root, 0, min, &hidden);
+        if (hidden)
+                fprintf(out, "(%" G_GUINT64_FORMAT " smaller nodes hidden; --min-percent 0 shows all)\n", hidden);
+}
+
+typedef struct Neighbour {
+        guint id; /* G_MAXUINT: none */
+        guint64 count;
+} Neighbour;
+
+static int neighbour_cmp(gconstpointer a, gconstpointer b, gpointer g) {
+        const Neighbour *x = a, *y = b;
+        if (x->count != y->count)
+                return x->count > y->count ? -1 : 1;
+        if (x->id == G_MAXUINT || y->id == G_MAXUINT)
+                return x->id == G_MAXUINT ? -1 : 1;
+        return strcmp(label_text(g, x->id), label_text(g, y->id));
+}
+
+static void suggest(const ReportCallGraph *g, const char *name) {
+        g_autofree char *needle = g_utf8_casefold(name, -1);
+        guint shown = 0;
+        for (guint id = 0; id < report_labels_count(g->labels) && shown < 10; id++) {
+                const char *t = label_text(g, id);
+                g_autofree char *hay = g_utf8_casefold(t, -1);
+                if (strstr(hay, needle)) {
+                        if (!shown++)
+                                fprintf(stderr, "Functions with similar names:\n");
+                        fprintf(stderr, "  %s\n", t);
+                }
+        }
+}
+
+gboolean report_print_neighbours(FILE *out, const ReportCallGraph *g, const char *name, gboolean callers) {
+        g_autoptr(GArray) targets = report_callgraph_find(g, name);
+        if (targets->len == 0) {
+                fprintf(stderr, "periscope report: no function named '%s' in the selected samples.\n", name);
+                suggest(g, name);
+                return FALSE;
+        }
+        guint64 total = 0;
+        g_autoptr(GHashTable) counts = report_callgraph_neighbours(g, targets, callers, &total);
+        g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(Neighbour));
+        GHashTableIter it;
+        gpointer k, v;
+        g_hash_table_iter_init(&it, counts);
+        while (g_hash_table_iter_next(&it, &k, &v)) {
+                Neighbour n = { k ? GPOINTER_TO_UINT(k) - 1 : G_MAXUINT, *(guint64 *) v };
+                g_array_append_val(rows, n);
+        }
+        g_array_sort_with_data(rows, neighbour_cmp, (gpointer) g);
+
+        fprintf(out, "\n%s of %s: %" G_GUINT64_FORMAT " samples (%.2f%% of all)\n", callers ? "Callers" : "Callees", name,
+                total, pct(total, g->n_samples));
+        fprintf(out, "%8s %7s  %s\n", "Samples", "Percent", callers ? "Caller" : "Callee");
+        for (guint i = 0; i < rows->len; i++) {
+                const Neighbour *n = &g_array_index(rows, Neighbour, i);
+                const char *what = n->id != G_MAXUINT ? label_text(g, n->id) : callers ? "(entry point)" : "(self)";
+                fprintf(out, "%8" G_GUINT64_FORMAT " %6.2f%%  %s\n", n->count, pct(n->count, total), what);
+        }
+        return TRUE;
+}
+
+char *report_folded_stack(const ReportCallGraph *g, const ReportStack *s) {
+        GString *str = g_string_new(NULL);
+        for (guint i = 0; i < s->n; i++) {
+                if (i)
+                        g_string_append_c(str, ';');
+                gsize at = str->len;
+                g_string_append(str, label_text(g, s->ids[i]));
+                for (gsize j = at; j < str->len; j++)
+                        if (str->str[j] == ';')
+                                str->str[j] = ':';
+        }
+        return g_string_free(str, FALSE);
+}
+
+typedef struct FoldedLine {
+        char *stack;
+        guint64 count;
+} FoldedLine;
+
+static int folded_cmp(gconstpointer a, gconstpointer b) {
+        return strcmp(((const FoldedLine *) a)->stack, ((const FoldedLine *) b)->stack);
+}
+
+void report_print_folded(FILE *out, const ReportCallGraph *g) {
+        g_autoptr(GArray) lines = g_array_new(FALSE, FALSE, sizeof(FoldedLine));
+        for (guint i = 0; i < g->stacks->len; i++) {
+                const ReportStack *s = g_ptr_array_index(g->stacks, i);
+                if (s->n == 0)
+                        continue;
+                FoldedLine l = { report_folded_stack(g, s), s->count };
+                g_array_append_val(lines, l);
+        }
+        g_array_sort(lines, folded_cmp);
+        for (guint i = 0; i < lines->len; i++) {
+                FoldedLine *l = &g_array_index(lines, FoldedLine, i);
+                fprintf(out, "%s %" G_GUINT64_FORMAT "\n", l->stack, l->count);
+                g_free(l->stack);
+        }
+}

@@ -1,0 +1,29 @@
+/* report-text.h: the text outputs of `periscope report`: summary, hottest
+ * functions, call tree, callers/callees and folded stacks. */
+#pragma once
+
+#include <stdio.h>
+
+#include "report-callgraph.h"
+
+/* Capture, sample counts, which symbol table was used, warnings. */
+void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGraph *g);
+
+/* Top `limit` functions by self time, then by total time. */
+void report_print_hottest(FILE *out, const ReportCallGraph *g, guint limit);
+
+/* Call tree from the entry points down; nodes under min_percent of all
+ * samples are hidden (and counted in a final line). */
+void report_print_tree(FILE *out, const ReportCallGraph *g, double min_percent);
+
+/* Callers (or callees) of name. Returns FALSE (and says so, with similar
+ * names, on stderr) when no function has that name. */
+gboolean report_print_neighbours(FILE *out, const ReportCallGraph *g, const char *name, gboolean callers);
+
+/* One line per distinct stack, "outer;…;inner count", sorted; the format of
+ * flamegraph.pl / inferno / speedscope. */
+void report_print_folded(FILE *out, const ReportCallGraph *g);
+
+/* The folded line of a stack without its count (';' inside labels becomes
+ * ':'); shared with the flame graph. */
+char *report_folded_stack(const ReportCallGraph *g, const ReportStack *s);

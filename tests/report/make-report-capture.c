@@ -1,0 +1,133 @@
+/* make-report-capture.c: writes the report fixture (report-fixture.h) with
+ * Periscope's capture writer and symbol table builder.
+ *
+ *   make-report-capture ours OUT        the fixture with both symbol tables
+ *   make-report-capture nosyms OUT      the fixture without symbols
+ *   make-report-capture badtable OUT    a hostile Periscope table next to a good __symbols__
+ *   make-report-capture big OUT N       N samples over many distinct stacks */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "report-fixture.h"
+#include "symbols.h"
+
+#define MUST(expr)                                                                                       \
+        do {                                                                                             \
+                int _r = (expr);                                                                         \
+                if (_r < 0) {                                                                            \
+                        fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, strerror(-_r));    \
+                        exit(1);                                                                         \
+                }                                                                                        \
+        } while (0)
+
+static void add_symbols(SymbolTableBuilder *b) {
+        for (size_t i = 0; i < sizeof(fx_symbols) / sizeof(fx_symbols[0]); i++) {
+                const FxSymbol *s = &fx_symbols[i];
+                SymbolFrame f = { .function = s->name, .file = s->pid < 0 ? NULL : "/src/app.c", .line = 10 + (uint32_t) i,
+                                  .flags = s->pid < 0 ? SYMBOL_FRAME_KERNEL : 0 };
+                if (s->pid == FX_APP && strcmp(s->name, "compute") == 0) {
+                        /* compute's first 0x20 bytes hold square() and add_one() inlined. */
+                        SymbolFrame chain[] = {
+                                { "add_one", "/src/math.h", 3, SYMBOL_FRAME_INLINED, 0 },
+                                { "square", "/src/math.h", 8, SYMBOL_FRAME_INLINED, 0 },
+                                { "compute", "/src/app.c", 21, 0, 0x10 },
+                        };
+                        MUST(symbol_table_builder_add_range(b, s->pid, s->begin, s->begin + 0x20, chain, 3));
+                        MUST(symbol_table_builder_add_range(b, s->pid, s->begin + 0x20, s->end, &f, 1));
+                        continue;
+                }
+                MUST(symbol_table_builder_add_range(b, s->pid, s->begin, s->end, &f, 1));
+        }
+        MUST(symbol_table_builder_add_unresolved(b, FX_APP, 0x7f1000000000, 0x7f1000100000, "helper failed"));
+        SymbolMapping m = { .pid = FX_APP, .start = 0x400000, .end = 0x500000, .path = "/usr/bin/app",
+                            .method = "pinned", .verdict = "inode+build-id match", .build_id = "aa11",
+                            .flags = SYMBOL_MAPPING_VERIFIED };
+        MUST(symbol_table_builder_add_mapping(b, &m));
+}
+
+static void add_frames(CaptureWriter *w, int64_t *t) {
+        MUST(capture_writer_add_process(w, (*t)++, 0, FX_APP, "/usr/bin/app --fast"));
+        MUST(capture_writer_add_process(w, (*t)++, 0, FX_WORKER, "worker"));
+        for (size_t i = 0; i < sizeof(fx_maps) / sizeof(fx_maps[0]); i++)
+                MUST(capture_writer_add_map(w, (*t)++, 0, fx_maps[i].pid, fx_maps[i].start, fx_maps[i].end,
+                                            fx_maps[i].offset, 1000 + i, fx_maps[i].file));
+        for (size_t i = 0; i < sizeof(fx_stacks) / sizeof(fx_stacks[0]); i++)
+                for (unsigned k = 0; k < fx_stacks[i].count; k++)
+                        MUST(capture_writer_add_sample(w, (*t)++, 0, fx_stacks[i].pid, fx_stacks[i].pid,
+                                                       fx_stacks[i].addrs, fx_stacks[i].n));
+}
+
+int main(int argc, char **argv) {
+        if (argc < 3) {
+                fprintf(stderr, "usage: %s ours|nosyms|badtable|big OUT [N]\n", argv[0]);
+                return 2;
+        }
+        const char *mode = argv[1];
+        int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+                perror(argv[2]);
+                return 1;
+        }
+        CaptureWriter *w;
+        int64_t t = 1000000;
+        MUST(capture_writer_new_fd(fd, t, &w));
+        close(fd);
+        SymbolTableBuilder *b;
+        MUST(symbol_table_builder_new(&b));
+
+        if (strcmp(mode, "big") == 0) {
+                /* Many samples over 5000 distinct stacks of 1-40 frames. */
+                unsigned long n = argc > 3 ? strtoul(argv[3], NULL, 10) : 100000;
+                MUST(capture_writer_add_process(w, t++, 0, 1, "/usr/bin/big"));
+                MUST(capture_writer_add_map(w, t++, 0, 1, 0x400000, 0x800000, 0, 1, "/usr/bin/big"));
+                for (unsigned f = 0; f < 2000; f++) {
+                        char name[64];
+                        snprintf(name, sizeof(name), "function_%u", f);
+                        SymbolFrame fr = { .function = name };
+                        MUST(symbol_table_builder_add_range(b, 1, 0x400000 + f * 0x100, 0x400000 + (f + 1) * 0x100, &fr, 1));
+                }
+                uint64_t addrs[40];
+                uint32_t seed = 1;
+                for (unsigned long i = 0; i < n; i++) {
+                        uint32_t stack = (uint32_t) (i * 2654435761u) % 5000;
+                        seed = stack + 1;
+                        unsigned depth = 1 + stack % 40;
+                        for (unsigned d = 0; d < depth; d++) {
+                                seed = seed * 1103515245u + 12345u;
+                                addrs[d] = 0x400000 + (seed >> 8) % 2000 * 0x100 + 8;
+                        }
+                        MUST(capture_writer_add_sample(w, t++, 0, 1, 1, addrs, depth));
+                }
+                MUST(symbol_table_builder_write(b, w, t++));
+        } else {
+                add_frames(w, &t);
+                if (strcmp(mode, "ours") == 0) {
+                        add_symbols(b);
+                        MUST(symbol_table_builder_add_pid(b, FX_WORKER));
+                        MUST(symbol_table_builder_write(b, w, t++));
+                } else if (strcmp(mode, "badtable") == 0) {
+                        add_symbols(b);
+                        uint8_t *data;
+                        size_t len;
+                        MUST(symbol_table_builder_serialize_sysprof(b, &data, &len));
+                        MUST(capture_writer_add_file(w, t++, -1, -1, SYMBOLS_SYSPROF_PATH, data, len));
+                        free(data);
+                        MUST(symbol_table_builder_serialize_periscope(b, &data, &len));
+                        data[20] ^= 0x40; /* n_frames no longer matches the size */
+                        MUST(capture_writer_add_file(w, t++, -1, -1, SYMBOLS_PERISCOPE_PATH, data, len));
+                        free(data);
+                } else if (strcmp(mode, "nosyms") != 0) {
+                        fprintf(stderr, "unknown mode %s\n", mode);
+                        return 2;
+                }
+        }
+        MUST(capture_writer_flush(w));
+        capture_writer_free(w);
+        symbol_table_builder_free(b);
+        return 0;
+}

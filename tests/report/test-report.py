@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+"""`periscope report` on synthetic captures (tests/report/report-fixture.h):
+the expected numbers below are worked out by hand from the fixture's stacks
+(200 samples: app pid 100 and worker pid 200, 100 each).
+
+usage: test-report.py GROUP PERISCOPE MAKE-REPORT-CAPTURE MAKE-SYSPROF-CAPTURE
+GROUP: text | sysprof | hostile | progress | flamegraph
+"""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+GROUP, PERISCOPE, MAKE_OURS, MAKE_SYSPROF = sys.argv[1:5]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAILED:", what, file=sys.stderr)
+
+
+def run(*args, ok=True, env=None):
+    p = subprocess.run([PERISCOPE, "report", "--no-progress", *args], capture_output=True, text=True, env=env,
+                       timeout=120)
+    if ok and p.returncode != 0:
+        failures.append(f"periscope report {' '.join(args)} exited {p.returncode}: {p.stderr}")
+        print(p.stdout, p.stderr, file=sys.stderr)
+    return p
+
+
+def section(out, title):
+    """Rows (list of column lists) of a hottest table starting at title."""
+    lines = out.splitlines()
+    i = lines.index(title)
+    rows = []
+    for line in lines[i + 2:]:
+        if not line.strip():
+            break
+        m = re.match(r"^\s*(\d+)\s+([\d.]+)%\s+(\d+)\s+([\d.]+)%  (.*)$", line)
+        check(m is not None, f"row format: {line!r}")
+        if m:
+            rows.append([int(m[1]), m[2], int(m[3]), m[4], m[5]])
+    return rows
+
+
+def tree(out):
+    """(depth, percent, total, self, label) of the call tree lines."""
+    lines = out.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("Call tree"))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.strip() or line.startswith("("):
+            break
+        m = re.match(r"^\s*([\d.]+)% +(\d+) +(\d+)  ( *)(\S.*)$", line)
+        check(m is not None, f"tree row format: {line!r}")
+        if m:
+            check(len(line) - len(line.lstrip()) >= 0 and line[27:].lstrip() == m[5], f"label column: {line!r}")
+            rows.append((len(m[4]) // 2, m[1], int(m[2]), int(m[3]), m[5]))
+    return rows
+
+
+def neighbours(out):
+    lines = out.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith(("Callers of", "Callees of")))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.strip():
+            break
+        m = re.match(r"^\s*(\d+)\s+([\d.]+)%  (.*)$", line)
+        check(m is not None, f"neighbour row: {line!r}")
+        if m:
+            rows.append((int(m[1]), m[2], m[3]))
+    return lines[start], rows
+
+
+VECTOR = "std::vector<int, std::allocator<int> >::push_back(int const&)"
+OURS_FOLDED = f"""main;[unresolved: helper failed] libfoo.so 5
+main;compute 20
+main;compute;square (inlined);add_one (inlined) 60
+main;libbar.so+0x1234 2
+main;{VECTOR} 10
+main;write_data;0xffffffff81999999 [kernel] 1
+main;write_data;do_syscall_64 [kernel] 2
+worker_loop 70
+worker_loop;compute 30
+"""
+# Sysprof's table has one (outer) name per address and no "unresolved"
+# ranges, so inline frames fold into compute and libfoo shows as module+off.
+SYSPROF_FOLDED = f"""main;compute 80
+main;libbar.so+0x1234 2
+main;libfoo.so+0x500 5
+main;{VECTOR} 10
+main;write_data;0xffffffff81999999 [kernel] 1
+main;write_data;do_syscall_64 [kernel] 2
+worker_loop 70
+worker_loop;compute 30
+"""
+
+
+def make(tmp, mode, *extra):
+    path = os.path.join(tmp, f"{mode}.capture")
+    subprocess.run([MAKE_OURS, mode, path, *extra], check=True)
+    return path
+
+
+def test_text(tmp):
+    cap = make(tmp, "ours")
+    out = run(cap).stdout
+    check("Samples: 200 in 2 processes" in out, "summary sample count")
+    check("embedded Periscope table" in out, "says which symbols were used")
+    self_rows = section(out, "Hottest functions by self time:")
+    check([r[4] for r in self_rows] == ["worker_loop", "add_one (inlined)", "compute", VECTOR,
+                                        "[unresolved: helper failed] libfoo.so", "do_syscall_64 [kernel]",
+                                        "libbar.so+0x1234", "0xffffffff81999999 [kernel]"],
+          f"self order: {[r[4] for r in self_rows]}")
+    check(self_rows[0][:4] == [70, "35.00", 100, "50.00"], f"worker_loop self row {self_rows[0]}")
+    check(self_rows[1][:4] == [60, "30.00", 60, "30.00"], f"add_one row {self_rows[1]}")
+    check(self_rows[2][:4] == [50, "25.00", 110, "55.00"], f"compute row {self_rows[2]}")
+    check(self_rows[7][:2] == [1, "0.50"], f"kernel unknown row {self_rows[7]}")
+    total_rows = section(out, "Hottest functions by total time:")
+    check([r[4] for r in total_rows][:7] == ["compute", "worker_loop", "main", "add_one (inlined)",
+                                             "square (inlined)", VECTOR, "[unresolved: helper failed] libfoo.so"],
+          f"total order: {[r[4] for r in total_rows]}")
+    check(total_rows[0][:4] == [110, "55.00", 50, "25.00"], f"compute total row {total_rows[0]}")
+    check(total_rows[2][:4] == [100, "50.00", 0, "0.00"], f"main total row {total_rows[2]}")
+    check(any(r[4] == "write_data" and r[0] == 3 for r in total_rows), "write_data total 3")
+
+    out = run("--limit", "2", cap).stdout
+    check(len(section(out, "Hottest functions by self time:")) == 2, "--limit 2")
+
+    out = run("--tree", "--min-percent", "0", cap).stdout
+    want = [
+        (0, "50.00", 100, 0, "main"),
+        (1, "40.00", 80, 20, "compute"),
+        (2, "30.00", 60, 0, "square (inlined)"),
+        (3, "30.00", 60, 60, "add_one (inlined)"),
+        (1, "5.00", 10, 10, VECTOR),
+        (1, "2.50", 5, 5, "[unresolved: helper failed] libfoo.so"),
+        (1, "1.50", 3, 0, "write_data"),
+        (2, "1.00", 2, 2, "do_syscall_64 [kernel]"),
+        (2, "0.50", 1, 1, "0xffffffff81999999 [kernel]"),
+        (1, "1.00", 2, 2, "libbar.so+0x1234"),
+        (0, "50.00", 100, 70, "worker_loop"),
+        (1, "15.00", 30, 30, "compute"),
+    ]
+    got = tree(out)
+    check(got == want, "tree:\n" + "\n".join(map(str, got)))
+    check("Hottest functions" not in out, "--tree alone prints no hottest tables")
+
+    out = run("--tree", "--min-percent", "2", cap).stdout
+    labels = [r[4] for r in tree(out)]
+    check("libbar.so+0x1234" not in labels and "write_data" not in labels and "compute" in labels,
+          f"--min-percent 2 prunes small nodes: {labels}")
+    check("smaller nodes hidden" in out, "says nodes were hidden")
+
+    head, rows = neighbours(run("--callers", "compute", cap).stdout)
+    check(head == "Callers of compute: 110 samples (55.00% of all)", head)
+    check(rows == [(80, "72.73", "main"), (30, "27.27", "worker_loop")], f"callers: {rows}")
+    head, rows = neighbours(run("--callees", "compute", cap).stdout)
+    check(rows == [(60, "54.55", "square (inlined)"), (50, "45.45", "(self)")], f"callees: {rows}")
+    head, rows = neighbours(run("--callers", "main", cap).stdout)
+    check(rows == [(100, "100.00", "(entry point)")], f"main callers: {rows}")
+    head, rows = neighbours(run("--callees", "square", cap).stdout)  # function name matches the inlined frame
+    check(rows == [(60, "100.00", "add_one (inlined)")], f"square callees: {rows}")
+    head, rows = neighbours(run("--callees", "write_data", cap).stdout)
+    check(rows == [(2, "66.67", "do_syscall_64 [kernel]"), (1, "33.33", "0xffffffff81999999 [kernel]")],
+          f"write_data callees: {rows}")
+    p = run("--callers", "comp", cap, ok=False)
+    check(p.returncode == 1 and "no function named 'comp'" in p.stderr and "compute" in p.stderr,
+          f"unknown name says so and suggests: {p.returncode} {p.stderr}")
+
+    out = run("--pid", "200", cap).stdout
+    rows = section(out, "Hottest functions by self time:")
+    check("Samples: 100 (of 200 in the capture) in 1 process" in out, "pid filter summary")
+    check([r[:3] + [r[4]] for r in rows] == [[70, "70.00", 100, "worker_loop"], [30, "30.00", 30, "compute"]],
+          f"--pid 200: {rows}")
+    out = run("--comm", "app", cap).stdout
+    rows = section(out, "Hottest functions by self time:")
+    check(rows[0][:2] == [60, "60.00"] and rows[0][4] == "add_one (inlined)", f"--comm app: {rows[:1]}")
+    check(all(r[4] != "worker_loop" for r in rows), "--comm app excludes worker")
+    out = run("--comm", "worker", "--comm", "app", "--folded", cap).stdout
+    check(out == OURS_FOLDED, "two --comm select both")
+    out = run("--comm", "app", "--pid", "200", cap).stdout
+    check("No samples match --pid/--comm" in out, "filters combine with AND")
+    p = run("--pid", "abc", cap, ok=False)
+    check(p.returncode == 2 and "not a process id" in p.stderr, "bad --pid refused")
+
+    out = run("--folded", cap).stdout
+    check(out == OURS_FOLDED, "folded:\n" + out)
+    out = run("--folded", "--pid", "200", cap).stdout
+    check(out == "worker_loop 70\nworker_loop;compute 30\n", "folded with filter:\n" + out)
+
+    # Without symbols: module+offset, raw hex, kernel marks.
+    out = run("--folded", make(tmp, "nosyms")).stdout
+    check("main" not in out and "app+0x1100;app+0x1010 60" in out, "no symbols: module+offset:\n" + out)
+    check("app+0x1100;app+0x1200;0xffffffff81000010 [kernel] 2" in out, "no symbols: kernel raw hex")
+    out = run(make(tmp, "nosyms")).stdout
+    check("Symbols: none (the capture embeds no symbols" in out, "says there are no symbols")
+
+    p = run(os.path.join(tmp, "missing.capture"), ok=False)
+    check(p.returncode == 1 and "missing.capture" in p.stderr, "missing file: " + p.stderr)
+    p = run(ok=False)
+    check(p.returncode == 2 and "Usage" in p.stderr, "no file given")
+
+
+def test_sysprof(tmp):
+    cap = os.path.join(tmp, "sysprof.capture")
+    subprocess.run([MAKE_SYSPROF, cap], check=True)
+    out = run(cap).stdout
+    check("embedded Sysprof table (__symbols__)" in out, "uses Sysprof's table:\n" + out)
+    folded = run("--folded", cap).stdout
+    check(folded == SYSPROF_FOLDED, "sysprof folded:\n" + folded)
+    # The same names as our own capture of the same profile, once inline
+    # frames (which only our table has) are left out.
+    ours = run("--folded", make(tmp, "ours")).stdout
+
+    def outer_names(text):
+        names = set()
+        for line in text.splitlines():
+            for f in line.rsplit(" ", 1)[0].split(";"):
+                if not f.endswith("(inlined)") and not f.startswith(("[unresolved", "libfoo.so+", "libbar.so+", "0x")):
+                    names.add(f)
+        return names
+    check(outer_names(ours) == outer_names(folded) == {"main", "compute", VECTOR, "write_data", "worker_loop",
+                                                       "do_syscall_64 [kernel]"},
+          f"same names: {outer_names(ours)} vs {outer_names(folded)}")
+    head, rows = neighbours(run("--callers", "compute", cap).stdout)
+    check(rows == [(80, "72.73", "main"), (30, "27.27", "worker_loop")], f"sysprof callers: {rows}")
+
+
+def test_hostile(tmp):
+    # A Periscope table that lies about its size: refused, the report falls
+    # back to __symbols__ and still names functions.
+    cap = make(tmp, "badtable")
+    p = run("--folded", cap)
+    # (our "__symbols__" carries the unresolved range's reason as its name)
+    want = "".join(sorted(SYSPROF_FOLDED.replace("main;libfoo.so+0x500 5\n",
+                                                 "main;[unresolved: helper failed] libfoo.so 5\n").splitlines(True)))
+    check(p.stdout == want, "bad table falls back:\n" + p.stdout)
+    out = run(cap).stdout
+    check("embedded Sysprof table" in out, "summary says fallback")
+    # A truncated capture: reports what precedes the damage and says so.
+    good = make(tmp, "ours")
+    data = open(good, "rb").read()
+    cut = os.path.join(tmp, "cut.capture")
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) * 2 // 3])
+    p = run(cut)
+    check(p.returncode == 0 and "Samples:" in p.stdout, "truncated capture still reports")
+    # Garbage in the middle of a frame header.
+    bad = bytearray(data)
+    bad[256] = 0xff  # first frame's length: odd and past the end
+    bad[256 + 1] = 0xff
+    badp = os.path.join(tmp, "bad.capture")
+    open(badp, "wb").write(bytes(bad))
+    p = run(badp, ok=False)
+    check(p.returncode in (0, 1) and "Traceback" not in p.stderr and p.returncode >= 0, f"bad frame: {p.returncode}")
+    check("Warning" in p.stdout or p.returncode == 1, "bad frame is reported: " + p.stdout + p.stderr)
+
+
+def test_progress(tmp):
+    # The progress bar appears on a terminal (script(1) gives us one) and
+    # not when stderr is a pipe.
+    cap = make(tmp, "big", "100000")
+    p = subprocess.run(["script", "-qefc", f"{PERISCOPE} report {cap}", "/dev/null"], capture_output=True,
+                       text=True, timeout=300)
+    check(p.returncode == 0, f"report under script: {p.returncode}")
+    check("Loading capture [" in p.stdout and "%" in p.stdout, "progress bar on a terminal")
+    check("function_" in p.stdout, "report printed under a terminal")
+    p = subprocess.run([PERISCOPE, "report", cap], capture_output=True, text=True, timeout=300)
+    check("Loading capture" not in p.stderr and "Loading capture" not in p.stdout, "no bar when not a terminal")
+    check("Samples: 100000 in 1 process" in p.stdout, "big capture sample count")
+
+
+def png_pixels(path):
+    """Decodes an 8-bit RGB/RGBA PNG (what Chromium writes) to rows of bytes."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    assert depth == 8 and ctype in (2, 6), f"unexpected PNG format {depth}/{ctype}"
+    bpp = 3 if ctype == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
+def chromium(*args):
+    profile = tempfile.mkdtemp(prefix="periscope-chromium-")
+    try:
+        return subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                               "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                               "--disable-sync", f"--user-data-dir={profile}", *args],
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_flamegraph(tmp):
+    cap = make(tmp, "ours")
+    svg = os.path.join(tmp, "flame.svg")
+    p = run("--flamegraph", svg, cap)
+    check("Flame graph written to" in p.stdout, "says where the flame graph is")
+    text = open(svg).read()
+    check("http://" not in text.replace("http://www.w3.org/", ""), "self-contained: no external URLs")
+    check("<script" in text and "<style>" in text, "inline script and style")
+    check("std::vector&lt;int, std::allocator&lt;int&gt; &gt;::push_back(int const&amp;)" in text, "C++ name escaped")
+    check("compute (80 samples, 40.00%)" in text, "tooltip text: name, samples, percent")
+
+    if not shutil.which("chromium"):
+        check(False, "chromium is not installed: apt-get install -y chromium (listed in scripts/packages.txt)")
+        return
+    url = "file://" + svg
+    p = chromium("--dump-dom", "--virtual-time-budget=2000", url)
+    dom = p.stdout
+    check(p.returncode == 0, f"chromium --dump-dom exited {p.returncode}: {p.stderr[-500:]}")
+    for name in ["main", "compute", "square (inlined)", "add_one (inlined)", "worker_loop", "do_syscall_64 [kernel]",
+                 "std::vector&lt;int, std::allocator&lt;int&gt; &gt;::push_back(int const&amp;)"]:
+        check(name in dom, f"{name} in the DOM")
+    check('data-ready="1"' in dom, "the inline script ran (data-ready set)")
+
+    png = os.path.join(tmp, "flame.png")
+    p = chromium(f"--screenshot={png}", "--window-size=1200,400", "--virtual-time-budget=2000", url)
+    check(p.returncode == 0 and os.path.exists(png), f"chromium --screenshot: {p.returncode} {p.stderr[-500:]}")
+    if os.path.exists(png):
+        w, h, bpp, rows = png_pixels(png)
+        colours = set()
+        for row in rows[::4]:
+            for x in range(0, w * bpp, bpp * 3):
+                colours.add(row[x:x + 3])
+        check(w == 1200 and h == 400, f"screenshot size {w}x{h}")
+        check(len(colours) >= 12, f"screenshot is not blank: {len(colours)} colours")
+        # Flame frames are warm (red high, blue low): some must be on screen.
+        warm = [c for c in colours if c[0] > 200 and c[2] < 60 and c[1] < 200]
+        check(len(warm) >= 2, f"flame-coloured frames visible: {len(warm)}")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="periscope-report-test-")
+    try:
+        {"text": test_text, "sysprof": test_sysprof, "hostile": test_hostile, "progress": test_progress,
+         "flamegraph": test_flamegraph}[GROUP](tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print(f"{len(failures)} check(s) failed", file=sys.stderr)
+        sys.exit(1)
+    print(f"report {GROUP}: all checks passed")
+
+
+main()
