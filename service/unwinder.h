@@ -1,0 +1,59 @@
+/* unwinder.h: executes validated unwind tables (capture/unwind-table.h) over
+ * a copy of a thread's user stack, as perf's REGS_USER + STACK_USER deliver
+ * it, and yields the user part of a call chain. It never reads memory other
+ * than the copy: every load is bounds-checked against it. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind-table.h"
+
+#define UNWINDER_MAX_FRAMES 1024
+
+typedef struct UnwindRegs {
+        uint64_t ip, sp, fp;           /* x86-64: rip, rsp, rbp (aarch64 adds lr) */
+} UnwindRegs;
+
+/* The copied stack: bytes [base, base + size) of the thread's address space. */
+typedef struct UnwindStack {
+        uint64_t base;
+        const uint8_t *data;
+        size_t size;
+} UnwindStack;
+
+/* Finds the code containing ip: sets *table (NULL when the code has no table,
+ * e.g. JIT code) and *offset (ip as a file offset in that code's file).
+ * Returns false when ip lies in no known executable mapping. */
+typedef bool (*UnwindFindFunc)(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset);
+
+typedef enum UnwindStop {
+        UNWIND_STOP_END,               /* reached the outermost frame (return address undefined or 0) */
+        UNWIND_STOP_LIMIT,             /* frame limit */
+        UNWIND_STOP_NO_INFO,           /* no table row and no usable frame pointer */
+        UNWIND_STOP_OUT_OF_STACK,      /* a load fell outside the copied stack */
+        UNWIND_STOP_BAD_SP,            /* the stack pointer did not advance */
+        UNWIND_STOP_BAD_IP,            /* return address outside user space */
+        UNWIND_STOP_NO_MAPPING,        /* IP in no known mapping */
+        _UNWIND_STOP_MAX,
+} UnwindStop;
+
+typedef struct UnwindResult {
+        size_t n_frames;               /* addresses written, the sampled IP first */
+        UnwindStop stop;
+        unsigned n_fp_frames;          /* frames found through the frame-pointer fallback */
+} UnwindResult;
+
+/* Unwinds from regs over stack, writing at most max_frames addresses to
+ * frames: the sampled IP, then each caller's return address. Never fails:
+ * the result says how far it got and why it stopped. */
+void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFindFunc find, void *userdata,
+                     uint64_t *frames, size_t max_frames, UnwindResult *result);
+
+/* Frame-pointer-only walk (the `fp` unwind mode and the fallback's building
+ * block), with the same bounds checks. */
+void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64_t *frames, size_t max_frames,
+                        UnwindResult *result);
+
+/* "end", "limit", ... for logs and statistics. */
+const char *unwind_stop_to_string(UnwindStop stop);
