@@ -246,6 +246,21 @@ int resolver_snapshot_process(Resolver *r, pid_t pid) {
         return 0;
 }
 
+int resolver_describe_container(Resolver *r, ContainerInfo *info) {
+        if (info->engine != CONTAINER_ENGINE_PODMAN || !info->id[0])
+                return info->engine == CONTAINER_ENGINE_FLATPAK ? 0 : -ENOENT;
+        PodmanStorage *s = storage_for_uid(r, info->owner_uid);
+        _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
+        if (!s || !c)
+                return s ? -ENOMEM : -ENOENT;
+        int k = podman_storage_find_container(s, info->id, c);
+        if (k < 0)
+                return k;
+        snprintf(info->name, sizeof(info->name), "%s", c->name);
+        snprintf(info->image, sizeof(info->image), "%s", c->image_name[0] ? c->image_name : c->image_id);
+        return 0;
+}
+
 const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid) {
         if (resolver_snapshot_process(r, pid) < 0)
                 return NULL;

@@ -99,6 +99,10 @@ int resolver_snapshot_process(Resolver *r, pid_t pid);
 /* Container or app of pid (from the snapshot), or NULL for unknown pids. */
 const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid);
 
+/* Fills name and image of a Podman container from its owner's store
+ * (classification alone only knows the id). 0, or -ENOENT when unknown. */
+int resolver_describe_container(Resolver *r, ContainerInfo *info);
+
 /* Host paths of the Podman layers of pid's container (container layer
  * first) for OVERLAY frames; *ret_n = 0 when not in Podman. */
 int resolver_get_layers(Resolver *r, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n);

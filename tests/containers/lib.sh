@@ -88,3 +88,15 @@ podman_import() { # podman-command-prefix (string), rootfs, name
         fi
         echo "$name:$tag"
 }
+
+# Asserts that the container/app listing has query → pid, and that a query
+# naming nothing fails with a message.
+assert_listed() { # query, pid, engine
+        local out
+        out=$("$PERISCOPE_RESOLVE" --container="$1") || fail "--container=$1 found nothing"
+        grep -qP "^instance\tengine=$3\t.*\tpids=(.*,)?$2(,.*)?$" <<<"$out" || { echo "$out"; fail "--container=$1 does not list pid $2"; }
+        "$PERISCOPE_RESOLVE" --list | grep -qP "^instance\tengine=$3\t.*\tpids=(.*,)?$2(,.*)?$" || fail "--list lacks pid $2"
+        if "$PERISCOPE_RESOLVE" --container=no-such-container-$$ 2>"$WORK/nomatch.err"; then fail "an unknown container matched"; fi
+        grep -q "no running container or Flatpak app matches" "$WORK/nomatch.err" || fail "no message for an unknown container"
+        echo "ok: --container=$1 lists pid $2"
+}

@@ -5,6 +5,8 @@
  * and prints one line per file: path, method, verdict, host path, message.
  *
  *   periscope-resolve [--methods=LIST] [--pin] [--wait-file=F] [--copy-to=DIR] PID
+ *   periscope-resolve --list                 containers/apps and their pids
+ *   periscope-resolve --container=NAME|ID    pids of one container/app
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "container-list.h"
 #include "resolver.h"
 #include "safe-open.h"
 
@@ -93,16 +96,50 @@ static int copy_out(int fd, const char *dir, const char *path) {
         return 0;
 }
 
+static int list_instances(const char *query) {
+        _cleanup_resolver_ Resolver *r = NULL;
+        ContainerInstance *inst = NULL;
+        size_t n = 0;
+        int k = resolver_new(&r);
+        if (k >= 0)
+                k = container_list_instances(r, &inst, &n);
+        if (k < 0) {
+                fprintf(stderr, "periscope-resolve: cannot list containers: %s\n", strerror(-k));
+                return 1;
+        }
+        bool found = false;
+        for (size_t i = 0; i < n; i++) {
+                const ContainerInfo *ci = &inst[i].info;
+                if (query && !container_instance_matches(ci, query))
+                        continue;
+                found = true;
+                printf("instance\tengine=%s\tid=%s\tname=%s\timage=%s\towner=%u\tpids=", container_engine_to_string(ci->engine),
+                       ci->id, ci->name, ci->image, (unsigned) ci->owner_uid);
+                for (size_t j = 0; j < inst[i].n_pids; j++)
+                        printf("%s%d", j ? "," : "", (int) inst[i].pids[j]);
+                printf("\n");
+        }
+        container_instances_free(inst, n);
+        if (query && !found) {
+                fprintf(stderr, "periscope-resolve: no running container or Flatpak app matches '%s'\n", query);
+                return 1;
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
         static const struct option opts[] = {
                 { "methods", required_argument, NULL, 'm' },
                 { "pin", no_argument, NULL, 'p' },
                 { "wait-file", required_argument, NULL, 'w' },
                 { "copy-to", required_argument, NULL, 'c' },
+                { "list", no_argument, NULL, 'l' },
+                { "container", required_argument, NULL, 'C' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
-        const char *wait_file = NULL, *copy_to = NULL;
+        const char *wait_file = NULL, *copy_to = NULL, *container = NULL;
+        bool list = false;
         unsigned methods = ~0u;
         bool pin = false;
         int c;
@@ -123,6 +160,12 @@ int main(int argc, char **argv) {
                 case 'c':
                         copy_to = optarg;
                         break;
+                case 'l':
+                        list = true;
+                        break;
+                case 'C':
+                        container = optarg;
+                        break;
                 case 'h':
                         printf("Usage: periscope-resolve [--methods=LIST] [--pin] [--wait-file=F] [--copy-to=DIR] PID\n");
                         return 0;
@@ -130,6 +173,8 @@ int main(int argc, char **argv) {
                         return 2;
                 }
         }
+        if (list || container)
+                return list_instances(container);
         if (optind != argc - 1) {
                 fprintf(stderr, "periscope-resolve: expected one PID\n");
                 return 2;

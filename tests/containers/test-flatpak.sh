@@ -53,4 +53,5 @@ for methods in "" flatpak; do
 done
 [[ "$(map_field "$WORK/out-flatpak" /app/bin/ptapp host)" == /var/lib/flatpak/app/$app_id/x86_64/stable/*/files/bin/ptapp ]] || fail "not found through app-path"
 [[ "$(map_field "$WORK/out-flatpak" /usr/lib/x86_64-linux-gnu/libc.so.6 host)" == /var/lib/flatpak/runtime/$rt_id/x86_64/1.0/*/files/lib/x86_64-linux-gnu/libc.so.6 ]] || fail "not found through runtime-path"
+assert_listed "$app_id" "$pid" flatpak
 echo "PASS"

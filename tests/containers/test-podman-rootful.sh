@@ -29,4 +29,6 @@ done
 host=$(map_field "$WORK/out-podman" /bin/app host)
 [[ "$host" == /var/lib/containers/storage/overlay/*/diff/bin/app ]] || fail "storage path $host is not a layer of the rootful store"
 grep -q "^layer	1	/var/lib/containers/storage/overlay/.*/diff$" "$WORK/out-podman" || fail "layer chain (container layer + image layer) missing"
+assert_listed "$name" "$pid" podman
+assert_listed "${id:0:12}" "$pid" podman
 echo "PASS"

@@ -34,4 +34,5 @@ assert_resolved "$WORK/out" /usr/lib/x86_64-linux-gnu/libc.so.6 podman /usr/lib/
 assert_resolved "$WORK/out" /lib64/ld-linux-x86-64.so.2 podman /lib64/ld-linux-x86-64.so.2 "$WORK/copies"
 [[ "$(map_field "$WORK/out" /bin/app detail)" == *"map-files: Permission denied"* ]] || fail "map_files was expected to be denied"
 [[ "$(map_field "$WORK/out" /bin/app host)" == /home/$user/.local/share/containers/storage/overlay/*/diff/bin/app ]] || fail "not from the user's store"
+assert_listed "$name" "$pid" podman
 echo "PASS"

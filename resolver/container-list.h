@@ -1,0 +1,26 @@
+/* container-list.h: the Podman containers and Flatpak instances running now,
+ * with their processes (for ListTargets and `record --container`). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "container-info.h"
+#include "resolver.h"
+
+typedef struct ContainerInstance {
+        ContainerInfo info;        /* raw file copies cleared */
+        pid_t *pids;
+        size_t n_pids;
+} ContainerInstance;
+
+/* Scans /proc and groups every containerized process by (engine, id).
+ * Podman names and images come from the owners' stores through r. */
+int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n);
+
+void container_instances_free(ContainerInstance *list, size_t n);
+
+/* True when query names this instance: Podman full id, unique-looking id
+ * prefix (>= 12 hex digits) or name; Flatpak app id or instance id. */
+bool container_instance_matches(const ContainerInfo *info, const char *query);
