@@ -96,6 +96,23 @@ static void info_clear(Info *info) {
         g_free(info->stats);
 }
 
+/* True if name is just the kernel's short task name (comm, at most 15
+ * characters) of the program in cmdline: Sysprof writes the full command line
+ * from /proc first and later PROCESS frames from perf COMM events, which
+ * should not hide it. */
+static bool is_comm_of(const char *name, const char *cmdline) {
+        size_t nl = strlen(name);
+        if (nl == 0 || nl > 15 || strchr(name, ' '))
+                return false;
+        size_t first = strcspn(cmdline, " ");
+        const char *base = cmdline;
+        for (const char *p = cmdline; p < cmdline + first; p++)
+                if (*p == '/')
+                        base = p + 1;
+        size_t bl = (size_t) (cmdline + first - base);
+        return bl > nl ? strncmp(base, name, nl) == 0 && nl == 15 : bl == nl && strncmp(base, name, nl) == 0;
+}
+
 static void info_add_frame(Info *info, const CaptureFrame *f) {
         info->frames[f->type]++;
         info->total_frames++;
@@ -109,9 +126,12 @@ static void info_add_frame(Info *info, const CaptureFrame *f) {
         case CAPTURE_FRAME_SAMPLE:
                 info->sample_addresses += f->sample.n_addrs;
                 break;
-        case CAPTURE_FRAME_PROCESS:
-                g_hash_table_replace(info->processes, GINT_TO_POINTER(f->pid), g_strdup(f->process.cmdline));
+        case CAPTURE_FRAME_PROCESS: {
+                const char *old = g_hash_table_lookup(info->processes, GINT_TO_POINTER(f->pid));
+                if (!old || !is_comm_of(f->process.cmdline, old))
+                        g_hash_table_replace(info->processes, GINT_TO_POINTER(f->pid), g_strdup(f->process.cmdline));
                 break;
+        }
         case CAPTURE_FRAME_CTRDEF:
                 for (unsigned i = 0; i < f->ctrdef.n_counters; i++) {
                         const CaptureCounterDef *d = &f->ctrdef.counters[i];

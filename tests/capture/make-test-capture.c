@@ -16,6 +16,11 @@ static void write_rich(CaptureWriter *w) {
         CHECK_OK(capture_writer_add_process(w, t, -1, 4242, "/usr/bin/app --flag"));
         CHECK_OK(capture_writer_add_process(w, t, -1, 17, "/usr/lib/systemd/systemd-journald"));
         CHECK_OK(capture_writer_add_process(w, t, -1, 900, ""));
+        /* as Sysprof does: a later PROCESS from a perf COMM event carries only
+         * the short task name, which must not hide the full command line ... */
+        CHECK_OK(capture_writer_add_process(w, t + 1, -1, 4242, "app"));
+        /* ... while an exec into another program does replace it */
+        CHECK_OK(capture_writer_add_process(w, t + 1, -1, 900, "/usr/bin/exec-target --x"));
         CHECK_OK(capture_writer_add_map(w, t, -1, 4242, 0x400000, 0x500000, 0, 77, "/usr/bin/app"));
         CHECK_OK(capture_writer_add_map(w, t, -1, 4242, 0x7f0000000000, 0x7f0000100000, 0, 78,
                                         "/usr/lib/x86_64-linux-gnu/libc.so.6"));

@@ -1,0 +1,140 @@
+# private-bus.sh: a private D-Bus "system" bus with polkitd (and whatever
+# services a test adds) for tests that need the system bus without touching
+# the machine's. Source it from bash:
+#
+#   . "$src/tests/lib/private-bus.sh"
+#   trap 'private_bus_stop' EXIT                    # always: kills what was started
+#   private_bus_start || exit 1                     # exports DBUS_SYSTEM_BUS_ADDRESS
+#   private_polkit_start || exit 1                  # polkitd on that bus
+#   /usr/libexec/sysprofd & private_bus_track $!
+#   private_bus_wait_name org.gnome.Sysprof3 10 $! || exit 1
+#
+# The bus socket and the logs (dbus-daemon.log, polkitd.log) live in
+# $PRIVATE_BUS_DIR, a fresh world-traversable directory under /tmp (polkitd
+# drops to its own user and must reach the socket), removed by private_bus_stop.
+# Every process started here (and every pid handed to private_bus_track) is
+# killed by pid — never by name — in reverse order by private_bus_stop, which
+# is idempotent. Functions print a reason and return non-zero on failure.
+# polkitd needs a rule for the actions the test uses in /etc/polkit-1/rules.d/
+# (see scripts/setup.d/*polkit*.sh); the machine's polkitd, if any, is left alone.
+
+PRIVATE_BUS_PIDS=()
+PRIVATE_BUS_DIR=
+
+# private_bus_track PID…: kill these pids in private_bus_stop.
+private_bus_track() {
+        PRIVATE_BUS_PIDS+=("$@")
+}
+
+# private_bus_start: starts dbus-daemon (type "system", allow-all policy,
+# EXTERNAL auth) listening on $PRIVATE_BUS_DIR/system_bus_socket and exports
+# DBUS_SYSTEM_BUS_ADDRESS for everything started afterwards.
+private_bus_start() {
+        command -v dbus-daemon >/dev/null || { echo "private-bus: dbus-daemon is missing (apt-get install -y dbus)"; return 1; }
+        local dir
+        dir=$(mktemp -d /tmp/periscope-bus.XXXXXX) || return 1
+        chmod 0755 "$dir" || return 1
+        PRIVATE_BUS_DIR=$dir
+        cat >"$dir/system.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$dir/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_type="method_return"/>
+    <allow send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="signal"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+  </policy>
+</busconfig>
+EOF
+        dbus-daemon --config-file="$dir/system.conf" --nofork --nopidfile --print-address=3 \
+                3>"$dir/address" >"$dir/dbus-daemon.log" 2>&1 &
+        private_bus_track $!
+        local i
+        for i in $(seq 100); do
+                [ -s "$dir/address" ] && break
+                kill -0 "${PRIVATE_BUS_PIDS[-1]}" 2>/dev/null || break
+                sleep 0.05
+        done
+        if [ ! -s "$dir/address" ]; then
+                echo "private-bus: dbus-daemon did not start:"; cat "$dir/dbus-daemon.log"
+                return 1
+        fi
+        export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$dir/system_bus_socket"
+        return 0
+}
+
+# private_bus_has_name NAME: true if NAME has an owner on the private bus.
+private_bus_has_name() {
+        dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.NameHasOwner "string:$1" 2>/dev/null | grep -q true
+}
+
+# private_bus_wait_name NAME [SECONDS [PID]]: waits until NAME is owned
+# (default 10 s); gives up early if PID (the service that should own it) exits.
+private_bus_wait_name() {
+        local name=$1 secs=${2:-10} pid=${3:-}
+        local deadline=$((SECONDS + secs))
+        while [ $SECONDS -le $deadline ]; do
+                private_bus_has_name "$name" && return 0
+                if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+                        echo "private-bus: the process that should own $name (pid $pid) exited"
+                        return 1
+                fi
+                sleep 0.1
+        done
+        echo "private-bus: $name did not appear on the private bus within ${secs}s"
+        return 1
+}
+
+# private_polkit_start: starts polkitd on the private bus and waits for
+# org.freedesktop.PolicyKit1.
+private_polkit_start() {
+        local polkitd
+        for polkitd in /usr/lib/polkit-1/polkitd /usr/libexec/polkitd ""; do
+                [ -x "$polkitd" ] && break
+        done
+        [ -n "$polkitd" ] || { echo "private-bus: polkitd is missing (apt-get install -y polkitd)"; return 1; }
+        [ -n "${DBUS_SYSTEM_BUS_ADDRESS:-}" ] && [ -n "$PRIVATE_BUS_DIR" ] ||
+                { echo "private-bus: call private_bus_start first"; return 1; }
+        "$polkitd" >"$PRIVATE_BUS_DIR/polkitd.log" 2>&1 &
+        private_bus_track $!
+        if ! private_bus_wait_name org.freedesktop.PolicyKit1 15 $!; then
+                cat "$PRIVATE_BUS_DIR/polkitd.log"
+                return 1
+        fi
+}
+
+# private_bus_stop: kills every tracked pid (newest first: services, polkitd,
+# then the bus), waits a moment for each, then SIGKILLs what is left.
+private_bus_stop() {
+        local i pid
+        for ((i = ${#PRIVATE_BUS_PIDS[@]} - 1; i >= 0; i--)); do
+                pid=${PRIVATE_BUS_PIDS[$i]}
+                kill -TERM "$pid" 2>/dev/null || continue
+                local n
+                for n in $(seq 40); do
+                        kill -0 "$pid" 2>/dev/null || break
+                        sleep 0.05
+                done
+                kill -KILL "$pid" 2>/dev/null || true
+                wait "$pid" 2>/dev/null || true
+        done
+        PRIVATE_BUS_PIDS=()
+        if [ -n "$PRIVATE_BUS_DIR" ] && [ -d "$PRIVATE_BUS_DIR" ]; then
+                rm -rf "$PRIVATE_BUS_DIR"
+        fi
+        PRIVATE_BUS_DIR=
+        return 0
+}
