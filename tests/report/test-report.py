@@ -344,13 +344,55 @@ def test_flamegraph(tmp):
         check(False, "chromium is not installed: apt-get install -y chromium (listed in scripts/packages.txt)")
         return
     url = "file://" + svg
-    p = chromium("--dump-dom", "--virtual-time-budget=2000", url)
+    # Interaction, driven by a script appended to a copy of the file: click
+    # zooms (the clicked frame spans the width, frames outside it hide),
+    # typing in the search box highlights and reports the share matched.
+    probe = r"""<script><![CDATA[
+(function () {
+  var svg = document.documentElement;
+  function frame(name, depth) {
+    return Array.prototype.filter.call(document.querySelectorAll('g.f'), function (g) {
+      return g.getAttribute('data-name') === name && (depth === undefined || g.getAttribute('data-d') === depth);
+    })[0];
+  }
+  var main = frame('main');
+  main.dispatchEvent(new MouseEvent('mouseover'));
+  svg.setAttribute('data-t-hover', document.getElementById('details').textContent);
+  main.dispatchEvent(new MouseEvent('click'));
+  svg.setAttribute('data-t-zoom-width', Math.round(+main.querySelector('rect').getAttribute('width')));
+  svg.setAttribute('data-t-worker-hidden', frame('worker_loop').style.display === 'none' ? 'yes' : 'no');
+  svg.setAttribute('data-t-zoom-label', main.querySelector('text').textContent);
+  var s = document.getElementById('search');
+  s.value = 'comp';
+  s.dispatchEvent(new Event('input'));
+  svg.setAttribute('data-t-matched', document.getElementById('matched').textContent);
+  svg.setAttribute('data-t-hits', document.querySelectorAll('g.match').length);
+  document.getElementById('reset').dispatchEvent(new MouseEvent('click'));
+  svg.setAttribute('data-t-unzoomed', frame('worker_loop').style.display === 'none' ? 'no' : 'yes');
+})();
+]]></script>
+</svg>"""
+    probe_svg = os.path.join(tmp, "probe.svg")
+    with open(probe_svg, "w") as f:
+        f.write(text.rsplit("</svg>", 1)[0] + probe)
+    p = chromium("--dump-dom", "--virtual-time-budget=2000", "file://" + probe_svg)
     dom = p.stdout
     check(p.returncode == 0, f"chromium --dump-dom exited {p.returncode}: {p.stderr[-500:]}")
     for name in ["main", "compute", "square (inlined)", "add_one (inlined)", "worker_loop", "do_syscall_64 [kernel]",
                  "std::vector&lt;int, std::allocator&lt;int&gt; &gt;::push_back(int const&amp;)"]:
         check(name in dom, f"{name} in the DOM")
     check('data-ready="1"' in dom, "the inline script ran (data-ready set)")
+
+    def attr(name):
+        m = re.search(name + r'="([^"]*)"', dom)
+        return m[1] if m else None
+    check(attr("data-t-hover") == "main (100 samples, 50.00%)", f"hover details: {attr('data-t-hover')}")
+    check(attr("data-t-zoom-width") == "1180", f"zoomed frame spans the width: {attr('data-t-zoom-width')}")
+    check(attr("data-t-worker-hidden") == "yes", "frames outside the zoom are hidden")
+    check(attr("data-t-zoom-label") == "main", "zoomed label text")
+    check(attr("data-t-matched") == "Matched: 110 samples (55.00%)", f"search share: {attr('data-t-matched')}")
+    check(attr("data-t-hits") == "2", f"two compute frames highlighted: {attr('data-t-hits')}")
+    check(attr("data-t-unzoomed") == "yes", "reset zoom shows everything again")
 
     png = os.path.join(tmp, "flame.png")
     p = chromium(f"--screenshot={png}", "--window-size=1200,400", "--virtual-time-budget=2000", url)
