@@ -1,0 +1,162 @@
+/* authorization.c: caller credentials, process ownership, polkit. */
+#include "authorization.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "periscope-errors.h"
+
+
+int caller_from_message(sd_bus_message *m, Caller *ret) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *sender = sd_bus_message_get_sender(m);
+        uint64_t mask = SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID;
+        int r;
+
+        if (sender)
+                r = sd_bus_query_sender_creds(m, mask, &creds);
+        else
+                r = sd_bus_get_owner_creds(sd_bus_message_get_bus(m), mask, &creds);
+        if (r < 0)
+                return r;
+        uid_t uid;
+        pid_t pid = 0;
+        r = sd_bus_creds_get_euid(creds, &uid);
+        if (r < 0)
+                return r;
+        (void) sd_bus_creds_get_pid(creds, &pid);
+        *ret = (Caller) { .uid = uid, .pid = pid, .sender = sender };
+        return 0;
+}
+
+static int read_int_file(const char *path, int *ret) {
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        int ok = fscanf(f, "%d", ret) == 1;
+        fclose(f);
+        return ok ? 0 : -EBADMSG;
+}
+
+bool kernel_addresses_allowed_for_users(void) {
+        int paranoid, kptr;
+        if (read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid) < 0 ||
+            read_int_file("/proc/sys/kernel/kptr_restrict", &kptr) < 0)
+                return false;
+        return paranoid <= 1 && kptr == 0;
+}
+
+bool caller_owns_process(uid_t uid, pid_t pid) {
+        char path[64];
+        struct stat st;
+        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+        /* A process that is not dumpable has its /proc entries owned by root. */
+        if (stat(path, &st) < 0 || st.st_uid != uid)
+                return false;
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return false;
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0;
+        bool ok = false;
+        while (getline(&line, &n, f) > 0) {
+                unsigned ruid, euid, suid, fsuid;
+                if (sscanf(line, "Uid: %u %u %u %u", &ruid, &euid, &suid, &fsuid) == 4) {
+                        ok = ruid == uid && euid == uid && suid == uid && fsuid == uid;
+                        break;
+                }
+        }
+        fclose(f);
+        /* The process may have changed owner between the two reads. */
+        return ok && stat(path, &st) == 0 && st.st_uid == uid;
+}
+
+/* Asks polkit whether the sender may do PERISCOPE_POLKIT_ACTION. */
+static int polkit_check(sd_bus *bus, const char *sender, bool *ret_authorized, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+        int r = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.PolicyKit1",
+                                               "/org/freedesktop/PolicyKit1/Authority",
+                                               "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender,
+                                  PERISCOPE_POLKIT_ACTION, 0, 1u /* AllowUserInteraction */, "");
+        if (r < 0)
+                return r;
+        r = sd_bus_call(bus, call, 10 * 1000000ull, error, &reply);
+        if (r < 0)
+                return r;
+        int authorized, challenge;
+        r = sd_bus_message_read(reply, "(bb", &authorized, &challenge);
+        if (r < 0)
+                return r;
+        *ret_authorized = authorized;
+        return 0;
+}
+
+/* Either polkit says yes, or error says why not. */
+static int authorize_via_polkit(sd_bus *bus, const Caller *caller, const char *what, sd_bus_error *error) {
+        if (!caller->sender)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "%s needs root: the private periscoped runs with your rights; "
+                                         "install the system service or run as root", what);
+        bool authorized = false;
+        _cleanup_(sd_bus_error_free) sd_bus_error perror = SD_BUS_ERROR_NULL;
+        int r = polkit_check(bus, caller->sender, &authorized, &perror);
+        if (r < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "%s needs authorization through polkit (action %s), and polkit "
+                                         "could not be asked: %s",
+                                         what, PERISCOPE_POLKIT_ACTION, perror.message ? perror.message : strerror(-r));
+        if (!authorized)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "%s is not allowed for uid %u: polkit denied action %s; record your "
+                                         "own processes instead, or ask an administrator",
+                                         what, (unsigned) caller->uid, PERISCOPE_POLKIT_ACTION);
+        return 0;
+}
+
+int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
+                        sd_bus_error *error) {
+        char what[128];
+        int r;
+
+        *ret = (Authorization) {};
+        if (caller->uid == 0) {
+                ret->kernel = true;
+                return 0;
+        }
+        pid_t foreign = 0;
+        for (size_t i = 0; i < options->n_pids && !foreign; i++)
+                if (!caller_owns_process(caller->uid, options->pids[i]))
+                        foreign = options->pids[i];
+        if (!foreign && options->command_pid > 0 && !caller_owns_process(caller->uid, options->command_pid))
+                foreign = options->command_pid;
+
+        if (options->system || foreign) {
+                if (options->system)
+                        snprintf(what, sizeof(what), "recording the whole system");
+                else
+                        snprintf(what, sizeof(what), "recording process %d (not yours, or not dumpable)",
+                                 (int) foreign);
+                r = authorize_via_polkit(bus, caller, what, error);
+                if (r < 0)
+                        return r;
+                ret->via_polkit = true;
+                ret->kernel = true;
+                return 0;
+        }
+        ret->kernel = kernel_addresses_allowed_for_users();
+        if (options->kernel == 1 && !ret->kernel)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "option 'kernel': kernel stacks are not allowed for uid %u on this "
+                                         "system (perf_event_paranoid > 1 or kptr_restrict != 0); leave "
+                                         "'kernel' out or set it to false",
+                                         (unsigned) caller->uid);
+        return 0;
+}

@@ -1,0 +1,41 @@
+/* authorization.h: who is calling and what they may record. root may record
+ * anything; other users their own dumpable processes, without kernel
+ * addresses unless perf_event_paranoid <= 1 and kptr_restrict == 0; the whole
+ * system or other users' processes need polkit's
+ * org.periscope.profile-system (asked over D-Bus; no polkit means no). */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+
+#include "record-options.h"
+
+#define PERISCOPE_POLKIT_ACTION "org.periscope.profile-system"
+
+typedef struct Caller {
+        uid_t uid;                 /* effective uid */
+        pid_t pid;
+        const char *sender;        /* unique bus name; NULL on a peer-to-peer connection */
+} Caller;
+
+/* Identifies the sender of m (bus driver credentials, or SO_PEERCRED of a
+ * peer-to-peer connection). */
+int caller_from_message(sd_bus_message *m, Caller *ret);
+
+typedef struct Authorization {
+        bool kernel;               /* kernel samples and addresses allowed */
+        bool via_polkit;
+} Authorization;
+
+/* Decides whether caller may record what options ask for. Fills error with
+ * org.periscope.Error.NotAuthorized saying why and returns negative when not. */
+int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
+                        sd_bus_error *error);
+
+/* Whether uid may record process pid without polkit (same real, effective
+ * and saved uid, and dumpable). */
+bool caller_owns_process(uid_t uid, pid_t pid);
+
+/* Whether the system lets unprivileged users see kernel addresses. */
+bool kernel_addresses_allowed_for_users(void);

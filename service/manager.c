@@ -1,0 +1,52 @@
+/* manager.c: the list of recordings of the daemon. */
+#include "manager.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recording.h"
+
+int manager_add_recording(Manager *m, Recording *r) {
+        if (m->n_recordings == m->allocated_recordings) {
+                size_t n = m->allocated_recordings ? m->allocated_recordings * 2 : 8;
+                Recording **a = reallocarray(m->recordings, n, sizeof(Recording *));
+                if (!a)
+                        return -ENOMEM;
+                m->recordings = a;
+                m->allocated_recordings = n;
+        }
+        m->recordings[m->n_recordings++] = r;
+        return 0;
+}
+
+void manager_remove_recording(Manager *m, Recording *r) {
+        for (size_t i = 0; i < m->n_recordings; i++)
+                if (m->recordings[i] == r) {
+                        memmove(m->recordings + i, m->recordings + i + 1,
+                                (m->n_recordings - i - 1) * sizeof(Recording *));
+                        m->n_recordings--;
+                        break;
+                }
+        if (m->exiting && m->n_recordings == 0)
+                (void) sd_event_exit(m->event, 0);
+}
+
+void manager_end_all(Manager *m) {
+        m->exiting = true;
+        if (m->n_recordings == 0) {
+                (void) sd_event_exit(m->event, 0);
+                return;
+        }
+        /* recording_end may free (and so remove) entries: walk a copy. */
+        size_t n = m->n_recordings;
+        Recording **copy = calloc(n, sizeof(Recording *));
+        if (!copy) {
+                (void) sd_event_exit(m->event, -ENOMEM);
+                return;
+        }
+        memcpy(copy, m->recordings, n * sizeof(Recording *));
+        for (size_t i = 0; i < n; i++)
+                recording_end(copy[i], m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
+        free(copy);
+}

@@ -1,0 +1,35 @@
+/* manager.h: the daemon's state: the event loop, the bus connection and the
+ * recordings being served on it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+typedef struct Recording Recording;
+
+typedef struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        bool peer;                 /* one client over a private peer-to-peer connection */
+        sd_bus_slot *profiler_slot;
+        Recording **recordings;
+        size_t n_recordings, allocated_recordings;
+        unsigned next_recording_id;
+        unsigned rlimit_files;     /* fds the process may hold */
+        bool exiting;              /* leave the event loop once no recording is left */
+} Manager;
+
+/* Adds r to the manager's list. */
+int manager_add_recording(Manager *m, Recording *r);
+
+/* Removes r from the list (called by recording_free). When the manager serves
+ * a vanished peer and nothing is left, the event loop exits. */
+void manager_remove_recording(Manager *m, Recording *r);
+
+/* Ends every recording because the service is going away (SIGTERM, peer gone). */
+void manager_end_all(Manager *m);
+
+/* Registers org.periscope.Profiler1 at /org/periscope/Profiler1 (profiler.c). */
+int profiler_register(Manager *m);

@@ -1,0 +1,215 @@
+/* periscoped.c: entry point of the Periscope profiling service. Serves
+ * org.periscope.Profiler1 on the system bus (default), a session bus, a bus at
+ * an address, or one client over a peer-to-peer connection on an inherited fd. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+#include <systemd/sd-id128.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "manager.h"
+#include "recording.h"
+
+#define BUS_NAME "org.periscope.Profiler1"
+
+typedef enum BusKind { BUS_SYSTEM, BUS_SESSION, BUS_ADDRESS, BUS_PEER } BusKind;
+
+static void usage(FILE *out) {
+        fprintf(out,
+                "Usage: periscoped [--system | --session-bus | --address=ADDRESS | --peer-fd=FD]\n\n"
+                "The Periscope profiling service: records CPU stacks into Sysprof captures over D-Bus.\n\n"
+                "  --system           own %s on the system bus (default)\n"
+                "  --session-bus      own it on the session bus (tests)\n"
+                "  --address=ADDRESS  own it on the bus at ADDRESS (tests)\n"
+                "  --peer-fd=FD       serve one client over the connected socket FD (no bus); exit\n"
+                "                     once it hangs up and its recordings are finalized\n"
+                "  --version          print the version\n",
+                BUS_NAME);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        fprintf(stderr, "periscoped: signal %u, finalizing %zu recording(s)\n", si->ssi_signo, m->n_recordings);
+        manager_end_all(m);
+        return 0;
+}
+
+static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        manager_end_all(m);
+        return 0;
+}
+
+static int connect_bus(BusKind kind, const char *address, int peer_fd, sd_bus **ret) {
+        sd_bus *bus = NULL;
+        int r;
+        switch (kind) {
+        case BUS_SYSTEM:
+                return sd_bus_open_system(ret);
+        case BUS_SESSION:
+                return sd_bus_open_user(ret);
+        case BUS_ADDRESS:
+                r = sd_bus_new(&bus);
+                if (r < 0)
+                        return r;
+                if ((r = sd_bus_set_address(bus, address)) < 0 || (r = sd_bus_set_bus_client(bus, true)) < 0 ||
+                    (r = sd_bus_negotiate_fds(bus, true)) < 0 || (r = sd_bus_start(bus)) < 0) {
+                        sd_bus_unref(bus);
+                        return r;
+                }
+                *ret = bus;
+                return 0;
+        case BUS_PEER: {
+                sd_id128_t id;
+                r = sd_id128_randomize(&id);
+                if (r < 0)
+                        return r;
+                r = sd_bus_new(&bus);
+                if (r < 0)
+                        return r;
+                if ((r = sd_bus_set_fd(bus, peer_fd, peer_fd)) < 0 || (r = sd_bus_set_server(bus, true, id)) < 0 ||
+                    (r = sd_bus_negotiate_fds(bus, true)) < 0 || (r = sd_bus_start(bus)) < 0) {
+                        sd_bus_unref(bus);
+                        return r;
+                }
+                *ret = bus;
+                return 0;
+        }
+        }
+        return -EINVAL;
+}
+
+/* Pinned files need many fds: take the hard limit. */
+static unsigned raise_fd_limit(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return 1024;
+        if (rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+                (void) getrlimit(RLIMIT_NOFILE, &rl);
+        }
+        return rl.rlim_cur > 1u << 20 ? 1u << 20 : (unsigned) rl.rlim_cur;
+}
+
+int main(int argc, char **argv) {
+        static const struct option options[] = {
+                { "system", no_argument, NULL, 's' },
+                { "session-bus", no_argument, NULL, 'S' },
+                { "address", required_argument, NULL, 'a' },
+                { "peer-fd", required_argument, NULL, 'p' },
+                { "version", no_argument, NULL, 'V' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        BusKind kind = BUS_SYSTEM;
+        const char *address = NULL;
+        int peer_fd = -1, c, r;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                switch (c) {
+                case 's':
+                        kind = BUS_SYSTEM;
+                        break;
+                case 'S':
+                        kind = BUS_SESSION;
+                        break;
+                case 'a':
+                        kind = BUS_ADDRESS;
+                        address = optarg;
+                        break;
+                case 'p': {
+                        char *end;
+                        long v = strtol(optarg, &end, 10);
+                        if (*end || v < 0 || v > 65535) {
+                                fprintf(stderr, "periscoped: --peer-fd needs an fd number, got '%s'\n", optarg);
+                                return 2;
+                        }
+                        kind = BUS_PEER;
+                        peer_fd = (int) v;
+                        break;
+                }
+                case 'V':
+                        printf("periscoped %s\n", PERISCOPE_VERSION);
+                        return 0;
+                case 'h':
+                        usage(stdout);
+                        return 0;
+                default:
+                        usage(stderr);
+                        return 2;
+                }
+        }
+        if (optind < argc) {
+                usage(stderr);
+                return 2;
+        }
+
+        Manager m = { .peer = kind == BUS_PEER };
+        m.rlimit_files = raise_fd_limit();
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        signal(SIGPIPE, SIG_IGN);
+
+        r = sd_event_default(&m.event);
+        if (r < 0) {
+                fprintf(stderr, "periscoped: cannot create the event loop: %s\n", strerror(-r));
+                return 1;
+        }
+        r = connect_bus(kind, address, peer_fd, &m.bus);
+        if (r < 0) {
+                fprintf(stderr, "periscoped: cannot connect to %s: %s\n",
+                        kind == BUS_PEER ? "the peer" : kind == BUS_ADDRESS ? address : kind == BUS_SESSION ? "the session bus" : "the system bus",
+                        strerror(-r));
+                sd_event_unref(m.event);
+                return 1;
+        }
+        if ((r = sd_bus_attach_event(m.bus, m.event, SD_EVENT_PRIORITY_NORMAL)) < 0 || (r = profiler_register(&m)) < 0 ||
+            (r = sd_bus_add_match(m.bus, NULL, "type='signal',path='/org/freedesktop/DBus/Local',"
+                                               "interface='org.freedesktop.DBus.Local',member='Disconnected'",
+                                  on_disconnected, &m)) < 0 ||
+            (r = sd_event_add_signal(m.event, NULL, SIGTERM, on_signal, &m)) < 0 ||
+            (r = sd_event_add_signal(m.event, NULL, SIGINT, on_signal, &m)) < 0) {
+                fprintf(stderr, "periscoped: setting up failed: %s\n", strerror(-r));
+                goto out;
+        }
+        (void) sd_bus_set_exit_on_disconnect(m.bus, false);
+        if (kind != BUS_PEER) {
+                r = sd_bus_request_name(m.bus, BUS_NAME, 0);
+                if (r < 0) {
+                        fprintf(stderr, "periscoped: cannot own %s: %s (is another periscoped running, and does "
+                                        "the bus policy dbus/org.periscope.Profiler1.conf allow it?)\n",
+                                BUS_NAME, strerror(-r));
+                        goto out;
+                }
+        }
+        r = sd_event_loop(m.event);
+        if (r < 0)
+                fprintf(stderr, "periscoped: event loop failed: %s\n", strerror(-r));
+out:
+        /* Anything still alive is finalized without stages. */
+        while (m.n_recordings > 0) {
+                Recording *rec = m.recordings[m.n_recordings - 1];
+                if (rec->state == RECORDING_STATE_RECORDING)
+                        recording_free(rec); /* ends it */
+                if (m.n_recordings > 0 && m.recordings[m.n_recordings - 1] == rec) {
+                        rec->state = RECORDING_STATE_FINISHED;
+                        recording_free(rec);
+                }
+        }
+        free(m.recordings);
+        sd_bus_slot_unref(m.profiler_slot);
+        sd_bus_flush_close_unref(m.bus);
+        sd_event_unref(m.event);
+        return r < 0 ? 1 : 0;
+}

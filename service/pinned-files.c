@@ -1,0 +1,234 @@
+/* pinned-files.c: a sorted array of pins, looked up by binary search. */
+#include "pinned-files.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+
+#include "cleanup.h"
+
+struct PinnedFiles {
+        PinnedFile **files;
+        size_t n_files, allocated;
+        size_t max_files;
+        uint64_t failures;
+};
+
+int pinned_files_new(size_t max_files, PinnedFiles **ret) {
+        PinnedFiles *f = calloc(1, sizeof(PinnedFiles));
+        if (!f)
+                return -ENOMEM;
+        f->max_files = max_files;
+        *ret = f;
+        return 0;
+}
+
+static void pinned_file_free(PinnedFile *p) {
+        if (!p)
+                return;
+        safe_close(p->fd);
+        free(p->path);
+        free(p);
+}
+
+void pinned_files_free(PinnedFiles *f) {
+        if (!f)
+                return;
+        for (size_t i = 0; i < f->n_files; i++)
+                pinned_file_free(f->files[i]);
+        free(f->files);
+        free(f);
+}
+
+static int key_cmp(uint64_t dev_a, uint64_t ino_a, uint64_t dev_b, uint64_t ino_b) {
+        if (dev_a != dev_b)
+                return dev_a < dev_b ? -1 : 1;
+        if (ino_a != ino_b)
+                return ino_a < ino_b ? -1 : 1;
+        return 0;
+}
+
+/* Index of the first pin >= key. */
+static size_t pinned_files_bsearch(const PinnedFiles *f, uint64_t dev, uint64_t inode) {
+        size_t lo = 0, hi = f->n_files;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (key_cmp(f->files[mid]->dev, f->files[mid]->inode, dev, inode) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+PinnedFile *pinned_files_lookup(const PinnedFiles *f, uint64_t dev, uint64_t inode) {
+        size_t i = pinned_files_bsearch(f, dev, inode);
+        if (i < f->n_files && f->files[i]->dev == dev && f->files[i]->inode == inode)
+                return f->files[i];
+        return NULL;
+}
+
+/* Whether an opened file is the one the kernel named. btrfs reports the
+ * superblock's device in maps but a per-subvolume device to stat(), so
+ * there only the inode can be compared. */
+static bool identity_matches(int fd, const struct stat *st, uint64_t dev, uint64_t inode) {
+        if ((uint64_t) st->st_ino != inode)
+                return false;
+        if ((uint64_t) st->st_dev == dev)
+                return true;
+        struct statfs sfs;
+        return fstatfs(fd, &sfs) == 0 && sfs.f_type == BTRFS_SUPER_MAGIC;
+}
+
+static int open_regular(const char *path, struct stat *st) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, st) < 0)
+                return -errno;
+        if (!S_ISREG(st->st_mode))
+                return -EBADFD;
+        return TAKE_FD(fd);
+}
+
+static int pinned_files_insert(PinnedFiles *f, PinnedFile *p) {
+        if (f->n_files == f->allocated) {
+                size_t n = f->allocated ? f->allocated * 2 : 64;
+                PinnedFile **a = reallocarray(f->files, n, sizeof(PinnedFile *));
+                if (!a)
+                        return -ENOMEM;
+                f->files = a;
+                f->allocated = n;
+        }
+        size_t i = pinned_files_bsearch(f, p->dev, p->inode);
+        memmove(f->files + i + 1, f->files + i, (f->n_files - i) * sizeof(PinnedFile *));
+        f->files[i] = p;
+        f->n_files++;
+        return 0;
+}
+
+static int pinned_files_open(pid_t pid, uint64_t start, uint64_t end, const char *path, uint64_t dev,
+                             uint64_t inode, struct stat *st, PinnedFileHow *how, bool *checked) {
+        char buf[PATH_MAX + 64];
+        bool known = dev != 0 || inode != 0;
+        int fd;
+
+        snprintf(buf, sizeof(buf), "/proc/%d/map_files/%llx-%llx", (int) pid, (unsigned long long) start,
+                 (unsigned long long) end);
+        fd = open_regular(buf, st);
+        if (fd >= 0) {
+                if (known && !identity_matches(fd, st, dev, inode)) {
+                        safe_close(fd);
+                        return -ESTALE; /* the mapping was replaced since the record */
+                }
+                *how = PINNED_VIA_MAP_FILES;
+                *checked = true;
+                return fd;
+        }
+        /* A path that was deleted or replaced cannot be opened by name. */
+        if (strstr(path, " (deleted)"))
+                return -ENOENT;
+        if (snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int) pid, path) >= (int) sizeof(buf))
+                return -ENAMETOOLONG;
+        *how = PINNED_VIA_PROC_ROOT;
+        fd = open_regular(buf, st);
+        if (fd < 0) {
+                *how = PINNED_VIA_PATH;
+                fd = open_regular(path, st);
+        }
+        if (fd < 0)
+                return fd;
+        if (known && !identity_matches(fd, st, dev, inode)) {
+                safe_close(fd);
+                return -ESTALE;
+        }
+        *checked = known;
+        return fd;
+}
+
+int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t end, const char *path,
+                             uint64_t dev, uint64_t inode, PinnedFile **ret) {
+        if (!path || path[0] != '/')
+                return -ENOENT;
+        if (dev != 0 || inode != 0) {
+                PinnedFile *p = pinned_files_lookup(f, dev, inode);
+                if (p) {
+                        *ret = p;
+                        return 0;
+                }
+        }
+        if (f->n_files >= f->max_files) {
+                f->failures++;
+                return -EMFILE;
+        }
+
+        struct stat st;
+        PinnedFileHow how;
+        bool checked = false;
+        _cleanup_close_ int fd = pinned_files_open(pid, start, end, path, dev, inode, &st, &how, &checked);
+        if (fd < 0) {
+                f->failures++;
+                return fd;
+        }
+        if (dev == 0 && inode == 0) {
+                dev = (uint64_t) st.st_dev;
+                inode = (uint64_t) st.st_ino;
+                PinnedFile *p = pinned_files_lookup(f, dev, inode);
+                if (p) {
+                        *ret = p;
+                        return 0;
+                }
+        }
+
+        PinnedFile *p = calloc(1, sizeof(PinnedFile));
+        if (!p)
+                return -ENOMEM;
+        p->path = strdup(path);
+        if (!p->path) {
+                free(p);
+                return -ENOMEM;
+        }
+        p->dev = dev;
+        p->inode = inode;
+        p->how = how;
+        p->identity_checked = checked;
+        p->fd = TAKE_FD(fd);
+        int r = pinned_files_insert(f, p);
+        if (r < 0) {
+                pinned_file_free(p);
+                return r;
+        }
+        *ret = p;
+        return 0;
+}
+
+size_t pinned_files_get_n(const PinnedFiles *f) {
+        return f->n_files;
+}
+
+PinnedFile *pinned_files_get(const PinnedFiles *f, size_t i) {
+        return i < f->n_files ? f->files[i] : NULL;
+}
+
+uint64_t pinned_files_get_failures(const PinnedFiles *f) {
+        return f->failures;
+}
+
+const char *pinned_file_how_to_string(PinnedFileHow how) {
+        switch (how) {
+        case PINNED_VIA_MAP_FILES:
+                return "map_files";
+        case PINNED_VIA_PROC_ROOT:
+                return "proc-root";
+        case PINNED_VIA_PATH:
+                return "path";
+        }
+        return "unknown";
+}

@@ -1,0 +1,46 @@
+/* process-maps.h: what each process of a recording had mapped, fed by the
+ * /proc snapshot at start and by MMAP2 records after, so that a (pid,
+ * address) from a sample can be traced to a file, its offset and identity.
+ * The DWARF unwinder and the symbolizer look addresses up here. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pinned-files.h"
+
+typedef struct ProcessMapping {
+        uint64_t start, end;       /* [start, end) */
+        uint64_t pgoff;            /* file offset of start */
+        uint32_t dev_major, dev_minor;
+        uint64_t inode;
+        uint8_t build_id_size;     /* 0: the kernel gave none */
+        uint8_t build_id[20];
+        char *filename;            /* as the kernel names it ("[vdso]", "/usr/lib/… (deleted)") */
+        PinnedFile *pinned;        /* owned by the recording's PinnedFiles; NULL if not pinned */
+} ProcessMapping;
+
+typedef struct ProcessMaps ProcessMaps;
+
+int process_maps_new(ProcessMaps **ret);
+void process_maps_free(ProcessMaps *m);
+
+/* Adds a mapping to pid (copying filename), cutting away whatever part of
+ * older mappings it covers, as mmap() does. */
+int process_maps_add(ProcessMaps *m, int32_t pid, const ProcessMapping *mapping);
+
+/* The mapping of pid that contains address, or NULL. */
+const ProcessMapping *process_maps_lookup(const ProcessMaps *m, int32_t pid, uint64_t address);
+
+/* The child starts with a copy of the parent's mappings (fork). */
+int process_maps_fork(ProcessMaps *m, int32_t parent, int32_t child);
+
+/* Forgets pid's mappings (exec replaced its image). */
+void process_maps_clear(ProcessMaps *m, int32_t pid);
+
+/* All mappings of pid, sorted by start (NULL/0 for an unknown pid). */
+const ProcessMapping *process_maps_get(const ProcessMaps *m, int32_t pid, size_t *ret_n);
+
+/* Pids with a table, ascending; pointer valid until the next change. */
+const int32_t *process_maps_get_pids(const ProcessMaps *m, size_t *ret_n);

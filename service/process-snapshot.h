@@ -1,0 +1,27 @@
+/* process-snapshot.h: writes what a process looks like right now, from
+ * /proc: a PROCESS frame (command line), a MAP frame per executable mapping
+ * (each file pinned and entered into the process tables), and its
+ * mountinfo as a FILE_CHUNK named /proc/PID/mountinfo. */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "capture-writer.h"
+#include "pinned-files.h"
+#include "process-maps.h"
+
+/* Snapshots one process. -ESRCH if it is gone. */
+int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid);
+
+/* Snapshots every process in /proc; returns how many were written. */
+int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time);
+
+/* The command line of pid with spaces between arguments (like Sysprof), or
+ * "[comm]" for kernel threads; malloc'ed. fallback is used when /proc has
+ * nothing (the process is gone). */
+char *process_read_cmdline(pid_t pid, const char *fallback);
+
+/* Pins the mapping's file and adds it to pid's table; the MAP frame is the
+ * caller's. Shared by the snapshot and MMAP2 handling. */
+int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, ProcessMapping *mapping);

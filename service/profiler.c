@@ -1,0 +1,170 @@
+/* profiler.c: the org.periscope.Profiler1 object: Record, ListTargets,
+ * Version, Capabilities. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "authorization.h"
+#include "cleanup.h"
+#include "manager.h"
+#include "periscope-errors.h"
+#include "process-snapshot.h"
+#include "record-options.h"
+#include "recording.h"
+
+#define PROFILER_PATH "/org/periscope/Profiler1"
+#define PROFILER_INTERFACE "org.periscope.Profiler1"
+
+/* The capture fd must be something we can write a stream to: a regular file
+ * open for writing at offset 0 without O_APPEND, or a pipe/socket. */
+static int check_capture_fd(int fd, sd_bus_error *error) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
+                                         strerror(errno));
+        int flags = fcntl(fd, F_GETFL);
+        if (flags < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
+                                         strerror(errno));
+        if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
+                                         "the capture fd is not open for writing; open the file with O_WRONLY");
+        if (S_ISREG(st.st_mode)) {
+                if (flags & O_APPEND)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
+                                                 "the capture file is open with O_APPEND; open it with O_TRUNC instead");
+                return 0;
+        }
+        if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+                return 0;
+        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
+                                 "the capture fd must be a regular file, a pipe or a socket");
+}
+
+static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *mgr = userdata;
+        _cleanup_(record_options_done) RecordOptions options = {};
+        Caller caller;
+        int fd, r;
+
+        r = record_options_parse(m, &options, error);
+        if (r < 0 || sd_bus_error_is_set(error))
+                return r < 0 ? r : -EINVAL;
+        r = sd_bus_message_read(m, "h", &fd);
+        if (r < 0)
+                return r;
+        r = check_capture_fd(fd, error);
+        if (r < 0)
+                return r;
+        r = caller_from_message(m, &caller);
+        if (r < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "cannot tell who is calling: %s", strerror(-r));
+        Authorization auth;
+        r = authorize_recording(mgr->bus, &caller, &options, &auth, error);
+        if (r < 0)
+                return r;
+        Recording *rec;
+        r = recording_start(mgr, m, &caller, &options, &auth, fd, &rec, error);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(m, "o", rec->path);
+}
+
+/* One target: a process the caller may record. */
+static int append_process_target(sd_bus_message *reply, pid_t pid) {
+        _cleanup_free_ char *cmdline = process_read_cmdline(pid, NULL);
+        char path[64];
+        struct stat st;
+        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+        if (!cmdline || stat(path, &st) < 0)
+                return 0;
+        return sd_bus_message_append(reply, "a{sv}", 4, "kind", "s", "process", "pid", "i", (int32_t) pid, "uid",
+                                     "u", (uint32_t) st.st_uid, "cmdline", "s", cmdline);
+}
+
+static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Caller caller;
+        int r = caller_from_message(m, &caller);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        if (r < 0)
+                return r;
+        DIR *d = opendir("/proc");
+        if (!d)
+                return -errno;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                char *end;
+                long pid = strtol(de->d_name, &end, 10);
+                if (*end || pid <= 0 || pid > INT32_MAX)
+                        continue;
+                if (caller.uid != 0 && !caller_owns_process(caller.uid, (pid_t) pid))
+                        continue;
+                r = append_process_target(reply, (pid_t) pid);
+                if (r < 0)
+                        break;
+        }
+        closedir(d);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                            sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "s", PERISCOPE_VERSION);
+}
+
+static int property_capabilities(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        bool kernel = kernel_addresses_allowed_for_users();
+        sd_bus_message *call = sd_bus_get_current_message(bus);
+        Caller caller;
+        if (call && caller_from_message(call, &caller) >= 0 && caller.uid == 0)
+                kernel = true;
+        FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+        unsigned max = 0;
+        if (f) {
+                if (fscanf(f, "%u", &max) != 1)
+                        max = 0;
+                fclose(f);
+        }
+        int r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}{sv}", "unwinders", "as", 1, "fp", "counters", "as", 0,
+                                  "max-frequency", "u", max, "kernel-stacks", "b", kernel, "options", "s",
+                                  record_options_known_keys());
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static const sd_bus_vtable profiler_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Record", SD_BUS_ARGS("a{sv}", options, "h", capture), SD_BUS_RESULT("o", recording),
+                                method_record, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListTargets", SD_BUS_NO_ARGS, SD_BUS_RESULT("aa{sv}", targets), method_list_targets,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Capabilities", "a{sv}", property_capabilities, 0, 0),
+        SD_BUS_VTABLE_END,
+};
+
+int profiler_register(Manager *m) {
+        return sd_bus_add_object_vtable(m->bus, &m->profiler_slot, PROFILER_PATH, PROFILER_INTERFACE, profiler_vtable,
+                                        m);
+}

@@ -1,0 +1,286 @@
+/* record-options.c: the option table of Record() and its checks. */
+#include "record-options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "periscope-errors.h"
+
+typedef struct RecordOptionSpec RecordOptionSpec;
+
+/* Reads the option's value (the variant is entered, its type checked). */
+typedef int (*RecordOptionParser)(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                                  sd_bus_error *error);
+
+struct RecordOptionSpec {
+        const char *key;
+        const char *signature;
+        RecordOptionParser parse;
+};
+
+static int invalid(sd_bus_error *error, const char *key, const char *fmt, const char *detail) {
+        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "option '%s': %s%s", key, fmt,
+                                 detail ? detail : "");
+}
+
+static int process_exists(int32_t pid) {
+        char path[32];
+        struct stat st;
+        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+        return stat(path, &st) == 0;
+}
+
+static int parse_pids(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        const void *data;
+        size_t size;
+        int r = sd_bus_message_read_array(m, 'i', &data, &size);
+        if (r < 0)
+                return r;
+        size_t n = size / sizeof(int32_t);
+        if (n == 0)
+                return invalid(error, spec->key, "the list of pids is empty", NULL);
+        if (n > RECORD_OPTIONS_MAX_PIDS) {
+                char buf[64];
+                snprintf(buf, sizeof(buf), "%zu pids given, at most %d", n, RECORD_OPTIONS_MAX_PIDS);
+                return invalid(error, spec->key, buf, " (use system=true for many processes)");
+        }
+        o->pids = malloc(size);
+        if (!o->pids)
+                return -ENOMEM;
+        memcpy(o->pids, data, size);
+        o->n_pids = n;
+        for (size_t i = 0; i < n; i++) {
+                if (o->pids[i] <= 0)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                 "option 'pids': %d is not a process id (must be > 0)",
+                                                 (int) o->pids[i]);
+                if (!process_exists(o->pids[i]))
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
+                                                 "option 'pids': process %d does not exist", (int) o->pids[i]);
+        }
+        return 0;
+}
+
+static int parse_bool(sd_bus_message *m, bool *ret) {
+        int b;
+        int r = sd_bus_message_read_basic(m, 'b', &b);
+        if (r < 0)
+                return r;
+        *ret = b;
+        return 0;
+}
+
+static int parse_system(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        return parse_bool(m, &o->system);
+}
+
+static int parse_symbolize(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                           sd_bus_error *error) {
+        return parse_bool(m, &o->symbolize);
+}
+
+static int parse_kernel(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        bool b;
+        int r = parse_bool(m, &b);
+        if (r < 0)
+                return r;
+        o->kernel = b;
+        return 0;
+}
+
+static int parse_command_pid(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                             sd_bus_error *error) {
+        int32_t pid;
+        int r = sd_bus_message_read_basic(m, 'i', &pid);
+        if (r < 0)
+                return r;
+        if (pid <= 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'command-pid': %d is not a process id (must be > 0)", (int) pid);
+        if (!process_exists(pid))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
+                                         "option 'command-pid': process %d does not exist", (int) pid);
+        o->command_pid = pid;
+        return 0;
+}
+
+static uint32_t max_sample_rate(void) {
+        _cleanup_free_ char *line = NULL;
+        FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+        unsigned long v = 0;
+        if (f) {
+                if (fscanf(f, "%lu", &v) != 1)
+                        v = 0;
+                fclose(f);
+        }
+        return v > 0 && v < UINT32_MAX ? (uint32_t) v : 100000;
+}
+
+static int parse_frequency(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                           sd_bus_error *error) {
+        uint32_t hz;
+        int r = sd_bus_message_read_basic(m, 'u', &hz);
+        if (r < 0)
+                return r;
+        uint32_t max = max_sample_rate();
+        if (hz == 0 || hz > max)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'frequency': %u Hz is out of range (1..%u, the limit is "
+                                         "/proc/sys/kernel/perf_event_max_sample_rate)",
+                                         hz, max);
+        o->frequency = hz;
+        return 0;
+}
+
+static int parse_duration(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                          sd_bus_error *error) {
+        uint32_t ms;
+        int r = sd_bus_message_read_basic(m, 'u', &ms);
+        if (r < 0)
+                return r;
+        if (ms == 0 || ms > RECORD_OPTIONS_MAX_DURATION_MS)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'duration-ms': %u is out of range (1..%u; leave it out to "
+                                         "record until Stop)",
+                                         ms, RECORD_OPTIONS_MAX_DURATION_MS);
+        o->duration_ms = ms;
+        return 0;
+}
+
+static const char *const unwind_names[] = {
+        [RECORD_UNWIND_FP] = "fp",
+        [RECORD_UNWIND_DWARF] = "dwarf",
+        [RECORD_UNWIND_AUTO] = "auto",
+};
+
+const char *record_unwind_to_string(RecordUnwind u) {
+        return (size_t) u < ELEMENTSOF(unwind_names) ? unwind_names[u] : "unknown";
+}
+
+static int parse_unwind(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        const char *s;
+        int r = sd_bus_message_read_basic(m, 's', &s);
+        if (r < 0)
+                return r;
+        if (strcmp(s, "fp") == 0) {
+                o->unwind = RECORD_UNWIND_FP;
+                return 0;
+        }
+        if (strcmp(s, "dwarf") == 0 || strcmp(s, "auto") == 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_SUPPORTED,
+                                         "option 'unwind': '%s' is not available in this version; use 'fp'", s);
+        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                 "option 'unwind': '%.64s' is not an unwinder (use 'fp', 'dwarf' or 'auto')", s);
+}
+
+/* One row per option. Keep docs/dbus-api.md in step. */
+static const RecordOptionSpec option_table[] = {
+        { "pids", "ai", parse_pids },
+        { "system", "b", parse_system },
+        { "command-pid", "i", parse_command_pid },
+        { "frequency", "u", parse_frequency },
+        { "kernel", "b", parse_kernel },
+        { "duration-ms", "u", parse_duration },
+        { "unwind", "s", parse_unwind },
+        { "symbolize", "b", parse_symbolize },
+};
+
+const char *record_options_known_keys(void) {
+        static char buf[512];
+        if (buf[0] == 0) {
+                size_t off = 0;
+                for (size_t i = 0; i < ELEMENTSOF(option_table); i++)
+                        off += (size_t) snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "",
+                                                 option_table[i].key);
+        }
+        return buf;
+}
+
+static const RecordOptionSpec *find_option(const char *key) {
+        for (size_t i = 0; i < ELEMENTSOF(option_table); i++)
+                if (strcmp(option_table[i].key, key) == 0)
+                        return &option_table[i];
+        return NULL;
+}
+
+void record_options_done(RecordOptions *o) {
+        free(o->pids);
+        o->pids = NULL;
+        o->n_pids = 0;
+}
+
+static int record_options_check(RecordOptions *o, sd_bus_error *error) {
+        int targets = (o->n_pids > 0) + o->system + (o->command_pid > 0);
+        if (targets == 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "no target: give 'pids', 'command-pid' or 'system'");
+        if (o->system && (o->n_pids > 0 || o->command_pid > 0))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'system': already records every process; leave out "
+                                         "'pids' and 'command-pid'");
+        return 0;
+}
+
+int record_options_parse(sd_bus_message *m, RecordOptions *o, sd_bus_error *error) {
+        bool seen[ELEMENTSOF(option_table)] = {};
+        int r;
+
+        *o = (RecordOptions) {
+                .frequency = RECORD_OPTIONS_DEFAULT_FREQUENCY,
+                .kernel = -1,
+                .unwind = RECORD_UNWIND_FP,
+                .symbolize = true,
+        };
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const char *key, *contents;
+                char type;
+                r = sd_bus_message_enter_container(m, 'e', "sv");
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                r = sd_bus_message_read_basic(m, 's', &key);
+                if (r < 0)
+                        return r;
+                const RecordOptionSpec *spec = find_option(key);
+                if (!spec)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                 "unknown option '%.64s' (known options: %s)", key,
+                                                 record_options_known_keys());
+                if (seen[spec - option_table])
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                 "option '%s' is given twice", spec->key);
+                seen[spec - option_table] = true;
+                r = sd_bus_message_peek_type(m, &type, &contents);
+                if (r < 0)
+                        return r;
+                if (type != 'v' || !contents || strcmp(contents, spec->signature) != 0)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                 "option '%s' must have type '%s', got '%.32s'", spec->key,
+                                                 spec->signature, contents ? contents : "?");
+                r = sd_bus_message_enter_container(m, 'v', contents);
+                if (r < 0)
+                        return r;
+                r = spec->parse(m, o, spec, error);
+                if (r < 0 || sd_bus_error_is_set(error))
+                        return r < 0 ? r : -EINVAL;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        r = record_options_check(o, error);
+        return r < 0 ? r : 0;
+}

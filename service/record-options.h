@@ -1,0 +1,46 @@
+/* record-options.h: the a{sv} options of Record(), decoded and checked.
+ * Each option is one row of the table in record-options.c (key, D-Bus
+ * signature, parser); other components add theirs there and a field here. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#define RECORD_OPTIONS_MAX_PIDS 1024
+#define RECORD_OPTIONS_MAX_DURATION_MS (24u * 3600u * 1000u)
+#define RECORD_OPTIONS_DEFAULT_FREQUENCY 999u
+
+typedef enum RecordUnwind {
+        RECORD_UNWIND_FP,          /* frame pointers: the kernel's callchain */
+        RECORD_UNWIND_DWARF,       /* copied stacks and CFI tables (the unwind issue) */
+        RECORD_UNWIND_AUTO,
+} RecordUnwind;
+
+typedef struct RecordOptions {
+        int32_t *pids;             /* "pids" ai */
+        size_t n_pids;
+        bool system;               /* "system" b */
+        int32_t command_pid;       /* "command-pid" i; 0 = none */
+        uint32_t frequency;        /* "frequency" u, Hz */
+        int kernel;                /* "kernel" b; -1 = not given (kernel stacks if allowed) */
+        uint32_t duration_ms;      /* "duration-ms" u; 0 = until Stop */
+        RecordUnwind unwind;       /* "unwind" s */
+        bool symbolize;            /* "symbolize" b */
+        /* Options of other components go here, with a row in the table. */
+} RecordOptions;
+
+/* Reads the a{sv} at the message's read position into *ret (defaults for
+ * what is absent) and checks every value. On failure fills error with an
+ * org.periscope.Error.* naming the option and why, and returns negative. */
+int record_options_parse(sd_bus_message *m, RecordOptions *ret, sd_bus_error *error);
+
+/* Frees what parse allocated. */
+void record_options_done(RecordOptions *o);
+
+/* The list of option keys, comma-separated (for messages and docs). */
+const char *record_options_known_keys(void);
+
+/* Name of an unwind mode ("fp"). */
+const char *record_unwind_to_string(RecordUnwind u);

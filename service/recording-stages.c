@@ -1,0 +1,55 @@
+/* recording-stages.c: the post-stop stages, in the order they run. */
+#include "recording-stages.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "cleanup.h"
+
+
+/* Writes which files were pinned and how, as the embedded file
+ * /.periscope/pinned-files (one line per file:
+ * "major:minor inode how checked|unchecked path"), so a report can
+ * say where each file's symbols came from. */
+static int stage_pinned_files(Recording *r) {
+        size_t n = pinned_files_get_n(r->pinned);
+        size_t size = 0, allocated = 0;
+        _cleanup_free_ char *buf = NULL;
+        recording_emit_progress(r, "pinned-files", 0, n);
+        for (size_t i = 0; i < n; i++) {
+                const PinnedFile *p = pinned_files_get(r->pinned, i);
+                char line[PATH_MAX + 128];
+                int len = snprintf(line, sizeof(line), "%u:%u %llu %s %s %s\n", major(p->dev), minor(p->dev),
+                                   (unsigned long long) p->inode, pinned_file_how_to_string(p->how),
+                                   p->identity_checked ? "checked" : "unchecked", p->path);
+                if (len < 0 || (size_t) len >= sizeof(line))
+                        continue;
+                if (size + (size_t) len + 1 > allocated) {
+                        size_t a = allocated ? allocated * 2 : 4096;
+                        while (a < size + (size_t) len + 1)
+                                a *= 2;
+                        char *b = realloc(buf, a);
+                        if (!b)
+                                return -ENOMEM;
+                        buf = b;
+                        allocated = a;
+                }
+                memcpy(buf + size, line, (size_t) len);
+                size += (size_t) len;
+        }
+        recording_emit_progress(r, "pinned-files", n, n);
+        if (size == 0 || !r->writer)
+                return 0;
+        /* A METADATA frame holds at most one frame of text: large lists go in a file. */
+        return capture_writer_add_file(r->writer, r->start_time, -1, -1, "/.periscope/pinned-files", buf, size);
+}
+
+const RecordingStage recording_stages[] = {
+        { "pinned-files", stage_pinned_files },
+        /* { "symbolize", ... } is added by the symbolization work. */
+};
+
+const size_t recording_n_stages = ELEMENTSOF(recording_stages);

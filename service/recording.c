@@ -1,0 +1,758 @@
+/* recording.c: a recording's life from Record() to Finished. */
+#include "recording.h"
+
+#include <dirent.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "periscope-errors.h"
+#include "process-snapshot.h"
+#include "recording-control.h"
+#include "recording-stages.h"
+#include "sample-stack.h"
+
+#define RECORDING_TICK_USEC (100 * 1000)
+#define RECORDING_PUBLISH_TICKS 5          /* PropertiesChanged at most every 500 ms */
+#define RECORDING_LINGER_USEC (300ull * 1000 * 1000)
+#define RECORDING_MAX_TASK_SCANS 8
+
+static int64_t now_monotonic_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static const char *const reason_names[] = {
+        [RECORDING_END_NONE] = "none",
+        [RECORDING_END_STOPPED] = "stopped",
+        [RECORDING_END_DURATION] = "duration",
+        [RECORDING_END_COMMAND_EXITED] = "command-exited",
+        [RECORDING_END_CLIENT_VANISHED] = "client-vanished",
+        [RECORDING_END_SHUTDOWN] = "shutdown",
+        [RECORDING_END_ERROR] = "error",
+};
+
+const char *recording_end_reason_to_string(RecordingEndReason reason) {
+        return (size_t) reason < ELEMENTSOF(reason_names) ? reason_names[reason] : "unknown";
+}
+
+const char *recording_state_to_string(RecordingState state) {
+        switch (state) {
+        case RECORDING_STATE_RECORDING:
+                return "recording";
+        case RECORDING_STATE_STOPPING:
+                return "stopping";
+        case RECORDING_STATE_FINISHED:
+                return "finished";
+        }
+        return "unknown";
+}
+
+/* Remembers the first failure; the recording ends with it. */
+static void recording_fail(Recording *r, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void recording_fail(Recording *r, int error, const char *fmt, ...) {
+        if (r->error_message)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(&r->error_message, fmt, ap) < 0)
+                r->error_message = NULL;
+        va_end(ap);
+        r->error = error < 0 ? error : -EIO;
+        fprintf(stderr, "periscoped: recording %u: %s\n", r->id, r->error_message ? r->error_message : "failed");
+}
+
+/* ---- from perf records to capture frames ---- */
+
+static int recording_handle_sample(Recording *r, const struct perf_event_header *h, size_t size) {
+        PerfSample s;
+        if (perf_record_parse_sample(&r->layout, h, size, &s) < 0) {
+                r->bad_records++;
+                return 0;
+        }
+        SampleStackContext ctx = { .kernel = r->auth.kernel, .unwind = r->options.unwind, .maps = r->maps };
+        size_t n = sample_stack_build(&ctx, &s, r->sample_buffer, ELEMENTSOF(r->sample_buffer));
+        if (n == 0)
+                return 0;
+        bool kernel_part = false;
+        for (size_t i = 0; i < n; i++) {
+                uint64_t a = r->sample_buffer[i];
+                if (capture_address_is_context(a)) {
+                        kernel_part = a == CAPTURE_CONTEXT_KERNEL;
+                        continue;
+                }
+                if (address_set_add(r->addresses, kernel_part ? ADDRESS_SET_KERNEL_PID : (int32_t) s.pid, a) < 0)
+                        return -ENOMEM;
+        }
+        int ret = capture_writer_add_sample(r->writer, (int64_t) s.time, (int) s.cpu, (int32_t) s.pid,
+                                            (int32_t) s.tid, r->sample_buffer, n);
+        if (ret < 0)
+                return ret;
+        r->samples++;
+        return 0;
+}
+
+static int recording_handle_mmap2(Recording *r, const struct perf_event_header *h, size_t size) {
+        PerfMmap2 m;
+        if (perf_record_parse_mmap2(&r->layout, h, size, &m) < 0) {
+                r->bad_records++;
+                return 0;
+        }
+        if (!(m.prot & PROT_EXEC) || m.len == 0)
+                return 0;
+        ProcessMapping pm = {
+                .start = m.addr, .end = m.addr + m.len, .pgoff = m.pgoff,
+                .dev_major = m.dev_major, .dev_minor = m.dev_minor, .inode = m.inode,
+                .build_id_size = m.build_id_size,
+                .filename = (char *) m.filename,
+        };
+        memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
+        int ret = process_track_mapping(r->maps, r->pinned, (pid_t) m.pid, &pm);
+        if (ret < 0)
+                return ret;
+        return capture_writer_add_map(r->writer, (int64_t) m.id.time, (int) m.id.cpu, (int32_t) m.pid, pm.start,
+                                      pm.end, pm.pgoff, pm.inode, m.filename);
+}
+
+static int recording_handle_comm(Recording *r, const struct perf_event_header *h, size_t size) {
+        PerfComm c;
+        if (perf_record_parse_comm(&r->layout, h, size, &c) < 0) {
+                r->bad_records++;
+                return 0;
+        }
+        /* Only an exec starts a new program; thread renames are not processes. */
+        if (!c.exec || c.pid != c.tid)
+                return 0;
+        process_maps_clear(r->maps, (int32_t) c.pid);
+        _cleanup_free_ char *cmdline = process_read_cmdline((pid_t) c.pid, c.comm);
+        if (!cmdline)
+                return -ENOMEM;
+        return capture_writer_add_process(r->writer, (int64_t) c.id.time, (int) c.id.cpu, (int32_t) c.pid, cmdline);
+}
+
+static int recording_handle_task(Recording *r, const struct perf_event_header *h, size_t size) {
+        PerfTask t;
+        if (perf_record_parse_task(&r->layout, h, size, &t) < 0) {
+                r->bad_records++;
+                return 0;
+        }
+        if (h->type == PERF_RECORD_FORK) {
+                if (t.pid == t.ppid)
+                        return 0; /* a new thread */
+                int ret = process_maps_fork(r->maps, (int32_t) t.ppid, (int32_t) t.pid);
+                if (ret < 0)
+                        return ret;
+                return capture_writer_add_fork(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.ppid,
+                                               (int32_t) t.pid);
+        }
+        if (t.pid != t.tid)
+                return 0; /* a thread ended */
+        return capture_writer_add_exit(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.pid);
+}
+
+static int recording_handle_record(const struct perf_event_header *h, size_t size, void *userdata) {
+        Recording *r = userdata;
+        uint64_t lost;
+        int ret = 0;
+
+        switch (h->type) {
+        case PERF_RECORD_SAMPLE:
+                ret = recording_handle_sample(r, h, size);
+                break;
+        case PERF_RECORD_MMAP2:
+                ret = recording_handle_mmap2(r, h, size);
+                break;
+        case PERF_RECORD_COMM:
+                ret = recording_handle_comm(r, h, size);
+                break;
+        case PERF_RECORD_FORK:
+        case PERF_RECORD_EXIT:
+                ret = recording_handle_task(r, h, size);
+                break;
+        case PERF_RECORD_LOST:
+        case PERF_RECORD_LOST_SAMPLES:
+                if (perf_record_parse_lost(h, size, &lost) == 0)
+                        r->lost_samples += lost;
+                else
+                        r->bad_records++;
+                break;
+        default:
+                break; /* THROTTLE, ITRACE_START, ... carry nothing we keep */
+        }
+        if (ret < 0) {
+                recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+                return ret;
+        }
+        return 0;
+}
+
+static void recording_drain(Recording *r) {
+        if (!r->perf || r->error)
+                return;
+        (void) perf_events_drain(r->perf, recording_handle_record, r);
+}
+
+static void recording_flush(Recording *r) {
+        if (!r->writer || r->error)
+                return;
+        int ret = capture_writer_flush(r->writer);
+        if (ret < 0)
+                recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+}
+
+static void recording_publish(Recording *r) {
+        if (!r->slot)
+                return;
+        (void) sd_bus_emit_properties_changed(r->manager->bus, r->path, RECORDING_INTERFACE, "State", "Samples",
+                                              "LostSamples", "Bytes", "Processes", NULL);
+        r->published_samples = r->samples;
+}
+
+/* ---- event sources ---- */
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        Recording *r = userdata;
+        recording_drain(r);
+        recording_flush(r);
+        if (r->error) {
+                recording_end(r, RECORDING_END_ERROR, r->error, NULL);
+                return 0;
+        }
+        if (++r->ticks % RECORDING_PUBLISH_TICKS == 0 && r->samples != r->published_samples)
+                recording_publish(r);
+        int ret = sd_event_source_set_time_relative(s, RECORDING_TICK_USEC);
+        if (ret < 0)
+                return ret;
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Recording *r = userdata;
+        recording_drain(r);
+        /* A per-task event hangs up when its task is gone; the tick drains the rest. */
+        if (revents & (EPOLLHUP | EPOLLERR))
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (r->error)
+                recording_end(r, RECORDING_END_ERROR, r->error, NULL);
+        return 0;
+}
+
+static int on_duration(sd_event_source *s, uint64_t usec, void *userdata) {
+        recording_end(userdata, RECORDING_END_DURATION, 0, NULL);
+        return 0;
+}
+
+static int on_command_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        recording_end(userdata, RECORDING_END_COMMAND_EXITED, 0, NULL);
+        return 0;
+}
+
+static int on_linger(sd_event_source *s, uint64_t usec, void *userdata) {
+        recording_free(userdata);
+        return 0;
+}
+
+static int on_free_deferred(sd_event_source *s, void *userdata) {
+        sd_event_source_disable_unref(s);
+        recording_free(userdata);
+        return 0;
+}
+
+static void recording_free_later(Recording *r) {
+        sd_event_source *s = NULL;
+        if (r->free_pending)
+                return;
+        r->free_pending = true;
+        if (sd_event_add_defer(r->manager->event, &s, on_free_deferred, r) < 0)
+                return; /* the linger timer still frees it */
+        (void) sd_event_source_set_floating(s, true);
+}
+
+static int on_owner_gone(sd_bus_track *t, void *userdata) {
+        Recording *r = userdata;
+        /* The owner is gone for good: stop tracking (a handler returning 0
+         * with the track still set would be called again). */
+        r->track = sd_bus_track_unref(r->track);
+        if (r->state == RECORDING_STATE_FINISHED) {
+                recording_free_later(r);
+                return 1;
+        }
+        /* A recording bounded by a duration or a command may outlive its
+         * client (busctl exits right after Record); others end now. */
+        if (r->state == RECORDING_STATE_RECORDING && !r->options.duration_ms && !r->options.command_pid)
+                recording_end(r, RECORDING_END_CLIENT_VANISHED, 0, NULL);
+        return 1;
+}
+
+/* ---- the end sequence ---- */
+
+static void recording_write_stats(Recording *r) {
+        char buf[1024];
+        int64_t now = now_monotonic_ns();
+        size_t n_pids;
+        (void) process_maps_get_pids(r->maps, &n_pids);
+        size_t n_addrs;
+        (void) address_set_get_entries(r->addresses, &n_addrs);
+        int len = snprintf(buf, sizeof(buf),
+                           "samples=%llu\nlost_samples=%llu\nbad_records=%llu\nprocesses=%zu\n"
+                           "pinned_files=%zu\npin_failures=%llu\naddresses=%zu\nreason=%s\nduration_ns=%lld\n"
+                           "unwind=%s\nkernel=%s\n",
+                           (unsigned long long) r->samples, (unsigned long long) r->lost_samples,
+                           (unsigned long long) r->bad_records, n_pids, pinned_files_get_n(r->pinned),
+                           (unsigned long long) pinned_files_get_failures(r->pinned), n_addrs,
+                           recording_end_reason_to_string(r->reason), (long long) (now - r->start_time),
+                           record_unwind_to_string(r->options.unwind), r->auth.kernel ? "true" : "false");
+        int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
+        if (ret < 0)
+                recording_fail(r, ret, "writing the statistics failed: %s", strerror(-ret));
+        capture_writer_set_end_time(r->writer, now);
+}
+
+static int append_stats(sd_bus_message *m, Recording *r) {
+        size_t n_pids;
+        (void) process_maps_get_pids(r->maps, &n_pids);
+        return sd_bus_message_append(m, "a{sv}", 7, "reason", "s", recording_end_reason_to_string(r->reason),
+                                     "samples", "t", r->samples, "lost-samples", "t", r->lost_samples, "bytes",
+                                     "t", r->writer ? capture_writer_get_bytes(r->writer) : (uint64_t) 0,
+                                     "processes", "u", (uint32_t) n_pids, "pinned-files", "u",
+                                     (uint32_t) pinned_files_get_n(r->pinned), "bad-records", "t", r->bad_records);
+}
+
+static void recording_finish(Recording *r) {
+        recording_write_stats(r);
+        recording_flush(r);
+        r->state = RECORDING_STATE_FINISHED;
+
+        /* The signal is built while the writer still counts bytes, and sent
+         * after the capture is closed: a client acting on Finished sees it complete. */
+        sd_bus_message *sig = NULL;
+        bool ok = r->error == 0;
+        const char *msg = ok ? "" : (r->error_message ? r->error_message : strerror(-r->error));
+        if (r->slot && (sd_bus_message_new_signal(r->manager->bus, &sig, r->path, RECORDING_INTERFACE, "Finished") < 0 ||
+                        sd_bus_message_append(sig, "bs", ok, msg) < 0 || append_stats(sig, r) < 0))
+                sig = sd_bus_message_unref(sig);
+        r->final_bytes = capture_writer_get_bytes(r->writer);
+        capture_writer_free(TAKE_PTR(r->writer));
+        if (sig)
+                (void) sd_bus_send(r->manager->bus, sig, NULL);
+        sd_bus_message_unref(sig);
+        recording_publish(r);
+
+        for (size_t i = 0; i < r->n_stop_waiters; i++) {
+                (void) sd_bus_reply_method_return(r->stop_waiters[i], "");
+                sd_bus_message_unref(r->stop_waiters[i]);
+        }
+        r->n_stop_waiters = 0;
+        fprintf(stderr, "periscoped: recording %u finished (%s): %llu samples, %llu lost\n", r->id,
+                recording_end_reason_to_string(r->reason), (unsigned long long) r->samples,
+                (unsigned long long) r->lost_samples);
+
+        /* Nobody will come for it: free it now; else keep it a while for its properties. */
+        if (!r->track || sd_bus_track_count(r->track) == 0)
+                recording_free_later(r);
+        else
+                (void) sd_event_add_time_relative(r->manager->event, &r->linger, CLOCK_MONOTONIC,
+                                                  RECORDING_LINGER_USEC, 0, on_linger, r);
+}
+
+static void recording_run_stages(Recording *r) {
+        while (r->stage < recording_n_stages) {
+                const RecordingStage *st = &recording_stages[r->stage];
+                int ret = st->run(r);
+                if (ret == 1)
+                        return; /* recording_stage_done() continues */
+                if (ret < 0)
+                        fprintf(stderr, "periscoped: recording %u: stage %s failed: %s\n", r->id, st->name,
+                                strerror(-ret));
+                r->stage++;
+        }
+        recording_finish(r);
+}
+
+void recording_stage_done(Recording *r, int result) {
+        if (r->state != RECORDING_STATE_STOPPING || r->stage >= recording_n_stages)
+                return;
+        if (result < 0)
+                fprintf(stderr, "periscoped: recording %u: stage %s failed: %s\n", r->id,
+                        recording_stages[r->stage].name, strerror(-result));
+        r->stage++;
+        recording_run_stages(r);
+}
+
+void recording_emit_progress(Recording *r, const char *stage, uint64_t done, uint64_t total) {
+        if (r->slot)
+                (void) sd_bus_emit_signal(r->manager->bus, r->path, RECORDING_INTERFACE, "Progress", "stt", stage,
+                                          done, total);
+}
+
+static void recording_disarm(Recording *r) {
+        r->tick = sd_event_source_disable_unref(r->tick);
+        for (size_t i = 0; i < r->n_ring_sources; i++)
+                r->ring_sources[i] = sd_event_source_disable_unref(r->ring_sources[i]);
+        r->duration_timer = sd_event_source_disable_unref(r->duration_timer);
+        r->command_source = sd_event_source_disable_unref(r->command_source);
+        r->command_pidfd = safe_close(r->command_pidfd);
+}
+
+void recording_end(Recording *r, RecordingEndReason reason, int error, const char *message) {
+        if (r->state != RECORDING_STATE_RECORDING)
+                return;
+        r->state = RECORDING_STATE_STOPPING;
+        r->reason = error ? RECORDING_END_ERROR : reason;
+        if (error && !r->error)
+                recording_fail(r, error, "%s", message ? message : strerror(-error));
+        recording_disarm(r);
+        if (r->perf) {
+                (void) perf_events_disable(r->perf);
+                recording_drain(r);
+                r->bad_records += perf_events_get_bad_records(r->perf);
+                perf_events_free(TAKE_PTR(r->perf));
+        }
+        recording_flush(r);
+        recording_publish(r);
+        recording_run_stages(r);
+}
+
+/* ---- D-Bus object ---- */
+
+static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Recording *r = userdata;
+        Caller caller;
+        int ret = caller_from_message(m, &caller);
+        if (ret < 0)
+                return ret;
+        if (caller.uid != 0 && caller.uid != r->owner_uid)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "recording %u belongs to uid %u; only its owner or root may stop it",
+                                         r->id, (unsigned) r->owner_uid);
+        if (r->state == RECORDING_STATE_FINISHED)
+                return sd_bus_reply_method_return(m, "");
+        sd_bus_message **w = reallocarray(r->stop_waiters, r->n_stop_waiters + 1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        r->stop_waiters = w;
+        r->stop_waiters[r->n_stop_waiters++] = sd_bus_message_ref(m);
+        recording_end(r, RECORDING_END_STOPPED, 0, NULL);
+        return 1;
+}
+
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Recording *r = userdata;
+        if (strcmp(property, "State") == 0)
+                return sd_bus_message_append(reply, "s", recording_state_to_string(r->state));
+        if (strcmp(property, "Samples") == 0)
+                return sd_bus_message_append(reply, "t", r->samples);
+        if (strcmp(property, "LostSamples") == 0)
+                return sd_bus_message_append(reply, "t", r->lost_samples);
+        if (strcmp(property, "Bytes") == 0)
+                return sd_bus_message_append(reply, "t", r->writer ? capture_writer_get_bytes(r->writer) : r->final_bytes);
+        if (strcmp(property, "Processes") == 0) {
+                size_t n;
+                (void) process_maps_get_pids(r->maps, &n);
+                return sd_bus_message_append(reply, "u", (uint32_t) n);
+        }
+        return -ENOENT;
+}
+
+static const sd_bus_vtable recording_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("OpenControlFd", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", control_fd),
+                                recording_method_open_control_fd, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("AddMark",
+                                SD_BUS_ARGS("x", time, "x", duration, "s", group, "s", name, "s", message),
+                                SD_BUS_NO_RESULT, recording_method_add_mark, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_PROPERTY("State", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Samples", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("LostSamples", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Bytes", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Processes", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_SIGNAL_WITH_ARGS("Progress", SD_BUS_ARGS("s", stage, "t", done, "t", total), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("Finished", SD_BUS_ARGS("b", ok, "s", error, "a{sv}", stats), 0),
+        SD_BUS_VTABLE_END,
+};
+
+/* ---- start ---- */
+
+/* Opens events for every thread of pid, rescanning until no new thread shows
+ * up (threads created after their creator's event are inherited). */
+static int recording_add_process_tasks(Recording *r, pid_t pid) {
+        pid_t *seen = NULL;
+        size_t n_seen = 0;
+        int ret = 0;
+        for (int round = 0; round < RECORDING_MAX_TASK_SCANS; round++) {
+                char path[64];
+                snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
+                DIR *d = opendir(path);
+                if (!d) {
+                        ret = errno == ENOENT ? -ESRCH : -errno;
+                        break;
+                }
+                bool new_task = false;
+                struct dirent *de;
+                while ((de = readdir(d))) {
+                        char *end;
+                        long tid = strtol(de->d_name, &end, 10);
+                        if (*end || tid <= 0 || tid > INT32_MAX)
+                                continue;
+                        bool known = false;
+                        for (size_t i = 0; i < n_seen && !known; i++)
+                                known = seen[i] == (pid_t) tid;
+                        if (known)
+                                continue;
+                        pid_t *s = reallocarray(seen, n_seen + 1, sizeof(pid_t));
+                        if (!s) {
+                                ret = -ENOMEM;
+                                break;
+                        }
+                        seen = s;
+                        seen[n_seen++] = (pid_t) tid;
+                        new_task = true;
+                        ret = perf_events_add_task(r->perf, (pid_t) tid);
+                        if (ret == -ESRCH)
+                                ret = 0; /* the thread ended meanwhile */
+                        if (ret < 0)
+                                break;
+                }
+                closedir(d);
+                if (ret < 0 || !new_task)
+                        break;
+        }
+        free(seen);
+        if (ret == 0 && n_seen == 0)
+                ret = -ESRCH;
+        return ret;
+}
+
+static int perf_error(sd_bus_error *error, int ret, const char *what) {
+        if (ret == -EMFILE || ret == -ENFILE)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_PERF_FAILED,
+                                         "perf_event_open for %s: too many open files (one event per CPU "
+                                         "and thread); record fewer threads",
+                                         what);
+        return sd_bus_error_setf(error, PERISCOPE_ERROR_PERF_FAILED,
+                                 "perf_event_open for %s failed: %s (is perf supported by this kernel, and "
+                                 "does periscoped run with CAP_PERFMON?)",
+                                 what, strerror(-ret));
+}
+
+static int recording_arm_perf(Recording *r, sd_bus_error *error) {
+        PerfEventsConfig cfg = {
+                .frequency = r->options.frequency,
+                .kernel = r->auth.kernel,
+                .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                               PERF_SAMPLE_CALLCHAIN,
+        };
+        r->layout = (PerfRecordLayout) { .sample_type = cfg.sample_type, .sample_regs_user = cfg.sample_regs_user };
+        int ret = perf_events_new(&cfg, &r->perf);
+        if (ret < 0)
+                return perf_error(error, ret, "this recording");
+        if (r->options.system) {
+                ret = perf_events_add_system(r->perf);
+                if (ret < 0)
+                        return perf_error(error, ret, "the whole system");
+        }
+        for (size_t i = 0; i <= r->options.n_pids; i++) {
+                pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
+                if (pid <= 0)
+                        continue;
+                ret = recording_add_process_tasks(r, pid);
+                if (ret == -ESRCH)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
+                                                 "process %d exited before recording started", (int) pid);
+                if (ret < 0) {
+                        char what[64];
+                        snprintf(what, sizeof(what), "process %d", (int) pid);
+                        return perf_error(error, ret, what);
+                }
+        }
+        ret = perf_events_enable(r->perf);
+        if (ret < 0)
+                return perf_error(error, ret, "enabling the events");
+        return 0;
+}
+
+static int recording_snapshot(Recording *r) {
+        int ret;
+        if (r->options.system) {
+                ret = process_snapshot_all(r->writer, r->maps, r->pinned, r->start_time);
+                return ret < 0 ? ret : 0;
+        }
+        for (size_t i = 0; i <= r->options.n_pids; i++) {
+                pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
+                if (pid <= 0)
+                        continue;
+                ret = process_snapshot(r->writer, r->maps, r->pinned, r->start_time, pid);
+                if (ret < 0 && ret != -ESRCH)
+                        return ret;
+        }
+        return 0;
+}
+
+static int recording_add_sources(Recording *r) {
+        sd_event *e = r->manager->event;
+        int ret = sd_event_add_time_relative(e, &r->tick, CLOCK_MONOTONIC, RECORDING_TICK_USEC, 10 * 1000, on_tick, r);
+        if (ret < 0)
+                return ret;
+        size_t n = perf_events_get_n_rings(r->perf);
+        r->ring_sources = calloc(n, sizeof(sd_event_source *));
+        if (!r->ring_sources)
+                return -ENOMEM;
+        r->n_ring_sources = n;
+        for (size_t i = 0; i < n; i++) {
+                int fd = perf_events_get_ring_fd(r->perf, i);
+                if (fd < 0)
+                        continue;
+                ret = sd_event_add_io(e, &r->ring_sources[i], fd, EPOLLIN, on_ring, r);
+                if (ret < 0)
+                        return ret;
+        }
+        if (r->options.duration_ms) {
+                ret = sd_event_add_time_relative(e, &r->duration_timer, CLOCK_MONOTONIC,
+                                                 r->options.duration_ms * 1000ull, 1000, on_duration, r);
+                if (ret < 0)
+                        return ret;
+        }
+        if (r->options.command_pid > 0) {
+                long fd = syscall(SYS_pidfd_open, r->options.command_pid, 0);
+                if (fd < 0)
+                        return -errno;
+                r->command_pidfd = (int) fd;
+                ret = sd_event_add_io(e, &r->command_source, r->command_pidfd, EPOLLIN, on_command_exit, r);
+                if (ret < 0)
+                        return ret;
+        }
+        return 0;
+}
+
+static size_t max_pinned_files(const Manager *m) {
+        /* Keep a quarter of the fd budget for events, clients and the helper. */
+        size_t budget = m->rlimit_files > 1024 ? m->rlimit_files - m->rlimit_files / 4 : 512;
+        return budget;
+}
+
+int recording_start(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
+                    const Authorization *auth, int capture_fd, Recording **ret, sd_bus_error *error) {
+        int r_;
+        Recording *r = calloc(1, sizeof(Recording));
+        if (!r)
+                return -ENOMEM;
+        r->manager = m;
+        r->id = ++m->next_recording_id;
+        r->owner_uid = caller->uid;
+        r->options = *options;
+        *options = (RecordOptions) {};
+        r->auth = *auth;
+        r->command_pidfd = -1;
+        r->start_time = now_monotonic_ns();
+        if (r->options.kernel == 0)
+                r->auth.kernel = false;
+
+        if (asprintf(&r->path, RECORDING_PATH_PREFIX "/%u", r->id) < 0) {
+                r->path = NULL;
+                r_ = -ENOMEM;
+                goto fail;
+        }
+        r_ = manager_add_recording(m, r);
+        if (r_ < 0)
+                goto fail;
+        if ((r_ = process_maps_new(&r->maps)) < 0 || (r_ = pinned_files_new(max_pinned_files(m), &r->pinned)) < 0 ||
+            (r_ = address_set_new(&r->addresses)) < 0)
+                goto fail;
+        r_ = capture_writer_new_fd(capture_fd, r->start_time, &r->writer);
+        if (r_ < 0) {
+                sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s",
+                                  strerror(-r_));
+                goto fail;
+        }
+        r_ = recording_arm_perf(r, error);
+        if (r_ < 0)
+                goto fail;
+        r_ = recording_snapshot(r);
+        if (r_ < 0) {
+                sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "taking the process snapshot failed: %s",
+                                  strerror(-r_));
+                goto fail;
+        }
+        r_ = capture_writer_flush(r->writer);
+        if (r_ < 0) {
+                sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s",
+                                  strerror(-r_));
+                goto fail;
+        }
+        r_ = recording_add_sources(r);
+        if (r_ < 0)
+                goto fail;
+        r_ = sd_bus_add_object_vtable(m->bus, &r->slot, r->path, RECORDING_INTERFACE, recording_vtable, r);
+        if (r_ < 0)
+                goto fail;
+        if (caller->sender) {
+                r->owner = strdup(caller->sender);
+                if (!r->owner) {
+                        r_ = -ENOMEM;
+                        goto fail;
+                }
+                r_ = sd_bus_track_new(m->bus, &r->track, on_owner_gone, r);
+                if (r_ < 0)
+                        goto fail;
+                r_ = sd_bus_track_add_sender(r->track, call);
+                if (r_ < 0)
+                        goto fail;
+        }
+        fprintf(stderr, "periscoped: recording %u started for uid %u (%s)\n", r->id, (unsigned) caller->uid,
+                r->options.system ? "system" : "processes");
+        *ret = r;
+        return 0;
+fail:
+        if (!sd_bus_error_is_set(error))
+                sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "starting the recording failed: %s", strerror(-r_));
+        r->state = RECORDING_STATE_FINISHED;
+        recording_free(r);
+        return r_ < 0 ? r_ : -EIO;
+}
+
+void recording_free(Recording *r) {
+        if (!r)
+                return;
+        if (r->state == RECORDING_STATE_RECORDING) {
+                /* Freed while recording (service exiting): finalize without stages. */
+                r->stage = recording_n_stages;
+                recording_end(r, RECORDING_END_SHUTDOWN, 0, NULL);
+                return; /* recording_finish scheduled the free */
+        }
+        recording_disarm(r);
+        r->linger = sd_event_source_disable_unref(r->linger);
+        perf_events_free(r->perf);
+        capture_writer_free(r->writer);
+        for (size_t i = 0; i < r->n_stop_waiters; i++) {
+                (void) sd_bus_reply_method_errorf(r->stop_waiters[i], PERISCOPE_ERROR_FAILED,
+                                                  "the recording was discarded");
+                sd_bus_message_unref(r->stop_waiters[i]);
+        }
+        free(r->stop_waiters);
+        sd_bus_slot_unref(r->slot);
+        sd_bus_track_unref(r->track);
+        manager_remove_recording(r->manager, r);
+        process_maps_free(r->maps);
+        pinned_files_free(r->pinned);
+        address_set_free(r->addresses);
+        record_options_done(&r->options);
+        free(r->ring_sources);
+        free(r->owner);
+        free(r->path);
+        free(r->error_message);
+        free(r);
+}

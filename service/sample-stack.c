@@ -1,0 +1,36 @@
+/* sample-stack.c: the frame-pointer stack of a sample, filtered. */
+#include "sample-stack.h"
+
+#include "capture-types.h"
+
+size_t sample_stack_build(const SampleStackContext *ctx, const PerfSample *s, uint64_t *addrs, size_t max) {
+        size_t n = 0;
+        if (max < 2)
+                return 0;
+        if (s->n_callchain == 0) {
+                if (!s->user_mode && !ctx->kernel)
+                        return 0;
+                addrs[n++] = s->user_mode ? CAPTURE_CONTEXT_USER : CAPTURE_CONTEXT_KERNEL;
+                addrs[n++] = s->ip;
+                return n;
+        }
+        bool keep = false;
+        for (uint64_t i = 0; i < s->n_callchain && n < max; i++) {
+                uint64_t a = s->callchain[i];
+                if (capture_address_is_context(a)) {
+                        keep = a == CAPTURE_CONTEXT_USER || (a == CAPTURE_CONTEXT_KERNEL && ctx->kernel);
+                        /* Never end the list with a marker that has nothing after it. */
+                        if (keep && n + 1 < max)
+                                addrs[n++] = a;
+                        else
+                                keep = false;
+                        continue;
+                }
+                if (keep)
+                        addrs[n++] = a;
+        }
+        /* Drop a trailing marker (its part was empty). */
+        if (n > 0 && capture_address_is_context(addrs[n - 1]))
+                n--;
+        return n;
+}
