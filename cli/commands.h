@@ -8,6 +8,7 @@ typedef struct PeriscopeCommand {
         int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
 } PeriscopeCommand;
 
+int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -7,6 +7,7 @@
 #include "commands.h"
 
 static const PeriscopeCommand commands[] = {
+        { "record", "Record CPU stacks of a command, processes or the system", cmd_record },
         { "info", "Summarize a capture file", cmd_info },
         { "dump", "Print every frame of a capture, as text or JSON", cmd_dump },
         { "report", "Show where the time went: hottest functions, call tree, flame graph", cmd_report },

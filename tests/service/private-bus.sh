@@ -16,9 +16,18 @@ TEST_TMP=$(mktemp -d /tmp/periscope-test.XXXXXX)
 chmod 755 "$TEST_TMP"
 _cleanup_pids=()
 _private_bus_cleanup() {
+        local st=$? bad=0
         for p in "${_cleanup_pids[@]}"; do kill "$p" 2>/dev/null || true; done
         for p in "${_cleanup_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+        # A sanitizer report from the daemon fails the test.
+        if grep -qE "Sanitizer|runtime error:" "$TEST_TMP"/periscoped*.log 2>/dev/null; then
+                echo "FAIL: periscoped reported memory errors:" >&2
+                cat "$TEST_TMP"/periscoped*.log >&2
+                bad=1
+        fi
         rm -rf "$TEST_TMP"
+        [ $bad = 0 ] || exit 1
+        exit $st
 }
 trap _private_bus_cleanup EXIT
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# run.sh: installs what Periscope needs, builds it, records the bundled demo
+# workload with `periscope record` and shows what the capture holds. As root.
+set -euo pipefail
+top=$(cd "$(dirname "$0")" && pwd)
+cd "$top"
+if [ "$(id -u)" != 0 ]; then
+        echo "run.sh: run as root (it installs packages; recording needs perf access)" >&2
+        exit 1
+fi
+scripts/install-deps.sh
+if [ ! -f build/build.ninja ]; then
+        meson setup build -Dwerror=true >/dev/null
+fi
+ninja -C build
+
+out=$top/demo.syscap
+echo
+echo "== periscope record -o demo.syscap -- build/bench/demo-workload -t 2000 -c 2"
+build/cli/periscope record -o "$out" -- build/bench/demo-workload -t 2000 -c 2
+echo
+if build/cli/periscope report --help >/dev/null 2>&1; then
+        echo "== periscope report demo.syscap"
+        build/cli/periscope report "$out"
+else
+        echo "== periscope info demo.syscap"
+        build/cli/periscope info "$out" || true
+fi

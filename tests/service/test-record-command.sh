@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `periscope record -- demo-workload` through periscoped on a private bus:
+# the exit status is the command's, most samples carry complete
+# frame-pointer stacks (inner_c → middle_b → outer_a → run_workload → main)
+# inside the workload's text, and exec'd children appear with their maps.
+. "$(dirname "$0")/private-bus.sh"
+: "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
+private_bus_start
+periscoped_start
+cap=$TEST_TMP/demo.syscap
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$DEMO" -t 1200 -c 2 || fail "record exited $?"
+python3 "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$cap" callchains "$DEMO" --children 2
+
+# The exit status is the command's.
+set +e
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/false.syscap" -- sh -c 'exit 7'
+st=$?
+set -e
+[ $st = 7 ] || fail "exit status $st, the command exited 7"
+python3 "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/false.syscap" readable --min-samples 0 --reason command-exited
+echo "ok: exit status is the command's"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `periscope record` with no service on any bus: it spawns a private
+# periscoped over a socketpair and still records complete stacks.
+set -euo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+: "${PERISCOPE:?}" "${PERISCOPED:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# No system bus here: the fallback must be taken.
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/no-such-bus
+PERISCOPED="$PERISCOPED" "$PERISCOPE" record -o "$tmp/demo.syscap" -- "$DEMO" -t 1000 2>"$tmp/err" || { cat "$tmp/err"; fail "record exited $?"; }
+cat "$tmp/err"
+! grep -qE "Sanitizer|runtime error:" "$tmp/err" || fail "the private periscoped reported memory errors"
+grep -q "capture written to $tmp/demo.syscap" "$tmp/err" || fail "no summary naming the capture"
+python3 "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$tmp/demo.syscap" callchains "$DEMO"
