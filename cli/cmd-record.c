@@ -176,8 +176,21 @@ static GDBusConnection *spawn_private_daemon(RecordRun *run, GError **error) {
                 return NULL;
         }
         g_autoptr(GSocketConnection) stream = g_socket_connection_factory_create_connection(socket);
-        return g_dbus_connection_new_sync(G_IO_STREAM(stream), NULL, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, NULL,
-                                          NULL, error);
+        g_autoptr(GDBusConnection) conn = g_dbus_connection_new_sync(
+                G_IO_STREAM(stream), NULL, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, NULL, NULL, error);
+        if (!conn)
+                return NULL;
+        /* sd-bus drops a connection whose first message carries an fd in the
+         * same read as the end of authentication ("BEGIN"): make one plain
+         * round trip before Record passes the capture fd. */
+        g_autoptr(GVariant) pong = g_dbus_connection_call_sync(conn, NULL, PROFILER_PATH, "org.freedesktop.DBus.Peer",
+                                                               "Ping", NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 10000, NULL,
+                                                               error);
+        if (!pong) {
+                g_prefix_error(error, "the private periscoped (%s) does not answer: ", path);
+                return NULL;
+        }
+        return g_steal_pointer(&conn);
 }
 
 /* True if the bus has (or can activate) the service. */

@@ -86,6 +86,29 @@ static int connect_bus(BusKind kind, const char *address, int peer_fd, sd_bus **
         return -EINVAL;
 }
 
+/* Completes the server side of authentication before the event loop runs,
+ * then handles whatever the client sent in the same read as "BEGIN": sd-bus
+ * keeps such bytes buffered and the event loop would not wake up for them. */
+static int peer_finish_auth(sd_bus *bus) {
+        int r;
+        while (!sd_bus_is_ready(bus)) {
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
+                r = sd_bus_wait(bus, 10 * 1000000ull);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return -ETIMEDOUT;
+        }
+        do
+                r = sd_bus_process(bus, NULL);
+        while (r > 0);
+        return r;
+}
+
 /* Pinned files need many fds: take the hard limit. */
 static unsigned raise_fd_limit(void) {
         struct rlimit rl;
@@ -184,7 +207,13 @@ int main(int argc, char **argv) {
                 goto out;
         }
         (void) sd_bus_set_exit_on_disconnect(m.bus, false);
-        if (kind != BUS_PEER) {
+        if (kind == BUS_PEER) {
+                r = peer_finish_auth(m.bus);
+                if (r < 0) {
+                        fprintf(stderr, "periscoped: the peer did not authenticate: %s\n", strerror(-r));
+                        goto out;
+                }
+        } else {
                 r = sd_bus_request_name(m.bus, BUS_NAME, 0);
                 if (r < 0) {
                         fprintf(stderr, "periscoped: cannot own %s: %s (is another periscoped running, and does "
