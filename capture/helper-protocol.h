@@ -142,8 +142,23 @@ typedef enum HelperFrameFlags {
         _HELPER_FRAME_FLAGS_ALL = HELPER_FRAME_INLINED | HELPER_FRAME_HAS_SOURCE,
 } HelperFrameFlags;
 
-/* ---- COMPILE_UNWIND ----
- * Reserved for the unwind helper (issue 5); it defines the payloads here. */
+/* ---- COMPILE_UNWIND ---- (issue 5, docs/unwinding.md)
+ * request payload: u32 flags (HelperUnwindRequestFlags), u32 image_size,
+ *   image_size bytes.
+ *   Without HELPER_UNWIND_IMAGE: fds: [file], image_size == 0.
+ *   With HELPER_UNWIND_IMAGE: no fds; the bytes are an ELF image copied out of
+ *   a process (the vdso), 1..HELPER_MAX_UNWIND_IMAGE bytes.
+ * reply payload: u32 fdes_eh_frame, u32 fdes_debug_frame, u32 rows_unsupported,
+ *   u32 table_size (<= HELPER_MAX_UNWIND_TABLE), table_size bytes: an unwind
+ *   table blob (capture/unwind-table.h) that the client validates before use.
+ * An ELF file without any call frame information is answered with
+ * HELPER_MSG_ERROR -ENODATA. */
+#define HELPER_MAX_UNWIND_IMAGE     (1u * 1024u * 1024u)
+#define HELPER_MAX_UNWIND_TABLE     (HELPER_MAX_PAYLOAD - 64u)
+
+typedef enum HelperUnwindRequestFlags {
+        HELPER_UNWIND_IMAGE = 1u << 0, /* the ELF image travels in the payload (vdso) */
+} HelperUnwindRequestFlags;
 
 /* ---- Encoding helpers shared by both ends (bounds-checked) ---- */
 

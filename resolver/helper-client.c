@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "unwind-table.h"
 
 #define CLIENT_BATCH 256u
 
@@ -473,6 +474,64 @@ static bool decode_symbolize(HelperReader *rd, size_t count, uint32_t *sources, 
                 }
         }
         return true;
+}
+
+int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, size_t image_size,
+                                 void **ret_blob, size_t *ret_size, char **why) {
+        bool from_image = fd < 0;
+        int r;
+
+        if (from_image ? !image || image_size == 0 || image_size > HELPER_MAX_UNWIND_IMAGE : image_size != 0) {
+                set_why(why, strdup("invalid ELF image"));
+                return -EINVAL;
+        }
+        if (!from_image) {
+                r = check_regular(fd);
+                if (r < 0) {
+                        set_why(why, strdup("not a regular file"));
+                        return r;
+                }
+        }
+        HelperWriter w;
+        helper_writer_init(&w, HELPER_MAX_PAYLOAD);
+        helper_put_u32(&w, from_image ? HELPER_UNWIND_IMAGE : 0);
+        helper_put_u32(&w, (uint32_t) image_size);
+        if (from_image)
+                helper_put_bytes(&w, image, image_size);
+        HelperMessage m = {};
+        r = w.failed ? -ENOMEM : transact(c, HELPER_MSG_COMPILE_UNWIND, &w, from_image ? NULL : &fd, from_image ? 0 : 1, &m, why);
+        helper_writer_done(&w);
+        if (r < 0)
+                return r;
+        if (m.header.type == HELPER_MSG_ERROR) {
+                r = decode_error_reply(c, &m, why);
+                helper_message_clear(&m);
+                return r;
+        }
+        HelperReader rd;
+        helper_reader_init(&rd, m.payload, m.payload_size);
+        (void) helper_get_u32(&rd); /* fdes_eh_frame: statistics only */
+        (void) helper_get_u32(&rd); /* fdes_debug_frame */
+        (void) helper_get_u32(&rd); /* rows_unsupported */
+        uint32_t size = helper_get_u32(&rd);
+        _cleanup_free_ void *blob = NULL;
+        const char *reason = "truncated";
+        bool ok = !rd.failed && size <= HELPER_MAX_UNWIND_TABLE && size == rd.size - rd.offset;
+        if (ok) {
+                blob = malloc(size ? size : 1);
+                if (!blob) {
+                        helper_message_clear(&m);
+                        return -ENOMEM;
+                }
+                helper_get_bytes(&rd, blob, size);
+                ok = helper_reader_finished(&rd) && unwind_table_validate(blob, size, NULL, &reason) == 0;
+        }
+        helper_message_clear(&m);
+        if (!ok)
+                return helper_failed(c, why, strdup_printf("invalid answer to COMPILE_UNWIND: %s", reason));
+        *ret_blob = TAKE_PTR(blob);
+        *ret_size = size;
+        return 0;
 }
 
 int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_t *offsets, size_t n,

@@ -66,6 +66,14 @@ int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdenti
 int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_t *offsets, size_t n,
                             HelperSymbols **ret, char **why);
 
+/* COMPILE_UNWIND: the unwind table (capture/unwind-table.h) of the regular
+ * file `fd`, or, when fd < 0, of the ELF image[0..image_size) (the vdso copied
+ * out of a process). The answer is validated here; on success *ret_blob is a
+ * malloc'ed table that unwind_table_validate() accepted and *ret_size its size.
+ * -ENODATA: the file has no call frame information. Otherwise as IDENTIFY. */
+int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, size_t image_size,
+                                 void **ret_blob, size_t *ret_size, char **why);
+
 /* Frees a HelperSymbols. Returns NULL. */
 HelperSymbols *helper_symbols_free(HelperSymbols *s);
 

@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "elf-identify.h"
 #include "symbolizer.h"
+#include "unwind-compile.h"
 
 static void reply_error(uint16_t *reply_type, HelperWriter *reply, int error, const char *what) {
         char msg[HELPER_MAX_ERROR_MESSAGE];
@@ -63,6 +65,46 @@ static int handle_symbolize(HelperReader *r, const int *fds, size_t n_fds, Helpe
         return symbolizer_run(fds[0], with_debug ? fds[1] : -1, offsets, count, reply);
 }
 
+static int handle_compile_unwind(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
+        uint32_t flags = helper_get_u32(r);
+        uint32_t image_size = helper_get_u32(r);
+        bool image = flags & HELPER_UNWIND_IMAGE;
+        UnwindCompileStats st = {};
+        void *blob = NULL;
+        size_t blob_size = 0;
+        int k;
+
+        *what = "malformed COMPILE_UNWIND request";
+        if (r->failed || (flags & ~(uint32_t) HELPER_UNWIND_IMAGE) || n_fds != (image ? 0u : 1u) ||
+            (image ? image_size == 0 || image_size > HELPER_MAX_UNWIND_IMAGE : image_size != 0) ||
+            image_size != r->size - r->offset)
+                return -EBADMSG;
+        if (image) {
+                *what = "cannot compile unwind table of ELF image";
+                k = unwind_compile_memory(r->data + r->offset, image_size, &blob, &blob_size, &st);
+        } else {
+                *what = "COMPILE_UNWIND needs a regular file";
+                if (!is_regular_file(fds[0]))
+                        return -EBADF;
+                *what = "cannot compile unwind table of ELF file";
+                k = unwind_compile_fd(fds[0], &blob, &blob_size, &st);
+        }
+        if (k < 0)
+                return k;
+        if (blob_size > HELPER_MAX_UNWIND_TABLE) {
+                free(blob);
+                *what = "unwind table too large";
+                return -E2BIG;
+        }
+        helper_put_u32(reply, st.fdes_eh_frame);
+        helper_put_u32(reply, st.fdes_debug_frame);
+        helper_put_u32(reply, st.rows_unsupported);
+        helper_put_u32(reply, (uint32_t) blob_size);
+        helper_put_bytes(reply, blob, blob_size);
+        free(blob);
+        return 0;
+}
+
 void helper_handle_request(uint16_t type, const uint8_t *payload, size_t payload_size,
                            const int *fds, size_t n_fds, uint16_t *reply_type, HelperWriter *reply) {
         HelperReader r;
@@ -78,7 +120,7 @@ void helper_handle_request(uint16_t type, const uint8_t *payload, size_t payload
                 k = handle_symbolize(&r, fds, n_fds, reply, &what);
                 break;
         case HELPER_MSG_COMPILE_UNWIND:
-                what = "COMPILE_UNWIND is not implemented by this helper";
+                k = handle_compile_unwind(&r, fds, n_fds, reply, &what);
                 break;
         }
         if (k < 0)

@@ -7,7 +7,10 @@
  *
  *   unwind-record [--chain F1,F2,...]... [--min-ok PERCENT] [--min-full PERCENT]
  *                 [--expect-fp-fallback] [--expect-debug-frame] [--period-ns N] [--stack-size N]
- *                 [--replay-seconds S] [--print N] -- COMMAND [ARGS...]
+ *                 [--replay-seconds S] [--print N] [--helper] -- COMMAND [ARGS...]
+ *
+ * --helper compiles the tables through the sandboxed periscope-helper
+ * (COMPILE_UNWIND, $PERISCOPE_HELPER) instead of in-process.
  *
  * A chain lists the program's own functions from the root (main or a
  * thread's start routine) to the hottest leaf; "*" stands for one or more
@@ -39,6 +42,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "helper-client.h"
 #include "unwind-compile.h"
 #include "unwind-maps.h"
 #include "unwind-table.h"
@@ -89,6 +93,7 @@ static size_t n_mappings;
 static File **files;
 static size_t n_files;
 static size_t lost_records;
+static HelperClient *helper; /* --helper: tables come from the sandboxed helper */
 
 static char *chains[MAX_CHAINS][MAX_TOKENS];
 static size_t chain_len[MAX_CHAINS], n_chains;
@@ -346,14 +351,36 @@ static int compile_file(File *f, const char *vdso_path) {
                         fclose(m);
                 if (!vdso || !size)
                         return -ENOENT;
-                r = unwind_compile_memory(vdso, size, &f->blob, &f->blob_size, &st);
+                if (helper) {
+                        _cleanup_free_ char *why = NULL;
+                        r = helper_client_compile_unwind(helper, -1, vdso, size, &f->blob, &f->blob_size, &why);
+                        if (r < 0 && why)
+                                fprintf(stderr, "helper: %s\n", why);
+                } else
+                        r = unwind_compile_memory(vdso, size, &f->blob, &f->blob_size, &st);
                 elf_version(EV_CURRENT);
                 elf = elf_memory((char *) vdso, size);
         } else {
                 fd = open(vdso_path ? vdso_path : f->path, O_RDONLY | O_CLOEXEC);
                 if (fd < 0)
                         return -errno;
-                r = unwind_compile_fd(fd, &f->blob, &f->blob_size, &st);
+                if (helper) {
+                        _cleanup_free_ char *why = NULL;
+                        r = helper_client_compile_unwind(helper, fd, NULL, 0, &f->blob, &f->blob_size, &why);
+                        if (r < 0 && why)
+                                fprintf(stderr, "helper: %s\n", why);
+                        /* Statistics are not in the client API: recount here for the checks. */
+                        if (r >= 0) {
+                                _cleanup_free_ void *again = NULL;
+                                size_t again_size;
+                                if (unwind_compile_fd(fd, &again, &again_size, &st) == 0 &&
+                                    (again_size != f->blob_size || memcmp(again, f->blob, again_size) != 0)) {
+                                        fprintf(stderr, "FAIL: the helper's table of %s differs from the in-process one\n", f->path);
+                                        return -EBADMSG;
+                                }
+                        }
+                } else
+                        r = unwind_compile_fd(fd, &f->blob, &f->blob_size, &st);
                 elf_version(EV_CURRENT);
                 elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
         }
@@ -438,7 +465,8 @@ static Verdict check_stack(const uint64_t *frames, size_t n, char **tokens, size
         for (size_t k = n; k-- > 0;) {
                 bool own;
                 const char *name = symbolize(k == 0 ? frames[k] : frames[k] - 1, &own);
-                const char *tok = own ? name : "*";
+                /* Code of the program without a symbol (its .plt) counts as foreign. */
+                const char *tok = own && strcmp(name, "?") != 0 ? name : "*";
                 if (nt > 0 && strcmp(tok, "*") == 0 && strcmp(tokens[nt - 1], "*") == 0)
                         continue;
                 if (nt < MAX_TOKENS)
@@ -510,6 +538,13 @@ int main(int argc, char **argv) {
                         expect_fp = true;
                 else if (strcmp(argv[i], "--expect-debug-frame") == 0)
                         expect_debug_frame = true;
+                else if (strcmp(argv[i], "--helper") == 0) {
+                        r = helper_client_new(&(HelperClientConfig) {}, &helper);
+                        if (r < 0) {
+                                fprintf(stderr, "FAIL: helper client: %s\n", strerror(-r));
+                                return 1;
+                        }
+                }
                 else {
                         fprintf(stderr, "unknown option %s\n", argv[i]);
                         return 2;
@@ -625,5 +660,9 @@ int main(int argc, char **argv) {
                 }
         }
         unwind_maps_clear(&maps);
+        if (helper) {
+                printf("helper started %u time(s)\n", helper_client_get_starts(helper));
+                helper_client_free(helper);
+        }
         return r;
 }
