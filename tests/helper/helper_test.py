@@ -488,6 +488,55 @@ def case_hostile(tmp):
     check("[unresolved: helper failed: " in deep, "the DWARF bomb's addresses are reported unresolved with the reason")
 
 
+def case_stage(tmp):
+    """The service's symbolization stage on a live process: names survive the
+    binary's deletion, both tables agree, kernel names from kallsyms."""
+    stage = os.environ["STAGE_TOOL"]
+    b = build(tmp, "workload-inline.c", "inl")
+    p = subprocess.Popen([b], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, WORKLOAD_WAIT="1"))
+    labels = {}
+    for line in p.stdout:
+        if line.strip() == "ready":
+            break
+        lab, off, addr = line.split()
+        labels[lab] = addr
+    kaddr = None
+    with open("/proc/kallsyms") as f:
+        for l in f:
+            a, t, name = l.split()[:3]
+            if name == "schedule" and t in "tT":
+                kaddr = int(a, 16)
+    if not kaddr:
+        raise SystemExit("/proc/kallsyms has no readable 'schedule' (run as root, kptr_restrict 0)")
+    kaddr_in = "0x%xk" % (kaddr + 4)
+    cap = os.path.join(tmp, "out.syscap")
+    addrs = [labels["inner"], labels["work"], labels["main"]]
+    out = run(stage, "record", str(p.pid), cap, *addrs, "0x10", kaddr_in)
+    print(out)
+    check("progress 0/5" in out and "progress 5/5" in out, "progress from 0 to all 5 addresses")
+    # the profiled program goes away and its binary is deleted
+    os.unlink(b)
+    p.stdin.close()
+    p.wait()
+    out = run(stage, "read", cap, str(p.pid), *addrs, "0x10", "0x%x" % (kaddr + 4))
+    print(out)
+    per = {l.split(": ", 1)[0].split()[1]: [x.strip() for x in l.split(": ", 1)[1].split("|") if x.strip()]
+           for l in out.splitlines() if l.startswith("periscope ")}
+    sysp = {l.split(": ", 1)[0].split()[1]: l.split(": ", 1)[1] for l in out.splitlines() if l.startswith("sysprof ")}
+    check(per[labels["inner"]] == ["inner_inline [inlined]", "outer_inline [inlined]", "work_function"],
+          "after deletion: inline chain from the capture: %s" % per[labels["inner"]])
+    check(per[labels["work"]] == ["work_function"] and per[labels["main"]] == ["main"], "plain functions")
+    for a in addrs:
+        check(sysp[a] == per[a][-1].replace(" [inlined]", ""),
+              "__symbols__ (3.46 layout) names %s like the Periscope table: %s" % (a, sysp[a]))
+    check(per["0x10"][0].startswith("[unresolved: no mapping"), "an address outside every mapping says why")
+    kk = "0x%x" % (kaddr + 4)
+    check(per[kk] == ["schedule"] and sysp[kk] == "schedule", "kernel address named from kallsyms")
+    check(("mapping %s: %s |" % (labels["work"], b)) in out and "pinned via map_files" in out,
+          "mapping provenance recorded with the file that was read")
+
+
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
 
 if __name__ == "__main__":

@@ -29,5 +29,12 @@ __attribute__((noinline)) void work_function(int x) {
 int main(int argc, char **argv) {
         work_function(argc);
         report_pc("main", CURRENT_PC());
+        if (getenv("WORKLOAD_WAIT")) {
+                /* stay mapped until the test says so (stdin closes) */
+                printf("ready\n");
+                fflush(stdout);
+                while (getchar() != EOF)
+                        ;
+        }
         return 0;
 }

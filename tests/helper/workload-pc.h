@@ -18,7 +18,7 @@ static inline void report_pc(const char *label, uintptr_t pc) {
                 if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &pgoff) != 3)
                         continue;
                 if (pc >= start && pc < end) {
-                        printf("%s 0x%lx\n", label, (unsigned long) (pc - start + pgoff));
+                        printf("%s 0x%lx 0x%lx\n", label, (unsigned long) (pc - start + pgoff), (unsigned long) pc);
                         break;
                 }
         }

@@ -1,0 +1,346 @@
+/* symbolize.c: groups the addresses of a recording by mapped file (one file
+ * mapped by many processes is read once), identifies each file and finds its
+ * debug file through the helper, symbolizes the file offsets in batches, and
+ * turns every answer, or failure, into symbol-table entries. */
+#include "symbolize.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "kallsyms.h"
+
+typedef struct WorkItem {
+        dev_t dev;
+        ino_t ino;
+        uint64_t file_offset;
+        const SymbolizeAddress *addr;
+        const SymbolizeMapping *map;
+} WorkItem;
+
+static int compare_maps(const void *a, const void *b) {
+        const SymbolizeMapping *const *x = a, *const *y = b;
+        if ((*x)->pid != (*y)->pid)
+                return (*x)->pid < (*y)->pid ? -1 : 1;
+        return (*x)->start < (*y)->start ? -1 : (*x)->start > (*y)->start;
+}
+
+static const SymbolizeMapping *find_mapping(const SymbolizeMapping **sorted, size_t n, int32_t pid, uint64_t addr) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const SymbolizeMapping *m = sorted[mid];
+                if (m->pid < pid || (m->pid == pid && m->start <= addr))
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (lo == 0)
+                return NULL;
+        const SymbolizeMapping *m = sorted[lo - 1];
+        return m->pid == pid && addr >= m->start && addr < m->end ? m : NULL;
+}
+
+static int compare_work(const void *a, const void *b) {
+        const WorkItem *x = a, *y = b;
+        if (x->dev != y->dev)
+                return x->dev < y->dev ? -1 : 1;
+        if (x->ino != y->ino)
+                return x->ino < y->ino ? -1 : 1;
+        return x->file_offset < y->file_offset ? -1 : x->file_offset > y->file_offset;
+}
+
+static int add_unresolved(SymbolTableBuilder *b, SymbolizeStats *st, const SymbolizeAddress *a, const char *why) {
+        st->unresolved++;
+        return symbol_table_builder_add_unresolved(b, a->pid, a->address, a->address + 1, why);
+}
+
+static void hex(char *out, const uint8_t *p, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                sprintf(out + 2 * i, "%02x", p[i]);
+        out[2 * n] = '\0';
+}
+
+/* Provenance of every mapping of this file that had samples. */
+static int add_provenance(SymbolTableBuilder *b, const WorkItem *items, size_t n, const HelperIdentity *id,
+                          const DebugFile *df, const char *failure) {
+        char bid[2 * HELPER_MAX_BUILD_ID + 1] = "";
+        if (id && id->build_id_size > 0)
+                hex(bid, id->build_id, id->build_id_size);
+        const SymbolizeMapping *last = NULL;
+        for (size_t i = 0; i < n; i++) {
+                const SymbolizeMapping *m = items[i].map;
+                if (m == last)
+                        continue;
+                last = m;
+                _cleanup_free_ char *method = NULL, *verdict = NULL;
+                if (asprintf(&method, "%s%s%s%s%s", m->method ? m->method : "pinned",
+                             df && df->fd >= 0 ? "; debug file by " : "",
+                             df && df->fd >= 0 ? debug_file_kind_to_string(df->kind) : "",
+                             df && df->fd >= 0 ? ": " : "", df && df->fd >= 0 ? df->path : "") < 0)
+                        return -ENOMEM;
+                if (asprintf(&verdict, "%s%s%s%s%s", m->verdict ? m->verdict : (m->verified ? "verified" : "not verified"),
+                             df && df->notes ? "; " : "", df && df->notes ? df->notes : "",
+                             failure ? "; " : "", failure ? failure : "") < 0)
+                        return -ENOMEM;
+                SymbolMapping sm = {
+                        .pid = m->pid,
+                        .start = m->start,
+                        .end = m->end,
+                        .path = m->path ? m->path : "(unknown path)",
+                        .method = method,
+                        .verdict = verdict,
+                        .build_id = bid[0] ? bid : NULL,
+                        .flags = m->verified ? SYMBOL_MAPPING_VERIFIED : 0,
+                };
+                int r = symbol_table_builder_add_mapping(b, &sm);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int add_answer(SymbolTableBuilder *b, SymbolizeStats *st, const WorkItem *it, const HelperAddressSymbols *s) {
+        if (s->status == HELPER_ADDRESS_NO_SYMBOL)
+                return add_unresolved(b, st, it->addr, "no symbol covers this address");
+        if (s->status != HELPER_ADDRESS_OK)
+                return add_unresolved(b, st, it->addr, "address outside the mapped file's segments");
+        SymbolFrame frames[HELPER_MAX_FRAMES];
+        for (size_t k = 0; k < s->n_frames; k++) {
+                const HelperFrame *f = &s->frames[k];
+                frames[k] = (SymbolFrame) {
+                        .function = f->name,
+                        .file = f->file,
+                        .line = f->line,
+                        .flags = f->flags & HELPER_FRAME_INLINED ? SYMBOL_FRAME_INLINED : 0,
+                        .offset = f->offset,
+                };
+        }
+        st->resolved++;
+        return symbol_table_builder_add_range(b, it->addr->pid, it->addr->address, it->addr->address + 1, frames,
+                                              s->n_frames);
+}
+
+/* One file: identify, find debug file, symbolize its distinct offsets. */
+static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const WorkItem *items, size_t n,
+                          SymbolTableBuilder *b, SymbolizeStats *st) {
+        const SymbolizeMapping *m0 = items[0].map;
+        int fd = m0->fd;
+        st->files++;
+        HelperIdentity id;
+        _cleanup_free_ char *why = NULL;
+        int r = helper_client_identify(c, fd, 0, &id, &why);
+        if (r < 0) {
+                if (r == HELPER_CLIENT_FAILED)
+                        st->helper_failures++;
+                _cleanup_free_ char *reason = NULL;
+                if (asprintf(&reason, "%s%s", r == HELPER_CLIENT_FAILED ? "" : "not a readable ELF file: ",
+                             why ? why : strerror(-r)) < 0)
+                        return -ENOMEM;
+                for (size_t i = 0; i < n; i++)
+                        if ((r = add_unresolved(b, st, items[i].addr, reason)) < 0)
+                                return r;
+                return add_provenance(b, items, n, NULL, NULL, reason);
+        }
+
+        DebugFile df = { .fd = -1 };
+        bool needs_debug = !(id.contents & HELPER_HAS_DWARF);
+        if (needs_debug) {
+                r = debug_file_find(c, &o->debug, fd, m0->path, &id, &df);
+                if (r == HELPER_CLIENT_FAILED)
+                        st->helper_failures++;
+                if (df.fd >= 0)
+                        st->debug_files++;
+        }
+
+        /* distinct offsets (items are sorted by offset) */
+        _cleanup_free_ uint64_t *offsets = malloc(n * sizeof(uint64_t));
+        _cleanup_free_ size_t *index_of = malloc(n * sizeof(size_t));
+        if (!offsets || !index_of) {
+                debug_file_clear(&df);
+                return -ENOMEM;
+        }
+        size_t n_offsets = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (n_offsets == 0 || offsets[n_offsets - 1] != items[i].file_offset)
+                        offsets[n_offsets++] = items[i].file_offset;
+                index_of[i] = n_offsets - 1;
+        }
+        _cleanup_(helper_symbols_freep) HelperSymbols *syms = NULL;
+        free(why);
+        why = NULL;
+        r = helper_client_symbolize(c, fd, df.fd, offsets, n_offsets, &syms, &why);
+        if (r < 0 && df.fd >= 0 && r != HELPER_CLIENT_FAILED) {
+                /* a debug file the helper cannot use: try the file alone */
+                free(why);
+                why = NULL;
+                r = helper_client_symbolize(c, fd, -1, offsets, n_offsets, &syms, &why);
+        }
+        if (r < 0) {
+                if (r == HELPER_CLIENT_FAILED)
+                        st->helper_failures++;
+                for (size_t i = 0; i < n && r != -ENOMEM; i++)
+                        if (add_unresolved(b, st, items[i].addr, why ? why : strerror(-r)) < 0) {
+                                debug_file_clear(&df);
+                                return -ENOMEM;
+                        }
+                int k = add_provenance(b, items, n, &id, &df, why ? why : strerror(-r));
+                debug_file_clear(&df);
+                return k;
+        }
+        for (size_t i = 0; i < n; i++) {
+                r = add_answer(b, st, &items[i], &syms->addresses[index_of[i]]);
+                if (r < 0) {
+                        debug_file_clear(&df);
+                        return r;
+                }
+        }
+        r = add_provenance(b, items, n, &id, &df, NULL);
+        debug_file_clear(&df);
+        return r;
+}
+
+static int compare_addrs(const void *a, const void *b) {
+        const SymbolizeAddress *x = a, *y = b;
+        if (x->kernel != y->kernel)
+                return x->kernel ? 1 : -1;
+        if (x->pid != y->pid)
+                return x->pid < y->pid ? -1 : 1;
+        return x->address < y->address ? -1 : x->address > y->address;
+}
+
+static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *addrs, size_t n,
+                            SymbolTableBuilder *b, SymbolizeStats *st) {
+        if (n == 0)
+                return 0;
+        Kallsyms *k = NULL;
+        const char *why = NULL;
+        if (!o->kernel_symbols)
+                why = "kernel addresses are not shown to this caller";
+        else {
+                int r = kallsyms_load(o->kallsyms_path, &k);
+                if (r == -EPERM)
+                        why = "kernel symbols are hidden (kptr_restrict)";
+                else if (r < 0)
+                        why = "kernel symbols unavailable (/proc/kallsyms unreadable)";
+        }
+        int r = 0;
+        uint64_t last_end = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                const SymbolizeAddress *a = &addrs[i];
+                r = symbol_table_builder_add_pid(b, a->pid);
+                if (r < 0)
+                        break;
+                uint64_t start, end;
+                const char *name = k ? kallsyms_lookup(k, a->address, &start, &end) : NULL;
+                if (!name) {
+                        st->unresolved++;
+                        r = symbol_table_builder_add_unresolved(b, SYMBOLS_PID_ANY, a->address, a->address + 1,
+                                                                why ? why : "no kernel symbol covers this address");
+                        continue;
+                }
+                st->resolved++;
+                if (start < last_end && last_end == end)
+                        continue; /* this symbol's range is in already */
+                SymbolFrame f = { .function = name, .flags = SYMBOL_FRAME_KERNEL, .offset = a->address - start };
+                r = symbol_table_builder_add_range(b, SYMBOLS_PID_ANY, start, end, &f, 1);
+                last_end = end;
+        }
+        kallsyms_free(k);
+        return r;
+}
+
+int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps, size_t n_maps,
+                        const SymbolizeAddress *addrs_in, size_t n_addrs, SymbolTableBuilder *b,
+                        SymbolizeStats *stats) {
+        SymbolizeStats st = {};
+        int r = 0;
+        /* distinct addresses, user first, kernel last */
+        _cleanup_free_ SymbolizeAddress *addrs = malloc((n_addrs ? n_addrs : 1) * sizeof *addrs);
+        _cleanup_free_ const SymbolizeMapping **sorted = malloc((n_maps ? n_maps : 1) * sizeof *sorted);
+        _cleanup_free_ WorkItem *work = malloc((n_addrs ? n_addrs : 1) * sizeof *work);
+        if (!addrs || !sorted || !work)
+                return -ENOMEM;
+        memcpy(addrs, addrs_in, n_addrs * sizeof *addrs);
+        qsort(addrs, n_addrs, sizeof *addrs, compare_addrs);
+        size_t n = 0;
+        for (size_t i = 0; i < n_addrs; i++)
+                if (n == 0 || compare_addrs(&addrs[n - 1], &addrs[i]) != 0)
+                        addrs[n++] = addrs[i];
+        n_addrs = n;
+        st.addresses = n_addrs;
+        for (size_t i = 0; i < n_maps; i++)
+                sorted[i] = &maps[i];
+        qsort(sorted, n_maps, sizeof *sorted, compare_maps);
+
+        size_t n_user = 0;
+        while (n_user < n_addrs && !addrs[n_user].kernel)
+                n_user++;
+        uint64_t done = 0;
+        if (o->progress)
+                o->progress(0, n_addrs, o->userdata);
+
+        /* user addresses: mapping, then file identity (dev, ino) of the pinned fd */
+        size_t n_work = 0;
+        for (size_t i = 0; i < n_user; i++) {
+                const SymbolizeAddress *a = &addrs[i];
+                const SymbolizeMapping *m = find_mapping(sorted, n_maps, a->pid, a->address);
+                struct stat sb;
+                if (!m)
+                        r = add_unresolved(b, &st, a, "no mapping contains this address");
+                else if (m->fd < 0)
+                        r = add_unresolved(b, &st, a, m->why_unavailable ? m->why_unavailable : "mapped file not available");
+                else if (fstat(m->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+                        r = add_unresolved(b, &st, a, "mapped file not readable");
+                else {
+                        work[n_work++] = (WorkItem) {
+                                .dev = sb.st_dev, .ino = sb.st_ino,
+                                .file_offset = a->address - m->start + m->pgoff,
+                                .addr = a, .map = m,
+                        };
+                        continue;
+                }
+                if (r < 0)
+                        return r;
+                done++;
+        }
+        qsort(work, n_work, sizeof *work, compare_work);
+
+        _cleanup_(helper_client_freep) HelperClient *c = NULL;
+        if (n_work > 0) {
+                r = helper_client_new(&o->helper, &c);
+                if (r < 0) {
+                        /* no helper at all: every user address says why */
+                        char why[256];
+                        snprintf(why, sizeof why, "helper failed: cannot find periscope-helper (%s)", strerror(-r));
+                        for (size_t i = 0; i < n_work; i++)
+                                if ((r = add_unresolved(b, &st, work[i].addr, why)) < 0)
+                                        return r;
+                        n_work = 0;
+                }
+        }
+        for (size_t i = 0; i < n_work;) {
+                size_t j = i + 1;
+                while (j < n_work && work[j].dev == work[i].dev && work[j].ino == work[i].ino)
+                        j++;
+                r = symbolize_file(c, o, work + i, j - i, b, &st);
+                if (r < 0)
+                        return r;
+                done += j - i;
+                if (o->progress)
+                        o->progress(done, n_addrs, o->userdata);
+                i = j;
+        }
+
+        r = symbolize_kernel(o, addrs + n_user, n_addrs - n_user, b, &st);
+        if (r < 0)
+                return r;
+        if (o->progress)
+                o->progress(n_addrs, n_addrs, o->userdata);
+        if (stats)
+                *stats = st;
+        return 0;
+}

@@ -1,0 +1,62 @@
+/* symbolize.h: the symbolization stage at the end of a recording: every
+ * (pid, address) seen is mapped to its mapping, the mapped file (a pinned fd)
+ * and its debug file go to the sandboxed helper, and the answers fill the
+ * capture's symbol tables (capture/symbols.h) together with each mapping's
+ * provenance. Kernel addresses are named from /proc/kallsyms when allowed.
+ * Plain C, synchronous with per-request timeouts: runs in the service's
+ * post-stop stage. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "debug-files.h"
+#include "helper-client.h"
+#include "symbols.h"
+
+/* One mapping of one process, as recorded. */
+typedef struct SymbolizeMapping {
+        int32_t pid;
+        uint64_t start, end;  /* [start, end) in the process */
+        uint64_t pgoff;       /* file offset of start */
+        int fd;               /* the pinned mapped file, or -1 when it could not be pinned */
+        const char *path;     /* host path of the file (for .gnu_debuglink), or NULL */
+        const char *method;   /* how the file was found, e.g. "pinned map_files" */
+        const char *verdict;  /* resolver's identity verdict, e.g. "inode match" */
+        bool verified;        /* the file is the one that was mapped */
+        const char *why_unavailable; /* when fd < 0: why (shown as unresolved reason) */
+} SymbolizeMapping;
+
+typedef struct SymbolizeAddress {
+        int32_t pid;
+        uint64_t address;
+        bool kernel;          /* from the kernel part of a callchain */
+} SymbolizeAddress;
+
+typedef struct SymbolizeOptions {
+        HelperClientConfig helper;
+        DebugFileOptions debug;      /* .debuginfod from the recording's option */
+        bool kernel_symbols;         /* the caller may see kernel addresses */
+        const char *kallsyms_path;   /* NULL: /proc/kallsyms */
+        /* called as work progresses (done <= total, both in addresses) */
+        void (*progress)(uint64_t done, uint64_t total, void *userdata);
+        void *userdata;
+} SymbolizeOptions;
+
+typedef struct SymbolizeStats {
+        uint64_t addresses;   /* distinct addresses looked at */
+        uint64_t resolved;    /* got a name */
+        uint64_t unresolved;  /* marked "[unresolved: …]" */
+        uint64_t files;       /* distinct files sent to the helper */
+        uint64_t debug_files; /* separate debug files used */
+        uint64_t helper_failures;
+} SymbolizeStats;
+
+/* Symbolizes `addrs` against `maps` and adds ranges, unresolved ranges and
+ * mapping provenance to `b`. Never fails because of a file or the helper
+ * (those become unresolved addresses); returns < 0 only for out of memory
+ * or when the builder refuses data. */
+int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps, size_t n_maps,
+                        const SymbolizeAddress *addrs, size_t n_addrs, SymbolTableBuilder *b,
+                        SymbolizeStats *stats);
