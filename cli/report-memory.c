@@ -1,0 +1,292 @@
+/* report-memory.c: replays the ALLOCATION frames of a capture in time order
+ * (frames of different threads' rings are not in file order) and tallies
+ * them by call site: the first frame of the stack that is not an allocator
+ * wrapper (g_malloc, operator new, strdup, ...). */
+#include "report-memory.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <glib.h>
+
+typedef struct Site {
+        char *name;
+        uint64_t alloc_count, alloc_bytes;
+        uint64_t live_count, live_bytes;
+        uint64_t temp_count, temp_bytes;
+} Site;
+
+typedef struct Event {
+        int64_t time;
+        uint64_t seq;      /* file order, to keep the sort stable */
+        uint64_t addr;
+        int64_t size;      /* 0: free */
+        int32_t pid;
+        Site *site;        /* allocations only */
+} Event;
+
+typedef struct LiveKey {
+        int32_t pid;
+        uint64_t addr;
+} LiveKey;
+
+typedef struct Live {
+        LiveKey key;
+        int64_t size;
+        int64_t time;
+        Site *site;
+} Live;
+
+static guint live_hash(gconstpointer p) {
+        const LiveKey *k = p;
+        uint64_t v = k->addr ^ ((uint64_t) (uint32_t) k->pid * 0x9e3779b97f4a7c15ull);
+        return (guint) (v ^ (v >> 32));
+}
+
+static gboolean live_equal(gconstpointer a, gconstpointer b) {
+        const LiveKey *x = a, *y = b;
+        return x->pid == y->pid && x->addr == y->addr;
+}
+
+static void site_free(gpointer p) {
+        Site *s = p;
+        g_free(s->name);
+        g_free(s);
+}
+
+/* Functions that only pass an allocation on: the call site is their caller. */
+static const char *const allocator_wrappers[] = {
+        "malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign", "valloc",
+        "g_malloc*", "g_try_malloc*", "g_realloc*", "g_try_realloc*", "g_slice_alloc*", "g_memdup*", "g_strdup*",
+        "g_strndup", "g_new*", "operator new*", "xmalloc", "xcalloc", "xrealloc", "xstrdup", "strdup", "strndup",
+        "__libc_*", "__GI_*", "_IO_*", "__strdup", "reallocarray", NULL,
+};
+
+static bool is_wrapper(const char *name) {
+        for (size_t i = 0; allocator_wrappers[i]; i++)
+                if (fnmatch(allocator_wrappers[i], name, 0) == 0)
+                        return true;
+        return false;
+}
+
+static Site *site_for(GHashTable *sites, const SymbolTable *symbols, int32_t pid, const uint64_t *addrs, size_t n) {
+        char buf[64] = "[no stack]";
+        const char *name = buf;
+        for (size_t i = 0; i < n; i++) {
+                /* Return addresses: look up the call instruction before them. */
+                uint64_t pc = addrs[i] > 0 ? addrs[i] - 1 : 0;
+                const SymbolRange *r = symbols ? symbol_table_lookup(symbols, pid, pc) : NULL;
+                if (!r || r->n_frames == 0 || (r->frames[0].flags & SYMBOL_FRAME_UNRESOLVED)) {
+                        snprintf(buf, sizeof(buf), "0x%" PRIx64, addrs[i]);
+                        name = buf;
+                        break;
+                }
+                /* innermost: an inlined caller counts as the site */
+                name = r->frames[0].function;
+                if (!is_wrapper(name))
+                        break;
+        }
+        Site *s = g_hash_table_lookup(sites, name);
+        if (!s) {
+                s = g_new0(Site, 1);
+                s->name = g_strdup(name);
+                g_hash_table_insert(sites, s->name, s);
+        }
+        return s;
+}
+
+static int event_cmp(gconstpointer a, gconstpointer b) {
+        const Event *x = a, *y = b;
+        if (x->time != y->time)
+                return x->time < y->time ? -1 : 1;
+        return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_live(gconstpointer a, gconstpointer b) {
+        const Site *x = *(Site *const *) a, *y = *(Site *const *) b;
+        if (x->live_bytes != y->live_bytes)
+                return x->live_bytes > y->live_bytes ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+static int cmp_alloc(gconstpointer a, gconstpointer b) {
+        const Site *x = *(Site *const *) a, *y = *(Site *const *) b;
+        if (x->alloc_bytes != y->alloc_bytes)
+                return x->alloc_bytes > y->alloc_bytes ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+static int cmp_temp(gconstpointer a, gconstpointer b) {
+        const Site *x = *(Site *const *) a, *y = *(Site *const *) b;
+        if (x->temp_count != y->temp_count)
+                return x->temp_count > y->temp_count ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+static char *human(uint64_t bytes) {
+        return g_format_size_full(bytes, G_FORMAT_SIZE_IEC_UNITS);
+}
+
+int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemoryOptions *o, FILE *out) {
+        int limit = o && o->limit > 0 ? o->limit : 25;
+        int64_t temp_nsec = o && o->temp_nsec > 0 ? o->temp_nsec : REPORT_MEMORY_TEMP_NSEC;
+        int32_t only_pid = o ? o->pid : 0;
+
+        g_autoptr(GHashTable) sites = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, site_free);
+        g_autoptr(GArray) events = g_array_new(FALSE, FALSE, sizeof(Event));
+        g_autoptr(GHashTable) pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+        CaptureFrame f;
+        int k;
+        uint64_t seq = 0;
+        capture_reader_rewind(r);
+        while ((k = capture_reader_next(r, &f)) > 0) {
+                if (f.type != CAPTURE_FRAME_ALLOCATION || (only_pid && f.pid != only_pid))
+                        continue;
+                Event e = { .time = f.time, .seq = seq++, .addr = f.allocation.alloc_addr,
+                            .size = f.allocation.alloc_size, .pid = f.pid };
+                if (e.size < 0)
+                        continue;
+                if (e.size > 0)
+                        e.site = site_for(sites, symbols, f.pid, f.allocation.addrs, f.allocation.n_addrs);
+                g_hash_table_add(pids, GINT_TO_POINTER(f.pid));
+                g_array_append_val(events, e);
+        }
+        if (k < 0) {
+                fprintf(stderr, "periscope report: %s\n", capture_reader_error(r));
+                return k;
+        }
+        if (events->len == 0) {
+                fprintf(stderr, "periscope report: the capture has no ALLOCATION frames%s; record with "
+                                "`periscope record --memory -- COMMAND`\n",
+                        only_pid ? " for that process" : "");
+                return -ENODATA;
+        }
+        g_array_sort(events, event_cmp);
+
+        g_autoptr(GHashTable) live = g_hash_table_new_full(live_hash, live_equal, NULL, g_free);
+        uint64_t n_allocs = 0, n_frees = 0, total_bytes = 0, cur = 0, peak = 0, unmatched_frees = 0;
+        int64_t peak_time = 0;
+        for (guint i = 0; i < events->len; i++) {
+                Event *e = &g_array_index(events, Event, i);
+                LiveKey key = { e->pid, e->addr };
+                Live *l = g_hash_table_lookup(live, &key);
+                if (e->size > 0) {
+                        if (l) { /* its free was lost: forget the old block */
+                                cur -= (uint64_t) l->size;
+                                g_hash_table_remove(live, &key);
+                        }
+                        l = g_new0(Live, 1);
+                        l->key = key;
+                        l->size = e->size;
+                        l->time = e->time;
+                        l->site = e->site;
+                        g_hash_table_insert(live, &l->key, l);
+                        e->site->alloc_count++;
+                        e->site->alloc_bytes += (uint64_t) e->size;
+                        n_allocs++;
+                        total_bytes += (uint64_t) e->size;
+                        cur += (uint64_t) e->size;
+                        if (cur > peak) {
+                                peak = cur;
+                                peak_time = e->time;
+                        }
+                } else {
+                        n_frees++;
+                        if (!l) {
+                                unmatched_frees++;
+                                continue;
+                        }
+                        if (e->time - l->time <= temp_nsec) {
+                                l->site->temp_count++;
+                                l->site->temp_bytes += (uint64_t) l->size;
+                        }
+                        cur -= (uint64_t) l->size;
+                        g_hash_table_remove(live, &key);
+                }
+        }
+        uint64_t live_count = 0, live_bytes = 0;
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, live);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Live *l = v;
+                l->site->live_count++;
+                l->site->live_bytes += (uint64_t) l->size;
+                live_count++;
+                live_bytes += (uint64_t) l->size;
+        }
+
+        const CaptureFileHeader *h = capture_reader_get_header(r);
+        g_autofree char *total_h = human(total_bytes), *peak_h = human(peak), *live_h = human(live_bytes);
+        fprintf(out, "Memory: %u process%s, %" PRIu64 " allocations (%s), %" PRIu64 " frees\n",
+                g_hash_table_size(pids), g_hash_table_size(pids) == 1 ? "" : "es", n_allocs, total_h, n_frees);
+        fprintf(out, "Peak: %" PRIu64 " bytes live (%s) at %.3f s\n", peak, peak_h,
+                (double) (peak_time - h->start_time) / 1e9);
+        fprintf(out, "Live at the end: %" PRIu64 " allocations, %" PRIu64 " bytes (%s)\n", live_count, live_bytes,
+                live_h);
+        if (unmatched_frees)
+                fprintf(out, "(%" PRIu64 " frees of blocks allocated before recording started)\n", unmatched_frees);
+
+        g_autoptr(GPtrArray) list = g_ptr_array_new();
+        g_hash_table_iter_init(&it, sites);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                g_ptr_array_add(list, v);
+
+        fprintf(out, "\nLeaked (still live at the end), by call site:\n%12s %8s  %s\n", "BYTES", "ALLOCS", "CALL SITE");
+        g_ptr_array_sort(list, cmp_live);
+        int shown = 0;
+        for (guint i = 0; i < list->len && shown < limit; i++) {
+                Site *s = list->pdata[i];
+                if (s->live_count == 0)
+                        continue;
+                fprintf(out, "%12" PRIu64 " %8" PRIu64 "  %s\n", s->live_bytes, s->live_count, s->name);
+                shown++;
+        }
+        if (shown == 0)
+                fprintf(out, "%12s %8s  (nothing: every block was freed)\n", "0", "0");
+
+        fprintf(out, "\nAllocated, by call site:\n%12s %8s %12s  %s\n", "BYTES", "ALLOCS", "LIVE BYTES", "CALL SITE");
+        g_ptr_array_sort(list, cmp_alloc);
+        for (guint i = 0; i < list->len && (int) i < limit; i++) {
+                Site *s = list->pdata[i];
+                fprintf(out, "%12" PRIu64 " %8" PRIu64 " %12" PRIu64 "  %s\n", s->alloc_bytes, s->alloc_count,
+                        s->live_bytes, s->name);
+        }
+
+        fprintf(out, "\nShort-lived temporaries (freed within %.3g ms), by call site:\n%8s %12s  %s\n",
+                (double) temp_nsec / 1e6, "ALLOCS", "BYTES", "CALL SITE");
+        g_ptr_array_sort(list, cmp_temp);
+        shown = 0;
+        for (guint i = 0; i < list->len && shown < limit; i++) {
+                Site *s = list->pdata[i];
+                if (s->temp_count == 0)
+                        continue;
+                fprintf(out, "%8" PRIu64 " %12" PRIu64 "  %s\n", s->temp_count, s->temp_bytes, s->name);
+                shown++;
+        }
+        if (shown == 0)
+                fprintf(out, "%8s %12s  (none)\n", "0", "0");
+        return 0;
+}
+
+int report_memory_path(const char *path, const ReportMemoryOptions *o, FILE *out) {
+        CaptureReader *r = NULL;
+        char *error = NULL;
+        int k = capture_reader_open_path(path, &r, &error);
+        if (k < 0) {
+                fprintf(stderr, "periscope report: %s\n", error ? error : g_strerror(-k));
+                free(error);
+                return k;
+        }
+        SymbolTable *symbols = NULL;
+        k = symbol_table_load(r, &symbols, &error);
+        if (k < 0 && k != -ENOENT)
+                fprintf(stderr, "periscope report: symbols unusable, showing addresses: %s\n", error ? error : g_strerror(-k));
+        free(error);
+        k = report_memory(r, symbols, o, out);
+        symbol_table_free(symbols);
+        capture_reader_free(r);
+        return k;
+}

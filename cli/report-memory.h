@@ -1,0 +1,27 @@
+/* report-memory.h: `periscope report --memory`: what the ALLOCATION frames
+ * of a capture (from libperiscope-memory.so or Sysprof's memprof) say:
+ * bytes allocated and still live at the end by call site (the leaks),
+ * short-lived temporaries, and the peak of live bytes. */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "capture-reader.h"
+#include "symbols.h"
+
+#define REPORT_MEMORY_TEMP_NSEC 1000000 /* freed within 1 ms: a temporary */
+
+typedef struct ReportMemoryOptions {
+        int limit;          /* rows per table; 0: 25 */
+        int32_t pid;        /* only this process; 0: all */
+        int64_t temp_nsec;  /* 0: REPORT_MEMORY_TEMP_NSEC */
+} ReportMemoryOptions;
+
+/* Prints the memory report of the capture r to out. symbols (may be NULL)
+ * names call sites; without them a site is its address. Returns 0, or a
+ * negative errno after printing why to stderr (e.g. no ALLOCATION frames). */
+int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemoryOptions *o, FILE *out);
+
+/* Same for a capture file: opens it and loads its symbols. */
+int report_memory_path(const char *path, const ReportMemoryOptions *o, FILE *out);
