@@ -127,13 +127,13 @@ static int decoder_new(uint8_t header[CAPTURE_FILE_HEADER_SIZE], CaptureReader *
 /* ---- rings ---- */
 
 /* (Re)starts the one-shot drain timer; it stays off while there are no rings. */
-static void timer_arm(ControlServer *s) {
+static void timer_arm(ControlServer *s, uint64_t usec) {
         if (!s->timer || s->stopped)
                 return;
         int enabled = SD_EVENT_OFF;
         if (sd_event_source_get_enabled(s->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF)
                 return;
-        if (sd_event_source_set_time_relative(s->timer, CONTROL_DRAIN_INTERVAL_USEC) >= 0)
+        if (sd_event_source_set_time_relative(s->timer, usec) >= 0)
                 sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
 }
 
@@ -202,7 +202,7 @@ static int ring_new(ControlServer *s, ControlPeer *peer, ControlRing **ret, int 
         s->n_rings++;
         peer->n_rings++;
         s->stats.rings_created++;
-        timer_arm(s);
+        timer_arm(s, CONTROL_DRAIN_INTERVAL_USEC);
         *ret = ring;
         *ret_fd = TAKE_FD(fd);
         return 0;
@@ -380,9 +380,12 @@ int control_server_drain(ControlServer *s) {
 
 static int on_timer(sd_event_source *source, uint64_t usec, void *userdata) {
         ControlServer *s = userdata;
+        uint64_t before = s->stats.bytes_drained;
         (void) control_server_drain(s);
+        /* A busy writer gets drained sooner, so its ring never fills. */
+        bool busy = s->stats.bytes_drained - before > CONTROL_RING_DATA_SIZE / 16;
         if (s->n_rings > 0)
-                timer_arm(s);
+                timer_arm(s, busy ? CONTROL_DRAIN_BUSY_USEC : CONTROL_DRAIN_INTERVAL_USEC);
         return 0;
 }
 

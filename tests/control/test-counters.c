@@ -157,18 +157,15 @@ int main(void) {
         int rounds = 0;
         for (int k = 0; k < 5; k++) {
                 rounds++;
-                int pipefd[2];
-                if (pipe(pipefd) < 0)
+                int pipefd[2], gofd[2];
+                if (pipe(pipefd) < 0 || pipe(gofd) < 0)
                         return 1;
-                /* A counter sample right next to each /proc read. */
-                mem0[k] = proc_mem_used();
-                mem_t0[k] = now_ns();
-                counters_sample(c);
                 pid = fork();
                 if (pid == 0) {
                         /* volatile: the compiler must not drop stores nobody reads */
                         volatile char *p = malloc(ALLOC_BYTES);
-                        if (!p)
+                        char go;
+                        if (!p || read(gofd[0], &go, 1) != 1)
                                 _exit(1);
                         for (size_t i = 0; i < ALLOC_BYTES; i += 4096)
                                 p[i] = 0x5a;
@@ -178,6 +175,15 @@ int main(void) {
                         _exit(p[12288] == 0x5a ? 0 : 1);
                 }
                 close(pipefd[1]);
+                close(gofd[0]);
+                /* A counter sample right next to each /proc read, as close
+                 * as possible around the touching of the 200 MB. */
+                mem0[k] = proc_mem_used();
+                mem_t0[k] = now_ns();
+                counters_sample(c);
+                if (write(gofd[1], "g", 1) != 1)
+                        return 1;
+                close(gofd[1]);
                 char byte;
                 while (read(pipefd[0], &byte, 1) != 1)
                         ;
@@ -187,7 +193,7 @@ int main(void) {
                 counters_sample(c);
                 run_loop_until_exit(e, pid);
                 run_loop_for(e, 3 * INTERVAL_MS * 1000000ll);
-                if (mem1[k] - mem0[k] >= (int64_t) (150ull << 20))
+                if (mem1[k] - mem0[k] >= (int64_t) (120ull << 20))
                         break; /* /proc saw it: no need for another round */
         }
 
@@ -302,12 +308,14 @@ int main(void) {
                 double grew = after - before, proc_grew = (double) (mem1[k] - mem0[k]);
                 printf("memory round %d: counter grew %.1f MB, /proc %.1f MB while a child touched 200 MB\n", k,
                        grew / 1048576.0, proc_grew / 1048576.0);
-                mem_ok = before >= 0 && after >= 0 && grew >= 150.0 * 1048576 &&
+                mem_ok = before >= 0 && after >= 0 && grew >= 120.0 * 1048576 &&
                          fabs(before - (double) mem0[k]) <= 32.0 * 1048576 &&
                          fabs(after - (double) mem1[k]) <= 32.0 * 1048576;
         }
         if (!mem_ok)
-                fail("the memory counter did not follow a 200 MB allocation as /proc did in any of %d rounds", rounds);
+                fail("the memory counter did not follow a 200 MB allocation as /proc did in any of %d rounds "
+                     "(if /proc itself grew by much less, other processes were freeing memory: rerun on a quieter machine)",
+                     rounds);
 
         /* Sysprof's reader takes the file. */
         lseek(fd, 0, SEEK_SET);
