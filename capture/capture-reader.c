@@ -188,7 +188,7 @@ int capture_reader_open_path(const char *path, CaptureReader **ret, char **error
 int capture_reader_open_memory(const void *data, size_t size, CaptureReader **ret, char **error) {
         CaptureReader *r = calloc(1, sizeof(*r));
         if (!r)
-                return -ENOMEM;
+                return set_io_error(error, "buffer", -ENOMEM);
         r->data = data;
         r->size = size;
         return reader_new(ret, error, "buffer", r);

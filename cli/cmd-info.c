@@ -224,10 +224,12 @@ static void info_print(const Info *info, const char *path, CaptureReader *r) {
 
         /* The header's end time is rewritten on flush; a capture that was
          * streamed or cut short may only have it in its frames. */
-        int64_t end = h->end_time;
+        int64_t start = h->start_time, end = h->end_time;
         if (info->have_time && info->max_time > end)
                 end = info->max_time;
-        int64_t duration = end > h->start_time ? end - h->start_time : 0;
+        if (start <= 0 && info->have_time) /* a writer that left the start time unset */
+                start = info->min_time;
+        int64_t duration = end > start ? end - start : 0;
         printf("Duration: %.3f s\n", (double) duration / 1e9);
 
         printf("Frames: %" PRIu64 "\n", info->total_frames);

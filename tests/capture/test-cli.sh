@@ -136,6 +136,8 @@ check_jq '.frames[10].metadata == "lost_samples=3\nperiscope_version=0.1.0\n"'
 check_jq '.frames[12] | .path == "/proc/cpuinfo" and .is_last and .data_len == 9 and (.data_base64 | @base64d) == "cpu data\n"'
 check_jq '.frames[13] | .alloc_addr == "0xdead0000" and .alloc_size == 4096 and (.addresses | length) == 3'
 check_jq '.frames[14] | .layer == 2 and .dst == "/"'
+# the option may also follow the file (as in the README)
+"$periscope" dump "$tmp/reference.syscap" --json | cmp -s - "$tmp/json" || fail "dump FILE --json differs from dump --json FILE"
 rc=0; "$periscope" dump --json "$tmp/truncated.syscap" >"$tmp/json" 2>"$tmp/err" || rc=$?
 [ $rc -ne 0 ] || fail "dump --json on a truncated capture exited 0"
 check_jq '(.frames | length) > 100 and (.error | test("^offset [0-9]+: frame length"))'
