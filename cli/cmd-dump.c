@@ -4,6 +4,7 @@
  * the frames before the error, then the error, and exits non-zero. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -182,9 +183,16 @@ static void json_add_int(JsonBuilder *b, const char *member, int64_t v) {
         json_builder_add_int_value(b, v);
 }
 
+/* Strings from captures are arbitrary bytes (command lines, paths): invalid
+ * UTF-8 becomes U+FFFD so the document stays valid JSON. */
 static void json_add_str(JsonBuilder *b, const char *member, const char *v) {
         json_builder_set_member_name(b, member);
-        json_builder_add_string_value(b, v);
+        if (g_utf8_validate(v, -1, NULL)) {
+                json_builder_add_string_value(b, v);
+                return;
+        }
+        g_autofree char *valid = g_utf8_make_valid(v, -1);
+        json_builder_add_string_value(b, valid);
 }
 
 static void json_add_addresses(JsonBuilder *b, const uint64_t *addrs, unsigned n) {
@@ -199,7 +207,9 @@ static void json_add_addresses(JsonBuilder *b, const uint64_t *addrs, unsigned n
 
 static void json_add_counter_value(JsonBuilder *b, bool is_double, CaptureCounterValue v) {
         json_builder_set_member_name(b, "value");
-        if (is_double)
+        if (is_double && !isfinite(v.vdbl))
+                json_builder_add_null_value(b); /* JSON has no NaN or infinity */
+        else if (is_double)
                 json_builder_add_double_value(b, v.vdbl);
         else
                 json_builder_add_int_value(b, v.v64);
@@ -339,7 +349,8 @@ static char *json_header(const char *path, CaptureReader *r) {
 /* Prints a JSON string literal (quotes included). */
 static void print_json_string(const char *s) {
         g_autoptr(JsonNode) n = json_node_new(JSON_NODE_VALUE);
-        json_node_set_string(n, s);
+        g_autofree char *valid = g_utf8_make_valid(s, -1);
+        json_node_set_string(n, valid);
         g_autofree char *text = json_node_text(n);
         fputs(text, stdout);
 }

@@ -5,6 +5,7 @@
  *   make-test-capture big-endian OUT  "reference", as a big-endian host writes it */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +40,11 @@ static void write_rich(CaptureWriter *w) {
                         CHECK_OK(capture_writer_add_counter_values(w, t + 10000000ll * i, -1, -1, v, i % 20 ? 1 : 2));
                 }
         }
+        /* what real captures contain and JSON cannot: a non-finite double and
+         * a command line that is not UTF-8 */
+        CaptureCounterSetValue nan_value = { .id = 1, .value.vdbl = NAN };
+        CHECK_OK(capture_writer_add_counter_values(w, t + 5, -1, -1, &nan_value, 1));
+        CHECK_OK(capture_writer_add_process(w, t + 5, -1, 31337, "bad\xff\xfe-utf8"));
         for (int i = 0; i < 3; i++)
                 CHECK_OK(capture_writer_add_mark(w, t + 1000 * i, 0, 4242, 500, "gtk", "frame", "drawn"));
         CHECK_OK(capture_writer_add_mark(w, t + 5000, 0, 4242, 500, "app", "startup", ""));

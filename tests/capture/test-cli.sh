@@ -38,7 +38,7 @@ echo "ok info: frame counts, unknown frames"
 # --- info: a realistic summary
 "$periscope" info "$tmp/rich.syscap" >"$tmp/out" || fail "info rich exited $?"
 expect "$tmp/out" '^Duration: 2\.500 s$'
-expect "$tmp/out" '^Processes: 3$'
+expect "$tmp/out" '^Processes: 4$'
 expect "$tmp/out" '^  17 +/usr/lib/systemd/systemd-journald$'
 expect "$tmp/out" '^  4242 +/usr/bin/app --flag$'
 expect "$tmp/out" '^  900 +/usr/bin/exec-target --x$'
@@ -46,7 +46,7 @@ expect "$tmp/out" '^Samples: 100$'
 expect "$tmp/out" '^Lost samples: 7$'
 expect "$tmp/out" '^Memory maps: 2$'
 expect "$tmp/out" '^Counters: 2$'
-expect "$tmp/out" '^  CPU Percent +Combined +double +10 values$'
+expect "$tmp/out" '^  CPU Percent +Combined +double +11 values$'
 expect "$tmp/out" '^  Memory +Used +int64 +5 values$'
 expect "$tmp/out" '^Marks: 4$'
 expect "$tmp/out" '^  gtk +frame +3$'
@@ -138,6 +138,11 @@ check_jq '.frames[13] | .alloc_addr == "0xdead0000" and .alloc_size == 4096 and 
 check_jq '.frames[14] | .layer == 2 and .dst == "/"'
 # the option may also follow the file (as in the README)
 "$periscope" dump "$tmp/reference.syscap" --json | cmp -s - "$tmp/json" || fail "dump FILE --json differs from dump --json FILE"
+# non-finite doubles become null, non-UTF-8 strings get U+FFFD: still valid JSON
+"$periscope" dump --json "$tmp/rich.syscap" >"$tmp/json" || fail "dump --json rich exited $?"
+check_jq '[.frames[] | select(.type == "CTRSET") | .values[] | select(.id == 1) | .value] | map(select(. == null)) | length == 1'
+check_jq '[.frames[] | select(.type == "PROCESS" and .pid == 31337) | .cmdline] == ["bad\ufffd\ufffd-utf8"]'
+check_jq '[.frames[] | select(.type == "SAMPLE")] | length == 100'
 rc=0; "$periscope" dump --json "$tmp/truncated.syscap" >"$tmp/json" 2>"$tmp/err" || rc=$?
 [ $rc -ne 0 ] || fail "dump --json on a truncated capture exited 0"
 check_jq '(.frames | length) > 100 and (.error | test("^offset [0-9]+: frame length"))'
