@@ -33,6 +33,7 @@ typedef struct RecordRun {
         GPid daemon_pid;           /* the private periscoped, or 0 */
         char *recording;           /* object path */
         guint subscriptions[2];
+        guint name_watch;
 
         GPid child_pid;            /* the command, or 0 */
         gboolean child_exited;
@@ -104,6 +105,28 @@ static void on_finished(GDBusConnection *c, const char *sender, const char *path
         (void) g_variant_lookup(run->stats, "processes", "u", &run->processes);
         run->finished = TRUE;
         record_run_maybe_quit(run);
+}
+
+/* The service went away (crashed, or the private one died) without Finished:
+ * the capture holds what it flushed so far. */
+static void service_lost(RecordRun *run) {
+        if (run->finished)
+                return;
+        live_line_clear(run);
+        fprintf(stderr, "periscope record: periscoped went away before finishing; the capture holds what it "
+                        "wrote until then\n");
+        run->finished = TRUE;
+        run->finished_ok = FALSE;
+        run->finished_error = g_strdup("periscoped went away");
+        record_run_maybe_quit(run);
+}
+
+static void on_connection_closed(GDBusConnection *c, gboolean remote_peer_vanished, GError *error, gpointer data) {
+        service_lost(data);
+}
+
+static void on_name_vanished(GDBusConnection *c, const char *name, gpointer data) {
+        service_lost(data);
 }
 
 static void on_child_exit(GPid pid, int status, gpointer data) {
@@ -462,6 +485,10 @@ int cmd_record(int argc, char **argv) {
                 gate = -1;
                 g_child_watch_add(run.child_pid, on_child_exit, &run);
         }
+        g_signal_connect(run.conn, "closed", G_CALLBACK(on_connection_closed), &run);
+        if (run.owner)
+                run.name_watch = g_bus_watch_name_on_connection(run.conn, run.owner, G_BUS_NAME_WATCHER_FLAGS_NONE, NULL,
+                                                                on_name_vanished, &run, NULL);
         g_unix_signal_add(SIGINT, on_sigint, &run);
         g_unix_signal_add(SIGTERM, on_sigint, &run);
         if (run.live)
@@ -483,7 +510,10 @@ out:
                 int status;
                 (void) waitpid(run.child_pid, &status, 0);
         }
+        if (run.name_watch)
+                g_bus_unwatch_name(run.name_watch);
         if (run.conn) {
+                g_signal_handlers_disconnect_by_data(run.conn, &run);
                 for (size_t i = 0; i < G_N_ELEMENTS(run.subscriptions); i++)
                         if (run.subscriptions[i])
                                 g_dbus_connection_signal_unsubscribe(run.conn, run.subscriptions[i]);

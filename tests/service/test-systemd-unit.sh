@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# systemd/periscoped.service passes `systemd-analyze verify` (with ExecStart
+# pointing at the built daemon) and its `systemd-analyze security` exposure
+# is printed.
+set -euo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+: "${PERISCOPED_UNIT:?}" "${PERISCOPED:?}"
+command -v systemd-analyze >/dev/null || fail "systemd-analyze missing: apt-get install -y systemd"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+sed "s|^ExecStart=[^ ]*|ExecStart=$PERISCOPED|" "$PERISCOPED_UNIT" >"$tmp/periscoped.service"
+grep -q "^Type=dbus" "$tmp/periscoped.service" || fail "the unit is not Type=dbus"
+grep -q "^BusName=org.periscope.Profiler1" "$tmp/periscoped.service" || fail "the unit has no BusName"
+out=$(systemd-analyze verify --man=no "$tmp/periscoped.service" 2>&1) || { echo "$out"; fail "systemd-analyze verify failed"; }
+# verify also reports problems without failing: any line about our unit is one.
+if echo "$out" | grep -i "periscoped.service"; then
+        fail "systemd-analyze verify complained about the unit"
+fi
+echo "ok: systemd-analyze verify"
+systemd-analyze security --offline=yes --no-pager "$tmp/periscoped.service" | tail -n 25
+exposure=$(systemd-analyze security --offline=yes --no-pager "$tmp/periscoped.service" 2>&1 | grep -o "Overall exposure level for periscoped.service: [0-9.]*" || true)
+[ -n "$exposure" ] || fail "no exposure level from systemd-analyze security"
+echo "ok: $exposure"
