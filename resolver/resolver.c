@@ -31,6 +31,7 @@ typedef struct ProcessSnapshot {
         ContainerInfo info;
         PodmanContainer *podman;       /* NULL unless a Podman container with readable storage */
         PodmanStorage *storage;        /* borrowed from Resolver.storages */
+        bool described;                /* resolver_first_description() was true once */
 } ProcessSnapshot;
 
 typedef struct StorageEntry {
@@ -259,6 +260,16 @@ int resolver_describe_container(Resolver *r, ContainerInfo *info) {
         snprintf(info->name, sizeof(info->name), "%s", c->name);
         snprintf(info->image, sizeof(info->image), "%s", c->image_name[0] ? c->image_name : c->image_id);
         return 0;
+}
+
+bool resolver_first_description(Resolver *r, pid_t pid) {
+        if (resolver_snapshot_process(r, pid) < 0)
+                return false;
+        ProcessSnapshot *p = find_snapshot(r, pid);
+        if (p->described)
+                return false;
+        p->described = true;
+        return true;
 }
 
 const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid) {
@@ -639,15 +650,49 @@ static void strip_deleted(const char *path, char *buf, size_t size) {
                 buf[l - sl] = 0;
 }
 
-int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *id, const char *path,
+int resolver_identity_from_maps(pid_t pid, uint64_t start, unsigned *ret_major, unsigned *ret_minor, uint64_t *ret_inode) {
+        char path[64];
+        _cleanup_free_ char *maps = NULL;
+        snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+        int k = read_file_bounded(AT_FDCWD, path, MAPS_MAX_BYTES, true, &maps, NULL);
+        if (k < 0)
+                return k == -EACCES ? k : -ENOENT;
+        char *save = NULL;
+        for (char *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                uint64_t s, e, ino;
+                unsigned maj, min;
+                if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*x %x:%x %" SCNu64, &s, &e, &maj, &min, &ino) != 5)
+                        continue;
+                if (s == start && ino != 0) {
+                        *ret_major = maj;
+                        *ret_minor = min;
+                        *ret_inode = ino;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *given, const char *path,
                           int *ret_fd, ResolverProvenance *ret) {
         char clean[RESOLVER_PATH_MAX];
+        MappingIdentity filled = *given;
+        const MappingIdentity *id = &filled;
         Attempt a = { .r = r, .id = id, .prov = ret };
         int fd = -1, k = 0;
 
         memset(ret, 0, sizeof(*ret));
         ret->verdict = RESOLVER_VERDICT_NOT_FOUND;
         *ret_fd = -1;
+        if (filled.dev_major == 0 && filled.dev_minor == 0 && filled.inode == 0 &&
+            (!filled.start || resolver_identity_from_maps(pid, filled.start, &filled.dev_major, &filled.dev_minor, &filled.inode) < 0)) {
+                snprintf(ret->message, sizeof(ret->message), "%s: identity unknown (no device/inode from the kernel, process gone)",
+                         path ? path : "?");
+                return -ENOENT;
+        }
+        ret->mapped_dev_major = filled.dev_major;
+        ret->mapped_dev_minor = filled.dev_minor;
+        ret->mapped_inode = filled.inode;
         strip_deleted(path, clean, sizeof(clean));
         (void) resolver_snapshot_process(r, pid);
         ProcessSnapshot *p = find_snapshot(r, pid);

@@ -61,6 +61,8 @@ typedef struct ResolverProvenance {
         char message[RESOLVER_MESSAGE_MAX];/* one line for reports when nothing matched */
         unsigned found_dev_major, found_dev_minor;
         uint64_t found_inode;              /* of the last candidate examined */
+        unsigned mapped_dev_major, mapped_dev_minor; /* identity checked against (from the */
+        uint64_t mapped_inode;             /* caller, or from /proc/P/maps when it had none) */
 } ResolverProvenance;
 
 typedef struct Resolver Resolver;
@@ -96,6 +98,10 @@ int resolver_add_pin(Resolver *r, unsigned dev_major, unsigned dev_minor, uint64
  * Called automatically on first use; call it early (at MMAP/FORK time). */
 int resolver_snapshot_process(Resolver *r, pid_t pid);
 
+/* True the first time it is called for pid (and the snapshot exists): lets
+ * the service describe each process's container once per recording. */
+bool resolver_first_description(Resolver *r, pid_t pid);
+
 /* Container or app of pid (from the snapshot), or NULL for unknown pids. */
 const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid);
 
@@ -108,7 +114,8 @@ int resolver_describe_container(Resolver *r, ContainerInfo *info);
 int resolver_get_layers(Resolver *r, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n);
 
 /* Finds a host file for a mapping of pid at path (as in /proc/P/maps, " (deleted)"
- * suffix allowed). On success *ret_fd is a read-only fd whose identity
+ * suffix allowed). A zero device and inode are filled in from
+ * /proc/P/maps (resolver_identity_from_maps). On success *ret_fd is a read-only fd whose identity
  * matched, *ret says how. When nothing matches returns -ENOENT (nothing found)
  * or -ESTALE (a different file found), *ret_fd = -1 and *ret has the reason. */
 int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *id, const char *path,
@@ -118,6 +125,11 @@ int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *id, con
  * identity: for debug files inside containers/apps, which the helper checks
  * by build-id). */
 int resolver_open_path(Resolver *r, pid_t pid, const char *path, int *ret_fd, ResolverProvenance *ret);
+
+/* The kernel's identity of pid's file mapping that starts at start, from
+ * /proc/PID/maps (for MMAP2 records that carry a build-id instead of
+ * device and inode). 0, or -ENOENT when no such mapping is live. */
+int resolver_identity_from_maps(pid_t pid, uint64_t start, unsigned *ret_major, unsigned *ret_minor, uint64_t *ret_inode);
 
 const char *resolver_method_to_string(ResolverMethod m);
 const char *resolver_verdict_to_string(ResolverVerdict v);

@@ -13,12 +13,14 @@
 #include <sys/sysmacros.h>
 
 #include "cleanup.h"
+#include "resolver.h"
 
 struct PinnedFiles {
         PinnedFile **files;
         size_t n_files, allocated;
         size_t max_files;
         uint64_t failures;
+        Resolver *resolver;        /* borrowed; NULL: no fallback */
 };
 
 int pinned_files_new(size_t max_files, PinnedFiles **ret) {
@@ -35,6 +37,7 @@ static void pinned_file_free(PinnedFile *p) {
                 return;
         safe_close(p->fd);
         free(p->path);
+        free(p->provenance);
         free(p);
 }
 
@@ -169,10 +172,41 @@ int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t
                 return -EMFILE;
         }
 
+        /* MMAP2 records with a build-id carry no device/inode: take the
+         * kernel's from /proc/PID/maps while the mapping is live, so every
+         * candidate below is checked against it. */
+        unsigned maj, min;
+        uint64_t ino;
+        if (dev == 0 && inode == 0 && resolver_identity_from_maps(pid, start, &maj, &min, &ino) >= 0) {
+                dev = makedev(maj, min);
+                inode = ino;
+                PinnedFile *p = pinned_files_lookup(f, dev, inode);
+                if (p) {
+                        *ret = p;
+                        return 0;
+                }
+        }
+
         struct stat st;
         PinnedFileHow how;
         bool checked = false;
+        _cleanup_free_ char *provenance = NULL;
         _cleanup_close_ int fd = pinned_files_open(pid, start, end, path, dev, inode, &st, &how, &checked);
+        if (fd < 0 && f->resolver && (dev != 0 || inode != 0)) {
+                /* Containers, sandboxes, other namespaces: identity-checked. */
+                MappingIdentity id = { .dev_major = major(dev), .dev_minor = minor(dev), .inode = inode,
+                                       .start = start, .end = end };
+                ResolverProvenance prov;
+                int rfd = -1;
+                if (resolver_open_mapping(f->resolver, pid, &id, path, &rfd, &prov) >= 0 && fstat(rfd, &st) >= 0) {
+                        fd = rfd;
+                        how = PINNED_VIA_RESOLVER;
+                        checked = true;
+                        if (asprintf(&provenance, "%s: %s", resolver_method_to_string(prov.method), prov.host_path) < 0)
+                                provenance = NULL;
+                } else
+                        safe_close(rfd);
+        }
         if (fd < 0) {
                 f->failures++;
                 return fd;
@@ -199,6 +233,7 @@ int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t
         p->inode = inode;
         p->how = how;
         p->identity_checked = checked;
+        p->provenance = TAKE_PTR(provenance);
         p->fd = TAKE_FD(fd);
         int r = pinned_files_insert(f, p);
         if (r < 0) {
@@ -207,6 +242,14 @@ int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t
         }
         *ret = p;
         return 0;
+}
+
+void pinned_files_set_resolver(PinnedFiles *f, Resolver *r) {
+        f->resolver = r;
+}
+
+Resolver *pinned_files_get_resolver(const PinnedFiles *f) {
+        return f->resolver;
 }
 
 size_t pinned_files_get_n(const PinnedFiles *f) {
@@ -229,6 +272,8 @@ const char *pinned_file_how_to_string(PinnedFileHow how) {
                 return "proc-root";
         case PINNED_VIA_PATH:
                 return "path";
+        case PINNED_VIA_RESOLVER:
+                return "resolver";
         }
         return "unknown";
 }

@@ -14,7 +14,10 @@ typedef enum PinnedFileHow {
         PINNED_VIA_MAP_FILES,      /* /proc/PID/map_files/START-END: the mapped inode itself */
         PINNED_VIA_PROC_ROOT,      /* /proc/PID/root/PATH, identity checked */
         PINNED_VIA_PATH,           /* PATH in the service's namespace, identity checked */
+        PINNED_VIA_RESOLVER,       /* resolver/: mount translation, Podman store, Flatpak; identity checked */
 } PinnedFileHow;
+
+typedef struct Resolver Resolver; /* resolver/resolver.h */
 
 typedef struct PinnedFile {
         uint64_t dev;              /* makedev() of the mapping's device as the kernel reported it */
@@ -23,6 +26,7 @@ typedef struct PinnedFile {
         char *path;                /* the path the mapping names (may end in " (deleted)") */
         PinnedFileHow how;
         bool identity_checked;     /* fstat() matched dev/inode (always for map_files) */
+        char *provenance;          /* PINNED_VIA_RESOLVER: method, host path and why; else NULL */
 } PinnedFile;
 
 typedef struct PinnedFiles PinnedFiles;
@@ -47,6 +51,14 @@ PinnedFile *pinned_files_lookup(const PinnedFiles *f, uint64_t dev, uint64_t ino
 /* Iteration in (dev, inode) order. */
 size_t pinned_files_get_n(const PinnedFiles *f);
 PinnedFile *pinned_files_get(const PinnedFiles *f, size_t i);
+
+/* Lets pins fall back to the resolver (containers, sandboxes, other mount
+ * namespaces) when /proc/PID/map_files and /proc/PID/root fail; and fills a
+ * missing identity (MMAP2 with a build-id) from /proc/PID/maps. Borrowed. */
+void pinned_files_set_resolver(PinnedFiles *f, Resolver *r);
+
+/* The resolver set above, or NULL. */
+Resolver *pinned_files_get_resolver(const PinnedFiles *f);
 
 /* Mappings that could not be pinned. */
 uint64_t pinned_files_get_failures(const PinnedFiles *f);

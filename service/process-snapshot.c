@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "cleanup.h"
+#include "container-snapshot.h"
 
 #define MOUNTINFO_MAX_BYTES (4u << 20)
 
@@ -126,7 +127,8 @@ int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, i
                 if (r < 0 && r != -EFBIG)
                         return r;
         }
-        return 0;
+        /* Container/app, /.flatpak-info, /run/.containerenv, Podman layers. */
+        return container_snapshot_process(w, pinned_files_get_resolver(pinned), time, pid);
 }
 
 int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time) {

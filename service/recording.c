@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "container-snapshot.h"
 #include "periscope-errors.h"
 #include "process-snapshot.h"
 #include "recording-control.h"
@@ -119,7 +120,11 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
                 .filename = (char *) m.filename,
         };
         memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
-        int ret = process_track_mapping(r->maps, r->pinned, (pid_t) m.pid, &pm);
+        /* A process seen for the first time: which container/app it is in. */
+        int ret = container_snapshot_process(r->writer, r->resolver, (int64_t) m.id.time, (pid_t) m.pid);
+        if (ret < 0)
+                return ret;
+        ret = process_track_mapping(r->maps, r->pinned, (pid_t) m.pid, &pm);
         if (ret < 0)
                 return ret;
         return capture_writer_add_map(r->writer, (int64_t) m.id.time, (int) m.id.cpu, (int32_t) m.pid, pm.start,
@@ -670,8 +675,9 @@ int recording_start(Manager *m, sd_bus_message *call, const Caller *caller, Reco
         if (r_ < 0)
                 goto fail;
         if ((r_ = process_maps_new(&r->maps)) < 0 || (r_ = pinned_files_new(max_pinned_files(m), &r->pinned)) < 0 ||
-            (r_ = address_set_new(&r->addresses)) < 0)
+            (r_ = address_set_new(&r->addresses)) < 0 || (r_ = resolver_new(&r->resolver)) < 0)
                 goto fail;
+        pinned_files_set_resolver(r->pinned, r->resolver);
         r_ = capture_writer_new_fd(capture_fd, r->start_time, &r->writer);
         if (r_ < 0) {
                 sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s",
@@ -748,6 +754,7 @@ void recording_free(Recording *r) {
         manager_remove_recording(r->manager, r);
         process_maps_free(r->maps);
         pinned_files_free(r->pinned);
+        resolver_free(r->resolver);
         address_set_free(r->addresses);
         record_options_done(&r->options);
         free(r->ring_sources);

@@ -23,6 +23,7 @@
 #include "pinned-files.h"
 #include "process-maps.h"
 #include "record-options.h"
+#include "resolver.h"
 
 #define RECORDING_INTERFACE "org.periscope.Recording1"
 #define RECORDING_PATH_PREFIX "/org/periscope/Recording"
@@ -61,6 +62,7 @@ struct Recording {
         PerfRecordLayout layout;
         ProcessMaps *maps;
         PinnedFiles *pinned;
+        Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */
         AddressSet *addresses;
 
         sd_event_source *tick;     /* drain + flush */

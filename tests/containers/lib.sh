@@ -33,7 +33,8 @@ trap on_exit EXIT
 trap 'exit 1' INT TERM
 cleanup() { CLEANUPS+=("$*"); }
 
-# The workload: a known call chain (main → hot_outer → hot_inner) that spins.
+# The workload: a known call chain (main → hot_outer → hot_inner) that spins;
+# -O0 so that even the leaf sets up a frame and fp callchains name every caller.
 build_spin() { # out, [extra cc args]
         local out=$1; shift
         cat >"$WORK/spin.c" <<'SRC'
@@ -42,7 +43,7 @@ __attribute__((noinline)) void hot_inner(void) { for (int i = 0; i < 1000000; i+
 __attribute__((noinline)) void hot_outer(void) { hot_inner(); }
 int main(void) { for (;;) hot_outer(); }
 SRC
-        gcc -O1 -g -fno-omit-frame-pointer "$@" -o "$out" "$WORK/spin.c"
+        gcc -O0 -g -fno-omit-frame-pointer "$@" -o "$out" "$WORK/spin.c"
 }
 
 # A minimal rootfs with the workload at /bin/app and the libc it needs.

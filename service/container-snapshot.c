@@ -1,0 +1,42 @@
+/* container-snapshot.c: per-process container/app description frames (see
+ * container-snapshot.h). */
+#include "container-snapshot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int container_snapshot_process(CaptureWriter *w, Resolver *r, int64_t time, pid_t pid) {
+        if (!r || !resolver_first_description(r, pid))
+                return 0;
+        const ContainerInfo *ci = resolver_get_container(r, pid);
+        if (!ci || ci->engine == CONTAINER_ENGINE_NONE)
+                return 0;
+        char text[8 * CONTAINER_FIELD_MAX];
+        int n = snprintf(text, sizeof(text), "engine=%s\nid=%s\nname=%s\nimage=%s\nruntime=%s\nowner-uid=%u\nrootless=%s\n",
+                         container_engine_to_string(ci->engine), ci->id, ci->name, ci->image, ci->runtime,
+                         (unsigned) ci->owner_uid, ci->rootless ? "true" : "false");
+        if (n < 0 || (size_t) n >= sizeof(text))
+                return -ENAMETOOLONG;
+        int k = capture_writer_add_file(w, time, -1, pid, CONTAINER_CHUNK_PATH, text, (size_t) n);
+        if (k < 0)
+                return k;
+        if (ci->flatpak_info) {
+                k = capture_writer_add_file(w, time, -1, pid, "/.flatpak-info", ci->flatpak_info, ci->flatpak_info_len);
+                if (k < 0)
+                        return k;
+        }
+        if (ci->containerenv) {
+                k = capture_writer_add_file(w, time, -1, pid, "/run/.containerenv", ci->containerenv, ci->containerenv_len);
+                if (k < 0)
+                        return k;
+        }
+        char (*layers)[RESOLVER_PATH_MAX] = NULL;
+        size_t n_layers = 0;
+        if (resolver_get_layers(r, pid, &layers, &n_layers) >= 0)
+                for (size_t i = 0; i < n_layers && i <= UINT8_MAX && k >= 0; i++)
+                        k = capture_writer_add_overlay(w, time, -1, pid, (uint8_t) i, layers[i], "/");
+        free(layers);
+        return k < 0 ? k : 0;
+}
