@@ -522,6 +522,12 @@ int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_
                         if (x.begin >= x.end)
                                 continue;
                 }
+                /* Like Sysprof, one entry covers consecutive addresses with
+                 * the same name (ranges are often single addresses). */
+                if (out > 0 && e[out - 1].pid == x.pid && e[out - 1].name == x.name && e[out - 1].tag == x.tag) {
+                        e[out - 1].end = x.end;
+                        continue;
+                }
                 e[out++] = x;
         }
         n = out;

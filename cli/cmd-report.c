@@ -25,6 +25,7 @@ typedef struct ReportOptions {
         int limit;
         double min_percent;
         gboolean no_progress;
+        gboolean mappings;
 } ReportOptions;
 
 static void options_clear(ReportOptions *o) {
@@ -66,6 +67,7 @@ int cmd_report(int argc, char **argv) {
                 { "folded", 0, 0, G_OPTION_ARG_NONE, &o.folded, "Print folded stacks (\"outer;...;inner COUNT\") for other tools", NULL },
                 { "limit", 'n', 0, G_OPTION_ARG_INT, &o.limit, "Functions listed in the hottest tables (default 25)", "N" },
                 { "min-percent", 0, 0, G_OPTION_ARG_DOUBLE, &o.min_percent, "Hide call tree nodes under this share of samples (default 0.5)", "PERCENT" },
+                { "mappings", 0, 0, G_OPTION_ARG_NONE, &o.mappings, "List where each mapping's symbols came from and how the file was verified", NULL },
                 { "no-progress", 0, 0, G_OPTION_ARG_NONE, &o.no_progress, "Never draw a progress bar", NULL },
                 { NULL },
         };
@@ -128,9 +130,11 @@ int cmd_report(int argc, char **argv) {
                                        " samples; `periscope info %s` lists its processes).\n",
                                        profile->n_samples, path);
                 }
-                gboolean specific = o.tree || o.callers || o.callees || o.flamegraph;
+                gboolean specific = o.tree || o.callers || o.callees || o.flamegraph || o.mappings;
                 if (!specific && graph->n_samples)
                         report_print_hottest(stdout, graph, (guint) o.limit);
+                if (o.mappings)
+                        report_print_mappings(stdout, profile, graph);
                 if (o.tree && graph->n_samples)
                         report_print_tree(stdout, graph, o.min_percent);
                 if (o.callers && !report_print_neighbours(stdout, graph, o.callers, TRUE))

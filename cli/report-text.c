@@ -25,6 +25,24 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                                 : "embedded Sysprof table (__symbols__)");
         else
                 fprintf(out, "Symbols: none (%s); addresses shown as module+offset\n", p->symbols_error);
+        if (p->symbols && symbol_table_get_n_mappings(p->symbols)) {
+                size_t n = symbol_table_get_n_mappings(p->symbols), verified = 0, shown = 0;
+                for (size_t i = 0; i < n; i++)
+                        verified += (symbol_table_get_mapping(p->symbols, i)->flags & SYMBOL_MAPPING_VERIFIED) != 0;
+                fprintf(out, "Symbol sources: %zu mapping%s, %zu verified as the file that was mapped\n", n,
+                        n == 1 ? "" : "s", verified);
+                for (size_t i = 0; i < n && verified < n; i++) {
+                        const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
+                        if (m->flags & SYMBOL_MAPPING_VERIFIED)
+                                continue;
+                        if (shown++ == 5) {
+                                fprintf(out, "  … and %zu more; --mappings lists them all\n", n - verified - 5);
+                                break;
+                        }
+                        fprintf(out, "  not verified: %s (pid %d): %s\n", m->path, m->pid,
+                                m->verdict ? m->verdict : "no verdict recorded");
+                }
+        }
         if (p->load_warning)
                 fprintf(out, "Warning: the capture is damaged after some point; reporting what precedes it: %s\n",
                         p->load_warning);
@@ -208,4 +226,26 @@ void report_print_folded(FILE *out, const ReportCallGraph *g) {
                 fprintf(out, "%s %" G_GUINT64_FORMAT "\n", l->stack, l->count);
                 g_free(l->stack);
         }
+}
+
+void report_print_mappings(FILE *out, const ReportProfile *p, const ReportCallGraph *g) {
+        fprintf(out, "\nSymbol sources:\n");
+        if (!p->symbols || symbol_table_get_kind(p->symbols) != SYMBOL_TABLE_PERISCOPE) {
+                fprintf(out, "  (the capture has no Periscope symbol table; Sysprof's __symbols__ does not record them)\n");
+                return;
+        }
+        size_t shown = 0;
+        for (size_t i = 0; i < symbol_table_get_n_mappings(p->symbols); i++) {
+                const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
+                if (!g_hash_table_contains(g->pids_seen, GINT_TO_POINTER(m->pid)))
+                        continue;
+                shown++;
+                fprintf(out, "  pid %d  0x%" G_GINT64_MODIFIER "x-0x%" G_GINT64_MODIFIER "x  %s\n", m->pid,
+                        (guint64) m->start, (guint64) m->end, m->path);
+                fprintf(out, "    found by %s; %s: %s; build-id %s\n", m->method ? m->method : "?",
+                        (m->flags & SYMBOL_MAPPING_VERIFIED) ? "verified" : "NOT verified",
+                        m->verdict ? m->verdict : "no verdict recorded", m->build_id ? m->build_id : "none");
+        }
+        if (!shown)
+                fprintf(out, "  (no mapping records for the selected processes)\n");
 }

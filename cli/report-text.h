@@ -9,6 +9,11 @@
 /* Capture, sample counts, which symbol table was used, warnings. */
 void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGraph *g);
 
+/* Where the symbols of each mapping came from (Periscope table only): file,
+ * how it was found, identity verdict, build-id; only processes with
+ * samples after filtering. */
+void report_print_mappings(FILE *out, const ReportProfile *p, const ReportCallGraph *g);
+
 /* Top `limit` functions by self time, then by total time. */
 void report_print_hottest(FILE *out, const ReportCallGraph *g, guint limit);
 

@@ -48,6 +48,9 @@ static void add_symbols(SymbolTableBuilder *b) {
                             .method = "pinned", .verdict = "inode+build-id match", .build_id = "aa11",
                             .flags = SYMBOL_MAPPING_VERIFIED };
         MUST(symbol_table_builder_add_mapping(b, &m));
+        SymbolMapping foo = { .pid = FX_APP, .start = 0x7f1000000000, .end = 0x7f1000100000, .path = "/usr/lib/libfoo.so",
+                              .method = "map_files", .verdict = "binary changed since it was mapped" };
+        MUST(symbol_table_builder_add_mapping(b, &foo));
 }
 
 static void add_frames(CaptureWriter *w, int64_t *t) {

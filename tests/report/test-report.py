@@ -114,6 +114,9 @@ def test_text(tmp):
     out = run(cap).stdout
     check("Samples: 200 in 2 processes" in out, "summary sample count")
     check("embedded Periscope table" in out, "says which symbols were used")
+    check("Symbol sources: 2 mappings, 1 verified as the file that was mapped\n"
+          "  not verified: /usr/lib/libfoo.so (pid 100): binary changed since it was mapped\n" in out,
+          "summary names the unverified mapping")
     self_rows = section(out, "Hottest functions by self time:")
     check([r[4] for r in self_rows] == ["worker_loop", "add_one (inlined)", "compute", VECTOR,
                                         "[unresolved: helper failed] libfoo.so", "do_syscall_64 [kernel]",
@@ -130,6 +133,15 @@ def test_text(tmp):
     check(total_rows[0][:4] == [110, "55.00", 50, "25.00"], f"compute total row {total_rows[0]}")
     check(total_rows[2][:4] == [100, "50.00", 0, "0.00"], f"main total row {total_rows[2]}")
     check(any(r[4] == "write_data" and r[0] == 3 for r in total_rows), "write_data total 3")
+
+    out = run("--mappings", cap).stdout
+    check("  pid 100  0x400000-0x500000  /usr/bin/app\n"
+          "    found by pinned; verified: inode+build-id match; build-id aa11\n" in out, "--mappings: app:\n" + out)
+    check("  pid 100  0x7f1000000000-0x7f1000100000  /usr/lib/libfoo.so\n"
+          "    found by map_files; NOT verified: binary changed since it was mapped; build-id none\n" in out,
+          "--mappings: libfoo")
+    out = run("--mappings", "--pid", "200", cap).stdout
+    check("no mapping records for the selected processes" in out, "--mappings follows --pid")
 
     out = run("--limit", "2", cap).stdout
     check(len(section(out, "Hottest functions by self time:")) == 2, "--limit 2")

@@ -317,6 +317,47 @@ static void test_overlaps_clipped(void) {
         symbol_table_builder_free(b);
 }
 
+static size_t sysprof_count_entries(const uint8_t *blob, size_t len) {
+        const SysprofDecoded *d = (const SysprofDecoded *) blob;
+        size_t n = 0;
+        while ((n + 1) * sizeof(SysprofDecoded) < len &&
+               !(d[n].begin == 0 && d[n].end == 0 && d[n].pid == 0 && d[n].off == 0))
+                n++;
+        return n;
+}
+
+/* The service adds one range per sampled address: "__symbols__" merges
+ * runs of one function into one entry, and every address still resolves. */
+static void test_sysprof_merges_runs(void) {
+        SymbolTableBuilder *b;
+        MUST(symbol_table_builder_new(&b));
+        SymbolFrame hot[] = { { "hot", NULL, 0, 0, 0 } }, cold[] = { { "cold", NULL, 0, 0, 0 } };
+        SymbolFrame inl[] = { { "leaf", NULL, 0, SYMBOL_FRAME_INLINED, 0 }, { "hot", NULL, 0, 0, 0 } };
+        uint64_t hot_addrs[] = { 0x1000, 0x1010, 0x1024, 0x1040 };
+        for (size_t i = 0; i < 4; i++)
+                MUST(symbol_table_builder_add_range(b, 5, hot_addrs[i], hot_addrs[i] + 1, i == 2 ? inl : hot, i == 2 ? 2 : 1));
+        MUST(symbol_table_builder_add_range(b, 5, 0x1050, 0x1051, cold, 1));
+        MUST(symbol_table_builder_add_range(b, 5, 0x1060, 0x1061, hot, 1));
+        MUST(symbol_table_builder_add_range(b, 6, 0x1070, 0x1071, hot, 1)); /* other pid: own entry */
+        uint8_t *data;
+        size_t len;
+        MUST(symbol_table_builder_serialize_sysprof(b, &data, &len));
+        CHECK(sysprof_count_entries(data, len) == 4, "hot run merged: %zu entries", sysprof_count_entries(data, len));
+        for (size_t i = 0; i < 4; i++) {
+                const char *s = sysprof_lookup(data, len, 5, hot_addrs[i]);
+                CHECK(s && strcmp(s, "hot") == 0, "hot at %#" PRIx64, hot_addrs[i]);
+        }
+        const char *s = sysprof_lookup(data, len, 5, 0x1050);
+        CHECK(s && strcmp(s, "cold") == 0, "cold stays");
+        s = sysprof_lookup(data, len, 5, 0x1060);
+        CHECK(s && strcmp(s, "hot") == 0, "hot after cold");
+        s = sysprof_lookup(data, len, 6, 0x1070);
+        CHECK(s && strcmp(s, "hot") == 0, "pid 6");
+        CHECK(sysprof_lookup(data, len, 5, 0x1061) == NULL, "nothing after the last range");
+        free(data);
+        symbol_table_builder_free(b);
+}
+
 static char *tmp_capture(int *ret_fd) {
         char *path = strdup("/tmp/test-symbols-XXXXXX");
         int fd = mkstemp(path);
@@ -582,6 +623,7 @@ int main(void) {
         test_periscope_roundtrip();
         test_sysprof_layout();
         test_overlaps_clipped();
+        test_sysprof_merges_runs();
         test_capture_load();
         test_hostile();
         if (failures) {
