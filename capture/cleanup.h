@@ -41,3 +41,10 @@ static inline void closep(int *fd) {
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN_TO(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x)) (a) - 1))
+
+/* qsort() that accepts an empty (possibly NULL) array, which plain qsort()
+ * declares undefined. */
+static inline void qsort_safe(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+        if (n > 1)
+                qsort(base, n, size, cmp);
+}

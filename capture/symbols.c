@@ -328,7 +328,7 @@ static int builder_range_cmp(const void *a, const void *b) {
 
 /* Sorts the ranges and clips overlaps (the earlier-added range wins). */
 static void builder_normalize(SymbolTableBuilder *b) {
-        qsort(b->ranges, b->n_ranges, sizeof(BuilderRange), builder_range_cmp);
+        qsort_safe(b->ranges, b->n_ranges, sizeof(BuilderRange), builder_range_cmp);
         size_t out = 0;
         for (size_t i = 0; i < b->n_ranges; i++) {
                 BuilderRange r = b->ranges[i];
@@ -462,7 +462,7 @@ static int64_t builder_module_tag(SymbolTableBuilder *b, int32_t pid, uint64_t a
 
 int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_data, size_t *ret_len) {
         builder_normalize(b);
-        qsort(b->mappings, b->n_mappings, sizeof(BuilderMapping), builder_mapping_cmp);
+        qsort_safe(b->mappings, b->n_mappings, sizeof(BuilderMapping), builder_mapping_cmp);
 
         /* Which processes get the SYMBOLS_PID_ANY (kernel) ranges. */
         size_t n_pids_max = b->n_pids + b->n_ranges + b->n_mappings;
@@ -481,7 +481,7 @@ int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_
         for (size_t i = 0; i < b->n_mappings; i++)
                 if (b->mappings[i].pid >= 0)
                         pids[n_pids++] = b->mappings[i].pid;
-        qsort(pids, n_pids, sizeof(int32_t), int32_cmp);
+        qsort_safe(pids, n_pids, sizeof(int32_t), int32_cmp);
         size_t u = 0;
         for (size_t i = 0; i < n_pids; i++)
                 if (u == 0 || pids[u - 1] != pids[i])
@@ -513,7 +513,7 @@ int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_
                         return (int) tag;
                 e[n++] = (SysprofEntry) { r->begin, r->end, r->pid, name, (uint32_t) tag };
         }
-        qsort(e, n, sizeof(SysprofEntry), sysprof_entry_cmp);
+        qsort_safe(e, n, sizeof(SysprofEntry), sysprof_entry_cmp);
         size_t out = 0;
         for (size_t i = 0; i < n; i++) {
                 SysprofEntry x = e[i];
@@ -623,7 +623,7 @@ static int symbol_mapping_cmp(const void *a, const void *b) {
 
 /* Sorts ranges and clips overlaps, so a lookup has one answer. */
 static void table_normalize(SymbolTable *t) {
-        qsort(t->ranges, t->n_ranges, sizeof(SymbolRange), symbol_range_cmp);
+        qsort_safe(t->ranges, t->n_ranges, sizeof(SymbolRange), symbol_range_cmp);
         size_t out = 0;
         for (size_t i = 0; i < t->n_ranges; i++) {
                 SymbolRange r = t->ranges[i];
@@ -635,7 +635,7 @@ static void table_normalize(SymbolTable *t) {
                 t->ranges[out++] = r;
         }
         t->n_ranges = out;
-        qsort(t->mappings, t->n_mappings, sizeof(SymbolMapping), symbol_mapping_cmp);
+        qsort_safe(t->mappings, t->n_mappings, sizeof(SymbolMapping), symbol_mapping_cmp);
 }
 
 /* A string at off inside strings[0, size): must be NUL-terminated there. */
