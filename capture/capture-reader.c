@@ -65,8 +65,10 @@ __attribute__((format(printf, 3, 4))) static int reader_fail(CaptureReader *r, i
         return err;
 }
 
+/* Makes room for n elements; allocates even for n == 0 so decoded arrays are
+ * never NULL (callers may memcpy() them, and memcpy(…, NULL, 0) is UB). */
 static int grow(void **p, size_t *alloc, size_t n, size_t elem) {
-        if (n <= *alloc)
+        if (*p && n <= *alloc)
                 return 0;
         size_t want = n < 64 ? 64 : n;
         void *q = reallocarray(*p, want, elem);

@@ -117,7 +117,8 @@ typedef struct CaptureJitmapEntry {
 
 /* One decoded frame. Pointers stay valid until the next call on the reader
  * that produced it; every string is NUL-terminated and every array holds
- * exactly the advertised number of host-endian elements. */
+ * exactly the advertised number of host-endian elements (and is non-NULL,
+ * even when empty). */
 typedef struct CaptureFrame {
         uint64_t offset;                  /* where the frame starts in the file */
         uint16_t len;

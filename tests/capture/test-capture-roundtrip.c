@@ -395,6 +395,48 @@ static void test_unknown_types(void) {
         printf("ok unknown frame types 16 and 17 skipped and counted\n");
 }
 
+static void test_empty_arrays(void) {
+        _cleanup_close_ int fd = test_memfd("empty");
+        CaptureWriter *w;
+        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
+        CHECK_OK(capture_writer_add_sample(w, 1, 0, 1, 1, NULL, 0));
+        CHECK_OK(capture_writer_add_jitmap(w, 2, 0, 1, NULL, 0));
+        CHECK_OK(capture_writer_add_counter_defs(w, 3, 0, 1, NULL, 0));
+        CHECK_OK(capture_writer_add_counter_values(w, 4, 0, 1, NULL, 0));
+        CHECK_OK(capture_writer_add_allocation(w, 5, 0, 1, 1, 0x10, 0, NULL, 0));
+        CHECK_OK(capture_writer_add_process(w, 6, 0, 1, NULL));
+        CHECK_OK(capture_writer_add_mark(w, 7, 0, 1, 0, NULL, NULL, NULL));
+        CHECK_OK(capture_writer_add_metadata(w, 8, 0, 1, NULL, NULL, 0));
+        CHECK_OK(capture_writer_add_log(w, 9, 0, 1, 0, NULL, NULL));
+        CHECK_OK(capture_writer_add_overlay(w, 10, 0, 1, 0, NULL, NULL));
+        CHECK_OK(capture_writer_flush(w));
+        capture_writer_free(w);
+
+        CaptureReader *r = open_fd_checked(fd);
+        CaptureFrame f;
+        CHECK(capture_reader_next(r, &f) == 1 && f.sample.n_addrs == 0 && f.sample.addrs);
+        CHECK(capture_reader_next(r, &f) == 1 && f.jitmap.n_entries == 0 && f.jitmap.entries);
+        CHECK(capture_reader_next(r, &f) == 1 && f.ctrdef.n_counters == 0 && f.ctrdef.counters);
+        CHECK(capture_reader_next(r, &f) == 1 && f.ctrset.n_values == 0 && f.ctrset.values);
+        CHECK(capture_reader_next(r, &f) == 1 && f.allocation.n_addrs == 0 && f.allocation.addrs);
+        CHECK(capture_reader_next(r, &f) == 1);
+        CHECK_STR(f.process.cmdline, "");
+        CHECK(capture_reader_next(r, &f) == 1);
+        CHECK_STR(f.mark.group, "");
+        CHECK_STR(f.mark.message, "");
+        CHECK(capture_reader_next(r, &f) == 1);
+        CHECK_STR(f.metadata.id, "");
+        CHECK_STR(f.metadata.metadata, "");
+        CHECK(capture_reader_next(r, &f) == 1);
+        CHECK_STR(f.log.message, "");
+        CHECK(capture_reader_next(r, &f) == 1);
+        CHECK_STR(f.overlay.src, "");
+        CHECK_STR(f.overlay.dst, "");
+        CHECK(capture_reader_next(r, &f) == 0);
+        capture_reader_free(r);
+        printf("ok empty frames: arrays non-NULL, strings empty\n");
+}
+
 int main(void) {
         test_all_types();
         test_file_sizes();
@@ -403,5 +445,6 @@ int main(void) {
         test_frame_limit();
         test_big_endian();
         test_unknown_types();
+        test_empty_arrays();
         return 0;
 }
