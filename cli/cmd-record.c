@@ -260,6 +260,8 @@ typedef struct RecordArgs {
         char **pids;
         double duration;
         gboolean no_kernel;
+        char *unwind;
+        int stack_size;
         gboolean session_bus;
         char *address;
         gboolean private_daemon;
@@ -356,6 +358,10 @@ static GVariant *build_options(const RecordArgs *a, GPid child, GError **error) 
                 g_variant_builder_add(&b, "{sv}", "duration-ms", g_variant_new_uint32((guint32) (a->duration * 1000)));
         if (a->no_kernel)
                 g_variant_builder_add(&b, "{sv}", "kernel", g_variant_new_boolean(FALSE));
+        if (a->unwind)
+                g_variant_builder_add(&b, "{sv}", "unwind", g_variant_new_string(a->unwind));
+        if (a->stack_size > 0)
+                g_variant_builder_add(&b, "{sv}", "stack-size", g_variant_new_uint32((guint32) a->stack_size));
         return g_variant_builder_end(&b);
 }
 
@@ -393,6 +399,11 @@ int cmd_record(int argc, char **argv) {
                 { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &a.pids, "Record process PID (repeat, or PID,PID…)", "PID" },
                 { "duration", 0, 0, G_OPTION_ARG_DOUBLE, &a.duration, "Stop after SECONDS", "SECONDS" },
                 { "no-kernel", 0, 0, G_OPTION_ARG_NONE, &a.no_kernel, "Leave kernel stacks out", NULL },
+                { "unwind", 0, 0, G_OPTION_ARG_STRING, &a.unwind,
+                  "User stacks: dwarf (unwind tables), fp (frame pointers) or auto (default: dwarf)", "MODE" },
+                { "stack-size", 0, 0, G_OPTION_ARG_INT, &a.stack_size,
+                  "Bytes of user stack copied per sample for dwarf (multiple of 8, at most 65528; default 16384)",
+                  "BYTES" },
                 { "session-bus", 0, 0, G_OPTION_ARG_NONE, &a.session_bus, "Use periscoped on the session bus", NULL },
                 { "address", 0, 0, G_OPTION_ARG_STRING, &a.address, "Use periscoped on the bus at ADDRESS", "ADDRESS" },
                 { "private", 0, 0, G_OPTION_ARG_NONE, &a.private_daemon, "Always start a private periscoped", NULL },
@@ -533,6 +544,7 @@ out:
         g_free(run.owner);
         g_free(a.output);
         g_free(a.address);
+        g_free(a.unwind);
         g_strfreev(a.pids);
         g_strfreev(a.command);
         return ret;

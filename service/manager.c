@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "recording.h"
+#include "unwind-tables.h"
 
 int manager_add_recording(Manager *m, Recording *r) {
         if (m->n_recordings == m->allocated_recordings) {
@@ -49,4 +50,10 @@ void manager_end_all(Manager *m) {
         for (size_t i = 0; i < n; i++)
                 recording_end(copy[i], m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
         free(copy);
+}
+
+struct UnwindTables *manager_get_unwind_tables(Manager *m) {
+        if (!m->unwind_tables)
+                (void) unwind_tables_new(NULL, &m->unwind_tables);
+        return m->unwind_tables;
 }

@@ -19,7 +19,11 @@ typedef struct Manager {
         unsigned next_recording_id;
         unsigned rlimit_files;     /* fds the process may hold */
         bool exiting;              /* leave the event loop once no recording is left */
+        struct UnwindTables *unwind_tables; /* daemon-lifetime unwind tables (created on first use) */
 } Manager;
+
+/* The daemon's unwind tables, created on first use; NULL when out of memory. */
+struct UnwindTables *manager_get_unwind_tables(Manager *m);
 
 /* Adds r to the manager's list. */
 int manager_add_recording(Manager *m, Recording *r);

@@ -92,6 +92,7 @@ static void perf_events_fill_attr(const PerfEvents *p, bool inherit, struct perf
         attr->sample_type = p->config.sample_type;
         attr->sample_regs_user = p->config.sample_regs_user;
         attr->sample_stack_user = p->config.sample_stack_user;
+        attr->exclude_callchain_user = p->config.exclude_callchain_user;
         attr->disabled = 1;
         attr->inherit = inherit;
         attr->mmap = 1;

@@ -19,6 +19,7 @@ typedef struct PerfEventsConfig {
         uint64_t sample_type;      /* PERF_SAMPLE_* (IP|TID|TIME|CPU|CALLCHAIN at least) */
         uint64_t sample_regs_user; /* with PERF_SAMPLE_REGS_USER */
         uint32_t sample_stack_user;/* bytes, with PERF_SAMPLE_STACK_USER */
+        bool exclude_callchain_user; /* kernel part only in the callchain (user part unwound from the copy) */
         unsigned ring_pages;       /* data pages per CPU ring (power of two); 0: default */
 } PerfEventsConfig;
 

@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "manager.h"
+#include "unwind-tables.h"
 #include "recording.h"
 
 #define BUS_NAME "org.periscope.Profiler1"
@@ -237,6 +238,7 @@ out:
                 }
         }
         free(m.recordings);
+        unwind_tables_free(m.unwind_tables);
         sd_bus_slot_unref(m.profiler_slot);
         sd_bus_flush_close_unref(m.bus);
         sd_event_unref(m.event);

@@ -145,7 +145,7 @@ static int property_capabilities(sd_bus *bus, const char *path, const char *inte
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}{sv}", "unwinders", "as", 1, "fp", "counters", "as", 0,
+        r = sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}{sv}", "unwinders", "as", 3, "fp", "dwarf", "auto", "counters", "as", 0,
                                   "max-frequency", "u", max, "kernel-stacks", "b", kernel, "options", "s",
                                   record_options_known_keys());
         if (r < 0)

@@ -166,15 +166,27 @@ static int parse_unwind(sd_bus_message *m, RecordOptions *o, const RecordOptionS
         int r = sd_bus_message_read_basic(m, 's', &s);
         if (r < 0)
                 return r;
-        if (strcmp(s, "fp") == 0) {
-                o->unwind = RECORD_UNWIND_FP;
-                return 0;
-        }
-        if (strcmp(s, "dwarf") == 0 || strcmp(s, "auto") == 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_SUPPORTED,
-                                         "option 'unwind': '%s' is not available in this version; use 'fp'", s);
+        for (size_t i = 0; i < ELEMENTSOF(unwind_names); i++)
+                if (strcmp(s, unwind_names[i]) == 0) {
+                        o->unwind = (RecordUnwind) i;
+                        return 0;
+                }
         return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                  "option 'unwind': '%.64s' is not an unwinder (use 'fp', 'dwarf' or 'auto')", s);
+}
+
+static int parse_stack_size(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        uint32_t v;
+        int r = sd_bus_message_read_basic(m, 'u', &v);
+        if (r < 0)
+                return r;
+        if (v == 0 || v % 8 != 0 || v > RECORD_OPTIONS_MAX_STACK_SIZE)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'stack-size': %u is not a multiple of 8 between 8 and %u "
+                                         "(bytes of user stack copied per sample; default %u)",
+                                         v, RECORD_OPTIONS_MAX_STACK_SIZE, RECORD_OPTIONS_DEFAULT_STACK_SIZE);
+        o->stack_size = v;
+        return 0;
 }
 
 /* One row per option. Keep docs/dbus-api.md in step. */
@@ -186,6 +198,7 @@ static const RecordOptionSpec option_table[] = {
         { "kernel", "b", parse_kernel },
         { "duration-ms", "u", parse_duration },
         { "unwind", "s", parse_unwind },
+        { "stack-size", "u", parse_stack_size },
         { "symbolize", "b", parse_symbolize },
 };
 
@@ -232,7 +245,8 @@ int record_options_parse(sd_bus_message *m, RecordOptions *o, sd_bus_error *erro
         *o = (RecordOptions) {
                 .frequency = RECORD_OPTIONS_DEFAULT_FREQUENCY,
                 .kernel = -1,
-                .unwind = RECORD_UNWIND_FP,
+                .unwind = RECORD_UNWIND_AUTO,
+                .stack_size = RECORD_OPTIONS_DEFAULT_STACK_SIZE,
                 .symbolize = true,
         };
         r = sd_bus_message_enter_container(m, 'a', "{sv}");

@@ -11,6 +11,8 @@
 #define RECORD_OPTIONS_MAX_PIDS 1024
 #define RECORD_OPTIONS_MAX_DURATION_MS (24u * 3600u * 1000u)
 #define RECORD_OPTIONS_DEFAULT_FREQUENCY 999u
+#define RECORD_OPTIONS_DEFAULT_STACK_SIZE 16384u  /* bytes of user stack copied per sample (dwarf) */
+#define RECORD_OPTIONS_MAX_STACK_SIZE 65528u      /* perf's limit: a u16 record size, 8-aligned */
 
 typedef enum RecordUnwind {
         RECORD_UNWIND_FP,          /* frame pointers: the kernel's callchain */
@@ -27,6 +29,7 @@ typedef struct RecordOptions {
         int kernel;                /* "kernel" b; -1 = not given (kernel stacks if allowed) */
         uint32_t duration_ms;      /* "duration-ms" u; 0 = until Stop */
         RecordUnwind unwind;       /* "unwind" s */
+        uint32_t stack_size;       /* "stack-size" u: bytes copied per sample for dwarf */
         bool symbolize;            /* "symbolize" b */
         /* Options of other components go here, with a row in the table. */
 } RecordOptions;

@@ -77,32 +77,44 @@ static void recording_fail(Recording *r, int error, const char *fmt, ...) {
 
 /* ---- from perf records to capture frames ---- */
 
+/* Writes one built SAMPLE and notes its addresses for symbolization. */
+static int recording_emit_sample(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata) {
+        Recording *r = userdata;
+        bool kernel_part = false;
+        for (size_t i = 0; i < n; i++) {
+                uint64_t a = addrs[i];
+                if (capture_address_is_context(a)) {
+                        kernel_part = a == CAPTURE_CONTEXT_KERNEL;
+                        continue;
+                }
+                if (address_set_add(r->addresses, kernel_part ? ADDRESS_SET_KERNEL_PID : (int32_t) s->pid, a) < 0)
+                        return -ENOMEM;
+        }
+        int ret = capture_writer_add_sample(r->writer, (int64_t) s->time, (int) s->cpu, (int32_t) s->pid,
+                                            (int32_t) s->tid, addrs, n);
+        if (ret < 0)
+                return ret;
+        r->samples++;
+        return 0;
+}
+
 static int recording_handle_sample(Recording *r, const struct perf_event_header *h, size_t size) {
         PerfSample s;
         if (perf_record_parse_sample(&r->layout, h, size, &s) < 0) {
                 r->bad_records++;
                 return 0;
         }
-        SampleStackContext ctx = { .kernel = r->auth.kernel, .unwind = r->options.unwind, .maps = r->maps };
+        bool deferred = false;
+        if (r->options.unwind != RECORD_UNWIND_FP && !r->unwinder.tables)
+                r->unwinder.tables = manager_get_unwind_tables(r->manager);
+        SampleStackContext ctx = {
+                .kernel = r->auth.kernel, .unwind = r->options.unwind, .maps = r->maps,
+                .unwinder = r->unwinder.tables ? &r->unwinder : NULL, .deferred = &deferred,
+        };
         size_t n = sample_stack_build(&ctx, &s, r->sample_buffer, ELEMENTSOF(r->sample_buffer));
         if (n == 0)
-                return 0;
-        bool kernel_part = false;
-        for (size_t i = 0; i < n; i++) {
-                uint64_t a = r->sample_buffer[i];
-                if (capture_address_is_context(a)) {
-                        kernel_part = a == CAPTURE_CONTEXT_KERNEL;
-                        continue;
-                }
-                if (address_set_add(r->addresses, kernel_part ? ADDRESS_SET_KERNEL_PID : (int32_t) s.pid, a) < 0)
-                        return -ENOMEM;
-        }
-        int ret = capture_writer_add_sample(r->writer, (int64_t) s.time, (int) s.cpu, (int32_t) s.pid,
-                                            (int32_t) s.tid, r->sample_buffer, n);
-        if (ret < 0)
-                return ret;
-        r->samples++;
-        return 0;
+                return 0; /* nothing to keep, or queued until the drain ends */
+        return recording_emit_sample(&s, r->sample_buffer, n, r);
 }
 
 static int recording_handle_mmap2(Recording *r, const struct perf_event_header *h, size_t size) {
@@ -207,6 +219,15 @@ static void recording_drain(Recording *r) {
         if (!r->perf || r->error)
                 return;
         (void) perf_events_drain(r->perf, recording_handle_record, r);
+        /* Samples that waited for an unwind table (compiled now, after the
+         * drain handled every COMM/MMAP/FORK record in time). */
+        if (r->unwinder.n_pending > 0) {
+                int ret = sample_unwinder_flush(&r->unwinder, r->maps, r->auth.kernel, r->sample_buffer,
+                                                ELEMENTSOF(r->sample_buffer),
+                                                r->state != RECORDING_STATE_RECORDING, recording_emit_sample, r);
+                if (ret < 0)
+                        recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+        }
 }
 
 static void recording_flush(Recording *r) {
@@ -313,12 +334,24 @@ static void recording_write_stats(Recording *r) {
         int len = snprintf(buf, sizeof(buf),
                            "samples=%llu\nlost_samples=%llu\nbad_records=%llu\nprocesses=%zu\n"
                            "pinned_files=%zu\npin_failures=%llu\naddresses=%zu\nreason=%s\nduration_ns=%lld\n"
-                           "unwind=%s\nkernel=%s\n",
+                           "unwind=%s\nkernel=%s\nunwound_samples=%llu\nunwound_frames=%llu\n"
+                           "unwind_fp_frames=%llu\nunwind_ends=%llu\nunwind_stops_early=%llu\n",
                            (unsigned long long) r->samples, (unsigned long long) r->lost_samples,
                            (unsigned long long) r->bad_records, n_pids, pinned_files_get_n(r->pinned),
                            (unsigned long long) pinned_files_get_failures(r->pinned), n_addrs,
                            recording_end_reason_to_string(r->reason), (long long) (now - r->start_time),
-                           record_unwind_to_string(r->options.unwind), r->auth.kernel ? "true" : "false");
+                           record_unwind_to_string(r->options.unwind), r->auth.kernel ? "true" : "false",
+                           (unsigned long long) r->unwinder.stats.samples, (unsigned long long) r->unwinder.stats.frames,
+                           (unsigned long long) r->unwinder.stats.fp_frames,
+                           (unsigned long long) r->unwinder.stats.stops[UNWIND_STOP_END],
+                           (unsigned long long) (r->unwinder.stats.samples - r->unwinder.stats.stops[UNWIND_STOP_END]));
+        /* Why user stacks ended, one line per reason ("unwind_stop_no_info=3"). */
+        for (int i = 0; i < _UNWIND_STOP_MAX && len > 0 && (size_t) len < sizeof(buf); i++)
+                if (r->unwinder.stats.stops[i] > 0)
+                        len += snprintf(buf + len, sizeof(buf) - (size_t) len, "unwind_stop_%s=%llu\n",
+                                        unwind_stop_to_string(i), (unsigned long long) r->unwinder.stats.stops[i]);
+        if (len > 0 && (size_t) len >= sizeof(buf))
+                len = (int) sizeof(buf) - 1;
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
         if (ret < 0)
                 recording_fail(r, ret, "writing the statistics failed: %s", strerror(-ret));
@@ -561,6 +594,17 @@ static int recording_arm_perf(Recording *r, sd_bus_error *error) {
                 .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
                                PERF_SAMPLE_CALLCHAIN,
         };
+        if (r->options.unwind != RECORD_UNWIND_FP) {
+                /* DWARF user stacks (docs/unwinding.md): registers and a copy of
+                 * the stack; the kernel keeps only its own part of the callchain.
+                 * Bigger rings (4 MiB per CPU) hold ~16 KiB samples while a
+                 * table is being compiled. */
+                cfg.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+                cfg.sample_regs_user = SAMPLE_UNWIND_REGS_MASK;
+                cfg.sample_stack_user = r->options.stack_size;
+                cfg.exclude_callchain_user = true;
+                cfg.ring_pages = 1024;
+        }
         r->layout = (PerfRecordLayout) { .sample_type = cfg.sample_type, .sample_regs_user = cfg.sample_regs_user };
         int ret = perf_events_new(&cfg, &r->perf);
         if (ret < 0)
@@ -752,6 +796,7 @@ void recording_free(Recording *r) {
         sd_bus_slot_unref(r->slot);
         sd_bus_track_unref(r->track);
         manager_remove_recording(r->manager, r);
+        sample_unwinder_done(&r->unwinder);
         process_maps_free(r->maps);
         pinned_files_free(r->pinned);
         resolver_free(r->resolver);

@@ -24,6 +24,7 @@
 #include "process-maps.h"
 #include "record-options.h"
 #include "resolver.h"
+#include "sample-unwind.h"
 
 #define RECORDING_INTERFACE "org.periscope.Recording1"
 #define RECORDING_PATH_PREFIX "/org/periscope/Recording"
@@ -84,6 +85,7 @@ struct Recording {
         uint64_t samples;
         uint64_t lost_samples;
         uint64_t bad_records;      /* malformed records from the kernel, dropped */
+        SampleUnwinder unwinder;   /* dwarf/auto: tables, queue and counters */
         uint64_t published_samples;
         uint64_t final_bytes;      /* Bytes once the writer is closed */
         bool free_pending;

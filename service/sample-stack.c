@@ -7,6 +7,8 @@ size_t sample_stack_build(const SampleStackContext *ctx, const PerfSample *s, ui
         size_t n = 0;
         if (max < 2)
                 return 0;
+        if (ctx->unwind != RECORD_UNWIND_FP && ctx->unwinder && ctx->deferred)
+                return sample_unwinder_build(ctx->unwinder, ctx->maps, ctx->kernel, s, addrs, max, ctx->deferred);
         if (s->n_callchain == 0) {
                 if (!s->user_mode && !ctx->kernel)
                         return 0;

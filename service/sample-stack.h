@@ -12,11 +12,14 @@
 #include "perf-record.h"
 #include "process-maps.h"
 #include "record-options.h"
+#include "sample-unwind.h"
 
 typedef struct SampleStackContext {
         bool kernel;               /* keep kernel addresses (the caller may see them) */
         RecordUnwind unwind;
         const ProcessMaps *maps;   /* the recording's mappings, for unwinders */
+        SampleUnwinder *unwinder;  /* dwarf/auto: the recording's unwinder (NULL: fp) */
+        bool *deferred;            /* dwarf/auto: set when the sample was queued (see sample-unwind.h) */
 } SampleStackContext;
 
 /* Writes at most max addresses for sample s to addrs; returns how many.

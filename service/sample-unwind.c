@@ -1,0 +1,248 @@
+/* sample-unwind.c: kernel callchain + user stack unwound from the copy. */
+#include "sample-unwind.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture-types.h"
+
+#define LOOKUP_MEMO 4
+
+/* A queued sample: a deep copy of what the unwinder needs. */
+struct SampleUnwindPending {
+        PerfSample sample;                /* pointers below point into the copies */
+        uint64_t *callchain;
+        uint64_t regs[3];
+        uint8_t *stack;
+};
+
+/* Per-sample lookup state: the last few mappings and their tables, so a
+ * stack that bounces between a program and libc costs no repeated searches.
+ * In peek mode it never compiles and notes that a table was missing. */
+typedef struct Lookup {
+        UnwindTables *tables;
+        const ProcessMaps *maps;
+        int32_t pid;
+        bool peek;
+        bool missing;
+        const ProcessMapping *memo[LOOKUP_MEMO];
+        const UnwindTable *memo_table[LOOKUP_MEMO];
+        unsigned next;
+} Lookup;
+
+static bool lookup_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset) {
+        Lookup *l = userdata;
+        const ProcessMapping *m;
+        const UnwindTable *t;
+
+        for (unsigned i = 0; i < LOOKUP_MEMO; i++) {
+                m = l->memo[i];
+                if (m && ip >= m->start && ip < m->end) {
+                        *table = l->memo_table[i];
+                        *offset = ip - m->start + m->pgoff;
+                        return true;
+                }
+        }
+        m = process_maps_lookup(l->maps, l->pid, ip);
+        if (!m)
+                return false;
+        if (l->peek) {
+                bool known;
+                t = unwind_tables_peek(l->tables, m, &known);
+                if (!known) {
+                        l->missing = true;
+                        return false; /* ends this unwind; the sample is queued */
+                }
+        } else
+                t = unwind_tables_get(l->tables, l->pid, m);
+        unsigned slot = l->next++ % LOOKUP_MEMO;
+        l->memo[slot] = m;
+        l->memo_table[slot] = t;
+        *table = t;
+        *offset = ip - m->start + m->pgoff;
+        return true;
+}
+
+/* Copies the kernel part of the callchain (marker first) into addrs; stops
+ * at the user marker. Returns how many were written. */
+static size_t kernel_part(const PerfSample *s, uint64_t *addrs, size_t max) {
+        size_t n = 0;
+        bool in_kernel = false;
+
+        for (uint64_t i = 0; i < s->n_callchain && n < max; i++) {
+                uint64_t a = s->callchain[i];
+                if (capture_address_is_context(a)) {
+                        if (a != CAPTURE_CONTEXT_KERNEL)
+                                break; /* user (excluded anyway), guest, hypervisor */
+                        in_kernel = true;
+                        continue;
+                }
+                if (!in_kernel)
+                        continue;
+                if (n == 0) {
+                        if (max < 2)
+                                break;
+                        addrs[n++] = CAPTURE_CONTEXT_KERNEL;
+                }
+                addrs[n++] = a;
+        }
+        return n;
+}
+
+static bool has_user_regs(const PerfSample *s) {
+        return s->regs_abi == PERF_SAMPLE_REGS_ABI_64 && s->n_regs == 3 && s->regs;
+}
+
+/* Unwinds s into addrs; in peek mode returns false (and writes nothing
+ * useful) when a table is still unknown. */
+static bool build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, bool peek, const PerfSample *s,
+                  uint64_t *addrs, size_t max, size_t *ret_n) {
+        size_t n = 0;
+
+        *ret_n = 0;
+        if (max < 2)
+                return true;
+        /* Leave at least half of the room to the user part. */
+        if (kernel)
+                n = kernel_part(s, addrs, max / 2);
+
+        if (has_user_regs(s) && n + 2 <= max) {
+                UnwindRegs regs = { .fp = s->regs[0], .sp = s->regs[1], .ip = s->regs[2] };
+                UnwindStack stack = { .base = regs.sp, .data = s->stack,
+                                      .size = s->stack ? (size_t) s->stack_dyn_size : 0 };
+                Lookup l = { .tables = u->tables, .maps = maps, .pid = (int32_t) s->pid, .peek = peek };
+                UnwindResult res;
+
+                unwinder_unwind(&regs, &stack, lookup_find, &l, addrs + n + 1, max - n - 1, &res);
+                if (l.missing)
+                        return false;
+                if (res.n_frames > 0) {
+                        addrs[n] = CAPTURE_CONTEXT_USER;
+                        n += 1 + res.n_frames;
+                }
+                u->stats.samples++;
+                u->stats.frames += res.n_frames;
+                u->stats.stops[res.stop]++;
+                u->stats.fp_frames += res.n_fp_frames;
+        } else if (s->user_mode && s->ip != 0 && n + 2 <= max) {
+                /* No usable registers (a 32-bit task): the sampled IP alone. */
+                addrs[n++] = CAPTURE_CONTEXT_USER;
+                addrs[n++] = s->ip;
+        }
+        *ret_n = n;
+        return true;
+}
+
+static size_t pending_bytes(const SampleUnwindPending *p) {
+        return (size_t) p->sample.stack_dyn_size + (size_t) p->sample.n_callchain * sizeof(uint64_t) + sizeof(*p);
+}
+
+static int queue(SampleUnwinder *u, const PerfSample *s) {
+        size_t stack_bytes = s->stack ? (size_t) s->stack_dyn_size : 0;
+        SampleUnwindPending *p;
+
+        if (u->n_pending == u->allocated_pending) {
+                size_t n = u->allocated_pending ? u->allocated_pending * 2 : 64;
+                p = reallocarray(u->pending, n, sizeof(*p));
+                if (!p)
+                        return -ENOMEM;
+                u->pending = p;
+                u->allocated_pending = n;
+        }
+        p = &u->pending[u->n_pending];
+        *p = (SampleUnwindPending) { .sample = *s };
+        if (s->n_callchain > 0) {
+                p->callchain = malloc(s->n_callchain * sizeof(uint64_t));
+                if (!p->callchain)
+                        return -ENOMEM;
+                memcpy(p->callchain, s->callchain, s->n_callchain * sizeof(uint64_t));
+        }
+        if (stack_bytes > 0) {
+                p->stack = malloc(stack_bytes);
+                if (!p->stack) {
+                        free(p->callchain);
+                        return -ENOMEM;
+                }
+                memcpy(p->stack, s->stack, stack_bytes);
+        }
+        if (has_user_regs(s))
+                memcpy(p->regs, s->regs, sizeof(p->regs));
+        p->sample.callchain = p->callchain;
+        /* sample.regs is pointed at p->regs when flushed: the array may move. */
+        p->sample.regs = NULL;
+        p->sample.stack = p->stack;
+        p->sample.stack_size = stack_bytes;
+        p->sample.stack_dyn_size = stack_bytes;
+        u->n_pending++;
+        u->pending_bytes += pending_bytes(p);
+        u->stats.deferred++;
+        return 0;
+}
+
+size_t sample_unwinder_build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, const PerfSample *s,
+                             uint64_t *addrs, size_t max, bool *deferred) {
+        size_t n;
+
+        *deferred = false;
+        if (u->pending_bytes < SAMPLE_UNWIND_QUEUE_MAX_BYTES) {
+                /* Behind a queued sample, queue too: samples stay in order. */
+                if (u->n_pending == 0 && build(u, maps, kernel, true, s, addrs, max, &n))
+                        return n;
+                if (queue(u, s) >= 0) {
+                        *deferred = true;
+                        return 0;
+                }
+        }
+        /* Queue full (or out of memory): compile right here. */
+        (void) build(u, maps, kernel, false, s, addrs, max, &n);
+        return n;
+}
+
+static void pending_free(SampleUnwindPending *p) {
+        free(p->callchain);
+        free(p->stack);
+}
+
+int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, uint64_t *addrs, size_t max,
+                          bool all, SampleUnwindEmit emit, void *userdata) {
+        bool compiled = false;
+        size_t i;
+        int ret = 0;
+
+        for (i = 0; i < u->n_pending; i++) {
+                SampleUnwindPending *p = &u->pending[i];
+                size_t n;
+
+                if (p->sample.n_regs == 3 && p->sample.regs_abi == PERF_SAMPLE_REGS_ABI_64)
+                        p->sample.regs = p->regs;
+                if (!build(u, maps, kernel, true, &p->sample, addrs, max, &n)) {
+                        /* One sample's compiles per flush, so the event loop
+                         * drains the rings between helper requests. */
+                        if (compiled && !all)
+                                break;
+                        (void) build(u, maps, kernel, false, &p->sample, addrs, max, &n);
+                        compiled = true;
+                }
+                if (n > 0 && ret >= 0) {
+                        int r = emit(&p->sample, addrs, n, userdata);
+                        if (r < 0)
+                                ret = r;
+                }
+                u->pending_bytes -= pending_bytes(p);
+                pending_free(p);
+        }
+        memmove(u->pending, u->pending + i, (u->n_pending - i) * sizeof(*u->pending));
+        u->n_pending -= i;
+        if (u->n_pending == 0)
+                u->pending_bytes = 0;
+        return ret;
+}
+
+void sample_unwinder_done(SampleUnwinder *u) {
+        for (size_t i = 0; i < u->n_pending; i++)
+                pending_free(&u->pending[i]);
+        free(u->pending);
+        u->pending = NULL;
+        u->n_pending = u->allocated_pending = u->pending_bytes = 0;
+}

@@ -1,0 +1,69 @@
+/* sample-unwind.h: the DWARF path of sample-stack: the kernel part of a
+ * sample from its callchain (up to the user marker), then
+ * CAPTURE_CONTEXT_USER and the user frames unwound from the copied stack
+ * (PERF_SAMPLE_REGS_USER + PERF_SAMPLE_STACK_USER) with the tables of
+ * unwind-tables.h.
+ *
+ * Tables are compiled by the helper at the first sample that needs them, but
+ * never in the middle of a drain: such a sample is copied into a short queue
+ * (and every later sample of the drain after it, so samples stay in order),
+ * the drain goes on handling COMM/MMAP/FORK records in time, and
+ * sample_unwinder_flush() compiles what is missing (one sample's files per
+ * drain) and writes the queued samples after the drain. The copied stack is never stored beyond
+ * that queue and never written to the capture. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf-record.h"
+#include "process-maps.h"
+#include "unwind-tables.h"
+#include "unwinder.h"
+
+/* Register mask the DWARF path asks perf for: PERF_REG_X86_BP, SP, IP. */
+#define SAMPLE_UNWIND_REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
+
+/* Bytes of queued stack copies beyond which samples are unwound at once
+ * (compiling in the drain) instead of queued. */
+#define SAMPLE_UNWIND_QUEUE_MAX_BYTES (32u * 1024u * 1024u)
+
+/* Counters a recording keeps for its statistics. */
+typedef struct SampleUnwindStats {
+        uint64_t samples;                 /* samples unwound from their stack copy */
+        uint64_t frames;                  /* user frames they produced */
+        uint64_t stops[_UNWIND_STOP_MAX]; /* why each unwind ended */
+        uint64_t fp_frames;               /* frames found through the frame-pointer fallback */
+        uint64_t deferred;                /* samples that waited for a table compile */
+} SampleUnwindStats;
+
+typedef struct SampleUnwindPending SampleUnwindPending;
+
+/* One recording's unwinding state. */
+typedef struct SampleUnwinder {
+        UnwindTables *tables;             /* the daemon's (borrowed) */
+        SampleUnwindStats stats;
+        SampleUnwindPending *pending;
+        size_t n_pending, allocated_pending, pending_bytes;
+} SampleUnwinder;
+
+/* Builds the SAMPLE addresses of s into addrs (at most max), keeping the
+ * kernel part only when `kernel`. Returns how many were written; 0 with
+ * *deferred set when the sample was queued for sample_unwinder_flush(). */
+size_t sample_unwinder_build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, const PerfSample *s,
+                             uint64_t *addrs, size_t max, bool *deferred);
+
+/* Called with each queued sample's addresses, in order. */
+typedef int (*SampleUnwindEmit)(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata);
+
+/* Hands queued samples to emit in order (addrs is scratch space of max
+ * entries), compiling the tables they need: the tables of one sample per
+ * call, so the caller's event loop drains the rings between helper requests,
+ * or everything when `all` (the recording's last drain). Returns the first
+ * negative value emit returned, else 0. */
+int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, uint64_t *addrs, size_t max,
+                          bool all, SampleUnwindEmit emit, void *userdata);
+
+/* Frees the queue. */
+void sample_unwinder_done(SampleUnwinder *u);
