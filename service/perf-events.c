@@ -231,48 +231,58 @@ int perf_events_get_ring_fd(const PerfEvents *p, size_t i) {
 }
 
 /* Copies len bytes at ring offset pos (which may wrap) to dst. */
-static void perf_ring_copy(const PerfRing *ring, uint64_t pos, void *dst, size_t len) {
-        uint64_t off = pos & (ring->data_size - 1);
-        size_t first = (size_t) (ring->data_size - off);
+static void ring_copy(const uint8_t *data, uint64_t data_size, uint64_t pos, void *dst, size_t len) {
+        uint64_t off = pos & (data_size - 1);
+        size_t first = (size_t) (data_size - off);
         if (first > len)
                 first = len;
-        memcpy(dst, ring->data + off, first);
-        memcpy((uint8_t *) dst + first, ring->data, len - first);
+        memcpy(dst, data + off, first);
+        memcpy((uint8_t *) dst + first, data, len - first);
+}
+
+int perf_ring_consume(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail, uint8_t *copy,
+                      PerfRecordHandler handler, void *userdata, uint64_t *bad_records) {
+        uint64_t t = *tail;
+        int n = 0;
+
+        if (data_size == 0 || (data_size & (data_size - 1)) || head - t > data_size) {
+                /* The kernel never gets ahead by more than the ring: distrust it. */
+                (*bad_records)++;
+                *tail = head;
+                return 0;
+        }
+        while (head - t >= sizeof(struct perf_event_header)) {
+                struct perf_event_header h;
+                ring_copy(data, data_size, t, &h, sizeof(h));
+                if (h.size < sizeof(h) || h.size > head - t || h.size % 8 != 0) {
+                        (*bad_records)++;
+                        t = head;
+                        break;
+                }
+                uint64_t off = t & (data_size - 1);
+                const void *rec;
+                if (off + h.size <= data_size)
+                        rec = data + off;
+                else {
+                        ring_copy(data, data_size, t, copy, h.size);
+                        rec = copy;
+                }
+                int r = handler(rec, h.size, userdata);
+                t += h.size;
+                n++;
+                if (r < 0)
+                        break;
+        }
+        *tail = t;
+        return n;
 }
 
 static int perf_ring_drain(PerfEvents *p, PerfRing *ring, PerfRecordHandler handler, void *userdata) {
         struct perf_event_mmap_page *meta = ring->base;
         uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
         uint64_t tail = meta->data_tail;
-        int n = 0;
-
-        if (head - tail > ring->data_size) {
-                /* The kernel never gets ahead by more than the ring: distrust it. */
-                p->bad_records++;
-                tail = head;
-        }
-        while (head - tail >= sizeof(struct perf_event_header)) {
-                struct perf_event_header h;
-                perf_ring_copy(ring, tail, &h, sizeof(h));
-                if (h.size < sizeof(h) || h.size > head - tail || h.size % 8 != 0) {
-                        p->bad_records++;
-                        tail = head;
-                        break;
-                }
-                uint64_t off = tail & (ring->data_size - 1);
-                const void *rec;
-                if (off + h.size <= ring->data_size)
-                        rec = ring->data + off;
-                else {
-                        perf_ring_copy(ring, tail, ring->copy, h.size);
-                        rec = ring->copy;
-                }
-                int r = handler(rec, h.size, userdata);
-                tail += h.size;
-                n++;
-                if (r < 0)
-                        break;
-        }
+        int n = perf_ring_consume(ring->data, ring->data_size, head, &tail, ring->copy, handler, userdata,
+                                  &p->bad_records);
         __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
         return n;
 }

@@ -55,6 +55,16 @@ int perf_events_get_ring_fd(const PerfEvents *p, size_t i);
  * rest of that ring is dropped. Returns the number of records handled. */
 int perf_events_drain(PerfEvents *p, PerfRecordHandler handler, void *userdata);
 
+/* The ring reader itself, on any buffer (tests feed it crafted rings):
+ * hands the records between *tail and head of a data area of data_size
+ * bytes (a power of two) to handler, copying a record that wraps into copy
+ * (64 KiB). A record whose size is smaller than its header, larger than what
+ * is left, or not a multiple of 8, or a head more than the ring ahead of the
+ * tail, counts one bad record and drops the rest. Advances *tail; returns
+ * the number of records handled. */
+int perf_ring_consume(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail, uint8_t *copy,
+                      PerfRecordHandler handler, void *userdata, uint64_t *bad_records);
+
 /* Records dropped because their header was malformed. */
 uint64_t perf_events_get_bad_records(const PerfEvents *p);
 

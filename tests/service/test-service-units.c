@@ -1,0 +1,310 @@
+/* test-service-units.c: unit tests of the daemon's parts that take input
+ * from the kernel (ring reader, record decoding, stack building) and of its
+ * tables (process maps, address set, pinned files), with crafted and
+ * hostile inputs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "address-set.h"
+#include "capture-types.h"
+#include "perf-events.h"
+#include "perf-record.h"
+#include "pinned-files.h"
+#include "process-maps.h"
+#include "sample-stack.h"
+
+static int failures;
+#define CHECK(cond)                                                                          \
+        do {                                                                                 \
+                if (!(cond)) {                                                               \
+                        fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
+                        failures++;                                                          \
+                }                                                                            \
+        } while (0)
+
+/* ---- ring reader ---- */
+
+typedef struct Seen {
+        int n;
+        uint32_t types[16];
+        uint16_t sizes[16];
+        uint64_t first_word[16];
+} Seen;
+
+static int collect(const struct perf_event_header *h, size_t size, void *userdata) {
+        Seen *s = userdata;
+        if (s->n < 16) {
+                s->types[s->n] = h->type;
+                s->sizes[s->n] = (uint16_t) size;
+                memcpy(&s->first_word[s->n], (const uint8_t *) h + 8, 8);
+        }
+        s->n++;
+        return 0;
+}
+
+/* Writes a record of `size` bytes at ring position pos (wrapping). */
+static void put_record(uint8_t *ring, uint64_t ring_size, uint64_t pos, uint32_t type, uint16_t size, uint64_t word) {
+        uint8_t rec[256] = {};
+        struct perf_event_header h = { .type = type, .misc = 0, .size = size };
+        memcpy(rec, &h, sizeof(h));
+        memcpy(rec + 8, &word, 8);
+        for (uint16_t i = 0; i < size; i++)
+                ring[(pos + i) & (ring_size - 1)] = rec[i];
+}
+
+static void test_ring(void) {
+        uint8_t ring[256] = {}, copy[65536];
+        uint64_t bad = 0, tail = 0;
+        Seen s = {};
+
+        put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 16, 111);
+        put_record(ring, sizeof(ring), 16, PERF_RECORD_COMM, 32, 222);
+        CHECK(perf_ring_consume(ring, sizeof(ring), 48, &tail, copy, collect, &s, &bad) == 2);
+        CHECK(tail == 48 && bad == 0 && s.types[1] == PERF_RECORD_COMM && s.first_word[1] == 222);
+
+        /* A record that wraps around the end comes out contiguous. */
+        memset(&s, 0, sizeof(s));
+        tail = 240;
+        put_record(ring, sizeof(ring), 240, PERF_RECORD_MMAP2, 32, 0xabcdef);
+        CHECK(perf_ring_consume(ring, sizeof(ring), 272, &tail, copy, collect, &s, &bad) == 1);
+        CHECK(s.sizes[0] == 32 && s.first_word[0] == 0xabcdef && tail == 272 && bad == 0);
+
+        /* A header of size 0 would loop forever: dropped, counted. */
+        memset(&s, 0, sizeof(s));
+        tail = 0;
+        put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 0, 1);
+        CHECK(perf_ring_consume(ring, sizeof(ring), 64, &tail, copy, collect, &s, &bad) == 0);
+        CHECK(bad == 1 && tail == 64);
+
+        /* A size beyond what the kernel published. */
+        tail = 0;
+        put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 200, 1);
+        CHECK(perf_ring_consume(ring, sizeof(ring), 64, &tail, copy, collect, &s, &bad) == 0 && bad == 2);
+
+        /* A size that is not a multiple of 8. */
+        tail = 0;
+        put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 12, 1);
+        CHECK(perf_ring_consume(ring, sizeof(ring), 64, &tail, copy, collect, &s, &bad) == 0 && bad == 3);
+
+        /* A head further ahead than the ring holds. */
+        tail = 0;
+        CHECK(perf_ring_consume(ring, sizeof(ring), 4096, &tail, copy, collect, &s, &bad) == 0 && bad == 4);
+        CHECK(tail == 4096);
+}
+
+/* ---- record decoding ---- */
+
+static const PerfRecordLayout layout = {
+        .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN,
+};
+
+static size_t build_sample(uint64_t *buf, uint64_t nr, size_t real_ips) {
+        size_t i = 1;
+        buf[i++] = 0x401000;                     /* ip */
+        buf[i++] = (uint64_t) 42 << 32 | 41;     /* pid 41, tid 42 */
+        buf[i++] = 123456789;                    /* time */
+        buf[i++] = 1;                            /* cpu 1 */
+        buf[i++] = nr;
+        buf[i++] = CAPTURE_CONTEXT_USER;
+        for (size_t k = 1; k < real_ips; k++)
+                buf[i++] = 0x401000 + k;
+        struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER, .size = (uint16_t) (i * 8) };
+        memcpy(buf, &h, sizeof(h));
+        return i * 8;
+}
+
+static void test_parse(void) {
+        uint64_t buf[64];
+        PerfSample s;
+        size_t size = build_sample(buf, 4, 4);
+        CHECK(perf_record_parse_sample(&layout, (void *) buf, size, &s) == 0);
+        CHECK(s.pid == 41 && s.tid == 42 && s.cpu == 1 && s.time == 123456789 && s.n_callchain == 4 && s.user_mode);
+        CHECK(s.callchain[0] == CAPTURE_CONTEXT_USER && s.callchain[3] == 0x401003);
+
+        /* nr larger than the record: rejected, not read past the end. */
+        size = build_sample(buf, 1u << 30, 4);
+        CHECK(perf_record_parse_sample(&layout, (void *) buf, size, &s) == -EBADMSG);
+        size = build_sample(buf, UINT64_MAX / 4, 4);
+        CHECK(perf_record_parse_sample(&layout, (void *) buf, size, &s) == -EBADMSG);
+
+        /* Truncated before the callchain. */
+        CHECK(perf_record_parse_sample(&layout, (void *) buf, 8 + 16, &s) == -EBADMSG);
+
+        /* Stack dump with dyn_size > size. */
+        PerfRecordLayout l2 = { .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER };
+        uint64_t st[8] = {};
+        st[1] = 7;          /* pid/tid */
+        st[2] = 16;         /* stack size */
+        st[5] = 32;         /* dyn size > 16 */
+        struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 48 };
+        memcpy(st, &h, sizeof(h));
+        CHECK(perf_record_parse_sample(&l2, (void *) st, 48, &s) == -EBADMSG);
+        st[5] = 8;
+        CHECK(perf_record_parse_sample(&l2, (void *) st, 48, &s) == 0 && s.stack_size == 16 && s.stack_dyn_size == 8);
+
+        /* MMAP2: the filename must be NUL-terminated inside the record. */
+        uint8_t m[128];
+        memset(m, 'A', sizeof(m));
+        struct perf_event_header mh = { .type = PERF_RECORD_MMAP2, .size = 8 + 8 + 24 + 24 + 8 + 16 + 24 };
+        memcpy(m, &mh, sizeof(mh));
+        uint32_t pidtid[2] = { 5, 5 };
+        uint64_t addr[3] = { 0x1000, 0x2000, 0 };
+        memcpy(m + 8, pidtid, 8);
+        memcpy(m + 16, addr, 24);
+        memset(m + 40, 0, 24);
+        uint32_t prot[2] = { 5, 2 };
+        memcpy(m + 64, prot, 8);
+        /* m + 72 .. +88: "AAAA…" without NUL, then the 24-byte sample_id */
+        memset(m + 88, 0, 24);
+        PerfMmap2 mm;
+        CHECK(perf_record_parse_mmap2(&layout, (void *) m, mh.size, &mm) == -EBADMSG);
+        memcpy(m + 72, "/bin/true\0\0\0\0\0\0", 16);
+        CHECK(perf_record_parse_mmap2(&layout, (void *) m, mh.size, &mm) == 0);
+        CHECK(strcmp(mm.filename, "/bin/true") == 0 && mm.addr == 0x1000 && mm.len == 0x2000 && !mm.has_build_id);
+        /* A build-id longer than 20 bytes. */
+        mh.misc = PERF_RECORD_MISC_MMAP_BUILD_ID;
+        memcpy(m, &mh, sizeof(mh));
+        m[40] = 200;
+        CHECK(perf_record_parse_mmap2(&layout, (void *) m, mh.size, &mm) == -EBADMSG);
+        m[40] = 20;
+        CHECK(perf_record_parse_mmap2(&layout, (void *) m, mh.size, &mm) == 0 && mm.has_build_id && mm.build_id_size == 20);
+        /* addr + len wrapping around. */
+        addr[0] = UINT64_MAX - 10;
+        memcpy(m + 16, addr, 24);
+        CHECK(perf_record_parse_mmap2(&layout, (void *) m, mh.size, &mm) == -EBADMSG);
+
+        uint64_t lost_rec[3] = {};
+        struct perf_event_header lh = { .type = PERF_RECORD_LOST, .size = 24 };
+        memcpy(lost_rec, &lh, sizeof(lh));
+        lost_rec[2] = 17;
+        uint64_t lost = 0;
+        CHECK(perf_record_parse_lost((void *) lost_rec, 24, &lost) == 0 && lost == 17);
+        CHECK(perf_record_parse_lost((void *) lost_rec, 16, &lost) == -EBADMSG);
+}
+
+/* ---- stacks ---- */
+
+static void test_stack(void) {
+        uint64_t chain[] = { CAPTURE_CONTEXT_KERNEL, 0xffffffff81000000ull, 0xffffffff81000010ull,
+                             CAPTURE_CONTEXT_USER, 0x401000, 0x401100, CAPTURE_CONTEXT_GUEST, 0x1234 };
+        PerfSample s = { .n_callchain = 8, .callchain = chain, .ip = 0xffffffff81000000ull };
+        uint64_t out[16];
+        SampleStackContext with = { .kernel = true }, without = { .kernel = false };
+        size_t n = sample_stack_build(&with, &s, out, 16);
+        CHECK(n == 6 && out[0] == CAPTURE_CONTEXT_KERNEL && out[3] == CAPTURE_CONTEXT_USER && out[5] == 0x401100);
+        n = sample_stack_build(&without, &s, out, 16);
+        CHECK(n == 3 && out[0] == CAPTURE_CONTEXT_USER && out[1] == 0x401000);
+        for (size_t i = 0; i < n; i++)
+                CHECK(out[i] < 0x8000000000000000ull || out[i] == CAPTURE_CONTEXT_USER);
+        /* Truncated to the room given, never ending on a marker. */
+        n = sample_stack_build(&with, &s, out, 4);
+        CHECK(n == 3 && !capture_address_is_context(out[n - 1]));
+        /* No callchain: the ip alone, only if the part is allowed. */
+        PerfSample k = { .ip = 0xffffffff81000000ull, .user_mode = false };
+        CHECK(sample_stack_build(&without, &k, out, 16) == 0);
+        PerfSample u = { .ip = 0x401000, .user_mode = true };
+        CHECK(sample_stack_build(&without, &u, out, 16) == 2 && out[1] == 0x401000);
+}
+
+/* ---- tables ---- */
+
+static void test_process_maps(void) {
+        ProcessMaps *m;
+        CHECK(process_maps_new(&m) == 0);
+        ProcessMapping a = { .start = 0x1000, .end = 0x5000, .pgoff = 0, .inode = 7, .filename = "/a" };
+        CHECK(process_maps_add(m, 10, &a) == 0);
+        ProcessMapping b = { .start = 0x2000, .end = 0x3000, .pgoff = 0x100000, .inode = 8, .filename = "/b" };
+        CHECK(process_maps_add(m, 10, &b) == 0);
+        size_t n;
+        const ProcessMapping *all = process_maps_get(m, 10, &n);
+        CHECK(n == 3);
+        CHECK(all[0].end == 0x2000 && all[1].inode == 8 && all[2].start == 0x3000 && all[2].pgoff == 0x2000);
+        CHECK(strcmp(process_maps_lookup(m, 10, 0x2fff)->filename, "/b") == 0);
+        CHECK(strcmp(process_maps_lookup(m, 10, 0x4000)->filename, "/a") == 0);
+        CHECK(process_maps_lookup(m, 10, 0x5000) == NULL && process_maps_lookup(m, 11, 0x2000) == NULL);
+        CHECK(process_maps_fork(m, 10, 11) == 0);
+        CHECK(process_maps_lookup(m, 11, 0x2000) && process_maps_lookup(m, 11, 0x2000)->inode == 8);
+        process_maps_clear(m, 10);
+        CHECK(process_maps_lookup(m, 10, 0x2000) == NULL && process_maps_lookup(m, 11, 0x2000) != NULL);
+        ProcessMapping bad = { .start = 0x5000, .end = 0x5000, .filename = "/x" };
+        CHECK(process_maps_add(m, 10, &bad) == -EINVAL);
+        /* Many processes and mappings stay sorted. */
+        for (int pid = 1000; pid > 100; pid -= 3)
+                for (uint64_t k = 0; k < 20; k++) {
+                        ProcessMapping x = { .start = (20 - k) * 0x10000, .end = (20 - k) * 0x10000 + 0x1000, .inode = k, .filename = "/m" };
+                        CHECK(process_maps_add(m, pid, &x) == 0);
+                }
+        CHECK(process_maps_lookup(m, 103, 0x50800) && process_maps_lookup(m, 103, 0x50800)->inode == 15);
+        const int32_t *pids = process_maps_get_pids(m, &n);
+        for (size_t i = 1; i < n; i++)
+                CHECK(pids[i - 1] < pids[i]);
+        process_maps_free(m);
+}
+
+static void test_address_set(void) {
+        AddressSet *s;
+        CHECK(address_set_new(&s) == 0);
+        CHECK(address_set_add(s, 1, 0x1000) == 1);
+        CHECK(address_set_add(s, 1, 0x1000) == 0);
+        CHECK(address_set_add(s, 2, 0x1000) == 1);
+        CHECK(address_set_add(s, ADDRESS_SET_KERNEL_PID, 0xffffffff81000000ull) == 1);
+        for (uint64_t i = 0; i < 100000; i++)
+                CHECK(address_set_add(s, (int32_t) (i % 7), 0x400000 + i * 16) >= 0);
+        size_t n;
+        const AddressSetEntry *e = address_set_get_entries(s, &n);
+        CHECK(n == 100003);
+        CHECK(e[0].pid == 1 && e[0].address == 0x1000 && e[2].pid == ADDRESS_SET_KERNEL_PID);
+        CHECK(address_set_contains(s, 3, 0x400000 + 3 * 16) && !address_set_contains(s, 4, 0x400000 + 3 * 16));
+        address_set_free(s);
+}
+
+static void test_pinned_files(void) {
+        PinnedFiles *f;
+        CHECK(pinned_files_new(16, &f) == 0);
+        /* Our own executable's text, as a snapshot would see it. */
+        FILE *maps = fopen("/proc/self/maps", "re");
+        char line[512], path[256];
+        unsigned long long start = 0, end = 0, ino = 0;
+        unsigned maj = 0, min = 0;
+        while (maps && fgets(line, sizeof(line), maps)) {
+                char perms[8];
+                unsigned long long off;
+                if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %255s", &start, &end, perms, &off, &maj, &min, &ino, path) == 8 &&
+                    perms[2] == 'x' && path[0] == '/')
+                        break;
+                ino = 0;
+        }
+        if (maps)
+                fclose(maps);
+        CHECK(ino != 0);
+        PinnedFile *p = NULL, *q = NULL;
+        CHECK(pinned_files_pin_mapping(f, getpid(), start, end, path, makedev(maj, min), ino, &p) == 0);
+        CHECK(p && p->fd >= 0 && p->inode == ino && p->identity_checked);
+        CHECK(pinned_files_pin_mapping(f, getpid(), start, end, path, makedev(maj, min), ino, &q) == 0 && q == p);
+        CHECK(pinned_files_get_n(f) == 1);
+        /* A path whose file is not the mapped one is refused (map_files is
+         * tried first and does not match either). */
+        CHECK(pinned_files_pin_mapping(f, getpid(), start, end, "/bin/sh", makedev(maj, min), ino + 1, &q) == -ESTALE);
+        CHECK(pinned_files_pin_mapping(f, getpid(), 1, 2, "[vdso]", 0, 0, &q) == -ENOENT);
+        CHECK(pinned_files_lookup(f, makedev(maj, min), ino) == p);
+        pinned_files_free(f);
+}
+
+int main(void) {
+        test_ring();
+        test_parse();
+        test_stack();
+        test_process_maps();
+        test_address_set();
+        test_pinned_files();
+        if (failures) {
+                fprintf(stderr, "%d checks failed\n", failures);
+                return 1;
+        }
+        printf("ok: ring reader, record decoding, stacks, process maps, address set, pinned files\n");
+        return 0;
+}
