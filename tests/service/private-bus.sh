@@ -7,6 +7,8 @@
 set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# The system interpreter: a pyenv shim in PATH costs seconds per start.
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 
 : "${PERISCOPED:?PERISCOPED must name the periscoped binary to test}"
 [ -x "$PERISCOPED" ] || fail "periscoped not found at $PERISCOPED"

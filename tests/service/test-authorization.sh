@@ -34,8 +34,8 @@ fi
 # Its own process works, and carries no kernel addresses.
 as_user "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$dir/own.syscap" -- "$DEMO" -t 800 2>"$dir/err3" ||
         { cat "$dir/err3"; fail "$user could not record its own command"; }
-python3 "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$dir/own.syscap" callchains "$DEMO"
-"$CAPTURE_JSON" "$dir/own.syscap" | python3 -c '
+"$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$dir/own.syscap" callchains "$DEMO"
+"$CAPTURE_JSON" "$dir/own.syscap" | "$PYTHON" -c '
 import json, sys
 k = 2**64 - 128
 bad = [f for f in map(json.loads, sys.stdin) if f["type"] == "SAMPLE" and (k in f["addrs"] or any(a >= 2**63 and a < 2**64 - 4095 for a in f["addrs"]))]

@@ -13,7 +13,7 @@ gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope
 rec=$(grep -o "/org/periscope/Recording/[0-9]*" "$TEST_TMP/rec") || fail "Record returned no path"
 busctl --address="$BUS_ADDRESS" introspect --xml-interface org.periscope.Profiler1 /org/periscope/Profiler1 >"$TEST_TMP/p.xml"
 busctl --address="$BUS_ADDRESS" introspect --xml-interface org.periscope.Profiler1 "$rec" >"$TEST_TMP/r.xml"
-python3 - "$DBUS_INTROSPECTION_XML" "$TEST_TMP/p.xml" "$TEST_TMP/r.xml" <<'PY'
+"$PYTHON" - "$DBUS_INTROSPECTION_XML" "$TEST_TMP/p.xml" "$TEST_TMP/r.xml" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
 

@@ -5,7 +5,7 @@
 # up to its last flush.
 . "$(dirname "$0")/private-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
-check() { python3 "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$@"; }
+check() { "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$@"; }
 private_bus_start
 periscoped_start
 "$DEMO" -t 30000 & work=$!

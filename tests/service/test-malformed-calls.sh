@@ -37,7 +37,7 @@ expect "unwinder" "org.periscope.Error.InvalidOption.*not an unwinder" \
         "$(record "{'pids': <[$target]>, 'unwind': <'guess'>}" 3>"$cap")"
 expect "duplicate option" "org.periscope.Error.InvalidOption.*given twice" \
         "$(record "{'pids': <[$target]>, 'pids': <[$target]>}" 3>"$cap")"
-huge=$(python3 -c "print('[' + ','.join(['$target'] * 5000) + ']')")
+huge=$("$PYTHON" -c "print('[' + ','.join(['$target'] * 5000) + ']')")
 expect "huge pid array" "org.periscope.Error.InvalidOption.*5000 pids given, at most 1024" \
         "$(record "{'pids': <$huge>}" 3>"$cap")"
 expect "read-only capture fd" "org.periscope.Error.InvalidCapture.*not open for writing" \

@@ -9,7 +9,7 @@ private_bus_start
 periscoped_start
 cap=$TEST_TMP/demo.syscap
 "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$DEMO" -t 1200 -c 2 || fail "record exited $?"
-python3 "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$cap" callchains "$DEMO" --children 2
+"$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$cap" callchains "$DEMO" --children 2
 
 # The exit status is the command's.
 set +e
@@ -17,5 +17,5 @@ set +e
 st=$?
 set -e
 [ $st = 7 ] || fail "exit status $st, the command exited 7"
-python3 "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/false.syscap" readable --min-samples 0 --reason command-exited
+"$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/false.syscap" readable --min-samples 0 --reason command-exited
 echo "ok: exit status is the command's"
