@@ -16,4 +16,4 @@ awk '/<!-- test: dbus-api-example -->/ {found=1; next} found && /^```sh/ {inbloc
 [ -s "$TEST_TMP/example.sh" ] || fail "no example block in $DBUS_API_DOC"
 echo "--- running:"; cat "$TEST_TMP/example.sh"; echo "---"
 (cd "$TEST_TMP" && PATH="$TEST_TMP/bin:$PATH" bash -euo pipefail example.sh) || fail "the documented example failed"
-"$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/app.syscap" readable --min-samples 20 --reason stopped
+"$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/app.syscap" readable --min-samples 5 --reason stopped
