@@ -7,7 +7,7 @@
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 private_bus_start
 periscoped_start
-"$DEMO" -t 15000 & work=$!
+"$DEMO" -t 60000 & work=$!  # killed at the end
 _cleanup_pids+=($work)
 # Something that spends its time in the kernel.
 dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null & sys=$!
