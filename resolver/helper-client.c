@@ -4,6 +4,7 @@
 #include "helper-client.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -64,12 +65,37 @@ static void config_defaults(HelperClientConfig *c) {
                 c->timeout_ms = 10000;
 }
 
+/* The helper next to the running program in a build tree
+ * (build/service/periscoped -> build/sandbox-helper/periscope-helper), so a
+ * private periscoped started from a build finds its own helper. */
+static char *build_tree_helper_path(void) {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+                return NULL;
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (!slash)
+                return NULL;
+        *slash = 0;
+        _cleanup_free_ char *candidate = NULL;
+        if (asprintf(&candidate, "%s/../sandbox-helper/periscope-helper", self) < 0)
+                return NULL;
+        if (access(candidate, X_OK) < 0)
+                return NULL;
+        return realpath(candidate, NULL);
+}
+
 static char *resolve_helper_path(const HelperClientConfig *c) {
         const char *p = c->helper_path;
         if (!p)
                 p = getenv("PERISCOPE_HELPER");
-        if (!p)
+        if (!p) {
+                char *built = build_tree_helper_path();
+                if (built)
+                        return built;
                 p = PERISCOPE_LIBEXECDIR "/periscope-helper";
+        }
         return realpath(p, NULL);
 }
 
