@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "report-callgraph.h"
 #include "report-flamegraph.h"
+#include "report-labels.h"
 #include "report-profile.h"
 #include "report-text.h"
 
@@ -26,6 +27,7 @@ typedef struct ReportOptions {
         double min_percent;
         gboolean no_progress;
         gboolean mappings;
+        gboolean lines;
 } ReportOptions;
 
 static void options_clear(ReportOptions *o) {
@@ -67,6 +69,7 @@ int cmd_report(int argc, char **argv) {
                 { "folded", 0, 0, G_OPTION_ARG_NONE, &o.folded, "Print folded stacks (\"outer;...;inner COUNT\") for other tools", NULL },
                 { "limit", 'n', 0, G_OPTION_ARG_INT, &o.limit, "Functions listed in the hottest tables (default 25)", "N" },
                 { "min-percent", 0, 0, G_OPTION_ARG_DOUBLE, &o.min_percent, "Hide call tree nodes under this share of samples (default 0.5)", "PERCENT" },
+                { "lines", 'l', 0, G_OPTION_ARG_NONE, &o.lines, "One frame per source line: \"function at file:line\" where the symbols have lines", NULL },
                 { "mappings", 0, 0, G_OPTION_ARG_NONE, &o.mappings, "List where each mapping's symbols came from and how the file was verified", NULL },
                 { "no-progress", 0, 0, G_OPTION_ARG_NONE, &o.no_progress, "Never draw a progress bar", NULL },
                 { NULL },
@@ -113,7 +116,7 @@ int cmd_report(int argc, char **argv) {
                 options_clear(&o);
                 return 1;
         }
-        ReportFilter filter = { .pids = pids, .comms = o.comms };
+        ReportFilter filter = { .pids = pids, .comms = o.comms, .lines = o.lines };
         g_autoptr(ReportCallGraph) graph = report_callgraph_new(profile, &filter, !o.no_progress);
 
         int status = 0;
@@ -143,7 +146,8 @@ int cmd_report(int argc, char **argv) {
                         status = 1;
         }
         if (o.flamegraph) {
-                g_autofree char *base = g_path_get_basename(path);
+                g_autofree char *raw_base = g_path_get_basename(path);
+                g_autofree char *base = report_printable(raw_base);
                 g_autofree char *title = g_strdup_printf("Flame graph of %s (%" G_GUINT64_FORMAT " samples)", base,
                                                          graph->n_samples);
                 if (!report_write_flamegraph(graph, o.flamegraph, title, &error)) {

@@ -83,7 +83,7 @@ static gboolean stack_equal(gconstpointer a, gconstpointer b) {
 
 ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const ReportFilter *filter, gboolean progress) {
         ReportCallGraph *g = g_new0(ReportCallGraph, 1);
-        g->labels = report_labels_new(profile);
+        g->labels = report_labels_new(profile, filter->lines);
         g->root = node_new(NULL, G_MAXUINT);
         g->stacks = g_ptr_array_new_with_free_func(g_free);
         g->pids_seen = g_hash_table_new(NULL, NULL);

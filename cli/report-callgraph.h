@@ -22,6 +22,7 @@ struct ReportNode {
 typedef struct ReportFilter {
         GArray *pids;  /* int32_t; empty = all */
         char **comms;  /* NULL-terminated; NULL = all */
+        gboolean lines; /* one frame per source line (see report_labels_new) */
 } ReportFilter;
 
 typedef struct ReportCallGraph {

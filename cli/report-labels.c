@@ -8,6 +8,7 @@
 
 struct ReportLabels {
         const ReportProfile *profile;
+        gboolean with_lines;
         GPtrArray *labels;     /* ReportLabel* by id */
         GHashTable *by_text;   /* text → id + 1 */
         GHashTable *cache;     /* AddrKey* → GArray of ids, outermost first */
@@ -36,9 +37,10 @@ static void label_free(gpointer p) {
         g_free(l);
 }
 
-ReportLabels *report_labels_new(const ReportProfile *profile) {
+ReportLabels *report_labels_new(const ReportProfile *profile, gboolean with_lines) {
         ReportLabels *l = g_new0(ReportLabels, 1);
         l->profile = profile;
+        l->with_lines = with_lines;
         l->labels = g_ptr_array_new_with_free_func(label_free);
         l->by_text = g_hash_table_new(g_str_hash, g_str_equal);
         l->cache = g_hash_table_new_full(addr_key_hash, addr_key_equal, g_free, (GDestroyNotify) g_array_unref);
@@ -62,8 +64,19 @@ const ReportLabel *report_labels_get(const ReportLabels *l, guint id) {
         return g_ptr_array_index(l->labels, id);
 }
 
+char *report_printable(const char *s) {
+        char *v = g_utf8_make_valid(s ? s : "", -1);
+        for (char *p = v; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        *p = '?';
+        return v;
+}
+
 /* Interns a label; takes ownership of text and function. */
-static guint intern(ReportLabels *l, char *text, char *function, guint flags) {
+static guint intern(ReportLabels *l, char *raw_text, char *raw_function, guint flags) {
+        char *text = report_printable(raw_text), *function = report_printable(raw_function);
+        g_free(raw_text);
+        g_free(raw_function);
         gpointer v = g_hash_table_lookup(l->by_text, text);
         if (v) {
                 g_free(text);
@@ -107,11 +120,18 @@ static void resolve_address(ReportLabels *l, int32_t pid, gboolean kernel, uint6
                                         mod = base;
                                 text = mod ? g_strdup_printf("%s %s%s", f->function, mod, ks)
                                            : g_strdup_printf("%s%s", f->function, ks);
-                        } else if (f->flags & SYMBOL_FRAME_INLINED) {
-                                flags |= REPORT_LABEL_INLINED;
-                                text = g_strdup_printf("%s (inlined)%s", f->function, ks);
-                        } else
-                                text = g_strdup_printf("%s%s", f->function, ks);
+                        } else {
+                                g_autofree char *where = NULL;
+                                if (l->with_lines && f->file && f->line) {
+                                        g_autofree char *base = g_path_get_basename(f->file);
+                                        where = g_strdup_printf(" at %s:%u", base, f->line);
+                                }
+                                if (f->flags & SYMBOL_FRAME_INLINED)
+                                        flags |= REPORT_LABEL_INLINED;
+                                text = g_strdup_printf("%s%s%s%s", f->function,
+                                                       (f->flags & SYMBOL_FRAME_INLINED) ? " (inlined)" : "",
+                                                       where ? where : "", ks);
+                        }
                         guint id = intern(l, text, g_strdup(f->function), flags);
                         g_array_append_val(out, id);
                 }

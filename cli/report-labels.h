@@ -22,7 +22,14 @@ typedef struct ReportLabel {
 
 typedef struct ReportLabels ReportLabels;
 
-ReportLabels *report_labels_new(const ReportProfile *profile);
+/* A copy of s safe to print and to put in XML: valid UTF-8 (bad bytes become
+ * U+FFFD) with control characters replaced by '?'. Names come from captures,
+ * which may be hostile. */
+char *report_printable(const char *s);
+
+/* with_lines: frames with a known source line are labelled
+ * "function at file:line", one frame per line instead of per function. */
+ReportLabels *report_labels_new(const ReportProfile *profile, gboolean with_lines);
 void report_labels_free(ReportLabels *l);
 
 /* Number of labels and the label of an id. */

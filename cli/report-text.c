@@ -12,7 +12,8 @@ static const char *label_text(const ReportCallGraph *g, guint id) {
 }
 
 void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGraph *g) {
-        fprintf(out, "Capture: %s\n", p->path);
+        g_autofree char *path = report_printable(p->path);
+        fprintf(out, "Capture: %s\n", path);
         fprintf(out, "Samples: %" G_GUINT64_FORMAT, g->n_samples);
         if (g->n_samples != p->n_samples)
                 fprintf(out, " (of %" G_GUINT64_FORMAT " in the capture)", p->n_samples);
@@ -23,8 +24,10 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                         symbol_table_get_kind(p->symbols) == SYMBOL_TABLE_PERISCOPE
                                 ? "embedded Periscope table (inline frames, source lines)"
                                 : "embedded Sysprof table (__symbols__)");
-        else
-                fprintf(out, "Symbols: none (%s); addresses shown as module+offset\n", p->symbols_error);
+        else {
+                g_autofree char *why = report_printable(p->symbols_error);
+                fprintf(out, "Symbols: none (%s); addresses shown as module+offset\n", why);
+        }
         if (p->symbols && symbol_table_get_n_mappings(p->symbols)) {
                 size_t n = symbol_table_get_n_mappings(p->symbols), verified = 0, shown = 0;
                 for (size_t i = 0; i < n; i++)
@@ -39,13 +42,16 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                                 fprintf(out, "  … and %zu more; --mappings lists them all\n", n - verified - 5);
                                 break;
                         }
-                        fprintf(out, "  not verified: %s (pid %d): %s\n", m->path, m->pid,
-                                m->verdict ? m->verdict : "no verdict recorded");
+                        g_autofree char *file = report_printable(m->path);
+                        g_autofree char *verdict = report_printable(m->verdict ? m->verdict : "no verdict recorded");
+                        fprintf(out, "  not verified: %s (pid %d): %s\n", file, m->pid, verdict);
                 }
         }
-        if (p->load_warning)
+        if (p->load_warning) {
+                g_autofree char *warning = report_printable(p->load_warning);
                 fprintf(out, "Warning: the capture is damaged after some point; reporting what precedes it: %s\n",
-                        p->load_warning);
+                        warning);
+        }
 }
 
 typedef struct Row {
@@ -240,11 +246,14 @@ void report_print_mappings(FILE *out, const ReportProfile *p, const ReportCallGr
                 if (!g_hash_table_contains(g->pids_seen, GINT_TO_POINTER(m->pid)))
                         continue;
                 shown++;
+                g_autofree char *path = report_printable(m->path);
+                g_autofree char *method = report_printable(m->method ? m->method : "?");
+                g_autofree char *verdict = report_printable(m->verdict ? m->verdict : "no verdict recorded");
+                g_autofree char *build_id = report_printable(m->build_id ? m->build_id : "none");
                 fprintf(out, "  pid %d  0x%" G_GINT64_MODIFIER "x-0x%" G_GINT64_MODIFIER "x  %s\n", m->pid,
-                        (guint64) m->start, (guint64) m->end, m->path);
-                fprintf(out, "    found by %s; %s: %s; build-id %s\n", m->method ? m->method : "?",
-                        (m->flags & SYMBOL_MAPPING_VERIFIED) ? "verified" : "NOT verified",
-                        m->verdict ? m->verdict : "no verdict recorded", m->build_id ? m->build_id : "none");
+                        (guint64) m->start, (guint64) m->end, path);
+                fprintf(out, "    found by %s; %s: %s; build-id %s\n", method,
+                        (m->flags & SYMBOL_MAPPING_VERIFIED) ? "verified" : "NOT verified", verdict, build_id);
         }
         if (!shown)
                 fprintf(out, "  (no mapping records for the selected processes)\n");

@@ -208,6 +208,18 @@ def test_text(tmp):
     out = run("--folded", "--pid", "200", cap).stdout
     check(out == "worker_loop 70\nworker_loop;compute 30\n", "folded with filter:\n" + out)
 
+    # --lines: one frame per source line, from the Periscope table.
+    out = run("--folded", "--lines", "--pid", "200", cap).stdout
+    check(out == "worker_loop at app.c:15 70\nworker_loop at app.c:15;compute at app.c:14 30\n",
+          "--lines folded:\n" + out)
+    out = run("--folded", "--lines", "--pid", "100", cap).stdout
+    check("main at app.c:11;compute at app.c:21;square (inlined) at math.h:8;add_one (inlined) at math.h:3 60\n" in out,
+          "--lines inline chain:\n" + out)
+    check("main at app.c:11;write_data at app.c:12;do_syscall_64 [kernel] 2\n" in out, "--lines: kernel has no line")
+    head, rows = neighbours(run("--lines", "--callers", "compute", cap).stdout)
+    check(rows == [(80, "72.73", "main at app.c:11"), (30, "27.27", "worker_loop at app.c:15")],
+          f"--lines callers match the function name: {rows}")
+
     # Without symbols: module+offset, raw hex, kernel marks.
     out = run("--folded", make(tmp, "nosyms")).stdout
     check("main" not in out and "app+0x1100;app+0x1010 60" in out, "no symbols: module+offset:\n" + out)
@@ -274,6 +286,38 @@ def test_hostile(tmp):
     p = run(badp, ok=False)
     check(p.returncode in (0, 1) and "Traceback" not in p.stderr and p.returncode >= 0, f"bad frame: {p.returncode}")
     check("Warning" in p.stdout or p.returncode == 1, "bad frame is reported: " + p.stdout + p.stderr)
+    test_corrupted_captures(tmp)
+
+
+def test_corrupted_captures(tmp):
+    """Random damage to a capture with symbol tables: report exits 0 or 1
+    with a message, never crashes (the sanitizer build checks memory)."""
+    import random
+    good = open(make(tmp, "ours"), "rb").read()
+    rnd = random.Random(4242)
+    path = os.path.join(tmp, "damaged.capture")
+    for round_ in range(15):
+        data = bytearray(good)
+        for _ in range(rnd.randint(1, 8)):
+            at = rnd.randrange(256, len(data))
+            data[at] = rnd.randrange(256)
+        open(path, "wb").write(bytes(data))
+        for args in (["--folded"], ["--tree", "--min-percent", "0"], ["--flamegraph", os.path.join(tmp, "d.svg")]):
+            p = subprocess.run([PERISCOPE, "report", "--no-progress", *args, path], capture_output=True, timeout=60)
+            check(p.returncode in (0, 1), f"round {round_} {args}: exit {p.returncode}: {p.stderr[-300:]!r}")
+            # Names from a damaged table are made printable: valid UTF-8, no
+            # terminal control characters.
+            try:
+                text = p.stdout.decode("utf-8")
+                check(not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text), f"round {round_}: control characters printed")
+            except UnicodeDecodeError as e:
+                check(False, f"round {round_} {args}: output is not UTF-8: {e}")
+            if args[0] == "--flamegraph" and p.returncode == 0:
+                import xml.dom.minidom
+                try:
+                    xml.dom.minidom.parse(os.path.join(tmp, "d.svg"))
+                except Exception as e:
+                    check(False, f"round {round_}: flame graph is not well-formed XML: {e}")
 
 
 def test_progress(tmp):
