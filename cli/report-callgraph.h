@@ -45,6 +45,7 @@ typedef struct ReportStack {
 /* Aggregates the profile's samples that pass filter (progress bar on a
  * terminal if progress). */
 ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const ReportFilter *filter, gboolean progress);
+/* Frees the call graph and its labels; NULL is a no-op. */
 void report_callgraph_free(ReportCallGraph *g);
 
 /* Label ids whose function or label equals name. */

@@ -171,7 +171,9 @@ void report_labels_resolve_stack(ReportLabels *l, const ReportRawStack *stack, G
                         kernel = a == CAPTURE_CONTEXT_KERNEL || a == CAPTURE_CONTEXT_GUEST_KERNEL ||
                                  a == CAPTURE_CONTEXT_HYPERVISOR;
                         is_kernel[i] = 2; /* marker, not a frame */
-                } else
+                } else if (a == 0)
+                        is_kernel[i] = 2; /* end of a frame-pointer chain perf sometimes keeps */
+                else
                         is_kernel[i] = kernel;
         }
         for (guint32 i = stack->n_addrs; i > 0; i--) {

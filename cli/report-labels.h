@@ -30,6 +30,8 @@ char *report_printable(const char *s);
 /* with_lines: frames with a known source line are labelled
  * "function at file:line", one frame per line instead of per function. */
 ReportLabels *report_labels_new(const ReportProfile *profile, gboolean with_lines);
+
+/* Frees the labels and the address cache; NULL is a no-op. */
 void report_labels_free(ReportLabels *l);
 
 /* Number of labels and the label of an id. */

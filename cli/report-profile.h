@@ -40,6 +40,7 @@ typedef struct ReportProfile {
  * progress. On failure returns NULL and sets error. */
 ReportProfile *report_profile_load(const char *path, gboolean progress, GError **error);
 
+/* Frees a profile; NULL is a no-op. */
 void report_profile_free(ReportProfile *p);
 
 /* The comm of pid ("" when the capture has no PROCESS frame for it). */
