@@ -83,6 +83,11 @@ static int parse_symbolize(sd_bus_message *m, RecordOptions *o, const RecordOpti
         return parse_bool(m, &o->symbolize);
 }
 
+static int parse_debuginfod(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                            sd_bus_error *error) {
+        return parse_bool(m, &o->debuginfod);
+}
+
 static int parse_kernel(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
         bool b;
         int r = parse_bool(m, &b);
@@ -200,6 +205,7 @@ static const RecordOptionSpec option_table[] = {
         { "unwind", "s", parse_unwind },
         { "stack-size", "u", parse_stack_size },
         { "symbolize", "b", parse_symbolize },
+        { "debuginfod", "b", parse_debuginfod },
 };
 
 const char *record_options_known_keys(void) {

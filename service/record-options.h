@@ -31,6 +31,7 @@ typedef struct RecordOptions {
         RecordUnwind unwind;       /* "unwind" s */
         uint32_t stack_size;       /* "stack-size" u: bytes copied per sample for dwarf */
         bool symbolize;            /* "symbolize" b */
+        bool debuginfod;           /* "debuginfod" b: fetch missing debug files from $DEBUGINFOD_URLS */
         /* Options of other components go here, with a row in the table. */
 } RecordOptions;
 

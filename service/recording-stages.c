@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "cleanup.h"
+#include "symbolize-stage.h"
 
 
 /* Writes which files were pinned and how, as the embedded file
@@ -49,7 +50,7 @@ static int stage_pinned_files(Recording *r) {
 
 const RecordingStage recording_stages[] = {
         { "pinned-files", stage_pinned_files },
-        /* { "symbolize", ... } is added by the symbolization work. */
+        { "symbolize", stage_symbolize },
 };
 
 const size_t recording_n_stages = ELEMENTSOF(recording_stages);

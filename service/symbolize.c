@@ -146,6 +146,19 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 return add_provenance(b, items, n, NULL, NULL, reason);
         }
 
+        /* the kernel saw a build-id at mmap time: the pinned file must carry it */
+        for (size_t i = 0; i < n; i++) {
+                const SymbolizeMapping *m = items[i].map;
+                if (m->build_id_size == 0 ||
+                    (m->build_id_size == id.build_id_size && memcmp(m->build_id, id.build_id, id.build_id_size) == 0))
+                        continue;
+                const char *reason = "binary changed since it was mapped (build-id differs)";
+                for (size_t k = 0; k < n; k++)
+                        if ((r = add_unresolved(b, st, items[k].addr, reason)) < 0)
+                                return r;
+                return add_provenance(b, items, n, &id, NULL, reason);
+        }
+
         DebugFile df = { .fd = -1 };
         bool needs_debug = !(id.contents & HELPER_HAS_DWARF);
         if (needs_debug) {
@@ -231,8 +244,7 @@ static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *a
         uint64_t last_end = 0;
         for (size_t i = 0; i < n && r >= 0; i++) {
                 const SymbolizeAddress *a = &addrs[i];
-                r = symbol_table_builder_add_pid(b, a->pid);
-                if (r < 0)
+                if (a->pid >= 0 && (r = symbol_table_builder_add_pid(b, a->pid)) < 0)
                         break;
                 uint64_t start, end;
                 const char *name = k ? kallsyms_lookup(k, a->address, &start, &end) : NULL;

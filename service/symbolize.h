@@ -26,6 +26,8 @@ typedef struct SymbolizeMapping {
         const char *verdict;  /* resolver's identity verdict, e.g. "inode match" */
         bool verified;        /* the file is the one that was mapped */
         const char *why_unavailable; /* when fd < 0: why (shown as unresolved reason) */
+        const uint8_t *build_id;     /* the kernel's build-id for the mapping (MMAP2), or NULL */
+        size_t build_id_size;
 } SymbolizeMapping;
 
 typedef struct SymbolizeAddress {

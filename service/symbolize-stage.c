@@ -1,0 +1,127 @@
+/* symbolize-stage.c: glue between a Recording (address set, process maps,
+ * pinned files, options, authorization) and the symbolization engine. */
+#include "symbolize-stage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cleanup.h"
+#include "symbolize.h"
+
+typedef struct StageProgress {
+        Recording *recording;
+        int64_t last_ms;
+} StageProgress;
+
+static int64_t monotonic_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Progress signals at most every 100 ms (and at both ends), flushed at once:
+ * the stage runs synchronously, so they would otherwise arrive together. */
+static void stage_progress(uint64_t done, uint64_t total, void *userdata) {
+        StageProgress *p = userdata;
+        int64_t now = monotonic_ns() / 1000000;
+        if (done != 0 && done != total && now - p->last_ms < 100)
+                return;
+        p->last_ms = now;
+        recording_emit_progress(p->recording, "symbolize", done, total);
+        if (p->recording->manager && p->recording->manager->bus)
+                (void) sd_bus_flush(p->recording->manager->bus);
+}
+
+static const char *unavailable_reason(const ProcessMapping *m) {
+        if (!m->filename || m->filename[0] == '\0')
+                return "anonymous memory (no file; JIT code?)";
+        if (m->filename[0] == '[')
+                return "no file backs this mapping";
+        return "the mapped file could not be pinned while the process ran";
+}
+
+int stage_symbolize(Recording *r) {
+        if (!r->options.symbolize || !r->writer || !r->addresses)
+                return 0;
+        size_t n_addrs = 0;
+        const AddressSetEntry *entries = address_set_get_entries(r->addresses, &n_addrs);
+
+        /* every mapping of every process */
+        size_t n_pids = 0, n_maps = 0;
+        const int32_t *pids = r->maps ? process_maps_get_pids(r->maps, &n_pids) : NULL;
+        _cleanup_free_ int32_t *pid_copy = malloc((n_pids ? n_pids : 1) * sizeof(int32_t));
+        if (!pid_copy)
+                return -ENOMEM;
+        if (n_pids)
+                memcpy(pid_copy, pids, n_pids * sizeof(int32_t));
+        for (size_t i = 0; i < n_pids; i++) {
+                size_t n = 0;
+                (void) process_maps_get(r->maps, pid_copy[i], &n);
+                n_maps += n;
+        }
+        _cleanup_free_ SymbolizeMapping *maps = malloc((n_maps ? n_maps : 1) * sizeof *maps);
+        _cleanup_free_ SymbolizeAddress *addrs = malloc((n_addrs ? n_addrs : 1) * sizeof *addrs);
+        if (!maps || !addrs)
+                return -ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < n_pids; i++) {
+                size_t n = 0;
+                const ProcessMapping *pm = process_maps_get(r->maps, pid_copy[i], &n);
+                for (size_t j = 0; j < n; j++) {
+                        const ProcessMapping *m = &pm[j];
+                        const PinnedFile *pin = m->pinned;
+                        maps[k++] = (SymbolizeMapping) {
+                                .pid = pid_copy[i],
+                                .start = m->start,
+                                .end = m->end,
+                                .pgoff = m->pgoff,
+                                .fd = pin ? pin->fd : -1,
+                                .path = pin ? pin->path : m->filename,
+                                .method = pin ? pinned_file_how_to_string(pin->how) : "not pinned",
+                                .verdict = pin ? (pin->identity_checked ? "device+inode match" : "identity not checked")
+                                               : "no file",
+                                .verified = pin && pin->identity_checked,
+                                .why_unavailable = unavailable_reason(m),
+                                .build_id = m->build_id_size ? m->build_id : NULL,
+                                .build_id_size = m->build_id_size,
+                        };
+                }
+        }
+        for (size_t i = 0; i < n_addrs; i++)
+                addrs[i] = (SymbolizeAddress) {
+                        .pid = entries[i].pid,
+                        .address = entries[i].address,
+                        .kernel = entries[i].pid == ADDRESS_SET_KERNEL_PID,
+                };
+
+        SymbolTableBuilder *b = NULL;
+        int ret = symbol_table_builder_new(&b);
+        if (ret < 0)
+                return ret;
+        for (size_t i = 0; i < n_pids; i++)
+                if ((ret = symbol_table_builder_add_pid(b, pid_copy[i])) < 0)
+                        goto out;
+        StageProgress progress = { .recording = r };
+        SymbolizeOptions o = {
+                .debug = { .debuginfod = r->options.debuginfod },
+                .kernel_symbols = r->auth.kernel,
+                .progress = stage_progress,
+                .userdata = &progress,
+        };
+        SymbolizeStats st = {};
+        ret = symbolize_addresses(&o, maps, k, addrs, n_addrs, b, &st);
+        if (ret < 0)
+                goto out;
+        ret = symbol_table_builder_write(b, r->writer, monotonic_ns());
+        fprintf(stderr,
+                "periscoped: recording %u: symbolized %llu addresses (%llu named, %llu unresolved) in %llu files, "
+                "%llu debug files, %llu helper failures\n",
+                r->id, (unsigned long long) st.addresses, (unsigned long long) st.resolved,
+                (unsigned long long) st.unresolved, (unsigned long long) st.files,
+                (unsigned long long) st.debug_files, (unsigned long long) st.helper_failures);
+out:
+        symbol_table_builder_free(b);
+        return ret;
+}
