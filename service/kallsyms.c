@@ -11,26 +11,78 @@
 
 typedef struct KernelSymbol {
         uint64_t addr;
-        char *name;
+        size_t name;               /* offset into the arena */
 } KernelSymbol;
 
 struct Kallsyms {
         KernelSymbol *syms;
         size_t n;
+        char *arena;               /* "name\0" or "name [module]\0", back to back */
+        size_t arena_size;
 };
 
 void kallsyms_free(Kallsyms *k) {
         if (!k)
                 return;
-        for (size_t i = 0; i < k->n; i++)
-                free(k->syms[i].name);
         free(k->syms);
+        free(k->arena);
         free(k);
 }
 
 static int compare_syms(const void *a, const void *b) {
         const KernelSymbol *x = a, *y = b;
         return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int grow(void **p, size_t *allocated, size_t need, size_t unit) {
+        if (need <= *allocated)
+                return 0;
+        size_t a = *allocated ? *allocated : 4096;
+        while (a < need)
+                a *= 2;
+        void *n = realloc(*p, a * unit);
+        if (!n)
+                return -ENOMEM;
+        *p = n;
+        *allocated = a;
+        return 0;
+}
+
+/* One line: "ffffffff81000000 T _stext" or "… t name\t[module]". Hand
+ * parsed: the file has ~100k lines and sscanf is slow under sanitizers. */
+static int parse_line(Kallsyms *k, char *line, size_t *allocated_syms, size_t *allocated_arena, size_t *nonzero) {
+        char *end;
+        uint64_t addr = strtoull(line, &end, 16);
+        if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ' || !strchr("tTwW", end[1]))
+                return 0;
+        char *name = end + 3;
+        size_t nl = strcspn(name, " \t\n");
+        char *module = name + nl;
+        module += strspn(module, " \t");
+        size_t ml = 0;
+        if (*module == '[') {
+                module++;
+                ml = strcspn(module, "]\n");
+        }
+        if (nl == 0 || nl > 511 || ml > 255)
+                return 0;
+        if (addr != 0)
+                (*nonzero)++;
+        size_t need = nl + (ml ? ml + 3 : 0) + 1;
+        if (grow((void **) &k->syms, allocated_syms, k->n + 1, sizeof(KernelSymbol)) < 0 ||
+            grow((void **) &k->arena, allocated_arena, k->arena_size + need, 1) < 0)
+                return -ENOMEM;
+        char *d = k->arena + k->arena_size;
+        memcpy(d, name, nl);
+        if (ml) {
+                memcpy(d + nl, " [", 2);
+                memcpy(d + nl + 2, module, ml);
+                d[nl + 2 + ml] = ']';
+        }
+        d[need - 1] = '\0';
+        k->syms[k->n++] = (KernelSymbol) { addr, k->arena_size };
+        k->arena_size += need;
+        return 0;
 }
 
 int kallsyms_load(const char *path, Kallsyms **ret) {
@@ -42,34 +94,11 @@ int kallsyms_load(const char *path, Kallsyms **ret) {
                 fclose(f);
                 return -ENOMEM;
         }
-        size_t allocated = 0, nonzero = 0;
+        size_t allocated_syms = 0, allocated_arena = 0, nonzero = 0;
         char line[1024];
         int r = 0;
-        while (fgets(line, sizeof line, f)) {
-                char type, name[512], module[256] = "";
-                unsigned long long addr;
-                int n = sscanf(line, "%llx %c %511s [%255[^]]]", &addr, &type, name, module);
-                if (n < 3 || !strchr("tTwW", type))
-                        continue;
-                if (addr != 0)
-                        nonzero++;
-                if (k->n == allocated) {
-                        size_t na = allocated ? allocated * 2 : 4096;
-                        KernelSymbol *s = realloc(k->syms, na * sizeof *s);
-                        if (!s) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        k->syms = s;
-                        allocated = na;
-                }
-                char *full = NULL;
-                if ((module[0] ? asprintf(&full, "%s [%s]", name, module) : asprintf(&full, "%s", name)) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
-                k->syms[k->n++] = (KernelSymbol) { addr, full };
-        }
+        while (r == 0 && fgets(line, sizeof line, f))
+                r = parse_line(k, line, &allocated_syms, &allocated_arena, &nonzero);
         fclose(f);
         if (r == 0 && nonzero == 0)
                 r = -EPERM;
@@ -94,13 +123,9 @@ const char *kallsyms_lookup(const Kallsyms *k, uint64_t addr, uint64_t *start, u
         if (lo == 0)
                 return NULL;
         const KernelSymbol *s = &k->syms[lo - 1];
-        /* the next symbol with a higher address ends this one */
-        size_t next = lo;
-        while (next < k->n && k->syms[next].addr == s->addr)
-                next++;
         *start = s->addr;
-        *end = next < k->n ? k->syms[next].addr : s->addr + 1;
+        *end = lo < k->n ? k->syms[lo].addr : s->addr + 1;
         if (addr >= *end)
                 return NULL;
-        return s->name;
+        return k->arena + s->name;
 }

@@ -111,16 +111,18 @@ int stage_symbolize(Recording *r) {
                 .userdata = &progress,
         };
         SymbolizeStats st = {};
+        int64_t t0 = monotonic_ns();
         ret = symbolize_addresses(&o, maps, k, addrs, n_addrs, b, &st);
         if (ret < 0)
                 goto out;
         ret = symbol_table_builder_write(b, r->writer, monotonic_ns());
         fprintf(stderr,
                 "periscoped: recording %u: symbolized %llu addresses (%llu named, %llu unresolved) in %llu files, "
-                "%llu debug files, %llu helper failures\n",
+                "%llu debug files, %llu helper failures, %lld ms\n",
                 r->id, (unsigned long long) st.addresses, (unsigned long long) st.resolved,
                 (unsigned long long) st.unresolved, (unsigned long long) st.files,
-                (unsigned long long) st.debug_files, (unsigned long long) st.helper_failures);
+                (unsigned long long) st.debug_files, (unsigned long long) st.helper_failures,
+                (long long) ((monotonic_ns() - t0) / 1000000));
 out:
         symbol_table_builder_free(b);
         return ret;
