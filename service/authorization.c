@@ -92,7 +92,10 @@ static int polkit_check(sd_bus *bus, const char *sender, bool *ret_authorized, s
         if (r < 0)
                 return r;
         int authorized, challenge;
-        r = sd_bus_message_read(reply, "(bb", &authorized, &challenge);
+        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
         if (r < 0)
                 return r;
         *ret_authorized = authorized;
