@@ -124,11 +124,10 @@ static int authorize_via_polkit(sd_bus *bus, const Caller *caller, const char *w
         return 0;
 }
 
-int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
-                        sd_bus_error *error) {
-        char what[128];
-        int r;
-
+/* Decides what needs no polkit: 0 allowed (*ret filled), 1 polkit must be
+ * asked about `what`, negative refused (error set). */
+static int authorize_locally(const Caller *caller, const RecordOptions *options, Authorization *ret, char *what,
+                             size_t what_size, sd_bus_error *error) {
         *ret = (Authorization) {};
         if (caller->uid == 0) {
                 ret->kernel = true;
@@ -143,16 +142,14 @@ int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *
 
         if (options->system || foreign) {
                 if (options->system)
-                        snprintf(what, sizeof(what), "recording the whole system");
+                        snprintf(what, what_size, "recording the whole system");
                 else
-                        snprintf(what, sizeof(what), "recording process %d (not yours, or not dumpable)",
-                                 (int) foreign);
-                r = authorize_via_polkit(bus, caller, what, error);
-                if (r < 0)
-                        return r;
-                ret->via_polkit = true;
-                ret->kernel = true;
-                return 0;
+                        snprintf(what, what_size, "recording process %d (not yours, or not dumpable)", (int) foreign);
+                if (!caller->sender)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                                 "%s needs root: the private periscoped runs with your rights; "
+                                                 "install the system service or run as root", what);
+                return 1;
         }
         ret->kernel = kernel_addresses_allowed_for_users();
         if (options->kernel == 1 && !ret->kernel)
@@ -162,4 +159,93 @@ int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *
                                          "'kernel' out or set it to false",
                                          (unsigned) caller->uid);
         return 0;
+}
+
+int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
+                        sd_bus_error *error) {
+        char what[128];
+        int r = authorize_locally(caller, options, ret, what, sizeof(what), error);
+        if (r <= 0)
+                return r;
+        r = authorize_via_polkit(bus, caller, what, error);
+        if (r < 0)
+                return r;
+        *ret = (Authorization) { .kernel = true, .via_polkit = true };
+        return 0;
+}
+
+typedef struct PolkitQuery {
+        char what[128];
+        uid_t uid;
+        AuthorizationDone done;
+        void *userdata;
+        void (*userdata_free)(void *);
+} PolkitQuery;
+
+static void polkit_query_free(void *p) {
+        PolkitQuery *q = p;
+        if (q->userdata_free)
+                q->userdata_free(q->userdata);
+        free(q);
+}
+
+static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        PolkitQuery *q = userdata;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int authorized = 0, challenge = 0, r;
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                sd_bus_error_setf(&error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                  "%s needs authorization through polkit (action %s), and polkit could not be asked: %s",
+                                  q->what, PERISCOPE_POLKIT_ACTION, e && e->message ? e->message : "no answer");
+        } else if ((r = sd_bus_message_enter_container(reply, 'r', "bba{ss}")) < 0 ||
+                   (r = sd_bus_message_read(reply, "bb", &authorized, &challenge)) < 0) {
+                sd_bus_error_setf(&error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                  "%s needs authorization through polkit, whose answer was malformed: %s", q->what,
+                                  strerror(-r));
+        } else if (!authorized) {
+                sd_bus_error_setf(&error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                  "%s is not allowed for uid %u: polkit denied action %s; record your own processes "
+                                  "instead, or ask an administrator",
+                                  q->what, (unsigned) q->uid, PERISCOPE_POLKIT_ACTION);
+        }
+        Authorization auth = { .kernel = true, .via_polkit = true };
+        q->done(&auth, sd_bus_error_is_set(&error) ? &error : NULL, q->userdata);
+        return 0;
+}
+
+int authorize_recording_async(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
+                              AuthorizationDone done, void *userdata, void (*userdata_free)(void *),
+                              sd_bus_slot **ret_slot, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+        char what[128];
+        int r = authorize_locally(caller, options, ret, what, sizeof(what), error);
+        if (r <= 0)
+                return r;
+        PolkitQuery *q = calloc(1, sizeof(PolkitQuery));
+        if (!q)
+                return -ENOMEM;
+        memcpy(q->what, what, sizeof(what));
+        q->uid = caller->uid;
+        q->done = done;
+        r = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+                                           "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
+        if (r >= 0)
+                r = sd_bus_message_append(call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", caller->sender,
+                                          PERISCOPE_POLKIT_ACTION, 0, 1u /* AllowUserInteraction */, "");
+        sd_bus_slot *slot = NULL;
+        if (r >= 0)
+                /* Interactive authentication may take a while: allow two minutes. */
+                r = sd_bus_call_async(bus, &slot, call, on_polkit_reply, q, 120 * 1000000ull);
+        if (r < 0) {
+                free(q);
+                return r;
+        }
+        /* From here the slot owns q (and through it userdata). */
+        q->userdata = userdata;
+        q->userdata_free = userdata_free;
+        (void) sd_bus_slot_set_destroy_callback(slot, polkit_query_free);
+        *ret_slot = slot;
+        return 1;
 }

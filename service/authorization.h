@@ -33,6 +33,19 @@ typedef struct Authorization {
 int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
                         sd_bus_error *error);
 
+/* Called once polkit answered: error is NULL when authorized (auth filled),
+ * else says why not. */
+typedef void (*AuthorizationDone)(const Authorization *auth, const sd_bus_error *error, void *userdata);
+
+/* Like authorize_recording() but never blocks the event loop: returns 0 when
+ * decided on the spot (*ret filled), 1 when it asked polkit asynchronously
+ * (done is called later, from the event loop, unless *ret_slot is unref'd
+ * first; userdata_free, if set, frees userdata when the slot goes away), or
+ * negative with error set when refused. */
+int authorize_recording_async(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
+                              AuthorizationDone done, void *userdata, void (*userdata_free)(void *),
+                              sd_bus_slot **ret_slot, sd_bus_error *error);
+
 /* Whether uid may record process pid without polkit (same real, effective
  * and saved uid, and dumpable). */
 bool caller_owns_process(uid_t uid, pid_t pid);

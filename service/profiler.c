@@ -45,6 +45,47 @@ static int check_capture_fd(int fd, sd_bus_error *error) {
                                  "the capture fd must be a regular file, a pipe or a socket");
 }
 
+/* A Record call waiting for polkit's answer. */
+typedef struct PendingRecord {
+        Manager *mgr;
+        sd_bus_message *call;      /* owns the capture fd */
+        Caller caller;             /* sender points into call */
+        RecordOptions options;
+        int fd;
+} PendingRecord;
+
+static void pending_record_free(void *p) {
+        PendingRecord *pr = p;
+        record_options_done(&pr->options);
+        sd_bus_message_unref(pr->call);
+        free(pr);
+}
+
+/* Starts the recording for an authorized call and answers it. */
+static int start_and_reply(Manager *mgr, sd_bus_message *call, const Caller *caller, RecordOptions *options,
+                           const Authorization *auth, int fd, sd_bus_error *error) {
+        Recording *rec;
+        int r = recording_start(mgr, call, caller, options, auth, fd, &rec, error);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(call, "o", rec->path);
+}
+
+static void on_authorized(const Authorization *auth, const sd_bus_error *error, void *userdata) {
+        PendingRecord *pr = userdata;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        if (error) {
+                (void) sd_bus_reply_method_error(pr->call, error);
+                return;
+        }
+        int r = start_and_reply(pr->mgr, pr->call, &pr->caller, &pr->options, auth, pr->fd, &e);
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&e))
+                        sd_bus_error_set_errno(&e, r);
+                (void) sd_bus_reply_method_error(pr->call, &e);
+        }
+}
+
 static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Manager *mgr = userdata;
         _cleanup_(record_options_done) RecordOptions options = {};
@@ -64,15 +105,27 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                          "cannot tell who is calling: %s", strerror(-r));
+        PendingRecord *pr = calloc(1, sizeof(PendingRecord));
+        if (!pr)
+                return -ENOMEM;
         Authorization auth;
-        r = authorize_recording(mgr->bus, &caller, &options, &auth, error);
+        sd_bus_slot *slot = NULL;
+        r = authorize_recording_async(mgr->bus, &caller, &options, &auth, on_authorized, pr, pending_record_free, &slot,
+                                      error);
+        if (r == 1) {
+                /* polkit is being asked; the slot owns pr from now on. */
+                *pr = (PendingRecord) { .mgr = mgr, .call = sd_bus_message_ref(m), .caller = caller,
+                                        .options = options, .fd = fd };
+                options = (RecordOptions) {};
+                (void) sd_bus_slot_set_floating(slot, true);
+                sd_bus_slot_unref(slot);
+                return 1;
+        }
+        free(pr);
         if (r < 0)
                 return r;
-        Recording *rec;
-        r = recording_start(mgr, m, &caller, &options, &auth, fd, &rec, error);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(m, "o", rec->path);
+        r = start_and_reply(mgr, m, &caller, &options, &auth, fd, error);
+        return r < 0 ? r : 1;
 }
 
 /* One target: a process the caller may record. */
