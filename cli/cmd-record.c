@@ -258,6 +258,7 @@ typedef struct RecordArgs {
         int frequency;
         gboolean system;
         char **pids;
+        char *container;
         double duration;
         gboolean no_kernel;
         char *unwind;
@@ -330,6 +331,8 @@ static GVariant *build_options(const RecordArgs *a, GPid child, GError **error) 
         g_variant_builder_init(&b, G_VARIANT_TYPE("a{sv}"));
         if (a->system)
                 g_variant_builder_add(&b, "{sv}", "system", g_variant_new_boolean(TRUE));
+        if (a->container)
+                g_variant_builder_add(&b, "{sv}", "container", g_variant_new_string(a->container));
         if (a->pids) {
                 GVariantBuilder pids;
                 g_variant_builder_init(&pids, G_VARIANT_TYPE("ai"));
@@ -397,6 +400,8 @@ int cmd_record(int argc, char **argv) {
                 { "frequency", 'F', 0, G_OPTION_ARG_INT, &a.frequency, "Samples per second (default 999)", "HZ" },
                 { "system", 0, 0, G_OPTION_ARG_NONE, &a.system, "Record every process", NULL },
                 { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &a.pids, "Record process PID (repeat, or PID,PID…)", "PID" },
+                { "container", 'c', 0, G_OPTION_ARG_STRING, &a.container,
+                  "Record every process of a Podman container (name or id) or Flatpak app (app id)", "NAME|ID|APP-ID" },
                 { "duration", 0, 0, G_OPTION_ARG_DOUBLE, &a.duration, "Stop after SECONDS", "SECONDS" },
                 { "no-kernel", 0, 0, G_OPTION_ARG_NONE, &a.no_kernel, "Leave kernel stacks out", NULL },
                 { "unwind", 0, 0, G_OPTION_ARG_STRING, &a.unwind,
@@ -427,8 +432,8 @@ int cmd_record(int argc, char **argv) {
                 a.command = rest;
         }
         gboolean has_command = a.command && a.command[0];
-        if (!has_command && !a.system && !a.pids) {
-                fprintf(stderr, "periscope record: say what to record: -- COMMAND, --pid PID or --system\n");
+        if (!has_command && !a.system && !a.pids && !a.container) {
+                fprintf(stderr, "periscope record: say what to record: -- COMMAND, --pid PID, --container NAME or --system\n");
                 return 2;
         }
         if (a.frequency < 0 || a.duration < 0 || a.duration > 86400) {
@@ -546,6 +551,7 @@ out:
         g_free(a.address);
         g_free(a.unwind);
         g_strfreev(a.pids);
+        g_free(a.container);
         g_strfreev(a.command);
         return ret;
 }

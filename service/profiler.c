@@ -10,6 +10,7 @@
 
 #include "authorization.h"
 #include "cleanup.h"
+#include "container-targets.h"
 #include "manager.h"
 #include "periscope-errors.h"
 #include "process-snapshot.h"
@@ -168,6 +169,10 @@ static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *
                         break;
         }
         closedir(d);
+        if (r < 0)
+                return r;
+        /* Podman containers and Flatpak instances, with their processes. */
+        r = container_targets_append(reply, caller.uid);
         if (r < 0)
                 return r;
         r = sd_bus_message_close_container(reply);

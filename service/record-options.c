@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "container-list.h"
 #include "periscope-errors.h"
 
 typedef struct RecordOptionSpec RecordOptionSpec;
@@ -194,6 +195,63 @@ static int parse_stack_size(sd_bus_message *m, RecordOptions *o, const RecordOpt
         return 0;
 }
 
+static int parse_container(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        const char *s;
+        int r = sd_bus_message_read(m, "s", &s);
+        if (r < 0)
+                return r;
+        size_t len = strlen(s);
+        if (len == 0 || len > 255)
+                return invalid(error, spec->key, "give a Podman container name or id, or a Flatpak app id (1-255 characters)", NULL);
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char) s[i] < 0x20 || s[i] == '/')
+                        return invalid(error, spec->key, "a container name has no control characters or '/'", NULL);
+        o->container = strdup(s);
+        return o->container ? 0 : -ENOMEM;
+}
+
+/* Adds the processes of every running container/app matching o->container
+ * to o->pids. Authorization then applies to each pid as to given ones. */
+static int expand_container(RecordOptions *o, sd_bus_error *error) {
+        _cleanup_resolver_ Resolver *r = NULL;
+        ContainerInstance *inst = NULL;
+        size_t n = 0, added = 0;
+        int k = resolver_new(&r);
+        if (k >= 0)
+                k = container_list_instances(r, &inst, &n);
+        if (k < 0)
+                return k;
+        for (size_t i = 0; i < n && k >= 0; i++) {
+                if (!container_instance_matches(&inst[i].info, o->container))
+                        continue;
+                for (size_t j = 0; j < inst[i].n_pids; j++) {
+                        if (o->n_pids >= RECORD_OPTIONS_MAX_PIDS) {
+                                k = sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                      "option 'container': '%s' has more than %d processes (use system=true)",
+                                                      o->container, RECORD_OPTIONS_MAX_PIDS);
+                                break;
+                        }
+                        int32_t *np = realloc(o->pids, (o->n_pids + 1) * sizeof(int32_t));
+                        if (!np) {
+                                k = -ENOMEM;
+                                break;
+                        }
+                        o->pids = np;
+                        o->pids[o->n_pids++] = inst[i].pids[j];
+                        added++;
+                }
+        }
+        container_instances_free(inst, n);
+        if (k < 0)
+                return k;
+        if (added == 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
+                                         "option 'container': no running Podman container or Flatpak app matches '%s' "
+                                         "(ListTargets shows them; `podman ps`, `flatpak ps`)",
+                                         o->container);
+        return 0;
+}
+
 /* One row per option. Keep docs/dbus-api.md in step. */
 static const RecordOptionSpec option_table[] = {
         { "pids", "ai", parse_pids },
@@ -206,6 +264,7 @@ static const RecordOptionSpec option_table[] = {
         { "stack-size", "u", parse_stack_size },
         { "symbolize", "b", parse_symbolize },
         { "debuginfod", "b", parse_debuginfod },
+        { "container", "s", parse_container },
 };
 
 const char *record_options_known_keys(void) {
@@ -230,13 +289,23 @@ void record_options_done(RecordOptions *o) {
         free(o->pids);
         o->pids = NULL;
         o->n_pids = 0;
+        free(o->container);
+        o->container = NULL;
 }
 
 static int record_options_check(RecordOptions *o, sd_bus_error *error) {
+        if (o->container && o->system)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'system': already records every process; leave out 'container'");
+        if (o->container) {
+                int k = expand_container(o, error);
+                if (k < 0)
+                        return k;
+        }
         int targets = (o->n_pids > 0) + o->system + (o->command_pid > 0);
         if (targets == 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
-                                         "no target: give 'pids', 'command-pid' or 'system'");
+                                         "no target: give 'pids', 'command-pid', 'container' or 'system'");
         if (o->system && (o->n_pids > 0 || o->command_pid > 0))
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "option 'system': already records every process; leave out "

@@ -32,6 +32,8 @@ typedef struct RecordOptions {
         uint32_t stack_size;       /* "stack-size" u: bytes copied per sample for dwarf */
         bool symbolize;            /* "symbolize" b */
         bool debuginfod;           /* "debuginfod" b: fetch missing debug files from $DEBUGINFOD_URLS */
+        char *container;           /* "container" s: Podman name/id or Flatpak app id; its
+                                    * processes are added to pids (forks followed by inherit) */
         /* Options of other components go here, with a row in the table. */
 } RecordOptions;
 
