@@ -53,7 +53,7 @@ static int parse_pids(sd_bus_message *m, RecordOptions *o, const RecordOptionSpe
         if (!o->pids)
                 return -ENOMEM;
         memcpy(o->pids, data, size);
-        o->n_pids = n;
+        o->n_pids = o->n_given_pids = n;
         for (size_t i = 0; i < n; i++) {
                 if (o->pids[i] <= 0)
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
@@ -288,7 +288,7 @@ static const RecordOptionSpec *find_option(const char *key) {
 void record_options_done(RecordOptions *o) {
         free(o->pids);
         o->pids = NULL;
-        o->n_pids = 0;
+        o->n_pids = o->n_given_pids = 0;
         free(o->container);
         o->container = NULL;
 }

@@ -21,8 +21,9 @@ typedef enum RecordUnwind {
 } RecordUnwind;
 
 typedef struct RecordOptions {
-        int32_t *pids;             /* "pids" ai */
+        int32_t *pids;             /* "pids" ai, then the processes of "container" */
         size_t n_pids;
+        size_t n_given_pids;       /* how many of pids were given as "pids" */
         bool system;               /* "system" b */
         int32_t command_pid;       /* "command-pid" i; 0 = none */
         uint32_t frequency;        /* "frequency" u, Hz */

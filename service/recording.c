@@ -619,6 +619,9 @@ static int recording_arm_perf(Recording *r, sd_bus_error *error) {
                 if (pid <= 0)
                         continue;
                 ret = recording_add_process_tasks(r, pid);
+                /* A container's short-lived process may be gone already: fine. */
+                if (ret == -ESRCH && i >= r->options.n_given_pids && i < r->options.n_pids)
+                        continue;
                 if (ret == -ESRCH)
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
                                                  "process %d exited before recording started", (int) pid);
