@@ -11,10 +11,12 @@ PID "all:N": every process that mapped MAPPED-PATH, at least N of them.
 import base64
 import bisect
 import json
+import os
 import subprocess
 import sys
 
 dump, pid_spec, engine, name, owner, binary, mapped, pin_how = sys.argv[1:9]
+capture = os.environ.get("CAPTURE")    # with PERISCOPE: also check `periscope report`
 layer_prefix = sys.argv[9] if len(sys.argv) > 9 else None
 USER_MARK = 0xfffffffffffffe00  # PERF_CONTEXT_USER
 
@@ -107,6 +109,23 @@ def check_pid(pid):
     print("ok: pid %d: %d/%d samples (%.1f%%) are hot_inner <- hot_outer" % (pid, good, total, 100 * share))
     if share < 0.95:
         fail("pid %d: only %.1f%% of samples carry the right names" % (pid, 100 * share))
+
+    # The service's own symbolization (embedded symbols) must say the same.
+    if capture and os.environ.get("PERISCOPE"):
+        out = subprocess.run([os.environ["PERISCOPE"], "report", "--folded", "--no-progress", "-p", str(pid), capture],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            fail("periscope report failed: %s" % out.stderr)
+        total = good = 0
+        for line in out.stdout.splitlines():
+            stack, _, count = line.rpartition(" ")
+            user = [f for f in stack.split(";") if not f.endswith("[kernel]")]
+            total += int(count)
+            if user[-2:] == ["hot_outer", "hot_inner"]:
+                good += int(count)
+        if total == 0 or good / total < 0.95:
+            fail("pid %d: periscope report names hot_outer;hot_inner in only %d/%d samples:\n%s" % (pid, good, total, out.stdout[:2000]))
+        print("ok: pid %d: periscope report: %d/%d samples (%.1f%%) main;hot_outer;hot_inner" % (pid, good, total, 100 * good / total))
 
 
 if pid_spec.startswith("all:"):

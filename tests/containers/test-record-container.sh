@@ -75,7 +75,7 @@ grep -q "recording .* started" "$WORK/periscoped.log" || { cat "$WORK/periscoped
 touch "$WORK/trigger/go"
 wait $rec || { cat "$WORK/rec.err" "$WORK/periscoped.log"; fail "periscope record --container failed"; }
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
-python3 "$here/check-container-capture.py" "$WORK/c.json" all:2 podman "$name" 0 "$WORK/spin" /bin/app map_files \
+CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" all:2 podman "$name" 0 "$WORK/spin" /bin/app map_files \
         /var/lib/containers/storage/overlay/ || fail "capture check failed"
 # One workload process was started by the container's shell after the
 # recording began (after ListTargets): it must be in the capture too.

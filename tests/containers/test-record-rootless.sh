@@ -28,6 +28,6 @@ PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid" --duration=1 -o
         { cat "$WORK/rec.err"; fail "periscope record failed"; }
 ! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
-python3 "$here/check-container-capture.py" "$WORK/c.json" "$pid" podman "$name" "$uid" "$WORK/spin" /bin/app resolver \
+CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$pid" podman "$name" "$uid" "$WORK/spin" /bin/app resolver \
         "/home/$user/.local/share/containers/storage/overlay/" || fail "capture check failed"
 echo "PASS"
