@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "report-callgraph.h"
+#include "report-containers.h"
 #include "report-flamegraph.h"
 #include "report-labels.h"
 #include "report-profile.h"
@@ -28,6 +29,7 @@ typedef struct ReportOptions {
         gboolean no_progress;
         gboolean mappings;
         gboolean lines;
+        gboolean by_container;
 } ReportOptions;
 
 static void options_clear(ReportOptions *o) {
@@ -72,6 +74,7 @@ int cmd_report(int argc, char **argv) {
                 { "lines", 'l', 0, G_OPTION_ARG_NONE, &o.lines, "One frame per source line: \"function at file:line\" where the symbols have lines", NULL },
                 { "mappings", 0, 0, G_OPTION_ARG_NONE, &o.mappings, "List where each mapping's symbols came from and how the file was verified", NULL },
                 { "no-progress", 0, 0, G_OPTION_ARG_NONE, &o.no_progress, "Never draw a progress bar", NULL },
+                { "by-container", 0, 0, G_OPTION_ARG_NONE, &o.by_container, "Samples grouped by Podman container or Flatpak app", NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("FILE - show where the time went in a capture");
@@ -110,6 +113,13 @@ int cmd_report(int argc, char **argv) {
         }
 
         const char *path = argv[1];
+        if (o.by_container) {
+                gboolean done = report_print_by_container(stdout, path, &error);
+                if (!done)
+                        fprintf(stderr, "periscope report: %s\n", error->message);
+                options_clear(&o);
+                return done ? 0 : 1;
+        }
         g_autoptr(ReportProfile) profile = report_profile_load(path, !o.no_progress, &error);
         if (!profile) {
                 fprintf(stderr, "periscope report: %s\n", error->message);

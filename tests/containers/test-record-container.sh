@@ -87,6 +87,14 @@ print(len({f["pid"] for f in d["frames"] if f["type"] == "MAP" and f["filename"]
 [ "$new" -ge 1 ] || fail "the process started during the recording was not followed"
 echo "ok: $new workload process(es) started during the recording were followed"
 
+# periscope report --by-container puts (nearly) every sample under this container.
+"$PERISCOPE" report --by-container "$WORK/c.syscap" >"$WORK/by-container.txt" || fail "report --by-container failed"
+line=$(grep -F "podman $name (" "$WORK/by-container.txt") || { cat "$WORK/by-container.txt"; fail "report --by-container lacks $name"; }
+pct=$(awk '{ print int($2) }' <<<"$line")
+[ "$pct" -ge 95 ] || { cat "$WORK/by-container.txt"; fail "only $pct% of samples attributed to $name"; }
+grep -q "app\[" <<<"$line" || fail "report --by-container does not list the container's processes"
+echo "ok: report --by-container: $line"
+
 if "$PERISCOPE" record --address="$bus" --container=no-such-container-$$ --duration=1 -o "$WORK/x.syscap" 2>"$WORK/nomatch.err"; then
         fail "recording an unknown container succeeded"
 fi

@@ -1,0 +1,164 @@
+/* report-containers.c: samples per container/app (see report-containers.h). */
+#include "report-containers.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "capture-reader.h"
+
+#define CONTAINER_CHUNK_PATH "periscope:container"
+#define HOST_LABEL "host (no container)"
+
+typedef struct Group {
+        char *label;
+        guint64 samples;
+        GArray *pids;          /* int32_t */
+} Group;
+
+static void group_free(gpointer p) {
+        Group *g = p;
+        g_free(g->label);
+        g_array_unref(g->pids);
+        g_free(g);
+}
+
+/* "podman NAME (IMAGE)" / "flatpak APP-ID" from a description chunk. */
+static char *label_from_description(const char *text) {
+        g_autofree char *engine = NULL, *name = NULL, *image = NULL, *id = NULL;
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+                const char *eq = strchr(*l, '=');
+                if (!eq)
+                        continue;
+                g_autofree char *key = g_strndup(*l, (gsize) (eq - *l));
+                char **slot = g_str_equal(key, "engine") ? &engine : g_str_equal(key, "name") ? &name :
+                              g_str_equal(key, "image") ? &image : g_str_equal(key, "id") ? &id : NULL;
+                if (slot && !*slot)
+                        *slot = g_utf8_make_valid(eq + 1, -1);
+        }
+        if (!engine)
+                return NULL;
+        const char *who = name && *name ? name : id && *id ? id : "?";
+        if (g_str_equal(engine, "podman") && image && *image)
+                return g_strdup_printf("%s %s (%s)", engine, who, image);
+        return g_strdup_printf("%s %s", engine, who);
+}
+
+static gint cmp_pids(gconstpointer a, gconstpointer b) {
+        int32_t x = *(const int32_t *) a, y = *(const int32_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+static void string_free(gpointer s) {
+        g_string_free(s, TRUE);
+}
+
+static gint cmp_groups(gconstpointer a, gconstpointer b) {
+        const Group *ga = *(Group *const *) a, *gb = *(Group *const *) b;
+        if (ga->samples != gb->samples)
+                return ga->samples < gb->samples ? 1 : -1;
+        return strcmp(ga->label, gb->label);
+}
+
+gboolean report_print_by_container(FILE *out, const char *path, GError **error) {
+        CaptureReader *reader = NULL;
+        char *msg = NULL;
+        int r = capture_reader_open_path(path, &reader, &msg);
+        if (r < 0) {
+                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-r), "%s: %s", path, msg ? msg : g_strerror(-r));
+                free(msg);
+                return FALSE;
+        }
+        g_autoptr(GHashTable) chunks = g_hash_table_new_full(NULL, NULL, NULL, string_free);
+        g_autoptr(GHashTable) labels = g_hash_table_new_full(NULL, NULL, NULL, g_free);      /* pid → label */
+        g_autoptr(GHashTable) parents = g_hash_table_new(NULL, NULL);                         /* child → parent */
+        g_autoptr(GHashTable) samples = g_hash_table_new_full(NULL, NULL, NULL, g_free);     /* pid → guint64* */
+        g_autoptr(GHashTable) comms = g_hash_table_new_full(NULL, NULL, NULL, g_free);       /* pid → comm */
+        guint64 total = 0;
+        CaptureFrame f;
+        while ((r = capture_reader_next(reader, &f)) > 0) {
+                gpointer key = GINT_TO_POINTER(f.pid);
+                if (f.type == CAPTURE_FRAME_FILE_CHUNK && g_str_equal(f.file_chunk.path, CONTAINER_CHUNK_PATH)) {
+                        GString *s = g_hash_table_lookup(chunks, key);
+                        if (!s) {
+                                s = g_string_new(NULL);
+                                g_hash_table_insert(chunks, key, s);
+                        }
+                        if (s->len < 64 * 1024)
+                                g_string_append_len(s, (const char *) f.file_chunk.data, f.file_chunk.len);
+                        if (f.file_chunk.is_last && !g_hash_table_contains(labels, key)) {
+                                char *label = label_from_description(s->str);
+                                if (label)
+                                        g_hash_table_insert(labels, key, label);
+                        }
+                } else if (f.type == CAPTURE_FRAME_FORK) {
+                        g_hash_table_insert(parents, GINT_TO_POINTER(f.fork.child_pid), key);
+                } else if (f.type == CAPTURE_FRAME_PROCESS) {
+                        const char *cmd = f.process.cmdline, *sp = strchr(cmd, ' ');
+                        g_autofree char *argv0 = sp ? g_strndup(cmd, (gsize) (sp - cmd)) : g_strdup(cmd);
+                        const char *base = strrchr(argv0, '/');
+                        g_hash_table_replace(comms, key, g_utf8_make_valid(base ? base + 1 : argv0, -1));
+                } else if (f.type == CAPTURE_FRAME_SAMPLE) {
+                        guint64 *n = g_hash_table_lookup(samples, key);
+                        if (!n) {
+                                n = g_new0(guint64, 1);
+                                g_hash_table_insert(samples, key, n);
+                        }
+                        (*n)++;
+                        total++;
+                }
+        }
+        if (r < 0)
+                fprintf(stderr, "periscope report: warning: %s\n", capture_reader_error(reader));
+        capture_reader_free(reader);
+
+        /* Group pids; a forked child without a description of its own
+         * belongs where its parent does. */
+        g_autoptr(GHashTable) groups = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, group_free);
+        GHashTableIter it;
+        gpointer key, value;
+        g_hash_table_iter_init(&it, samples);
+        while (g_hash_table_iter_next(&it, &key, &value)) {
+                const char *label = NULL;
+                gpointer p = key;
+                for (int depth = 0; depth < 64 && !label && p; depth++) {
+                        label = g_hash_table_lookup(labels, p);
+                        p = g_hash_table_lookup(parents, p);
+                }
+                if (!label)
+                        label = HOST_LABEL;
+                Group *g = g_hash_table_lookup(groups, label);
+                if (!g) {
+                        g = g_new0(Group, 1);
+                        g->label = g_strdup(label);
+                        g->pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
+                        g_hash_table_insert(groups, g->label, g);
+                }
+                int32_t pid = GPOINTER_TO_INT(key);
+                g->samples += *(guint64 *) value;
+                g_array_append_val(g->pids, pid);
+        }
+        g_autoptr(GPtrArray) sorted = g_ptr_array_new();
+        g_hash_table_iter_init(&it, groups);
+        while (g_hash_table_iter_next(&it, &key, &value))
+                g_ptr_array_add(sorted, value);
+        g_ptr_array_sort(sorted, cmp_groups);
+
+        fprintf(out, "Capture: %s\nSamples: %" G_GUINT64_FORMAT "\n\nSamples by container or app:\n", path, total);
+        fprintf(out, "  Samples       %%  Container/app  [processes]\n");
+        for (guint i = 0; i < sorted->len; i++) {
+                Group *g = sorted->pdata[i];
+                g_array_sort(g->pids, cmp_pids);
+                fprintf(out, "%9" G_GUINT64_FORMAT "  %5.1f%%  %s  [", g->samples, total ? 100.0 * (double) g->samples / (double) total : 0.0,
+                        g->label);
+                for (guint j = 0; j < g->pids->len && j < 16; j++) {
+                        int32_t pid = g_array_index(g->pids, int32_t, j);
+                        const char *comm = g_hash_table_lookup(comms, GINT_TO_POINTER(pid));
+                        fprintf(out, "%s%s[%d]", j ? ", " : "", comm ? comm : "?", (int) pid);
+                }
+                fprintf(out, "%s]\n", g->pids->len > 16 ? ", …" : "");
+        }
+        if (sorted->len == 0)
+                fprintf(out, "  (no samples)\n");
+        return TRUE;
+}

@@ -1,0 +1,11 @@
+/* report-containers.h: `periscope report --by-container`: samples grouped by
+ * the Podman container or Flatpak app each process belongs to, from the
+ * "periscope:container" chunks periscoped writes (docs/containers.md). */
+#pragma once
+
+#include <glib.h>
+#include <stdio.h>
+
+/* Prints the table for the capture at path; FALSE with error set when the
+ * capture cannot be read. */
+gboolean report_print_by_container(FILE *out, const char *path, GError **error);
