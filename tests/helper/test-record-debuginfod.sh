@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The Record option 'debuginfod' through the real periscoped: a stripped
+# workload whose debug file only a debuginfod server on 127.0.0.1 has. With
+# the option on, the capture names the inlined hot loop; with it off (the
+# default) the service does not ask and the names are missing.
+. "$SERVICE_TESTS/private-bus.sh"
+: "${PERISCOPE:?}" "${SRCDIR:?}"
+command -v debuginfod >/dev/null || fail "debuginfod is missing: apt-get install -y debuginfod"
+command -v gdbus >/dev/null || fail "gdbus is missing: apt-get install -y libglib2.0-bin"
+
+w=$TEST_TMP/spin
+gcc -O2 -g -fno-omit-frame-pointer -Wl,--build-id -o "$w" "$SRCDIR/workload-spin.c" || fail "cannot build the workload"
+mkdir "$TEST_TMP/served"
+objcopy --only-keep-debug "$w" "$TEST_TMP/served/spin.debug"
+strip --strip-all "$w"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+debuginfod -F -p "$port" -d "$TEST_TMP/debuginfod.sqlite" -t 1 "$TEST_TMP/served" >"$TEST_TMP/debuginfod.log" 2>&1 &
+_cleanup_pids+=($!)
+for _ in $(seq 200); do
+        n=$(curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null | awk '/^scanned_files_total/ {s += $NF} END {print s + 0}')
+        [ "${n:-0}" -ge 1 ] 2>/dev/null && break
+        sleep 0.1
+done
+[ "${n:-0}" -ge 1 ] 2>/dev/null || fail "debuginfod did not scan $TEST_TMP/served"
+
+export DEBUGINFOD_URLS=http://127.0.0.1:$port
+export DEBUGINFOD_CACHE_PATH=$TEST_TMP/cache
+private_bus_start
+periscoped_start
+
+record() { # OUTPUT DEBUGINFOD(true|false)
+        "$w" 4000 & local pid=$!
+        _cleanup_pids+=($pid)
+        gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
+                -m org.periscope.Profiler1.Record \
+                "{'pids': <[$pid]>, 'duration-ms': <uint32 1500>, 'unwind': <'fp'>, 'debuginfod': <$2>}" 3 3>"$1" \
+                >/dev/null || fail "Record refused the debuginfod option"
+        local before=$(grep -c "finished (duration)" "$TEST_TMP/periscoped.log" || true)
+        for _ in $(seq 300); do
+                [ "$(grep -c "finished (duration)" "$TEST_TMP/periscoped.log" || true)" -gt "$before" ] && break
+                sleep 0.1
+        done
+        kill $pid 2>/dev/null || true
+}
+record "$TEST_TMP/off.syscap" false
+grep -q "finished (duration)" "$TEST_TMP/periscoped.log" || fail "the recording did not finish"
+record "$TEST_TMP/on.syscap" true
+[ "$(grep -c "finished (duration)" "$TEST_TMP/periscoped.log")" -ge 2 ] || fail "the second recording did not finish"
+
+"$PERISCOPE" report --no-progress "$TEST_TMP/on.syscap" >"$TEST_TMP/on.txt" 2>&1 || { cat "$TEST_TMP/on.txt"; fail "report failed"; }
+"$PERISCOPE" report --no-progress "$TEST_TMP/off.syscap" >"$TEST_TMP/off.txt" 2>&1 || { cat "$TEST_TMP/off.txt"; fail "report failed"; }
+cat "$TEST_TMP/on.txt" | head -20
+grep -q "spin_inner.*(inlined)" "$TEST_TMP/on.txt" || fail "with debuginfod on, the stripped workload's inline frames are not named"
+grep -q "spin_function" "$TEST_TMP/on.txt" || fail "with debuginfod on, spin_function is not named"
+echo "ok: debuginfod on: names from the debug file the server sent"
+grep -q "spin_function" "$TEST_TMP/off.txt" && fail "with debuginfod off, names appeared anyway (was the server asked?)"
+echo "ok: debuginfod off (the default): the server is not asked"
