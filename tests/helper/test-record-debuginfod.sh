@@ -18,7 +18,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 debuginfod -F -p "$port" -d "$TEST_TMP/debuginfod.sqlite" -t 1 "$TEST_TMP/served" >"$TEST_TMP/debuginfod.log" 2>&1 &
 _cleanup_pids+=($!)
 for _ in $(seq 200); do
-        n=$(curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null | awk '/^scanned_files_total/ {s += $NF} END {print s + 0}')
+        n=$( (curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null || true) | awk '/^scanned_files_total/ {s += $NF} END {print s + 0}')
         [ "${n:-0}" -ge 1 ] 2>/dev/null && break
         sleep 0.1
 done
