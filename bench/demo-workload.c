@@ -72,14 +72,20 @@ NOINLINE static uint64_t run_workload(int64_t ms) {
 }
 
 static int spawn_children(const char *argv0, int n, int64_t ms) {
-        char arg[32];
+        char arg[32], self[4096];
+        /* Exec the real path, not /proc/self/exe: the kernel names the new
+         * program (its comm) after the file it executes. */
+        ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        if (len <= 0)
+                return -errno;
+        self[len] = 0;
         snprintf(arg, sizeof(arg), "%lld", (long long) (ms / 4 > 0 ? ms / 4 : 1));
         for (int i = 0; i < n; i++) {
                 pid_t pid = fork();
                 if (pid < 0)
                         return -errno;
                 if (pid == 0) {
-                        execl("/proc/self/exe", argv0, "-t", arg, (char *) NULL);
+                        execl(self, argv0, "-t", arg, (char *) NULL);
                         _exit(127);
                 }
                 int status;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
@@ -19,6 +20,10 @@ typedef struct Manager {
         unsigned next_recording_id;
         unsigned rlimit_files;     /* fds the process may hold */
         bool exiting;              /* leave the event loop once no recording is left */
+        unsigned n_pending_records;/* Record calls waiting for polkit */
+        uint64_t idle_timeout_usec;/* exit after this long without work; 0 = never */
+        uint64_t busy_until;       /* CLOCK_MONOTONIC usec of the last moment with work */
+        sd_event_source *idle_timer;
         struct UnwindTables *unwind_tables; /* daemon-lifetime unwind tables (created on first use) */
 } Manager;
 

@@ -31,6 +31,8 @@ static void usage(FILE *out) {
                 "  --address=ADDRESS  own it on the bus at ADDRESS (tests)\n"
                 "  --peer-fd=FD       serve one client over the connected socket FD (no bus); exit\n"
                 "                     once it hangs up and its recordings are finalized\n"
+                "  --idle-timeout=SECONDS  exit after SECONDS without recordings (default 120 with\n"
+                "                     --system, where D-Bus activation restarts it; 0 = never)\n"
                 "  --version          print the version\n",
                 BUS_NAME);
 }
@@ -40,6 +42,28 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         fprintf(stderr, "periscoped: signal %u, finalizing %zu recording(s)\n", si->ssi_signo, m->n_recordings);
         manager_end_all(m);
         return 0;
+}
+
+#define IDLE_CHECK_USEC (5ull * 1000000)
+
+/* Exits a bus-activated service nobody has used for a while; D-Bus starts
+ * it again on the next call. */
+static int on_idle_check(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        uint64_t now;
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (m->n_recordings > 0 || m->n_pending_records > 0 || sd_bus_get_n_queued_read(m->bus, NULL) > 0)
+                m->busy_until = now;
+        else if (now - m->busy_until >= m->idle_timeout_usec) {
+                fprintf(stderr, "periscoped: idle for %llu s, exiting\n",
+                        (unsigned long long) (m->idle_timeout_usec / 1000000));
+                (void) sd_bus_release_name(m->bus, BUS_NAME);
+                (void) sd_event_exit(m->event, 0);
+                return 0;
+        }
+        uint64_t next = m->idle_timeout_usec < IDLE_CHECK_USEC ? m->idle_timeout_usec : IDLE_CHECK_USEC;
+        int r = sd_event_source_set_time_relative(s, next > 0 ? next : 1);
+        return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -129,6 +153,7 @@ int main(int argc, char **argv) {
                 { "session-bus", no_argument, NULL, 'S' },
                 { "address", required_argument, NULL, 'a' },
                 { "peer-fd", required_argument, NULL, 'p' },
+                { "idle-timeout", required_argument, NULL, 'i' },
                 { "version", no_argument, NULL, 'V' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -136,6 +161,7 @@ int main(int argc, char **argv) {
         BusKind kind = BUS_SYSTEM;
         const char *address = NULL;
         int peer_fd = -1, c, r;
+        long idle_timeout = -1;
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
                 switch (c) {
@@ -160,6 +186,15 @@ int main(int argc, char **argv) {
                         peer_fd = (int) v;
                         break;
                 }
+                case 'i': {
+                        char *end;
+                        idle_timeout = strtol(optarg, &end, 10);
+                        if (*end || idle_timeout < 0 || idle_timeout > 86400) {
+                                fprintf(stderr, "periscoped: --idle-timeout needs 0…86400 seconds, got '%s'\n", optarg);
+                                return 2;
+                        }
+                        break;
+                }
                 case 'V':
                         printf("periscoped %s\n", PERISCOPE_VERSION);
                         return 0;
@@ -177,6 +212,9 @@ int main(int argc, char **argv) {
         }
 
         Manager m = { .peer = kind == BUS_PEER };
+        if (idle_timeout < 0)
+                idle_timeout = kind == BUS_SYSTEM ? 120 : 0;
+        m.idle_timeout_usec = (uint64_t) idle_timeout * 1000000;
         m.rlimit_files = raise_fd_limit();
         sigset_t mask;
         sigemptyset(&mask);
@@ -223,6 +261,16 @@ int main(int argc, char **argv) {
                         goto out;
                 }
         }
+        if (kind != BUS_PEER && m.idle_timeout_usec > 0) {
+                (void) sd_event_now(m.event, CLOCK_MONOTONIC, &m.busy_until);
+                r = sd_event_add_time_relative(m.event, &m.idle_timer, CLOCK_MONOTONIC,
+                                               m.idle_timeout_usec < IDLE_CHECK_USEC ? m.idle_timeout_usec : IDLE_CHECK_USEC,
+                                               0, on_idle_check, &m);
+                if (r < 0) {
+                        fprintf(stderr, "periscoped: idle timer: %s\n", strerror(-r));
+                        goto out;
+                }
+        }
         r = sd_event_loop(m.event);
         if (r < 0)
                 fprintf(stderr, "periscoped: event loop failed: %s\n", strerror(-r));
@@ -238,6 +286,7 @@ out:
                 }
         }
         free(m.recordings);
+        sd_event_source_disable_unref(m.idle_timer);
         unwind_tables_free(m.unwind_tables);
         sd_bus_slot_unref(m.profiler_slot);
         sd_bus_flush_close_unref(m.bus);

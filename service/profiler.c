@@ -57,6 +57,8 @@ typedef struct PendingRecord {
 
 static void pending_record_free(void *p) {
         PendingRecord *pr = p;
+        if (pr->mgr)
+                pr->mgr->n_pending_records--;
         record_options_done(&pr->options);
         sd_bus_message_unref(pr->call);
         free(pr);
@@ -118,6 +120,7 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 *pr = (PendingRecord) { .mgr = mgr, .call = sd_bus_message_ref(m), .caller = caller,
                                         .options = options, .fd = fd };
                 options = (RecordOptions) {};
+                mgr->n_pending_records++;
                 (void) sd_bus_slot_set_floating(slot, true);
                 sd_bus_slot_unref(slot);
                 return 1;

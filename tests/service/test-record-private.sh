@@ -13,4 +13,6 @@ PERISCOPED="$PERISCOPED" "$PERISCOPE" record -o "$tmp/demo.syscap" -- "$DEMO" -t
 cat "$tmp/err"
 ! grep -qE "Sanitizer|runtime error:" "$tmp/err" || fail "the private periscoped reported memory errors"
 grep -q "capture written to $tmp/demo.syscap" "$tmp/err" || fail "no summary naming the capture"
+# The reason comes from the Finished signal over the peer-to-peer connection.
+grep -q "(ended: command-exited)" "$tmp/err" || fail "the summary does not say why the recording ended"
 "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$tmp/demo.syscap" callchains "$DEMO"
