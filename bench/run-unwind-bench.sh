@@ -4,7 +4,7 @@
 # ~1 kHz. Rerunnable: needs root (perf), a built tree (default ./build) and
 # linux-perf. Prints a markdown table; bench/RESULTS.md holds a recorded run.
 #
-#   bench/run-unwind-bench.sh [BUILD_DIR]      env: RUNS (3), ROUNDS (1000), REPLAY_S (5)
+#   bench/run-unwind-bench.sh [BUILD_DIR]      env: RUNS (5), ROUNDS (1000), REPLAY_S (5)
 #
 # Per mode, RUNS runs; the table shows medians:
 #   wall/cpu   the workload's own run time and CPU time (it measures itself)
@@ -18,7 +18,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
-runs=${RUNS:-3}
+runs=${RUNS:-5}
 rounds=${ROUNDS:-1000}
 replay_s=${REPLAY_S:-5}
 [ "$(id -u)" = 0 ] || { echo "run as root (perf_event_open for other processes, perf record)"; exit 1; }
@@ -84,7 +84,8 @@ def run_mode(mode):
         return dict(wall=work, cpu=cpu)
     if mode.startswith("periscope"):
         unwind = mode.split("-")[1]
-        p = subprocess.run([f"{build}/cli/periscope", "record", "--private", "--unwind", unwind, "-F", "1000",
+        extra = ["--stack-size", "8192"] if mode.endswith("-8k") else []
+        p = subprocess.run([f"{build}/cli/periscope", "record", "--private", "--unwind", unwind, "-F", "1000", *extra,
                             "-o", cap + ".syscap", "--", W, rounds], capture_output=True, text=True)
         done = time.monotonic_ns()
         if p.returncode != 0:
@@ -133,7 +134,7 @@ def run_mode(mode):
     return dict(wall=work, cpu=cpu, samples=total, main=100.0 * main / max(total, 1), bps=size // max(total, 1),
                 finish=done - end)
 
-modes = ["alone", "periscope-dwarf", "perf-dwarf", "perf-fp", "periscope-fp"]
+modes = ["alone", "periscope-dwarf", "periscope-dwarf-8k", "perf-dwarf", "perf-fp", "periscope-fp"]
 if not os.environ.get("SYSPROF_REASON"):
     modes.append("sysprof")
 results = {m: [] for m in modes}
@@ -149,7 +150,7 @@ base_wall, base_cpu = med("alone", "wall"), med("alone", "cpu")
 print(f"workload: {W} {rounds} (alone: wall {base_wall/1e9:.2f} s, cpu {base_cpu/1e9:.2f} s), {runs} runs, medians\n")
 print("| mode | wall s | cpu s | slowdown wall (cpu) | samples | reach main | bytes/sample | end → finished |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-names = {"sysprof": "Sysprof 3.46 `sysprof-cli` (system-wide)", "alone": "workload alone", "periscope-dwarf": "Periscope `--unwind dwarf`", "perf-dwarf":
+names = {"periscope-dwarf-8k": "Periscope `--unwind dwarf --stack-size 8192` (perf's default copy size)", "sysprof": "Sysprof 3.46 `sysprof-cli` (system-wide)", "alone": "workload alone", "periscope-dwarf": "Periscope `--unwind dwarf`", "perf-dwarf":
          "`perf record --call-graph dwarf`", "perf-fp": "`perf record -g`", "periscope-fp": "Periscope `--unwind fp`"}
 for m in modes:
     w, c = med(m, "wall"), med(m, "cpu")
@@ -163,8 +164,9 @@ if os.environ.get("SYSPROF_REASON"):
     print(f"| Sysprof 3.46 | not run: {os.environ['SYSPROF_REASON']} | | | | | | |")
 pd, pp = med("periscope-dwarf", "bps"), med("perf-dwarf", "bps")
 print(f"\nbytes per sample, perf dwarf / Periscope dwarf: {pp/pd:.0f}×")
-print(f"CPU slowdown of the workload: Periscope dwarf {med('periscope-dwarf','cpu')/base_cpu:.3f}×, "
-      f"perf dwarf {med('perf-dwarf','cpu')/base_cpu:.3f}×")
+print(f"CPU slowdown of the workload: Periscope dwarf {med('periscope-dwarf','cpu')/base_cpu:.3f}× "
+      f"(16 KiB copies), {med('periscope-dwarf-8k','cpu')/base_cpu:.3f}× (8 KiB), "
+      f"perf dwarf {med('perf-dwarf','cpu')/base_cpu:.3f}× (8 KiB)")
 
 # The unwinder alone: samples recorded with perf_event_open in the harness,
 # then replayed for REPLAY_S seconds on CPU 0.
