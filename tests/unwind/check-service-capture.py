@@ -128,6 +128,10 @@ def main():
           f"capture {size} bytes, {size / n:.0f} bytes/sample")
     for b in bad:
         print("  e.g.", " → ".join(b), file=sys.stderr)
+    for f in frames:
+        if f["type"] == "METADATA" and f.get("id") == "periscope.stats":
+            print("  stats:", " ".join(l for l in f["metadata"].splitlines() if l.startswith("unwind")),
+                  file=sys.stderr)
     if a.min_ok is not None and pct_ok < a.min_ok:
         fail(f"{pct_ok:.2f}% of samples reach the root correctly, need {a.min_ok}%")
     if a.max_ok is not None and pct_ok > a.max_ok:
