@@ -64,11 +64,39 @@ static void pending_record_free(void *p) {
         free(pr);
 }
 
+/* An fd for the capture writer whose writes never block the event loop: a
+ * pipe is reopened through /proc/self/fd with O_NONBLOCK (a description of
+ * our own, the client's stays as it is); a socket is switched to O_NONBLOCK
+ * (sockets cannot be reopened). A reader that stalls then costs that
+ * recording a write error after the writer's bounded wait, not the service. */
+static int capture_fd_for_writer(int fd) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISFIFO(st.st_mode)) {
+                char path[64];
+                snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+                int nfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+                return nfd < 0 ? -errno : nfd;
+        }
+        if (S_ISSOCK(st.st_mode)) {
+                int flags = fcntl(fd, F_GETFL);
+                if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+                        return -errno;
+        }
+        int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        return nfd < 0 ? -errno : nfd;
+}
+
 /* Starts the recording for an authorized call and answers it. */
 static int start_and_reply(Manager *mgr, sd_bus_message *call, const Caller *caller, RecordOptions *options,
                            const Authorization *auth, int fd, sd_bus_error *error) {
         Recording *rec;
-        int r = recording_start(mgr, call, caller, options, auth, fd, &rec, error);
+        _cleanup_close_ int wfd = capture_fd_for_writer(fd);
+        if (wfd < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
+                                         strerror(-wfd));
+        int r = recording_start(mgr, call, caller, options, auth, wfd, &rec, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(call, "o", rec->path);
