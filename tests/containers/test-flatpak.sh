@@ -3,8 +3,10 @@
 # is classified by its /.flatpak-info (app id, instance), and its files are
 # found on the host through app-path (/app) and runtime-path (/usr), with
 # the identity checked.
-source "$(dirname "$0")/lib.sh"
-need flatpak pgrep
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+need flatpak pgrep nm python3
+: "${PERISCOPE:?}" "${PERISCOPED:?}"
 
 app_id=org.periscope.TestApp
 rt_id=org.periscope.TestPlatform
@@ -54,4 +56,19 @@ done
 [[ "$(map_field "$WORK/out-flatpak" /app/bin/ptapp host)" == /var/lib/flatpak/app/$app_id/x86_64/stable/*/files/bin/ptapp ]] || fail "not found through app-path"
 [[ "$(map_field "$WORK/out-flatpak" /usr/lib/x86_64-linux-gnu/libc.so.6 host)" == /var/lib/flatpak/runtime/$rt_id/x86_64/1.0/*/files/lib/x86_64-linux-gnu/libc.so.6 ]] || fail "not found through runtime-path"
 assert_listed "$app_id" "$pid" flatpak
+
+# End to end: periscope record --container APP-ID (private periscoped).
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
+PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container=$app_id --duration=1 -o "$WORK/c.syscap" 2>"$WORK/rec.err" ||
+        { cat "$WORK/rec.err"; fail "periscope record --container=$app_id failed"; }
+! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
+"$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
+CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$pid" flatpak $app_id 0 "$WORK/ptapp" /app/bin/ptapp map_files ||
+        fail "capture check failed"
+"$PERISCOPE" dump --json "$WORK/c.syscap" | python3 -c '
+import base64, json, sys
+d = json.load(sys.stdin)
+info = b"".join(base64.b64decode(f["data_base64"]) for f in d["frames"] if f["type"] == "FILE_CHUNK" and f["path"] == "/.flatpak-info")
+assert b"name=org.periscope.TestApp" in info and b"app-path=" in info, info[:200]
+print("ok: /.flatpak-info embedded (%d bytes)" % len(info))' || fail "/.flatpak-info not embedded"
 echo "PASS"

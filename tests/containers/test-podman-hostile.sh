@@ -7,6 +7,7 @@
 #   UTF-8; layers.json parent "../../../etc"; a layer file that is a symlink
 #   to another user's file; a layer file that is a hard link to /etc/shadow.
 source "$(dirname "$0")/lib.sh"
+: "${PERISCOPE:?}" "${PERISCOPED:?}"
 need podman runc fuse-overlayfs runuser truncate
 user=periscope-rlh
 uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
@@ -59,6 +60,16 @@ rm -f "$cj" && ln -s containers.json "$cj"
 hostile_case "containers.json symlink loop" "rejected .*containers.json: it is a symlink"
 
 rm -f "$cj" && truncate -s 200M "$cj"
+# The recording itself still succeeds with a hostile store: periscoped warns,
+# pins nothing from the store, and the capture is complete and readable.
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
+PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid" --duration=0.5 -o "$WORK/h.syscap" 2>"$WORK/rec.err" ||
+        { cat "$WORK/rec.err"; fail "recording with a hostile store failed"; }
+grep -q "rejected .*containers.json: it is larger than the limit" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "periscoped did not warn about the store"; }
+! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
+"$PERISCOPE" report --no-progress "$WORK/h.syscap" >"$WORK/h.txt" || fail "report of the hostile-store capture failed"
+grep -q "^Samples: [1-9]" "$WORK/h.txt" || { cat "$WORK/h.txt"; fail "no samples recorded"; }
+echo "ok: recording with a 200 MB containers.json succeeded: $(grep -m1 'rejected' "$WORK/rec.err")"
 hostile_case "200 MB containers.json" "rejected .*containers.json: it is larger than the limit"
 
 sed "s/\"names\":\[\"$name\"\]/\"names\":[\"bad-\xff\xfe-name\"]/" "$WORK/containers.json.orig" >"$cj"
