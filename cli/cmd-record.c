@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "record-control.h"
 
 #define PROFILER_NAME "org.periscope.Profiler1"
 #define PROFILER_PATH "/org/periscope/Profiler1"
@@ -267,6 +268,9 @@ typedef struct RecordArgs {
         char *address;
         gboolean private_daemon;
         char **command;
+        gboolean memory;           /* record-control.c: LD_PRELOAD libperiscope-memory.so */
+        gboolean no_control_fd;
+        char *counters;
 } RecordArgs;
 
 static int connect_service(RecordRun *run, const RecordArgs *a, GError **error) {
@@ -294,10 +298,11 @@ static int connect_service(RecordRun *run, const RecordArgs *a, GError **error) 
 
 /* Forks the command, held before exec until the gate fd gets a byte (closed
  * without one: the recording could not start and the child exits 127). */
-static int start_held_command(char **command, GPid *ret_pid, int *ret_gate) {
+static int start_held_command(char **command, const char *preload, GPid *ret_pid, int *ret_gate) {
         int gate[2];
-        if (pipe2(gate, O_CLOEXEC) < 0)
-                return -errno;
+        int r = record_control_gate_new(gate);
+        if (r < 0)
+                return r;
         pid_t pid = fork();
         if (pid < 0) {
                 int e = errno;
@@ -306,9 +311,8 @@ static int start_held_command(char **command, GPid *ret_pid, int *ret_gate) {
                 return -e;
         }
         if (pid == 0) {
-                char c;
                 close(gate[1]);
-                if (read(gate[0], &c, 1) != 1)
+                if (record_control_child_wait(gate[0], preload) < 0)
                         _exit(127);
                 close(gate[0]);
                 execvp(command[0], command);
@@ -365,6 +369,13 @@ static GVariant *build_options(const RecordArgs *a, GPid child, GError **error) 
                 g_variant_builder_add(&b, "{sv}", "unwind", g_variant_new_string(a->unwind));
         if (a->stack_size > 0)
                 g_variant_builder_add(&b, "{sv}", "stack-size", g_variant_new_uint32((guint32) a->stack_size));
+        if (a->counters) {
+                g_auto(GStrv) names = g_strsplit(a->counters, ",", -1);
+                /* "--counters none" (or "") turns them off: an empty list */
+                if (strcmp(a->counters, "none") == 0)
+                        names[0] = (g_free(names[0]), NULL);
+                g_variant_builder_add(&b, "{sv}", "counters", g_variant_new_strv((const char *const *) names, -1));
+        }
         return g_variant_builder_end(&b);
 }
 
@@ -412,6 +423,9 @@ int cmd_record(int argc, char **argv) {
                 { "session-bus", 0, 0, G_OPTION_ARG_NONE, &a.session_bus, "Use periscoped on the session bus", NULL },
                 { "address", 0, 0, G_OPTION_ARG_STRING, &a.address, "Use periscoped on the bus at ADDRESS", "ADDRESS" },
                 { "private", 0, 0, G_OPTION_ARG_NONE, &a.private_daemon, "Always start a private periscoped", NULL },
+                { "memory", 0, 0, G_OPTION_ARG_NONE, &a.memory, "Record the command's allocations (LD_PRELOAD of libperiscope-memory.so)", NULL },
+                { "counters", 0, 0, G_OPTION_ARG_STRING, &a.counters, "System counters: cpu,memory,disk,net,cpufreq,energy,battery or none (default cpu,memory)", "LIST" },
+                { "no-control-fd", 0, 0, G_OPTION_ARG_NONE, &a.no_control_fd, "Do not give the command SYSPROF_CONTROL_FD (marks, logs, counters of the program)", NULL },
                 { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.command, NULL, "[-- COMMAND ARGS…]" },
                 {},
         };
@@ -449,9 +463,21 @@ int cmd_record(int argc, char **argv) {
         g_autoptr(GUnixFDList) fds = NULL;
         g_autoptr(GVariant) reply = NULL;
         int gate = -1, ret = 1;
+        g_autofree char *preload = NULL;
+        if (a.memory) {
+                if (!has_command) {
+                        fprintf(stderr, "periscope record: --memory needs a command to run: -- COMMAND\n");
+                        return 2;
+                }
+                preload = record_control_find_memory_lib(&error);
+                if (!preload) {
+                        fprintf(stderr, "periscope record: --memory: %s\n", error->message);
+                        return 1;
+                }
+        }
         /* Fork before GDBus starts its thread. */
         if (has_command) {
-                int r = start_held_command(a.command, &run.child_pid, &gate);
+                int r = start_held_command(a.command, preload, &run.child_pid, &gate);
                 if (r < 0) {
                         fprintf(stderr, "periscope record: cannot start the command: %s\n", g_strerror(-r));
                         return 1;
@@ -495,8 +521,11 @@ int cmd_record(int argc, char **argv) {
 
         /* Armed: now the command may run. */
         if (gate >= 0) {
-                if (write(gate, "g", 1) != 1)
+                int control_fd = a.no_control_fd ? -1 : record_control_open(run.conn, run.owner, run.recording);
+                if (record_control_release(gate, control_fd) < 0)
                         fprintf(stderr, "periscope record: cannot release the command: %s\n", g_strerror(errno));
+                if (control_fd >= 0)
+                        close(control_fd); /* the command's copy keeps it open; its end ends the rings */
                 close(gate);
                 gate = -1;
                 g_child_watch_add(run.child_pid, on_child_exit, &run);
@@ -553,5 +582,6 @@ out:
         g_strfreev(a.pids);
         g_free(a.container);
         g_strfreev(a.command);
+        g_free(a.counters);
         return ret;
 }

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "report-callgraph.h"
 #include "report-containers.h"
+#include "report-extras.h"
 #include "report-flamegraph.h"
 #include "report-labels.h"
 #include "report-profile.h"
@@ -30,6 +31,8 @@ typedef struct ReportOptions {
         gboolean mappings;
         gboolean lines;
         gboolean by_container;
+        gboolean marks, counters, memory; /* report-extras.h */
+        char *timeline;
 } ReportOptions;
 
 static void options_clear(ReportOptions *o) {
@@ -38,6 +41,7 @@ static void options_clear(ReportOptions *o) {
         g_strfreev(o->pids);
         g_strfreev(o->comms);
         g_free(o->flamegraph);
+        g_free(o->timeline);
 }
 
 /* "--pid 1,2 --pid 3" → int32_t array; FALSE on anything that is not a pid. */
@@ -75,6 +79,10 @@ int cmd_report(int argc, char **argv) {
                 { "mappings", 0, 0, G_OPTION_ARG_NONE, &o.mappings, "List where each mapping's symbols came from and how the file was verified", NULL },
                 { "no-progress", 0, 0, G_OPTION_ARG_NONE, &o.no_progress, "Never draw a progress bar", NULL },
                 { "by-container", 0, 0, G_OPTION_ARG_NONE, &o.by_container, "Samples grouped by Podman container or Flatpak app", NULL },
+                { "marks", 0, 0, G_OPTION_ARG_NONE, &o.marks, "Summarize marks (by group and name, with durations) and logs", NULL },
+                { "counters", 0, 0, G_OPTION_ARG_NONE, &o.counters, "Summarize every counter: samples, min, mean, max, last", NULL },
+                { "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o.timeline, "Write counters over time with the marks as an SVG to FILE", "FILE" },
+                { "memory", 0, 0, G_OPTION_ARG_NONE, &o.memory, "Allocations by call site: leaks, temporaries, peak (from `record --memory`)", NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("FILE - show where the time went in a capture");
@@ -119,6 +127,11 @@ int cmd_report(int argc, char **argv) {
                         fprintf(stderr, "periscope report: %s\n", error->message);
                 options_clear(&o);
                 return done ? 0 : 1;
+        }
+        if (o.marks || o.counters || o.timeline || o.memory) {
+                int k = report_extras_path(path, o.marks, o.counters, o.timeline, o.memory, o.limit, stdout);
+                options_clear(&o);
+                return k < 0 ? 1 : 0;
         }
         g_autoptr(ReportProfile) profile = report_profile_load(path, !o.no_progress, &error);
         if (!profile) {

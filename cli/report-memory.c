@@ -24,6 +24,7 @@ typedef struct Event {
         uint64_t addr;
         int64_t size;      /* 0: free */
         int32_t pid;
+        int32_t tid;
         Site *site;        /* allocations only */
 } Event;
 
@@ -75,9 +76,11 @@ static Site *site_for(GHashTable *sites, const SymbolTable *symbols, int32_t pid
         char buf[64] = "[no stack]";
         const char *name = buf;
         for (size_t i = 0; i < n; i++) {
-                /* Return addresses: look up the call instruction before them. */
-                uint64_t pc = addrs[i] > 0 ? addrs[i] - 1 : 0;
-                const SymbolRange *r = symbols ? symbol_table_lookup(symbols, pid, pc) : NULL;
+                /* Return addresses: the service names them as they are; tables
+                 * of whole functions also have the call instruction before. */
+                const SymbolRange *r = symbols ? symbol_table_lookup(symbols, pid, addrs[i]) : NULL;
+                if (!r && symbols && addrs[i] > 0)
+                        r = symbol_table_lookup(symbols, pid, addrs[i] - 1);
                 if (!r || r->n_frames == 0 || (r->frames[0].flags & SYMBOL_FRAME_UNRESOLVED)) {
                         snprintf(buf, sizeof(buf), "0x%" PRIx64, addrs[i]);
                         name = buf;
@@ -131,7 +134,6 @@ static char *human(uint64_t bytes) {
 
 int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemoryOptions *o, FILE *out) {
         int limit = o && o->limit > 0 ? o->limit : 25;
-        int64_t temp_nsec = o && o->temp_nsec > 0 ? o->temp_nsec : REPORT_MEMORY_TEMP_NSEC;
         int32_t only_pid = o ? o->pid : 0;
 
         g_autoptr(GHashTable) sites = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, site_free);
@@ -145,7 +147,7 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
                 if (f.type != CAPTURE_FRAME_ALLOCATION || (only_pid && f.pid != only_pid))
                         continue;
                 Event e = { .time = f.time, .seq = seq++, .addr = f.allocation.alloc_addr,
-                            .size = f.allocation.alloc_size, .pid = f.pid };
+                            .size = f.allocation.alloc_size, .pid = f.pid, .tid = f.allocation.tid };
                 if (e.size < 0)
                         continue;
                 if (e.size > 0)
@@ -166,6 +168,9 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
         g_array_sort(events, event_cmp);
 
         g_autoptr(GHashTable) live = g_hash_table_new_full(live_hash, live_equal, NULL, g_free);
+        /* Per thread, its latest allocation while nothing else was allocated
+         * since: freeing it then makes it a temporary (no timing involved). */
+        g_autoptr(GHashTable) latest = g_hash_table_new_full(live_hash, live_equal, g_free, g_free);
         uint64_t n_allocs = 0, n_frees = 0, total_bytes = 0, cur = 0, peak = 0, unmatched_frees = 0;
         int64_t peak_time = 0;
         for (guint i = 0; i < events->len; i++) {
@@ -183,6 +188,11 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
                         l->time = e->time;
                         l->site = e->site;
                         g_hash_table_insert(live, &l->key, l);
+                        LiveKey *thread = g_new(LiveKey, 1);
+                        *thread = (LiveKey) { e->pid, (uint64_t) (uint32_t) e->tid };
+                        LiveKey *block = g_new(LiveKey, 1);
+                        *block = key;
+                        g_hash_table_replace(latest, thread, block);
                         e->site->alloc_count++;
                         e->site->alloc_bytes += (uint64_t) e->size;
                         n_allocs++;
@@ -198,9 +208,12 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
                                 unmatched_frees++;
                                 continue;
                         }
-                        if (e->time - l->time <= temp_nsec) {
+                        LiveKey thread = { e->pid, (uint64_t) (uint32_t) e->tid };
+                        LiveKey *block = g_hash_table_lookup(latest, &thread);
+                        if (block && live_equal(block, &key)) {
                                 l->site->temp_count++;
                                 l->site->temp_bytes += (uint64_t) l->size;
+                                g_hash_table_remove(latest, &thread);
                         }
                         cur -= (uint64_t) l->size;
                         g_hash_table_remove(live, &key);
@@ -255,8 +268,9 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
                         s->live_bytes, s->name);
         }
 
-        fprintf(out, "\nShort-lived temporaries (freed within %.3g ms), by call site:\n%8s %12s  %s\n",
-                (double) temp_nsec / 1e6, "ALLOCS", "BYTES", "CALL SITE");
+        fprintf(out, "\nShort-lived temporaries (freed before their thread allocated anything else), by call site:\n"
+                     "%8s %12s  %s\n",
+                "ALLOCS", "BYTES", "CALL SITE");
         g_ptr_array_sort(list, cmp_temp);
         shown = 0;
         for (guint i = 0; i < list->len && shown < limit; i++) {

@@ -1,7 +1,8 @@
 /* report-memory.h: `periscope report --memory`: what the ALLOCATION frames
  * of a capture (from libperiscope-memory.so or Sysprof's memprof) say:
  * bytes allocated and still live at the end by call site (the leaks),
- * short-lived temporaries, and the peak of live bytes. */
+ * short-lived temporaries (freed before their thread allocated anything
+ * else, as heaptrack counts them), and the peak of live bytes. */
 #pragma once
 
 #include <stdint.h>
@@ -10,12 +11,9 @@
 #include "capture-reader.h"
 #include "symbols.h"
 
-#define REPORT_MEMORY_TEMP_NSEC 1000000 /* freed within 1 ms: a temporary */
-
 typedef struct ReportMemoryOptions {
         int limit;          /* rows per table; 0: 25 */
         int32_t pid;        /* only this process; 0: all */
-        int64_t temp_nsec;  /* 0: REPORT_MEMORY_TEMP_NSEC */
 } ReportMemoryOptions;
 
 /* Prints the memory report of the capture r to out. symbols (may be NULL)

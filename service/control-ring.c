@@ -65,6 +65,8 @@ struct ControlServer {
         unsigned n_peers, n_rings, next_serial;
         size_t page_size;
         bool stopped;
+        ControlAddressFunc address_func;
+        void *address_userdata;
         ControlServerStats stats;
         uint8_t frame[CAPTURE_FRAME_MAX + 8]; /* private copy of the frame being checked */
         CaptureCounterDef defs[CAPTURE_CTRDEF_MAX_COUNTERS];
@@ -224,11 +226,15 @@ static void copy_frame(ControlServer *s, ControlRing *ring, const CaptureFrame *
         case CAPTURE_FRAME_SAMPLE:
                 r = capture_writer_add_sample(w, f->time, f->cpu, f->pid, f->sample.tid, f->sample.addrs,
                                               f->sample.n_addrs);
+                if (s->address_func && f->sample.n_addrs)
+                        s->address_func(f->pid, f->sample.addrs, f->sample.n_addrs, s->address_userdata);
                 break;
         case CAPTURE_FRAME_ALLOCATION:
                 r = capture_writer_add_allocation(w, f->time, f->cpu, f->pid, f->allocation.tid,
                                                   f->allocation.alloc_addr, f->allocation.alloc_size,
                                                   f->allocation.addrs, f->allocation.n_addrs);
+                if (s->address_func && f->allocation.n_addrs)
+                        s->address_func(f->pid, f->allocation.addrs, f->allocation.n_addrs, s->address_userdata);
                 break;
         case CAPTURE_FRAME_CTRDEF: {
                 size_t n = 0;
@@ -612,6 +618,11 @@ void control_server_free(ControlServer *s) {
         counter_remap_free(s->counters);
         sd_event_unref(s->event);
         free(s);
+}
+
+void control_server_set_address_func(ControlServer *s, ControlAddressFunc func, void *userdata) {
+        s->address_func = func;
+        s->address_userdata = userdata;
 }
 
 unsigned control_server_get_n_rings(const ControlServer *s) {

@@ -65,6 +65,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ControlServer *, control_server_free);
  * Recording1.OpenControlFd and SYSPROF_CONTROL_FD. */
 int control_server_open_fd(ControlServer *s, int *ret_fd);
 
+/* Called with the code addresses of each SAMPLE and ALLOCATION frame copied
+ * (innermost first, context markers included), e.g. to symbolize them. */
+typedef void (*ControlAddressFunc)(int32_t pid, const uint64_t *addrs, size_t n, void *userdata);
+void control_server_set_address_func(ControlServer *s, ControlAddressFunc func, void *userdata);
+
 /* Serves an already connected stream socket; takes ownership of fd. */
 int control_server_add_peer(ControlServer *s, int fd);
 

@@ -13,6 +13,7 @@
 #include "container-targets.h"
 #include "manager.h"
 #include "periscope-errors.h"
+#include "recording-control.h"
 #include "process-snapshot.h"
 #include "record-options.h"
 #include "recording.h"
@@ -234,9 +235,12 @@ static int property_capabilities(sd_bus *bus, const char *path, const char *inte
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}{sv}", "unwinders", "as", 3, "fp", "dwarf", "auto", "counters", "as", 0,
+        r = sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}", "unwinders", "as", 3, "fp", "dwarf", "auto",
                                   "max-frequency", "u", max, "kernel-stacks", "b", kernel, "options", "s",
                                   record_options_known_keys());
+        if (r < 0)
+                return r;
+        r = recording_control_append_capabilities(reply);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(reply);

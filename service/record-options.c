@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "container-list.h"
+#include "counters.h"
 #include "periscope-errors.h"
 
 typedef struct RecordOptionSpec RecordOptionSpec;
@@ -252,6 +253,34 @@ static int expand_container(RecordOptions *o, sd_bus_error *error) {
         return 0;
 }
 
+static int parse_counters(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        char **names = NULL;
+        int r = sd_bus_message_read_strv(m, &names);
+        if (r < 0)
+                return r;
+        o->counters = names; /* freed by record_options_done(), also on the error below */
+        _cleanup_free_ char *msg = NULL;
+        if (counters_validate(names, 0, &msg) < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "option 'counters': %s",
+                                         msg ? msg : "invalid");
+        return 0;
+}
+
+static int parse_counter_interval(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                                  sd_bus_error *error) {
+        uint32_t ms;
+        int r = sd_bus_message_read_basic(m, 'u', &ms);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *msg = NULL;
+        if (ms == 0 || counters_validate(NULL, ms, &msg) < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'counter-interval-ms': %u is out of range (%d..%d)", ms,
+                                         COUNTERS_MIN_INTERVAL_MS, COUNTERS_MAX_INTERVAL_MS);
+        o->counter_interval_ms = ms;
+        return 0;
+}
+
 /* One row per option. Keep docs/dbus-api.md in step. */
 static const RecordOptionSpec option_table[] = {
         { "pids", "ai", parse_pids },
@@ -265,6 +294,8 @@ static const RecordOptionSpec option_table[] = {
         { "symbolize", "b", parse_symbolize },
         { "debuginfod", "b", parse_debuginfod },
         { "container", "s", parse_container },
+        { "counters", "as", parse_counters },
+        { "counter-interval-ms", "u", parse_counter_interval },
 };
 
 const char *record_options_known_keys(void) {
@@ -286,6 +317,10 @@ static const RecordOptionSpec *find_option(const char *key) {
 }
 
 void record_options_done(RecordOptions *o) {
+        for (size_t i = 0; o->counters && o->counters[i]; i++)
+                free(o->counters[i]);
+        free(o->counters);
+        o->counters = NULL;
         free(o->pids);
         o->pids = NULL;
         o->n_pids = o->n_given_pids = 0;

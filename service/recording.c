@@ -458,6 +458,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 r->bad_records += perf_events_get_bad_records(r->perf);
                 perf_events_free(TAKE_PTR(r->perf));
         }
+        recording_control_stop(r);
         recording_flush(r);
         recording_publish(r);
         recording_run_stages(r);
@@ -746,6 +747,9 @@ int recording_start(Manager *m, sd_bus_message *call, const Caller *caller, Reco
                                   strerror(-r_));
                 goto fail;
         }
+        r_ = recording_control_start(r, error);
+        if (r_ < 0)
+                goto fail;
         r_ = recording_add_sources(r);
         if (r_ < 0)
                 goto fail;
@@ -787,6 +791,7 @@ void recording_free(Recording *r) {
                 return; /* recording_finish scheduled the free */
         }
         recording_disarm(r);
+        recording_control_free(r);
         r->linger = sd_event_source_disable_unref(r->linger);
         perf_events_free(r->perf);
         capture_writer_free(r->writer);

@@ -17,6 +17,8 @@
 #include "address-set.h"
 #include "authorization.h"
 #include "capture-writer.h"
+#include "control-ring.h"
+#include "counters.h"
 #include "manager.h"
 #include "perf-events.h"
 #include "perf-record.h"
@@ -91,6 +93,11 @@ struct Recording {
         bool free_pending;
         unsigned ticks;
         uint64_t sample_buffer[CAPTURE_SAMPLE_MAX_ADDRS];
+
+        /* Control fd rings and system counters (recording-control.c). */
+        ControlServer *control;
+        Counters *counters;
+        CounterIdAllocator counter_ids;
 };
 
 /* Starts a recording for the caller of `call` into capture_fd (already

@@ -205,6 +205,155 @@ static bool check_seq(const Client *c, const char *what, const char *text, int *
         return true;
 }
 
+/* Checks a capture against what a "threads T M" client did. strict: the
+ * capture holds nothing else (in-process recording). */
+static int verify_threads(int fd, const Client *c, int n_threads, int n_marks, uint32_t own, uint32_t n_own,
+                          bool strict) {
+        int r;
+        if (c->n_tids != n_threads)
+                fail("client reported %d threads", c->n_tids);
+
+        CaptureReader *rd;
+        char *err = NULL;
+        lseek(fd, 0, SEEK_SET);
+        if (capture_reader_open_fd(fd, &rd, &err) < 0) {
+                fail("reading the capture: %s", err);
+                return 1;
+        }
+        int next_mark[64] = { 0 }, next_log[64] = { 0 }, next_alloc[64] = { 0 };
+        int64_t last_time[64] = { 0 };
+        int64_t n_marks_seen = 0, n_logs = 0, n_allocs = 0, n_ctr_a = 0, n_ctr_b = 0;
+        uint32_t cap_a = 0, cap_b = 0;
+        uint64_t n_frames = 0;
+        CaptureCounterSetValue *values = NULL;
+        size_t n_values = 0, values_alloc = 0;
+        CaptureFrame f;
+        while ((r = capture_reader_next(rd, &f)) > 0) {
+                n_frames++;
+                bool ours = f.pid == c->reported_pid;
+                /* In a service recording the client's frames sit among the
+                 * service's own (samples, maps, system counters, ...). */
+                if (!strict && !ours)
+                        continue;
+                if (!strict && f.type != CAPTURE_FRAME_MARK && f.type != CAPTURE_FRAME_LOG &&
+                    f.type != CAPTURE_FRAME_ALLOCATION && f.type != CAPTURE_FRAME_CTRDEF && f.type != CAPTURE_FRAME_CTRSET)
+                        continue;
+                int t = -1;
+                switch (f.type) {
+                case CAPTURE_FRAME_MARK:
+                        if (!ours || strcmp(f.mark.group, "periscope-test") != 0) {
+                                fail("mark with pid %d group '%s'", f.pid, f.mark.group);
+                                break;
+                        }
+                        if (check_seq(c, "mark", f.mark.message, next_mark, 1, &t)) {
+                                if (f.time < c->start || f.time > c->end)
+                                        fail("mark time %" PRId64 " outside the client's life [%" PRId64 ", %" PRId64 "]",
+                                             f.time, c->start, c->end);
+                                if (f.time < last_time[t])
+                                        fail("marks of one thread go back in time");
+                                last_time[t] = f.time;
+                                int seq = next_mark[t] - 1;
+                                if (f.mark.duration != 1000 + seq)
+                                        fail("mark duration %" PRId64 ", expected %d", f.mark.duration, 1000 + seq);
+                        }
+                        n_marks_seen++;
+                        break;
+                case CAPTURE_FRAME_LOG:
+                        if (!ours) {
+                                fail("log with pid %d: %s", f.pid, f.log.message);
+                                break;
+                        }
+                        if (f.log.severity != 32 || strcmp(f.log.domain, "periscope-test") != 0)
+                                fail("log severity %u domain '%s'", f.log.severity, f.log.domain);
+                        check_seq(c, "log", f.log.message, next_log, 10, NULL);
+                        if (f.time < c->start || f.time > c->end)
+                                fail("log time outside the client's life");
+                        n_logs++;
+                        break;
+                case CAPTURE_FRAME_ALLOCATION: {
+                        if (!ours) {
+                                fail("allocation with pid %d", f.pid);
+                                break;
+                        }
+                        t = client_tid_index(c, f.allocation.tid);
+                        if (t < 0 || f.allocation.n_addrs != 3 || f.allocation.addrs[0] != (uint64_t) f.allocation.tid ||
+                            f.allocation.addrs[2] != 0x4242) {
+                                fail("allocation of tid %d with %u addresses is not what the client sent",
+                                     f.allocation.tid, f.allocation.n_addrs);
+                                break;
+                        }
+                        int seq = (int) f.allocation.addrs[1];
+                        if (seq != next_alloc[t] || f.allocation.alloc_addr != 0x10000 + (uint64_t) seq ||
+                            f.allocation.alloc_size != seq + 1)
+                                fail("allocation seq %d (expected %d) addr 0x%" PRIx64 " size %" PRId64, seq,
+                                     next_alloc[t], f.allocation.alloc_addr, f.allocation.alloc_size);
+                        next_alloc[t] = seq + 10;
+                        n_allocs++;
+                        break;
+                }
+                case CAPTURE_FRAME_CTRDEF:
+                        for (int i = 0; i < f.ctrdef.n_counters; i++) {
+                                const CaptureCounterDef *d = &f.ctrdef.counters[i];
+                                if (n_own && d->id >= own && d->id < own + n_own)
+                                        fail("program counter got id %u, taken by the service's counters", d->id);
+                                if (strcmp(d->name, "counter-a") == 0 && d->type == CAPTURE_COUNTER_INT64)
+                                        cap_a = d->id;
+                                else if (strcmp(d->name, "counter-b") == 0 && d->type == CAPTURE_COUNTER_DOUBLE)
+                                        cap_b = d->id;
+                                else
+                                        fail("unexpected counter '%s'", d->name);
+                        }
+                        break;
+                case CAPTURE_FRAME_CTRSET:
+                        /* Values may come before their definition (written
+                         * from other threads' rings): check after the pass. */
+                        for (uint32_t i = 0; i < f.ctrset.n_values; i++) {
+                                if (n_values == values_alloc) {
+                                        values_alloc = values_alloc ? values_alloc * 2 : 1024;
+                                        values = realloc(values, values_alloc * sizeof(*values));
+                                }
+                                values[n_values++] = f.ctrset.values[i];
+                        }
+                        break;
+                default:
+                        fail("unexpected %s frame", capture_frame_type_to_string(f.type));
+                }
+        }
+        if (r < 0)
+                fail("capture unreadable: %s", capture_reader_error(rd));
+        for (size_t i = 0; i < n_values; i++) {
+                const CaptureCounterSetValue *v = &values[i];
+                if (v->id == cap_a && cap_a) {
+                        int tid = (int) (v->value.v64 / 1000000);
+                        if (client_tid_index(c, tid) < 0)
+                                fail("counter-a value %" PRId64 " names no thread", v->value.v64);
+                        n_ctr_a++;
+                } else if (v->id == cap_b && cap_b) {
+                        n_ctr_b++;
+                } else
+                        fail("value for counter %u, which was never defined", v->id);
+        }
+        free(values);
+        int64_t want = (int64_t) n_threads * n_marks, want10 = (int64_t) n_threads * (n_marks / 10);
+        if (n_marks_seen != want)
+                fail("%" PRId64 " marks, expected %" PRId64, n_marks_seen, want);
+        if (n_logs != want10)
+                fail("%" PRId64 " logs, expected %" PRId64, n_logs, want10);
+        if (n_allocs != want10)
+                fail("%" PRId64 " allocations, expected %" PRId64, n_allocs, want10);
+        if (!cap_a || !cap_b)
+                fail("counter definitions missing");
+        if (cap_a == c->counter_a && cap_b == c->counter_b)
+                fail("counter ids were not remapped");
+        if (n_ctr_a != want10 || n_ctr_b != want10)
+                fail("counter values: %" PRId64 " and %" PRId64 ", expected %" PRId64 " each", n_ctr_a, n_ctr_b, want10);
+        capture_reader_free(rd);
+        check_sysprof_reads(fd, n_frames);
+        printf("threads: %" PRId64 " marks, %" PRId64 " logs, %" PRId64 " allocations, %" PRId64 " counter values\n",
+               n_marks_seen, n_logs, n_allocs, n_ctr_a + n_ctr_b);
+        return failures ? 1 : 0;
+}
+
 static int test_threads(const char *client_path) {
         const int n_threads = 4, n_marks = 5000;
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
@@ -253,142 +402,9 @@ static int test_threads(const char *client_path) {
                 return 1;
         capture_writer_free(w);
 
-        if (c.n_tids != n_threads)
-                fail("client reported %d threads", c.n_tids);
-
-        CaptureReader *rd;
-        char *err = NULL;
-        lseek(fd, 0, SEEK_SET);
-        if (capture_reader_open_fd(fd, &rd, &err) < 0) {
-                fail("reading the capture: %s", err);
-                return 1;
-        }
-        int next_mark[64] = { 0 }, next_log[64] = { 0 }, next_alloc[64] = { 0 };
-        int64_t last_time[64] = { 0 };
-        int64_t n_marks_seen = 0, n_logs = 0, n_allocs = 0, n_ctr_a = 0, n_ctr_b = 0;
-        uint32_t cap_a = 0, cap_b = 0;
-        uint64_t n_frames = 0;
-        CaptureCounterSetValue *values = NULL;
-        size_t n_values = 0, values_alloc = 0;
-        CaptureFrame f;
-        while ((r = capture_reader_next(rd, &f)) > 0) {
-                n_frames++;
-                bool ours = f.pid == c.reported_pid;
-                int t = -1;
-                switch (f.type) {
-                case CAPTURE_FRAME_MARK:
-                        if (!ours || strcmp(f.mark.group, "periscope-test") != 0) {
-                                fail("mark with pid %d group '%s'", f.pid, f.mark.group);
-                                break;
-                        }
-                        if (check_seq(&c, "mark", f.mark.message, next_mark, 1, &t)) {
-                                if (f.time < c.start || f.time > c.end)
-                                        fail("mark time %" PRId64 " outside the client's life [%" PRId64 ", %" PRId64 "]",
-                                             f.time, c.start, c.end);
-                                if (f.time < last_time[t])
-                                        fail("marks of one thread go back in time");
-                                last_time[t] = f.time;
-                                int seq = next_mark[t] - 1;
-                                if (f.mark.duration != 1000 + seq)
-                                        fail("mark duration %" PRId64 ", expected %d", f.mark.duration, 1000 + seq);
-                        }
-                        n_marks_seen++;
-                        break;
-                case CAPTURE_FRAME_LOG:
-                        if (!ours) {
-                                fail("log with pid %d: %s", f.pid, f.log.message);
-                                break;
-                        }
-                        if (f.log.severity != 32 || strcmp(f.log.domain, "periscope-test") != 0)
-                                fail("log severity %u domain '%s'", f.log.severity, f.log.domain);
-                        check_seq(&c, "log", f.log.message, next_log, 10, NULL);
-                        if (f.time < c.start || f.time > c.end)
-                                fail("log time outside the client's life");
-                        n_logs++;
-                        break;
-                case CAPTURE_FRAME_ALLOCATION: {
-                        if (!ours) {
-                                fail("allocation with pid %d", f.pid);
-                                break;
-                        }
-                        t = client_tid_index(&c, f.allocation.tid);
-                        if (t < 0 || f.allocation.n_addrs != 3 || f.allocation.addrs[0] != (uint64_t) f.allocation.tid ||
-                            f.allocation.addrs[2] != 0x4242) {
-                                fail("allocation of tid %d with %u addresses is not what the client sent",
-                                     f.allocation.tid, f.allocation.n_addrs);
-                                break;
-                        }
-                        int seq = (int) f.allocation.addrs[1];
-                        if (seq != next_alloc[t] || f.allocation.alloc_addr != 0x10000 + (uint64_t) seq ||
-                            f.allocation.alloc_size != seq + 1)
-                                fail("allocation seq %d (expected %d) addr 0x%" PRIx64 " size %" PRId64, seq,
-                                     next_alloc[t], f.allocation.alloc_addr, f.allocation.alloc_size);
-                        next_alloc[t] = seq + 10;
-                        n_allocs++;
-                        break;
-                }
-                case CAPTURE_FRAME_CTRDEF:
-                        for (int i = 0; i < f.ctrdef.n_counters; i++) {
-                                const CaptureCounterDef *d = &f.ctrdef.counters[i];
-                                if (d->id >= own && d->id < own + 5)
-                                        fail("program counter got id %u, taken by the service's counters", d->id);
-                                if (strcmp(d->name, "counter-a") == 0 && d->type == CAPTURE_COUNTER_INT64)
-                                        cap_a = d->id;
-                                else if (strcmp(d->name, "counter-b") == 0 && d->type == CAPTURE_COUNTER_DOUBLE)
-                                        cap_b = d->id;
-                                else
-                                        fail("unexpected counter '%s'", d->name);
-                        }
-                        break;
-                case CAPTURE_FRAME_CTRSET:
-                        /* Values may come before their definition (written
-                         * from other threads' rings): check after the pass. */
-                        for (uint32_t i = 0; i < f.ctrset.n_values; i++) {
-                                if (n_values == values_alloc) {
-                                        values_alloc = values_alloc ? values_alloc * 2 : 1024;
-                                        values = realloc(values, values_alloc * sizeof(*values));
-                                }
-                                values[n_values++] = f.ctrset.values[i];
-                        }
-                        break;
-                default:
-                        fail("unexpected %s frame", capture_frame_type_to_string(f.type));
-                }
-        }
-        if (r < 0)
-                fail("capture unreadable: %s", capture_reader_error(rd));
-        for (size_t i = 0; i < n_values; i++) {
-                const CaptureCounterSetValue *v = &values[i];
-                if (v->id == cap_a && cap_a) {
-                        int tid = (int) (v->value.v64 / 1000000);
-                        if (client_tid_index(&c, tid) < 0)
-                                fail("counter-a value %" PRId64 " names no thread", v->value.v64);
-                        n_ctr_a++;
-                } else if (v->id == cap_b && cap_b) {
-                        n_ctr_b++;
-                } else
-                        fail("value for counter %u, which was never defined", v->id);
-        }
-        free(values);
-        int64_t want = (int64_t) n_threads * n_marks, want10 = (int64_t) n_threads * (n_marks / 10);
-        if (n_marks_seen != want)
-                fail("%" PRId64 " marks, expected %" PRId64, n_marks_seen, want);
-        if (n_logs != want10)
-                fail("%" PRId64 " logs, expected %" PRId64, n_logs, want10);
-        if (n_allocs != want10)
-                fail("%" PRId64 " allocations, expected %" PRId64, n_allocs, want10);
-        if (!cap_a || !cap_b)
-                fail("counter definitions missing");
-        if (cap_a == c.counter_a && cap_b == c.counter_b)
-                fail("counter ids were not remapped");
-        if (n_ctr_a != want10 || n_ctr_b != want10)
-                fail("counter values: %" PRId64 " and %" PRId64 ", expected %" PRId64 " each", n_ctr_a, n_ctr_b, want10);
-        capture_reader_free(rd);
-        check_sysprof_reads(fd, n_frames);
+        int ret = verify_threads(fd, &c, n_threads, n_marks, own, 5, true);
         fclose(tmp);
-        printf("threads: %" PRId64 " marks, %" PRId64 " logs, %" PRId64 " allocations, %" PRId64 " counter values\n",
-               n_marks_seen, n_logs, n_allocs, n_ctr_a + n_ctr_b);
-        return failures ? 1 : 0;
+        return ret;
 }
 
 static int test_rate(const char *client_path) {
@@ -565,7 +581,67 @@ static int test_hostile(const char *client_path) {
         return failures ? 1 : 0;
 }
 
+/* A client that ran elsewhere (under `periscope record`): what it printed. */
+static int client_from_file(Client *c, const char *path) {
+        memset(c, 0, sizeof(*c));
+        c->out = -1;
+        c->exited = true;
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        c->text_len = fread(c->text, 1, sizeof(c->text) - 1, f);
+        fclose(f);
+        client_parse(c);
+        return 0;
+}
+
+/* verify-threads CAPTURE STDOUT T M | verify-rate CAPTURE STDOUT N */
+static int verify_main(int argc, char **argv) {
+        Client c;
+        if (argc != 5 && argc != 6)
+                return 2;
+        if (client_from_file(&c, argv[3]) < 0) {
+                fail("cannot read %s", argv[3]);
+                return 1;
+        }
+        FILE *f = fopen(argv[2], "re");
+        if (!f) {
+                fail("cannot open %s", argv[2]);
+                return 1;
+        }
+        int fd = fileno(f), ret;
+        if (strcmp(argv[1], "verify-threads") == 0 && argc == 6)
+                ret = verify_threads(fd, &c, atoi(argv[4]), atoi(argv[5]), 0, 0, false);
+        else if (strcmp(argv[1], "verify-rate") == 0) {
+                CaptureReader *rd;
+                if (capture_reader_open_fd(fd, &rd, NULL) < 0)
+                        return 1;
+                int next[64] = { 0 }, n = atoi(argv[4]);
+                int64_t count = 0;
+                CaptureFrame fr;
+                while (capture_reader_next(rd, &fr) > 0)
+                        if (fr.type == CAPTURE_FRAME_MARK && fr.pid == c.reported_pid) {
+                                check_seq(&c, "mark", fr.mark.message, next, 1, NULL);
+                                count++;
+                        }
+                capture_reader_free(rd);
+                printf("rate: %" PRId64 " of %d marks arrived\n", count, n);
+                if (count != n)
+                        fail("%" PRId64 " of %d marks arrived", count, n);
+                ret = failures ? 1 : 0;
+        } else
+                return 2;
+        fclose(f);
+        return ret;
+}
+
 int main(int argc, char **argv) {
+        if (argc >= 2 && strncmp(argv[1], "verify-", 7) == 0) {
+                int r = verify_main(argc, argv);
+                if (failures)
+                        fprintf(stderr, "%d failures\n", failures);
+                return r || failures ? (r == 2 ? 2 : 1) : 0;
+        }
         if (argc != 3) {
                 fprintf(stderr, "usage: %s threads|rate|hostile COLLECTOR_CLIENT\n", argv[0]);
                 return 2;

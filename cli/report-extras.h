@@ -1,0 +1,23 @@
+/* report-extras.h: the views of `periscope report` for what programs and
+ * the system said besides stacks (control fd, counters, memory profiler):
+ *   --marks           marks by group and name (count, durations), logs
+ *   --counters        every counter: samples, min, mean, max, last
+ *   --timeline FILE   SVG: counters over time with the marks below them
+ *   --memory          report-memory.h
+ * Each prints to out and returns 0, or a negative errno after saying why on
+ * stderr. */
+#pragma once
+
+#include <stdio.h>
+
+#include <glib.h>
+
+#include "capture-reader.h"
+
+int report_marks(CaptureReader *r, int limit, FILE *out);
+int report_counters(CaptureReader *r, FILE *out);
+int report_timeline(CaptureReader *r, const char *svg_path, FILE *out);
+
+/* Opens path and runs the views asked for, in the order above. */
+int report_extras_path(const char *path, gboolean marks, gboolean counters, const char *timeline, gboolean memory,
+                       int limit, FILE *out);
