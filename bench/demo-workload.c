@@ -4,9 +4,10 @@
  *   main → run_workload → outer_a → middle_b → inner_c   (about 3/4 of the time)
  *                                  → middle_d → inner_e   (about 1/4)
  *
- * Options: -t MS (how long to burn CPU, default 1000), -c N (fork and exec
- * N children of this same program first, each burning -t/4 ms; they show
- * up in a capture as processes of their own). */
+ * Options: -t MS (CPU time to burn, default 1000: CPU time, not wall time,
+ * so a loaded machine still yields about MS samples at 1 kHz), -c N (fork and
+ * exec N children of this same program first, each burning -t/4 ms; they
+ * show up in a capture as processes of their own). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -30,7 +31,7 @@ NOINLINE static void publish(uint64_t x) {
 
 static int64_t now_ms(void) {
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
