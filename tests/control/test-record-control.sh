@@ -22,6 +22,26 @@ cap=$TEST_TMP/threads.syscap
 "$CHECK" verify-threads "$cap" "$TEST_TMP/threads.out" 4 5000 || fail "threads capture is wrong"
 echo "ok: marks, logs, counters and allocations of 4 threads"
 
+# The report views on it.
+"$PERISCOPE" report --marks --counters --timeline "$TEST_TMP/threads.svg" "$cap" >"$TEST_TMP/threads.txt" ||
+        fail "report --marks --counters --timeline failed"
+cat "$TEST_TMP/threads.txt"
+grep -qE '^ +20000 .* periscope-test +mark$' "$TEST_TMP/threads.txt" || fail "--marks does not count the 20000 marks"
+grep -qE '^ +2000  message +periscope-test$' "$TEST_TMP/threads.txt" || fail "--marks does not count the 2000 logs"
+grep -qE '^periscope-test +counter-a +[0-9]+ +2000 ' "$TEST_TMP/threads.txt" ||
+        fail "--counters does not show counter-a's 2000 values"
+grep -qE '^CPU Percent +Combined +system ' "$TEST_TMP/threads.txt" || fail "--counters does not show the CPU counter"
+python3 - "$TEST_TMP/threads.svg" <<'PY' || fail "--timeline wrote a bad SVG"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+texts = [t.text or "" for t in root.iter(ns + "text")]
+assert any(t == "Marks (20000)" for t in texts), texts[:5]
+assert len(list(root.iter(ns + "polyline"))) >= 3   # CPU, memory and the program's counters
+assert len([r for r in root.iter(ns + "rect") if r.find(ns + "title") is not None]) == 5000  # marks drawn (capped)
+PY
+echo "ok: report --marks, --counters, --timeline"
+
 # 2. 100 000 marks per second.
 cap=$TEST_TMP/rate.syscap
 "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$CLIENT" rate 100000 >"$TEST_TMP/rate.out" ||
