@@ -389,27 +389,9 @@ static int check_regular(int fd) {
         return S_ISREG(st.st_mode) ? 0 : -EBADF;
 }
 
-int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdentity *ret, char **why) {
-        int r = check_regular(fd);
-        if (r < 0) {
-                set_why(why, strdup("not a regular file"));
-                return r;
-        }
-        HelperWriter w;
-        helper_writer_init(&w, HELPER_MAX_INLINE_PAYLOAD);
-        helper_put_u32(&w, flags);
-        HelperMessage m = {};
-        r = transact(c, HELPER_MSG_IDENTIFY, &w, &fd, 1, &m, why);
-        helper_writer_done(&w);
-        if (r < 0)
-                return r;
-        if (m.header.type == HELPER_MSG_ERROR) {
-                r = decode_error_reply(c, &m, why);
-                helper_message_clear(&m);
-                return r;
-        }
+bool helper_identify_reply_decode(const uint8_t *payload, size_t size, uint32_t flags, HelperIdentity *ret) {
         HelperReader rd;
-        helper_reader_init(&rd, m.payload, m.payload_size);
+        helper_reader_init(&rd, payload, size);
         HelperIdentity id = {};
         id.elf_class = helper_get_u8(&rd);
         id.elf_data = helper_get_u8(&rd);
@@ -429,11 +411,36 @@ int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdenti
         ok = ok && link && helper_reader_finished(&rd) && !strchr(link, '/') &&
              !!(id.contents & HELPER_HAS_DEBUGLINK) == (*link != '\0') &&
              (!(flags & HELPER_IDENTIFY_WANT_FILE_CRC) || (id.contents & HELPER_HAS_FILE_CRC));
+        if (!ok)
+                return false;
+        strcpy(id.debuglink, link);
+        *ret = id;
+        return true;
+}
+
+int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdentity *ret, char **why) {
+        int r = check_regular(fd);
+        if (r < 0) {
+                set_why(why, strdup("not a regular file"));
+                return r;
+        }
+        HelperWriter w;
+        helper_writer_init(&w, HELPER_MAX_INLINE_PAYLOAD);
+        helper_put_u32(&w, flags);
+        HelperMessage m = {};
+        r = transact(c, HELPER_MSG_IDENTIFY, &w, &fd, 1, &m, why);
+        helper_writer_done(&w);
+        if (r < 0)
+                return r;
+        if (m.header.type == HELPER_MSG_ERROR) {
+                r = decode_error_reply(c, &m, why);
+                helper_message_clear(&m);
+                return r;
+        }
+        bool ok = helper_identify_reply_decode(m.payload, m.payload_size, flags, ret);
         helper_message_clear(&m);
         if (!ok)
                 return helper_failed(c, why, strdup("invalid answer to IDENTIFY"));
-        strcpy(id.debuglink, link);
-        *ret = id;
         return 0;
 }
 
@@ -557,6 +564,21 @@ int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, siz
                 return helper_failed(c, why, strdup_printf("invalid answer to COMPILE_UNWIND: %s", reason));
         *ret_blob = TAKE_PTR(blob);
         *ret_size = size;
+        return 0;
+}
+
+int helper_symbolize_reply_decode(const uint8_t *payload, size_t size, size_t count, HelperSymbols **ret) {
+        if (count == 0 || count > HELPER_MAX_BATCH)
+                return -EINVAL;
+        _cleanup_(helper_symbols_freep) HelperSymbols *s = calloc(1, sizeof *s);
+        if (!s || !(s->addresses = calloc(count, sizeof(HelperAddressSymbols))))
+                return -ENOMEM;
+        s->n_addresses = count;
+        HelperReader rd;
+        helper_reader_init(&rd, payload, size);
+        if (!decode_symbolize(&rd, count, &s->sources, s->addresses) || !helper_reader_finished(&rd))
+                return -EBADMSG;
+        *ret = TAKE_PTR(s);
         return 0;
 }
 

@@ -74,6 +74,15 @@ int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_
 int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, size_t image_size,
                                  void **ret_blob, size_t *ret_size, char **why);
 
+/* Validates and decodes an IDENTIFY reply payload (for the request flags);
+ * false when anything is out of spec. Used by the client; public for the
+ * fuzz target. */
+bool helper_identify_reply_decode(const uint8_t *payload, size_t size, uint32_t flags, HelperIdentity *ret);
+
+/* Validates and decodes one SYMBOLIZE reply payload for `count` addresses;
+ * -EBADMSG when anything is out of spec. Public for the fuzz target. */
+int helper_symbolize_reply_decode(const uint8_t *payload, size_t size, size_t count, HelperSymbols **ret);
+
 /* Frees a HelperSymbols. Returns NULL. */
 HelperSymbols *helper_symbols_free(HelperSymbols *s);
 

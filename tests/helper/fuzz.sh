@@ -16,6 +16,14 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         "$h/minidebuginfo.c" "$h/symbolizer.c" "$h/unwind-compile.c" "$src/capture/helper-protocol.c" \
         -lelf -ldw -llzma -lstdc++ -o "$tmp/fuzz-helper" || {
         echo "building the fuzz target failed (clang with libclang-rt-14-dev needed)"; exit 1; }
+# the service side: validation of answers from a (possibly compromised) helper
+clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
+        -DPERISCOPE_LIBEXECDIR='"/nonexistent"' -I "$src/capture" -I "$src/resolver" \
+        "$src/tests/helper/fuzz-client.c" "$src/resolver/helper-client.c" "$src/capture/helper-protocol.c" "$src/capture/unwind-table.c" \
+        -o "$tmp/fuzz-client" || { echo "building the client fuzz target failed"; exit 1; }
+mkdir "$tmp/client-corpus"
+# seed: a valid one-address SYMBOLIZE answer ("main", from the symbol table)
+printf '\000\000\001\000\000\000\001\000\000\000\000\001\000\000\000\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\004\000\000\000main\000\000\000\000' >"$tmp/client-corpus/symbolize"
 mkdir "$tmp/corpus"
 # seeds: a small C program with DWARF and inlines, the same stripped, and one with MiniDebugInfo-like sections
 gcc -O2 -g -I "$src/tests/helper" -o "$tmp/corpus/inline" "$src/tests/helper/workload-inline.c"
@@ -25,4 +33,5 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$tmp"
 "$tmp/fuzz-helper" -seed=1 -runs="$runs" -max_len=65536 -rss_limit_mb=2048 -timeout=20 corpus 2>&1 | tail -25
-echo "fuzz: $runs inputs without a crash"
+"$tmp/fuzz-client" -seed=1 -runs="$((runs * 10))" -max_len=4096 -timeout=20 "$tmp/client-corpus" 2>&1 | tail -3
+echo "fuzz: $runs helper inputs and $((runs * 10)) answers without a crash"

@@ -1,0 +1,47 @@
+/* fuzz-client.c: libFuzzer target over the service side's validation of
+ * helper answers (IDENTIFY and SYMBOLIZE reply decoding): whatever a
+ * compromised helper sends must be refused or decoded within the limits. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helper-client.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        if (size < 2)
+                return 0;
+        const uint8_t *payload = data + 2;
+        size_t n = size - 2;
+        if (data[0] & 1) {
+                HelperIdentity id;
+                if (helper_identify_reply_decode(payload, n, data[0] & 2 ? HELPER_IDENTIFY_WANT_FILE_CRC : 0, &id)) {
+                        if (id.build_id_size > HELPER_MAX_BUILD_ID || strlen(id.debuglink) > HELPER_MAX_DEBUGLINK ||
+                            strchr(id.debuglink, '/'))
+                                abort();
+                }
+                return 0;
+        }
+        size_t count = (size_t) (data[1] % 16) + 1;
+        HelperSymbols *s = NULL;
+        if (helper_symbolize_reply_decode(payload, n, count, &s) == 0) {
+                if (s->n_addresses != count)
+                        abort();
+                for (size_t i = 0; i < count; i++) {
+                        const HelperAddressSymbols *a = &s->addresses[i];
+                        if (a->n_frames > HELPER_MAX_FRAMES || (a->status == HELPER_ADDRESS_OK) != (a->n_frames > 0))
+                                abort();
+                        for (size_t k = 0; k < a->n_frames; k++) {
+                                const HelperFrame *f = &a->frames[k];
+                                size_t l = strlen(f->name);
+                                if (l == 0 || l > HELPER_MAX_NAME || !helper_utf8_valid(f->name, l))
+                                        abort();
+                                if (f->file && (strlen(f->file) > HELPER_MAX_PATH || f->line == 0))
+                                        abort();
+                        }
+                }
+                helper_symbols_free(s);
+        }
+        return 0;
+}
