@@ -101,3 +101,33 @@ assert_listed() { # query, pid, engine
         grep -q "no running container or Flatpak app matches" "$WORK/nomatch.err" || fail "no message for an unknown container"
         echo "ok: --container=$1 lists pid $2"
 }
+
+# End to end (the tool-level tests with PERISCOPE_E2E=1): records pid through
+# a private periscoped with `periscope record -p` and asserts that >= 95% of
+# its samples end in main;hot_outer;hot_inner in `periscope report --folded`
+# (the service's own symbols) and that the workload's mapping is verified.
+record_e2e_spin() { # pid, mapped-path-of-the-workload
+        local pid=$1 path=$2
+        : "${PERISCOPE:?}" "${PERISCOPED:?}"
+        need python3
+        export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
+        PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid" --duration=2 -o "$WORK/e2e.syscap" 2>"$WORK/e2e-rec.err" ||
+                { cat "$WORK/e2e-rec.err"; fail "periscope record failed"; }
+        ! grep -qE "Sanitizer|runtime error:" "$WORK/e2e-rec.err" || { cat "$WORK/e2e-rec.err"; fail "memory errors in periscoped"; }
+        "$PERISCOPE" report --folded --no-progress -p "$pid" "$WORK/e2e.syscap" >"$WORK/e2e-folded.txt" || fail "periscope report failed"
+        python3 - "$WORK/e2e-folded.txt" <<'PY' || fail "fewer than 95% of the samples carry the right names"
+import sys
+total = good = 0
+for line in open(sys.argv[1]):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    total += int(count)
+    user = [f for f in stack.split(";") if not f.endswith("[kernel]")]
+    if user[-3:] == ["main", "hot_outer", "hot_inner"]:
+        good += int(count)
+print("ok: %d/%d samples (%.1f%%) main;hot_outer;hot_inner" % (good, total, 100 * good / max(total, 1)))
+sys.exit(0 if total >= 50 and good / total >= 0.95 else 1)
+PY
+        "$PERISCOPE" report --mappings --no-progress "$WORK/e2e.syscap" >"$WORK/e2e-maps.txt" || fail "periscope report --mappings failed"
+        grep -A1 -F "$path" "$WORK/e2e-maps.txt" | grep -q "verified" || { cat "$WORK/e2e-maps.txt"; fail "$path is not shown as verified"; }
+        echo "ok: $path verified in report --mappings"
+}
