@@ -21,6 +21,8 @@ struct PinnedFiles {
         size_t max_files;
         uint64_t failures;
         Resolver *resolver;        /* borrowed; NULL: no fallback */
+        PinFailure *reasons;       /* why a (dev, inode) could not be pinned, first one kept */
+        size_t n_reasons;
 };
 
 int pinned_files_new(size_t max_files, PinnedFiles **ret) {
@@ -47,6 +49,9 @@ void pinned_files_free(PinnedFiles *f) {
         for (size_t i = 0; i < f->n_files; i++)
                 pinned_file_free(f->files[i]);
         free(f->files);
+        for (size_t i = 0; i < f->n_reasons; i++)
+                free(f->reasons[i].reason);
+        free(f->reasons);
         free(f);
 }
 
@@ -99,6 +104,30 @@ static int open_regular(const char *path, struct stat *st) {
         if (!S_ISREG(st->st_mode))
                 return -EBADFD;
         return TAKE_FD(fd);
+}
+
+const char *pinned_files_get_failure_reason(const PinnedFiles *f, uint64_t dev, uint64_t inode) {
+        for (size_t i = 0; f && i < f->n_reasons; i++)
+                if (f->reasons[i].dev == dev && f->reasons[i].inode == inode)
+                        return f->reasons[i].reason;
+        return NULL;
+}
+
+/* Keeps the resolver's one-line verdict for a mapping nothing matched, so
+ * the report says "binary changed since it was mapped" for it. Bounded:
+ * past the limit, the generic reason is shown. */
+static void pinned_files_add_failure_reason(PinnedFiles *f, uint64_t dev, uint64_t inode, const char *reason) {
+        if (!reason || !reason[0] || f->n_reasons >= PINNED_FILES_MAX_FAILURE_REASONS ||
+            pinned_files_get_failure_reason(f, dev, inode))
+                return;
+        PinFailure *a = reallocarray(f->reasons, f->n_reasons + 1, sizeof(PinFailure));
+        if (!a)
+                return;
+        f->reasons = a;
+        char *copy = strdup(reason);
+        if (!copy)
+                return;
+        f->reasons[f->n_reasons++] = (PinFailure) { .dev = dev, .inode = inode, .reason = copy };
 }
 
 static int pinned_files_insert(PinnedFiles *f, PinnedFile *p) {
@@ -198,14 +227,18 @@ int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t
                                        .start = start, .end = end };
                 ResolverProvenance prov;
                 int rfd = -1;
-                if (resolver_open_mapping(f->resolver, pid, &id, path, &rfd, &prov) >= 0 && fstat(rfd, &st) >= 0) {
+                int rr = resolver_open_mapping(f->resolver, pid, &id, path, &rfd, &prov);
+                if (rr >= 0 && fstat(rfd, &st) >= 0) {
                         fd = rfd;
                         how = PINNED_VIA_RESOLVER;
                         checked = true;
                         if (asprintf(&provenance, "%s: %s", resolver_method_to_string(prov.method), prov.host_path) < 0)
                                 provenance = NULL;
-                } else
+                } else {
                         safe_close(rfd);
+                        if (rr == -ESTALE)
+                                pinned_files_add_failure_reason(f, dev, inode, prov.message);
+                }
         }
         if (fd < 0) {
                 f->failures++;

@@ -29,6 +29,13 @@ typedef struct PinnedFile {
         char *provenance;          /* PINNED_VIA_RESOLVER: method, host path and why; else NULL */
 } PinnedFile;
 
+typedef struct PinFailure {
+        uint64_t dev, inode;
+        char *reason;              /* e.g. "PATH: binary changed since it was mapped (inode N, …)" */
+} PinFailure;
+
+#define PINNED_FILES_MAX_FAILURE_REASONS 1024
+
 typedef struct PinnedFiles PinnedFiles;
 
 /* max_files bounds the fds held (the rest are counted as failures). */
@@ -59,6 +66,11 @@ void pinned_files_set_resolver(PinnedFiles *f, Resolver *r);
 
 /* The resolver set above, or NULL. */
 Resolver *pinned_files_get_resolver(const PinnedFiles *f);
+
+/* Why the mapping (dev, inode) could not be pinned when the resolver found
+ * another file at its path ("binary changed since it was mapped …"), so the
+ * report names that instead of a generic reason; NULL if nothing is known. */
+const char *pinned_files_get_failure_reason(const PinnedFiles *f, uint64_t dev, uint64_t inode);
 
 /* Mappings that could not be pinned. */
 uint64_t pinned_files_get_failures(const PinnedFiles *f);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "cleanup.h"
@@ -34,11 +35,14 @@ static void stage_progress(uint64_t done, uint64_t total, void *userdata) {
                 (void) sd_bus_flush(p->recording->manager->bus);
 }
 
-static const char *unavailable_reason(const ProcessMapping *m) {
+static const char *unavailable_reason(const Recording *r, const ProcessMapping *m) {
         if (!m->filename || m->filename[0] == '\0')
                 return "anonymous memory (no file; JIT code?)";
         if (m->filename[0] == '[')
                 return "no file backs this mapping";
+        const char *changed = pinned_files_get_failure_reason(r->pinned, makedev(m->dev_major, m->dev_minor), m->inode);
+        if (changed)
+                return changed;
         return "the mapped file could not be pinned while the process ran";
 }
 
@@ -83,7 +87,7 @@ int stage_symbolize(Recording *r) {
                                 .verdict = pin ? (pin->identity_checked ? "device+inode match" : "identity not checked")
                                                : "no file",
                                 .verified = pin && pin->identity_checked,
-                                .why_unavailable = unavailable_reason(m),
+                                .why_unavailable = unavailable_reason(r, m),
                                 .build_id = m->build_id_size ? m->build_id : NULL,
                                 .build_id_size = m->build_id_size,
                         };
