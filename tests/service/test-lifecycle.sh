@@ -6,6 +6,15 @@
 . "$(dirname "$0")/private-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 check() { "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$@"; }
+# Waits (up to 30 s: sanitizer builds on a loaded machine are slow) until the
+# capture being written already holds flushed samples.
+wait_for_flushed_samples() {
+        for _ in $(seq 300); do
+                check "$1" partial --min-samples 5 >/dev/null 2>&1 && return 0
+                sleep 0.1
+        done
+        fail "no samples were flushed to $1 within 30 s"
+}
 private_bus_start
 periscoped_start
 "$DEMO" -t 30000 & work=$!
@@ -13,7 +22,7 @@ _cleanup_pids+=($work)
 
 # Client vanishes: SIGKILL the CLI; the service notices it left the bus.
 "$PERISCOPE" record --address "$BUS_ADDRESS" -p $work -o "$TEST_TMP/vanish.syscap" 2>/dev/null & cli=$!
-sleep 1.5
+wait_for_flushed_samples "$TEST_TMP/vanish.syscap"
 kill -KILL $cli; wait $cli 2>/dev/null || true
 for _ in $(seq 50); do
         grep -q "finished (client-vanished)" "$TEST_TMP/periscoped.log" && break
@@ -33,7 +42,7 @@ check "$TEST_TMP/two.syscap" readable --min-samples 5 --reason duration
 # The service is SIGKILLed mid-recording: what was flushed stays readable.
 "$PERISCOPE" record --address "$BUS_ADDRESS" -p $work -o "$TEST_TMP/crash.syscap" >/dev/null 2>&1 & cli=$!
 _cleanup_pids+=($cli)
-sleep 1.5
+wait_for_flushed_samples "$TEST_TMP/crash.syscap"
 kill -KILL "$PERISCOPED_PID"
 sleep 0.3
 check "$TEST_TMP/crash.syscap" partial --min-samples 5
