@@ -20,6 +20,10 @@
 
 PRIVATE_BUS_PIDS=()
 PRIVATE_BUS_DIR=
+# sysprofd lowers kernel.perf_event_paranoid while it records and does not
+# put it back when it is killed: private_bus_stop restores what it found.
+PRIVATE_BUS_SAVED_PARANOID=
+PRIVATE_BUS_SAVED_KPTR=
 
 # private_bus_track PID…: kill these pids in private_bus_stop.
 private_bus_track() {
@@ -32,6 +36,8 @@ private_bus_track() {
 private_bus_start() {
         command -v dbus-daemon >/dev/null || { echo "private-bus: dbus-daemon is missing (apt-get install -y dbus)"; return 1; }
         local dir
+        PRIVATE_BUS_SAVED_PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)
+        PRIVATE_BUS_SAVED_KPTR=$(cat /proc/sys/kernel/kptr_restrict 2>/dev/null)
         dir=$(mktemp -d /tmp/periscope-bus.XXXXXX) || return 1
         chmod 0755 "$dir" || return 1
         PRIVATE_BUS_DIR=$dir
@@ -136,5 +142,10 @@ private_bus_stop() {
                 rm -rf "$PRIVATE_BUS_DIR"
         fi
         PRIVATE_BUS_DIR=
+        if [ -n "$PRIVATE_BUS_SAVED_PARANOID" ]; then
+                echo "$PRIVATE_BUS_SAVED_PARANOID" >/proc/sys/kernel/perf_event_paranoid 2>/dev/null || true
+                echo "$PRIVATE_BUS_SAVED_KPTR" >/proc/sys/kernel/kptr_restrict 2>/dev/null || true
+        fi
+        PRIVATE_BUS_SAVED_PARANOID=
         return 0
 }
