@@ -148,6 +148,9 @@ int cmd_report(int argc, char **argv) {
                 report_print_folded(stdout, graph);
         } else {
                 report_print_summary(stdout, profile, graph);
+                g_autoptr(GError) cerror = NULL;
+                if (!report_print_process_containers(stdout, path, &cerror))
+                        fprintf(stderr, "periscope report: warning: %s\n", cerror->message);
                 if (graph->n_samples == 0) {
                         if (profile->n_samples == 0)
                                 printf("\nThe capture holds no samples.\n");

@@ -60,7 +60,9 @@ static gint cmp_groups(gconstpointer a, gconstpointer b) {
         return strcmp(ga->label, gb->label);
 }
 
-gboolean report_print_by_container(FILE *out, const char *path, GError **error) {
+/* brief: only the processes that belong to a container or app, as one
+ * "Processes in containers and apps" section of the default report. */
+static gboolean print_containers(FILE *out, const char *path, gboolean brief, GError **error) {
         CaptureReader *reader = NULL;
         char *msg = NULL;
         int r = capture_reader_open_path(path, &reader, &msg);
@@ -144,6 +146,26 @@ gboolean report_print_by_container(FILE *out, const char *path, GError **error) 
                 g_ptr_array_add(sorted, value);
         g_ptr_array_sort(sorted, cmp_groups);
 
+        if (brief) {
+                gboolean header = FALSE;
+                for (guint i = 0; i < sorted->len; i++) {
+                        Group *g = sorted->pdata[i];
+                        if (g_str_equal(g->label, HOST_LABEL))
+                                continue;
+                        if (!header)
+                                fprintf(out, "\nProcesses in containers and apps:\n");
+                        header = TRUE;
+                        g_array_sort(g->pids, cmp_pids);
+                        for (guint j = 0; j < g->pids->len; j++) {
+                                int32_t pid = g_array_index(g->pids, int32_t, j);
+                                const char *comm = g_hash_table_lookup(comms, GINT_TO_POINTER(pid));
+                                guint64 *n = g_hash_table_lookup(samples, GINT_TO_POINTER(pid));
+                                fprintf(out, "  %s[%d]  %s  (%" G_GUINT64_FORMAT " samples)\n", comm ? comm : "?",
+                                        (int) pid, g->label, n ? *n : 0);
+                        }
+                }
+                return TRUE;
+        }
         fprintf(out, "Capture: %s\nSamples: %" G_GUINT64_FORMAT "\n\nSamples by container or app:\n", path, total);
         fprintf(out, "  Samples       %%  Container/app  [processes]\n");
         for (guint i = 0; i < sorted->len; i++) {
@@ -161,4 +183,12 @@ gboolean report_print_by_container(FILE *out, const char *path, GError **error) 
         if (sorted->len == 0)
                 fprintf(out, "  (no samples)\n");
         return TRUE;
+}
+
+gboolean report_print_by_container(FILE *out, const char *path, GError **error) {
+        return print_containers(out, path, FALSE, error);
+}
+
+gboolean report_print_process_containers(FILE *out, const char *path, GError **error) {
+        return print_containers(out, path, TRUE, error);
 }

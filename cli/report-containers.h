@@ -9,3 +9,8 @@
 /* Prints the table for the capture at path; FALSE with error set when the
  * capture cannot be read. */
 gboolean report_print_by_container(FILE *out, const char *path, GError **error);
+
+/* Prints, for the default report, one line per sampled process that belongs
+ * to a container or app ("comm[pid]  podman NAME (IMAGE)"), so every report
+ * names them; prints nothing when no process does. */
+gboolean report_print_process_containers(FILE *out, const char *path, GError **error);

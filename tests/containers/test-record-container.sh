@@ -94,6 +94,11 @@ pct=$(awk '{ print int($2) }' <<<"$line")
 [ "$pct" -ge 95 ] || { cat "$WORK/by-container.txt"; fail "only $pct% of samples attributed to $name"; }
 grep -q "app\[" <<<"$line" || fail "report --by-container does not list the container's processes"
 echo "ok: report --by-container: $line"
+# The default report names the container of every workload process.
+"$PERISCOPE" report --no-progress "$WORK/c.syscap" >"$WORK/report.txt" || fail "periscope report failed"
+n=$(grep -cE "^  app\[[0-9]+\]  podman $name \(" "$WORK/report.txt" || true)
+[ "$n" -ge 2 ] || { cat "$WORK/report.txt"; fail "the default report does not name the container of both workload processes"; }
+echo "ok: the default report names $name for $n workload processes"
 
 if "$PERISCOPE" record --address="$bus" --container=no-such-container-$$ --duration=1 -o "$WORK/x.syscap" 2>"$WORK/nomatch.err"; then
         fail "recording an unknown container succeeded"
