@@ -3,6 +3,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,6 +20,11 @@ static inline void freep(void *p) {
         free(*(void **) p);
 }
 #define _cleanup_free_ _cleanup_(freep)
+
+static inline void fclosep(FILE **f) {
+        if (*f)
+                fclose(*f);
+}
 
 /* Closes an fd and keeps errno intact, so error paths can still report it. */
 static inline int safe_close(int fd) {

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 
 #include "cleanup.h"
+#include "mountinfo.h"
 #include "resolver.h"
 
 struct PinnedFiles {
@@ -83,16 +84,54 @@ PinnedFile *pinned_files_lookup(const PinnedFiles *f, uint64_t dev, uint64_t ino
         return NULL;
 }
 
+/* The mount id of the mount holding fd, from /proc/self/fdinfo. */
+static int fd_mount_id(int fd) {
+        char p[64];
+        snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", fd);
+        _cleanup_(fclosep) FILE *f = fopen(p, "re");
+        if (!f)
+                return -errno;
+        char line[256];
+        while (fgets(line, sizeof(line), f)) {
+                int id;
+                if (sscanf(line, "mnt_id: %d", &id) == 1)
+                        return id;
+        }
+        return -ENODATA;
+}
+
+/* Whether fd lies on the mount whose device (as mountinfo lists it: for
+ * btrfs the superblock's, which is what maps and MMAP2 report) is dev.
+ * Mount ids are unique across namespaces, so the target's table is searched
+ * first (the file may be on a mount only it sees), then ours. */
+static bool mount_device_matches(int fd, pid_t pid, uint64_t dev) {
+        int id = fd_mount_id(fd);
+        if (id < 0)
+                return false;
+        pid_t where[] = { pid, 0 };
+        for (size_t i = 0; i < ELEMENTSOF(where); i++) {
+                _cleanup_(mount_table_freep) MountTable *t = NULL;
+                if (mount_table_load(where[i], &t) < 0)
+                        continue;
+                const MountEntry *m = mount_table_find_by_id(t, id);
+                if (m)
+                        return makedev(m->dev_major, m->dev_minor) == dev;
+        }
+        return false;
+}
+
 /* Whether an opened file is the one the kernel named. btrfs reports the
- * superblock's device in maps but a per-subvolume device to stat(), so
- * there only the inode can be compared. */
-static bool identity_matches(int fd, const struct stat *st, uint64_t dev, uint64_t inode) {
+ * superblock's device in maps but a per-subvolume device to stat(): there
+ * the inode must match and the file's mount must be on the mapped device. */
+static bool identity_matches(int fd, pid_t pid, const struct stat *st, uint64_t dev, uint64_t inode) {
         if ((uint64_t) st->st_ino != inode)
                 return false;
         if ((uint64_t) st->st_dev == dev)
                 return true;
         struct statfs sfs;
-        return fstatfs(fd, &sfs) == 0 && sfs.f_type == BTRFS_SUPER_MAGIC;
+        if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC)
+                return false;
+        return mount_device_matches(fd, pid, dev);
 }
 
 static int open_regular(const char *path, struct stat *st) {
@@ -156,7 +195,7 @@ static int pinned_files_open(pid_t pid, uint64_t start, uint64_t end, const char
                  (unsigned long long) end);
         fd = open_regular(buf, st);
         if (fd >= 0) {
-                if (known && !identity_matches(fd, st, dev, inode)) {
+                if (known && !identity_matches(fd, pid, st, dev, inode)) {
                         safe_close(fd);
                         return -ESTALE; /* the mapping was replaced since the record */
                 }
@@ -177,7 +216,7 @@ static int pinned_files_open(pid_t pid, uint64_t start, uint64_t end, const char
         }
         if (fd < 0)
                 return fd;
-        if (known && !identity_matches(fd, st, dev, inode)) {
+        if (known && !identity_matches(fd, pid, st, dev, inode)) {
                 safe_close(fd);
                 return -ESTALE;
         }

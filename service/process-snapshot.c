@@ -15,11 +15,6 @@
 
 #define MOUNTINFO_MAX_BYTES (4u << 20)
 
-static void fclosep(FILE **f) {
-        if (*f)
-                fclose(*f);
-}
-
 char *process_read_cmdline(pid_t pid, const char *fallback) {
         char path[64], buf[4096];
         snprintf(path, sizeof(path), "/proc/%d/cmdline", (int) pid);

@@ -129,5 +129,5 @@ sys.exit(0 if total >= 50 and good / total >= 0.95 else 1)
 PY
         "$PERISCOPE" report --mappings --no-progress "$WORK/e2e.syscap" >"$WORK/e2e-maps.txt" || fail "periscope report --mappings failed"
         grep -A1 -F "$path" "$WORK/e2e-maps.txt" | grep -q "verified" || { cat "$WORK/e2e-maps.txt"; fail "$path is not shown as verified"; }
-        echo "ok: $path verified in report --mappings"
+        echo "ok: $path verified in report --mappings: $(grep -A1 -F "$path" "$WORK/e2e-maps.txt" | tr -s ' \n' ' ')"
 }
