@@ -11,6 +11,7 @@
 typedef struct ProcessTable {
         ProcessMapping *maps;
         size_t n_maps, allocated;
+        int64_t exec_time;         /* latest exec seen (0: none) */
 } ProcessTable;
 
 struct ProcessMaps {
@@ -122,6 +123,8 @@ int process_maps_add(ProcessMaps *m, int32_t pid, const ProcessMapping *mapping)
         int r = process_maps_ensure(m, pid, &t);
         if (r < 0)
                 return r;
+        if (mapping->time != 0 && mapping->time < t->exec_time)
+                return 0; /* the old image's, seen after the exec */
         /* At most one old mapping gets split in two, plus the new one. */
         r = process_table_reserve(t, 2);
         if (r < 0)
@@ -184,13 +187,15 @@ const ProcessMapping *process_maps_lookup(const ProcessMaps *m, int32_t pid, uin
         return NULL;
 }
 
-int process_maps_fork(ProcessMaps *m, int32_t parent, int32_t child) {
+int process_maps_fork(ProcessMaps *m, int32_t parent, int32_t child, int64_t time) {
         if (parent == child)
                 return 0;
         ProcessTable *c;
         int r = process_maps_ensure(m, child, &c);
         if (r < 0)
                 return r;
+        if (c->exec_time > time)
+                return 0; /* the child's exec (and its new image) came first */
         process_table_clear(c);
         const ProcessTable *p = process_maps_find(m, parent); /* after ensure: tables may move */
         if (!p || p->n_maps == 0)
@@ -210,10 +215,23 @@ int process_maps_fork(ProcessMaps *m, int32_t parent, int32_t child) {
         return 0;
 }
 
-void process_maps_clear(ProcessMaps *m, int32_t pid) {
-        ProcessTable *t = process_maps_find(m, pid);
-        if (t)
-                process_table_clear(t);
+int process_maps_exec(ProcessMaps *m, int32_t pid, int64_t time) {
+        ProcessTable *t;
+        int r = process_maps_ensure(m, pid, &t);
+        if (r < 0)
+                return r;
+        if (time <= t->exec_time)
+                return 0;
+        t->exec_time = time;
+        size_t kept = 0;
+        for (size_t i = 0; i < t->n_maps; i++) {
+                if (t->maps[i].time >= time)
+                        t->maps[kept++] = t->maps[i];
+                else
+                        free(t->maps[i].filename);
+        }
+        t->n_maps = kept;
+        return 0;
 }
 
 const ProcessMapping *process_maps_get(const ProcessMaps *m, int32_t pid, size_t *ret_n) {

@@ -19,6 +19,7 @@ typedef struct ProcessMapping {
         uint8_t build_id[20];
         char *filename;            /* as the kernel names it ("[vdso]", "/usr/lib/… (deleted)") */
         PinnedFile *pinned;        /* owned by the recording's PinnedFiles; NULL if not pinned */
+        int64_t time;              /* when it was mapped (0: found in the /proc snapshot) */
 } ProcessMapping;
 
 typedef struct ProcessMaps ProcessMaps;
@@ -27,17 +28,20 @@ int process_maps_new(ProcessMaps **ret);
 void process_maps_free(ProcessMaps *m);
 
 /* Adds a mapping to pid (copying filename), cutting away whatever part of
- * older mappings it covers, as mmap() does. */
+ * older mappings it covers, as mmap() does. A mapping timed before pid's
+ * last exec belonged to the old image and is dropped (records come from
+ * per-CPU rings, so they arrive out of time order). */
 int process_maps_add(ProcessMaps *m, int32_t pid, const ProcessMapping *mapping);
 
 /* The mapping of pid that contains address, or NULL. */
 const ProcessMapping *process_maps_lookup(const ProcessMaps *m, int32_t pid, uint64_t address);
 
-/* The child starts with a copy of the parent's mappings (fork). */
-int process_maps_fork(ProcessMaps *m, int32_t parent, int32_t child);
+/* The child starts with a copy of the parent's mappings (fork at time);
+ * nothing is copied if the child's exec after the fork was seen already. */
+int process_maps_fork(ProcessMaps *m, int32_t parent, int32_t child, int64_t time);
 
-/* Forgets pid's mappings (exec replaced its image). */
-void process_maps_clear(ProcessMaps *m, int32_t pid);
+/* pid exec'd at time: forgets the mappings made before, keeps later ones. */
+int process_maps_exec(ProcessMaps *m, int32_t pid, int64_t time);
 
 /* All mappings of pid, sorted by start (NULL/0 for an unknown pid). */
 const ProcessMapping *process_maps_get(const ProcessMaps *m, int32_t pid, size_t *ret_n);

@@ -130,6 +130,7 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
                 .dev_major = m.dev_major, .dev_minor = m.dev_minor, .inode = m.inode,
                 .build_id_size = m.build_id_size,
                 .filename = (char *) m.filename,
+                .time = (int64_t) m.id.time,
         };
         memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
         /* A process seen for the first time: which container/app it is in. */
@@ -152,7 +153,9 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
         /* Only an exec starts a new program; thread renames are not processes. */
         if (!c.exec || c.pid != c.tid)
                 return 0;
-        process_maps_clear(r->maps, (int32_t) c.pid);
+        int ret = process_maps_exec(r->maps, (int32_t) c.pid, (int64_t) c.id.time);
+        if (ret < 0)
+                return ret;
         _cleanup_free_ char *cmdline = process_read_cmdline((pid_t) c.pid, c.comm);
         if (!cmdline)
                 return -ENOMEM;
@@ -168,7 +171,7 @@ static int recording_handle_task(Recording *r, const struct perf_event_header *h
         if (h->type == PERF_RECORD_FORK) {
                 if (t.pid == t.ppid)
                         return 0; /* a new thread */
-                int ret = process_maps_fork(r->maps, (int32_t) t.ppid, (int32_t) t.pid);
+                int ret = process_maps_fork(r->maps, (int32_t) t.ppid, (int32_t) t.pid, (int64_t) t.time);
                 if (ret < 0)
                         return ret;
                 return capture_writer_add_fork(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.ppid,

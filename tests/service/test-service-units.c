@@ -226,10 +226,23 @@ static void test_process_maps(void) {
         CHECK(strcmp(process_maps_lookup(m, 10, 0x2fff)->filename, "/b") == 0);
         CHECK(strcmp(process_maps_lookup(m, 10, 0x4000)->filename, "/a") == 0);
         CHECK(process_maps_lookup(m, 10, 0x5000) == NULL && process_maps_lookup(m, 11, 0x2000) == NULL);
-        CHECK(process_maps_fork(m, 10, 11) == 0);
+        CHECK(process_maps_fork(m, 10, 11, 100) == 0);
         CHECK(process_maps_lookup(m, 11, 0x2000) && process_maps_lookup(m, 11, 0x2000)->inode == 8);
-        process_maps_clear(m, 10);
+        CHECK(process_maps_exec(m, 10, 200) == 0);
         CHECK(process_maps_lookup(m, 10, 0x2000) == NULL && process_maps_lookup(m, 11, 0x2000) != NULL);
+        /* Per-CPU rings deliver out of time order: the new image's mapping
+         * (t=300) before the exec (t=250) survives it; the old image's
+         * (t=240) seen afterwards is dropped; a late fork (t=150) does not
+         * overwrite a child that already exec'd. */
+        ProcessMapping fresh = { .start = 0x7000, .end = 0x8000, .inode = 9, .filename = "/new", .time = 300 };
+        CHECK(process_maps_add(m, 12, &fresh) == 0);
+        CHECK(process_maps_exec(m, 12, 250) == 0);
+        CHECK(process_maps_lookup(m, 12, 0x7000) && process_maps_lookup(m, 12, 0x7000)->inode == 9);
+        ProcessMapping stale = { .start = 0x9000, .end = 0xa000, .inode = 3, .filename = "/old", .time = 240 };
+        CHECK(process_maps_add(m, 12, &stale) == 0);
+        CHECK(process_maps_lookup(m, 12, 0x9000) == NULL);
+        CHECK(process_maps_fork(m, 10, 12, 150) == 0);
+        CHECK(process_maps_lookup(m, 12, 0x7000) && process_maps_lookup(m, 12, 0x2000) == NULL);
         ProcessMapping bad = { .start = 0x5000, .end = 0x5000, .filename = "/x" };
         CHECK(process_maps_add(m, 10, &bad) == -EINVAL);
         /* Many processes and mappings stay sorted. */
