@@ -382,6 +382,23 @@ static int decode_error_reply(HelperClient *c, HelperMessage *m, char **why) {
         return error;
 }
 
+/* Sends one request built in *req (then released) and waits for its answer:
+ * 0 with *reply holding a non-error answer, or negative with *why set (an
+ * encoding failure, a failed helper, or the helper's own error reply). */
+static int request(HelperClient *c, uint16_t type, HelperWriter *req, const int *fds, size_t n_fds,
+                   HelperMessage *reply, char **why) {
+        int r = req->failed ? -ENOMEM : transact(c, type, req, fds, n_fds, reply, why);
+        helper_writer_done(req);
+        if (r < 0)
+                return r;
+        if (reply->header.type == HELPER_MSG_ERROR) {
+                r = decode_error_reply(c, reply, why);
+                helper_message_clear(reply);
+                return r;
+        }
+        return 0;
+}
+
 static int check_regular(int fd) {
         struct stat st;
         if (fstat(fd, &st) < 0)
@@ -428,15 +445,9 @@ int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdenti
         helper_writer_init(&w, HELPER_MAX_INLINE_PAYLOAD);
         helper_put_u32(&w, flags);
         HelperMessage m = {};
-        r = transact(c, HELPER_MSG_IDENTIFY, &w, &fd, 1, &m, why);
-        helper_writer_done(&w);
+        r = request(c, HELPER_MSG_IDENTIFY, &w, &fd, 1, &m, why);
         if (r < 0)
                 return r;
-        if (m.header.type == HELPER_MSG_ERROR) {
-                r = decode_error_reply(c, &m, why);
-                helper_message_clear(&m);
-                return r;
-        }
         bool ok = helper_identify_reply_decode(m.payload, m.payload_size, flags, ret);
         helper_message_clear(&m);
         if (!ok)
@@ -532,15 +543,9 @@ int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, siz
         if (from_image)
                 helper_put_bytes(&w, image, image_size);
         HelperMessage m = {};
-        r = w.failed ? -ENOMEM : transact(c, HELPER_MSG_COMPILE_UNWIND, &w, from_image ? NULL : &fd, from_image ? 0 : 1, &m, why);
-        helper_writer_done(&w);
+        r = request(c, HELPER_MSG_COMPILE_UNWIND, &w, from_image ? NULL : &fd, from_image ? 0 : 1, &m, why);
         if (r < 0)
                 return r;
-        if (m.header.type == HELPER_MSG_ERROR) {
-                r = decode_error_reply(c, &m, why);
-                helper_message_clear(&m);
-                return r;
-        }
         HelperReader rd;
         helper_reader_init(&rd, m.payload, m.payload_size);
         (void) helper_get_u32(&rd); /* fdes_eh_frame: statistics only */
@@ -605,15 +610,9 @@ int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_
                 for (size_t i = 0; i < count; i++)
                         helper_put_u64(&w, offsets[start + i]);
                 HelperMessage m = {};
-                r = w.failed ? -ENOMEM : transact(c, HELPER_MSG_SYMBOLIZE, &w, fds, debug_fd >= 0 ? 2 : 1, &m, why);
-                helper_writer_done(&w);
+                r = request(c, HELPER_MSG_SYMBOLIZE, &w, fds, debug_fd >= 0 ? 2 : 1, &m, why);
                 if (r < 0)
                         return r;
-                if (m.header.type == HELPER_MSG_ERROR) {
-                        r = decode_error_reply(c, &m, why);
-                        helper_message_clear(&m);
-                        return r;
-                }
                 HelperReader rd;
                 helper_reader_init(&rd, m.payload, m.payload_size);
                 bool ok = decode_symbolize(&rd, count, &s->sources, s->addresses + start) && helper_reader_finished(&rd);
