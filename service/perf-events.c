@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "perf-record.h"
 
 #define PERF_RING_DEFAULT_PAGES 64u
 #define PERF_RING_MIN_PAGES 4u
@@ -30,6 +31,7 @@ struct PerfEvents {
         bool build_ids;            /* attr.build_id accepted */
         int n_cpus;
         PerfRing *rings;           /* n_cpus entries, fd == -1 until the CPU has an event */
+        PerfRingReader *readers;   /* n_cpus entries, scratch for perf_events_drain */
         int *fds;
         size_t n_fds, allocated_fds;
         uint64_t bad_records;
@@ -59,6 +61,11 @@ int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret) {
         p->rings = calloc((size_t) n, sizeof(PerfRing));
         if (!p->rings)
                 return -ENOMEM;
+        p->readers = calloc((size_t) n, sizeof(PerfRingReader));
+        if (!p->readers) {
+                free(TAKE_PTR(p->rings));
+                return -ENOMEM;
+        }
         for (int i = 0; i < p->n_cpus; i++) {
                 p->rings[i].cpu = i;
                 p->rings[i].fd = -1;
@@ -79,6 +86,7 @@ void perf_events_free(PerfEvents *p) {
                 safe_close(p->fds[i]);
         free(p->fds);
         free(p->rings);
+        free(p->readers);
         free(p);
 }
 
@@ -230,68 +238,41 @@ int perf_events_get_ring_fd(const PerfEvents *p, size_t i) {
         return p->rings[i].fd;
 }
 
-/* Copies len bytes at ring offset pos (which may wrap) to dst. */
-static void ring_copy(const uint8_t *data, uint64_t data_size, uint64_t pos, void *dst, size_t len) {
-        uint64_t off = pos & (data_size - 1);
-        size_t first = (size_t) (data_size - off);
-        if (first > len)
-                first = len;
-        memcpy(dst, data + off, first);
-        memcpy((uint8_t *) dst + first, data, len - first);
-}
-
-int perf_ring_consume(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail, uint8_t *copy,
-                      PerfRecordHandler handler, void *userdata, uint64_t *bad_records) {
-        uint64_t t = *tail;
-        int n = 0;
-
-        if (data_size == 0 || (data_size & (data_size - 1)) || head - t > data_size) {
-                /* The kernel never gets ahead by more than the ring: distrust it. */
-                (*bad_records)++;
-                *tail = head;
-                return 0;
-        }
-        while (head - t >= sizeof(struct perf_event_header)) {
-                struct perf_event_header h;
-                ring_copy(data, data_size, t, &h, sizeof(h));
-                if (h.size < sizeof(h) || h.size > head - t || h.size % 8 != 0) {
-                        (*bad_records)++;
-                        t = head;
-                        break;
-                }
-                uint64_t off = t & (data_size - 1);
-                const void *rec;
-                if (off + h.size <= data_size)
-                        rec = data + off;
-                else {
-                        ring_copy(data, data_size, t, copy, h.size);
-                        rec = copy;
-                }
-                int r = handler(rec, h.size, userdata);
-                t += h.size;
-                n++;
-                if (r < 0)
-                        break;
-        }
-        *tail = t;
-        return n;
-}
-
-static int perf_ring_drain(PerfEvents *p, PerfRing *ring, PerfRecordHandler handler, void *userdata) {
-        struct perf_event_mmap_page *meta = ring->base;
-        uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-        uint64_t tail = meta->data_tail;
-        int n = perf_ring_consume(ring->data, ring->data_size, head, &tail, ring->copy, handler, userdata,
-                                  &p->bad_records);
-        __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
-        return n;
+/* Time of a record from the layout the events were opened with. */
+static uint64_t perf_events_record_time(const struct perf_event_header *h, size_t size, void *userdata) {
+        const PerfEvents *p = userdata;
+        PerfRecordLayout layout = { .sample_type = p->config.sample_type,
+                                    .sample_regs_user = p->config.sample_regs_user };
+        return perf_record_time(&layout, h, size);
 }
 
 int perf_events_drain(PerfEvents *p, PerfRecordHandler handler, void *userdata) {
-        int total = 0;
-        for (int i = 0; i < p->n_cpus; i++)
-                if (p->rings[i].base)
-                        total += perf_ring_drain(p, &p->rings[i], handler, userdata);
+        PerfRingReader *readers = p->readers;
+        size_t n = 0;
+
+        /* One snapshot of every head first, then one merge by time. */
+        for (int i = 0; i < p->n_cpus; i++) {
+                PerfRing *ring = &p->rings[i];
+                if (!ring->base)
+                        continue;
+                struct perf_event_mmap_page *meta = ring->base;
+                readers[n++] = (PerfRingReader) {
+                        .data = ring->data, .data_size = ring->data_size,
+                        .head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE),
+                        .tail = meta->data_tail, .copy = ring->copy,
+                };
+        }
+        int total = perf_rings_merge(readers, n, perf_events_record_time, p, handler, userdata);
+        n = 0;
+        for (int i = 0; i < p->n_cpus; i++) {
+                PerfRing *ring = &p->rings[i];
+                if (!ring->base)
+                        continue;
+                struct perf_event_mmap_page *meta = ring->base;
+                p->bad_records += readers[n].bad_records;
+                __atomic_store_n(&meta->data_tail, readers[n].tail, __ATOMIC_RELEASE);
+                n++;
+        }
         return total;
 }
 

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "perf-ring.h"
+
 typedef struct PerfEvents PerfEvents;
 
 typedef struct PerfEventsConfig {
@@ -22,11 +24,6 @@ typedef struct PerfEventsConfig {
         bool exclude_callchain_user; /* kernel part only in the callchain (user part unwound from the copy) */
         unsigned ring_pages;       /* data pages per CPU ring (power of two); 0: default */
 } PerfEventsConfig;
-
-/* Called for each record, in ring order; the record is contiguous, 8-byte
- * aligned and exactly `size` bytes (== header->size). Return negative to
- * stop draining that ring. */
-typedef int (*PerfRecordHandler)(const struct perf_event_header *header, size_t size, void *userdata);
 
 /* Prepares an empty set of events with one (not yet mapped) ring per CPU. */
 int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret);
@@ -50,20 +47,11 @@ int perf_events_disable(PerfEvents *p);
 size_t perf_events_get_n_rings(const PerfEvents *p);
 int perf_events_get_ring_fd(const PerfEvents *p, size_t i);
 
-/* Hands every pending record of every ring to handler. Records whose size
- * does not fit the ring are counted (perf_events_get_bad_records) and the
- * rest of that ring is dropped. Returns the number of records handled. */
+/* Hands every pending record of every ring to handler, all rings merged in
+ * time order. Records whose size does not fit the ring are counted
+ * (perf_events_get_bad_records) and the rest of that ring is dropped.
+ * Returns the number of records handled. */
 int perf_events_drain(PerfEvents *p, PerfRecordHandler handler, void *userdata);
-
-/* The ring reader itself, on any buffer (tests feed it crafted rings):
- * hands the records between *tail and head of a data area of data_size
- * bytes (a power of two) to handler, copying a record that wraps into copy
- * (64 KiB). A record whose size is smaller than its header, larger than what
- * is left, or not a multiple of 8, or a head more than the ring ahead of the
- * tail, counts one bad record and drops the rest. Advances *tail; returns
- * the number of records handled. */
-int perf_ring_consume(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail, uint8_t *copy,
-                      PerfRecordHandler handler, void *userdata, uint64_t *bad_records);
 
 /* Records dropped because their header was malformed. */
 uint64_t perf_events_get_bad_records(const PerfEvents *p);

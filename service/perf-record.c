@@ -205,6 +205,25 @@ int perf_record_parse_task(const PerfRecordLayout *layout, const struct perf_eve
         return 0;
 }
 
+uint64_t perf_record_time(const PerfRecordLayout *layout, const struct perf_event_header *h, size_t size) {
+        uint64_t t = layout->sample_type, v = 0;
+        if (!(t & PERF_SAMPLE_TIME) || size < sizeof(*h))
+                return 0;
+        Cursor c = cursor_body(h, size);
+        if (h->type == PERF_RECORD_SAMPLE) {
+                /* IDENTIFIER, IP and TID come before TIME. */
+                size_t skip = 8 * (size_t) (!!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP) +
+                                            !!(t & PERF_SAMPLE_TID));
+                if (c.left < skip)
+                        return 0;
+                c.p += skip;
+                c.left -= skip;
+                return cursor_u64(&c, &v) < 0 ? 0 : v;
+        }
+        PerfSampleId id;
+        return cursor_take_sample_id(layout, &c, &id) < 0 ? 0 : id.time;
+}
+
 int perf_record_parse_lost(const struct perf_event_header *h, size_t size, uint64_t *ret_lost) {
         Cursor c = cursor_body(h, size);
         uint64_t id;

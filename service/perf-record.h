@@ -75,5 +75,9 @@ int perf_record_parse_comm(const PerfRecordLayout *layout, const struct perf_eve
 int perf_record_parse_task(const PerfRecordLayout *layout, const struct perf_event_header *h, size_t size,
                            PerfTask *ret);
 
+/* When a record happened (PERF_SAMPLE_TIME from a sample, or from the
+ * sample_id_all trailer of any other record); 0 when it does not say. */
+uint64_t perf_record_time(const PerfRecordLayout *layout, const struct perf_event_header *h, size_t size);
+
 /* Number of samples a PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES reports. */
 int perf_record_parse_lost(const struct perf_event_header *h, size_t size, uint64_t *ret_lost);

@@ -56,6 +56,17 @@ static void put_record(uint8_t *ring, uint64_t ring_size, uint64_t pos, uint32_t
                 ring[(pos + i) & (ring_size - 1)] = rec[i];
 }
 
+/* The reader over a crafted ring, as perf_events_drain sets one up. */
+static int consume_ring(uint8_t *ring, uint64_t size, uint64_t head, uint64_t *tail, uint8_t *copy, Seen *s,
+                        uint64_t *bad) {
+        PerfRingReader r = { .data = ring, .data_size = size, .head = head, .tail = *tail, .copy = copy,
+                             .bad_records = *bad };
+        int n = perf_ring_consume(&r, collect, s);
+        *tail = r.tail;
+        *bad = r.bad_records;
+        return n;
+}
+
 static void test_ring(void) {
         uint8_t ring[256] = {}, copy[65536];
         uint64_t bad = 0, tail = 0;
@@ -63,37 +74,80 @@ static void test_ring(void) {
 
         put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 16, 111);
         put_record(ring, sizeof(ring), 16, PERF_RECORD_COMM, 32, 222);
-        CHECK(perf_ring_consume(ring, sizeof(ring), 48, &tail, copy, collect, &s, &bad) == 2);
+        CHECK(consume_ring(ring, sizeof(ring), 48, &tail, copy, &s, &bad) == 2);
         CHECK(tail == 48 && bad == 0 && s.types[1] == PERF_RECORD_COMM && s.first_word[1] == 222);
 
         /* A record that wraps around the end comes out contiguous. */
         memset(&s, 0, sizeof(s));
         tail = 240;
         put_record(ring, sizeof(ring), 240, PERF_RECORD_MMAP2, 32, 0xabcdef);
-        CHECK(perf_ring_consume(ring, sizeof(ring), 272, &tail, copy, collect, &s, &bad) == 1);
+        CHECK(consume_ring(ring, sizeof(ring), 272, &tail, copy, &s, &bad) == 1);
         CHECK(s.sizes[0] == 32 && s.first_word[0] == 0xabcdef && tail == 272 && bad == 0);
 
         /* A header of size 0 would loop forever: dropped, counted. */
         memset(&s, 0, sizeof(s));
         tail = 0;
         put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 0, 1);
-        CHECK(perf_ring_consume(ring, sizeof(ring), 64, &tail, copy, collect, &s, &bad) == 0);
+        CHECK(consume_ring(ring, sizeof(ring), 64, &tail, copy, &s, &bad) == 0);
         CHECK(bad == 1 && tail == 64);
 
         /* A size beyond what the kernel published. */
         tail = 0;
         put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 200, 1);
-        CHECK(perf_ring_consume(ring, sizeof(ring), 64, &tail, copy, collect, &s, &bad) == 0 && bad == 2);
+        CHECK(consume_ring(ring, sizeof(ring), 64, &tail, copy, &s, &bad) == 0 && bad == 2);
 
         /* A size that is not a multiple of 8. */
         tail = 0;
         put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 12, 1);
-        CHECK(perf_ring_consume(ring, sizeof(ring), 64, &tail, copy, collect, &s, &bad) == 0 && bad == 3);
+        CHECK(consume_ring(ring, sizeof(ring), 64, &tail, copy, &s, &bad) == 0 && bad == 3);
 
         /* A head further ahead than the ring holds. */
         tail = 0;
-        CHECK(perf_ring_consume(ring, sizeof(ring), 4096, &tail, copy, collect, &s, &bad) == 0 && bad == 4);
+        CHECK(consume_ring(ring, sizeof(ring), 4096, &tail, copy, &s, &bad) == 0 && bad == 4);
         CHECK(tail == 4096);
+}
+
+static uint64_t first_word_time(const struct perf_event_header *h, size_t size, void *userdata) {
+        (void) userdata;
+        uint64_t t = 0;
+        if (size >= 16)
+                memcpy(&t, (const uint8_t *) h + 8, 8);
+        return t;
+}
+
+/* Two CPUs: an exec and an mmap on one, samples on the other. Handled ring
+ * by ring, the samples at 20 and 40 would come before the mmap at 15 that
+ * they need; merged, every record comes in time order, a wrapped record
+ * included, and a ring that turns out bad ends alone. */
+static void test_ring_merge(void) {
+        uint8_t a[256] = {}, b[256] = {}, c[256] = {}, copy_a[65536], copy_b[65536], copy_c[65536];
+        Seen s = {};
+
+        put_record(a, sizeof(a), 0, PERF_RECORD_SAMPLE, 16, 20);
+        put_record(a, sizeof(a), 16, PERF_RECORD_SAMPLE, 24, 40);
+        put_record(a, sizeof(a), 40, PERF_RECORD_SAMPLE, 16, 60);
+        put_record(b, sizeof(b), 232, PERF_RECORD_COMM, 16, 10);
+        put_record(b, sizeof(b), 248, PERF_RECORD_MMAP2, 32, 15); /* wraps */
+        put_record(b, sizeof(b), 280, PERF_RECORD_SAMPLE, 16, 40);
+        put_record(c, sizeof(c), 0, PERF_RECORD_SAMPLE, 16, 30);
+        put_record(c, sizeof(c), 16, PERF_RECORD_SAMPLE, 0, 0); /* broken */
+        PerfRingReader r[3] = {
+                { .data = a, .data_size = sizeof(a), .head = 56, .tail = 0, .copy = copy_a },
+                { .data = b, .data_size = sizeof(b), .head = 296, .tail = 232, .copy = copy_b },
+                { .data = c, .data_size = sizeof(c), .head = 48, .tail = 0, .copy = copy_c },
+        };
+        CHECK(perf_rings_merge(r, 3, first_word_time, NULL, collect, &s) == 7);
+        static const uint64_t times[] = { 10, 15, 20, 30, 40, 40, 60 };
+        static const uint32_t types[] = { PERF_RECORD_COMM, PERF_RECORD_MMAP2, PERF_RECORD_SAMPLE,
+                                          PERF_RECORD_SAMPLE, PERF_RECORD_SAMPLE, PERF_RECORD_SAMPLE,
+                                          PERF_RECORD_SAMPLE };
+        CHECK(s.n == 7);
+        for (int i = 0; i < 7 && i < s.n; i++)
+                CHECK(s.first_word[i] == times[i] && s.types[i] == types[i]);
+        CHECK(s.sizes[1] == 32);
+        CHECK(s.sizes[4] == 24); /* equal times: the first ring's record first */
+        CHECK(r[0].tail == 56 && r[1].tail == 296 && r[2].tail == 48);
+        CHECK(r[0].bad_records == 0 && r[1].bad_records == 0 && r[2].bad_records == 1);
 }
 
 /* ---- record decoding ---- */
@@ -124,6 +178,9 @@ static void test_parse(void) {
         CHECK(perf_record_parse_sample(&layout, (void *) buf, size, &s) == 0);
         CHECK(s.pid == 41 && s.tid == 42 && s.cpu == 1 && s.time == 123456789 && s.n_callchain == 4 && s.user_mode);
         CHECK(s.callchain[0] == CAPTURE_CONTEXT_USER && s.callchain[3] == 0x401003);
+        /* The time rings are merged by: from the sample, or 0 when cut short. */
+        CHECK(perf_record_time(&layout, (void *) buf, size) == 123456789);
+        CHECK(perf_record_time(&layout, (void *) buf, 8 + 16) == 0);
 
         /* nr larger than the record: rejected, not read past the end. */
         size = build_sample(buf, 1u << 30, 4);
@@ -165,6 +222,11 @@ static void test_parse(void) {
         memcpy(m + 72, "/bin/true\0\0\0\0\0\0", 16);
         CHECK(perf_record_parse_mmap2(&layout, (void *) m, mh.size, &mm) == 0);
         CHECK(strcmp(mm.filename, "/bin/true") == 0 && mm.addr == 0x1000 && mm.len == 0x2000 && !mm.has_build_id);
+        /* Other records carry their time in the sample_id_all trailer. */
+        uint64_t mmap_time = 987654321;
+        memcpy(m + 96, &mmap_time, 8);
+        CHECK(perf_record_time(&layout, (void *) m, mh.size) == 987654321);
+        CHECK(perf_record_time(&layout, (void *) m, 16) == 0);
         /* A build-id longer than 20 bytes. */
         mh.misc = PERF_RECORD_MISC_MMAP_BUILD_ID;
         memcpy(m, &mh, sizeof(mh));
@@ -309,6 +371,7 @@ static void test_pinned_files(void) {
 
 int main(void) {
         test_ring();
+        test_ring_merge();
         test_parse();
         test_stack();
         test_process_maps();

@@ -25,14 +25,14 @@ $check "$TEST_TMP/deep.syscap" "$DEEP" --chain $deep_chain --min-ok $min_ok --mi
 $check "$TEST_TMP/qsort.syscap" "$QSORT" --chain main,sort_items,*,compare_items --chain main,fill_items \
         --min-ok $min_ok --min-full 30 --max-bytes-per-sample 400
 
-# Four threads on two loaded CPUs: a few samples more than elsewhere end after
-# the leaf (seen on this shared machine, not understood yet: the unwind stop
-# statistics are printed below), hence one point less here; the 99% for
-# threads is asserted by unwind-workload-threads.
+# Four threads on two CPUs: the exec and mmaps land in one CPU's ring, the
+# first samples in the other's; the rings are merged by time, so no sample
+# is unwound before the mapping it needs (ring by ring, 3-4% stopped at the
+# leaf whenever the exec ran on the second CPU).
 "$PERISCOPE" record --address "$BUS_ADDRESS" --unwind dwarf --stack-size 32768 -o "$TEST_TMP/threads.syscap" \
         -- "$THREADS" 2000 || fail "record exited $?"
 $check "$TEST_TMP/threads.syscap" "$THREADS" --chain main,main_loop,main_leaf \
-        --chain worker_main,worker_mid,worker_leaf --min-ok $((min_ok - 1)) --min-full 50
+        --chain worker_main,worker_mid,worker_leaf --min-ok $min_ok --min-full 50
 
 # Frame pointers only: on this binary the kernel's walk gets lost.
 "$PERISCOPE" record --address "$BUS_ADDRESS" --unwind fp -o "$TEST_TMP/deep-fp.syscap" -- "$DEEP" 600 \
