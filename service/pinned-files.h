@@ -19,6 +19,15 @@ typedef enum PinnedFileHow {
 
 typedef struct Resolver Resolver; /* resolver/resolver.h */
 
+/* For a pin whose dev/inode could not be checked: whether the file carries
+ * the build-id the kernel reported for the mapping (asked of the helper
+ * before an unwind table is compiled from it). */
+typedef enum PinnedBuildIdCheck {
+        PINNED_BUILD_ID_UNCHECKED,
+        PINNED_BUILD_ID_MATCHES,
+        PINNED_BUILD_ID_DIFFERS,   /* or could not be read: the file is not used for unwinding */
+} PinnedBuildIdCheck;
+
 typedef struct PinnedFile {
         uint64_t dev;              /* makedev() of the mapping's device as the kernel reported it */
         uint64_t inode;
@@ -27,6 +36,7 @@ typedef struct PinnedFile {
         PinnedFileHow how;
         bool identity_checked;     /* fstat() matched dev/inode (always for map_files) */
         char *provenance;          /* PINNED_VIA_RESOLVER: method, host path and why; else NULL */
+        PinnedBuildIdCheck build_id_check;
 } PinnedFile;
 
 typedef struct PinFailure {

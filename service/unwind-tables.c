@@ -108,10 +108,41 @@ static bool mapping_key(const ProcessMapping *m, UnwindFileKey *key) {
         return true;
 }
 
+/* A pin whose dev/inode was never checked (an MMAP2 with only a build-id,
+ * of a process gone before its file was opened by path) may be a newer file
+ * than the one mapped: a table compiled from it would unwind the old code
+ * wrongly, so the file must carry the mapping's build-id. */
+static bool pin_needs_build_id_check(const ProcessMapping *m) {
+        return m->pinned && !m->pinned->identity_checked && m->build_id_size > 0;
+}
+
+static bool pin_build_id_matches(UnwindTables *t, const ProcessMapping *m) {
+        PinnedFile *pin = m->pinned;
+        if (pin->build_id_check == PINNED_BUILD_ID_UNCHECKED) {
+                HelperIdentity id;
+                _cleanup_free_ char *why = NULL;
+                int r = helper_client_identify(t->helper, pin->fd, 0, &id, &why);
+                bool same = r >= 0 && id.build_id_size == m->build_id_size &&
+                            memcmp(id.build_id, m->build_id, m->build_id_size) == 0;
+                pin->build_id_check = same ? PINNED_BUILD_ID_MATCHES : PINNED_BUILD_ID_DIFFERS;
+                if (!same) {
+                        fprintf(stderr, "periscoped: no unwind table for %s: %s\n", m->filename ? m->filename : "?",
+                                r < 0 ? (why ? why : strerror(-r))
+                                      : "binary changed since it was mapped (build-id differs)");
+                        t->stats.failed++;
+                }
+        }
+        return pin->build_id_check == PINNED_BUILD_ID_MATCHES;
+}
+
 const UnwindTable *unwind_tables_peek(UnwindTables *t, const ProcessMapping *m, bool *known) {
         UnwindFileKey key;
         const UnwindTable *table = NULL;
 
+        if (pin_needs_build_id_check(m) && m->pinned->build_id_check == PINNED_BUILD_ID_DIFFERS) {
+                *known = true; /* decided: no table from that file */
+                return NULL;
+        }
         if (!mapping_key(m, &key)) {
                 *known = true;
                 return NULL;
@@ -144,7 +175,9 @@ const UnwindTable *unwind_tables_get(UnwindTables *t, int32_t pid, const Process
                                 return NULL; /* the process is gone: try again with the next one */
                         if (r >= 0)
                                 r = helper_client_compile_unwind(t->helper, -1, image, image_size, &blob, &size, &why);
-                } else
+                } else if (pin_needs_build_id_check(m) && !pin_build_id_matches(t, m))
+                        return NULL; /* not cached: the key may be right for another file */
+                else
                         r = helper_client_compile_unwind(t->helper, m->pinned->fd, NULL, 0, &blob, &size, &why);
         }
         if (r < 0 && r != -ENODATA)
