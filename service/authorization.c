@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "periscope-errors.h"
+#include "process-ownership.h"
 
 
 int caller_from_message(sd_bus_message *m, Caller *ret) {
@@ -51,29 +52,25 @@ bool kernel_addresses_allowed_for_users(void) {
 }
 
 bool caller_owns_process(uid_t uid, pid_t pid) {
-        char path[64];
-        struct stat st;
-        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
-        /* A process that is not dumpable has its /proc entries owned by root. */
-        if (stat(path, &st) < 0 || st.st_uid != uid)
-                return false;
-        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return false;
-        _cleanup_free_ char *line = NULL;
-        size_t n = 0;
-        bool ok = false;
-        while (getline(&line, &n, f) > 0) {
-                unsigned ruid, euid, suid, fsuid;
-                if (sscanf(line, "Uid: %u %u %u %u", &ruid, &euid, &suid, &fsuid) == 4) {
-                        ok = ruid == uid && euid == uid && suid == uid && fsuid == uid;
-                        break;
-                }
-        }
-        fclose(f);
-        /* The process may have changed owner between the two reads. */
-        return ok && stat(path, &st) == 0 && st.st_uid == uid;
+        ProcessOwnership o = process_ownership(uid, pid, NULL);
+        return o == PROCESS_OWNED || o == PROCESS_OWNED_VIA_USERNS;
+}
+
+/* Says in `what` why caller may not record pid on its own: which process
+ * (of which container), whose it is, and why that matters. */
+static void describe_foreign(const RecordOptions *options, pid_t pid, bool from_container, ProcessOwnership o,
+                             const ProcessCreds *c, char *what, size_t what_size) {
+        char why[160];
+        if (o == PROCESS_FOREIGN)
+                snprintf(why, sizeof(why), "not yours, or not dumpable: it runs as uid %u, neither yours nor in a "
+                         "user namespace you own", (unsigned) c->euid);
+        else
+                snprintf(why, sizeof(why), "not yours, or not dumpable: %s", process_ownership_to_string(o));
+        if (from_container)
+                snprintf(what, what_size, "recording container '%s' (its process %d is %s)", options->container,
+                         (int) pid, why);
+        else
+                snprintf(what, what_size, "recording process %d (%s)", (int) pid, why);
 }
 
 /* Asks polkit whether the sender may do PERISCOPE_POLKIT_ACTION. */
@@ -133,18 +130,26 @@ static int authorize_locally(const Caller *caller, const RecordOptions *options,
                 ret->kernel = true;
                 return 0;
         }
+        /* Every target process: the caller's own uid, or one of its rootless
+         * containers (a user namespace it owns), and dumpable. */
         pid_t foreign = 0;
-        for (size_t i = 0; i < options->n_pids && !foreign; i++)
-                if (!caller_owns_process(caller->uid, options->pids[i]))
-                        foreign = options->pids[i];
-        if (!foreign && options->command_pid > 0 && !caller_owns_process(caller->uid, options->command_pid))
-                foreign = options->command_pid;
+        bool from_container = false;
+        ProcessOwnership o = PROCESS_OWNED;
+        ProcessCreds c = {};
+        for (size_t i = 0; i < options->n_pids + (options->command_pid > 0) && !foreign; i++) {
+                pid_t pid = i < options->n_pids ? options->pids[i] : options->command_pid;
+                o = process_ownership(caller->uid, pid, &c);
+                if (o != PROCESS_OWNED && o != PROCESS_OWNED_VIA_USERNS) {
+                        foreign = pid;
+                        from_container = options->container && i >= options->n_given_pids && i < options->n_pids;
+                }
+        }
 
         if (options->system || foreign) {
                 if (options->system)
                         snprintf(what, what_size, "recording the whole system");
                 else
-                        snprintf(what, what_size, "recording process %d (not yours, or not dumpable)", (int) foreign);
+                        describe_foreign(options, foreign, from_container, o, &c, what, what_size);
                 if (!caller->sender)
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                                  "%s needs root: the private periscoped runs with your rights; "
@@ -163,7 +168,7 @@ static int authorize_locally(const Caller *caller, const RecordOptions *options,
 
 int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
                         sd_bus_error *error) {
-        char what[128];
+        char what[512];
         int r = authorize_locally(caller, options, ret, what, sizeof(what), error);
         if (r <= 0)
                 return r;
@@ -175,7 +180,7 @@ int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *
 }
 
 typedef struct PolkitQuery {
-        char what[128];
+        char what[512];
         uid_t uid;
         AuthorizationDone done;
         void *userdata;
@@ -219,7 +224,7 @@ int authorize_recording_async(sd_bus *bus, const Caller *caller, const RecordOpt
                               AuthorizationDone done, void *userdata, void (*userdata_free)(void *),
                               sd_bus_slot **ret_slot, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        char what[128];
+        char what[512];
         int r = authorize_locally(caller, options, ret, what, sizeof(what), error);
         if (r <= 0)
                 return r;

@@ -1,5 +1,6 @@
 /* authorization.h: who is calling and what they may record. root may record
- * anything; other users their own dumpable processes, without kernel
+ * anything; other users their own dumpable processes (their rootless
+ * containers' included, see process-ownership.h), without kernel
  * addresses unless perf_event_paranoid <= 1 and kptr_restrict == 0; the whole
  * system or other users' processes need polkit's
  * org.periscope.profile-system (asked over D-Bus; no polkit means no). */
@@ -46,8 +47,9 @@ int authorize_recording_async(sd_bus *bus, const Caller *caller, const RecordOpt
                               AuthorizationDone done, void *userdata, void (*userdata_free)(void *),
                               sd_bus_slot **ret_slot, sd_bus_error *error);
 
-/* Whether uid may record process pid without polkit (same real, effective
- * and saved uid, and dumpable). */
+/* Whether uid may record process pid without polkit: its uids are uid's,
+ * or it runs in a user namespace uid owns (a rootless container, sub-uids
+ * included), and it is dumpable (process-ownership.h). */
 bool caller_owns_process(uid_t uid, pid_t pid);
 
 /* Whether the system lets unprivileged users see kernel addresses. */

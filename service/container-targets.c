@@ -4,6 +4,7 @@
 
 #include <errno.h>
 
+#include "authorization.h"
 #include "container-list.h"
 #include "resolver.h"
 
@@ -39,6 +40,16 @@ static int append_instance(sd_bus_message *reply, const ContainerInstance *inst)
         return sd_bus_message_close_container(reply);
 }
 
+/* Keeps only the processes of inst that caller_uid may record on its own
+ * (its uid, or a user namespace it owns; dumpable). */
+static void keep_callers_pids(ContainerInstance *inst, uid_t caller_uid) {
+        size_t kept = 0;
+        for (size_t j = 0; j < inst->n_pids; j++)
+                if (caller_owns_process(caller_uid, inst->pids[j]))
+                        inst->pids[kept++] = inst->pids[j];
+        inst->n_pids = kept;
+}
+
 int container_targets_append(sd_bus_message *reply, uid_t caller_uid) {
         Resolver *res = NULL;
         ContainerInstance *inst = NULL;
@@ -47,9 +58,12 @@ int container_targets_append(sd_bus_message *reply, uid_t caller_uid) {
         if (r < 0)
                 return r;
         r = container_list_instances(res, &inst, &n);
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                if (caller_uid == 0 || inst[i].info.owner_uid == caller_uid)
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                if (caller_uid != 0)
+                        keep_callers_pids(&inst[i], caller_uid);
+                if (inst[i].n_pids > 0)
                         r = append_instance(reply, &inst[i]);
+        }
         container_instances_free(inst, n);
         resolver_free(res);
         return r < 0 ? r : 0;

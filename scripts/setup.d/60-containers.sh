@@ -53,4 +53,9 @@ EOF2
 [ -e /dev/fuse ] && chmod 666 /dev/fuse
 setup_rootless_user periscope-rl 200000
 setup_rootless_user periscope-rlh 300000
+# The rootless-caller test (tests/containers/test-record-rootless-caller.sh):
+# a user recording its own rootless container through periscoped, and
+# another user whose container it must not get.
+setup_rootless_user periscope-ns 400000
+setup_rootless_user periscope-ns2 500000
 exit 0
