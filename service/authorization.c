@@ -62,10 +62,10 @@ static void describe_foreign(const RecordOptions *options, pid_t pid, bool from_
                              const ProcessCreds *c, char *what, size_t what_size) {
         char why[160];
         if (o == PROCESS_FOREIGN)
-                snprintf(why, sizeof(why), "not yours, or not dumpable: it runs as uid %u, neither yours nor in a "
-                         "user namespace you own", (unsigned) c->euid);
+                snprintf(why, sizeof(why), "not yours: it runs as uid %u, neither yours nor in a user namespace "
+                         "you own", (unsigned) c->euid);
         else
-                snprintf(why, sizeof(why), "not yours, or not dumpable: %s", process_ownership_to_string(o));
+                snprintf(why, sizeof(why), "%s", process_ownership_to_string(o));
         if (from_container)
                 snprintf(what, what_size, "recording container '%s' (its process %d is %s)", options->container,
                          (int) pid, why);

@@ -177,7 +177,7 @@ const char *process_ownership_to_string(ProcessOwnership o) {
         case PROCESS_OWNED_VIA_USERNS:
                 return "yours, in a user namespace you own";
         case PROCESS_NOT_DUMPABLE:
-                return "not dumpable: a setuid/setgid program or one that protects itself";
+                return "not dumpable: a setuid/setgid program, or one that protects itself";
         case PROCESS_FOREIGN:
                 return "not yours";
         case PROCESS_GONE:
