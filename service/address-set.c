@@ -69,10 +69,12 @@ static int address_set_grow(AddressSet *s) {
         return 0;
 }
 
-int address_set_add(AddressSet *s, int32_t pid, uint64_t address) {
+int address_set_add(AddressSet *s, int32_t pid, uint64_t address, bool return_address) {
         size_t i = address_set_find_slot(s->slots, s->n_slots, s->entries, pid, address);
-        if (s->slots[i] != 0)
+        if (s->slots[i] != 0) {
+                s->entries[s->slots[i] - 1].return_address |= return_address;
                 return 0;
+        }
         if (s->n_entries >= UINT32_MAX - 1)
                 return -ENOMEM;
         if (s->n_entries == s->allocated) {
@@ -83,7 +85,7 @@ int address_set_add(AddressSet *s, int32_t pid, uint64_t address) {
                 s->entries = e;
                 s->allocated = n;
         }
-        s->entries[s->n_entries] = (AddressSetEntry) { pid, address };
+        s->entries[s->n_entries] = (AddressSetEntry) { pid, address, return_address };
         s->slots[i] = (uint32_t) (++s->n_entries);
         if (s->n_entries * 2 > s->n_slots) {
                 int r = address_set_grow(s);

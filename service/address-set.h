@@ -3,6 +3,7 @@
  * frame of the capture holds, user and kernel. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,6 +13,7 @@
 typedef struct AddressSetEntry {
         int32_t pid;               /* ADDRESS_SET_KERNEL_PID for kernel addresses */
         uint64_t address;          /* as in the SAMPLE (return addresses not adjusted) */
+        bool return_address;       /* seen as a caller's return address at least once */
 } AddressSetEntry;
 
 typedef struct AddressSet AddressSet;
@@ -19,8 +21,12 @@ typedef struct AddressSet AddressSet;
 int address_set_new(AddressSet **ret);
 void address_set_free(AddressSet *s);
 
-/* Adds a pair: 1 if it was new, 0 if already present, -ENOMEM. */
-int address_set_add(AddressSet *s, int32_t pid, uint64_t address);
+/* Adds a pair: 1 if it was new, 0 if already present, -ENOMEM.
+ * return_address: the address is a caller frame's return address (it
+ * points after a call, which may be the last instruction of its function,
+ * so the symbolizer looks at the byte before it); once set for a pair it
+ * stays set. */
+int address_set_add(AddressSet *s, int32_t pid, uint64_t address, bool return_address);
 
 /* True if the pair is present. */
 int address_set_contains(const AddressSet *s, int32_t pid, uint64_t address);

@@ -32,7 +32,8 @@ static void on_ring_addresses(int32_t pid, const uint64_t *addrs, size_t n, void
                 }
                 if (kernel || addrs[i] == 0)
                         continue; /* a program cannot vouch for kernel addresses */
-                if (address_set_add(r->addresses, pid, addrs[i]) < 0)
+                /* backtrace() stacks: return addresses, every one */
+                if (address_set_add(r->addresses, pid, addrs[i], true) < 0)
                         return;
         }
 }

@@ -81,13 +81,16 @@ static void recording_fail(Recording *r, int error, const char *fmt, ...) {
 static int recording_emit_sample(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata) {
         Recording *r = userdata;
         bool kernel_part = false;
+        size_t depth = 0; /* frames since the context marker: the first is the sampled IP */
         for (size_t i = 0; i < n; i++) {
                 uint64_t a = addrs[i];
                 if (capture_address_is_context(a)) {
                         kernel_part = a == CAPTURE_CONTEXT_KERNEL;
+                        depth = 0;
                         continue;
                 }
-                if (address_set_add(r->addresses, kernel_part ? ADDRESS_SET_KERNEL_PID : (int32_t) s->pid, a) < 0)
+                if (address_set_add(r->addresses, kernel_part ? ADDRESS_SET_KERNEL_PID : (int32_t) s->pid, a,
+                                    depth++ > 0) < 0)
                         return -ENOMEM;
         }
         int ret = capture_writer_add_sample(r->writer, (int64_t) s->time, (int) s->cpu, (int32_t) s->pid,

@@ -98,6 +98,7 @@ int stage_symbolize(Recording *r) {
                         .pid = entries[i].pid,
                         .address = entries[i].address,
                         .kernel = entries[i].pid == ADDRESS_SET_KERNEL_PID,
+                        .return_address = entries[i].return_address,
                 };
 
         SymbolTableBuilder *b = NULL;

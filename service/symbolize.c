@@ -247,7 +247,8 @@ static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *a
                 if (a->pid >= 0 && (r = symbol_table_builder_add_pid(b, a->pid)) < 0)
                         break;
                 uint64_t start, end;
-                const char *name = k ? kallsyms_lookup(k, a->address, &start, &end) : NULL;
+                uint64_t look = a->return_address ? a->address - 1 : a->address;
+                const char *name = k ? kallsyms_lookup(k, look, &start, &end) : NULL;
                 if (!name) {
                         st->unresolved++;
                         r = symbol_table_builder_add_unresolved(b, SYMBOLS_PID_ANY, a->address, a->address + 1,
@@ -255,9 +256,14 @@ static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *a
                         continue;
                 }
                 st->resolved++;
+                SymbolFrame f = { .function = name, .flags = SYMBOL_FRAME_KERNEL, .offset = look - start };
+                if (a->address >= end) {
+                        /* Just past the caller's end (a noreturn call): this address alone. */
+                        r = symbol_table_builder_add_range(b, SYMBOLS_PID_ANY, a->address, a->address + 1, &f, 1);
+                        continue;
+                }
                 if (start < last_end && last_end == end)
                         continue; /* this symbol's range is in already */
-                SymbolFrame f = { .function = name, .flags = SYMBOL_FRAME_KERNEL, .offset = a->address - start };
                 r = symbol_table_builder_add_range(b, SYMBOLS_PID_ANY, start, end, &f, 1);
                 last_end = end;
         }
@@ -282,6 +288,8 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         for (size_t i = 0; i < n_addrs; i++)
                 if (n == 0 || compare_addrs(&addrs[n - 1], &addrs[i]) != 0)
                         addrs[n++] = addrs[i];
+                else
+                        addrs[n - 1].return_address |= addrs[i].return_address;
         n_addrs = n;
         st.addresses = n_addrs;
         for (size_t i = 0; i < n_maps; i++)
@@ -308,9 +316,13 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                 else if (fstat(m->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
                         r = add_unresolved(b, &st, a, "mapped file not readable");
                 else {
+                        /* A return address may lie past its caller's last
+                         * instruction (a call to a noreturn function): the
+                         * call itself is the byte before. */
+                        uint64_t back = a->return_address && a->address > m->start ? 1 : 0;
                         work[n_work++] = (WorkItem) {
                                 .dev = sb.st_dev, .ino = sb.st_ino,
-                                .file_offset = a->address - m->start + m->pgoff,
+                                .file_offset = a->address - back - m->start + m->pgoff,
                                 .addr = a, .map = m,
                         };
                         continue;

@@ -34,6 +34,7 @@ typedef struct SymbolizeAddress {
         int32_t pid;
         uint64_t address;
         bool kernel;          /* from the kernel part of a callchain */
+        bool return_address;  /* a caller's return address: named by the byte before it */
 } SymbolizeAddress;
 
 typedef struct SymbolizeOptions {

@@ -323,16 +323,19 @@ static void test_process_maps(void) {
 static void test_address_set(void) {
         AddressSet *s;
         CHECK(address_set_new(&s) == 0);
-        CHECK(address_set_add(s, 1, 0x1000) == 1);
-        CHECK(address_set_add(s, 1, 0x1000) == 0);
-        CHECK(address_set_add(s, 2, 0x1000) == 1);
-        CHECK(address_set_add(s, ADDRESS_SET_KERNEL_PID, 0xffffffff81000000ull) == 1);
+        CHECK(address_set_add(s, 1, 0x1000, false) == 1);
+        CHECK(address_set_add(s, 1, 0x1000, true) == 0);
+        CHECK(address_set_add(s, 1, 0x1000, false) == 0);
+        CHECK(address_set_add(s, 2, 0x1000, false) == 1);
+        CHECK(address_set_add(s, ADDRESS_SET_KERNEL_PID, 0xffffffff81000000ull, true) == 1);
         for (uint64_t i = 0; i < 100000; i++)
-                CHECK(address_set_add(s, (int32_t) (i % 7), 0x400000 + i * 16) >= 0);
+                CHECK(address_set_add(s, (int32_t) (i % 7), 0x400000 + i * 16, false) >= 0);
         size_t n;
         const AddressSetEntry *e = address_set_get_entries(s, &n);
         CHECK(n == 100003);
         CHECK(e[0].pid == 1 && e[0].address == 0x1000 && e[2].pid == ADDRESS_SET_KERNEL_PID);
+        /* once a return address, always: the symbolizer names the call */
+        CHECK(e[0].return_address && !e[1].return_address && e[2].return_address);
         CHECK(address_set_contains(s, 3, 0x400000 + 3 * 16) && !address_set_contains(s, 4, 0x400000 + 3 * 16));
         address_set_free(s);
 }

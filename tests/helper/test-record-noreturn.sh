@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Return addresses are named by the call before them: a workload whose
+# callers end in a call to a noreturn function (the return address is the
+# next function's first byte) is recorded through the real periscoped, and
+# the report must say main;start_loop;run_forever;leaf_work, never name the
+# function that happens to follow start_loop.
+. "$SERVICE_TESTS/private-bus.sh"
+: "${PERISCOPE:?}" "${SRCDIR:?}"
+w=$TEST_TMP/noreturn
+gcc -O2 -g -fomit-frame-pointer -falign-functions=1 -fno-reorder-functions -o "$w" "$SRCDIR/workload-noreturn.c" ||
+        fail "cannot build the workload (gcc)"
+# The premise: start_loop ends with its call, unrelated_next starts right there.
+read -r start size < <(nm -S "$w" | awk '$4 == "start_loop" { print $1, $2 }')
+next=$(nm "$w" | awk '$3 == "unrelated_next" { print $1 }')
+[ -n "$start" ] && [ -n "$next" ] || fail "no start_loop/unrelated_next symbols in the workload"
+[ $((16#$start + 16#$size)) = $((16#$next)) ] ||
+        fail "the compiler placed unrelated_next elsewhere ($start+$size vs $next): the test's premise does not hold"
+
+private_bus_start
+periscoped_start
+cap=$TEST_TMP/noreturn.syscap
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$w" 1.5 >"$TEST_TMP/record.out" 2>&1 ||
+        { cat "$TEST_TMP/record.out"; fail "record failed"; }
+"$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/folded.txt" || fail "report failed"
+python3 - "$TEST_TMP/folded.txt" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/folded.txt" | head -5; fail "wrong callers"; }
+import sys
+total = right = 0
+for line in open(sys.argv[1]):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    frames = stack.split(";")
+    if "leaf_work" not in frames:
+        continue
+    total += int(count)
+    if "unrelated_next" in frames:
+        print("FAIL: a caller named after the function that follows it:", line.strip())
+        sys.exit(1)
+    i = frames.index("leaf_work")
+    if frames[i - 3:i + 1] == ["main", "start_loop", "run_forever", "leaf_work"]:
+        right += int(count)
+print("%d/%d samples in leaf_work have main;start_loop;run_forever;leaf_work" % (right, total))
+sys.exit(0 if total >= 100 and right >= 0.95 * total else 1)
+PY
+echo "ok: return addresses after noreturn calls name their callers"
