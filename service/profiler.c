@@ -124,7 +124,11 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         Caller caller;
         int fd, r;
 
-        r = record_options_parse(m, &options, error);
+        r = caller_from_message(m, &caller);
+        if (r < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "cannot tell who is calling: %s", strerror(-r));
+        r = record_options_parse(m, caller.uid, &options, error);
         if (r < 0 || sd_bus_error_is_set(error))
                 return r < 0 ? r : -EINVAL;
         r = sd_bus_message_read(m, "h", &fd);
@@ -133,10 +137,6 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         r = check_capture_fd(fd, error);
         if (r < 0)
                 return r;
-        r = caller_from_message(m, &caller);
-        if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
-                                         "cannot tell who is calling: %s", strerror(-r));
         PendingRecord *pr = calloc(1, sizeof(PendingRecord));
         if (!pr)
                 return -ENOMEM;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "authorization.h"
 #include "cleanup.h"
 #include "container-list.h"
 #include "counters.h"
@@ -211,9 +212,21 @@ static int parse_container(sd_bus_message *m, RecordOptions *o, const RecordOpti
         return o->container ? 0 : -ENOMEM;
 }
 
+/* Whether caller_uid may record any process of inst on its own (root: yes). */
+static bool instance_is_callers(const ContainerInstance *inst, uid_t caller_uid) {
+        if (caller_uid == 0)
+                return true;
+        for (size_t j = 0; j < inst->n_pids; j++)
+                if (caller_owns_process(caller_uid, inst->pids[j]))
+                        return true;
+        return false;
+}
+
 /* Adds the processes of every running container/app matching o->container
- * to o->pids. Authorization then applies to each pid as to given ones. */
-static int expand_container(RecordOptions *o, sd_bus_error *error) {
+ * to o->pids. When some of the matches are the caller's own (rootless
+ * containers of different users often share names), only those. Authorization
+ * then applies to each pid as to given ones. */
+static int expand_container(RecordOptions *o, uid_t caller_uid, sd_bus_error *error) {
         _cleanup_resolver_ Resolver *r = NULL;
         ContainerInstance *inst = NULL;
         size_t n = 0, added = 0;
@@ -222,8 +235,19 @@ static int expand_container(RecordOptions *o, sd_bus_error *error) {
                 k = container_list_instances(r, &inst, &n);
         if (k < 0)
                 return k;
+        bool *take = calloc(n ? n : 1, sizeof(bool));
+        if (!take) {
+                container_instances_free(inst, n);
+                return -ENOMEM;
+        }
+        bool any_callers = false;
+        for (size_t i = 0; i < n; i++)
+                if (container_instance_matches(&inst[i].info, o->container)) {
+                        take[i] = true;
+                        any_callers = any_callers || instance_is_callers(&inst[i], caller_uid);
+                }
         for (size_t i = 0; i < n && k >= 0; i++) {
-                if (!container_instance_matches(&inst[i].info, o->container))
+                if (!take[i] || (any_callers && !instance_is_callers(&inst[i], caller_uid)))
                         continue;
                 for (size_t j = 0; j < inst[i].n_pids; j++) {
                         if (o->n_pids >= RECORD_OPTIONS_MAX_PIDS) {
@@ -242,6 +266,7 @@ static int expand_container(RecordOptions *o, sd_bus_error *error) {
                         added++;
                 }
         }
+        free(take);
         container_instances_free(inst, n);
         if (k < 0)
                 return k;
@@ -328,12 +353,12 @@ void record_options_done(RecordOptions *o) {
         o->container = NULL;
 }
 
-static int record_options_check(RecordOptions *o, sd_bus_error *error) {
+static int record_options_check(RecordOptions *o, uid_t caller_uid, sd_bus_error *error) {
         if (o->container && o->system)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "option 'system': already records every process; leave out 'container'");
         if (o->container) {
-                int k = expand_container(o, error);
+                int k = expand_container(o, caller_uid, error);
                 if (k < 0)
                         return k;
         }
@@ -348,7 +373,7 @@ static int record_options_check(RecordOptions *o, sd_bus_error *error) {
         return 0;
 }
 
-int record_options_parse(sd_bus_message *m, RecordOptions *o, sd_bus_error *error) {
+int record_options_parse(sd_bus_message *m, uid_t caller_uid, RecordOptions *o, sd_bus_error *error) {
         bool seen[ELEMENTSOF(option_table)] = {};
         int r;
 
@@ -405,6 +430,6 @@ int record_options_parse(sd_bus_message *m, RecordOptions *o, sd_bus_error *erro
         r = sd_bus_message_exit_container(m);
         if (r < 0)
                 return r;
-        r = record_options_check(o, error);
+        r = record_options_check(o, caller_uid, error);
         return r < 0 ? r : 0;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 
 #define RECORD_OPTIONS_MAX_PIDS 1024
@@ -41,9 +42,10 @@ typedef struct RecordOptions {
 } RecordOptions;
 
 /* Reads the a{sv} at the message's read position into *ret (defaults for
- * what is absent) and checks every value. On failure fills error with an
+ * what is absent) and checks every value; "container" prefers caller_uid's
+ * own containers when others match too. On failure fills error with an
  * org.periscope.Error.* naming the option and why, and returns negative. */
-int record_options_parse(sd_bus_message *m, RecordOptions *ret, sd_bus_error *error);
+int record_options_parse(sd_bus_message *m, uid_t caller_uid, RecordOptions *ret, sd_bus_error *error);
 
 /* Frees what parse allocated. */
 void record_options_done(RecordOptions *o);

@@ -7,8 +7,8 @@
 # - ListTargets as periscope-ns lists that container with both pids (and the
 #   sub-uid process as a target), not another user's container;
 # - `periscope record --container NAME` as periscope-ns records both, and
-#   >= 95% of their samples carry the right function names; `-p SUBUID-PID`
-#   works too;
+#   >= 95% of their samples carry the right function names, and not the
+#   other user's container of the same name; `-p SUBUID-PID` works too;
 # - the same user asking for another user's rootless container, or for a
 #   root-owned process, is denied with the reason and the polkit action.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,11 +63,16 @@ done
 [ -n "$root_pid" ] && [ "$(wc -w <<<"$root_pid")" = 1 ] || fail "not one container-root workload process: '$root_pid'"
 echo "ok: $name: workload pid $sub_pid as host uid $sub_uid (container uid 1000), pid $root_pid as uid $uid (container root)"
 
-# Another user's rootless container, and a root-owned process.
+# Another user's rootless containers (one with the same name as the
+# caller's: rootless names are per user), and a root-owned process.
 cleanup "podman_as $other rm -f -t 0 $other_name"
-podman_as $other run -d --network none --user 1000:1000 --name "$other_name" "$other_image" /bin/app >/dev/null 2>"$WORK/run2.err" ||
-        { cat "$WORK/run2.err"; fail "rootless podman run as $other failed"; }
+cleanup "podman_as $other rm -f -t 0 $name"
+for n in "$other_name" "$name"; do
+        podman_as $other run -d --network none --user 1000:1000 --name "$n" "$other_image" /bin/app >/dev/null 2>"$WORK/run2.err" ||
+                { cat "$WORK/run2.err"; fail "rootless podman run as $other failed"; }
+done
 other_pid=$(podman_as $other inspect -f '{{.State.Pid}}' "$other_name")
+twin_pid=$(podman_as $other inspect -f '{{.State.Pid}}' "$name")
 sleep 60 &
 root_proc=$!
 cleanup "kill $root_proc"
@@ -84,10 +89,10 @@ as_user() { runuser -u $user -- "$@"; }
 # ListTargets as the caller: its container with both pids, nobody else's.
 as_user busctl --json=short call org.periscope.Profiler1 /org/periscope/Profiler1 org.periscope.Profiler1 ListTargets \
         >"$WORK/targets.json" || fail "ListTargets as $user failed"
-python3 - "$WORK/targets.json" "$name" "$other_name" "$uid" "$sub_pid" "$root_pid" "$other_pid" "$root_proc" <<'PY' ||
+python3 - "$WORK/targets.json" "$name" "$other_name" "$uid" "$sub_pid" "$root_pid" "$other_pid" "$root_proc" "$twin_pid" <<'PY' ||
 import json, sys
 path, name, other_name = sys.argv[1:4]
-uid, sub_pid, root_pid, other_pid, root_proc = map(int, sys.argv[4:9])
+uid, sub_pid, root_pid, other_pid, root_proc, twin_pid = map(int, sys.argv[4:10])
 targets = [{k: x["data"] for k, x in t.items()} for t in json.load(open(path))["data"][0]]
 mine = [t for t in targets if t.get("kind") == "container" and t.get("name") == name]
 assert len(mine) == 1, "container %s not listed once: %r" % (name, targets)
@@ -99,25 +104,28 @@ procs = {t["pid"]: t for t in targets if t.get("kind") == "process"}
 assert sub_pid in procs, "the sub-uid process %d is not a target" % sub_pid
 others = [t for t in targets if t.get("kind") == "container" and t.get("owner-uid") != uid]
 assert not others, "other users' containers listed: %r" % others
-for p in (other_pid, root_proc):
+for p in (other_pid, root_proc, twin_pid):
     assert p not in procs and not any(p in t.get("pids", []) for t in targets), "pid %d of another user listed" % p
-print("ok: no other user's container or process listed (%s, pid %d, root's pid %d)" % (other_name, other_pid, root_proc))
+print("ok: no other user's container or process listed (%s pid %d, %s's namesake pid %d, root's pid %d)" % (other_name, other_pid, name, twin_pid, root_proc))
 PY
         fail "ListTargets as $user is wrong"
 
-# Recording its own container: both processes, the right names.
+# Recording its own container (not the other user's namesake): both
+# processes, the right names.
 as_user "$PERISCOPE" record --container="$name" --duration=2 -o "$out/c.syscap" 2>"$WORK/rec.err" ||
         { cat "$WORK/rec.err" "$PRIVATE_BUS_DIR/periscoped.log"; fail "$user could not record its own rootless container"; }
 "$PERISCOPE" dump --json "$out/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
 CAPTURE="$out/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" all:2 podman "$name" "$uid" "$WORK/spin" /bin/app resolver \
         "/home/$user/.local/share/containers/storage/overlay/" || fail "capture check failed"
-python3 - "$WORK/c.json" "$sub_pid" "$root_pid" <<'PY' || fail "the capture lacks a workload process"
+python3 - "$WORK/c.json" "$twin_pid" "$sub_pid" "$root_pid" <<'PY' || fail "the capture has the wrong processes"
 import json, sys
 d = json.load(open(sys.argv[1]))
 sampled = {f["pid"] for f in d["frames"] if f["type"] == "SAMPLE"}
-for p in map(int, sys.argv[2:]):
+twin = int(sys.argv[2])
+for p in map(int, sys.argv[3:]):
     assert p in sampled, "no samples of pid %d" % p
-print("ok: samples of the sub-uid process and of the container-root process")
+assert twin not in {f["pid"] for f in d["frames"]}, "the other user's namesake container (pid %d) was recorded" % twin
+print("ok: samples of the sub-uid process and of the container-root process, none of the other user's namesake")
 PY
 
 # The pids option with the sub-uid process alone.
