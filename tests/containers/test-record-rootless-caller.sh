@@ -15,6 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
 need podman runc fuse-overlayfs runuser busctl dbus-daemon nm python3
+[ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
 . "$here/../lib/private-bus.sh"
 cleanup private_bus_stop
 
@@ -37,6 +38,9 @@ cd /
 
 build_spin "$WORK/spin"
 make_rootfs "$WORK/rootfs" "$WORK/spin"
+# The other user's containers only sleep (no CPU taken from parallel tests).
+cp /bin/busybox "$WORK/rootfs/bin/busybox"
+ln -s busybox "$WORK/rootfs/bin/sleep"
 name=periscope-test-ns-$$ other_name=periscope-test-ns2-$$
 image=$(podman_import "runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=/home/$user/.config/containers/containers.conf" \
         "$WORK/rootfs" localhost/periscope-test-spin)
@@ -68,7 +72,7 @@ echo "ok: $name: workload pid $sub_pid as host uid $sub_uid (container uid 1000)
 cleanup "podman_as $other rm -f -t 0 $other_name"
 cleanup "podman_as $other rm -f -t 0 $name"
 for n in "$other_name" "$name"; do
-        podman_as $other run -d --network none --user 1000:1000 --name "$n" "$other_image" /bin/app >/dev/null 2>"$WORK/run2.err" ||
+        podman_as $other run -d --network none --user 1000:1000 --name "$n" "$other_image" /bin/sleep 600 >/dev/null 2>"$WORK/run2.err" ||
                 { cat "$WORK/run2.err"; fail "rootless podman run as $other failed"; }
 done
 other_pid=$(podman_as $other inspect -f '{{.State.Pid}}' "$other_name")
