@@ -241,7 +241,7 @@ static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *a
                         why = "kernel symbols unavailable (/proc/kallsyms unreadable)";
         }
         int r = 0;
-        uint64_t last_end = 0;
+        uint64_t covered = 0; /* end of the last entry added: entries never overlap */
         for (size_t i = 0; i < n && r >= 0; i++) {
                 const SymbolizeAddress *a = &addrs[i];
                 if (a->pid >= 0 && (r = symbol_table_builder_add_pid(b, a->pid)) < 0)
@@ -253,19 +253,22 @@ static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *a
                         st->unresolved++;
                         r = symbol_table_builder_add_unresolved(b, SYMBOLS_PID_ANY, a->address, a->address + 1,
                                                                 why ? why : "no kernel symbol covers this address");
+                        covered = a->address + 1;
                         continue;
                 }
                 st->resolved++;
                 SymbolFrame f = { .function = name, .flags = SYMBOL_FRAME_KERNEL, .offset = look - start };
                 if (a->address >= end) {
                         /* Just past the caller's end (a noreturn call): this address alone. */
-                        r = symbol_table_builder_add_range(b, SYMBOLS_PID_ANY, a->address, a->address + 1, &f, 1);
-                        continue;
+                        start = a->address;
+                        end = a->address + 1;
                 }
-                if (start < last_end && last_end == end)
+                if (end <= covered)
                         continue; /* this symbol's range is in already */
+                if (start < covered)
+                        start = covered; /* the rest of a symbol whose first byte named its caller */
                 r = symbol_table_builder_add_range(b, SYMBOLS_PID_ANY, start, end, &f, 1);
-                last_end = end;
+                covered = end;
         }
         kallsyms_free(k);
         return r;

@@ -502,24 +502,34 @@ def case_stage(tmp):
         lab, off, addr = line.split()
         labels[lab] = addr
     kaddr = None
+    ksyms = []
     with open("/proc/kallsyms") as f:
         for l in f:
             a, t, name = l.split()[:3]
             if name == "schedule" and t in "tT":
                 kaddr = int(a, 16)
+            if t in "tT" and len(l.split()) == 3:
+                ksyms.append((int(a, 16), name))
     if not kaddr:
         raise SystemExit("/proc/kallsyms has no readable 'schedule' (run as root, kptr_restrict 0)")
     kaddr_in = "0x%xk" % (kaddr + 4)
+    # a kernel return address at the very start of the next function (the
+    # caller ended in a noreturn call) is named by the caller; the next
+    # function starts at schedule, or at its __pfx_schedule padding symbol
+    ksyms.sort()
+    starts = {a: n for a, n in ksyms}
+    kret = max((a for a, n in ksyms if n == "__pfx_schedule" and a < kaddr), default=kaddr)
+    kprev = starts[max(a for a in starts if a < kret)]
     cap = os.path.join(tmp, "out.syscap")
     addrs = [labels["inner"], labels["work"], labels["main"]]
-    out = run(stage, "record", str(p.pid), cap, *addrs, "0x10", kaddr_in)
+    out = run(stage, "record", str(p.pid), cap, *addrs, "0x10", kaddr_in, "0x%xkr" % kret)
     print(out)
-    check("progress 0/5" in out and "progress 5/5" in out, "progress from 0 to all 5 addresses")
+    check("progress 0/6" in out and "progress 6/6" in out, "progress from 0 to all 6 addresses")
     # the profiled program goes away and its binary is deleted
     os.unlink(b)
     p.stdin.close()
     p.wait()
-    out = run(stage, "read", cap, str(p.pid), *addrs, "0x10", "0x%x" % (kaddr + 4))
+    out = run(stage, "read", cap, str(p.pid), *addrs, "0x10", "0x%x" % (kaddr + 4), "0x%x" % kret)
     print(out)
     per = {l.split(": ", 1)[0].split()[1]: [x.strip() for x in l.split(": ", 1)[1].split("|") if x.strip()]
            for l in out.splitlines() if l.startswith("periscope ")}
@@ -533,6 +543,9 @@ def case_stage(tmp):
     check(per["0x10"][0].startswith("[unresolved: no mapping"), "an address outside every mapping says why")
     kk = "0x%x" % (kaddr + 4)
     check(per[kk] == ["schedule"] and sysp[kk] == "schedule", "kernel address named from kallsyms")
+    kr = "0x%x" % kret
+    check(per[kr] == [kprev] and sysp[kr] == kprev,
+          "a kernel return address at the first byte after %s is named %s: %s" % (kprev, kprev, per[kr]))
     check(("mapping %s: %s |" % (labels["work"], b)) in out and "pinned via map_files" in out,
           "mapping provenance recorded with the file that was read")
 

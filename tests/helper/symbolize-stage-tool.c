@@ -1,9 +1,10 @@
 /* symbolize-stage-tool: runs the service's symbolization stage
  * (service/symbolize.c) on a live process, the way periscoped does after a
  * recording, and reads the resulting capture's symbol tables back.
- *   symbolize-stage-tool record PID CAPTURE [--no-kernel] ADDR[k]...
+ *   symbolize-stage-tool record PID CAPTURE [--no-kernel] ADDR[k][r]...
  *       pins every file mapping of PID through /proc/PID/map_files, symbolizes
- *       the addresses (suffix k: kernel address), writes CAPTURE with
+ *       the addresses (suffix k: kernel address; r: a caller's return
+ *       address, as in a stack's outer frames), writes CAPTURE with
  *       __symbols__ and __periscope/symbols, prints stats and progress
  *   symbolize-stage-tool read CAPTURE PID ADDR...
  *       prints, for each address, the chain from the Periscope table and the
@@ -72,7 +73,8 @@ static int cmd_record(int argc, char **argv) {
                 char *end;
                 addrs[k].pid = pid;
                 addrs[k].address = strtoull(argv[i + (int) k], &end, 0);
-                addrs[k].kernel = *end == 'k';
+                addrs[k].kernel = strchr(end, 'k') != NULL;
+                addrs[k].return_address = strchr(end, 'r') != NULL;
         }
         SymbolizeOptions o = { .kernel_symbols = kernel, .progress = progress };
         SymbolTableBuilder *b = NULL;
