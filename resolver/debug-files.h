@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "helper-client.h"
 
@@ -15,16 +16,40 @@ typedef enum DebugFileKind {
         DEBUG_FILE_DEBUGINFOD,  /* fetched by libdebuginfod */
 } DebugFileKind;
 
+/* Largest debug file taken from a container's or app's tree (their owner
+ * writes them; the host's and debuginfod's are not limited here). */
+#define DEBUG_FILE_TREE_MAX_BYTES (4ull << 30)
+#define DEBUG_FILE_TREE_MAX_DIRS 2
+
 typedef struct DebugFileOptions {
         const char *debug_root;    /* NULL: /usr/lib/debug */
         bool debuginfod;           /* ask the servers in $DEBUGINFOD_URLS */
         unsigned debuginfod_timeout_s; /* 0: 30 */
+        /* Called once per candidate refused in a container's/app's tree
+         * (build-id or CRC mismatch, a link out of the tree…); NULL: not logged. */
+        void (*log)(void *userdata, const char *message);
+        void *log_userdata;
 } DebugFileOptions;
+
+/* A filesystem tree besides the host's where the debug file may be: the
+ * root of the container or app that mapped the file, or a Flatpak .Debug
+ * extension (resolver/debug-trees.h builds them). */
+typedef struct DebugFileTree {
+        const char *source;        /* provenance word: "container", "flatpak", "flatpak-runtime-debug", … */
+        const char *debug_dirs[DEBUG_FILE_TREE_MAX_DIRS]; /* in the tree ("/usr/lib/debug"; "/" for an extension); NULL ends */
+        bool holds_binary;         /* the binary's directory is in this tree (.gnu_debuglink beside it) */
+        /* Opens the regular file at path (absolute, in the tree) confined to
+         * the tree: an fd, or a negative errno with why saying why (a link out
+         * of the tree: -EXDEV). shown gets the host path. */
+        int (*open)(void *userdata, const char *path, char *shown, size_t shown_size, char *why, size_t why_size);
+        void *userdata;
+} DebugFileTree;
 
 typedef struct DebugFile {
         int fd;             /* the accepted debug file, or -1 */
         DebugFileKind kind;
         char *path;         /* where it was found (debuginfod: its cache path) */
+        const char *source; /* "host", "debuginfod" or the tree's source word; NULL when none */
         char *notes;        /* candidates refused and why, "; "-separated, or NULL */
 } DebugFile;
 
@@ -36,6 +61,18 @@ typedef struct DebugFile {
  * Returns 0, or < 0 when the helper failed (*ret still valid). */
 int debug_file_find(HelperClient *c, const DebugFileOptions *o, int fd, const char *path,
                     const HelperIdentity *id, DebugFile *ret);
+
+/* As debug_file_find(), looking first in the trees (in order: the
+ * container's/app's own debug files come with its binaries) at the build-id
+ * path under each debug dir and the .gnu_debuglink places (beside
+ * binary_path, its .debug/, and under each debug dir), then on the host, then
+ * debuginfod. binary_path is the binary's path as the process sees it (NULL:
+ * no debuglink lookups in trees). Every candidate is accepted only on a
+ * matching build-id (or debuglink CRC); refusals go to the notes and, for
+ * trees, to o->log. */
+int debug_file_find_in_trees(HelperClient *c, const DebugFileOptions *o, int fd, const char *path,
+                             const HelperIdentity *id, const DebugFileTree *trees, size_t n_trees,
+                             const char *binary_path, DebugFile *ret);
 
 /* Closes and frees what a DebugFile holds. */
 void debug_file_clear(DebugFile *f);

@@ -278,6 +278,22 @@ const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid) {
         return &find_snapshot(r, pid)->info;
 }
 
+int resolver_get_podman(Resolver *r, pid_t pid, PodmanStorage **ret_storage, const PodmanContainer **ret_container) {
+        int k = resolver_snapshot_process(r, pid);
+        if (k < 0)
+                return k;
+        ProcessSnapshot *p = find_snapshot(r, pid);
+        if (!p->podman || !p->storage)
+                return -ENOENT;
+        *ret_storage = p->storage;
+        *ret_container = p->podman;
+        return 0;
+}
+
+void resolver_log(Resolver *r, const char *message) {
+        r->log_func(r->log_userdata, message);
+}
+
 int resolver_get_layers(Resolver *r, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n) {
         int k = resolver_snapshot_process(r, pid);
         *ret_paths = NULL;

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "container-info.h"
+#include "podman-storage.h"
 
 #define RESOLVER_BUILD_ID_MAX 20
 #define RESOLVER_PATH_MAX 4096
@@ -112,6 +113,14 @@ int resolver_describe_container(Resolver *r, ContainerInfo *info);
 /* Host paths of the Podman layers of pid's container (container layer
  * first) for OVERLAY frames; *ret_n = 0 when not in Podman. */
 int resolver_get_layers(Resolver *r, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n);
+
+/* The Podman store and container (with its layer chain) of pid, borrowed
+ * from the snapshot; -ENOENT when pid is not in a Podman container whose
+ * store could be read. */
+int resolver_get_podman(Resolver *r, pid_t pid, PodmanStorage **ret_storage, const PodmanContainer **ret_container);
+
+/* Logs a warning through the log function (resolver_set_log_func). */
+void resolver_log(Resolver *r, const char *message);
 
 /* Finds a host file for a mapping of pid at path (as in /proc/P/maps, " (deleted)"
  * suffix allowed). A zero device and inode are filled in from

@@ -9,7 +9,10 @@
 #include <time.h>
 
 #include "cleanup.h"
+#include "debug-trees.h"
 #include "symbolize.h"
+
+#define STAGE_MAX_TREES 4
 
 typedef struct StageProgress {
         Recording *recording;
@@ -33,6 +36,43 @@ static void stage_progress(uint64_t done, uint64_t total, void *userdata) {
         recording_emit_progress(p->recording, "symbolize", done, total);
         if (p->recording->manager && p->recording->manager->bus)
                 (void) sd_bus_flush(p->recording->manager->bus);
+}
+
+/* The debug-file trees of one process, for symbolize_addresses(). */
+typedef struct StageTrees {
+        Resolver *resolver;
+        struct StageTreeSlot {
+                Resolver *resolver;
+                pid_t pid;
+                DebugTree tree;
+        } slots[STAGE_MAX_TREES];
+} StageTrees;
+
+static int stage_tree_open(void *userdata, const char *path, char *shown, size_t shown_size, char *why, size_t why_size) {
+        struct StageTreeSlot *s = userdata;
+        return debug_trees_open(s->resolver, s->pid, s->tree, path, shown, shown_size, why, why_size);
+}
+
+static size_t stage_debug_trees(void *userdata, int32_t pid, DebugFileTree *trees, size_t max) {
+        StageTrees *st = userdata;
+        DebugTree kinds[STAGE_MAX_TREES];
+        size_t n = debug_trees_list(st->resolver, pid, kinds, max < STAGE_MAX_TREES ? max : STAGE_MAX_TREES);
+        for (size_t i = 0; i < n; i++) {
+                st->slots[i] = (struct StageTreeSlot) { st->resolver, pid, kinds[i] };
+                trees[i] = (DebugFileTree) {
+                        .source = debug_tree_to_string(st->resolver, pid, kinds[i]),
+                        .holds_binary = kinds[i] == DEBUG_TREE_ROOT,
+                        .open = stage_tree_open,
+                        .userdata = &st->slots[i],
+                };
+                for (size_t d = 0; d < DEBUG_FILE_TREE_MAX_DIRS; d++)
+                        trees[i].debug_dirs[d] = debug_tree_debug_dir(st->resolver, pid, kinds[i], d);
+        }
+        return n;
+}
+
+static void stage_debug_log(void *userdata, const char *message) {
+        resolver_log(userdata, message);
 }
 
 static const char *unavailable_reason(const Recording *r, const ProcessMapping *m) {
@@ -109,8 +149,12 @@ int stage_symbolize(Recording *r) {
                 if ((ret = symbol_table_builder_add_pid(b, pid_copy[i])) < 0)
                         goto out;
         StageProgress progress = { .recording = r };
+        StageTrees trees = { .resolver = r->resolver };
         SymbolizeOptions o = {
-                .debug = { .debuginfod = r->options.debuginfod },
+                .debug = { .debuginfod = r->options.debuginfod, .log = r->resolver ? stage_debug_log : NULL,
+                           .log_userdata = r->resolver },
+                .debug_trees = r->resolver ? stage_debug_trees : NULL,
+                .debug_trees_userdata = &trees,
                 .kernel_symbols = r->auth.kernel,
                 .progress = stage_progress,
                 .userdata = &progress,

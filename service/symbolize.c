@@ -13,6 +13,8 @@
 #include "cleanup.h"
 #include "kallsyms.h"
 
+#define SYMBOLIZE_MAX_DEBUG_TREES 4
+
 typedef struct WorkItem {
         dev_t dev;
         ino_t ino;
@@ -77,10 +79,11 @@ static int add_provenance(SymbolTableBuilder *b, const WorkItem *items, size_t n
                         continue;
                 last = m;
                 _cleanup_free_ char *method = NULL, *verdict = NULL;
-                if (asprintf(&method, "%s%s%s%s%s", m->method ? m->method : "pinned",
-                             df && df->fd >= 0 ? "; debug file by " : "",
-                             df && df->fd >= 0 ? debug_file_kind_to_string(df->kind) : "",
-                             df && df->fd >= 0 ? ": " : "", df && df->fd >= 0 ? df->path : "") < 0)
+                bool used = df && df->fd >= 0;
+                if (asprintf(&method, "%s%s%s%s%s%s%s", m->method ? m->method : "pinned",
+                             used ? "; debug file by " : "", used ? debug_file_kind_to_string(df->kind) : "",
+                             used ? " from " : "", used && df->source ? df->source : (used ? "host" : ""),
+                             used ? ": " : "", used ? df->path : "") < 0)
                         return -ENOMEM;
                 if (asprintf(&verdict, "%s%s%s%s%s", m->verdict ? m->verdict : (m->verified ? "verified" : "not verified"),
                              df && df->notes ? "; " : "", df && df->notes ? df->notes : "",
@@ -162,7 +165,29 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
         DebugFile df = { .fd = -1 };
         bool needs_debug = !(id.contents & HELPER_HAS_DWARF);
         if (needs_debug) {
-                r = debug_file_find(c, &o->debug, fd, m0->path, &id, &df);
+                /* the container's or app's own debug files first: those of the
+                 * first process mapping this file that is in one */
+                DebugFileTree trees[SYMBOLIZE_MAX_DEBUG_TREES];
+                size_t n_trees = 0;
+                const char *binary_path = NULL;
+                int32_t tried[4];
+                size_t n_tried = 0;
+                for (size_t i = 0; o->debug_trees && i < n && n_trees == 0 && n_tried < ELEMENTSOF(tried); i++) {
+                        const SymbolizeMapping *m = items[i].map;
+                        bool seen = false;
+                        for (size_t k = 0; k < n_tried; k++)
+                                seen = seen || tried[k] == m->pid;
+                        if (seen)
+                                continue;
+                        tried[n_tried++] = m->pid;
+                        n_trees = o->debug_trees(o->debug_trees_userdata, m->pid, trees, ELEMENTSOF(trees));
+                        binary_path = m->path;
+                }
+                _cleanup_free_ char *clean = binary_path ? strdup(binary_path) : NULL;
+                size_t cl = clean ? strlen(clean) : 0;
+                if (cl > 10 && strcmp(clean + cl - 10, " (deleted)") == 0)
+                        clean[cl - 10] = 0;
+                r = debug_file_find_in_trees(c, &o->debug, fd, m0->path, &id, trees, n_trees, clean, &df);
                 if (r == HELPER_CLIENT_FAILED)
                         st->helper_failures++;
                 if (df.fd >= 0)

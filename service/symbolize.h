@@ -42,6 +42,12 @@ typedef struct SymbolizeOptions {
         DebugFileOptions debug;      /* .debuginfod from the recording's option */
         bool kernel_symbols;         /* the caller may see kernel addresses */
         const char *kallsyms_path;   /* NULL: /proc/kallsyms */
+        /* The trees of pid's container or app where its debug files may be
+         * (the service builds them with resolver/debug-trees.h); NULL: the
+         * host's only. Returns how many were stored (<= max); they stay valid
+         * until the next call. */
+        size_t (*debug_trees)(void *userdata, int32_t pid, DebugFileTree *trees, size_t max);
+        void *debug_trees_userdata;
         /* called as work progresses (done <= total, both in addresses) */
         void (*progress)(uint64_t done, uint64_t total, void *userdata);
         void *userdata;
