@@ -104,7 +104,7 @@ static void refuse(Lookup *l, const char *fmt, ...) {
         add_note(l->ret, "%s%s%s", l->log_refusals ? l->source : "", l->log_refusals ? " " : "", msg);
         if (l->log_refusals && l->o->log) {
                 char *line = NULL;
-                if (asprintf(&line, "debug file refused (%s): %s", l->source, msg) >= 0)
+                if (asprintf(&line, "debug file refused: %s %s", l->source, msg) >= 0)
                         l->o->log(l->o->log_userdata, line);
                 free(line);
         }

@@ -235,12 +235,6 @@ static int tree_open_nofollow(void *userdata, const char *path, int flags, char 
         return -EINVAL;
 }
 
-static void log_refusal(Resolver *r, pid_t pid, DebugTree t, const char *shown, const char *why) {
-        char msg[2 * PATH_MAX + 128];
-        snprintf(msg, sizeof(msg), "refused %s in the %s tree of pid %d: %s", shown, debug_tree_to_string(r, pid, t), (int) pid, why);
-        resolver_log(r, msg);
-}
-
 /* /proc/PID/root while the process lives and still has the container's
  * root (a reused pid of a host process would show our own "/"). */
 static int open_live_root(pid_t pid) {
@@ -257,12 +251,9 @@ static int open_live_root(pid_t pid) {
         return TAKE_FD(fd);
 }
 
-static int open_in(TreeContext *c, Resolver *r, pid_t pid, DebugTree t, const char *path, char *shown, size_t shown_size,
+static int open_in(TreeContext *c, const char *path, char *shown, size_t shown_size,
                    char *why, size_t why_size) {
-        int fd = tree_open_following(tree_open_nofollow, c, path, shown, shown_size, why, why_size);
-        if (fd == -EXDEV)
-                log_refusal(r, pid, t, shown, why);
-        return fd;
+        return tree_open_following(tree_open_nofollow, c, path, shown, shown_size, why, why_size);
 }
 
 int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char *shown, size_t shown_size, char *why,
@@ -279,14 +270,14 @@ int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char
                 if (dir < 0)
                         return dir;
                 TreeContext c = { .kind = TREE_DIR, .dirfd = dir, .base = base };
-                return open_in(&c, r, pid, t, path, shown, shown_size, why, why_size);
+                return open_in(&c, path, shown, shown_size, why, why_size);
         }
         /* The live root first: it is exactly what the process sees. */
         _cleanup_close_ int root = open_live_root(pid);
         if (root >= 0) {
                 snprintf(base, sizeof(base), "/proc/%d/root", (int) pid);
                 TreeContext c = { .kind = TREE_DIR, .dirfd = root, .base = base };
-                int fd = open_in(&c, r, pid, t, path, shown, shown_size, why, why_size);
+                int fd = open_in(&c, path, shown, shown_size, why, why_size);
                 if (fd != -EACCES && fd != -EPERM)
                         return fd;
         }
@@ -294,14 +285,14 @@ int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char
         const PodmanContainer *container;
         if (info->engine == CONTAINER_ENGINE_PODMAN && resolver_get_podman(r, pid, &storage, &container) >= 0) {
                 TreeContext c = { .kind = TREE_PODMAN, .storage = storage, .container = container };
-                return open_in(&c, r, pid, t, path, shown, shown_size, why, why_size);
+                return open_in(&c, path, shown, shown_size, why, why_size);
         }
         if (info->engine == CONTAINER_ENGINE_FLATPAK) {
                 _cleanup_close_ int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
                 _cleanup_close_ int app = info->app_path[0] == '/' ? safe_open_beneath(slash, info->app_path, O_PATH | O_DIRECTORY, false) : -ENOENT;
                 _cleanup_close_ int runtime = info->runtime_path[0] == '/' ? safe_open_beneath(slash, info->runtime_path, O_PATH | O_DIRECTORY, false) : -ENOENT;
                 TreeContext c = { .kind = TREE_FLATPAK, .app_fd = app, .runtime_fd = runtime, .info = info };
-                return open_in(&c, r, pid, t, path, shown, shown_size, why, why_size);
+                return open_in(&c, path, shown, shown_size, why, why_size);
         }
         return -ENOENT;
 }

@@ -53,9 +53,9 @@ print("ok: %s: %d/%d samples (%.1f%%) main;hot_outer;hot_inner at spin.c:4;3;2" 
 sys.exit(0 if total >= 50 and good / total >= 0.95 else 1)
 PY
         "$PERISCOPE" report --mappings --no-progress "$cap" >"$cap.maps" || fail "$label: report --mappings failed"
-        grep -A3 -F "/bin/app" "$cap.maps" | tr -s ' \n' ' ' | grep -qE "$prov" ||
+        grep -A1 -F "/bin/app" "$cap.maps" | tr -s ' \n' ' ' | grep -qE "$prov" ||
                 { cat "$cap.maps"; fail "$label: /bin/app's debug file provenance does not match '$prov'"; }
-        echo "ok: $label: $(grep -A3 -F "/bin/app" "$cap.maps" | tr -s ' \n' ' ' | grep -oE "debug file by [^;]*" | head -1)"
+        echo "ok: $label: $(grep -A1 -F "/bin/app" "$cap.maps" | tr -s ' \n' ' ' | grep -oE "debug file by [^;]*" | head -1)"
 }
 
 record() { # pid, capture
