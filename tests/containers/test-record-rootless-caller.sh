@@ -46,6 +46,10 @@ image=$(podman_import "runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CO
         "$WORK/rootfs" localhost/periscope-test-spin)
 other_image=$(podman_import "runuser -u $other -- env XDG_RUNTIME_DIR=/run/user/$other_uid CONTAINERS_CONF=/home/$other/.config/containers/containers.conf" \
         "$WORK/rootfs" localhost/periscope-test-spin)
+# The workload's debug info names this run's temporary directory, so every
+# run imports a new image: remove it again (after the containers).
+cleanup "podman_as $user rmi -f $image"
+cleanup "podman_as $other rmi -f $other_image"
 
 # The caller's container: the workload as container uid 1000 (a sub-uid on
 # the host), then a second one as container root (the caller's own uid).
