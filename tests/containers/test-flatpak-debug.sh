@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# End to end (private periscoped): a Flatpak app whose code and the runtime
+# library it spends its time in are both STRIPPED; their debug files exist
+# only in the installed .Debug extensions (built offline into a local repo):
+#  - the runtime's org.periscope.DbgTestPlatform.Debug holds libspin.so's
+#    (hidden hot_outer/hot_inner are named only by it);
+#  - the app's org.periscope.DbgTestApp.Debug holds the app binary's (main).
+# The runtime declares no extension point, so nothing mounts them in the
+# sandbox: the resolver must find them in the installation. >= 95% of the
+# samples are main;spin_entry;hot_outer;hot_inner at the right source lines,
+# and report --mappings says flatpak-runtime-debug / flatpak-app-debug.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+need flatpak pgrep objcopy strip readelf python3
+: "${PERISCOPE:?}" "${PERISCOPED:?}"
+cd /
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
+
+app_id=org.periscope.DbgTestApp
+rt_id=org.periscope.DbgTestPlatform
+remote=periscope-dbgtest
+arch=$(flatpak --default-arch)
+
+# The runtime library: exported spin_entry, hidden callees.
+cat >"$WORK/libspin.c" <<'SRC'
+volatile unsigned long sink;
+__attribute__((noinline, visibility("hidden"))) void hot_inner(void) { for (int i = 0; i < 1000000; i++) sink += i; }
+__attribute__((noinline, visibility("hidden"))) void hot_outer(void) { hot_inner(); }
+void spin_entry(void) { hot_outer(); }
+SRC
+cat >"$WORK/app.c" <<'SRC'
+void spin_entry(void);
+int main(void) { for (;;) spin_entry(); }
+SRC
+gcc -O0 -g -fno-omit-frame-pointer -shared -fPIC -Wl,-soname,libspin.so -o "$WORK/libspin.full" "$WORK/libspin.c"
+gcc -O0 -g -fno-omit-frame-pointer -o "$WORK/dbgapp.full" "$WORK/app.c" "$WORK/libspin.full" -Wl,-rpath,/usr/lib/x86_64-linux-gnu
+for f in libspin dbgapp; do
+        objcopy --only-keep-debug "$WORK/$f.full" "$WORK/$f.debug"
+        strip --strip-all -o "$WORK/$f" "$WORK/$f.full"
+        readelf -S "$WORK/$f" | grep -qE '\.symtab|\.debug_' && fail "$f still has symbols or DWARF after strip"
+done
+nm -D "$WORK/libspin" | grep -q hot_inner && fail "hot_inner is exported: the test needs it named only by the debug file"
+build_id() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
+lib_bid=$(build_id "$WORK/libspin")
+app_bid=$(build_id "$WORK/dbgapp")
+[ ${#lib_bid} -ge 16 ] && [ ${#app_bid} -ge 16 ] || fail "no build-ids"
+for b in $lib_bid $app_bid; do
+        [ ! -e "/usr/lib/debug/.build-id/${b:0:2}/${b:2}.debug" ] || fail "the host has the debug file of $b: the test needs it only in the extension"
+done
+
+uninstall() {
+        flatpak uninstall -y --system --noninteractive $app_id.Debug $app_id $rt_id.Debug $rt_id
+        flatpak remote-delete --system --force $remote
+}
+uninstall >/dev/null 2>&1 || true
+cleanup uninstall
+export_runtime() { # dir, branch
+        flatpak build-export --runtime "$WORK/repo" "$1" "$2" >/dev/null 2>"$WORK/err" || { cat "$WORK/err"; fail "export of $1 failed"; }
+}
+
+# Runtime: libc, ld.so and the stripped libspin.so (build-export --runtime exports usr/).
+R=$WORK/rt
+mkdir -p "$R/files" "$R/usr/lib/x86_64-linux-gnu" "$R/usr/lib64"
+cp /usr/lib/x86_64-linux-gnu/libc.so.6 "$R/usr/lib/x86_64-linux-gnu/"
+cp /lib64/ld-linux-x86-64.so.2 "$R/usr/lib64/"
+cp "$WORK/libspin" "$R/usr/lib/x86_64-linux-gnu/libspin.so"
+printf '[Runtime]\nname=%s\nruntime=%s/%s/1.0\nsdk=%s/%s/1.0\n' $rt_id $rt_id "$arch" $rt_id "$arch" >"$R/metadata"
+export_runtime "$R" 1.0
+# The runtime's .Debug extension: its files are the sandbox's /usr/lib/debug.
+D=$WORK/rt-debug
+# (with [ExtensionOf], build-export takes files/ as is)
+mkdir -p "$D/files/.build-id/${lib_bid:0:2}"
+cp "$WORK/libspin.debug" "$D/files/.build-id/${lib_bid:0:2}/${lib_bid:2}.debug"
+printf '[Runtime]\nname=%s.Debug\n\n[ExtensionOf]\nref=runtime/%s/%s/1.0\n' $rt_id $rt_id "$arch" >"$D/metadata"
+export_runtime "$D" 1.0
+flatpak remote-add --system --no-gpg-verify $remote "$WORK/repo" || fail "remote-add failed"
+install_ref() {
+        flatpak install -y --system --noninteractive $remote "$1" >/dev/null 2>"$WORK/err" || { cat "$WORK/err"; fail "install of $1 failed"; }
+}
+install_ref runtime/$rt_id/$arch/1.0
+install_ref runtime/$rt_id.Debug/$arch/1.0
+# The app and its .Debug extension (/app/lib/debug).
+A=$WORK/app
+flatpak build-init "$A" $app_id $rt_id $rt_id 1.0 >/dev/null || fail "build-init failed"
+mkdir -p "$A/files/bin"
+cp "$WORK/dbgapp" "$A/files/bin/dbgapp"
+flatpak build-finish --command=dbgapp "$A" >/dev/null || fail "build-finish failed"
+flatpak build-export "$WORK/repo" "$A" stable >/dev/null 2>"$WORK/err" || { cat "$WORK/err"; fail "app export failed"; }
+AD=$WORK/app-debug
+mkdir -p "$AD/files/.build-id/${app_bid:0:2}"
+cp "$WORK/dbgapp.debug" "$AD/files/.build-id/${app_bid:0:2}/${app_bid:2}.debug"
+printf '[Runtime]\nname=%s.Debug\n\n[ExtensionOf]\nref=app/%s/%s/stable\n' $app_id $app_id "$arch" >"$AD/metadata"
+export_runtime "$AD" stable
+
+install_ref app/$app_id/$arch/stable
+install_ref runtime/$app_id.Debug/$arch/stable
+ext=/var/lib/flatpak/runtime/$rt_id.Debug/$arch/1.0/active/files/.build-id/${lib_bid:0:2}/${lib_bid:2}.debug
+cmp -s "$ext" "$WORK/libspin.debug" || fail "the runtime's .Debug extension does not hold libspin's debug file at $ext"
+
+flatpak run $app_id >"$WORK/run.log" 2>&1 &
+pid=
+for _ in $(seq 100); do pid=$(pgrep -x dbgapp | head -1 || true); [ -n "$pid" ] && grep -q libspin.so "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
+[ -n "$pid" ] || { cat "$WORK/run.log"; fail "the app did not start"; }
+cleanup "kill $pid"
+grep -q "/usr/lib/debug" "/proc/$pid/mountinfo" && fail "the extension is mounted in the sandbox: this case would not test the installation lookup"
+
+PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid" --duration=2 -o "$WORK/c.syscap" 2>"$WORK/rec.err" ||
+        { cat "$WORK/rec.err"; fail "periscope record failed"; }
+! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
+"$PERISCOPE" report --folded --lines --no-progress -p "$pid" "$WORK/c.syscap" >"$WORK/folded.txt" || fail "periscope report failed"
+python3 - "$WORK/folded.txt" <<'PY' || { head -5 "$WORK/folded.txt"; fail "fewer than 95% of the samples carry the right names and lines"; }
+import re, sys
+want = [("main", "app.c", 2), ("spin_entry", "libspin.c", 4), ("hot_outer", "libspin.c", 3), ("hot_inner", "libspin.c", 2)]
+total = good = 0
+for line in open(sys.argv[1]):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    total += int(count)
+    user = [f for f in stack.split(";") if not f.endswith("[kernel]")]
+    got = []
+    for f in user[-4:]:
+        m = re.fullmatch(r"(\S+) at (\S+):(\d+)", f)
+        got.append((m.group(1), m.group(2).rpartition("/")[2], int(m.group(3))) if m else (f, "", 0))
+    if got == want:
+        good += int(count)
+print("ok: %d/%d samples (%.1f%%) main;spin_entry;hot_outer;hot_inner at app.c:2, libspin.c:4;3;2" % (good, total, 100 * good / max(total, 1)))
+sys.exit(0 if total >= 20 and good / total >= 0.95 else 1)
+PY
+"$PERISCOPE" report --mappings --no-progress "$WORK/c.syscap" >"$WORK/maps.txt" || fail "report --mappings failed"
+prov() { grep -A1 -F "$1" "$WORK/maps.txt" | tr -s ' \n' ' ' | grep -oE "debug file by [^;]*" | head -1; }
+[[ "$(prov /usr/lib/x86_64-linux-gnu/libspin.so)" =~ ^"debug file by build-id from flatpak-runtime-debug: /var/lib/flatpak/runtime/$rt_id.Debug/$arch/1.0/"[0-9a-f]+"/files/.build-id/${lib_bid:0:2}/${lib_bid:2}.debug"$ ]] ||
+        { cat "$WORK/maps.txt"; fail "libspin.so's debug file does not come from the runtime's .Debug extension"; }
+echo "ok: libspin.so: $(prov /usr/lib/x86_64-linux-gnu/libspin.so)"
+[[ "$(prov /app/bin/dbgapp)" =~ ^"debug file by build-id from flatpak-app-debug: /var/lib/flatpak/runtime/$app_id.Debug/$arch/stable/"[0-9a-f]+"/files/.build-id/${app_bid:0:2}/${app_bid:2}.debug"$ ]] ||
+        { cat "$WORK/maps.txt"; fail "the app binary's debug file does not come from the app's .Debug extension"; }
+echo "ok: /app/bin/dbgapp: $(prov /app/bin/dbgapp)"
+echo "PASS"
