@@ -33,14 +33,15 @@ objcopy --only-keep-debug "$WORK/wrong.full" "$WORK/wrong.debug"
 mkdir -p "$WORK/hostonly"
 cp "$WORK/app.debug" "$WORK/hostonly/app.debug"
 
-start() { # rootfs, name → pid
+start() { # rootfs, name; sets pid (no subshell: the cleanups must stay registered)
         local image
         chmod -R a+rX "$1"
         image=$(podman_import "" "$1" localhost/periscope-test-ctdebug-refused)
         cleanup "podman rmi -f $image"
-        podman run -d --network none --name "$2" "$image" >/dev/null 2>"$WORK/run.err" || { cat "$WORK/run.err"; fail "podman run failed"; }
         cleanup "podman rm -f -t 0 $2"
-        podman inspect -f '{{.State.Pid}}' "$2"
+        podman run -d --network none --name "$2" "$image" >/dev/null 2>"$WORK/run.err" || { cat "$WORK/run.err"; fail "podman run failed"; }
+        pid=$(podman inspect -f '{{.State.Pid}}' "$2")
+        [ "$pid" -gt 0 ] || fail "no pid for $2"
 }
 
 # Records pid; asserts >= 95% of its samples end in an unresolved frame of
@@ -83,13 +84,13 @@ PY
 make_rootfs "$WORK/rootfs-mismatch" "$WORK/spin"
 mkdir -p "$WORK/rootfs-mismatch/usr/lib/debug/.build-id/${bid:0:2}"
 cp "$WORK/wrong.debug" "$WORK/rootfs-mismatch/usr/lib/debug/$rel"
-pid=$(start "$WORK/rootfs-mismatch" periscope-test-ctdebug-mismatch-$$)
+start "$WORK/rootfs-mismatch" periscope-test-ctdebug-mismatch-$$
 check_refused "$pid" mismatch "container .*/usr/lib/debug/$rel: build-id mismatch \(file [0-9a-f]+, expected $bid\), not used"
 
 make_rootfs "$WORK/rootfs-escape" "$WORK/spin"
 mkdir -p "$WORK/rootfs-escape/usr/lib/debug/.build-id/${bid:0:2}" "$WORK/rootfs-escape/bin/.debug"
 ln -s "../../../../../../../../../..$WORK/hostonly/app.debug" "$WORK/rootfs-escape/usr/lib/debug/$rel"
 ln -s "$WORK/hostonly/app.debug" "$WORK/rootfs-escape/bin/.debug/app.debug"
-pid=$(start "$WORK/rootfs-escape" periscope-test-ctdebug-escape-$$)
+start "$WORK/rootfs-escape" periscope-test-ctdebug-escape-$$
 check_refused "$pid" escape "symlink /usr/lib/debug/$rel -> [./]*$WORK/hostonly/app.debug leads out of the root, not followed"
 echo "PASS"
