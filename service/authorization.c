@@ -138,10 +138,15 @@ static int authorize_locally(const Caller *caller, const RecordOptions *options,
         ProcessCreds c = {};
         for (size_t i = 0; i < options->n_pids + (options->command_pid > 0) && !foreign; i++) {
                 pid_t pid = i < options->n_pids ? options->pids[i] : options->command_pid;
+                bool of_container = options->container && i >= options->n_given_pids && i < options->n_pids;
                 o = process_ownership(caller->uid, pid, &c);
+                /* A container's short-lived process that already exited
+                 * grants nothing: the recording skips it. */
+                if (o == PROCESS_GONE && of_container)
+                        continue;
                 if (o != PROCESS_OWNED && o != PROCESS_OWNED_VIA_USERNS) {
                         foreign = pid;
-                        from_container = options->container && i >= options->n_given_pids && i < options->n_pids;
+                        from_container = of_container;
                 }
         }
 

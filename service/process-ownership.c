@@ -163,8 +163,11 @@ int process_creds_read(pid_t pid, ProcessCreds *ret) {
 
 ProcessOwnership process_ownership(uid_t caller, pid_t pid, ProcessCreds *ret_creds) {
         ProcessCreds c;
-        if (process_creds_read(pid, &c) < 0)
+        int r = process_creds_read(pid, &c);
+        if (r == -ESRCH)
                 return PROCESS_GONE;
+        if (r < 0)
+                return PROCESS_UNVERIFIED;
         if (ret_creds)
                 *ret_creds = c;
         return caller == 0 ? PROCESS_OWNED : process_ownership_decide(caller, &c);
@@ -181,7 +184,9 @@ const char *process_ownership_to_string(ProcessOwnership o) {
         case PROCESS_FOREIGN:
                 return "not yours";
         case PROCESS_GONE:
-                return "gone, or its credentials could not be read";
+                return "gone";
+        case PROCESS_UNVERIFIED:
+                return "not verified: its credentials could not be read, or changed while being read";
         }
         return "unknown";
 }

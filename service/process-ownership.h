@@ -17,7 +17,8 @@ typedef enum ProcessOwnership {
         PROCESS_OWNED_VIA_USERNS,    /* in a user namespace the caller owns, and dumpable */
         PROCESS_NOT_DUMPABLE,        /* would be the caller's, but is not dumpable */
         PROCESS_FOREIGN,             /* another user's (or root's) */
-        PROCESS_GONE,                /* no such process (any more), or unreadable */
+        PROCESS_GONE,                /* no such process (any more) */
+        PROCESS_UNVERIFIED,          /* its credentials could not be read, or changed while read */
 } ProcessOwnership;
 
 /* What the kernel says about one process, read at one moment. */
