@@ -4,7 +4,8 @@
 # only in the installed .Debug extensions (built offline into a local repo):
 #  - the runtime's org.periscope.DbgTestPlatform.Debug holds libspin.so's
 #    (hidden hot_outer/hot_inner are named only by it);
-#  - the app's org.periscope.DbgTestApp.Debug holds the app binary's (main).
+#  - the app's org.periscope.DbgTestApp.Debug, installed per user
+#    (~/.local/share/flatpak), holds the app binary's (main).
 # The runtime declares no extension point, so nothing mounts them in the
 # sandbox: the resolver must find them in the installation. >= 95% of the
 # samples are main;spin_entry;hot_outer;hot_inner at the right source lines,
@@ -49,7 +50,9 @@ for b in $lib_bid $app_bid; do
 done
 
 uninstall() {
-        flatpak uninstall -y --system --noninteractive $app_id.Debug $app_id $rt_id.Debug $rt_id
+        flatpak uninstall -y --user --noninteractive $app_id.Debug
+        flatpak remote-delete --user --force $remote
+        flatpak uninstall -y --system --noninteractive $app_id $rt_id.Debug $rt_id
         flatpak remote-delete --system --force $remote
 }
 uninstall >/dev/null 2>&1 || true
@@ -93,7 +96,11 @@ printf '[Runtime]\nname=%s.Debug\n\n[ExtensionOf]\nref=app/%s/%s/stable\n' $app_
 export_runtime "$AD" stable
 
 install_ref app/$app_id/$arch/stable
-install_ref runtime/$app_id.Debug/$arch/stable
+# The app's .Debug extension goes into root's per-user installation
+# (~/.local/share/flatpak): the lookup covers the owner's installation too.
+flatpak remote-add --user --no-gpg-verify $remote "$WORK/repo" || fail "remote-add --user failed"
+flatpak install -y --user --noninteractive $remote runtime/$app_id.Debug/$arch/stable >/dev/null 2>"$WORK/err" ||
+        { cat "$WORK/err"; fail "install --user of $app_id.Debug failed"; }
 ext=/var/lib/flatpak/runtime/$rt_id.Debug/$arch/1.0/active/files/.build-id/${lib_bid:0:2}/${lib_bid:2}.debug
 cmp -s "$ext" "$WORK/libspin.debug" || fail "the runtime's .Debug extension does not hold libspin's debug file at $ext"
 
@@ -130,7 +137,7 @@ prov() { grep -A1 -F "$1" "$WORK/maps.txt" | tr -s ' \n' ' ' | grep -oE "debug f
 [[ "$(prov /usr/lib/x86_64-linux-gnu/libspin.so)" =~ ^"debug file by build-id from flatpak-runtime-debug: /var/lib/flatpak/runtime/$rt_id.Debug/$arch/1.0/"[0-9a-f]+"/files/.build-id/${lib_bid:0:2}/${lib_bid:2}.debug"$ ]] ||
         { cat "$WORK/maps.txt"; fail "libspin.so's debug file does not come from the runtime's .Debug extension"; }
 echo "ok: libspin.so: $(prov /usr/lib/x86_64-linux-gnu/libspin.so)"
-[[ "$(prov /app/bin/dbgapp)" =~ ^"debug file by build-id from flatpak-app-debug: /var/lib/flatpak/runtime/$app_id.Debug/$arch/stable/"[0-9a-f]+"/files/.build-id/${app_bid:0:2}/${app_bid:2}.debug"$ ]] ||
+[[ "$(prov /app/bin/dbgapp)" =~ ^"debug file by build-id from flatpak-app-debug: $HOME/.local/share/flatpak/runtime/$app_id.Debug/$arch/stable/"[0-9a-f]+"/files/.build-id/${app_bid:0:2}/${app_bid:2}.debug"$ ]] ||
         { cat "$WORK/maps.txt"; fail "the app binary's debug file does not come from the app's .Debug extension"; }
 echo "ok: /app/bin/dbgapp: $(prov /app/bin/dbgapp)"
 echo "PASS"

@@ -3,6 +3,8 @@
 # whose debug file exists only inside its Podman image, nowhere on the host.
 #  - rootful: at /usr/lib/debug/.build-id/xx/rest.debug in the image, found
 #    through the live container root (/proc/PID/root);
+#  - rootful, the container killed before the recording ends: from the
+#    image's layer in /var/lib/containers/storage;
 #  - rootless (fuse-overlayfs, root gets EACCES through /proc): named by the
 #    binary's .gnu_debuglink at /usr/lib/debug/bin/app.debug in the image,
 #    found in the owner's store through the layer chain, CRC checked.
@@ -78,6 +80,24 @@ pid=$(podman inspect -f '{{.State.Pid}}' "$name")
 [ "$pid" -gt 0 ] || fail "no pid for $name"
 record "$pid" "$WORK/rootful.syscap"
 check_capture "$WORK/rootful.syscap" "$pid" "debug file by build-id from container: /proc/$pid/root/usr/lib/debug/$rel" "rootful build-id"
+
+# Rootful, the container killed before the recording ends: its root is gone
+# at symbolization, the debug file comes from the image's layer in the store.
+name2=periscope-test-ctdebug-gone-$$
+cleanup "podman rm -f -t 0 $name2"
+podman run -d --network none --name "$name2" "$image" >/dev/null 2>"$WORK/run.err" || { cat "$WORK/run.err"; fail "podman run failed"; }
+pid2=$(podman inspect -f '{{.State.Pid}}' "$name2")
+PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid2" --duration=5 -o "$WORK/gone.syscap" 2>"$WORK/gone.syscap.err" &
+rec=$!
+for _ in $(seq 100); do grep -q "recording .* started" "$WORK/gone.syscap.err" && break; sleep 0.05; done
+sleep 1.5
+podman kill "$name2" >/dev/null 2>&1 || fail "podman kill failed"
+wait $rec || { cat "$WORK/gone.syscap.err"; fail "periscope record failed"; }
+! grep -qE "Sanitizer|runtime error:" "$WORK/gone.syscap.err" || { cat "$WORK/gone.syscap.err"; fail "memory errors in periscoped"; }
+[ ! -e "/proc/$pid2" ] || fail "the container process still runs"
+check_capture "$WORK/gone.syscap" "$pid2" \
+        "debug file by build-id from container: /var/lib/containers/storage/overlay/[0-9a-f]{64}/diff/usr/lib/debug/$rel" \
+        "rootful, container gone"
 
 # Rootless: .gnu_debuglink, through the owner's store.
 objcopy --add-gnu-debuglink="$WORK/app.debug" "$WORK/spin" "$WORK/spin.linked"
