@@ -9,11 +9,12 @@
 #    container root to the RIGHT debug file on the host, and the debuglink
 #    place /bin/.debug/app.debug an absolute symlink to it: the first is
 #    refused ("leads out of the root"), the second resolves inside the
-#    container root (where nothing is), never on the host.
+#    container root (where nothing is), never on the host; the same image
+#    again in a rootless store (found through the layers, not /proc).
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
-need podman runc objcopy strip readelf python3
+need podman runc fuse-overlayfs runuser objcopy strip readelf python3
 cd /
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 
@@ -93,4 +94,20 @@ ln -s "../../../../../../../../../..$WORK/hostonly/app.debug" "$WORK/rootfs-esca
 ln -s "$WORK/hostonly/app.debug" "$WORK/rootfs-escape/bin/.debug/app.debug"
 start "$WORK/rootfs-escape" periscope-test-ctdebug-escape-$$
 check_refused "$pid" escape "symlink /usr/lib/debug/$rel -> [./]*$WORK/hostonly/app.debug leads out of the root, not followed"
+
+# The same image in a rootless store (the user owns every byte of it): the
+# links are read from the layer, never followed by the kernel.
+user=periscope-rl
+uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
+as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=/home/$user/.config/containers/containers.conf"
+image_rl=$(podman_import "$as_user" "$WORK/rootfs-escape" localhost/periscope-test-ctdebug-refused-rl)
+cleanup "$as_user podman rmi -f $image_rl"
+name_rl=periscope-test-ctdebug-escape-rl-$$
+cleanup "$as_user podman rm -f -t 0 $name_rl"
+$as_user podman run -d --network none --name "$name_rl" "$image_rl" >/dev/null 2>"$WORK/run.err" ||
+        { cat "$WORK/run.err"; fail "rootless podman run failed"; }
+pid=$($as_user podman inspect -f '{{.State.Pid}}' "$name_rl")
+[ "$pid" -gt 0 ] || fail "no pid for $name_rl"
+check_refused "$pid" escape-rootless \
+        "container /home/$user/.local/share/containers/storage/overlay/[0-9a-f]{64}/diff/usr/lib/debug/$rel: symlink /usr/lib/debug/$rel -> [./]*$WORK/hostonly/app.debug leads out of the root, not followed"
 echo "PASS"
