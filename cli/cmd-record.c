@@ -398,6 +398,13 @@ static void print_summary(RecordRun *run, const char *output) {
                 "periscope: recorded %" G_GUINT64_FORMAT " samples (%" G_GUINT64_FORMAT " lost) from %u processes "
                 "in %.1f s (ended: %s)\n",
                 run->samples, run->lost, run->processes, secs, reason);
+        /* --container: processes that entered it during the recording. */
+        guint32 joined = 0;
+        gboolean stopped = FALSE;
+        if (run->stats && g_variant_lookup(run->stats, "joined-processes", "u", &joined) && joined > 0)
+                fprintf(stderr, "periscope: %u of them joined the container during the recording\n", joined);
+        if (run->stats && g_variant_lookup(run->stats, "container-stopped", "b", &stopped) && stopped)
+                fprintf(stderr, "periscope: the container had no process left at the end\n");
         if (!run->finished_ok)
                 fprintf(stderr, "periscope: the recording failed: %s\n", run->finished_error);
         fprintf(stderr, "periscope: capture written to %s (%s); look at it with `periscope info %s`\n", output, size,

@@ -36,6 +36,7 @@ struct PerfEvents {
         size_t n_fds, allocated_fds;
         uint64_t bad_records;
         long page_size;
+        bool enabled;              /* events opened from now on start enabled */
 };
 
 static int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid, int cpu) {
@@ -179,8 +180,14 @@ static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inher
 
         PerfRing *ring = &p->rings[cpu];
         if (ring->fd < 0)
-                return perf_ring_map(p, ring, fd);
-        if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0)
+                r = perf_ring_map(p, ring, fd);
+        else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0)
+                r = -errno;
+        if (r < 0)
+                return r;
+        /* A task added while recording (a process joining a container)
+         * starts sampling at once, into the CPU's existing ring. */
+        if (p->enabled && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
                 return -errno;
         return 0;
 }
@@ -221,10 +228,14 @@ static int perf_events_ioctl_all(PerfEvents *p, unsigned long request) {
 }
 
 int perf_events_enable(PerfEvents *p) {
-        return perf_events_ioctl_all(p, PERF_EVENT_IOC_ENABLE);
+        int r = perf_events_ioctl_all(p, PERF_EVENT_IOC_ENABLE);
+        if (r >= 0)
+                p->enabled = true;
+        return r;
 }
 
 int perf_events_disable(PerfEvents *p) {
+        p->enabled = false;
         return perf_events_ioctl_all(p, PERF_EVENT_IOC_DISABLE);
 }
 

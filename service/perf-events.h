@@ -32,7 +32,8 @@ int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret);
 void perf_events_free(PerfEvents *p);
 
 /* Samples task `tid` (and, through inherit, every thread and child it
- * creates later) on every CPU. */
+ * creates later) on every CPU. After perf_events_enable() the new events
+ * start enabled, writing into the same per-CPU rings. */
 int perf_events_add_task(PerfEvents *p, pid_t tid);
 
 /* Samples everything on every CPU. */

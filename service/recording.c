@@ -28,6 +28,7 @@
 #define RECORDING_PUBLISH_TICKS 5          /* PropertiesChanged at most every 500 ms */
 #define RECORDING_LINGER_USEC (300ull * 1000 * 1000)
 #define RECORDING_MAX_TASK_SCANS 8
+#define RECORDING_FOLLOW_TICKS 2           /* container membership rescan every 200 ms */
 
 static int64_t now_monotonic_ns(void) {
         struct timespec ts;
@@ -174,7 +175,11 @@ static int recording_handle_task(Recording *r, const struct perf_event_header *h
         if (h->type == PERF_RECORD_FORK) {
                 if (t.pid == t.ppid)
                         return 0; /* a new thread */
-                int ret = process_maps_fork(r->maps, (int32_t) t.ppid, (int32_t) t.pid, (int64_t) t.time);
+                /* The child has inherited events: the rescan must not add it again. */
+                int ret = r->follow ? container_follow_note_recorded(r->follow, (pid_t) t.pid) : 0;
+                if (ret < 0)
+                        return ret;
+                ret = process_maps_fork(r->maps, (int32_t) t.ppid, (int32_t) t.pid, (int64_t) t.time);
                 if (ret < 0)
                         return ret;
                 return capture_writer_add_fork(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.ppid,
@@ -252,11 +257,73 @@ static void recording_publish(Recording *r) {
         r->published_samples = r->samples;
 }
 
+/* ---- processes joining the recorded container ---- */
+
+static int recording_add_process_tasks(Recording *r, pid_t pid);
+
+/* Records a process that entered the container/app during the recording:
+ * events on its threads (inherit follows its children), then its PROCESS,
+ * MAP, mountinfo and container frames, as the start snapshot writes them. */
+static int recording_join_process(pid_t pid, void *userdata) {
+        Recording *r = userdata;
+        /* Like a `pids` entry: root and polkit-authorized callers may record
+         * any process, others their own. */
+        if (r->owner_uid != 0 && !r->auth.via_polkit && !caller_owns_process(r->owner_uid, pid)) {
+                fprintf(stderr, "periscoped: recording %u: process %d joined container '%s' but is not uid %u's; "
+                        "not recorded\n", r->id, (int) pid, r->options.container, (unsigned) r->owner_uid);
+                return -EPERM;
+        }
+        int64_t time = now_monotonic_ns();
+        int ret = recording_add_process_tasks(r, pid);
+        if (ret == -ESRCH)
+                return ret;
+        if (ret < 0) {
+                fprintf(stderr, "periscoped: recording %u: cannot record process %d that joined container '%s': "
+                        "perf_event_open: %s\n", r->id, (int) pid, r->options.container, strerror(-ret));
+                return ret;
+        }
+        ret = process_snapshot(r->writer, r->maps, r->pinned, time, pid);
+        if (ret < 0 && ret != -ESRCH) {
+                /* The capture itself failed: the recording ends with it. */
+                recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+                return ret;
+        }
+        /* Gone during the snapshot: its events still hold what it did. */
+        fprintf(stderr, "periscoped: recording %u: process %d joined container '%s'\n", r->id, (int) pid,
+                r->options.container);
+        return 0;
+}
+
+/* Rescans /proc for processes that joined the container; tells once when
+ * it has no process left (the recording goes on until Stop/duration). */
+static void recording_follow_container(Recording *r) {
+        if (r->error)
+                return;
+        bool was_stopped = container_follow_get_stats(r->follow).stopped;
+        int ret = container_follow_scan(r->follow, r->resolver, recording_join_process, r);
+        if (ret < 0) {
+                if (!r->error)
+                        fprintf(stderr, "periscoped: recording %u: scanning for processes of container '%s' failed: %s\n",
+                                r->id, r->options.container, strerror(-ret));
+                return;
+        }
+        ContainerFollowStats st = container_follow_get_stats(r->follow);
+        if (st.stopped && !was_stopped)
+                fprintf(stderr, "periscoped: recording %u: container '%s' has no process left; recording goes on "
+                        "until Stop or the duration (processes that join it are added)\n",
+                        r->id, r->options.container);
+        if (ret > 0 && r->slot)
+                recording_publish(r); /* Processes changed */
+}
+
 /* ---- event sources ---- */
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Recording *r = userdata;
         recording_drain(r);
+        /* After the drain: every FORK record of a child inherit follows is in. */
+        if (r->follow && r->ticks % RECORDING_FOLLOW_TICKS == 0)
+                recording_follow_container(r);
         recording_flush(r);
         if (r->error) {
                 recording_end(r, RECORDING_END_ERROR, r->error, NULL);
@@ -356,6 +423,15 @@ static void recording_write_stats(Recording *r) {
                 if (r->unwinder.stats.stops[i] > 0)
                         len += snprintf(buf + len, sizeof(buf) - (size_t) len, "unwind_stop_%s=%llu\n",
                                         unwind_stop_to_string(i), (unsigned long long) r->unwinder.stats.stops[i]);
+        /* `container`: processes that joined it during the recording; whether
+         * any was left at the last rescan (a stopped container). */
+        if (r->follow && len > 0 && (size_t) len < sizeof(buf)) {
+                ContainerFollowStats st = container_follow_get_stats(r->follow);
+                len += snprintf(buf + len, sizeof(buf) - (size_t) len,
+                                "container_joined=%u\ncontainer_refused=%u\ncontainer_failed=%u\n"
+                                "container_processes_left=%u\ncontainer_stopped=%s\n",
+                                st.joined, st.refused, st.failed, st.members, st.stopped ? "true" : "false");
+        }
         if (len > 0 && (size_t) len >= sizeof(buf))
                 len = (int) sizeof(buf) - 1;
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
@@ -367,11 +443,23 @@ static void recording_write_stats(Recording *r) {
 static int append_stats(sd_bus_message *m, Recording *r) {
         size_t n_pids;
         (void) process_maps_get_pids(r->maps, &n_pids);
-        return sd_bus_message_append(m, "a{sv}", 7, "reason", "s", recording_end_reason_to_string(r->reason),
-                                     "samples", "t", r->samples, "lost-samples", "t", r->lost_samples, "bytes",
-                                     "t", r->writer ? capture_writer_get_bytes(r->writer) : (uint64_t) 0,
-                                     "processes", "u", (uint32_t) n_pids, "pinned-files", "u",
-                                     (uint32_t) pinned_files_get_n(r->pinned), "bad-records", "t", r->bad_records);
+        int ret = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (ret < 0)
+                return ret;
+        ret = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}", "reason", "s",
+                                    recording_end_reason_to_string(r->reason), "samples", "t", r->samples,
+                                    "lost-samples", "t", r->lost_samples, "bytes", "t",
+                                    r->writer ? capture_writer_get_bytes(r->writer) : (uint64_t) 0, "processes", "u",
+                                    (uint32_t) n_pids, "pinned-files", "u", (uint32_t) pinned_files_get_n(r->pinned),
+                                    "bad-records", "t", r->bad_records);
+        if (ret >= 0 && r->follow) {
+                ContainerFollowStats st = container_follow_get_stats(r->follow);
+                ret = sd_bus_message_append(m, "{sv}{sv}", "joined-processes", "u", st.joined, "container-stopped",
+                                            "b", (int) st.stopped);
+        }
+        if (ret < 0)
+                return ret;
+        return sd_bus_message_close_container(m);
 }
 
 static void recording_finish(Recording *r) {
@@ -644,6 +732,22 @@ static int recording_arm_perf(Recording *r, sd_bus_error *error) {
         return 0;
 }
 
+/* `container`: processes that join it later are found by rescans; the
+ * targets found now have their events already. */
+static int recording_follow_start(Recording *r) {
+        if (!r->options.container)
+                return 0;
+        int ret = container_follow_new(r->options.container, &r->follow);
+        if (ret < 0)
+                return ret;
+        for (size_t i = 0; i <= r->options.n_pids; i++) {
+                pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
+                if (pid > 0 && (ret = container_follow_note_recorded(r->follow, pid)) < 0)
+                        return ret;
+        }
+        return 0;
+}
+
 static int recording_snapshot(Recording *r) {
         int ret;
         if (r->options.system) {
@@ -741,6 +845,9 @@ int recording_start(Manager *m, sd_bus_message *call, const Caller *caller, Reco
         r_ = recording_arm_perf(r, error);
         if (r_ < 0)
                 goto fail;
+        r_ = recording_follow_start(r);
+        if (r_ < 0)
+                goto fail;
         r_ = recording_snapshot(r);
         if (r_ < 0) {
                 sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "taking the process snapshot failed: %s",
@@ -811,6 +918,7 @@ void recording_free(Recording *r) {
         sd_bus_track_unref(r->track);
         manager_remove_recording(r->manager, r);
         sample_unwinder_done(&r->unwinder);
+        container_follow_free(r->follow);
         process_maps_free(r->maps);
         pinned_files_free(r->pinned);
         resolver_free(r->resolver);

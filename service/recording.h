@@ -17,6 +17,7 @@
 #include "address-set.h"
 #include "authorization.h"
 #include "capture-writer.h"
+#include "container-follow.h"
 #include "control-ring.h"
 #include "counters.h"
 #include "manager.h"
@@ -67,6 +68,7 @@ struct Recording {
         PinnedFiles *pinned;
         Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */
         AddressSet *addresses;
+        ContainerFollow *follow;   /* `container`: processes joining it are added on the tick */
 
         sd_event_source *tick;     /* drain + flush */
         sd_event_source **ring_sources;

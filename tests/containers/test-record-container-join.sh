@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# End to end: `periscope record --container NAME` follows processes that
+# JOIN a rootful Podman container from outside during the recording. The
+# container's only process sleeps; after the recording started, `podman
+# exec` runs the workload in it, and a host process with other function
+# names starts too. After Stop (SIGINT): the exec'd workload is in the
+# capture, described as that container, with >= 95% of its samples carrying
+# main;hot_outer;hot_inner; the host process has no sample and no frame;
+# periscope.stats and the summary count the joined process. Then the
+# container is killed during a second recording: it goes on until Stop and
+# says the container stopped.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+: "${PERISCOPE:?}" "${PERISCOPED:?}"
+need podman runc nm python3 pgrep
+[ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
+
+build_spin "$WORK/spin"
+make_rootfs "$WORK/rootfs" "$WORK/spin"
+cp /bin/busybox "$WORK/rootfs/bin/busybox"
+ln -s busybox "$WORK/rootfs/bin/sh"
+ln -s busybox "$WORK/rootfs/bin/sleep"
+image=$(podman_import "" "$WORK/rootfs" localhost/periscope-test-spin-sh)
+name=periscope-test-join-$$
+cleanup "podman rm -f -t 0 $name"
+podman run -d --network none --name "$name" "$image" /bin/sleep 1000 >/dev/null 2>"$WORK/run.err" ||
+        { cat "$WORK/run.err"; fail "podman run failed"; }
+main_pid=$(podman inspect -f '{{.State.Pid}}' "$name")
+
+# A host process, not in the container, with names of its own.
+sed 's/hot_/outside_/g' "$WORK/spin.c" >"$WORK/outside.c"
+gcc -O0 -g -fno-omit-frame-pointer -o "$WORK/outside" "$WORK/outside.c" || fail "cannot build the host workload"
+
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
+# Starts `periscope record --private --container` in the background and
+# waits until periscoped says the recording started.
+start_recording() { # capture, log
+        PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container="$name" -o "$1" 2>"$2" &
+        rec=$!
+        for _ in $(seq 600); do grep -q "recording .* started" "$2" && return 0; sleep 0.05; done
+        cat "$2"; fail "the recording did not start"
+}
+stop_recording() { # log
+        kill -INT $rec
+        wait $rec || { cat "$1"; fail "periscope record --container failed"; }
+        ! grep -qE "Sanitizer|runtime error:" "$1" || { cat "$1"; fail "memory errors in periscoped"; }
+}
+
+start_recording "$WORK/c.syscap" "$WORK/rec.err"
+# Joins the container from outside: not a descendant of any recorded process.
+podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/exec.out"; fail "podman exec failed"; }
+"$WORK/outside" &
+outside=$!
+cleanup "kill $outside"
+cid=$(podman inspect -f '{{.Id}}' "$name")
+app_pid=
+for _ in $(seq 100); do
+        for p in $(pgrep -x app || true); do
+                grep -q "libpod-$cid" "/proc/$p/cgroup" 2>/dev/null && app_pid=$p
+        done
+        [ -n "$app_pid" ] && break
+        sleep 0.05
+done
+[ -n "$app_pid" ] || fail "the exec'd workload did not start"
+sleep 2.5
+stop_recording "$WORK/rec.err"
+kill $outside
+grep -q "process .* joined container '$name'" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "periscoped did not log the joined process"; }
+grep -q "of them joined the container during the recording" "$WORK/rec.err" ||
+        { cat "$WORK/rec.err"; fail "the summary does not count the joined process"; }
+echo "ok: $(grep "joined the container" "$WORK/rec.err")"
+
+"$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
+CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$app_pid" podman "$name" 0 "$WORK/spin" /bin/app map_files \
+        /var/lib/containers/storage/overlay/ || fail "capture check of the exec'd workload failed"
+python3 - "$WORK/c.json" "$outside" "$main_pid" "$app_pid" <<'PY' || fail "capture contents"
+import json, sys
+d = json.load(open(sys.argv[1]))
+outside, main_pid, app_pid = map(int, sys.argv[2:5])
+frames = d["frames"]
+def fail(m):
+    print("FAIL:", m, file=sys.stderr); sys.exit(1)
+# The host process: no frame at all (not sampled, not snapshotted).
+n = sum(1 for f in frames if f.get("pid") == outside)
+if n:
+    fail("the host process %d has %d frames in the capture" % (outside, n))
+print("ok: the host process %d started during the recording is not in the capture" % outside)
+# Both the sleeping main process (at start) and the exec'd one (joined).
+procs = {f["pid"]: f["cmdline"] for f in frames if f["type"] == "PROCESS"}
+for pid, what in ((main_pid, "/bin/sleep"), (app_pid, "/bin/app")):
+    if what not in procs.get(pid, ""):
+        fail("no PROCESS frame %s for pid %d: %r" % (what, pid, procs.get(pid)))
+print("ok: PROCESS frames: %d %s, %d %s" % (main_pid, procs[main_pid], app_pid, procs[app_pid]))
+stats = [f["metadata"] for f in frames if f["type"] == "METADATA" and f["id"] == "periscope.stats"]
+if not stats:
+    fail("no periscope.stats")
+kv = dict(l.split("=", 1) for l in stats[-1].splitlines() if "=" in l)
+if int(kv.get("container_joined", 0)) < 1 or int(kv.get("processes", 0)) < 2 or kv.get("container_stopped") != "false":
+    fail("periscope.stats: %r" % kv)
+print("ok: periscope.stats processes=%s container_joined=%s container_stopped=%s" %
+      (kv["processes"], kv["container_joined"], kv["container_stopped"]))
+PY
+"$PERISCOPE" report --folded --no-progress "$WORK/c.syscap" >"$WORK/folded.txt" || fail "periscope report failed"
+! grep -q outside_ "$WORK/folded.txt" || fail "samples of the host process are in the report"
+echo "ok: no outside_* function in the report"
+
+# The container stops during the recording: the recording goes on until Stop.
+start_recording "$WORK/s.syscap" "$WORK/rec2.err"
+podman exec -d "$name" /bin/app >/dev/null 2>&1 || fail "podman exec failed"
+sleep 1
+podman kill "$name" >/dev/null 2>&1 || fail "podman kill failed"
+for _ in $(seq 100); do grep -q "container '$name' has no process left" "$WORK/rec2.err" && break; sleep 0.05; done
+grep -q "container '$name' has no process left" "$WORK/rec2.err" || { cat "$WORK/rec2.err"; fail "periscoped did not notice the stopped container"; }
+kill -0 $rec || fail "the recording ended with the container"
+stop_recording "$WORK/rec2.err"
+grep -q "(ended: stopped)" "$WORK/rec2.err" || { cat "$WORK/rec2.err"; fail "the recording did not run until Stop"; }
+grep -q "the container had no process left at the end" "$WORK/rec2.err" || { cat "$WORK/rec2.err"; fail "the summary does not say the container stopped"; }
+"$PERISCOPE" dump --json "$WORK/s.syscap" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+kv = dict(l.split("=", 1) for f in d["frames"] if f["type"] == "METADATA" and f["id"] == "periscope.stats" for l in f["metadata"].splitlines() if "=" in l)
+assert kv.get("container_stopped") == "true" and kv.get("reason") == "stopped" and int(kv.get("container_joined", 0)) >= 1, kv
+n = sum(1 for f in d["frames"] if f["type"] == "SAMPLE")
+assert n >= 20, n
+print("ok: container stopped during the recording: reason=%s container_stopped=%s, %d samples" % (kv["reason"], kv["container_stopped"], n))' ||
+        fail "stats of the recording whose container stopped"
+echo "PASS"
