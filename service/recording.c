@@ -289,8 +289,9 @@ static int recording_join_process(pid_t pid, void *userdata) {
                 return ret;
         }
         /* Gone during the snapshot: its events still hold what it did. */
-        fprintf(stderr, "periscoped: recording %u: process %d joined container '%s'\n", r->id, (int) pid,
-                r->options.container);
+        _cleanup_free_ char *cmdline = process_read_cmdline(pid, NULL);
+        fprintf(stderr, "periscoped: recording %u: process %d (%.80s) joined container '%s'\n", r->id, (int) pid,
+                cmdline ? cmdline : "?", r->options.container);
         return 0;
 }
 

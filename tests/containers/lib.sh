@@ -131,3 +131,31 @@ PY
         grep -A1 -F "$path" "$WORK/e2e-maps.txt" | grep -q "verified" || { cat "$WORK/e2e-maps.txt"; fail "$path is not shown as verified"; }
         echo "ok: $path verified in report --mappings: $(grep -A1 -F "$path" "$WORK/e2e-maps.txt" | tr -s ' \n' ' ')"
 }
+
+# Installs a Flatpak runtime (libc, ld.so) and an app whose /app/bin holds
+# BINARY as ptapp plus busybox as sleep/sh, from a local repo (offline), and
+# uninstalls them at exit. Ids of their own per test: tests run in parallel.
+flatpak_install_spin_app() { # app-id, runtime-id, remote, binary
+        local app_id=$1 rt_id=$2 remote=$3 bin=$4 R=$WORK/fp-rt A=$WORK/fp-app
+        mkdir -p "$R/files" "$R/usr/lib/x86_64-linux-gnu" "$R/usr/lib64"
+        cp /usr/lib/x86_64-linux-gnu/libc.so.6 "$R/usr/lib/x86_64-linux-gnu/"
+        cp /lib64/ld-linux-x86-64.so.2 "$R/usr/lib64/"
+        printf '[Runtime]\nname=%s\nruntime=%s/x86_64/1.0\nsdk=%s/x86_64/1.0\n' "$rt_id" "$rt_id" "$rt_id" >"$R/metadata"
+        flatpak uninstall -y --system --noninteractive "$app_id" "$rt_id" >/dev/null 2>&1 || true
+        flatpak remote-delete --system --force "$remote" >/dev/null 2>&1 || true
+        cleanup "flatpak uninstall -y --system --noninteractive $app_id $rt_id; flatpak remote-delete --system --force $remote"
+        flatpak build-export --runtime "$WORK/fp-repo" "$R" 1.0 >/dev/null 2>"$WORK/fp.err" || { cat "$WORK/fp.err"; fail "runtime export failed"; }
+        flatpak remote-add --system --no-gpg-verify "$remote" "$WORK/fp-repo" || fail "remote-add failed"
+        flatpak install -y --system --noninteractive "$remote" "runtime/$rt_id/x86_64/1.0" >/dev/null 2>"$WORK/fp.err" ||
+                { cat "$WORK/fp.err"; fail "runtime install failed"; }
+        flatpak build-init "$A" "$app_id" "$rt_id" "$rt_id" 1.0 >/dev/null || fail "build-init failed"
+        mkdir -p "$A/files/bin"
+        cp "$bin" "$A/files/bin/ptapp"
+        cp /bin/busybox "$A/files/bin/busybox"
+        ln -s busybox "$A/files/bin/sleep"
+        ln -s busybox "$A/files/bin/sh"
+        flatpak build-finish --command=ptapp "$A" >/dev/null || fail "build-finish failed"
+        flatpak build-export "$WORK/fp-repo" "$A" stable >/dev/null 2>"$WORK/fp.err" || { cat "$WORK/fp.err"; fail "app export failed"; }
+        flatpak install -y --system --noninteractive "$remote" "app/$app_id/x86_64/stable" >/dev/null 2>"$WORK/fp.err" ||
+                { cat "$WORK/fp.err"; fail "app install failed"; }
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# End to end: `periscope record --container APP-ID` follows processes that
+# join a Flatpak app during the recording. The app's only instance sleeps;
+# after the recording started, `flatpak enter INSTANCE` runs the workload
+# inside that sandbox and a second `flatpak run` of the app starts another
+# instance, and a host process with other function names starts too. After
+# Stop (SIGINT): both workload processes are in the capture, described as
+# the app (with its /.flatpak-info), >= 95% of the samples of each carry
+# main;hot_outer;hot_inner; the host process has no frame; periscope.stats
+# counts the two joined processes.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+: "${PERISCOPE:?}" "${PERISCOPED:?}"
+need flatpak pgrep nm python3
+[ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
+
+app_id=org.periscope.FollowApp
+build_spin "$WORK/spin"
+flatpak_install_spin_app $app_id org.periscope.FollowPlatform periscope-follow "$WORK/spin"
+sed 's/hot_/outside_/g' "$WORK/spin.c" >"$WORK/outside.c"
+gcc -O0 -g -fno-omit-frame-pointer -o "$WORK/outside" "$WORK/outside.c" || fail "cannot build the host workload"
+
+# The pids of the processes named comm inside this app's sandboxes.
+app_pids() { # comm
+        local p
+        for p in $(pgrep -x "$1" || true); do
+                grep -qs "^name=$app_id$" "/proc/$p/root/.flatpak-info" && echo "$p"
+        done
+        return 0
+}
+kill_app() {
+        local p
+        for p in $(app_pids ptapp) $(app_pids sleep); do kill "$p"; done
+}
+cleanup kill_app
+
+flatpak run --command=sleep $app_id 1000 >"$WORK/run.log" 2>&1 &
+sleeper=
+for _ in $(seq 200); do sleeper=$(app_pids sleep | head -1); [ -n "$sleeper" ] && break; sleep 0.05; done
+[ -n "$sleeper" ] || { cat "$WORK/run.log"; fail "the app did not start"; }
+instance=$(flatpak ps --columns=instance,application | awk -v a=$app_id '$2 == a { print $1; exit }')
+[ -n "$instance" ] || { flatpak ps; fail "flatpak ps does not list the instance"; }
+
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
+PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container=$app_id -o "$WORK/c.syscap" 2>"$WORK/rec.err" &
+rec=$!
+for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break; sleep 0.05; done
+grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
+
+# Into the running sandbox, and a second instance of the app.
+flatpak enter "$instance" /app/bin/ptapp >"$WORK/enter.log" 2>&1 &
+flatpak run $app_id >"$WORK/run2.log" 2>&1 &
+"$WORK/outside" &
+outside=$!
+cleanup "kill $outside"
+for _ in $(seq 200); do [ "$(app_pids ptapp | wc -l)" -ge 2 ] && break; sleep 0.05; done
+[ "$(app_pids ptapp | wc -l)" -ge 2 ] || { cat "$WORK/enter.log" "$WORK/run2.log"; fail "flatpak enter / the second flatpak run did not start the workload"; }
+sleep 2.5
+kill -INT $rec
+wait $rec || { cat "$WORK/rec.err"; fail "periscope record --container failed"; }
+kill $outside
+! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
+[ "$(grep -c "process .* joined container '$app_id'" "$WORK/rec.err")" -ge 2 ] ||
+        { cat "$WORK/rec.err"; fail "periscoped did not log two joined processes"; }
+
+"$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
+CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" all:2 flatpak $app_id 0 "$WORK/spin" /app/bin/ptapp map_files ||
+        fail "capture check of the joined workloads failed"
+python3 - "$WORK/c.json" "$outside" "$sleeper" "$app_id" "$instance" <<'PY' || fail "capture contents"
+import base64, json, sys
+d = json.load(open(sys.argv[1]))
+outside, sleeper = int(sys.argv[2]), int(sys.argv[3])
+app_id, instance = sys.argv[4], sys.argv[5]
+frames = d["frames"]
+def fail(m):
+    print("FAIL:", m, file=sys.stderr); sys.exit(1)
+n = sum(1 for f in frames if f.get("pid") == outside)
+if n:
+    fail("the host process %d has %d frames in the capture" % (outside, n))
+print("ok: the host process %d started during the recording is not in the capture" % outside)
+workers = sorted({f["pid"] for f in frames if f["type"] == "MAP" and f["filename"] == "/app/bin/ptapp"})
+ids = {}
+for pid in workers + [sleeper]:
+    desc = b"".join(base64.b64decode(f["data_base64"]) for f in frames
+                    if f["type"] == "FILE_CHUNK" and f["path"] == "periscope:container" and f["pid"] == pid).decode()
+    kv = dict(l.split("=", 1) for l in desc.splitlines() if "=" in l)
+    info = b"".join(base64.b64decode(f["data_base64"]) for f in frames
+                    if f["type"] == "FILE_CHUNK" and f["path"] == "/.flatpak-info" and f["pid"] == pid)
+    if kv.get("name") != app_id or b"name=" + app_id.encode() not in info:
+        fail("pid %d: container %r, /.flatpak-info %r" % (pid, kv, info[:100]))
+    ids[pid] = kv["id"]
+# One worker entered the sleeping instance, the other is a new instance.
+if ids[sleeper] != instance or sorted(ids[p] == instance for p in workers) != [False, True]:
+    fail("instances: sleeper %s, workers %r (entered instance %s)" % (ids[sleeper], ids, instance))
+print("ok: instances: %r (the sleeping one: %s)" % (ids, instance))
+kv = dict(l.split("=", 1) for f in frames if f["type"] == "METADATA" and f["id"] == "periscope.stats"
+          for l in f["metadata"].splitlines() if "=" in l)
+if int(kv.get("container_joined", 0)) < 2:
+    fail("periscope.stats: %r" % kv)
+print("ok: periscope.stats processes=%s container_joined=%s" % (kv["processes"], kv["container_joined"]))
+PY
+"$PERISCOPE" report --folded --no-progress "$WORK/c.syscap" >"$WORK/folded.txt" || fail "periscope report failed"
+! grep -q outside_ "$WORK/folded.txt" || fail "samples of the host process are in the report"
+echo "ok: no outside_* function in the report"
+echo "PASS"
