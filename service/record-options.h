@@ -35,7 +35,8 @@ typedef struct RecordOptions {
         bool symbolize;            /* "symbolize" b */
         bool debuginfod;           /* "debuginfod" b: fetch missing debug files from $DEBUGINFOD_URLS */
         char *container;           /* "container" s: Podman name/id or Flatpak app id; its
-                                    * processes are added to pids (forks followed by inherit) */
+                                    * processes are added to pids (forks followed by inherit,
+                                    * processes joining later by container-follow.h) */
         char **counters;           /* "counters" as (counters.h); NULL = the defaults, cpu and memory */
         uint32_t counter_interval_ms; /* "counter-interval-ms" u; 0 = 250 */
         /* Options of other components go here, with a row in the table. */
