@@ -133,10 +133,11 @@ PY
 }
 
 # Installs a Flatpak runtime (libc, ld.so) and an app whose /app/bin holds
-# BINARY as ptapp plus busybox as sleep/sh, from a local repo (offline), and
-# uninstalls them at exit. Ids of their own per test: tests run in parallel.
-flatpak_install_spin_app() { # app-id, runtime-id, remote, binary
-        local app_id=$1 rt_id=$2 remote=$3 bin=$4 R=$WORK/fp-rt A=$WORK/fp-app
+# BINARY as NAME (its command) plus busybox as sleep/sh, from a local repo
+# (offline), and uninstalls them at exit. Ids and NAME of their own per test:
+# tests run in parallel and find their processes by name.
+flatpak_install_spin_app() { # app-id, runtime-id, remote, binary, name
+        local app_id=$1 rt_id=$2 remote=$3 bin=$4 cmd=$5 R=$WORK/fp-rt A=$WORK/fp-app
         mkdir -p "$R/files" "$R/usr/lib/x86_64-linux-gnu" "$R/usr/lib64"
         cp /usr/lib/x86_64-linux-gnu/libc.so.6 "$R/usr/lib/x86_64-linux-gnu/"
         cp /lib64/ld-linux-x86-64.so.2 "$R/usr/lib64/"
@@ -150,11 +151,11 @@ flatpak_install_spin_app() { # app-id, runtime-id, remote, binary
                 { cat "$WORK/fp.err"; fail "runtime install failed"; }
         flatpak build-init "$A" "$app_id" "$rt_id" "$rt_id" 1.0 >/dev/null || fail "build-init failed"
         mkdir -p "$A/files/bin"
-        cp "$bin" "$A/files/bin/ptapp"
+        cp "$bin" "$A/files/bin/$cmd"
         cp /bin/busybox "$A/files/bin/busybox"
         ln -s busybox "$A/files/bin/sleep"
         ln -s busybox "$A/files/bin/sh"
-        flatpak build-finish --command=ptapp "$A" >/dev/null || fail "build-finish failed"
+        flatpak build-finish --command="$cmd" "$A" >/dev/null || fail "build-finish failed"
         flatpak build-export "$WORK/fp-repo" "$A" stable >/dev/null 2>"$WORK/fp.err" || { cat "$WORK/fp.err"; fail "app export failed"; }
         flatpak install -y --system --noninteractive "$remote" "app/$app_id/x86_64/stable" >/dev/null 2>"$WORK/fp.err" ||
                 { cat "$WORK/fp.err"; fail "app install failed"; }

@@ -71,7 +71,7 @@ grep -q "of them joined the container during the recording" "$WORK/rec.err" ||
 echo "ok: $(grep "joined the container" "$WORK/rec.err")"
 
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
-CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$app_pid" podman "$name" 0 "$WORK/spin" /bin/app map_files \
+SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$app_pid" podman "$name" 0 "$WORK/spin" /bin/app map_files \
         /var/lib/containers/storage/overlay/ || fail "capture check of the exec'd workload failed"
 python3 - "$WORK/c.json" "$outside" "$main_pid" "$app_pid" <<'PY' || fail "capture contents"
 import json, sys

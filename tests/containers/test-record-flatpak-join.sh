@@ -14,9 +14,9 @@ source "$here/lib.sh"
 need flatpak pgrep nm python3
 [ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
 
-app_id=org.periscope.FollowApp
+app_id=org.periscope.FollowApp$$
 build_spin "$WORK/spin"
-flatpak_install_spin_app $app_id org.periscope.FollowPlatform periscope-follow "$WORK/spin"
+flatpak_install_spin_app $app_id org.periscope.FollowPlatform$$ periscope-follow-$$ "$WORK/spin" joinapp
 sed 's/hot_/outside_/g' "$WORK/spin.c" >"$WORK/outside.c"
 gcc -O0 -g -fno-omit-frame-pointer -o "$WORK/outside" "$WORK/outside.c" || fail "cannot build the host workload"
 
@@ -30,7 +30,7 @@ app_pids() { # comm
 }
 kill_app() {
         local p
-        for p in $(app_pids ptapp) $(app_pids sleep); do kill "$p"; done
+        for p in $(app_pids joinapp) $(app_pids sleep); do kill "$p"; done
 }
 cleanup kill_app
 
@@ -48,13 +48,13 @@ for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break;
 grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
 
 # Into the running sandbox, and a second instance of the app.
-flatpak enter "$instance" /app/bin/ptapp >"$WORK/enter.log" 2>&1 &
+flatpak enter "$instance" /app/bin/joinapp >"$WORK/enter.log" 2>&1 &
 flatpak run $app_id >"$WORK/run2.log" 2>&1 &
 "$WORK/outside" &
 outside=$!
 cleanup "kill $outside"
-for _ in $(seq 200); do [ "$(app_pids ptapp | wc -l)" -ge 2 ] && break; sleep 0.05; done
-[ "$(app_pids ptapp | wc -l)" -ge 2 ] || { cat "$WORK/enter.log" "$WORK/run2.log"; fail "flatpak enter / the second flatpak run did not start the workload"; }
+for _ in $(seq 200); do [ "$(app_pids joinapp | wc -l)" -ge 2 ] && break; sleep 0.05; done
+[ "$(app_pids joinapp | wc -l)" -ge 2 ] || { cat "$WORK/enter.log" "$WORK/run2.log"; fail "flatpak enter / the second flatpak run did not start the workload"; }
 sleep 2.5
 kill -INT $rec
 wait $rec || { cat "$WORK/rec.err"; fail "periscope record --container failed"; }
@@ -64,7 +64,7 @@ kill $outside
         { cat "$WORK/rec.err"; fail "periscoped did not log two joined processes"; }
 
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
-CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" all:2 flatpak $app_id 0 "$WORK/spin" /app/bin/ptapp map_files ||
+SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" all:2 flatpak $app_id 0 "$WORK/spin" /app/bin/joinapp map_files ||
         fail "capture check of the joined workloads failed"
 python3 - "$WORK/c.json" "$outside" "$sleeper" "$app_id" "$instance" <<'PY' || fail "capture contents"
 import base64, json, sys
@@ -78,7 +78,7 @@ n = sum(1 for f in frames if f.get("pid") == outside)
 if n:
     fail("the host process %d has %d frames in the capture" % (outside, n))
 print("ok: the host process %d started during the recording is not in the capture" % outside)
-workers = sorted({f["pid"] for f in frames if f["type"] == "MAP" and f["filename"] == "/app/bin/ptapp"})
+workers = sorted({f["pid"] for f in frames if f["type"] == "MAP" and f["filename"] == "/app/bin/joinapp"})
 ids = {}
 for pid in workers + [sleeper]:
     desc = b"".join(base64.b64decode(f["data_base64"]) for f in frames
