@@ -225,14 +225,43 @@ static int tree_open_nofollow(void *userdata, const char *path, int flags, char 
                         dir = c->runtime_fd, base = c->info->runtime_path, rest = path + 4;
                 else if (strcmp(path, "/") == 0)
                         return -ENOENT;
-                if (!base || dir < 0)
+                if (!base)
                         return -ENOENT;
+                if (dir < 0)
+                        return dir == -EPERM ? dir : -ENOENT;
                 if (shown)
                         snprintf(shown, shown_size, "%s%s", base, rest);
                 return safe_open_beneath(dir, *rest ? rest : ".", flags, false);
         }
         }
         return -EINVAL;
+}
+
+/* Opens a Flatpak app-path/runtime-path from /.flatpak-info (written inside
+ * the sandbox, so a hint only) when it lies in a Flatpak installation: the
+ * system one or the owner's per-user one, under KIND/ ("app", "runtime").
+ * Anything else is not opened: root must not read debug files from paths a
+ * sandboxed process names. */
+static int open_deployment(const char *path, const char *kind, uid_t owner) {
+        char norm[PATH_MAX], prefix[PATH_MAX];
+        if (path[0] != '/' || tree_path_normalize(path, norm, sizeof(norm)) < 0)
+                return -EPERM;
+        snprintf(prefix, sizeof(prefix), "%s/%s/", FLATPAK_SYSTEM_INSTALLATION, kind);
+        bool inside = strncmp(norm, prefix, strlen(prefix)) == 0;
+        if (!inside) {
+                struct passwd pw, *res = NULL;
+                char buf[4096];
+                if (getpwuid_r(owner, &pw, buf, sizeof(buf), &res) == 0 && res && pw.pw_dir && pw.pw_dir[0] == '/' &&
+                    (size_t) snprintf(prefix, sizeof(prefix), "%s/%s/%s/", strcmp(pw.pw_dir, "/") ? pw.pw_dir : "",
+                                      FLATPAK_USER_INSTALLATION, kind) < sizeof(prefix))
+                        inside = strncmp(norm, prefix, strlen(prefix)) == 0;
+        }
+        if (!inside)
+                return -EPERM;
+        _cleanup_close_ int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (slash < 0)
+                return -errno;
+        return safe_open_beneath(slash, norm, O_PATH | O_DIRECTORY, false);
 }
 
 /* /proc/PID/root while the process lives and still has the container's
@@ -288,11 +317,13 @@ int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char
                 return open_in(&c, path, shown, shown_size, why, why_size);
         }
         if (info->engine == CONTAINER_ENGINE_FLATPAK) {
-                _cleanup_close_ int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-                _cleanup_close_ int app = info->app_path[0] == '/' ? safe_open_beneath(slash, info->app_path, O_PATH | O_DIRECTORY, false) : -ENOENT;
-                _cleanup_close_ int runtime = info->runtime_path[0] == '/' ? safe_open_beneath(slash, info->runtime_path, O_PATH | O_DIRECTORY, false) : -ENOENT;
+                _cleanup_close_ int app = open_deployment(info->app_path, "app", info->owner_uid);
+                _cleanup_close_ int runtime = open_deployment(info->runtime_path, "runtime", info->owner_uid);
                 TreeContext c = { .kind = TREE_FLATPAK, .app_fd = app, .runtime_fd = runtime, .info = info };
-                return open_in(&c, path, shown, shown_size, why, why_size);
+                int fd = open_in(&c, path, shown, shown_size, why, why_size);
+                if (fd == -EPERM)
+                        snprintf(why, why_size, "app-path/runtime-path of /.flatpak-info is outside the Flatpak installations, not opened");
+                return fd;
         }
         return -ENOENT;
 }

@@ -4,7 +4,9 @@
  * upgrade or kill the program in between), then resolves every file mapping
  * and prints one line per file: path, method, verdict, host path, message.
  *
- *   periscope-resolve [--methods=LIST] [--pin] [--wait-file=F] [--copy-to=DIR] PID
+ *   periscope-resolve [--methods=LIST] [--pin] [--wait-file=F] [--copy-to=DIR] [--debug-path=PATH…] PID
+ *     --debug-path: also opens PATH in each debug-file tree of the process
+ *     (resolver/debug-trees.h) and prints "debug PATH tree= result= host= why="
  *   periscope-resolve --list                 containers/apps and their pids
  *   periscope-resolve --container=NAME|ID    pids of one container/app
  */
@@ -22,6 +24,7 @@
 
 #include "cleanup.h"
 #include "container-list.h"
+#include "debug-trees.h"
 #include "resolver.h"
 #include "safe-open.h"
 
@@ -135,10 +138,13 @@ int main(int argc, char **argv) {
                 { "copy-to", required_argument, NULL, 'c' },
                 { "list", no_argument, NULL, 'l' },
                 { "container", required_argument, NULL, 'C' },
+                { "debug-path", required_argument, NULL, 'D' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
         const char *wait_file = NULL, *copy_to = NULL, *container = NULL;
+        const char *debug_paths[8];
+        size_t n_debug_paths = 0;
         bool list = false;
         unsigned methods = ~0u;
         bool pin = false;
@@ -166,8 +172,15 @@ int main(int argc, char **argv) {
                 case 'C':
                         container = optarg;
                         break;
+                case 'D':
+                        if (n_debug_paths == ELEMENTSOF(debug_paths)) {
+                                fprintf(stderr, "periscope-resolve: at most %zu --debug-path\n", ELEMENTSOF(debug_paths));
+                                return 2;
+                        }
+                        debug_paths[n_debug_paths++] = optarg;
+                        break;
                 case 'h':
-                        printf("Usage: periscope-resolve [--methods=LIST] [--pin] [--wait-file=F] [--copy-to=DIR] PID\n");
+                        printf("Usage: periscope-resolve [--methods=LIST] [--pin] [--wait-file=F] [--copy-to=DIR] [--debug-path=PATH…] PID\n");
                         return 0;
                 default:
                         return 2;
@@ -231,6 +244,21 @@ int main(int argc, char **argv) {
                        prov.host_path, prov.message, prov.detail);
                 if (k >= 0 && copy_to && copy_out(fd, copy_to, maps[i].path) < 0)
                         fprintf(stderr, "periscope-resolve: cannot copy %s\n", maps[i].path);
+        }
+        /* Debug-file trees: PATH opened in each tree of the container/app. */
+        for (size_t i = 0; i < n_debug_paths; i++) {
+                DebugTree trees[_DEBUG_TREE_MAX];
+                size_t nt = debug_trees_list(r, pid, trees, ELEMENTSOF(trees));
+                if (nt == 0)
+                        printf("debug\t%s\ttree=none\n", debug_paths[i]);
+                for (size_t t = 0; t < nt; t++) {
+                        char shown[RESOLVER_PATH_MAX], why[1024];
+                        _cleanup_close_ int fd = debug_trees_open(r, pid, trees[t], debug_paths[i], shown, sizeof(shown), why, sizeof(why));
+                        printf("debug\t%s\ttree=%s\tresult=%s\thost=%s\twhy=%s\n", debug_paths[i],
+                               debug_tree_to_string(r, pid, trees[t]), fd >= 0 ? "ok" : strerrorname_np(-fd), shown, why);
+                        if (fd >= 0 && copy_to && copy_out(fd, copy_to, debug_paths[i]) < 0)
+                                fprintf(stderr, "periscope-resolve: cannot copy %s\n", debug_paths[i]);
+                }
         }
         return 0;
 }

@@ -12,7 +12,7 @@
 # and report --mappings says flatpak-runtime-debug / flatpak-app-debug.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
-need flatpak pgrep objcopy strip readelf python3
+need flatpak pgrep objcopy strip readelf python3 cmp
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
 cd /
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
@@ -140,4 +140,49 @@ echo "ok: libspin.so: $(prov /usr/lib/x86_64-linux-gnu/libspin.so)"
 [[ "$(prov /app/bin/dbgapp)" =~ ^"debug file by build-id from flatpak-app-debug: $HOME/.local/share/flatpak/runtime/$app_id.Debug/$arch/stable/"[0-9a-f]+"/files/.build-id/${app_bid:0:2}/${app_bid:2}.debug"$ ]] ||
         { cat "$WORK/maps.txt"; fail "the app binary's debug file does not come from the app's .Debug extension"; }
 echo "ok: /app/bin/dbgapp: $(prov /app/bin/dbgapp)"
+
+# After the sandbox is gone, its tree is the installation's app-path and
+# runtime-path (from /.flatpak-info, kept in the snapshot).
+mkdir -p "$WORK/copies"
+"$PERISCOPE_RESOLVE" --wait-file="$WORK/go" --copy-to="$WORK/copies" --debug-path=/usr/lib/x86_64-linux-gnu/libspin.so "$pid" >"$WORK/gone.out" 2>"$WORK/gone.err" &
+res=$!
+for _ in $(seq 100); do grep -q "snapshot of $pid taken" "$WORK/gone.err" && break; sleep 0.05; done
+kill "$pid"
+for _ in $(seq 100); do [ -e "/proc/$pid" ] || break; sleep 0.05; done
+touch "$WORK/go"
+wait $res || { cat "$WORK/gone.err"; fail "periscope-resolve failed"; }
+line=$(grep -P "^debug\t/usr/lib/x86_64-linux-gnu/libspin.so\ttree=flatpak\t" "$WORK/gone.out") || { cat "$WORK/gone.out"; fail "no flatpak tree for the gone sandbox"; }
+[[ "$line" == *"result=ok"*"host=/var/lib/flatpak/runtime/$rt_id/$arch/1.0/"*"/files/lib/x86_64-linux-gnu/libspin.so"* ]] || fail "gone sandbox: $line"
+cmp -s "$WORK/copies/libspin.so" "$WORK/libspin" || fail "gone sandbox: the file opened through runtime-path differs"
+echo "ok: sandbox gone: /usr/lib/… opened through runtime-path: $(grep -oP 'host=\S+' <<<"$line")"
+
+# A forged /.flatpak-info (plain bwrap, as any user can run it) whose
+# app-path names a directory outside every Flatpak installation: once the
+# process is gone, nothing is opened there.
+need bwrap
+mkdir -p "$WORK/secret"
+echo "root-only debug file" >"$WORK/secret/secret.debug"
+printf '[Application]\nname=org.periscope.Forged\nruntime=runtime/%s/%s/1.0\n\n[Instance]\ninstance-id=1\napp-path=%s\nruntime-path=%s\n' \
+        $rt_id "$arch" "$WORK/secret" "$WORK/secret" >"$WORK/forged-info"
+bwrap --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin --dev /dev --proc /proc \
+        --ro-bind "$WORK/forged-info" /.flatpak-info --unshare-pid --die-with-parent sleep 61 &
+cleanup "kill $!"
+fpid=
+for _ in $(seq 100); do
+        for p in $(pgrep -x sleep); do grep -qs org.periscope.Forged "/proc/$p/root/.flatpak-info" && fpid=$p; done
+        [ -n "$fpid" ] && break; sleep 0.05
+done
+[ -n "$fpid" ] || fail "the forged sandbox did not start"
+rm -f "$WORK/go"
+"$PERISCOPE_RESOLVE" --wait-file="$WORK/go" --debug-path=/app/secret.debug --debug-path=/usr/secret.debug "$fpid" >"$WORK/forged.out" 2>"$WORK/forged.err" &
+res=$!
+for _ in $(seq 100); do grep -q "snapshot of $fpid taken" "$WORK/forged.err" && break; sleep 0.05; done
+grep -qP "^container\tengine=flatpak\t.*name=org.periscope.Forged" "$WORK/forged.out" || { cat "$WORK/forged.out" "$WORK/forged.err"; fail "the forged sandbox is not classified as Flatpak"; }
+kill "$fpid"
+for _ in $(seq 100); do [ -e "/proc/$fpid" ] || break; sleep 0.05; done
+touch "$WORK/go"
+wait $res || { cat "$WORK/forged.err"; fail "periscope-resolve failed"; }
+grep -P "^debug\t" "$WORK/forged.out" | grep -q "result=ok" && { cat "$WORK/forged.out"; fail "a file was opened through a forged app-path"; }
+[ "$(grep -cP "^debug\t/(app|usr)/secret.debug\ttree=flatpak\tresult=EPERM\t.*why=app-path/runtime-path of /.flatpak-info is outside the Flatpak installations" "$WORK/forged.out")" = 2 ] || { cat "$WORK/forged.out"; fail "no answer for the forged paths"; }
+echo "ok: forged app-path/runtime-path outside the installations: nothing opened ($(grep -oP 'result=\S+' "$WORK/forged.out" | sort -u | tr '\n' ' '))"
 echo "PASS"
