@@ -2,11 +2,12 @@
 # End to end: `periscope record --container NAME` follows processes that
 # JOIN a rootful Podman container from outside during the recording. The
 # container's only process sleeps; after the recording started, `podman
-# exec` runs the workload in it, and a host process with other function
-# names starts too. After Stop (SIGINT): the exec'd workload is in the
+# exec` runs the workload in it, plus a shell that forks all the time, and a
+# host process with other function names starts too. After Stop (SIGINT): the exec'd workload is in the
 # capture, described as that container, with >= 95% of its samples carrying
 # main;hot_outer;hot_inner; the host process has no sample and no frame;
-# periscope.stats and the summary count the joined process. Then the
+# the shell's children are followed by inherit and none is attached a second
+# time by a rescan; periscope.stats and the summary count the joined ones. Then the
 # container is killed during a second recording: it goes on until Stop and
 # says the container stopped.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,6 +50,9 @@ stop_recording() { # log
 start_recording "$WORK/c.syscap" "$WORK/rec.err"
 # Joins the container from outside: not a descendant of any recorded process.
 podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/exec.out"; fail "podman exec failed"; }
+# A joined shell that forks all the time: its children inherit its events,
+# the rescans must not attach them a second time.
+podman exec -d "$name" /bin/sh -c 'while :; do sleep 0.02; done' >"$WORK/exec2.out" 2>&1 || { cat "$WORK/exec2.out"; fail "podman exec failed"; }
 "$WORK/outside" &
 outside=$!
 cleanup "kill $outside"
@@ -73,10 +77,12 @@ echo "ok: $(grep "joined the container" "$WORK/rec.err")"
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
 SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$app_pid" podman "$name" 0 "$WORK/spin" /bin/app map_files \
         /var/lib/containers/storage/overlay/ || fail "capture check of the exec'd workload failed"
-python3 - "$WORK/c.json" "$outside" "$main_pid" "$app_pid" <<'PY' || fail "capture contents"
+grep -o "process [0-9]* (.*) joined" "$WORK/rec.err" | awk '{ print $2 }' >"$WORK/joined.txt"
+python3 - "$WORK/c.json" "$outside" "$main_pid" "$app_pid" "$WORK/joined.txt" <<'PY' || fail "capture contents"
 import json, sys
 d = json.load(open(sys.argv[1]))
 outside, main_pid, app_pid = map(int, sys.argv[2:5])
+joined = set(map(int, open(sys.argv[5]).read().split()))
 frames = d["frames"]
 def fail(m):
     print("FAIL:", m, file=sys.stderr); sys.exit(1)
@@ -91,6 +97,16 @@ for pid, what in ((main_pid, "/bin/sleep"), (app_pid, "/bin/app")):
     if what not in procs.get(pid, ""):
         fail("no PROCESS frame %s for pid %d: %r" % (what, pid, procs.get(pid)))
 print("ok: PROCESS frames: %d %s, %d %s" % (main_pid, procs[main_pid], app_pid, procs[app_pid]))
+# The joined shell's children came through inherit (FORK frames), and none
+# of them was attached again by a rescan (its samples would count twice).
+children = {f["child_pid"] for f in frames if f["type"] == "FORK"}
+if len(children) < 10:
+    fail("only %d FORK frames: the joined shell's children were not followed" % len(children))
+if children & joined:
+    fail("pids both inherited and joined (events twice): %r" % sorted(children & joined))
+if app_pid not in joined:
+    fail("the exec'd workload %d is not among the joined pids %r" % (app_pid, sorted(joined)))
+print("ok: %d joined pids, %d children followed by inherit, none attached twice" % (len(joined), len(children)))
 stats = [f["metadata"] for f in frames if f["type"] == "METADATA" and f["id"] == "periscope.stats"]
 if not stats:
     fail("no periscope.stats")
