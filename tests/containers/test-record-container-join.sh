@@ -3,13 +3,13 @@
 # JOIN a rootful Podman container from outside during the recording. The
 # container's only process sleeps; after the recording started, `podman
 # exec` runs the workload in it, plus a shell that forks all the time, and a
-# host process with other function names starts too. After Stop (SIGINT): the exec'd workload is in the
-# capture, described as that container, with >= 95% of its samples carrying
-# main;hot_outer;hot_inner; the host process has no sample and no frame;
-# the shell's children are followed by inherit and none is attached a second
-# time by a rescan; periscope.stats and the summary count the joined ones. Then the
-# container is killed during a second recording: it goes on until Stop and
-# says the container stopped.
+# host process with other function names starts too. After Stop (SIGINT):
+# the exec'd workload is in the capture, described as that container, with
+# >= 95% of its samples carrying main;hot_outer;hot_inner; the host process
+# has no sample and no frame; the shell's children are followed by inherit
+# and none is attached a second time by a rescan; periscope.stats and the
+# summary count the joined ones. Then the container is killed during a
+# second recording: it goes on until Stop and says the container stopped.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
