@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # End to end: `periscope record --container APP-ID` follows processes that
 # join a Flatpak app during the recording. The app's only instance sleeps;
-# after the recording started, `flatpak enter INSTANCE` runs the workload
-# inside that sandbox and a second `flatpak run` of the app starts another
+# after the recording started, a host shell waits a second (seen by the
+# rescans as a host process) and execs `flatpak enter INSTANCE`, which
+# enters that sandbox and execs the workload under the same pid (looked at
+# again when its command changes), a second `flatpak run` of the app starts another
 # instance, and a host process with other function names starts too. After
 # Stop (SIGINT): both workload processes are in the capture, described as
 # the app (with its /.flatpak-info), >= 95% of the samples of each carry
@@ -47,24 +49,33 @@ rec=$!
 for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break; sleep 0.05; done
 grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
 
-# Into the running sandbox, and a second instance of the app.
+# Into the running sandbox with `flatpak enter`, and a second instance of
+# the app. Then a process that is a host shell for a second (the rescans see
+# it, not a member) and enters the sandbox in place, as `flatpak enter`
+# does (its mount namespace and root), then execs the workload: same pid,
+# so the rescan must look at it again when its command changes.
 flatpak enter "$instance" /app/bin/joinapp >"$WORK/enter.log" 2>&1 &
+sh -c 'sleep 1; exec nsenter -t "$1" -m -r -w /app/bin/joinapp' sh "$sleeper" >"$WORK/nsenter.log" 2>&1 &
+enter_pid=$!
 flatpak run $app_id >"$WORK/run2.log" 2>&1 &
 "$WORK/outside" &
 outside=$!
 cleanup "kill $outside"
-for _ in $(seq 200); do [ "$(app_pids joinapp | wc -l)" -ge 2 ] && break; sleep 0.05; done
-[ "$(app_pids joinapp | wc -l)" -ge 2 ] || { cat "$WORK/enter.log" "$WORK/run2.log"; fail "flatpak enter / the second flatpak run did not start the workload"; }
+for _ in $(seq 200); do [ "$(app_pids joinapp | wc -l)" -ge 3 ] && break; sleep 0.05; done
+[ "$(app_pids joinapp | wc -l)" -ge 3 ] || { cat "$WORK/enter.log" "$WORK/run2.log"; fail "flatpak enter / the second flatpak run did not start the workload"; }
 sleep 2.5
 kill -INT $rec
 wait $rec || { cat "$WORK/rec.err"; fail "periscope record --container failed"; }
 kill $outside
 ! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
-[ "$(grep -c "process .* joined container '$app_id'" "$WORK/rec.err")" -ge 2 ] ||
-        { cat "$WORK/rec.err"; fail "periscoped did not log two joined processes"; }
+[ "$(grep -c "process .* joined container '$app_id'" "$WORK/rec.err")" -ge 3 ] ||
+        { cat "$WORK/rec.err"; fail "periscoped did not log three joined processes"; }
+grep -q "process $enter_pid (/app/bin/joinapp) joined container '$app_id'" "$WORK/rec.err" ||
+        { cat "$WORK/rec.err"; fail "the host shell $enter_pid that entered the sandbox in place was not added"; }
+echo "ok: $(grep "process $enter_pid " "$WORK/rec.err")"
 
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
-SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" all:2 flatpak $app_id 0 "$WORK/spin" /app/bin/joinapp map_files ||
+SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" all:3 flatpak $app_id 0 "$WORK/spin" /app/bin/joinapp map_files ||
         fail "capture check of the joined workloads failed"
 python3 - "$WORK/c.json" "$outside" "$sleeper" "$app_id" "$instance" <<'PY' || fail "capture contents"
 import base64, json, sys
@@ -89,13 +100,13 @@ for pid in workers + [sleeper]:
     if kv.get("name") != app_id or b"name=" + app_id.encode() not in info:
         fail("pid %d: container %r, /.flatpak-info %r" % (pid, kv, info[:100]))
     ids[pid] = kv["id"]
-# One worker entered the sleeping instance, the other is a new instance.
-if ids[sleeper] != instance or sorted(ids[p] == instance for p in workers) != [False, True]:
+# Two workers entered the sleeping instance, the other is a new instance.
+if ids[sleeper] != instance or sorted(ids[p] == instance for p in workers) != [False, True, True]:
     fail("instances: sleeper %s, workers %r (entered instance %s)" % (ids[sleeper], ids, instance))
 print("ok: instances: %r (the sleeping one: %s)" % (ids, instance))
 kv = dict(l.split("=", 1) for f in frames if f["type"] == "METADATA" and f["id"] == "periscope.stats"
           for l in f["metadata"].splitlines() if "=" in l)
-if int(kv.get("container_joined", 0)) < 2:
+if int(kv.get("container_joined", 0)) < 3:
     fail("periscope.stats: %r" % kv)
 print("ok: periscope.stats processes=%s container_joined=%s" % (kv["processes"], kv["container_joined"]))
 PY

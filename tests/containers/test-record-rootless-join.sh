@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# End to end: `periscope record --container NAME` of a rootless
+# fuse-overlayfs Podman container whose only process sleeps; during the
+# recording its owner runs the workload in it with `podman exec`. Rootless
+# containers have no cgroup of their own here: the exec'd process is known
+# as the container's by its environment (container=podman) and conmon above
+# it naming the container, which holds only from its exec on (before, it is
+# runc's init; a rescan then looks again when its command changes). After
+# Stop: the workload
+# is described as that container (owner uid, OVERLAY layers from the
+# user's store), its files pinned through the resolver, >= 95% of its
+# samples carry main;hot_outer;hot_inner.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+: "${PERISCOPE:?}" "${PERISCOPED:?}"
+need podman runc fuse-overlayfs runuser nm python3 pgrep
+[ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
+user=periscope-rl
+uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
+as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=/home/$user/.config/containers/containers.conf"
+cd /
+
+build_spin "$WORK/spin"
+make_rootfs "$WORK/rootfs" "$WORK/spin"
+cp /bin/busybox "$WORK/rootfs/bin/busybox"
+ln -s busybox "$WORK/rootfs/bin/sleep"
+image=$(podman_import "$as_user" "$WORK/rootfs" localhost/periscope-test-spin-sleep)
+name=periscope-test-rl-join-$$
+$as_user podman run -d --network none --name "$name" "$image" /bin/sleep 1000 >/dev/null 2>"$WORK/run.err" ||
+        { cat "$WORK/run.err"; fail "rootless podman run failed"; }
+cleanup "$as_user podman rm -f -t 0 $name"
+cid=$($as_user podman inspect -f '{{.Id}}' "$name")
+
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
+PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container="$name" -o "$WORK/c.syscap" 2>"$WORK/rec.err" &
+rec=$!
+for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break; sleep 0.05; done
+grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
+$as_user podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/exec.out"; fail "podman exec failed"; }
+# The exec'd workload: an `app` whose parent is this container's conmon.
+app_pid=
+for _ in $(seq 200); do
+        for p in $(pgrep -x app || true); do
+                tr '\0' ' ' <"/proc/$(ps -o ppid= -p "$p" | tr -d ' ')/cmdline" 2>/dev/null | grep -q -- "-c $cid" && app_pid=$p
+        done
+        [ -n "$app_pid" ] && break
+        sleep 0.05
+done
+[ -n "$app_pid" ] || fail "the exec'd workload did not start"
+sleep 2.5
+kill -INT $rec
+wait $rec || { cat "$WORK/rec.err"; fail "periscope record --container failed"; }
+! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
+grep -q "process $app_pid (/bin/app) joined container '$name'" "$WORK/rec.err" ||
+        { cat "$WORK/rec.err"; fail "periscoped did not log the exec'd workload $app_pid as joined"; }
+"$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
+SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$app_pid" podman "$name" "$uid" "$WORK/spin" /bin/app resolver \
+        "/home/$user/.local/share/containers/storage/overlay/" || fail "capture check of the exec'd workload failed"
+echo "PASS"
