@@ -31,25 +31,10 @@ done
 export PERISCOPED=$build/service/periscoped PERISCOPE_HELPER=$build/sandbox-helper/periscope-helper
 tmp=$(mktemp -d /tmp/periscope-unwind-bench.XXXXXX)
 
-# Sysprof 3.46 (sysprof-cli + sysprofd on a private system bus with polkitd,
-# see RECIPES) where this machine has it; otherwise the row says why not.
-sysprof_reason=""
-if ! command -v sysprof-cli >/dev/null || [ ! -x /usr/libexec/sysprofd ]; then
-        sysprof_reason="sysprof not installed (apt-get install -y sysprof polkitd)"
-elif ! grep -qs 'org.gnome.sysprof' /etc/polkit-1/rules.d/*.rules; then
-        sysprof_reason="no polkit rule for root (scripts/setup.d/20-polkit-sysprof.sh)"
-else
-        . "$top/tests/lib/private-bus.sh"
-        if private_bus_start && private_polkit_start; then
-                /usr/libexec/sysprofd >"$tmp/sysprofd.log" 2>&1 &
-                private_bus_track $!
-                private_bus_wait_name org.gnome.Sysprof3 10 $! || sysprof_reason="sysprofd did not start"
-        else
-                sysprof_reason="private system bus or polkitd did not start"
-        fi
-fi
-export SYSPROF_REASON=$sysprof_reason
-trap 'command -v private_bus_stop >/dev/null && private_bus_stop; rm -rf "$tmp"' EXIT
+# Sysprof 3.46 where this machine has it; otherwise the row says why not.
+. "$top/bench/sysprof-bus.sh"
+sysprof_bus_start "$tmp"
+trap 'sysprof_bus_stop; rm -rf "$tmp"' EXIT
 
 python3 - "$top" "$build" "$W" "$tmp" "$runs" "$rounds" "$replay_s" <<'PY'
 import os, re, statistics, subprocess, sys, time
