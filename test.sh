@@ -28,9 +28,7 @@ mkdir -p build
 configure build || build_ok=0
 configure build-asan -Db_sanitize=address,undefined -Db_lundef=false || build_ok=0
 
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-export LSAN_OPTIONS=suppressions=$top/tests/lsan.supp
+# ASAN/UBSAN/LSAN options: the default test setup in meson.build.
 rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 if [ $build_ok = 1 ]; then
         meson test -C build --print-errorlogs --num-processes 2 "${@}"
