@@ -232,7 +232,9 @@ static int open_in_tree(Lookup *l, const DebugFileTree *t, const char *path, con
                         size_t shown_size) {
         char why[1024] = "";
         int cfd = t->open(t->userdata, path, shown, shown_size, why, sizeof(why));
-        if (cfd == -ENOENT || cfd == -ENOTDIR || cfd == -ESRCH)
+        /* absent; ENXIO/ENODEV: an overlay whiteout (a 0:0 character device
+         * in an upper layer) says the file was deleted */
+        if (cfd == -ENOENT || cfd == -ENOTDIR || cfd == -ESRCH || cfd == -ENXIO || cfd == -ENODEV)
                 return -ENOENT;
         if (cfd < 0) {
                 refuse(l, "%s: %s, not used", shown, why[0] ? why : strerror(-cfd));

@@ -130,9 +130,10 @@ void resolver_log(Resolver *r, const char *message);
 int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *id, const char *path,
                           int *ret_fd, ResolverProvenance *ret);
 
-/* Opens a file by path as pid sees it (through the same chain, without an
- * identity: for debug files inside containers/apps, which the helper checks
- * by build-id). */
+/* Opens a file by path as pid sees it (/proc/PID/root, else the Podman
+ * layers; no identity, no symlinks). Debug files inside containers and apps
+ * are looked up with debug-trees.h instead (symlinks followed inside the
+ * tree, Flatpak .Debug extensions). */
 int resolver_open_path(Resolver *r, pid_t pid, const char *path, int *ret_fd, ResolverProvenance *ret);
 
 /* The kernel's identity of pid's file mapping that starts at start, from

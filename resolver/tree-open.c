@@ -125,22 +125,27 @@ int tree_open_following(TreeOpenFunc f, void *userdata, const char *path, char *
         if (r < 0)
                 return r;
         for (unsigned hops = 0;; hops++) {
-                int fd = f(userdata, cur, O_RDONLY, shown, shown_size);
-                if (fd >= 0) {
+                /* O_PATH first: opening a FIFO or a device the tree's owner
+                 * put there could block or have side effects; only a regular
+                 * file is then reopened for reading. A trailing symlink comes
+                 * back as itself. */
+                _cleanup_close_ int pfd = f(userdata, cur, O_PATH, shown, shown_size);
+                if (pfd >= 0) {
                         struct stat st;
-                        if (fstat(fd, &st) < 0) {
-                                r = -errno;
-                                close(fd);
-                                return r;
+                        if (fstat(pfd, &st) < 0)
+                                return -errno;
+                        if (S_ISCHR(st.st_mode) && st.st_rdev == 0)
+                                return -ENOENT; /* an overlay whiteout: deleted in an upper layer */
+                        if (S_ISREG(st.st_mode)) {
+                                char self[64];
+                                snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+                                int fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+                                return fd >= 0 ? fd : -errno;
                         }
-                        if (!S_ISREG(st.st_mode)) {
-                                close(fd);
+                        if (!S_ISLNK(st.st_mode))
                                 return -EBADF;
-                        }
-                        return fd;
-                }
-                if (fd != -ELOOP)
-                        return fd;
+                } else if (pfd != -ELOOP)
+                        return pfd;
                 if (hops == TREE_OPEN_MAX_LINKS) {
                         appendf(why, why_size, "%stoo many symbolic links", why && why[0] ? "; " : "");
                         return -ELOOP;

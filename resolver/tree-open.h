@@ -19,7 +19,9 @@
 typedef int (*TreeOpenFunc)(void *userdata, const char *path, int flags, char *shown, size_t shown_size);
 
 /* Opens the regular file at path inside the tree read-only, following at most
- * TREE_OPEN_MAX_LINKS symlinks within it. Returns an fd, or a negative errno:
+ * TREE_OPEN_MAX_LINKS symlinks within it. Looks with O_PATH first, so FIFOs
+ * and devices are never opened (an overlay whiteout, a 0:0 character
+ * device, counts as absent). Returns an fd, or a negative errno:
  * -EXDEV when a link leads out of the tree (why says which), -ELOOP for too
  * many links, -EBADF for a non-regular file. why gets the links followed or
  * the reason for a refusal ("" when none). */

@@ -1,7 +1,8 @@
 /* test-tree-open: opens inside a foreign tree (a container's root) follow
  * symlinks only inside it: relative and absolute links resolve against the
  * tree's root, a link that climbs above the root or points at a host path
- * outside is refused with a reason, loops end; Flatpak refs are validated. */
+ * outside is refused with a reason, loops end, FIFOs and devices are never
+ * opened (a whiteout is absence); Flatpak refs are validated. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -139,6 +141,23 @@ static void test_links(void) {
         CHECK(fd == -EXDEV);
         fd = tree_open_following(dir_open, &root, "/usr/lib", shown, sizeof(shown), why, sizeof(why));
         CHECK(fd == -EBADF); /* a directory is not a debug file */
+
+        /* A FIFO must not block us, a device must not be opened, a whiteout is absence. */
+        snprintf(p, sizeof(p), "%s/root/usr/lib/debug/.build-id/ab/fifo.debug", tmpl);
+        CHECK(mkfifo(p, 0644) == 0);
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/fifo.debug", shown, sizeof(shown), why, sizeof(why));
+        CHECK(fd == -EBADF);
+        snprintf(p, sizeof(p), "%s/root/usr/lib/debug/.build-id/ab/null.debug", tmpl);
+        CHECK(mknod(p, S_IFCHR | 0644, makedev(1, 3)) == 0); /* /dev/null's numbers */
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/null.debug", shown, sizeof(shown), why, sizeof(why));
+        CHECK(fd == -EBADF);
+        snprintf(p, sizeof(p), "%s/root/usr/lib/debug/.build-id/ab/whiteout.debug", tmpl);
+        CHECK(mknod(p, S_IFCHR | 0644, makedev(0, 0)) == 0);
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/whiteout.debug", shown, sizeof(shown), why, sizeof(why));
+        CHECK(fd == -ENOENT);
+        LINK("fifo.debug", "usr/lib/debug/.build-id/ab/tofifo.debug");
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/tofifo.debug", shown, sizeof(shown), why, sizeof(why));
+        CHECK(fd == -EBADF);
 
         char cmd[PATH_MAX + 16];
         snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
