@@ -9,11 +9,13 @@
 # has no sample and no frame; the shell's children are followed by inherit
 # and none is attached a second time by a rescan; periscope.stats and the
 # summary count the joined ones. Then the container is killed during a
-# second recording: it goes on until Stop and says the container stopped.
+# second recording (periscoped on a private system bus): its Processes
+# property grows with a joined process; it goes on until Stop and says the
+# container stopped.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
-need podman runc nm python3 pgrep
+need podman runc nm python3 pgrep busctl dbus-daemon
 [ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
 
 build_spin "$WORK/spin"
@@ -120,15 +122,35 @@ PY
 ! grep -q outside_ "$WORK/folded.txt" || fail "samples of the host process are in the report"
 echo "ok: no outside_* function in the report"
 
-# The container stops during the recording: the recording goes on until Stop.
-start_recording "$WORK/s.syscap" "$WORK/rec2.err"
+# The container stops during the recording: the recording goes on until
+# Stop. Through periscoped on a private system bus, to read the recording's
+# Processes property while it records.
+# The forking shell of the first part ends first: only the exec may change
+# the count.
+for p in $(pgrep -x sh || true); do grep -qs "libpod-$cid" "/proc/$p/cgroup" && kill "$p"; done
+start_bus_with_periscoped
+PERISCOPED= "$PERISCOPE" record --address="$bus" --container="$name" -o "$WORK/s.syscap" 2>"$WORK/rec2.err" &
+rec=$!
+for _ in $(seq 600); do grep -q "recording .* started" "$WORK/periscoped.log" && break; sleep 0.05; done
+grep -q "recording .* started" "$WORK/periscoped.log" || { cat "$WORK/periscoped.log" "$WORK/rec2.err"; fail "the recording did not start"; }
+recording=$(busctl --address="$bus" --list tree org.periscope.Profiler1 | grep -m1 '^/org/periscope/Recording/')
+processes() { busctl --address="$bus" get-property org.periscope.Profiler1 "$recording" org.periscope.Recording1 Processes | awk '{ print $2 }'; }
+before=$(processes)
 podman exec -d "$name" /bin/app >/dev/null 2>&1 || fail "podman exec failed"
+after=$before
+for _ in $(seq 100); do after=$(processes); [ "$after" -gt "$before" ] && break; sleep 0.05; done
+[ "$after" -gt "$before" ] || { cat "$WORK/periscoped.log"; fail "Processes stayed $before after podman exec"; }
+echo "ok: Processes property $before before podman exec, $after after"
 sleep 1
 podman kill "$name" >/dev/null 2>&1 || fail "podman kill failed"
-for _ in $(seq 100); do grep -q "container '$name' has no process left" "$WORK/rec2.err" && break; sleep 0.05; done
-grep -q "container '$name' has no process left" "$WORK/rec2.err" || { cat "$WORK/rec2.err"; fail "periscoped did not notice the stopped container"; }
+for _ in $(seq 100); do grep -q "container '$name' has no process left" "$WORK/periscoped.log" && break; sleep 0.05; done
+grep -q "container '$name' has no process left" "$WORK/periscoped.log" || { cat "$WORK/periscoped.log"; fail "periscoped did not notice the stopped container"; }
+sleep 0.5
 kill -0 $rec || fail "the recording ended with the container"
+[ "$(busctl --address="$bus" get-property org.periscope.Profiler1 "$recording" org.periscope.Recording1 State)" = 's "recording"' ] ||
+        fail "the recording is not recording any more after the container stopped"
 stop_recording "$WORK/rec2.err"
+! grep -qE "Sanitizer|runtime error:" "$WORK/periscoped.log" || { cat "$WORK/periscoped.log"; fail "memory errors in periscoped"; }
 grep -q "(ended: stopped)" "$WORK/rec2.err" || { cat "$WORK/rec2.err"; fail "the recording did not run until Stop"; }
 grep -q "the container had no process left at the end" "$WORK/rec2.err" || { cat "$WORK/rec2.err"; fail "the summary does not say the container stopped"; }
 "$PERISCOPE" dump --json "$WORK/s.syscap" | python3 -c '
