@@ -27,6 +27,8 @@ int safe_open_beneath(int dirfd, const char *path, int flags, bool no_xdev) {
                 path = ".";
         if (flags & O_PATH)
                 how.flags &= ~(uint64_t) O_NOCTTY;
+        else
+                how.flags |= O_NONBLOCK; /* a FIFO planted in a container's files must not block us */
         long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
         if (fd < 0)
                 return -errno;

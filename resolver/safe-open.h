@@ -9,7 +9,9 @@
 
 /* Opens path (relative; leading '/' ignored) strictly beneath dirfd: no "..",
  * no symlinks, no magic links, no crossing into other mounts when no_xdev.
- * flags: O_RDONLY/O_PATH/O_DIRECTORY... (O_CLOEXEC|O_NOCTTY|O_NOFOLLOW added).
+ * flags: O_RDONLY/O_PATH/O_DIRECTORY... (O_CLOEXEC|O_NOCTTY|O_NOFOLLOW added,
+ * and O_NONBLOCK unless O_PATH: opening a FIFO returns at once, and callers
+ * then refuse it as not a regular file).
  * Returns an fd or a negative errno (-EXDEV/-ELOOP for escapes). */
 int safe_open_beneath(int dirfd, const char *path, int flags, bool no_xdev);
 

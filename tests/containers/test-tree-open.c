@@ -155,6 +155,12 @@ static void test_links(void) {
         CHECK(mknod(p, S_IFCHR | 0644, makedev(0, 0)) == 0);
         fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/whiteout.debug", shown, sizeof(shown), why, sizeof(why));
         CHECK(fd == -ENOENT);
+        /* the resolver's own opens (binaries in layers, app-path…) return at once too */
+        fd = safe_open_beneath(root, "usr/lib/debug/.build-id/ab/fifo.debug", O_RDONLY, false);
+        CHECK(fd >= 0);
+        struct stat fst;
+        CHECK(fd >= 0 && fstat(fd, &fst) == 0 && S_ISFIFO(fst.st_mode));
+        safe_close(fd);
         LINK("fifo.debug", "usr/lib/debug/.build-id/ab/tofifo.debug");
         fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/tofifo.debug", shown, sizeof(shown), why, sizeof(why));
         CHECK(fd == -EBADF);
