@@ -48,12 +48,15 @@ struct ContainerFollow {
         InstanceVerdict *verdicts;
         size_t n_verdicts;
         ContainerFollowStats stats;
+        bool any_owner;
+        uid_t owner_uid;           /* unless any_owner */
 };
 
 int container_follow_new(const char *query, ContainerFollow **ret) {
         ContainerFollow *f = calloc(1, sizeof(*f));
         if (!f)
                 return -ENOMEM;
+        f->any_owner = true;
         f->query = strdup(query);
         if (!f->query) {
                 free(f);
@@ -71,6 +74,11 @@ void container_follow_free(ContainerFollow *f) {
         free(f->recorded);
         free(f->verdicts);
         free(f);
+}
+
+void container_follow_set_owner(ContainerFollow *f, uid_t uid) {
+        f->any_owner = false;
+        f->owner_uid = uid;
 }
 
 int container_follow_note_recorded(ContainerFollow *f, pid_t pid) {
@@ -158,7 +166,7 @@ static int classify_member(ContainerFollow *f, Resolver *r, pid_t pid, bool *ret
                 return k;
         container_info_clear(&info);
         *ret = false;
-        if (info.engine == CONTAINER_ENGINE_NONE || !info.id[0])
+        if (info.engine == CONTAINER_ENGINE_NONE || !info.id[0] || (!f->any_owner && info.owner_uid != f->owner_uid))
                 return 0;
         for (size_t i = 0; i < f->n_verdicts; i++) {
                 const InstanceVerdict *v = &f->verdicts[i];

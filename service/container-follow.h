@@ -41,6 +41,12 @@ int container_follow_new(const char *query, ContainerFollow **ret);
 
 void container_follow_free(ContainerFollow *f);
 
+/* Only instances owned by uid (the host uid that owns their user
+ * namespace) are members: a non-root caller's own rootless containers and
+ * apps, not another user's namesakes (what the start-time expansion picks,
+ * record-options.c). Default: any owner. */
+void container_follow_set_owner(ContainerFollow *f, uid_t uid);
+
 /* pid has events already (a target of the recording, or a child that a
  * FORK record showed): the next scan takes it as recorded, without
  * attaching anything. */

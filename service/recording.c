@@ -741,6 +741,10 @@ static int recording_follow_start(Recording *r) {
         int ret = container_follow_new(r->options.container, &r->follow);
         if (ret < 0)
                 return ret;
+        /* A caller recording on its own rights: its own containers and apps
+         * only, as the start picked them (others' would be refused anyway). */
+        if (r->owner_uid != 0 && !r->auth.via_polkit)
+                container_follow_set_owner(r->follow, r->owner_uid);
         for (size_t i = 0; i <= r->options.n_pids; i++) {
                 pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
                 if (pid > 0 && (ret = container_follow_note_recorded(r->follow, pid)) < 0)

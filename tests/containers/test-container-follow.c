@@ -6,7 +6,8 @@
  * noted as recorded (a target, a FORK record), a new child of a recorded
  * process only after one scan without its FORK record, a process that
  * entered the sandbox after it was first seen once its command changed
- * (even to a name with ") " in it), a refused one never again. Root only
+ * (even to a name with ") " in it), a refused one never again, none of
+ * another owner's when following for a non-root caller. Root only
  * (chroot); a missing prerequisite fails. */
 #include <errno.h>
 #include <fcntl.h>
@@ -216,6 +217,18 @@ int main(void) {
         st = container_follow_get_stats(fl);
         CHECK(st.joined == 3 && st.members == 5 && !st.stopped, "stats joined=%u members=%u stopped=%d", st.joined,
               st.members, st.stopped);
+
+        /* Following for a non-root caller (uid 4321): these root-owned
+         * members are another owner's namesakes, never joined. */
+        ContainerFollow *other = NULL;
+        Joins jo = {};
+        CHECK(container_follow_new(app_id, &other) == 0, "out of memory");
+        if (other) {
+                container_follow_set_owner(other, 4321);
+                k = container_follow_scan(other, res, on_join, &jo);
+                CHECK(k == 0 && jo.n == 0, "%zu members of another owner joined", jo.n);
+                container_follow_free(other);
+        }
 
         /* The container stops: no member left. */
         kill_children();
