@@ -128,29 +128,35 @@ echo "ok: no outside_* function in the report"
 # The forking shell of the first part ends first: only the exec may change
 # the count.
 for p in $(pgrep -x sh || true); do grep -qs "libpod-$cid" "/proc/$p/cgroup" && kill "$p"; done
-start_bus_with_periscoped
-PERISCOPED= "$PERISCOPE" record --address="$bus" --container="$name" -o "$WORK/s.syscap" 2>"$WORK/rec2.err" &
+. "$here/../lib/private-bus.sh"
+cleanup private_bus_stop
+private_bus_start || fail "no private bus"
+"$PERISCOPED" --system 2>"$PRIVATE_BUS_DIR/periscoped.log" &
+private_bus_track $!
+private_bus_wait_name org.periscope.Profiler1 10 $! || fail "periscoped did not start"
+log=$PRIVATE_BUS_DIR/periscoped.log
+"$PERISCOPE" record --container="$name" -o "$WORK/s.syscap" 2>"$WORK/rec2.err" &
 rec=$!
-for _ in $(seq 600); do grep -q "recording .* started" "$WORK/periscoped.log" && break; sleep 0.05; done
-grep -q "recording .* started" "$WORK/periscoped.log" || { cat "$WORK/periscoped.log" "$WORK/rec2.err"; fail "the recording did not start"; }
-recording=$(busctl --address="$bus" --list tree org.periscope.Profiler1 | grep -m1 '^/org/periscope/Recording/')
-processes() { busctl --address="$bus" get-property org.periscope.Profiler1 "$recording" org.periscope.Recording1 Processes | awk '{ print $2 }'; }
+for _ in $(seq 600); do grep -q "recording .* started" "$log" && break; sleep 0.05; done
+grep -q "recording .* started" "$log" || { cat "$log" "$WORK/rec2.err"; fail "the recording did not start"; }
+recording=$(busctl --system --list tree org.periscope.Profiler1 | grep -m1 '^/org/periscope/Recording/')
+processes() { busctl --system get-property org.periscope.Profiler1 "$recording" org.periscope.Recording1 Processes | awk '{ print $2 }'; }
 before=$(processes)
 podman exec -d "$name" /bin/app >/dev/null 2>&1 || fail "podman exec failed"
 after=$before
 for _ in $(seq 100); do after=$(processes); [ "$after" -gt "$before" ] && break; sleep 0.05; done
-[ "$after" -gt "$before" ] || { cat "$WORK/periscoped.log"; fail "Processes stayed $before after podman exec"; }
+[ "$after" -gt "$before" ] || { cat "$log"; fail "Processes stayed $before after podman exec"; }
 echo "ok: Processes property $before before podman exec, $after after"
 sleep 1
 podman kill "$name" >/dev/null 2>&1 || fail "podman kill failed"
-for _ in $(seq 100); do grep -q "container '$name' has no process left" "$WORK/periscoped.log" && break; sleep 0.05; done
-grep -q "container '$name' has no process left" "$WORK/periscoped.log" || { cat "$WORK/periscoped.log"; fail "periscoped did not notice the stopped container"; }
+for _ in $(seq 100); do grep -q "container '$name' has no process left" "$log" && break; sleep 0.05; done
+grep -q "container '$name' has no process left" "$log" || { cat "$log"; fail "periscoped did not notice the stopped container"; }
 sleep 0.5
 kill -0 $rec || fail "the recording ended with the container"
-[ "$(busctl --address="$bus" get-property org.periscope.Profiler1 "$recording" org.periscope.Recording1 State)" = 's "recording"' ] ||
+[ "$(busctl --system get-property org.periscope.Profiler1 "$recording" org.periscope.Recording1 State)" = 's "recording"' ] ||
         fail "the recording is not recording any more after the container stopped"
 stop_recording "$WORK/rec2.err"
-! grep -qE "Sanitizer|runtime error:" "$WORK/periscoped.log" || { cat "$WORK/periscoped.log"; fail "memory errors in periscoped"; }
+! grep -qE "Sanitizer|runtime error:" "$log" || { cat "$log"; fail "memory errors in periscoped"; }
 grep -q "(ended: stopped)" "$WORK/rec2.err" || { cat "$WORK/rec2.err"; fail "the recording did not run until Stop"; }
 grep -q "the container had no process left at the end" "$WORK/rec2.err" || { cat "$WORK/rec2.err"; fail "the summary does not say the container stopped"; }
 "$PERISCOPE" dump --json "$WORK/s.syscap" | python3 -c '

@@ -9,11 +9,14 @@
 # Stop: the workload
 # is described as that container (owner uid, OVERLAY layers from the
 # user's store), its files pinned through the resolver, >= 95% of its
-# samples carry main;hot_outer;hot_inner.
+# samples carry main;hot_outer;hot_inner. Then the same with the owner, not
+# root, recording through periscoped on a private system bus: its own
+# container's joining process is followed on its own rights (user namespace
+# ownership, no polkit).
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
-need podman runc fuse-overlayfs runuser nm python3 pgrep
+need podman runc fuse-overlayfs runuser setpriv nm python3 pgrep dbus-daemon
 [ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
 user=periscope-rl
 uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
@@ -56,4 +59,44 @@ grep -q "process $app_pid (/bin/app) joined container '$name'" "$WORK/rec.err" |
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
 SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$app_pid" podman "$name" "$uid" "$WORK/spin" /bin/app resolver \
         "/home/$user/.local/share/containers/storage/overlay/" || fail "capture check of the exec'd workload failed"
+
+# The owner records on its own rights (periscoped as root on a private
+# system bus, no polkitd: owning the container's user namespace is enough).
+kill "$app_pid"
+. "$here/../lib/private-bus.sh"
+cleanup private_bus_stop
+private_bus_start || fail "no private bus"
+"$PERISCOPED" --system 2>"$PRIVATE_BUS_DIR/periscoped.log" &
+private_bus_track $!
+private_bus_wait_name org.periscope.Profiler1 10 $! || fail "periscoped did not start"
+log=$PRIVATE_BUS_DIR/periscoped.log
+out=$WORK/out
+mkdir "$out" && chown "$user:" "$out"
+# setpriv execs in place (runuser would stay the parent and not pass SIGINT on).
+setpriv --reuid="$user" --regid="$user" --init-groups env HOME=/home/$user "$PERISCOPE" record --container="$name" -o "$out/u.syscap" 2>"$WORK/rec-u.err" &
+rec=$!
+for _ in $(seq 600); do grep -q "recording .* started for uid $uid" "$log" && break; sleep 0.05; done
+grep -q "recording .* started for uid $uid" "$log" || { cat "$log" "$WORK/rec-u.err"; fail "the owner's recording did not start"; }
+before=$(pgrep -x app | tr '\n' ' ')
+$as_user podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/exec.out"; fail "podman exec failed"; }
+app_pid=
+for _ in $(seq 200); do
+        for p in $(pgrep -x app || true); do
+                [[ " $before " == *" $p "* ]] && continue
+                tr '\0' ' ' <"/proc/$(ps -o ppid= -p "$p" | tr -d ' ')/cmdline" 2>/dev/null | grep -q -- "-c $cid" && app_pid=$p
+        done
+        [ -n "$app_pid" ] && break
+        sleep 0.05
+done
+[ -n "$app_pid" ] || fail "the second exec'd workload did not start"
+sleep 2.5
+kill -INT $rec
+wait $rec || { cat "$WORK/rec-u.err" "$log"; fail "the owner's periscope record --container failed"; }
+! grep -qE "Sanitizer|runtime error:" "$log" || { cat "$log"; fail "memory errors in periscoped"; }
+grep -q "process $app_pid (/bin/app) joined container '$name'" "$log" ||
+        { cat "$log"; fail "the owner's recording did not add its exec'd workload $app_pid"; }
+! grep -q "not recorded" "$log" || { cat "$log"; fail "a process of the owner's container was refused"; }
+"$PERISCOPE" dump --json "$out/u.syscap" >"$WORK/u.json" || fail "periscope dump failed"
+SINCE_EXEC=1 CAPTURE="$out/u.syscap" python3 "$here/check-container-capture.py" "$WORK/u.json" "$app_pid" podman "$name" "$uid" "$WORK/spin" /bin/app resolver \
+        "/home/$user/.local/share/containers/storage/overlay/" || fail "capture check of the owner's recording failed"
 echo "PASS"
