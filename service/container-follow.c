@@ -126,15 +126,27 @@ static int read_stat(pid_t pid, uint64_t *ret_start, pid_t *ret_ppid, char comm[
                 cl = COMM_MAX - 1;
         memcpy(comm, open_paren + 1, cl);
         comm[cl] = 0;
-        /* Fields after comm: 3 state, 4 ppid, … 22 starttime. */
-        char state;
-        int ppid;
-        unsigned long long start;
-        if (sscanf(close_paren + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-                   &state, &ppid, &start) != 3)
+        /* Fields after comm, space-separated: 3 state, 4 ppid, … 22 starttime. */
+        char *save = NULL, *ppid_field = NULL, *start_field = NULL;
+        int field = 3;
+        for (char *t = strtok_r(close_paren + 1, " ", &save); t && field <= 22; t = strtok_r(NULL, " ", &save), field++) {
+                if (field == 4)
+                        ppid_field = t;
+                else if (field == 22)
+                        start_field = t;
+        }
+        if (!ppid_field || !start_field)
+                return -EBADMSG;
+        char *end;
+        errno = 0;
+        long ppid = strtol(ppid_field, &end, 10);
+        if (errno || *end || ppid < 0 || ppid > INT32_MAX)
+                return -EBADMSG;
+        unsigned long long start = strtoull(start_field, &end, 10);
+        if (errno || *end)
                 return -EBADMSG;
         *ret_start = start;
-        *ret_ppid = ppid;
+        *ret_ppid = (pid_t) ppid;
         return 0;
 }
 
