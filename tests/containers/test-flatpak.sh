@@ -39,7 +39,18 @@ flatpak install -y --system --noninteractive $remote app/$app_id/x86_64/stable >
 
 flatpak run $app_id >"$WORK/run.log" 2>&1 &
 pid=
-for _ in $(seq 100); do pid=$(pgrep -x ptapp | head -1 || true); [ -n "$pid" ] && grep -q /app/bin/ptapp "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
+# Other tests may run a ptapp of their own app at the same time: ours is
+# the one whose sandbox says it is $app_id.
+for _ in $(seq 100); do
+        for p in $(pgrep -x ptapp || true); do
+                if grep -qx "name=$app_id" "/proc/$p/root/.flatpak-info" 2>/dev/null &&
+                   grep -q /app/bin/ptapp "/proc/$p/maps" 2>/dev/null; then
+                        pid=$p
+                fi
+        done
+        [ -n "$pid" ] && break
+        sleep 0.05
+done
 [ -n "$pid" ] || { cat "$WORK/run.log"; fail "the app did not start"; }
 # Killing the outer bwrap leaves the sandbox running: end the innermost pid.
 cleanup "kill $pid"
