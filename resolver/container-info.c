@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/nsfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "safe-open.h"
@@ -98,8 +100,28 @@ static pid_t parent_pid(pid_t pid) {
         return ppid;
 }
 
-/* Walks up the parents of pid to conmon and takes its `-c <id>`. */
-static bool conmon_container_id(pid_t pid, char id[65]) {
+/* Whether pid runs a program called conmon as uid owner. A process may name
+ * itself anything (prctl) and fill its cmdline at will, but neither its
+ * executable nor its uid: a user's fake conmon cannot claim root's
+ * containers (nor another user's). */
+static bool is_conmon_of(pid_t pid, uid_t owner) {
+        char path[64], exe[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+        if (stat(path, &st) < 0 || st.st_uid != owner)
+                return false;
+        snprintf(path, sizeof(path), "/proc/%d/exe", (int) pid);
+        ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+        if (n <= 0)
+                return false;
+        exe[n] = 0;
+        const char *base = strrchr(exe, '/');
+        return base && strcmp(base + 1, "conmon") == 0;
+}
+
+/* Walks up the parents of pid to conmon (run by owner, the container's
+ * owner) and takes its `-c <id>`. */
+static bool conmon_container_id(pid_t pid, uid_t owner, char id[65]) {
         for (int depth = 0; depth < CONMON_SEARCH_DEPTH && pid > 1; depth++) {
                 char path[64];
                 _cleanup_free_ char *comm = NULL, *cmdline = NULL;
@@ -112,6 +134,8 @@ static bool conmon_container_id(pid_t pid, char id[65]) {
                         return false;
                 if (strcmp(comm, "conmon\n") != 0)
                         continue;
+                if (!is_conmon_of(pid, owner))
+                        return false;
                 snprintf(path, sizeof(path), "/proc/%d/cmdline", (int) pid);
                 if (read_file_bounded(AT_FDCWD, path, PROC_SMALL_MAX, true, &cmdline, &len) < 0)
                         return false;
@@ -209,7 +233,7 @@ int container_info_classify(pid_t pid, ContainerInfo *ret) {
         if (read_file_bounded(AT_FDCWD, path, PROC_SMALL_MAX, true, &env, &env_len) >= 0 &&
             environ_has(env, env_len, "container=podman")) {
                 ret->engine = CONTAINER_ENGINE_PODMAN;
-                if (conmon_container_id(pid, id))
+                if (conmon_container_id(pid, ret->owner_uid, id))
                         copy_field(ret->id, id, 64);
                 return 0;
         }
