@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
 #include "cleanup.h"
+#include "podman-storage.h"
 
 void container_instances_free(ContainerInstance *list, size_t n) {
         for (size_t i = 0; list && i < n; i++) {
@@ -24,6 +30,57 @@ bool container_instance_matches(const ContainerInfo *info, const char *query) {
         if (strcmp(info->id, query) == 0 || strcmp(info->name, query) == 0)
                 return true;
         return info->engine == CONTAINER_ENGINE_PODMAN && ql >= 12 && strncmp(info->id, query, ql) == 0;
+}
+
+/* A Flatpak app id: reverse-DNS elements of [A-Za-z0-9_-], at least 3. */
+static bool is_flatpak_app_id(const char *s) {
+        size_t len = strlen(s), dots = 0;
+        if (len == 0 || len > 255 || s[0] == '.' || s[len - 1] == '.')
+                return false;
+        for (size_t i = 0; i < len; i++) {
+                char c = s[i];
+                if (c == '.') {
+                        if (s[i + 1] == '.')
+                                return false;
+                        dots++;
+                } else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                             c == '-'))
+                        return false;
+        }
+        return dots >= 2;
+}
+
+static bool flatpak_app_installed(const char *app_id, uid_t uid) {
+        char path[512];
+        struct stat st;
+        snprintf(path, sizeof(path), "/var/lib/flatpak/app/%s", app_id);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                return true;
+        if (uid == 0)
+                return false;
+        /* The caller's own installation; its home from the user database. */
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0 || !res || !pw.pw_dir || pw.pw_dir[0] != '/')
+                return false;
+        if ((size_t) snprintf(path, sizeof(path), "%s/.local/share/flatpak/app/%s", pw.pw_dir, app_id) >= sizeof(path))
+                return false;
+        return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void ignore_warning(void *userdata, const char *message) {
+}
+
+bool container_exists(const char *query, uid_t uid) {
+        if (is_flatpak_app_id(query) && flatpak_app_installed(query, uid))
+                return true;
+        PodmanStorage *s = NULL;
+        if (podman_storage_open(uid, ignore_warning, NULL, &s) < 0)
+                return false;
+        _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
+        bool found = c && podman_storage_find_container(s, query, c) >= 0;
+        podman_storage_free(s);
+        return found;
 }
 
 static int add_pid(ContainerInstance *inst, pid_t pid) {

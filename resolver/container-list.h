@@ -21,6 +21,12 @@ int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n
 
 void container_instances_free(ContainerInstance *list, size_t n);
 
+/* True when query names a container or app that exists but may not run now:
+ * a Podman container in uid's store (0: the rootful one) or a Flatpak app
+ * installed system-wide or for uid. A recording of it then waits for its
+ * processes. */
+bool container_exists(const char *query, uid_t uid);
+
 /* True when query names this instance: Podman full id, unique-looking id
  * prefix (>= 12 hex digits) or name; Flatpak app id or instance id. */
 bool container_instance_matches(const ContainerInfo *info, const char *query);

@@ -270,10 +270,17 @@ static int expand_container(RecordOptions *o, uid_t caller_uid, sd_bus_error *er
         container_instances_free(inst, n);
         if (k < 0)
                 return k;
+        /* Not running now but it exists (a stopped Podman container, an
+         * installed Flatpak app): the recording waits for its processes. */
+        if (added == 0 && container_exists(o->container, caller_uid)) {
+                o->container_waiting = true;
+                return 0;
+        }
         if (added == 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
-                                         "option 'container': no running Podman container or Flatpak app matches '%s' "
-                                         "(ListTargets shows them; `podman ps`, `flatpak ps`)",
+                                         "option 'container': no running Podman container or Flatpak app matches '%s', "
+                                         "and no stopped container or installed app has that name "
+                                         "(ListTargets shows them; `podman ps -a`, `flatpak list --app`)",
                                          o->container);
         return 0;
 }
@@ -362,7 +369,7 @@ static int record_options_check(RecordOptions *o, uid_t caller_uid, sd_bus_error
                 if (k < 0)
                         return k;
         }
-        int targets = (o->n_pids > 0) + o->system + (o->command_pid > 0);
+        int targets = (o->n_pids > 0 || o->container_waiting) + o->system + (o->command_pid > 0);
         if (targets == 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "no target: give 'pids', 'command-pid', 'container' or 'system'");

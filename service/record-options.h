@@ -37,6 +37,8 @@ typedef struct RecordOptions {
         char *container;           /* "container" s: Podman name/id or Flatpak app id; its
                                     * processes are added to pids (forks followed by inherit,
                                     * processes joining later by container-follow.h) */
+        bool container_waiting;    /* "container" names one that does not run yet: no pids,
+                                    * its processes are added when they start */
         char **counters;           /* "counters" as (counters.h); NULL = the defaults, cpu and memory */
         uint32_t counter_interval_ms; /* "counter-interval-ms" u; 0 = 250 */
         /* Options of other components go here, with a row in the table. */

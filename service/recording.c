@@ -260,6 +260,7 @@ static void recording_publish(Recording *r) {
 /* ---- processes joining the recorded container ---- */
 
 static int recording_add_process_tasks(Recording *r, pid_t pid);
+static int recording_watch_rings(Recording *r);
 
 /* Records a process that entered the container/app during the recording:
  * events on its threads (inherit follows its children), then its PROCESS,
@@ -309,10 +310,15 @@ static void recording_follow_container(Recording *r) {
                 return;
         }
         ContainerFollowStats st = container_follow_get_stats(r->follow);
-        if (st.stopped && !was_stopped)
+        if (st.stopped && !was_stopped && !(r->options.container_waiting && st.joined == 0))
                 fprintf(stderr, "periscoped: recording %u: container '%s' has no process left; recording goes on "
                         "until Stop or the duration (processes that join it are added)\n",
                         r->id, r->options.container);
+        else if (!st.stopped && was_stopped)
+                fprintf(stderr, "periscoped: recording %u: container '%s' runs again\n", r->id, r->options.container);
+        if (ret > 0 && recording_watch_rings(r) < 0)
+                fprintf(stderr, "periscoped: recording %u: cannot poll the rings of joined processes; the tick drains them\n",
+                        r->id);
         if (ret > 0 && r->slot)
                 recording_publish(r); /* Processes changed */
 }
@@ -770,24 +776,36 @@ static int recording_snapshot(Recording *r) {
         return 0;
 }
 
+/* Polls every ring that exists and is not polled yet (a CPU's ring appears
+ * with its first event: at start, or when a process joins a container that
+ * had none). */
+static int recording_watch_rings(Recording *r) {
+        size_t n = perf_events_get_n_rings(r->perf);
+        if (!r->ring_sources) {
+                r->ring_sources = calloc(n, sizeof(sd_event_source *));
+                if (!r->ring_sources)
+                        return -ENOMEM;
+                r->n_ring_sources = n;
+        }
+        for (size_t i = 0; i < n && i < r->n_ring_sources; i++) {
+                int fd = perf_events_get_ring_fd(r->perf, i);
+                if (fd < 0 || r->ring_sources[i])
+                        continue;
+                int ret = sd_event_add_io(r->manager->event, &r->ring_sources[i], fd, EPOLLIN, on_ring, r);
+                if (ret < 0)
+                        return ret;
+        }
+        return 0;
+}
+
 static int recording_add_sources(Recording *r) {
         sd_event *e = r->manager->event;
         int ret = sd_event_add_time_relative(e, &r->tick, CLOCK_MONOTONIC, RECORDING_TICK_USEC, 10 * 1000, on_tick, r);
         if (ret < 0)
                 return ret;
-        size_t n = perf_events_get_n_rings(r->perf);
-        r->ring_sources = calloc(n, sizeof(sd_event_source *));
-        if (!r->ring_sources)
-                return -ENOMEM;
-        r->n_ring_sources = n;
-        for (size_t i = 0; i < n; i++) {
-                int fd = perf_events_get_ring_fd(r->perf, i);
-                if (fd < 0)
-                        continue;
-                ret = sd_event_add_io(e, &r->ring_sources[i], fd, EPOLLIN, on_ring, r);
-                if (ret < 0)
-                        return ret;
-        }
+        ret = recording_watch_rings(r);
+        if (ret < 0)
+                return ret;
         if (r->options.duration_ms) {
                 ret = sd_event_add_time_relative(e, &r->duration_timer, CLOCK_MONOTONIC,
                                                  r->options.duration_ms * 1000ull, 1000, on_duration, r);
@@ -889,6 +907,9 @@ int recording_start(Manager *m, sd_bus_message *call, const Caller *caller, Reco
         }
         fprintf(stderr, "periscoped: recording %u started for uid %u (%s)\n", r->id, (unsigned) caller->uid,
                 r->options.system ? "system" : "processes");
+        if (r->options.container_waiting)
+                fprintf(stderr, "periscoped: recording %u: container '%s' does not run now; its processes are added "
+                        "when it starts\n", r->id, r->options.container);
         *ret = r;
         return 0;
 fail:

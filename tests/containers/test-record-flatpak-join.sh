@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # End to end: `periscope record --container APP-ID` follows processes that
-# join a Flatpak app during the recording. The app's only instance sleeps;
-# after the recording started, a host shell waits a second (seen by the
-# rescans as a host process) and execs `flatpak enter INSTANCE`, which
-# enters that sandbox and execs the workload under the same pid (looked at
-# again when its command changes), a second `flatpak run` of the app starts another
-# instance, and a host process with other function names starts too. After
-# Stop (SIGINT): both workload processes are in the capture, described as
-# the app (with its /.flatpak-info), >= 95% of the samples of each carry
-# main;hot_outer;hot_inner; the host process has no frame; periscope.stats
-# counts the two joined processes.
+# join a Flatpak app during the recording.
+# 1. The app is installed but not running: the recording waits, and a
+#    `flatpak run` during it is recorded (>= 95% right names).
+# 2. The app's only instance sleeps; during the recording: `flatpak enter
+#    INSTANCE` runs the workload in it, a second `flatpak run` starts another
+#    instance, a host shell waits a second (seen by the rescans as a host
+#    process) and then enters the sandbox in place (`nsenter -m -r`, as
+#    flatpak enter does) and execs the workload under the same pid (added
+#    because the rescan looks again when a command changes), and a host
+#    process with other function names starts. After Stop (SIGINT): the
+#    three workload processes are described as the app (instance ids, its
+#    /.flatpak-info), >= 95% of the samples of each carry
+#    main;hot_outer;hot_inner; the host process has no frame;
+#    periscope.stats counts the joined processes.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
@@ -36,6 +40,26 @@ kill_app() {
 }
 cleanup kill_app
 
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
+# First the app installed but not running: the recording waits for it, and
+# `flatpak run` during the recording is recorded from its start.
+PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container=$app_id -o "$WORK/w.syscap" 2>"$WORK/rec-w.err" &
+rec=$!
+for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec-w.err" && break; sleep 0.05; done
+grep -q "container '$app_id' does not run now; its processes are added when it starts" "$WORK/rec-w.err" ||
+        { cat "$WORK/rec-w.err"; fail "the recording of the installed app did not start waiting for it"; }
+flatpak run $app_id >"$WORK/run0.log" 2>&1 &
+for _ in $(seq 200); do [ -n "$(app_pids joinapp)" ] && break; sleep 0.05; done
+[ -n "$(app_pids joinapp)" ] || { cat "$WORK/run0.log"; fail "flatpak run did not start the app"; }
+sleep 2
+kill -INT $rec
+wait $rec || { cat "$WORK/rec-w.err"; fail "periscope record --container of the installed app failed"; }
+! grep -qE "Sanitizer|runtime error:" "$WORK/rec-w.err" || { cat "$WORK/rec-w.err"; fail "memory errors in periscoped"; }
+"$PERISCOPE" dump --json "$WORK/w.syscap" >"$WORK/w.json" || fail "periscope dump failed"
+SINCE_EXEC=1 CAPTURE="$WORK/w.syscap" python3 "$here/check-container-capture.py" "$WORK/w.json" all:1 flatpak $app_id 0 "$WORK/spin" /app/bin/joinapp map_files ||
+        fail "capture check of the app started during the recording failed"
+kill_app
+
 flatpak run --command=sleep $app_id 1000 >"$WORK/run.log" 2>&1 &
 sleeper=
 for _ in $(seq 200); do sleeper=$(app_pids sleep | head -1); [ -n "$sleeper" ] && break; sleep 0.05; done
@@ -43,7 +67,6 @@ for _ in $(seq 200); do sleeper=$(app_pids sleep | head -1); [ -n "$sleeper" ] &
 instance=$(flatpak ps --columns=instance,application | awk -v a=$app_id '$2 == a { print $1; exit }')
 [ -n "$instance" ] || { flatpak ps; fail "flatpak ps does not list the instance"; }
 
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container=$app_id -o "$WORK/c.syscap" 2>"$WORK/rec.err" &
 rec=$!
 for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break; sleep 0.05; done
