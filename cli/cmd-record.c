@@ -419,7 +419,8 @@ int cmd_record(int argc, char **argv) {
                 { "system", 0, 0, G_OPTION_ARG_NONE, &a.system, "Record every process", NULL },
                 { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &a.pids, "Record process PID (repeat, or PID,PID…)", "PID" },
                 { "container", 'c', 0, G_OPTION_ARG_STRING, &a.container,
-                  "Record every process of a Podman container (name or id) or Flatpak app (app id)", "NAME|ID|APP-ID" },
+                  "Record every process of a Podman container (name or id) or Flatpak app (app id), also those "
+                  "that join or start it during the recording", "NAME|ID|APP-ID" },
                 { "duration", 0, 0, G_OPTION_ARG_DOUBLE, &a.duration, "Stop after SECONDS", "SECONDS" },
                 { "no-kernel", 0, 0, G_OPTION_ARG_NONE, &a.no_kernel, "Leave kernel stacks out", NULL },
                 { "unwind", 0, 0, G_OPTION_ARG_STRING, &a.unwind,
