@@ -25,6 +25,7 @@ typedef enum PidState {
 
 typedef struct PidEntry {
         pid_t pid;
+        uint64_t ino;              /* of /proc/PID: a new process under a reused pid gets a new one */
         uint64_t start_time;       /* field 22 of /proc/PID/stat: tells a reused pid apart */
         char comm[COMM_MAX];
         PidState state;
@@ -48,6 +49,7 @@ struct ContainerFollow {
         InstanceVerdict *verdicts;
         size_t n_verdicts;
         ContainerFollowStats stats;
+        unsigned n_scans;
         bool any_owner;
         uid_t owner_uid;           /* unless any_owner */
 };
@@ -215,6 +217,10 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
         size_t n_seen = 0, allocated = 0, n_joined_now = 0;
         uint32_t members = 0;
         int joined = 0, k = 0;
+        /* Most scans trust /proc/PID's inode number from readdir alone (no
+         * read per process); every CONTAINER_FOLLOW_FULL_EVERY-th one reads
+         * every process's stat, to see the command changes of non-members. */
+        bool full = f->n_scans++ % CONTAINER_FOLLOW_FULL_EVERY == 0;
 
         DIR *d = opendir("/proc");
         if (!d)
@@ -226,12 +232,17 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
                 if (*end || lpid <= 0 || lpid > INT32_MAX)
                         continue;
                 pid_t pid = (pid_t) lpid;
-                PidEntry e = { .pid = pid };
+                const PidEntry *old = find_entry(f->pids, f->n_pids, pid);
+                PidEntry e = { .pid = pid, .ino = de->d_ino };
                 pid_t ppid;
+                if (!full && old && old->ino == e.ino && old->state != PID_DEFERRED) {
+                        e = *old; /* the same process, as last seen */
+                        if (e.state == PID_RECORDED)
+                                members++;
+                        goto keep;
+                }
                 if (read_stat(pid, &e.start_time, &ppid, e.comm) < 0)
                         continue; /* gone meanwhile, or unreadable: not ours to follow */
-
-                const PidEntry *old = find_entry(f->pids, f->n_pids, pid);
                 if (old && old->start_time != e.start_time)
                         old = NULL; /* the pid was reused */
                 if (old && (old->state == PID_RECORDED || old->state == PID_FAILED)) {
@@ -288,6 +299,7 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
                 }
                 if (e.state == PID_RECORDED)
                         members++;
+        keep:
                 if (n_seen == allocated) {
                         size_t na = allocated ? allocated * 2 : 256;
                         PidEntry *ns = reallocarray(seen, na, sizeof(PidEntry));

@@ -10,8 +10,11 @@
  * container_instance_matches), and members go to a callback that attaches
  * events and snapshots them. A pid is classified once; again only when its
  * command name changes (an exec: `flatpak enter` and runc's exec enter the
- * sandbox first and exec later). Children that inherit already follows are
- * known from the FORK records, so no task gets its events twice. */
+ * sandbox first and exec later), which the full scans see (every
+ * CONTAINER_FOLLOW_FULL_EVERY-th reads each /proc/PID/stat; the others only
+ * /proc's directory). A reused pid is a new process (its /proc/PID inode
+ * number, its start time). Children that inherit already follows are known
+ * from the FORK records, so no task gets its events twice. */
 #pragma once
 
 #include <stdbool.h>
@@ -22,6 +25,10 @@
 #include "resolver.h"
 
 typedef struct ContainerFollow ContainerFollow;
+
+/* Every this many scans, one reads each process's /proc/PID/stat; the
+ * others read /proc only (new processes, reused pids: new inode numbers). */
+#define CONTAINER_FOLLOW_FULL_EVERY 5
 
 /* Attaches events to a member and snapshots it: 0 when it is recorded now,
  * -ESRCH when it is gone, else a negative errno (-EPERM: the caller may not
