@@ -315,7 +315,8 @@ static void recording_follow_container(Recording *r) {
                         "until Stop or the duration (processes that join it are added)\n",
                         r->id, r->options.container);
         else if (!st.stopped && was_stopped)
-                fprintf(stderr, "periscoped: recording %u: container '%s' runs again\n", r->id, r->options.container);
+                fprintf(stderr, "periscoped: recording %u: container '%s' has processes (again)\n", r->id,
+                        r->options.container);
         if (ret > 0 && recording_watch_rings(r) < 0)
                 fprintf(stderr, "periscoped: recording %u: cannot poll the rings of joined processes; the tick drains them\n",
                         r->id);

@@ -30,7 +30,7 @@ sleep 2.5
 kill -INT $rec
 wait $rec || { cat "$WORK/rec.err"; fail "periscope record --container failed"; }
 ! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
-grep -q "process $pid (/bin/app) joined container '$name'" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the started container's process $pid was not added"; }
+grep -q "process $pid (.*) joined container '$name'" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the started container's process $pid was not added"; }
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
 SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$pid" podman "$name" 0 "$WORK/spin" /bin/app map_files \
         /var/lib/containers/storage/overlay/ || fail "capture check of the started container failed"

@@ -54,7 +54,7 @@ sleep 2.5
 kill -INT $rec
 wait $rec || { cat "$WORK/rec.err"; fail "periscope record --container failed"; }
 ! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
-grep -q "process $app_pid (/bin/app) joined container '$name'" "$WORK/rec.err" ||
+grep -q "process $app_pid (.*) joined container '$name'" "$WORK/rec.err" ||
         { cat "$WORK/rec.err"; fail "periscoped did not log the exec'd workload $app_pid as joined"; }
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
 SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" "$app_pid" podman "$name" "$uid" "$WORK/spin" /bin/app resolver \
@@ -93,7 +93,7 @@ sleep 2.5
 kill -INT $rec
 wait $rec || { cat "$WORK/rec-u.err" "$log"; fail "the owner's periscope record --container failed"; }
 ! grep -qE "Sanitizer|runtime error:" "$log" || { cat "$log"; fail "memory errors in periscoped"; }
-grep -q "process $app_pid (/bin/app) joined container '$name'" "$log" ||
+grep -q "process $app_pid (.*) joined container '$name'" "$log" ||
         { cat "$log"; fail "the owner's recording did not add its exec'd workload $app_pid"; }
 ! grep -q "not recorded" "$log" || { cat "$log"; fail "a process of the owner's container was refused"; }
 "$PERISCOPE" dump --json "$out/u.syscap" >"$WORK/u.json" || fail "periscope dump failed"
