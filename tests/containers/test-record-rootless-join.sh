@@ -77,7 +77,7 @@ setpriv --reuid="$user" --regid="$user" --init-groups env HOME=/home/$user "$PER
 rec=$!
 for _ in $(seq 600); do grep -q "recording .* started for uid $uid" "$log" && break; sleep 0.05; done
 grep -q "recording .* started for uid $uid" "$log" || { cat "$log" "$WORK/rec-u.err"; fail "the owner's recording did not start"; }
-before=$(pgrep -x app | tr '\n' ' ')
+before=$( (pgrep -x app || true) | tr '\n' ' ')
 $as_user podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/exec.out"; fail "podman exec failed"; }
 app_pid=
 for _ in $(seq 200); do
