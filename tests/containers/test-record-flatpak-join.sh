@@ -86,7 +86,14 @@ outside=$!
 cleanup "kill $outside"
 for _ in $(seq 200); do [ "$(app_pids joinapp | wc -l)" -ge 3 ] && break; sleep 0.05; done
 [ "$(app_pids joinapp | wc -l)" -ge 3 ] || { cat "$WORK/enter.log" "$WORK/run2.log"; fail "flatpak enter / the second flatpak run did not start the workload"; }
-sleep 2.5
+# The in-place joiner is seen at a rescan's second look (about a second; more
+# on a loaded machine under ASan): wait for all three to be logged (at most
+# 15 s), then give them two seconds of samples.
+for _ in $(seq 300); do
+        [ "$(grep -c "process .* joined container '$app_id'" "$WORK/rec.err")" -ge 3 ] && break
+        sleep 0.05
+done
+sleep 2
 kill -INT $rec
 wait $rec || { cat "$WORK/rec.err"; fail "periscope record --container failed"; }
 kill $outside
