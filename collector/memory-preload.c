@@ -12,7 +12,7 @@
  * every allocation made while recording (by the unwinder, the ring request,
  * pthread) go straight to the real allocator unrecorded. Stacks come from
  * libunwind's unw_backtrace() (as Sysprof's collector does): with its
- * per-thread cache of frame rules it is 3-4x cheaper per allocation than
+ * per-thread cache of frame rules it is 6-9x cheaper per allocation than
  * glibc's backtrace(), which looks every frame's FDE up again through
  * libgcc (bench/memory-profiler.md). After fork() the
  * child drops the parent's ring and asks for its own.
