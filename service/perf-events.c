@@ -26,13 +26,21 @@ typedef struct PerfRing {
         uint8_t *copy;             /* a record that wraps around the end, made contiguous */
 } PerfRing;
 
+/* One opened event: the task it samples (-1: a CPU), and whether it was
+ * revoked (disabled for good: enabling all events skips it). */
+typedef struct PerfEventFd {
+        int fd;
+        pid_t tid;
+        bool revoked;
+} PerfEventFd;
+
 struct PerfEvents {
         PerfEventsConfig config;
         bool build_ids;            /* attr.build_id accepted */
         int n_cpus;
         PerfRing *rings;           /* n_cpus entries, fd == -1 until the CPU has an event */
         PerfRingReader *readers;   /* n_cpus entries, scratch for perf_events_drain */
-        int *fds;
+        PerfEventFd *fds;
         size_t n_fds, allocated_fds;
         uint64_t bad_records;
         long page_size;
@@ -84,7 +92,7 @@ void perf_events_free(PerfEvents *p) {
                 free(p->rings[i].copy);
         }
         for (size_t i = 0; i < p->n_fds; i++)
-                safe_close(p->fds[i]);
+                safe_close(p->fds[i].fd);
         free(p->fds);
         free(p->rings);
         free(p->readers);
@@ -121,16 +129,16 @@ static void perf_events_fill_attr(const PerfEvents *p, bool inherit, struct perf
         attr->wakeup_watermark = (uint32_t) (p->config.ring_pages * (uint64_t) p->page_size / 2);
 }
 
-static int perf_events_track_fd(PerfEvents *p, int fd) {
+static int perf_events_track_fd(PerfEvents *p, int fd, pid_t tid) {
         if (p->n_fds == p->allocated_fds) {
                 size_t n = p->allocated_fds ? p->allocated_fds * 2 : 16;
-                int *fds = reallocarray(p->fds, n, sizeof(int));
+                PerfEventFd *fds = reallocarray(p->fds, n, sizeof(PerfEventFd));
                 if (!fds)
                         return -ENOMEM;
                 p->fds = fds;
                 p->allocated_fds = n;
         }
-        p->fds[p->n_fds++] = fd;
+        p->fds[p->n_fds++] = (PerfEventFd) { .fd = fd, .tid = tid };
         return 0;
 }
 
@@ -173,7 +181,7 @@ static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inher
         if (fd < 0)
                 return fd;
         _cleanup_close_ int owned = fd;
-        int r = perf_events_track_fd(p, fd);
+        int r = perf_events_track_fd(p, fd, pid);
         if (r < 0)
                 return r;
         TAKE_FD(owned);
@@ -222,9 +230,23 @@ int perf_events_add_system(PerfEvents *p) {
 
 static int perf_events_ioctl_all(PerfEvents *p, unsigned long request) {
         for (size_t i = 0; i < p->n_fds; i++)
-                if (ioctl(p->fds[i], request, 0) < 0)
+                if (!p->fds[i].revoked && ioctl(p->fds[i].fd, request, 0) < 0)
                         return -errno;
         return 0;
+}
+
+int perf_events_revoke_task(PerfEvents *p, pid_t tid) {
+        int n = 0;
+        for (size_t i = 0; i < p->n_fds; i++) {
+                if (p->fds[i].tid != tid || p->fds[i].revoked)
+                        continue;
+                /* Disabled, not closed: the fd may own its CPU's ring. */
+                if (ioctl(p->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
+                        return -errno;
+                p->fds[i].revoked = true;
+                n++;
+        }
+        return n;
 }
 
 int perf_events_enable(PerfEvents *p) {

@@ -36,6 +36,12 @@ void perf_events_free(PerfEvents *p);
  * start enabled, writing into the same per-CPU rings. */
 int perf_events_add_task(PerfEvents *p, pid_t tid);
 
+/* Stops the events of task tid for good (perf_events_enable() skips them):
+ * for a task that turned out not to be the one that was authorized (its
+ * process ended and the pid was reused while the events were opened).
+ * Returns how many events were revoked. */
+int perf_events_revoke_task(PerfEvents *p, pid_t tid);
+
 /* Samples everything on every CPU. */
 int perf_events_add_system(PerfEvents *p);
 

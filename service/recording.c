@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "container-snapshot.h"
 #include "periscope-errors.h"
+#include "process-attach.h"
 #include "process-snapshot.h"
 #include "recording-control.h"
 #include "recording-stages.h"
@@ -27,7 +28,6 @@
 #define RECORDING_TICK_USEC (100 * 1000)
 #define RECORDING_PUBLISH_TICKS 5          /* PropertiesChanged at most every 500 ms */
 #define RECORDING_LINGER_USEC (300ull * 1000 * 1000)
-#define RECORDING_MAX_TASK_SCANS 8
 #define RECORDING_FOLLOW_TICKS 2           /* container membership rescan every 200 ms */
 
 static int64_t now_monotonic_ns(void) {
@@ -267,17 +267,17 @@ static int recording_watch_rings(Recording *r);
  * MAP, mountinfo and container frames, as the start snapshot writes them. */
 static int recording_join_process(pid_t pid, void *userdata) {
         Recording *r = userdata;
-        /* Like a `pids` entry: root and polkit-authorized callers may record
-         * any process, others their own. */
-        if (r->owner_uid != 0 && !r->auth.via_polkit && !caller_owns_process(r->owner_uid, pid)) {
-                fprintf(stderr, "periscoped: recording %u: process %d joined container '%s' but is not uid %u's; "
-                        "not recorded\n", r->id, (int) pid, r->options.container, (unsigned) r->owner_uid);
-                return -EPERM;
-        }
         int64_t time = now_monotonic_ns();
+        /* Like a `pids` entry: root and polkit-authorized callers may record
+         * any process, others their own (checked with the process held). */
         int ret = recording_add_process_tasks(r, pid);
         if (ret == -ESRCH)
                 return ret;
+        if (ret == -EPERM) {
+                fprintf(stderr, "periscoped: recording %u: process %d joined container '%s' but is not uid %u's; "
+                        "not recorded\n", r->id, (int) pid, r->options.container, (unsigned) r->owner_uid);
+                return ret;
+        }
         if (ret < 0) {
                 fprintf(stderr, "periscoped: recording %u: cannot record process %d that joined container '%s': "
                         "perf_event_open: %s\n", r->id, (int) pid, r->options.container, strerror(-ret));
@@ -630,52 +630,11 @@ static const sd_bus_vtable recording_vtable[] = {
 
 /* Opens events for every thread of pid, rescanning until no new thread shows
  * up (threads created after their creator's event are inherited). */
+/* Events on pid's threads; a caller on its own rights is checked again
+ * here, with the process held, whatever the authorization saw before. */
 static int recording_add_process_tasks(Recording *r, pid_t pid) {
-        pid_t *seen = NULL;
-        size_t n_seen = 0;
-        int ret = 0;
-        for (int round = 0; round < RECORDING_MAX_TASK_SCANS; round++) {
-                char path[64];
-                snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
-                DIR *d = opendir(path);
-                if (!d) {
-                        ret = errno == ENOENT ? -ESRCH : -errno;
-                        break;
-                }
-                bool new_task = false;
-                struct dirent *de;
-                while ((de = readdir(d))) {
-                        char *end;
-                        long tid = strtol(de->d_name, &end, 10);
-                        if (*end || tid <= 0 || tid > INT32_MAX)
-                                continue;
-                        bool known = false;
-                        for (size_t i = 0; i < n_seen && !known; i++)
-                                known = seen[i] == (pid_t) tid;
-                        if (known)
-                                continue;
-                        pid_t *s = reallocarray(seen, n_seen + 1, sizeof(pid_t));
-                        if (!s) {
-                                ret = -ENOMEM;
-                                break;
-                        }
-                        seen = s;
-                        seen[n_seen++] = (pid_t) tid;
-                        new_task = true;
-                        ret = perf_events_add_task(r->perf, (pid_t) tid);
-                        if (ret == -ESRCH)
-                                ret = 0; /* the thread ended meanwhile */
-                        if (ret < 0)
-                                break;
-                }
-                closedir(d);
-                if (ret < 0 || !new_task)
-                        break;
-        }
-        free(seen);
-        if (ret == 0 && n_seen == 0)
-                ret = -ESRCH;
-        return ret;
+        bool own_rights = r->owner_uid != 0 && !r->auth.via_polkit;
+        return process_attach_events(r->perf, pid, own_rights, r->owner_uid);
 }
 
 static int perf_error(sd_bus_error *error, int ret, const char *what) {
@@ -722,12 +681,18 @@ static int recording_arm_perf(Recording *r, sd_bus_error *error) {
                 if (pid <= 0)
                         continue;
                 ret = recording_add_process_tasks(r, pid);
-                /* A container's short-lived process may be gone already: fine. */
-                if (ret == -ESRCH && i >= r->options.n_given_pids && i < r->options.n_pids)
+                /* A container's short-lived process may be gone already (its
+                 * pid perhaps another process's now): fine. */
+                if ((ret == -ESRCH || ret == -EPERM) && i >= r->options.n_given_pids && i < r->options.n_pids)
                         continue;
                 if (ret == -ESRCH)
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
                                                  "process %d exited before recording started", (int) pid);
+                if (ret == -EPERM)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                                 "process %d is not yours (any more: did it exit, and its pid go to "
+                                                 "another process?); pass the pid of a process of yours",
+                                                 (int) pid);
                 if (ret < 0) {
                         char what[64];
                         snprintf(what, sizeof(what), "process %d", (int) pid);

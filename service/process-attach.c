@@ -1,0 +1,111 @@
+/* process-attach.c: a process's events, opened on the process that was
+ * checked (see process-attach.h). */
+#include "process-attach.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "authorization.h"
+#include "cleanup.h"
+
+/* Threads created while /proc/PID/task is read are caught by another read;
+ * inherit covers the ones they create after their own events are open. */
+#define PROCESS_ATTACH_MAX_TASK_SCANS 8
+
+/* Not reaped yet (a zombie counts): its pid is still its own. */
+static bool pidfd_alive(int pidfd) {
+        return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno == EPERM;
+}
+
+/* Whether thread tid is one of the process whose /proc directory is dir. */
+static bool task_of(int dir, pid_t tid) {
+        char name[32];
+        snprintf(name, sizeof(name), "task/%d", (int) tid);
+        return faccessat(dir, name, F_OK, 0) == 0;
+}
+
+static void revoke_all(PerfEvents *events, const pid_t *tids, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                (void) perf_events_revoke_task(events, tids[i]);
+}
+
+int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t owner) {
+        char path[64];
+        if (pid <= 0)
+                return -ESRCH;
+        long fd = syscall(SYS_pidfd_open, pid, 0);
+        if (fd < 0)
+                return errno == ESRCH ? -ESRCH : -errno;
+        _cleanup_close_ int pidfd = (int) fd;
+        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+        _cleanup_close_ int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        if (check_owner && !caller_owns_process(owner, pid))
+                return pidfd_alive(pidfd) ? -EPERM : -ESRCH;
+        /* Alive after the check and the open: both saw the pidfd's process. */
+        if (!pidfd_alive(pidfd))
+                return -ESRCH;
+
+        _cleanup_free_ pid_t *seen = NULL;
+        size_t n_seen = 0;
+        int ret = 0;
+        for (int round = 0; round < PROCESS_ATTACH_MAX_TASK_SCANS && ret >= 0; round++) {
+                int tdfd = openat(dir, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (tdfd < 0) {
+                        ret = errno == ENOENT ? -ESRCH : -errno;
+                        break;
+                }
+                DIR *d = fdopendir(tdfd);
+                if (!d) {
+                        ret = -errno;
+                        safe_close(tdfd);
+                        break;
+                }
+                bool new_task = false;
+                struct dirent *de;
+                while (ret >= 0 && (de = readdir(d))) {
+                        char *end;
+                        long tid = strtol(de->d_name, &end, 10);
+                        if (*end || tid <= 0 || tid > INT32_MAX)
+                                continue;
+                        bool known = false;
+                        for (size_t i = 0; i < n_seen && !known; i++)
+                                known = seen[i] == (pid_t) tid;
+                        if (known)
+                                continue;
+                        pid_t *s = reallocarray(seen, n_seen + 1, sizeof(pid_t));
+                        if (!s) {
+                                ret = -ENOMEM;
+                                break;
+                        }
+                        seen = s;
+                        seen[n_seen++] = (pid_t) tid;
+                        new_task = true;
+                        ret = perf_events_add_task(events, (pid_t) tid);
+                        if (ret == -ESRCH)
+                                ret = 0; /* the thread ended meanwhile */
+                        /* The thread ended and its id went to another task
+                         * between readdir and perf_event_open: not ours. */
+                        else if (ret >= 0 && !task_of(dir, (pid_t) tid))
+                                ret = perf_events_revoke_task(events, (pid_t) tid) < 0 ? -EIO : 0;
+                }
+                closedir(d);
+                if (!new_task)
+                        break;
+        }
+        if (ret >= 0 && n_seen == 0)
+                ret = -ESRCH;
+        /* The process ended while its events were opened: the pid may have
+         * gone to another process since, and the events with it. */
+        if (ret >= 0 && !pidfd_alive(pidfd)) {
+                revoke_all(events, seen, n_seen);
+                ret = -ESRCH;
+        }
+        return ret;
+}

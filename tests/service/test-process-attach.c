@@ -1,0 +1,129 @@
+/* test-process-attach.c: the events of a process, on real perf events
+ * (cpu-clock), through process_attach_events():
+ *   - every thread of a two-threaded spinning child is sampled;
+ *   - a revoked task gives no samples any more, also after enabling all
+ *     events again (what a task whose pid was reused must get);
+ *   - a pid that is not the owner's is refused before anything is opened;
+ *   - a reaped pid is gone.
+ * Needs root (perf_event_open on another process), as ./test.sh runs it. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perf-record.h"
+#include "process-attach.h"
+
+static int failures;
+#define CHECK(cond)                                                                      \
+        do {                                                                             \
+                if (!(cond)) {                                                           \
+                        fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+                        failures++;                                                      \
+                }                                                                        \
+        } while (0)
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+static volatile unsigned long sink;
+
+static void *spin(void *arg) {
+        (void) arg;
+        for (;;)
+                sink++;
+        return NULL;
+}
+
+/* A child with a second thread, both spinning; dies with us. */
+static pid_t spawn_spinner(void) {
+        pid_t pid = fork();
+        if (pid == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                pthread_t t;
+                pthread_create(&t, NULL, spin, NULL);
+                spin(NULL);
+        }
+        return pid;
+}
+
+typedef struct Count {
+        pid_t pid;
+        int samples;               /* of pid */
+        pid_t tids[8];
+        int n_tids;
+} Count;
+
+static int count_sample(const struct perf_event_header *h, size_t size, void *userdata) {
+        Count *c = userdata;
+        PerfRecordLayout layout = { .sample_type = SAMPLE_TYPE };
+        PerfSample s;
+        if (h->type != PERF_RECORD_SAMPLE || perf_record_parse_sample(&layout, h, size, &s) < 0)
+                return 0;
+        if ((pid_t) s.pid != c->pid)
+                return 0;
+        c->samples++;
+        bool known = false;
+        for (int i = 0; i < c->n_tids && !known; i++)
+                known = c->tids[i] == (pid_t) s.tid;
+        if (!known && c->n_tids < 8)
+                c->tids[c->n_tids++] = (pid_t) s.tid;
+        return 0;
+}
+
+static Count run_for(PerfEvents *p, pid_t pid, int ms) {
+        Count c = { .pid = pid };
+        (void) perf_events_drain(p, count_sample, &(Count) { .pid = pid }); /* what came before */
+        struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000 };
+        nanosleep(&ts, NULL);
+        (void) perf_events_drain(p, count_sample, &c);
+        return c;
+}
+
+int main(void) {
+        pid_t child = spawn_spinner();
+        if (child < 0)
+                return 1;
+        usleep(50000); /* its thread exists */
+
+        PerfEventsConfig cfg = { .frequency = 1000, .sample_type = SAMPLE_TYPE };
+        PerfEvents *p = NULL;
+        CHECK(perf_events_new(&cfg, &p) == 0);
+        if (!p)
+                return 1;
+
+        /* Not the owner's: refused, nothing opened. */
+        CHECK(process_attach_events(p, child, true, 65534) == -EPERM);
+        CHECK(perf_events_get_n_events(p) == 0);
+
+        CHECK(process_attach_events(p, child, true, 0) == 0);
+        CHECK(perf_events_enable(p) == 0);
+        Count c = run_for(p, child, 400);
+        printf("attached: %d samples from %d threads\n", c.samples, c.n_tids);
+        CHECK(c.samples > 50 && c.n_tids == 2);
+
+        /* Revoked (both threads): silent, even after enabling everything again. */
+        for (int i = 0; i < c.n_tids; i++)
+                CHECK(perf_events_revoke_task(p, c.tids[i]) > 0);
+        Count after = run_for(p, child, 300);
+        CHECK(perf_events_enable(p) == 0);
+        Count again = run_for(p, child, 300);
+        printf("revoked: %d samples, after enabling all: %d\n", after.samples, again.samples);
+        CHECK(after.samples == 0 && again.samples == 0);
+
+        /* Gone. */
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        CHECK(process_attach_events(p, child, false, 0) == -ESRCH);
+
+        perf_events_free(p);
+        if (failures)
+                return 1;
+        printf("ok: a process's events sample its threads, revoked ones stay silent, others' pids are refused\n");
+        return 0;
+}
