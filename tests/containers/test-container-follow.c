@@ -21,19 +21,9 @@
 #include <unistd.h>
 
 #include "container-follow.h"
+#include "test-check.h"
 
 #define MAX_CHILDREN 16
-
-static int failures;
-#define CHECK(cond, ...)                                                      \
-        do {                                                                  \
-                if (!(cond)) {                                                \
-                        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);  \
-                        fprintf(stderr, __VA_ARGS__);                         \
-                        fputc('\n', stderr);                                  \
-                        failures++;                                           \
-                }                                                             \
-        } while (0)
 
 static pid_t children[MAX_CHILDREN];
 static size_t n_children;
@@ -163,74 +153,74 @@ int main(void) {
         /* A host process, a member, a member noted as recorded (a target),
          * a member that is refused, a host process that enters later. */
         Child host = spawn(), member = spawn(), target = spawn(), refused = spawn(), late = spawn();
-        CHECK(host.pid > 0 && member.pid > 0 && target.pid > 0 && refused.pid > 0 && late.pid > 0, "fork failed");
-        CHECK(command(&member, 'c') == member.pid, "chroot failed: %s", strerror(errno));
-        CHECK(command(&target, 'c') == target.pid, "chroot failed");
-        CHECK(command(&refused, 'c') == refused.pid, "chroot failed");
-        CHECK(container_follow_note_recorded(fl, target.pid) == 0, "note_recorded");
+        CHECK_MSG(host.pid > 0 && member.pid > 0 && target.pid > 0 && refused.pid > 0 && late.pid > 0, "fork failed");
+        CHECK_MSG(command(&member, 'c') == member.pid, "chroot failed: %s", strerror(errno));
+        CHECK_MSG(command(&target, 'c') == target.pid, "chroot failed");
+        CHECK_MSG(command(&refused, 'c') == refused.pid, "chroot failed");
+        CHECK_MSG(container_follow_note_recorded(fl, target.pid) == 0, "note_recorded");
         j.refuse = refused.pid;
 
         int k = container_follow_scan(fl, res, on_join, &j);
-        CHECK(k == 1, "first scan joined %d, expected 1 (the member)", k);
-        CHECK(count_joins(&j, member.pid) == 1, "the member was not joined once");
-        CHECK(count_joins(&j, host.pid) == 0 && count_joins(&j, late.pid) == 0, "a host process was joined");
-        CHECK(count_joins(&j, target.pid) == 0, "a noted target was joined (it has events already)");
-        CHECK(count_joins(&j, refused.pid) == 1, "the refused member was not asked about");
+        CHECK_MSG(k == 1, "first scan joined %d, expected 1 (the member)", k);
+        CHECK_MSG(count_joins(&j, member.pid) == 1, "the member was not joined once");
+        CHECK_MSG(count_joins(&j, host.pid) == 0 && count_joins(&j, late.pid) == 0, "a host process was joined");
+        CHECK_MSG(count_joins(&j, target.pid) == 0, "a noted target was joined (it has events already)");
+        CHECK_MSG(count_joins(&j, refused.pid) == 1, "the refused member was not asked about");
         ContainerFollowStats st = container_follow_get_stats(fl);
-        CHECK(st.joined == 1 && st.refused == 1 && st.members == 2 && !st.stopped,
-              "stats joined=%u refused=%u members=%u stopped=%d", st.joined, st.refused, st.members, st.stopped);
+        CHECK_MSG(st.joined == 1 && st.refused == 1 && st.members == 2 && !st.stopped,
+                  "stats joined=%u refused=%u members=%u stopped=%d", st.joined, st.refused, st.members, st.stopped);
 
         /* Nothing changed: nothing is joined or asked again. */
         size_t before = j.n;
         k = container_follow_scan(fl, res, on_join, &j);
-        CHECK(k == 0 && j.n == before, "second scan called join %zu more times", j.n - before);
+        CHECK_MSG(k == 0 && j.n == before, "second scan called join %zu more times", j.n - before);
 
         /* The late one enters the sandbox: not seen while its command is the
          * same (classified once), seen once it changes (exec; here a rename
          * to a name that tests the /proc/PID/stat parser). */
-        CHECK(command(&late, 'c') == late.pid, "chroot failed");
+        CHECK_MSG(command(&late, 'c') == late.pid, "chroot failed");
         for (int i = 0; i < CONTAINER_FOLLOW_FULL_EVERY; i++)
                 (void) container_follow_scan(fl, res, on_join, &j);
-        CHECK(count_joins(&j, late.pid) == 0, "a process was classified again without a changed command");
+        CHECK_MSG(count_joins(&j, late.pid) == 0, "a process was classified again without a changed command");
         /* Within one round of scans, one of which reads every process. */
-        CHECK(command(&late, 'n') == late.pid, "rename failed");
+        CHECK_MSG(command(&late, 'n') == late.pid, "rename failed");
         for (int i = 0; i < CONTAINER_FOLLOW_FULL_EVERY && count_joins(&j, late.pid) == 0; i++)
                 (void) container_follow_scan(fl, res, on_join, &j);
-        CHECK(count_joins(&j, late.pid) == 1, "the process that entered and changed its command was not joined");
+        CHECK_MSG(count_joins(&j, late.pid) == 1, "the process that entered and changed its command was not joined");
 
         /* A child forked by a recorded member: inherit follows it when its
          * FORK record says so; without one, it is joined one scan later. */
         pid_t inherited = command(&member, 'f');
-        CHECK(inherited > 0, "fork failed");
-        CHECK(container_follow_note_recorded(fl, inherited) == 0, "note_recorded");
+        CHECK_MSG(inherited > 0, "fork failed");
+        CHECK_MSG(container_follow_note_recorded(fl, inherited) == 0, "note_recorded");
         pid_t orphan = command(&target, 'f');
-        CHECK(orphan > 0, "fork failed");
+        CHECK_MSG(orphan > 0, "fork failed");
         k = container_follow_scan(fl, res, on_join, &j);
-        CHECK(count_joins(&j, inherited) == 0, "a child with a FORK record was joined (events twice)");
-        CHECK(count_joins(&j, orphan) == 0, "a new child of a recorded process was joined before its FORK record could come");
+        CHECK_MSG(count_joins(&j, inherited) == 0, "a child with a FORK record was joined (events twice)");
+        CHECK_MSG(count_joins(&j, orphan) == 0, "a new child of a recorded process was joined before its FORK record could come");
         k = container_follow_scan(fl, res, on_join, &j);
-        CHECK(count_joins(&j, orphan) == 1, "a child without a FORK record was not joined on the next scan");
-        CHECK(count_joins(&j, inherited) == 0, "the inherited child was joined later");
+        CHECK_MSG(count_joins(&j, orphan) == 1, "a child without a FORK record was not joined on the next scan");
+        CHECK_MSG(count_joins(&j, inherited) == 0, "the inherited child was joined later");
 
         /* The refused member changes its command: still not asked again. */
-        CHECK(command(&refused, 'n') == refused.pid, "rename failed");
+        CHECK_MSG(command(&refused, 'n') == refused.pid, "rename failed");
         for (int i = 0; i < CONTAINER_FOLLOW_FULL_EVERY; i++)
                 k = container_follow_scan(fl, res, on_join, &j);
-        CHECK(count_joins(&j, refused.pid) == 1, "a refused process was asked again");
+        CHECK_MSG(count_joins(&j, refused.pid) == 1, "a refused process was asked again");
 
         st = container_follow_get_stats(fl);
-        CHECK(st.joined == 3 && st.members == 5 && !st.stopped, "stats joined=%u members=%u stopped=%d", st.joined,
-              st.members, st.stopped);
+        CHECK_MSG(st.joined == 3 && st.members == 5 && !st.stopped, "stats joined=%u members=%u stopped=%d", st.joined,
+                  st.members, st.stopped);
 
         /* Following for a non-root caller (uid 4321): these root-owned
          * members are another owner's namesakes, never joined. */
         ContainerFollow *other = NULL;
         Joins jo = {};
-        CHECK(container_follow_new(app_id, &other) == 0, "out of memory");
+        CHECK_MSG(container_follow_new(app_id, &other) == 0, "out of memory");
         if (other) {
                 container_follow_set_owner(other, 4321);
                 k = container_follow_scan(other, res, on_join, &jo);
-                CHECK(k == 0 && jo.n == 0, "%zu members of another owner joined", jo.n);
+                CHECK_MSG(k == 0 && jo.n == 0, "%zu members of another owner joined", jo.n);
                 container_follow_free(other);
         }
 
@@ -238,8 +228,8 @@ int main(void) {
         kill_children();
         k = container_follow_scan(fl, res, on_join, &j);
         st = container_follow_get_stats(fl);
-        CHECK(k == 0 && st.members == 0 && st.stopped, "after the members exited: members=%u stopped=%d", st.members,
-              st.stopped);
+        CHECK_MSG(k == 0 && st.members == 0 && st.stopped, "after the members exited: members=%u stopped=%d", st.members,
+                  st.stopped);
 
         container_follow_free(fl);
         resolver_free(res);

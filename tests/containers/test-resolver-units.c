@@ -14,15 +14,7 @@
 #include "json-value.h"
 #include "mountinfo.h"
 #include "safe-open.h"
-
-static int failures;
-#define CHECK(cond)                                                                   \
-        do {                                                                          \
-                if (!(cond)) {                                                        \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-                        failures++;                                                   \
-                }                                                                     \
-        } while (0)
+#include "test-check.h"
 
 static int parse(const char *s, JsonValue **v) {
         return json_parse(s, strlen(s), 1000, v, NULL);

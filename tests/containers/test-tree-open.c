@@ -17,15 +17,7 @@
 #include "debug-trees.h"
 #include "safe-open.h"
 #include "tree-open.h"
-
-static int failures;
-#define CHECK(cond)                                                                              \
-        do {                                                                                     \
-                if (!(cond)) {                                                                   \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-                        failures++;                                                              \
-                }                                                                                \
-        } while (0)
+#include "test-check.h"
 
 static int dir_open(void *userdata, const char *path, int flags, char *shown, size_t shown_size) {
         int *dirfd = userdata;

@@ -23,18 +23,7 @@
 
 #include "capture.h"
 #include "control-ring.h"
-
-static int failures;
-
-__attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "FAIL: ");
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\n");
-        va_end(ap);
-        failures++;
-}
+#include "test-check.h"
 
 static int64_t now_ns(void) {
         struct timespec ts;

@@ -18,21 +18,10 @@
 
 #include "capture.h"
 #include "counters.h"
+#include "test-check.h"
 
 #define INTERVAL_MS 100
 #define ALLOC_BYTES (200ull << 20)
-
-static int failures;
-
-__attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "FAIL: ");
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\n");
-        va_end(ap);
-        failures++;
-}
 
 static int64_t now_ns(void) {
         struct timespec ts;
@@ -58,6 +47,13 @@ static void proc_cpu(uint64_t *busy, uint64_t *total) {
                 *total += v[i];
         *busy = *total - v[3] - v[4];
 }
+
+/* How much of the child's 200 MB "used" must show, in /proc and in the
+ * counter alike. Less than 200 MB: this VM's memory manager (kdamond,
+ * free-page reporting) gives memory back to the host while the child
+ * touches its pages, and MemAvailable has been seen to move by only 118 MB;
+ * well above the tens of MB other processes make it wander. */
+#define MEM_GROWTH_MIN ((int64_t) (80ll << 20))
 
 static int64_t proc_mem_used(void) {
         FILE *f = fopen("/proc/meminfo", "re");
@@ -193,7 +189,7 @@ int main(void) {
                 counters_sample(c);
                 run_loop_until_exit(e, pid);
                 run_loop_for(e, 3 * INTERVAL_MS * 1000000ll);
-                if (mem1[k] - mem0[k] >= (int64_t) (120ull << 20))
+                if (mem1[k] - mem0[k] >= MEM_GROWTH_MIN)
                         break; /* /proc saw it: no need for another round */
         }
 
@@ -308,7 +304,7 @@ int main(void) {
                 double grew = after - before, proc_grew = (double) (mem1[k] - mem0[k]);
                 printf("memory round %d: counter grew %.1f MB, /proc %.1f MB while a child touched 200 MB\n", k,
                        grew / 1048576.0, proc_grew / 1048576.0);
-                mem_ok = before >= 0 && after >= 0 && grew >= 120.0 * 1048576 &&
+                mem_ok = before >= 0 && after >= 0 && grew >= (double) MEM_GROWTH_MIN &&
                          fabs(before - (double) mem0[k]) <= 32.0 * 1048576 &&
                          fabs(after - (double) mem1[k]) <= 32.0 * 1048576;
         }

@@ -17,18 +17,7 @@
 
 #include "capture.h"
 #include "report-memory.h"
-
-static int failures;
-
-__attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "FAIL: ");
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\n");
-        va_end(ap);
-        failures++;
-}
+#include "test-check.h"
 
 /* The text of one table of the report: from its title to the next blank line. */
 static char *section(const char *report, const char *title) {

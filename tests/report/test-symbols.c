@@ -13,18 +13,7 @@
 
 #include "capture.h"
 #include "symbols.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                         \
-        do {                                                                     \
-                if (!(cond)) {                                                   \
-                        fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond); \
-                        fprintf(stderr, __VA_ARGS__);                            \
-                        fputc('\n', stderr);                                     \
-                        failures++;                                              \
-                }                                                                \
-        } while (0)
+#include "test-check.h"
 
 #define MUST(expr)                                                                      \
         do {                                                                            \
@@ -143,42 +132,42 @@ static void test_periscope_roundtrip(void) {
         SymbolTable *t = NULL;
         char *err = NULL;
         int r = symbol_table_parse_periscope(data, len, &t, &err);
-        CHECK(r == 0, "parse: %s", err);
+        CHECK_MSG(r == 0, "parse: %s", err);
         if (r < 0)
                 exit(1);
-        CHECK(symbol_table_get_kind(t) == SYMBOL_TABLE_PERISCOPE, "kind");
+        CHECK_MSG(symbol_table_get_kind(t) == SYMBOL_TABLE_PERISCOPE, "kind");
 
         const SymbolRange *rg = symbol_table_lookup(t, PID_A, 0x401010);
-        CHECK(rg && rg->n_frames == 3, "compute chain has 3 frames");
+        CHECK_MSG(rg && rg->n_frames == 3, "compute chain has 3 frames");
         if (rg && rg->n_frames == 3) {
-                CHECK(strcmp(rg->frames[0].function, "add_one") == 0, "innermost is add_one, got %s", rg->frames[0].function);
-                CHECK(rg->frames[0].flags & SYMBOL_FRAME_INLINED, "add_one is inlined");
-                CHECK(strcmp(rg->frames[0].file, "/src/math.h") == 0 && rg->frames[0].line == 12, "add_one at math.h:12");
-                CHECK(strcmp(rg->frames[1].function, "square") == 0, "then square");
-                CHECK(strcmp(rg->frames[2].function, "compute") == 0, "outermost compute");
-                CHECK(!(rg->frames[2].flags & SYMBOL_FRAME_INLINED), "compute is not inlined");
-                CHECK(rg->frames[2].offset == 0x18 && rg->frames[2].line == 40, "compute+0x18 line 40");
+                CHECK_MSG(strcmp(rg->frames[0].function, "add_one") == 0, "innermost is add_one, got %s", rg->frames[0].function);
+                CHECK_MSG(rg->frames[0].flags & SYMBOL_FRAME_INLINED, "add_one is inlined");
+                CHECK_MSG(strcmp(rg->frames[0].file, "/src/math.h") == 0 && rg->frames[0].line == 12, "add_one at math.h:12");
+                CHECK_MSG(strcmp(rg->frames[1].function, "square") == 0, "then square");
+                CHECK_MSG(strcmp(rg->frames[2].function, "compute") == 0, "outermost compute");
+                CHECK_MSG(!(rg->frames[2].flags & SYMBOL_FRAME_INLINED), "compute is not inlined");
+                CHECK_MSG(rg->frames[2].offset == 0x18 && rg->frames[2].line == 40, "compute+0x18 line 40");
         }
         for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
                 rg = symbol_table_lookup(t, probes[i].pid, probes[i].addr);
                 const char *got = rg ? rg->frames[rg->n_frames - 1].function : NULL;
-                CHECK((got == NULL) == (probes[i].outer == NULL) && (!got || strcmp(got, probes[i].outer) == 0),
-                      "pid %d %#" PRIx64 ": want %s, got %s", probes[i].pid, probes[i].addr,
-                      probes[i].outer ? probes[i].outer : "(none)", got ? got : "(none)");
+                CHECK_MSG((got == NULL) == (probes[i].outer == NULL) && (!got || strcmp(got, probes[i].outer) == 0),
+                          "pid %d %#" PRIx64 ": want %s, got %s", probes[i].pid, probes[i].addr,
+                          probes[i].outer ? probes[i].outer : "(none)", got ? got : "(none)");
         }
         rg = symbol_table_lookup(t, PID_A, 0x7f0000200010);
-        CHECK(rg && (rg->frames[0].flags & SYMBOL_FRAME_UNRESOLVED), "unresolved flag kept");
+        CHECK_MSG(rg && (rg->frames[0].flags & SYMBOL_FRAME_UNRESOLVED), "unresolved flag kept");
 
-        CHECK(symbol_table_get_n_mappings(t) == 2, "two mappings, got %zu", symbol_table_get_n_mappings(t));
+        CHECK_MSG(symbol_table_get_n_mappings(t) == 2, "two mappings, got %zu", symbol_table_get_n_mappings(t));
         const SymbolMapping *m = symbol_table_lookup_mapping(t, PID_A, 0x7f0000001004);
-        CHECK(m && strcmp(m->method, "pinned") == 0 && strcmp(m->verdict, "binary changed since it was mapped") == 0 &&
-                      m->build_id == NULL && !(m->flags & SYMBOL_MAPPING_VERIFIED),
-              "libstdc++ provenance");
+        CHECK_MSG(m && strcmp(m->method, "pinned") == 0 && strcmp(m->verdict, "binary changed since it was mapped") == 0 &&
+                          m->build_id == NULL && !(m->flags & SYMBOL_MAPPING_VERIFIED),
+                  "libstdc++ provenance");
         m = symbol_table_lookup_mapping(t, PID_A, 0x401000);
-        CHECK(m && strcmp(m->build_id, "0123abcd") == 0 && (m->flags & SYMBOL_MAPPING_VERIFIED) &&
-                      strcmp(m->verdict, "inode+build-id match") == 0,
-              "main binary provenance");
-        CHECK(symbol_table_lookup_mapping(t, PID_B, 0x401000) == NULL, "no mapping record for pid B");
+        CHECK_MSG(m && strcmp(m->build_id, "0123abcd") == 0 && (m->flags & SYMBOL_MAPPING_VERIFIED) &&
+                          strcmp(m->verdict, "inode+build-id match") == 0,
+                  "main binary provenance");
+        CHECK_MSG(symbol_table_lookup_mapping(t, PID_B, 0x401000) == NULL, "no mapping record for pid B");
 
         symbol_table_free(t);
         free(data);
@@ -200,34 +189,34 @@ static void test_sysprof_layout(void) {
                 const char *got = sysprof_lookup(data, len, (uint32_t) probes[i].pid, probes[i].addr);
                 const SymbolRange *rg = symbol_table_lookup(ours, probes[i].pid, probes[i].addr);
                 const char *want = rg ? rg->frames[rg->n_frames - 1].function : NULL;
-                CHECK((got == NULL) == (want == NULL) && (!got || strcmp(got, want) == 0),
-                      "__symbols__ pid %d %#" PRIx64 ": ours %s, 3.46 layout %s", probes[i].pid, probes[i].addr,
-                      want ? want : "(none)", got ? got : "(none)");
+                CHECK_MSG((got == NULL) == (want == NULL) && (!got || strcmp(got, want) == 0),
+                          "__symbols__ pid %d %#" PRIx64 ": ours %s, 3.46 layout %s", probes[i].pid, probes[i].addr,
+                          want ? want : "(none)", got ? got : "(none)");
                 if (probes[i].tag && strcmp(probes[i].tag, "400000-500000") != 0) {
                         const char *tag = sysprof_tag(data, len, (uint32_t) probes[i].pid, probes[i].addr);
-                        CHECK(tag && strcmp(tag, probes[i].tag) == 0, "tag %s, got %s", probes[i].tag, tag ? tag : "(none)");
+                        CHECK_MSG(tag && strcmp(tag, probes[i].tag) == 0, "tag %s, got %s", probes[i].tag, tag ? tag : "(none)");
                 }
         }
         /* The layout is exactly entries, one zero entry, strings; last byte NUL. */
-        CHECK(len % 32 != 0 || data[len - 1] == 0, "ends in NUL");
-        CHECK(data[len - 1] == 0, "final NUL");
+        CHECK_MSG(len % 32 != 0 || data[len - 1] == 0, "ends in NUL");
+        CHECK_MSG(data[len - 1] == 0, "final NUL");
 
         /* Our own Sysprof-layout reader sees the same. */
         SymbolTable *t = NULL;
         char *err = NULL;
         int r = symbol_table_parse_sysprof(data, len, true, &t, &err);
-        CHECK(r == 0, "parse_sysprof: %s", err);
+        CHECK_MSG(r == 0, "parse_sysprof: %s", err);
         if (t) {
-                CHECK(symbol_table_get_kind(t) == SYMBOL_TABLE_SYSPROF, "kind");
+                CHECK_MSG(symbol_table_get_kind(t) == SYMBOL_TABLE_SYSPROF, "kind");
                 for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
                         const SymbolRange *rg = symbol_table_lookup(t, probes[i].pid, probes[i].addr);
                         const char *got = rg ? rg->frames[0].function : NULL;
-                        CHECK((got == NULL) == (probes[i].outer == NULL) && (!got || strcmp(got, probes[i].outer) == 0),
-                              "sysprof reader pid %d %#" PRIx64 ": want %s got %s", probes[i].pid, probes[i].addr,
-                              probes[i].outer ? probes[i].outer : "(none)", got ? got : "(none)");
+                        CHECK_MSG((got == NULL) == (probes[i].outer == NULL) && (!got || strcmp(got, probes[i].outer) == 0),
+                                  "sysprof reader pid %d %#" PRIx64 ": want %s got %s", probes[i].pid, probes[i].addr,
+                                  probes[i].outer ? probes[i].outer : "(none)", got ? got : "(none)");
                 }
                 const SymbolRange *rg = symbol_table_lookup(t, PID_A, 0x7f0000001004);
-                CHECK(rg && rg->module && strcmp(rg->module, "libstdc++.so.6") == 0, "module from tag");
+                CHECK_MSG(rg && rg->module && strcmp(rg->module, "libstdc++.so.6") == 0, "module from tag");
         }
         symbol_table_free(t);
         free(err);
@@ -260,7 +249,7 @@ static void test_sysprof_layout(void) {
         t = NULL;
         MUST(symbol_table_parse_sysprof(be, len, false, &t, NULL));
         const SymbolRange *rg = symbol_table_lookup(t, PID_A, 0x401100);
-        CHECK(rg && strcmp(rg->frames[0].function, "main") == 0, "big-endian decode");
+        CHECK_MSG(rg && strcmp(rg->frames[0].function, "main") == 0, "big-endian decode");
         symbol_table_free(t);
         free(be);
 
@@ -277,26 +266,26 @@ static void test_overlaps_clipped(void) {
         MUST(symbol_table_builder_add_range(b, 1, 0x100, 0x200, f1, 1));
         MUST(symbol_table_builder_add_range(b, 1, 0x180, 0x280, f2, 1));
         MUST(symbol_table_builder_add_range(b, 1, 0x120, 0x140, f2, 1)); /* fully covered: dropped */
-        CHECK(symbol_table_builder_add_range(b, 1, 0x300, 0x300, f1, 1) == -EINVAL, "empty range refused");
+        CHECK_MSG(symbol_table_builder_add_range(b, 1, 0x300, 0x300, f1, 1) == -EINVAL, "empty range refused");
         SymbolFrame nameless[] = { { "", NULL, 0, 0, 0 } };
-        CHECK(symbol_table_builder_add_range(b, 1, 0x300, 0x301, nameless, 1) == -EINVAL, "nameless frame refused");
+        CHECK_MSG(symbol_table_builder_add_range(b, 1, 0x300, 0x301, nameless, 1) == -EINVAL, "nameless frame refused");
         uint8_t *data, *sdata;
         size_t len, slen;
         MUST(symbol_table_builder_serialize_periscope(b, &data, &len));
         MUST(symbol_table_builder_serialize_sysprof(b, &sdata, &slen));
         SymbolTable *t;
         MUST(symbol_table_parse_periscope(data, len, &t, NULL));
-        CHECK(symbol_table_get_n_ranges(t) == 2, "two ranges after clipping, got %zu", symbol_table_get_n_ranges(t));
+        CHECK_MSG(symbol_table_get_n_ranges(t) == 2, "two ranges after clipping, got %zu", symbol_table_get_n_ranges(t));
         const SymbolRange *r = symbol_table_lookup(t, 1, 0x130);
-        CHECK(r && strcmp(r->frames[0].function, "first") == 0, "earlier range wins at 0x130");
+        CHECK_MSG(r && strcmp(r->frames[0].function, "first") == 0, "earlier range wins at 0x130");
         r = symbol_table_lookup(t, 1, 0x1ff);
-        CHECK(r && strcmp(r->frames[0].function, "first") == 0, "earlier range wins at 0x1ff");
+        CHECK_MSG(r && strcmp(r->frames[0].function, "first") == 0, "earlier range wins at 0x1ff");
         r = symbol_table_lookup(t, 1, 0x200);
-        CHECK(r && strcmp(r->frames[0].function, "second") == 0, "second from 0x200");
+        CHECK_MSG(r && strcmp(r->frames[0].function, "second") == 0, "second from 0x200");
         const char *s = sysprof_lookup(sdata, slen, 1, 0x1ff);
-        CHECK(s && strcmp(s, "first") == 0, "sysprof: first at 0x1ff");
+        CHECK_MSG(s && strcmp(s, "first") == 0, "sysprof: first at 0x1ff");
         s = sysprof_lookup(sdata, slen, 1, 0x200);
-        CHECK(s && strcmp(s, "second") == 0, "sysprof: second at 0x200");
+        CHECK_MSG(s && strcmp(s, "second") == 0, "sysprof: second at 0x200");
         symbol_table_free(t);
         free(data);
         free(sdata);
@@ -307,10 +296,10 @@ static void test_overlaps_clipped(void) {
         MUST(symbol_table_builder_serialize_periscope(b, &data, &len));
         MUST(symbol_table_builder_serialize_sysprof(b, &sdata, &slen));
         MUST(symbol_table_parse_periscope(data, len, &t, NULL));
-        CHECK(symbol_table_get_n_ranges(t) == 0, "empty");
+        CHECK_MSG(symbol_table_get_n_ranges(t) == 0, "empty");
         symbol_table_free(t);
         MUST(symbol_table_parse_sysprof(sdata, slen, true, &t, NULL));
-        CHECK(symbol_table_get_n_ranges(t) == 0, "empty sysprof");
+        CHECK_MSG(symbol_table_get_n_ranges(t) == 0, "empty sysprof");
         symbol_table_free(t);
         free(data);
         free(sdata);
@@ -342,18 +331,18 @@ static void test_sysprof_merges_runs(void) {
         uint8_t *data;
         size_t len;
         MUST(symbol_table_builder_serialize_sysprof(b, &data, &len));
-        CHECK(sysprof_count_entries(data, len) == 4, "hot run merged: %zu entries", sysprof_count_entries(data, len));
+        CHECK_MSG(sysprof_count_entries(data, len) == 4, "hot run merged: %zu entries", sysprof_count_entries(data, len));
         for (size_t i = 0; i < 4; i++) {
                 const char *s = sysprof_lookup(data, len, 5, hot_addrs[i]);
-                CHECK(s && strcmp(s, "hot") == 0, "hot at %#" PRIx64, hot_addrs[i]);
+                CHECK_MSG(s && strcmp(s, "hot") == 0, "hot at %#" PRIx64, hot_addrs[i]);
         }
         const char *s = sysprof_lookup(data, len, 5, 0x1050);
-        CHECK(s && strcmp(s, "cold") == 0, "cold stays");
+        CHECK_MSG(s && strcmp(s, "cold") == 0, "cold stays");
         s = sysprof_lookup(data, len, 5, 0x1060);
-        CHECK(s && strcmp(s, "hot") == 0, "hot after cold");
+        CHECK_MSG(s && strcmp(s, "hot") == 0, "hot after cold");
         s = sysprof_lookup(data, len, 6, 0x1070);
-        CHECK(s && strcmp(s, "hot") == 0, "pid 6");
-        CHECK(sysprof_lookup(data, len, 5, 0x1061) == NULL, "nothing after the last range");
+        CHECK_MSG(s && strcmp(s, "hot") == 0, "pid 6");
+        CHECK_MSG(sysprof_lookup(data, len, 5, 0x1061) == NULL, "nothing after the last range");
         free(data);
         symbol_table_builder_free(b);
 }
@@ -387,14 +376,14 @@ static void test_capture_load(void) {
         SymbolTable *t = NULL;
         char *err = NULL;
         int k = symbol_table_load(r, &t, &err);
-        CHECK(k == 0, "load: %s", err);
+        CHECK_MSG(k == 0, "load: %s", err);
         if (t) {
-                CHECK(symbol_table_get_kind(t) == SYMBOL_TABLE_PERISCOPE, "periscope table preferred");
+                CHECK_MSG(symbol_table_get_kind(t) == SYMBOL_TABLE_PERISCOPE, "periscope table preferred");
                 const SymbolRange *rg = symbol_table_lookup(t, PID_A, 0x401010);
-                CHECK(rg && rg->n_frames == 3, "inline chain loaded from the capture");
+                CHECK_MSG(rg && rg->n_frames == 3, "inline chain loaded from the capture");
         }
         CaptureFrame fr;
-        CHECK(capture_reader_next(r, &fr) == 1 && fr.type == CAPTURE_FRAME_SAMPLE, "reader position unchanged");
+        CHECK_MSG(capture_reader_next(r, &fr) == 1 && fr.type == CAPTURE_FRAME_SAMPLE, "reader position unchanged");
         symbol_table_free(t);
         capture_reader_free(r);
         close(fd);
@@ -414,11 +403,11 @@ static void test_capture_load(void) {
         MUST(capture_reader_open_path(path, &r, NULL));
         t = NULL;
         k = symbol_table_load(r, &t, &err);
-        CHECK(k == 0, "load sysprof: %s", err);
+        CHECK_MSG(k == 0, "load sysprof: %s", err);
         if (t) {
-                CHECK(symbol_table_get_kind(t) == SYMBOL_TABLE_SYSPROF, "fell back to __symbols__");
+                CHECK_MSG(symbol_table_get_kind(t) == SYMBOL_TABLE_SYSPROF, "fell back to __symbols__");
                 const SymbolRange *rg = symbol_table_lookup(t, PID_A, 0x401010);
-                CHECK(rg && strcmp(rg->frames[0].function, "compute") == 0, "compute via __symbols__");
+                CHECK_MSG(rg && strcmp(rg->frames[0].function, "compute") == 0, "compute via __symbols__");
         }
         symbol_table_free(t);
         capture_reader_free(r);
@@ -440,8 +429,8 @@ static void test_capture_load(void) {
         free(err);
         err = NULL;
         k = symbol_table_load(r, &t, &err);
-        CHECK(k == -EBADMSG && t == NULL && err && strstr(err, SYMBOLS_PERISCOPE_PATH), "hostile table refused: %d %s", k,
-              err ? err : "(no message)");
+        CHECK_MSG(k == -EBADMSG && t == NULL && err && strstr(err, SYMBOLS_PERISCOPE_PATH), "hostile table refused: %d %s", k,
+                  err ? err : "(no message)");
         capture_reader_free(r);
         close(fd);
         unlink(path);
@@ -457,7 +446,7 @@ static void test_capture_load(void) {
         capture_writer_free(w);
         MUST(capture_reader_open_path(path, &r, NULL));
         k = symbol_table_load(r, &t, &err);
-        CHECK(k == -ENOENT && err && strstr(err, "no symbols"), "no tables: %d %s", k, err ? err : "");
+        CHECK_MSG(k == -ENOENT && err && strstr(err, "no symbols"), "no tables: %d %s", k, err ? err : "");
         free(err);
         capture_reader_free(r);
         close(fd);
@@ -485,9 +474,9 @@ static void test_hostile(void) {
         for (size_t cut = 0; cut < plen; cut++) {
                 t = NULL;
                 int r = symbol_table_parse_periscope(pdata, cut, &t, &err);
-                CHECK(r == -EBADMSG && !t, "truncated at %zu: %d", cut, r);
+                CHECK_MSG(r == -EBADMSG && !t, "truncated at %zu: %d", cut, r);
         }
-        CHECK(err && *err, "message for truncation");
+        CHECK_MSG(err && *err, "message for truncation");
 
         struct {
                 size_t at;
@@ -514,7 +503,7 @@ static void test_hostile(void) {
                         put32(copy + pokes[i].at + 4, 0xffffffffu);
                 t = NULL;
                 int r = symbol_table_parse_periscope(copy, plen, &t, &err);
-                CHECK(r < 0 && !t, "%s accepted", pokes[i].what);
+                CHECK_MSG(r < 0 && !t, "%s accepted", pokes[i].what);
                 free(copy);
         }
 
@@ -530,12 +519,12 @@ static void test_hostile(void) {
                 memcpy(copy, pdata, plen);
                 put32(copy + frames_at, bad_offsets[i]);
                 t = NULL;
-                CHECK(symbol_table_parse_periscope(copy, plen, &t, &err) == -EBADMSG, "bad function offset %u",
-                      bad_offsets[i]);
+                CHECK_MSG(symbol_table_parse_periscope(copy, plen, &t, &err) == -EBADMSG, "bad function offset %u",
+                          bad_offsets[i]);
                 memcpy(copy, pdata, plen);
                 put32(copy + mappings_at + 24, bad_offsets[i]);
-                CHECK(symbol_table_parse_periscope(copy, plen, &t, &err) == -EBADMSG, "bad path offset %u",
-                      bad_offsets[i]);
+                CHECK_MSG(symbol_table_parse_periscope(copy, plen, &t, &err) == -EBADMSG, "bad path offset %u",
+                          bad_offsets[i]);
                 free(copy);
         }
         /* A string that runs off the end of the table. */
@@ -545,7 +534,7 @@ static void test_hostile(void) {
                 copy[plen - 1] = 'x';
                 t = NULL;
                 int r = symbol_table_parse_periscope(copy, plen, &t, &err);
-                CHECK(r == -EBADMSG || (r == 0 && t), "unterminated last string: %d", r);
+                CHECK_MSG(r == -EBADMSG || (r == 0 && t), "unterminated last string: %d", r);
                 symbol_table_free(t);
                 free(copy);
         }
@@ -568,21 +557,21 @@ static void test_hostile(void) {
                 if (spokes[i].at == 8)
                         put32(copy + 12, 0);
                 t = NULL;
-                CHECK(symbol_table_parse_sysprof(copy, slen, true, &t, &err) == -EBADMSG && !t, "%s accepted",
-                      spokes[i].what);
+                CHECK_MSG(symbol_table_parse_sysprof(copy, slen, true, &t, &err) == -EBADMSG && !t, "%s accepted",
+                          spokes[i].what);
                 free(copy);
         }
         for (size_t cut = 0; cut < slen; cut += 7) {
                 t = NULL;
                 int r = symbol_table_parse_sysprof(sdata, cut, true, &t, &err);
-                CHECK(r == -EBADMSG || (r == 0 && t), "sysprof truncated at %zu: %d", cut, r);
+                CHECK_MSG(r == -EBADMSG || (r == 0 && t), "sysprof truncated at %zu: %d", cut, r);
                 symbol_table_free(t);
         }
         uint8_t garbage[100];
         memset(garbage, 0x41, sizeof(garbage));
         t = NULL;
-        CHECK(symbol_table_parse_sysprof(garbage, sizeof(garbage), true, &t, &err) == -EBADMSG, "no end marker");
-        CHECK(err && strstr(err, "end-of-entries"), "message says what: %s", err ? err : "");
+        CHECK_MSG(symbol_table_parse_sysprof(garbage, sizeof(garbage), true, &t, &err) == -EBADMSG, "no end marker");
+        CHECK_MSG(err && strstr(err, "end-of-entries"), "message says what: %s", err ? err : "");
 
         /* Random corruption never crashes and never yields a table whose
          * lookups point outside it (ASan checks the latter). */
@@ -602,13 +591,13 @@ static void test_hostile(void) {
                         for (size_t i = 0; i < symbol_table_get_n_ranges(t); i++) {
                                 const SymbolRange *rg = symbol_table_get_range(t, i);
                                 for (uint32_t f = 0; f < rg->n_frames; f++)
-                                        CHECK(strlen(rg->frames[f].function) < len, "string in bounds");
-                                CHECK(symbol_table_lookup(t, rg->pid, rg->begin) != NULL, "range findable");
+                                        CHECK_MSG(strlen(rg->frames[f].function) < len, "string in bounds");
+                                CHECK_MSG(symbol_table_lookup(t, rg->pid, rg->begin) != NULL, "range findable");
                         }
                         for (size_t i = 0; i < symbol_table_get_n_mappings(t); i++)
-                                CHECK(strlen(symbol_table_get_mapping(t, i)->path) < len, "path in bounds");
+                                CHECK_MSG(strlen(symbol_table_get_mapping(t, i)->path) < len, "path in bounds");
                 } else
-                        CHECK(r == -EBADMSG || r == -EPROTONOSUPPORT, "round %d: unexpected %d", round, r);
+                        CHECK_MSG(r == -EBADMSG || r == -EPROTONOSUPPORT, "round %d: unexpected %d", round, r);
                 symbol_table_free(t);
                 free(copy);
         }

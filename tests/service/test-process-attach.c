@@ -19,15 +19,7 @@
 
 #include "perf-record.h"
 #include "process-attach.h"
-
-static int failures;
-#define CHECK(cond)                                                                      \
-        do {                                                                             \
-                if (!(cond)) {                                                           \
-                        fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-                        failures++;                                                      \
-                }                                                                        \
-        } while (0)
+#include "test-check.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 

@@ -16,15 +16,7 @@
 #include <unistd.h>
 
 #include "process-ownership.h"
-
-static int failures;
-#define CHECK(cond)                                                                          \
-        do {                                                                                 \
-                if (!(cond)) {                                                               \
-                        fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
-                        failures++;                                                          \
-                }                                                                            \
-        } while (0)
+#include "test-check.h"
 
 #define OWNER 1234u
 #define SUBUID 200000u

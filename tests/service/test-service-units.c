@@ -16,15 +16,7 @@
 #include "pinned-files.h"
 #include "process-maps.h"
 #include "sample-stack.h"
-
-static int failures;
-#define CHECK(cond)                                                                          \
-        do {                                                                                 \
-                if (!(cond)) {                                                               \
-                        fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
-                        failures++;                                                          \
-                }                                                                            \
-        } while (0)
+#include "test-check.h"
 
 /* ---- ring reader ---- */
 

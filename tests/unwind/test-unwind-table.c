@@ -16,18 +16,7 @@
 #include "cleanup.h"
 #include "unwind-compile.h"
 #include "unwind-table.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-        do {                                                               \
-                if (!(cond)) {                                             \
-                        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-                        fprintf(stderr, __VA_ARGS__);                      \
-                        fputc('\n', stderr);                               \
-                        failures++;                                        \
-                }                                                          \
-        } while (0)
+#include "test-check.h"
 
 static uint32_t rng_state = 12345;
 static uint32_t rng(void) {
@@ -82,29 +71,29 @@ static void test_real_binaries(void) {
         int r;
 
         r = compile_path("/proc/self/exe", &blob, &size, &st);
-        CHECK(r == 0, "compiling this test: %s", strerror(-r));
+        CHECK_MSG(r == 0, "compiling this test: %s", strerror(-r));
         if (r < 0)
                 return;
         r = unwind_table_validate(blob, size, &t, &reason);
-        CHECK(r == 0, "own table does not validate: %s", reason);
-        CHECK(st.fdes_eh_frame > 10, "only %u FDEs in this test's .eh_frame", st.fdes_eh_frame);
-        CHECK(st.rows_plt >= 1, "no PLT row in this test's table");
-        CHECK(self_offset((uint64_t) (uintptr_t) probe_function, &off), "probe_function not in maps");
+        CHECK_MSG(r == 0, "own table does not validate: %s", reason);
+        CHECK_MSG(st.fdes_eh_frame > 10, "only %u FDEs in this test's .eh_frame", st.fdes_eh_frame);
+        CHECK_MSG(st.rows_plt >= 1, "no PLT row in this test's table");
+        CHECK_MSG(self_offset((uint64_t) (uintptr_t) probe_function, &off), "probe_function not in maps");
         row = unwind_table_lookup(&t, off);
-        CHECK(row && unwind_rule_kind(row->cfa) == UNWIND_CFA_REG_OFFSET && unwind_rule_reg(row->cfa) == UNWIND_REG_SP &&
-                      row->cfa_offset == 8 && unwind_rule_kind(row->ra) == UNWIND_SAVED_AT_CFA && row->ra_offset == -8,
-              "entry row of probe_function is not CFA=SP+8, RA at CFA-8");
-        CHECK(probe_function(1) == 4, "probe");
+        CHECK_MSG(row && unwind_rule_kind(row->cfa) == UNWIND_CFA_REG_OFFSET && unwind_rule_reg(row->cfa) == UNWIND_REG_SP &&
+                          row->cfa_offset == 8 && unwind_rule_kind(row->ra) == UNWIND_SAVED_AT_CFA && row->ra_offset == -8,
+                  "entry row of probe_function is not CFA=SP+8, RA at CFA-8");
+        CHECK_MSG(probe_function(1) == 4, "probe");
 
         r = compile_path("/lib/x86_64-linux-gnu/libc.so.6", &libc_blob, &libc_size, &st);
-        CHECK(r == 0, "compiling libc: %s", strerror(-r));
+        CHECK_MSG(r == 0, "compiling libc: %s", strerror(-r));
         if (r == 0) {
                 r = unwind_table_validate(libc_blob, libc_size, &t, &reason);
-                CHECK(r == 0, "libc table does not validate: %s", reason);
-                CHECK(st.rows_signal >= 1, "libc's __restore_rt was not compiled as a signal frame");
-                CHECK(st.rows > 1000, "libc table has only %u rows", st.rows);
-                CHECK(st.rows_unsupported * 100 < st.rows, "too many unsupported rows in libc: %u of %u",
-                      st.rows_unsupported, st.rows);
+                CHECK_MSG(r == 0, "libc table does not validate: %s", reason);
+                CHECK_MSG(st.rows_signal >= 1, "libc's __restore_rt was not compiled as a signal frame");
+                CHECK_MSG(st.rows > 1000, "libc table has only %u rows", st.rows);
+                CHECK_MSG(st.rows_unsupported * 100 < st.rows, "too many unsupported rows in libc: %u of %u",
+                          st.rows_unsupported, st.rows);
                 /* The signal trampoline row: CFA = *(SP+160), RA at SP+168, FP at SP+120. */
                 bool found = false;
                 for (uint32_t i = 0; i < t.n_rows; i++)
@@ -114,7 +103,7 @@ static void test_real_binaries(void) {
                                         unwind_rule_kind(s->ra) == UNWIND_SAVED_AT_REG && s->ra_offset == 168 &&
                                         unwind_rule_kind(s->fp) == UNWIND_SAVED_AT_REG && s->fp_offset == 120;
                         }
-                CHECK(found, "libc's signal frame row is not the sigcontext layout");
+                CHECK_MSG(found, "libc's signal frame row is not the sigcontext layout");
         }
 
         /* The vdso, compiled from memory like the service does. */
@@ -123,9 +112,9 @@ static void test_real_binaries(void) {
                 _cleanup_free_ void *vblob = NULL;
                 size_t vsize;
                 r = unwind_compile_memory(vdso, 8192, &vblob, &vsize, &st);
-                CHECK(r == 0, "compiling the vdso: %s", strerror(-r));
+                CHECK_MSG(r == 0, "compiling the vdso: %s", strerror(-r));
                 if (r == 0)
-                        CHECK(unwind_table_validate(vblob, vsize, &t, &reason) == 0, "vdso table: %s", reason);
+                        CHECK_MSG(unwind_table_validate(vblob, vsize, &t, &reason) == 0, "vdso table: %s", reason);
         }
 
         /* Not ELF, or no CFI at all. */
@@ -133,7 +122,7 @@ static void test_real_binaries(void) {
                 _cleanup_free_ void *b = NULL;
                 size_t s;
                 static const char junk[] = "this is not an ELF file, not at all";
-                CHECK(unwind_compile_memory(junk, sizeof(junk), &b, &s, NULL) == -ENOEXEC, "junk compiled");
+                CHECK_MSG(unwind_compile_memory(junk, sizeof(junk), &b, &s, NULL) == -ENOEXEC, "junk compiled");
         }
 }
 
@@ -167,7 +156,7 @@ static void expect_rejected(const TestTable *t, size_t size, const char *what) {
         const char *reason = NULL;
         UnwindTable out;
         int r = unwind_table_validate(t, size, &out, &reason);
-        CHECK(r < 0 && reason, "garbage accepted: %s", what);
+        CHECK_MSG(r < 0 && reason, "garbage accepted: %s", what);
 }
 
 static void test_validator(void) {
@@ -175,12 +164,12 @@ static void test_validator(void) {
         const char *reason;
         UnwindTable out;
 
-        CHECK(unwind_table_validate(&t, sizeof(t), &out, &reason) == 0, "good table rejected: %s", reason);
-        CHECK(unwind_table_lookup(&out, 0xfff) == NULL, "lookup before first row");
-        CHECK(unwind_table_lookup(&out, 0x1000) == &out.rows[0], "lookup at start");
-        CHECK(unwind_table_lookup(&out, 0x1003) == &out.rows[0], "lookup inside");
-        CHECK(unwind_table_lookup(&out, 0x1004) == &out.rows[1], "lookup next");
-        CHECK(unwind_table_lookup(&out, 0xffffffffffull) == &out.rows[3], "lookup far beyond");
+        CHECK_MSG(unwind_table_validate(&t, sizeof(t), &out, &reason) == 0, "good table rejected: %s", reason);
+        CHECK_MSG(unwind_table_lookup(&out, 0xfff) == NULL, "lookup before first row");
+        CHECK_MSG(unwind_table_lookup(&out, 0x1000) == &out.rows[0], "lookup at start");
+        CHECK_MSG(unwind_table_lookup(&out, 0x1003) == &out.rows[0], "lookup inside");
+        CHECK_MSG(unwind_table_lookup(&out, 0x1004) == &out.rows[1], "lookup next");
+        CHECK_MSG(unwind_table_lookup(&out, 0xffffffffffull) == &out.rows[3], "lookup far beyond");
 
 #define MUTATE(what, stmt)                              \
         do {                                            \
@@ -225,8 +214,8 @@ static void test_validator(void) {
                 expect_rejected(&m, sizeof(m) - 1, "size not a whole number of rows");
                 expect_rejected(&m, sizeof(UnwindTableHeader) - 1, "truncated header");
                 expect_rejected(NULL, 0, "NULL blob");
-                CHECK(unwind_table_validate((const uint8_t *) &m + 1, sizeof(m) - 1, NULL, &reason) < 0,
-                      "misaligned blob accepted");
+                CHECK_MSG(unwind_table_validate((const uint8_t *) &m + 1, sizeof(m) - 1, NULL, &reason) < 0,
+                          "misaligned blob accepted");
         }
 
         /* aarch64: a frameless leaf keeps its return address in LR. */
@@ -237,7 +226,7 @@ static void test_validator(void) {
                 m.rows[2].start = 0x1040;
                 m.rows[0].ra = unwind_rule_pack(UNWIND_SAVED_SAME, UNWIND_REG_LR);
                 m.rows[0].ra_offset = 0;
-                CHECK(unwind_table_validate(&m, sizeof(m), &out, &reason) == 0, "aarch64 leaf row rejected: %s", reason);
+                CHECK_MSG(unwind_table_validate(&m, sizeof(m), &out, &reason) == 0, "aarch64 leaf row rejected: %s", reason);
         }
 
         /* Random mutations of a valid table: whatever validates must be
@@ -250,9 +239,9 @@ static void test_validator(void) {
                         b[rng() % sizeof(m)] ^= (uint8_t) (1u << (rng() % 8));
                 if (unwind_table_validate(&m, sizeof(m), &out, NULL) == 0) {
                         const UnwindRow *row = unwind_table_lookup(&out, rng());
-                        CHECK(!row || (row >= out.rows && row < out.rows + out.n_rows), "lookup out of table");
+                        CHECK_MSG(!row || (row >= out.rows && row < out.rows + out.n_rows), "lookup out of table");
                         for (uint32_t k = 1; k < out.n_rows; k++)
-                                CHECK(out.rows[k].start > out.rows[k - 1].start, "validated unsorted table");
+                                CHECK_MSG(out.rows[k].start > out.rows[k - 1].start, "validated unsorted table");
                 }
         }
 }
@@ -269,15 +258,15 @@ static void test_hostile_elf(void) {
         Elf_Scn *scn = NULL;
         size_t shstrndx;
 
-        CHECK(fd >= 0, "open self");
+        CHECK_MSG(fd >= 0, "open self");
         if (fd < 0)
                 return;
         size = lseek(fd, 0, SEEK_END);
         image = malloc((size_t) size);
-        CHECK(image && pread(fd, image, (size_t) size, 0) == size, "read self");
+        CHECK_MSG(image && pread(fd, image, (size_t) size, 0) == size, "read self");
         elf_version(EV_CURRENT);
         elf = elf_memory((char *) image, (size_t) size);
-        CHECK(elf && elf_getshdrstrndx(elf, &shstrndx) == 0, "parse self");
+        CHECK_MSG(elf && elf_getshdrstrndx(elf, &shstrndx) == 0, "parse self");
         while (elf && (scn = elf_nextscn(elf, scn))) {
                 GElf_Shdr sh;
                 const char *n;
@@ -293,7 +282,7 @@ static void test_hostile_elf(void) {
         }
         if (elf)
                 elf_end(elf);
-        CHECK(eh_size > 64, "no .eh_frame in self");
+        CHECK_MSG(eh_size > 64, "no .eh_frame in self");
         if (eh_size <= 64)
                 return;
 
@@ -316,7 +305,7 @@ static void test_hostile_elf(void) {
                 r = unwind_compile_memory(copy, (size_t) size, &blob, &blob_size, NULL);
                 if (r == 0) {
                         r = unwind_table_validate(blob, blob_size, NULL, &reason);
-                        CHECK(r == 0, "compiler produced an invalid table from garbage CFI (round %d): %s", round, reason);
+                        CHECK_MSG(r == 0, "compiler produced an invalid table from garbage CFI (round %d): %s", round, reason);
                 }
         }
 }

@@ -18,15 +18,7 @@
 #include "cleanup.h"
 #include "helper-client.h"
 #include "unwind-tables.h"
-
-static int failures;
-#define CHECK(cond)                                                                      \
-        do {                                                                             \
-                if (!(cond)) {                                                           \
-                        fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-                        failures++;                                                      \
-                }                                                                        \
-        } while (0)
+#include "test-check.h"
 
 /* A pin as pinned_files_pin_mapping() leaves it when it fell back to the
  * path with nothing to check the file against. */

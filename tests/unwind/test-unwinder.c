@@ -13,18 +13,7 @@
 #include "unwind-table-cache.h"
 #include "unwind-table.h"
 #include "unwinder.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-        do {                                                               \
-                if (!(cond)) {                                             \
-                        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-                        fprintf(stderr, __VA_ARGS__);                      \
-                        fputc('\n', stderr);                               \
-                        failures++;                                        \
-                }                                                          \
-        } while (0)
+#include "test-check.h"
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rng(void) {
@@ -117,23 +106,23 @@ static void test_chain(void) {
 
         UnwindRegs regs = { .ip = MOD_BASE + 0x1004, .sp = sp0, .fp = 0xdead };
         run(&regs, &st, frames, 16, &res);
-        CHECK(res.stop == UNWIND_STOP_END, "chain stopped with %s", unwind_stop_to_string(res.stop));
-        CHECK(res.n_frames == 5, "chain has %zu frames, expected 5", res.n_frames);
+        CHECK_MSG(res.stop == UNWIND_STOP_END, "chain stopped with %s", unwind_stop_to_string(res.stop));
+        CHECK_MSG(res.n_frames == 5, "chain has %zu frames, expected 5", res.n_frames);
         if (res.n_frames == 5)
-                CHECK(frames[0] == MOD_BASE + 0x1004 && frames[1] == MOD_BASE + 0x1110 && frames[2] == MOD_BASE + 0x1220 &&
-                              frames[3] == MOD_BASE + 0x1330 && frames[4] == MOD_BASE + 0x1640,
-                      "wrong frames");
-        CHECK(res.n_fp_frames == 0, "fallback used on a fully described chain");
+                CHECK_MSG(frames[0] == MOD_BASE + 0x1004 && frames[1] == MOD_BASE + 0x1110 && frames[2] == MOD_BASE + 0x1220 &&
+                                  frames[3] == MOD_BASE + 0x1330 && frames[4] == MOD_BASE + 0x1640,
+                          "wrong frames");
+        CHECK_MSG(res.n_fp_frames == 0, "fallback used on a fully described chain");
 
         /* The same chain with a frame limit. */
         run(&regs, &st, frames, 3, &res);
-        CHECK(res.stop == UNWIND_STOP_LIMIT && res.n_frames == 3, "limit: %s %zu", unwind_stop_to_string(res.stop), res.n_frames);
+        CHECK_MSG(res.stop == UNWIND_STOP_LIMIT && res.n_frames == 3, "limit: %s %zu", unwind_stop_to_string(res.stop), res.n_frames);
 
         /* Truncated copy: the RA slot of fpframe is beyond the copied bytes. */
         UnwindStack short_st = { STACK_BASE, (const uint8_t *) stack_words, (size_t) (fp2 + 8 - STACK_BASE) };
         run(&regs, &short_st, frames, 16, &res);
-        CHECK(res.stop == UNWIND_STOP_OUT_OF_STACK && res.n_frames == 3, "truncated: %s %zu",
-              unwind_stop_to_string(res.stop), res.n_frames);
+        CHECK_MSG(res.stop == UNWIND_STOP_OUT_OF_STACK && res.n_frames == 3, "truncated: %s %zu",
+                  unwind_stop_to_string(res.stop), res.n_frames);
 }
 
 static void test_plt_and_signal(void) {
@@ -147,11 +136,11 @@ static void test_plt_and_signal(void) {
         put(sp + 8, MOD_BASE + 0x1610);
         UnwindRegs regs = { .ip = MOD_BASE + 0x140b, .sp = sp };
         run(&regs, &st, frames, 16, &res);
-        CHECK(res.n_frames == 2 && frames[1] == MOD_BASE + 0x1610 && res.stop == UNWIND_STOP_END, "PLT after push");
+        CHECK_MSG(res.n_frames == 2 && frames[1] == MOD_BASE + 0x1610 && res.stop == UNWIND_STOP_END, "PLT after push");
         put(sp, MOD_BASE + 0x1620);
         regs.ip = MOD_BASE + 0x1406;
         run(&regs, &st, frames, 16, &res);
-        CHECK(res.n_frames == 2 && frames[1] == MOD_BASE + 0x1620, "PLT before push");
+        CHECK_MSG(res.n_frames == 2 && frames[1] == MOD_BASE + 0x1620, "PLT before push");
 
         /* Signal frame: handler (leaf row) returns into the trampoline; the
          * interrupted IP is the first byte of "start" (0x1600): it must be
@@ -164,9 +153,9 @@ static void test_plt_and_signal(void) {
         put(tramp_sp + 120, 0x777);                       /* uc_mcontext.rbp */
         regs = (UnwindRegs) { .ip = MOD_BASE + 0x1000, .sp = sp };
         run(&regs, &st, frames, 16, &res);
-        CHECK(res.n_frames == 3 && frames[1] == MOD_BASE + 0x1501 && frames[2] == MOD_BASE + 0x1600 &&
-                      res.stop == UNWIND_STOP_END,
-              "signal frame: %zu frames, stop %s", res.n_frames, unwind_stop_to_string(res.stop));
+        CHECK_MSG(res.n_frames == 3 && frames[1] == MOD_BASE + 0x1501 && frames[2] == MOD_BASE + 0x1600 &&
+                          res.stop == UNWIND_STOP_END,
+                  "signal frame: %zu frames, stop %s", res.n_frames, unwind_stop_to_string(res.stop));
 }
 
 static void test_fp_fallback(void) {
@@ -183,27 +172,27 @@ static void test_fp_fallback(void) {
         put(fp2 + 8, MOD_BASE + 0x1650);                  /* into "start": RA undefined there */
         UnwindRegs regs = { .ip = MOD_BASE + 0x1700, .sp = STACK_BASE, .fp = fp1 };
         run(&regs, &st, frames, 16, &res);
-        CHECK(res.n_frames == 3 && res.n_fp_frames == 2 && res.stop == UNWIND_STOP_END, "fp fallback: %zu frames (%u fp) %s",
-              res.n_frames, res.n_fp_frames, unwind_stop_to_string(res.stop));
+        CHECK_MSG(res.n_frames == 3 && res.n_fp_frames == 2 && res.stop == UNWIND_STOP_END, "fp fallback: %zu frames (%u fp) %s",
+                  res.n_frames, res.n_fp_frames, unwind_stop_to_string(res.stop));
 
         /* Unsupported rows fall back too. */
         regs.ip = MOD_BASE + 0x1800;
         run(&regs, &st, frames, 16, &res);
-        CHECK(res.n_frames == 3 && res.n_fp_frames == 2, "fallback from unsupported row");
+        CHECK_MSG(res.n_frames == 3 && res.n_fp_frames == 2, "fallback from unsupported row");
 
         /* FP outside the copy: stop, no read. */
         regs.fp = 0x1000;
         run(&regs, &st, frames, 16, &res);
-        CHECK(res.n_frames == 1 && res.stop == UNWIND_STOP_NO_INFO, "fp outside copy");
+        CHECK_MSG(res.n_frames == 1 && res.stop == UNWIND_STOP_NO_INFO, "fp outside copy");
         /* FP below SP: stop. */
         regs = (UnwindRegs) { .ip = MOD_BASE + 0x1700, .sp = fp2, .fp = fp1 };
         run(&regs, &st, frames, 16, &res);
-        CHECK(res.n_frames == 1 && res.stop == UNWIND_STOP_NO_INFO, "fp below sp");
+        CHECK_MSG(res.n_frames == 1 && res.stop == UNWIND_STOP_NO_INFO, "fp below sp");
 
         /* The fp-only walker. */
         regs = (UnwindRegs) { .ip = MOD_BASE + 0x1000, .sp = STACK_BASE, .fp = fp1 };
         unwinder_unwind_fp(&regs, &st, frames, 16, &res);
-        CHECK(res.n_frames == 3 && frames[2] == MOD_BASE + 0x1650, "fp walker: %zu", res.n_frames);
+        CHECK_MSG(res.n_frames == 3 && frames[2] == MOD_BASE + 0x1650, "fp walker: %zu", res.n_frames);
 }
 
 static void test_forged(void) {
@@ -218,13 +207,13 @@ static void test_forged(void) {
                 stack_words[i] = MOD_BASE + 0x1001;       /* every slot "returns" into leaf */
         UnwindRegs regs = { .ip = MOD_BASE + 0x1000, .sp = STACK_BASE };
         run(&regs, &st, frames, UNWINDER_MAX_FRAMES, &res);
-        CHECK(res.stop == UNWIND_STOP_LIMIT && res.n_frames == UNWINDER_MAX_FRAMES,
-              "endless stack: %zu frames, %s", res.n_frames, unwind_stop_to_string(res.stop));
+        CHECK_MSG(res.stop == UNWIND_STOP_LIMIT && res.n_frames == UNWINDER_MAX_FRAMES,
+                  "endless stack: %zu frames, %s", res.n_frames, unwind_stop_to_string(res.stop));
         /* The same with fewer words than the limit: ends at the copy's end. */
         UnwindStack small = { STACK_BASE, (const uint8_t *) stack_words, 100 * 8 };
         run(&regs, &small, frames, UNWINDER_MAX_FRAMES, &res);
-        CHECK(res.stop == UNWIND_STOP_OUT_OF_STACK && res.n_frames == 101,
-              "self-returning stack: %zu frames, %s", res.n_frames, unwind_stop_to_string(res.stop));
+        CHECK_MSG(res.stop == UNWIND_STOP_OUT_OF_STACK && res.n_frames == 101,
+                  "self-returning stack: %zu frames, %s", res.n_frames, unwind_stop_to_string(res.stop));
 
         /* Frame pointers forming a loop: SP must advance, so it stops. */
         memset(stack_words, 0, sizeof(stack_words));
@@ -232,8 +221,8 @@ static void test_forged(void) {
         put(STACK_BASE + 72, MOD_BASE + 0x1711);
         regs = (UnwindRegs) { .ip = MOD_BASE + 0x1700, .sp = STACK_BASE, .fp = STACK_BASE + 64 };
         run(&regs, &st, frames, UNWINDER_MAX_FRAMES, &res);
-        CHECK(res.stop == UNWIND_STOP_NO_INFO && res.n_frames == 2, "fp loop: %zu frames %s", res.n_frames,
-              unwind_stop_to_string(res.stop));
+        CHECK_MSG(res.stop == UNWIND_STOP_NO_INFO && res.n_frames == 2, "fp loop: %zu frames %s", res.n_frames,
+                  unwind_stop_to_string(res.stop));
 
         /* Random stacks whose words point anywhere, often into the module. */
         for (int round = 0; round < 20000; round++) {
@@ -258,12 +247,12 @@ static void test_forged(void) {
                 if (rng() % 8 == 0)
                         regs.sp = rng();
                 run(&regs, &s, frames, UNWINDER_MAX_FRAMES, &res);
-                CHECK(res.n_frames <= UNWINDER_MAX_FRAMES && (unsigned) res.stop < _UNWIND_STOP_MAX, "forged result");
+                CHECK_MSG(res.n_frames <= UNWINDER_MAX_FRAMES && (unsigned) res.stop < _UNWIND_STOP_MAX, "forged result");
                 for (size_t f = 1; f < res.n_frames; f++)
-                        CHECK(frames[f] != 0 && frames[f] < (1ull << 56), "forged stack produced a kernel/zero address");
+                        CHECK_MSG(frames[f] != 0 && frames[f] < (1ull << 56), "forged stack produced a kernel/zero address");
                 total += res.n_frames;
         }
-        CHECK(total > 20000, "forged stacks never unwound a frame (%zu)", total);
+        CHECK_MSG(total > 20000, "forged stacks never unwound a frame (%zu)", total);
 }
 
 static void test_maps(void) {
@@ -271,23 +260,23 @@ static void test_maps(void) {
         const UnwindTable *t;
         uint64_t off;
 
-        CHECK(unwind_maps_add(&m, 0x1000, 0x5000, 0x0, &table) == 0, "add");
-        CHECK(unwind_maps_add(&m, 0x8000, 0x9000, 0x2000, NULL) == 0, "add");
-        CHECK(unwind_maps_find(&m, 0x1234, &t, &off) && t == &table && off == 0x234, "find first");
-        CHECK(unwind_maps_find(&m, 0x8010, &t, &off) && t == NULL && off == 0x2010, "find second");
-        CHECK(!unwind_maps_find(&m, 0x6000, &t, &off), "find gap");
+        CHECK_MSG(unwind_maps_add(&m, 0x1000, 0x5000, 0x0, &table) == 0, "add");
+        CHECK_MSG(unwind_maps_add(&m, 0x8000, 0x9000, 0x2000, NULL) == 0, "add");
+        CHECK_MSG(unwind_maps_find(&m, 0x1234, &t, &off) && t == &table && off == 0x234, "find first");
+        CHECK_MSG(unwind_maps_find(&m, 0x8010, &t, &off) && t == NULL && off == 0x2010, "find second");
+        CHECK_MSG(!unwind_maps_find(&m, 0x6000, &t, &off), "find gap");
         /* A new mapping over the middle splits the old one. */
-        CHECK(unwind_maps_add(&m, 0x2000, 0x3000, 0x10000, NULL) == 0, "overlay");
-        CHECK(m.n_mappings == 4, "split into %zu", m.n_mappings);
-        CHECK(unwind_maps_find(&m, 0x2500, &t, &off) && t == NULL && off == 0x10500, "overlay find");
-        CHECK(unwind_maps_find(&m, 0x3500, &t, &off) && t == &table && off == 0x2500, "tail keeps its file offset");
-        CHECK(unwind_maps_remove(&m, 0x0, 0x2800) == 0, "remove");
-        CHECK(!unwind_maps_find(&m, 0x1500, &t, &off) && !unwind_maps_find(&m, 0x2500, &t, &off), "removed");
-        CHECK(unwind_maps_find(&m, 0x2900, &t, &off) && off == 0x10900, "partial remove keeps the rest");
+        CHECK_MSG(unwind_maps_add(&m, 0x2000, 0x3000, 0x10000, NULL) == 0, "overlay");
+        CHECK_MSG(m.n_mappings == 4, "split into %zu", m.n_mappings);
+        CHECK_MSG(unwind_maps_find(&m, 0x2500, &t, &off) && t == NULL && off == 0x10500, "overlay find");
+        CHECK_MSG(unwind_maps_find(&m, 0x3500, &t, &off) && t == &table && off == 0x2500, "tail keeps its file offset");
+        CHECK_MSG(unwind_maps_remove(&m, 0x0, 0x2800) == 0, "remove");
+        CHECK_MSG(!unwind_maps_find(&m, 0x1500, &t, &off) && !unwind_maps_find(&m, 0x2500, &t, &off), "removed");
+        CHECK_MSG(unwind_maps_find(&m, 0x2900, &t, &off) && off == 0x10900, "partial remove keeps the rest");
         unwind_maps_set_table(&m, 0x8000, 0x9000, &table);
-        CHECK(unwind_maps_find(&m, 0x8010, &t, &off) && t == &table, "set table");
+        CHECK_MSG(unwind_maps_find(&m, 0x8010, &t, &off) && t == &table, "set table");
         for (size_t i = 1; i < m.n_mappings; i++)
-                CHECK(m.mappings[i].start >= m.mappings[i - 1].end, "maps overlap");
+                CHECK_MSG(m.mappings[i].start >= m.mappings[i - 1].end, "maps overlap");
         unwind_maps_clear(&m);
 }
 
@@ -300,16 +289,16 @@ static void test_cache(void) {
         void *blob;
 
         b.build_id[1] = 0xce;
-        CHECK(!unwind_table_cache_get(&c, &a, &t), "empty cache hit");
+        CHECK_MSG(!unwind_table_cache_get(&c, &a, &t), "empty cache hit");
         blob = malloc(sizeof(module));
         memcpy(blob, &module, sizeof(module));
-        CHECK(unwind_table_cache_put(&c, &a, blob, sizeof(module), &t, &reason) == 0 && t && t->n_rows == 10, "put good");
-        CHECK(unwind_table_cache_get(&c, &a, &t) && t && t->n_rows == 10, "get good");
+        CHECK_MSG(unwind_table_cache_put(&c, &a, blob, sizeof(module), &t, &reason) == 0 && t && t->n_rows == 10, "put good");
+        CHECK_MSG(unwind_table_cache_get(&c, &a, &t) && t && t->n_rows == 10, "get good");
         /* Same inode, different build-id: another file (rebuilt in place). */
         blob = calloc(1, 64);
-        CHECK(unwind_table_cache_put(&c, &b, blob, 64, &t, &reason) < 0 && !t && reason, "garbage accepted");
-        CHECK(unwind_table_cache_get(&c, &b, &t) && t == NULL, "rejected file not remembered");
-        CHECK(unwind_table_cache_get(&c, &a, &t) && t, "first file lost");
+        CHECK_MSG(unwind_table_cache_put(&c, &b, blob, 64, &t, &reason) < 0 && !t && reason, "garbage accepted");
+        CHECK_MSG(unwind_table_cache_get(&c, &b, &t) && t == NULL, "rejected file not remembered");
+        CHECK_MSG(unwind_table_cache_get(&c, &a, &t) && t, "first file lost");
         unwind_table_cache_clear(&c);
 }
 
