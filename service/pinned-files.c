@@ -15,6 +15,17 @@
 #include "cleanup.h"
 #include "mountinfo.h"
 #include "resolver.h"
+#include "vdso-image.h"
+
+/* A vdso image pinned as a memfd, known by its bytes (a process may have
+ * rewritten its own copy: only the same bytes share a pin). */
+typedef struct VdsoPin {
+        uint8_t *image;
+        size_t size;
+        PinnedFile *pin;           /* owned by files[] */
+} VdsoPin;
+
+#define PINNED_FILES_MAX_VDSOS 8
 
 struct PinnedFiles {
         PinnedFile **files;
@@ -24,6 +35,8 @@ struct PinnedFiles {
         Resolver *resolver;        /* borrowed; NULL: no fallback */
         PinFailure *reasons;       /* why a (dev, inode) could not be pinned, first one kept */
         size_t n_reasons;
+        VdsoPin *vdsos;            /* the distinct vdso images pinned */
+        size_t n_vdsos;
 };
 
 int pinned_files_new(size_t max_files, PinnedFiles **ret) {
@@ -53,6 +66,9 @@ void pinned_files_free(PinnedFiles *f) {
         for (size_t i = 0; i < f->n_reasons; i++)
                 free(f->reasons[i].reason);
         free(f->reasons);
+        for (size_t i = 0; i < f->n_vdsos; i++)
+                free(f->vdsos[i].image);
+        free(f->vdsos);
         free(f);
 }
 
@@ -316,6 +332,53 @@ int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t
         return 0;
 }
 
+int pinned_files_pin_vdso(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t end, PinnedFile **ret) {
+        _cleanup_free_ uint8_t *image = NULL;
+        size_t size = 0;
+        int r = vdso_image_read(pid, start, end, VDSO_IMAGE_MAX, &image, &size);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < f->n_vdsos; i++)
+                if (f->vdsos[i].size == size && memcmp(f->vdsos[i].image, image, size) == 0) {
+                        *ret = f->vdsos[i].pin;
+                        return 0;
+                }
+        if (f->n_vdsos >= PINNED_FILES_MAX_VDSOS || f->n_files >= f->max_files) {
+                f->failures++;
+                return -EMFILE;
+        }
+        VdsoPin *v = reallocarray(f->vdsos, f->n_vdsos + 1, sizeof(VdsoPin));
+        if (!v)
+                return -ENOMEM;
+        f->vdsos = v;
+        _cleanup_close_ int fd = vdso_image_memfd(image, size);
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        PinnedFile *p = calloc(1, sizeof(PinnedFile));
+        if (!p)
+                return -ENOMEM;
+        p->path = strdup("[vdso]");
+        if (!p->path) {
+                free(p);
+                return -ENOMEM;
+        }
+        p->dev = (uint64_t) st.st_dev;
+        p->inode = (uint64_t) st.st_ino;
+        p->how = PINNED_VIA_PROCESS_MEMORY;
+        p->fd = TAKE_FD(fd);
+        r = pinned_files_insert(f, p);
+        if (r < 0) {
+                pinned_file_free(p);
+                return r;
+        }
+        f->vdsos[f->n_vdsos++] = (VdsoPin) { .image = TAKE_PTR(image), .size = size, .pin = p };
+        *ret = p;
+        return 0;
+}
+
 void pinned_files_set_resolver(PinnedFiles *f, Resolver *r) {
         f->resolver = r;
 }
@@ -346,6 +409,8 @@ const char *pinned_file_how_to_string(PinnedFileHow how) {
                 return "path";
         case PINNED_VIA_RESOLVER:
                 return "resolver";
+        case PINNED_VIA_PROCESS_MEMORY:
+                return "process-memory";
         }
         return "unknown";
 }

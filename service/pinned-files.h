@@ -15,6 +15,7 @@ typedef enum PinnedFileHow {
         PINNED_VIA_PROC_ROOT,      /* /proc/PID/root/PATH, identity checked */
         PINNED_VIA_PATH,           /* PATH in the service's namespace, identity checked */
         PINNED_VIA_RESOLVER,       /* resolver/: mount translation, Podman store, Flatpak; identity checked */
+        PINNED_VIA_PROCESS_MEMORY, /* the vdso: its image read from the process into a sealed memfd */
 } PinnedFileHow;
 
 typedef struct Resolver Resolver; /* resolver/resolver.h */
@@ -61,6 +62,11 @@ void pinned_files_free(PinnedFiles *f);
  * (-ENOENT: no file backs this mapping; -ESTALE: the path names another file). */
 int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t end, const char *path,
                              uint64_t dev, uint64_t inode, PinnedFile **ret);
+
+/* Pins the vdso mapped at [start, end) in pid: its image, read out of the
+ * process into a sealed memfd, so it is symbolized like a file. One pin
+ * per distinct image (every process of an ABI shares it). */
+int pinned_files_pin_vdso(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t end, PinnedFile **ret);
 
 /* The pin for a (dev, inode), or NULL. */
 PinnedFile *pinned_files_lookup(const PinnedFiles *f, uint64_t dev, uint64_t inode);

@@ -12,6 +12,7 @@
 
 #include "cleanup.h"
 #include "container-snapshot.h"
+#include "vdso-image.h"
 
 #define MOUNTINFO_MAX_BYTES (4u << 20)
 
@@ -49,6 +50,12 @@ char *process_read_cmdline(pid_t pid, const char *fallback) {
 
 int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, ProcessMapping *mapping) {
         PinnedFile *p = NULL;
+        if (vdso_is_mapping(mapping->filename)) {
+                /* No file: its image out of the process (gone: no names). */
+                if (pinned_files_pin_vdso(pinned, pid, mapping->start, mapping->end, &p) >= 0)
+                        mapping->pinned = p;
+                return process_maps_add(maps, pid, mapping);
+        }
         uint64_t dev = makedev(mapping->dev_major, mapping->dev_minor);
         bool known = mapping->dev_major || mapping->dev_minor || mapping->inode;
         if (pinned_files_pin_mapping(pinned, pid, mapping->start, mapping->end, mapping->filename,

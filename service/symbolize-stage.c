@@ -124,9 +124,12 @@ int stage_symbolize(Recording *r) {
                                 .fd = pin ? pin->fd : -1,
                                 .path = pin ? pin->path : m->filename,
                                 .method = pin ? pinned_file_how_to_string(pin->how) : "not pinned",
-                                .verdict = pin ? (pin->identity_checked ? "device+inode match" : "identity not checked")
-                                               : "no file",
-                                .verified = pin && pin->identity_checked,
+                                .verdict = !pin ? "no file"
+                                           : pin->how == PINNED_VIA_PROCESS_MEMORY ? "image read from the process"
+                                           : pin->identity_checked ? "device+inode match"
+                                                                   : "identity not checked",
+                                /* the vdso's bytes are what the process had mapped */
+                                .verified = pin && (pin->identity_checked || pin->how == PINNED_VIA_PROCESS_MEMORY),
                                 .why_unavailable = unavailable_reason(r, m),
                                 .build_id = m->build_id_size ? m->build_id : NULL,
                                 .build_id_size = m->build_id_size,

@@ -11,6 +11,7 @@
 
 #include "cleanup.h"
 #include "unwind-table-cache.h"
+#include "vdso-image.h"
 
 /* The vdso has no file: its key is this device with the image size as
  * "inode" (one vdso image per kernel and ABI). */
@@ -50,34 +51,7 @@ UnwindTablesStats unwind_tables_get_stats(const UnwindTables *t) {
 }
 
 static bool is_vdso(const ProcessMapping *m) {
-        return m->filename && strcmp(m->filename, "[vdso]") == 0;
-}
-
-/* Copies the vdso image out of the process. */
-static int read_vdso(int32_t pid, const ProcessMapping *m, uint8_t **ret, size_t *ret_size) {
-        char path[64];
-        size_t size = m->end - m->start;
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ uint8_t *buf = NULL;
-        ssize_t n;
-
-        if (size == 0 || size > HELPER_MAX_UNWIND_IMAGE)
-                return -EFBIG;
-        snprintf(path, sizeof(path), "/proc/%d/mem", (int) pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        buf = malloc(size);
-        if (!buf)
-                return -ENOMEM;
-        n = pread(fd, buf, size, (off_t) m->start);
-        if (n < 0)
-                return -errno;
-        if ((size_t) n != size)
-                return -EIO;
-        *ret = TAKE_PTR(buf);
-        *ret_size = size;
-        return 0;
+        return vdso_is_mapping(m->filename);
 }
 
 static int ensure_helper(UnwindTables *t) {
@@ -170,7 +144,7 @@ const UnwindTable *unwind_tables_get(UnwindTables *t, int32_t pid, const Process
                 if (is_vdso(m)) {
                         _cleanup_free_ uint8_t *image = NULL;
                         size_t image_size = 0;
-                        r = read_vdso(pid, m, &image, &image_size);
+                        r = vdso_image_read(pid, m->start, m->end, HELPER_MAX_UNWIND_IMAGE, &image, &image_size);
                         if (r < 0)
                                 return NULL; /* the process is gone: try again with the next one */
                         if (r >= 0)

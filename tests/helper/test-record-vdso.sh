@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The vdso has no file: periscoped pins its image out of the process and the
+# sandboxed helper names it like any ELF file. A workload that lives in
+# clock_gettime is recorded through the real periscoped; the report must
+# name the vdso's exported function (__vdso_clock_gettime) under the
+# program's own (the image carries no symbols for its local helpers, which
+# say so), and count the [vdso] mapping as verified.
+. "$SERVICE_TESTS/private-bus.sh"
+: "${PERISCOPE:?}" "${SRCDIR:?}"
+w=$TEST_TMP/vdso
+gcc -O2 -g -o "$w" "$SRCDIR/workload-vdso.c" || fail "cannot build the workload (gcc)"
+private_bus_start
+periscoped_start
+cap=$TEST_TMP/vdso.syscap
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$w" 1.5 >"$TEST_TMP/record.out" 2>&1 ||
+        { cat "$TEST_TMP/record.out"; fail "record failed"; }
+"$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/folded.txt" || fail "report failed"
+python3 - "$TEST_TMP/folded.txt" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/folded.txt" | head -5; fail "vdso frames not named"; }
+import sys
+total = named = 0
+for line in open(sys.argv[1]):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    frames = stack.split(";")
+    if "main" not in frames:
+        continue
+    total += int(count)
+    # the image's local functions have no symbol (only .dynsym is mapped),
+    # but the vdso must never be "no file"
+    if "no file backs this mapping] [vdso]" in stack:
+        print("FAIL: the vdso was not pinned:", line.strip())
+        sys.exit(1)
+    if any(f.endswith("clock_gettime") and "vdso" in f for f in frames):
+        named += int(count)
+print("%d/%d samples under main are in a named vdso function" % (named, total))
+sys.exit(0 if total >= 100 and named >= 0.3 * total else 1)
+PY
+"$PERISCOPE" report --no-progress "$cap" >"$TEST_TMP/report.txt" || fail "report failed"
+grep -q "not verified: \[vdso\]" "$TEST_TMP/report.txt" && { cat "$TEST_TMP/report.txt"; fail "the [vdso] mapping is reported as not verified"; }
+echo "ok: vdso functions are named from the image read out of the process"
