@@ -22,11 +22,23 @@ static bool pidfd_alive(int pidfd) {
         return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno == EPERM;
 }
 
-/* Whether thread tid is one of the process whose /proc directory is dir. */
-static bool task_of(int dir, pid_t tid) {
-        char name[32];
-        snprintf(name, sizeof(name), "task/%d", (int) tid);
-        return faccessat(dir, name, F_OK, 0) == 0;
+/* Whether thread id tid now belongs to another process than pid. A tid
+ * that is simply gone is not: the thread ended (its events died with it),
+ * or it exec'd and became pid's leader under pid's id (its events are the
+ * ones that go on sampling the new program). */
+static bool task_moved(pid_t pid, pid_t tid) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) tid);
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        if (!f)
+                return false;
+        char line[128];
+        while (fgets(line, sizeof(line), f)) {
+                int tgid;
+                if (sscanf(line, "Tgid: %d", &tgid) == 1)
+                        return tgid != (int) pid;
+        }
+        return false;
 }
 
 static void revoke_all(PerfEvents *events, const pid_t *tids, size_t n) {
@@ -90,9 +102,9 @@ int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t
                         ret = perf_events_add_task(events, (pid_t) tid);
                         if (ret == -ESRCH)
                                 ret = 0; /* the thread ended meanwhile */
-                        /* The thread ended and its id went to another task
-                         * between readdir and perf_event_open: not ours. */
-                        else if (ret >= 0 && !task_of(dir, (pid_t) tid))
+                        /* The thread ended and its id went to another
+                         * process between readdir and perf_event_open. */
+                        else if (ret >= 0 && task_moved(pid, (pid_t) tid))
                                 ret = perf_events_revoke_task(events, (pid_t) tid) < 0 ? -EIO : 0;
                 }
                 closedir(d);

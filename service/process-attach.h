@@ -2,8 +2,8 @@
  * of it (inherit follows what they create later), such that they sample the
  * process that was authorized and no other. A pidfd holds the process from
  * before the ownership check until every event is open: while it has not
- * been reaped its pid cannot be reused. A thread id that no longer belongs
- * to the process once its events are open, or a process that ended while
+ * been reaped its pid cannot be reused. A thread id that belongs to another
+ * process once its events are open, or a process that ended while
  * they were opened (its pid free for reuse), gets its events revoked. */
 #pragma once
 
