@@ -12,7 +12,12 @@ typedef struct ProcessTable {
         ProcessMapping *maps;
         size_t n_maps, allocated;
         int64_t exec_time;         /* latest exec seen (0: none) */
+        ProcessMapping *retired;   /* the images before its execs (unsorted) */
+        size_t n_retired;
 } ProcessTable;
+
+/* Bounds what a process that execs again and again keeps of its past. */
+#define PROCESS_MAPS_MAX_RETIRED 1024
 
 struct ProcessMaps {
         int32_t *pids;             /* sorted */
@@ -32,6 +37,9 @@ static void process_table_clear(ProcessTable *t) {
         for (size_t i = 0; i < t->n_maps; i++)
                 free(t->maps[i].filename);
         free(t->maps);
+        for (size_t i = 0; i < t->n_retired; i++)
+                free(t->retired[i].filename);
+        free(t->retired);
         *t = (ProcessTable) {};
 }
 
@@ -223,10 +231,23 @@ int process_maps_exec(ProcessMaps *m, int32_t pid, int64_t time) {
         if (time <= t->exec_time)
                 return 0;
         t->exec_time = time;
+        size_t n_old = 0;
+        for (size_t i = 0; i < t->n_maps; i++)
+                n_old += t->maps[i].time < time;
+        /* The old image's mappings are retired, not forgotten: samples taken
+         * before the exec are named from them. Without room, forgotten. */
+        ProcessMapping *retired = NULL;
+        if (n_old > 0 && t->n_retired + n_old <= PROCESS_MAPS_MAX_RETIRED) {
+                retired = reallocarray(t->retired, t->n_retired + n_old, sizeof(ProcessMapping));
+                if (retired)
+                        t->retired = retired;
+        }
         size_t kept = 0;
         for (size_t i = 0; i < t->n_maps; i++) {
                 if (t->maps[i].time >= time)
                         t->maps[kept++] = t->maps[i];
+                else if (retired)
+                        t->retired[t->n_retired++] = t->maps[i];
                 else
                         free(t->maps[i].filename);
         }
@@ -238,6 +259,12 @@ const ProcessMapping *process_maps_get(const ProcessMaps *m, int32_t pid, size_t
         const ProcessTable *t = process_maps_find(m, pid);
         *ret_n = t ? t->n_maps : 0;
         return t ? t->maps : NULL;
+}
+
+const ProcessMapping *process_maps_get_retired(const ProcessMaps *m, int32_t pid, size_t *ret_n) {
+        const ProcessTable *t = process_maps_find(m, pid);
+        *ret_n = t ? t->n_retired : 0;
+        return t ? t->retired : NULL;
 }
 
 const int32_t *process_maps_get_pids(const ProcessMaps *m, size_t *ret_n) {

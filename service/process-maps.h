@@ -40,8 +40,14 @@ const ProcessMapping *process_maps_lookup(const ProcessMaps *m, int32_t pid, uin
  * nothing is copied if the child's exec after the fork was seen already. */
 int process_maps_fork(ProcessMaps *m, int32_t parent, int32_t child, int64_t time);
 
-/* pid exec'd at time: forgets the mappings made before, keeps later ones. */
+/* pid exec'd at time: the mappings made before are retired (see
+ * process_maps_get_retired), later ones kept. */
 int process_maps_exec(ProcessMaps *m, int32_t pid, int64_t time);
+
+/* The mappings pid had before its execs, oldest image first, unsorted and
+ * possibly overlapping each other or the current ones: for naming samples
+ * taken before an exec (NULL/0 when none). */
+const ProcessMapping *process_maps_get_retired(const ProcessMaps *m, int32_t pid, size_t *ret_n);
 
 /* All mappings of pid, sorted by start (NULL/0 for an unknown pid). */
 const ProcessMapping *process_maps_get(const ProcessMaps *m, int32_t pid, size_t *ret_n);

@@ -86,6 +86,28 @@ static const char *unavailable_reason(const Recording *r, const ProcessMapping *
         return "the mapped file could not be pinned while the process ran";
 }
 
+static SymbolizeMapping symbolize_mapping_of(Recording *r, int32_t pid, const ProcessMapping *m) {
+        const PinnedFile *pin = m->pinned;
+        return (SymbolizeMapping) {
+                .pid = pid,
+                .start = m->start,
+                .end = m->end,
+                .pgoff = m->pgoff,
+                .fd = pin ? pin->fd : -1,
+                .path = pin ? pin->path : m->filename,
+                .method = pin ? pinned_file_how_to_string(pin->how) : "not pinned",
+                .verdict = !pin ? "no file"
+                           : pin->how == PINNED_VIA_PROCESS_MEMORY ? "image read from the process"
+                           : pin->identity_checked ? "device+inode match"
+                                                   : "identity not checked",
+                /* the vdso's bytes are what the process had mapped */
+                .verified = pin && (pin->identity_checked || pin->how == PINNED_VIA_PROCESS_MEMORY),
+                .why_unavailable = unavailable_reason(r, m),
+                .build_id = m->build_id_size ? m->build_id : NULL,
+                .build_id_size = m->build_id_size,
+        };
+}
+
 int stage_symbolize(Recording *r) {
         if (!r->options.symbolize || !r->writer || !r->addresses)
                 return 0;
@@ -101,9 +123,10 @@ int stage_symbolize(Recording *r) {
         if (n_pids)
                 memcpy(pid_copy, pids, n_pids * sizeof(int32_t));
         for (size_t i = 0; i < n_pids; i++) {
-                size_t n = 0;
+                size_t n = 0, n_retired = 0;
                 (void) process_maps_get(r->maps, pid_copy[i], &n);
-                n_maps += n;
+                (void) process_maps_get_retired(r->maps, pid_copy[i], &n_retired);
+                n_maps += n + n_retired;
         }
         _cleanup_free_ SymbolizeMapping *maps = malloc((n_maps ? n_maps : 1) * sizeof *maps);
         _cleanup_free_ SymbolizeAddress *addrs = malloc((n_addrs ? n_addrs : 1) * sizeof *addrs);
@@ -111,29 +134,21 @@ int stage_symbolize(Recording *r) {
                 return -ENOMEM;
         size_t k = 0;
         for (size_t i = 0; i < n_pids; i++) {
-                size_t n = 0;
+                size_t n = 0, n_retired = 0;
                 const ProcessMapping *pm = process_maps_get(r->maps, pid_copy[i], &n);
-                for (size_t j = 0; j < n; j++) {
-                        const ProcessMapping *m = &pm[j];
-                        const PinnedFile *pin = m->pinned;
-                        maps[k++] = (SymbolizeMapping) {
-                                .pid = pid_copy[i],
-                                .start = m->start,
-                                .end = m->end,
-                                .pgoff = m->pgoff,
-                                .fd = pin ? pin->fd : -1,
-                                .path = pin ? pin->path : m->filename,
-                                .method = pin ? pinned_file_how_to_string(pin->how) : "not pinned",
-                                .verdict = !pin ? "no file"
-                                           : pin->how == PINNED_VIA_PROCESS_MEMORY ? "image read from the process"
-                                           : pin->identity_checked ? "device+inode match"
-                                                                   : "identity not checked",
-                                /* the vdso's bytes are what the process had mapped */
-                                .verified = pin && (pin->identity_checked || pin->how == PINNED_VIA_PROCESS_MEMORY),
-                                .why_unavailable = unavailable_reason(r, m),
-                                .build_id = m->build_id_size ? m->build_id : NULL,
-                                .build_id_size = m->build_id_size,
-                        };
+                size_t first = k;
+                for (size_t j = 0; j < n; j++)
+                        maps[k++] = symbolize_mapping_of(r, pid_copy[i], &pm[j]);
+                /* Before an exec: the old image's mappings, where nothing
+                 * newer lies (an address means one thing per pid in the
+                 * capture's symbol tables). */
+                const ProcessMapping *old = process_maps_get_retired(r->maps, pid_copy[i], &n_retired);
+                for (size_t j = 0; j < n_retired; j++) {
+                        bool overlaps = false;
+                        for (size_t q = first; q < k && !overlaps; q++)
+                                overlaps = old[j].start < maps[q].end && maps[q].start < old[j].end;
+                        if (!overlaps)
+                                maps[k++] = symbolize_mapping_of(r, pid_copy[i], &old[j]);
                 }
         }
         for (size_t i = 0; i < n_addrs; i++)

@@ -284,6 +284,11 @@ static void test_process_maps(void) {
         CHECK(process_maps_lookup(m, 11, 0x2000) && process_maps_lookup(m, 11, 0x2000)->inode == 8);
         CHECK(process_maps_exec(m, 10, 200) == 0);
         CHECK(process_maps_lookup(m, 10, 0x2000) == NULL && process_maps_lookup(m, 11, 0x2000) != NULL);
+        /* ... but its old image is kept aside, for samples taken before. */
+        size_t n_retired;
+        const ProcessMapping *retired = process_maps_get_retired(m, 10, &n_retired);
+        CHECK(n_retired == 3 && retired[1].inode == 8 && strcmp(retired[1].filename, "/b") == 0);
+        CHECK(process_maps_get_retired(m, 11, &n_retired) == NULL || n_retired == 0);
         /* Per-CPU rings deliver out of time order: the new image's mapping
          * (t=300) before the exec (t=250) survives it; the old image's
          * (t=240) seen afterwards is dropped; a late fork (t=150) does not
