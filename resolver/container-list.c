@@ -1,6 +1,7 @@
 /* container-list.c: containers and Flatpak instances from /proc (see
  * container-list.h). */
 #include "container-list.h"
+#include "proc-pid.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -101,12 +102,11 @@ int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n
                 return -errno;
         struct dirent *de;
         while ((de = readdir(d))) {
-                char *end;
-                long pid = strtol(de->d_name, &end, 10);
-                if (*end || pid <= 0)
+                pid_t pid;
+                if (!proc_entry_pid(de->d_name, &pid))
                         continue;
                 ContainerInfo info;
-                if (container_info_classify((pid_t) pid, &info) < 0)
+                if (container_info_classify(pid, &info) < 0)
                         continue;
                 container_info_clear(&info);
                 if (info.engine == CONTAINER_ENGINE_NONE || !info.id[0])
@@ -128,7 +128,7 @@ int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n
                         inst->info = info;
                         (void) resolver_describe_container(r, &inst->info);
                 }
-                k = add_pid(inst, (pid_t) pid);
+                k = add_pid(inst, pid);
                 if (k < 0)
                         break;
         }

@@ -31,13 +31,18 @@ void debug_file_clear(DebugFile *f) {
         *f = (DebugFile) { .fd = -1 };
 }
 
+/* A formatted message in a new string; NULL without memory. */
+static char *format_v(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static char *format_v(const char *fmt, va_list ap) {
+        char *msg = NULL;
+        return vasprintf(&msg, fmt, ap) < 0 ? NULL : msg;
+}
+
 static void add_note(DebugFile *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_note(DebugFile *f, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        char *msg = NULL;
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        char *msg = format_v(fmt, ap);
         va_end(ap);
         if (!msg)
                 return;
@@ -95,9 +100,7 @@ static void refuse(Lookup *l, const char *fmt, ...) __attribute__((format(printf
 static void refuse(Lookup *l, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        char *msg = NULL;
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        char *msg = format_v(fmt, ap);
         va_end(ap);
         if (!msg)
                 return;

@@ -12,6 +12,7 @@
 
 #include "cleanup.h"
 #include "container-list.h"
+#include "proc-pid.h"
 
 #define PROC_STAT_MAX 1024
 #define COMM_MAX 16
@@ -227,11 +228,9 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
                 return -errno;
         struct dirent *de;
         while ((de = readdir(d))) {
-                char *end;
-                long lpid = strtol(de->d_name, &end, 10);
-                if (*end || lpid <= 0 || lpid > INT32_MAX)
+                pid_t pid;
+                if (!proc_entry_pid(de->d_name, &pid))
                         continue;
-                pid_t pid = (pid_t) lpid;
                 const PidEntry *old = find_entry(f->pids, f->n_pids, pid);
                 PidEntry e = { .pid = pid, .ino = de->d_ino };
                 pid_t ppid;

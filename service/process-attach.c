@@ -12,6 +12,7 @@
 
 #include "authorization.h"
 #include "cleanup.h"
+#include "proc-pid.h"
 
 /* Threads created while /proc/PID/task is read are caught by another read;
  * inherit covers the ones they create after their own events are open. */
@@ -82,13 +83,12 @@ int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t
                 bool new_task = false;
                 struct dirent *de;
                 while (ret >= 0 && (de = readdir(d))) {
-                        char *end;
-                        long tid = strtol(de->d_name, &end, 10);
-                        if (*end || tid <= 0 || tid > INT32_MAX)
+                        pid_t tid;
+                        if (!proc_entry_pid(de->d_name, &tid))
                                 continue;
                         bool known = false;
                         for (size_t i = 0; i < n_seen && !known; i++)
-                                known = seen[i] == (pid_t) tid;
+                                known = seen[i] == tid;
                         if (known)
                                 continue;
                         pid_t *s = reallocarray(seen, n_seen + 1, sizeof(pid_t));
@@ -97,15 +97,15 @@ int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t
                                 break;
                         }
                         seen = s;
-                        seen[n_seen++] = (pid_t) tid;
+                        seen[n_seen++] = tid;
                         new_task = true;
-                        ret = perf_events_add_task(events, (pid_t) tid);
+                        ret = perf_events_add_task(events, tid);
                         if (ret == -ESRCH)
                                 ret = 0; /* the thread ended meanwhile */
                         /* The thread ended and its id went to another
                          * process between readdir and perf_event_open. */
-                        else if (ret >= 0 && task_moved(pid, (pid_t) tid))
-                                ret = perf_events_revoke_task(events, (pid_t) tid) < 0 ? -EIO : 0;
+                        else if (ret >= 0 && task_moved(pid, tid))
+                                ret = perf_events_revoke_task(events, tid) < 0 ? -EIO : 0;
                 }
                 closedir(d);
                 if (!new_task)

@@ -12,6 +12,7 @@
 
 #include "cleanup.h"
 #include "container-snapshot.h"
+#include "proc-pid.h"
 #include "vdso-image.h"
 
 #define MOUNTINFO_MAX_BYTES (4u << 20)
@@ -140,11 +141,10 @@ int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
         int count = 0, r = 0;
         struct dirent *de;
         while ((de = readdir(d))) {
-                char *end;
-                long pid = strtol(de->d_name, &end, 10);
-                if (*end || pid <= 0 || pid > INT32_MAX)
+                pid_t pid;
+                if (!proc_entry_pid(de->d_name, &pid))
                         continue;
-                r = process_snapshot(w, maps, pinned, time, (pid_t) pid);
+                r = process_snapshot(w, maps, pinned, time, pid);
                 if (r == -ESRCH || r == -EACCES) {
                         r = 0;
                         continue;

@@ -13,6 +13,7 @@
 #include "container-targets.h"
 #include "manager.h"
 #include "periscope-errors.h"
+#include "proc-pid.h"
 #include "recording-control.h"
 #include "process-snapshot.h"
 #include "record-options.h"
@@ -190,13 +191,12 @@ static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *
                 return -errno;
         struct dirent *de;
         while ((de = readdir(d))) {
-                char *end;
-                long pid = strtol(de->d_name, &end, 10);
-                if (*end || pid <= 0 || pid > INT32_MAX)
+                pid_t pid;
+                if (!proc_entry_pid(de->d_name, &pid))
                         continue;
-                if (caller.uid != 0 && !caller_owns_process(caller.uid, (pid_t) pid))
+                if (caller.uid != 0 && !caller_owns_process(caller.uid, pid))
                         continue;
-                r = append_process_target(reply, (pid_t) pid);
+                r = append_process_target(reply, pid);
                 if (r < 0)
                         break;
         }

@@ -6,16 +6,10 @@
 # before_exec_spin for its samples, with no "no mapping contains this
 # address".
 . "$SERVICE_TESTS/private-bus.sh"
-: "${PERISCOPE:?}" "${SRCDIR:?}"
-w=$TEST_TMP/exec
-gcc -O2 -g -o "$w" "$SRCDIR/workload-exec.c" || fail "cannot build the workload (gcc)"
-private_bus_start
-periscoped_start
-cap=$TEST_TMP/exec.syscap
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$w" 1 /bin/sleep 0.3 >"$TEST_TMP/record.out" 2>&1 ||
-        { cat "$TEST_TMP/record.out"; fail "record failed"; }
-"$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/folded.txt" || fail "report failed"
-python3 - "$TEST_TMP/folded.txt" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/folded.txt" | head -5; fail "samples before the exec are not named"; }
+. "$(dirname "$0")/record-workload.sh"
+build_workload exec workload-exec.c -O2 -g
+record_folded exec 1 /bin/sleep 0.3
+python3 - "$TEST_TMP/exec.folded" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/exec.folded" | head -5; fail "samples before the exec are not named"; }
 import sys
 total = named = lost = 0
 for line in open(sys.argv[1]):

@@ -5,10 +5,9 @@
 # the report must say main;start_loop;run_forever;leaf_work, never name the
 # function that happens to follow start_loop.
 . "$SERVICE_TESTS/private-bus.sh"
-: "${PERISCOPE:?}" "${SRCDIR:?}"
+. "$(dirname "$0")/record-workload.sh"
+build_workload noreturn workload-noreturn.c -O2 -g -fomit-frame-pointer -falign-functions=1 -fno-reorder-functions
 w=$TEST_TMP/noreturn
-gcc -O2 -g -fomit-frame-pointer -falign-functions=1 -fno-reorder-functions -o "$w" "$SRCDIR/workload-noreturn.c" ||
-        fail "cannot build the workload (gcc)"
 # The premise: start_loop ends with its call, unrelated_next starts right there.
 read -r start size < <(nm -S "$w" | awk '$4 == "start_loop" { print $1, $2 }')
 next=$(nm "$w" | awk '$3 == "unrelated_next" { print $1 }')
@@ -16,13 +15,8 @@ next=$(nm "$w" | awk '$3 == "unrelated_next" { print $1 }')
 [ $((16#$start + 16#$size)) = $((16#$next)) ] ||
         fail "the compiler placed unrelated_next elsewhere ($start+$size vs $next): the test's premise does not hold"
 
-private_bus_start
-periscoped_start
-cap=$TEST_TMP/noreturn.syscap
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$w" 1.5 >"$TEST_TMP/record.out" 2>&1 ||
-        { cat "$TEST_TMP/record.out"; fail "record failed"; }
-"$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/folded.txt" || fail "report failed"
-python3 - "$TEST_TMP/folded.txt" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/folded.txt" | head -5; fail "wrong callers"; }
+record_folded noreturn 1.5
+python3 - "$TEST_TMP/noreturn.folded" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/noreturn.folded" | head -5; fail "wrong callers"; }
 import sys
 total = right = 0
 for line in open(sys.argv[1]):

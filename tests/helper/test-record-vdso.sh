@@ -6,16 +6,11 @@
 # program's own (the image carries no symbols for its local helpers, which
 # say so), and count the [vdso] mapping as verified.
 . "$SERVICE_TESTS/private-bus.sh"
-: "${PERISCOPE:?}" "${SRCDIR:?}"
-w=$TEST_TMP/vdso
-gcc -O2 -g -o "$w" "$SRCDIR/workload-vdso.c" || fail "cannot build the workload (gcc)"
-private_bus_start
-periscoped_start
+. "$(dirname "$0")/record-workload.sh"
+build_workload vdso workload-vdso.c -O2 -g
+record_folded vdso 1.5
 cap=$TEST_TMP/vdso.syscap
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$w" 1.5 >"$TEST_TMP/record.out" 2>&1 ||
-        { cat "$TEST_TMP/record.out"; fail "record failed"; }
-"$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/folded.txt" || fail "report failed"
-python3 - "$TEST_TMP/folded.txt" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/folded.txt" | head -5; fail "vdso frames not named"; }
+python3 - "$TEST_TMP/vdso.folded" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/vdso.folded" | head -5; fail "vdso frames not named"; }
 import sys
 total = named = 0
 for line in open(sys.argv[1]):
