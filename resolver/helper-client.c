@@ -116,12 +116,30 @@ int helper_client_new(const HelperClientConfig *config, HelperClient **ret) {
         return 0;
 }
 
-/* Runs in the forked child: limits, fds, then exec bwrap. Only
- * async-signal-safe calls. */
+/* Runs in the forked child: fds first, then limits, then exec bwrap.
+ * The fds are moved before RLIMIT_NOFILE is lowered: a daemon holding
+ * thousands of pinned files has every low number taken, and F_DUPFD past
+ * a lowered limit fails with EMFILE. Only async-signal-safe calls. */
 static void __attribute__((noreturn)) exec_sandbox(const HelperClientConfig *cfg, int sock, int out_fd,
                                                    char *const *argv) {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 _exit(127);
+
+        int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (devnull < 0)
+                _exit(127);
+        /* move the socket and output above 3 without clobbering, then onto
+         * their fixed numbers */
+        int s = sock >= 0 ? fcntl(sock, F_DUPFD, 4) : devnull;
+        int o = fcntl(out_fd >= 0 ? out_fd : devnull, F_DUPFD, 4);
+        if (s < 0 || o < 0 || dup2(devnull, 0) < 0 || dup2(o, 1) < 0 || (sock >= 0 && dup2(s, 3) < 0))
+                _exit(127);
+        if (sock < 0)
+                (void) close(3);
+        /* everything else goes: the sandbox sees only 0, 1, 2 and 3 */
+        if (close_range(4, ~0U, 0) < 0)
+                _exit(127);
+
         struct rlimit rl;
 #ifndef PERISCOPE_SANITIZED
         /* sanitizer runtimes reserve terabytes of shadow memory: RLIMIT_AS
@@ -139,19 +157,6 @@ static void __attribute__((noreturn)) exec_sandbox(const HelperClientConfig *cfg
         rl = (struct rlimit) { 0, 0 };
         (void) setrlimit(RLIMIT_CORE, &rl);
 
-        int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (devnull < 0)
-                _exit(127);
-        /* move the socket and output to fixed numbers without clobbering */
-        int s = sock >= 0 ? fcntl(sock, F_DUPFD, 10) : devnull;
-        int o = fcntl(out_fd >= 0 ? out_fd : devnull, F_DUPFD, 10);
-        if (s < 0 || o < 0 || dup2(devnull, 0) < 0 || dup2(o, 1) < 0 || (sock >= 0 && dup2(s, 3) < 0))
-                _exit(127);
-        if (sock < 0)
-                close(3);
-        /* everything else goes: the sandbox sees only 0, 1, 2 and 3 */
-        for (int fd = 4; fd < 1024; fd++)
-                close(fd);
         execv(cfg->bwrap_path, argv);
         _exit(127);
 }
