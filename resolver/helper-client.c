@@ -156,6 +156,8 @@ static void __attribute__((noreturn)) exec_sandbox(const HelperClientConfig *cfg
                 _exit(127);
         rl = (struct rlimit) { 0, 0 };
         (void) setrlimit(RLIMIT_CORE, &rl);
+        /* the daemon may run at a raised priority; the helper's work may not */
+        (void) setpriority(PRIO_PROCESS, 0, 0);
 
         execv(cfg->bwrap_path, argv);
         _exit(127);
@@ -349,14 +351,19 @@ static int transact(HelperClient *c, uint16_t type, const HelperWriter *req, con
                 int64_t left = deadline - now_ms();
                 if (left <= 0)
                         return helper_failed(c, why, strdup_printf("timed out after %u ms", c->config.timeout_ms));
+                if (c->config.wait_hook && left > HELPER_CLIENT_WAIT_HOOK_MS)
+                        left = HELPER_CLIENT_WAIT_HOOK_MS;
                 struct pollfd p = { .fd = c->sock, .events = POLLIN };
                 int k = poll(&p, 1, (int) left);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0)
                         return helper_failed(c, why, strdup_printf("poll: %s", strerror(errno)));
-                if (k == 0)
+                if (k == 0) {
+                        if (c->config.wait_hook)
+                                c->config.wait_hook(c->config.wait_hook_userdata);
                         continue;
+                }
                 if (!(p.revents & POLLIN))
                         return helper_failed(c, why, NULL);
                 HelperMessage m;

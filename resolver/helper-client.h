@@ -21,7 +21,15 @@ typedef struct HelperClientConfig {
         unsigned cpu_seconds;     /* RLIMIT_CPU; 0: 60 */
         unsigned max_files;       /* RLIMIT_NOFILE; 0: 64 */
         unsigned timeout_ms;      /* per request; 0: 10000 */
+        /* Called about every HELPER_CLIENT_WAIT_HOOK_MS while a request waits
+         * for its answer, so the caller can keep urgent work going (the
+         * daemon moves perf records out of its rings). It must not use this
+         * client. NULL: none. */
+        void (*wait_hook)(void *userdata);
+        void *wait_hook_userdata;
 } HelperClientConfig;
+
+#define HELPER_CLIENT_WAIT_HOOK_MS 20
 
 /* One frame of an address's inline chain (innermost first). */
 typedef struct HelperFrame {

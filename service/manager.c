@@ -52,8 +52,18 @@ void manager_end_all(Manager *m) {
         free(copy);
 }
 
+void manager_init_helper_config(Manager *m) {
+        m->helper_config = (HelperClientConfig) { .wait_hook = manager_spill_rings, .wait_hook_userdata = m };
+}
+
+void manager_spill_rings(void *userdata) {
+        Manager *m = userdata;
+        for (size_t i = 0; i < m->n_recordings; i++)
+                recording_spill_rings(m->recordings[i]);
+}
+
 struct UnwindTables *manager_get_unwind_tables(Manager *m) {
         if (!m->unwind_tables)
-                (void) unwind_tables_new(NULL, &m->unwind_tables);
+                (void) unwind_tables_new(&m->helper_config, &m->unwind_tables);
         return m->unwind_tables;
 }

@@ -8,6 +8,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "helper-client.h"
+
 typedef struct Recording Recording;
 
 typedef struct Manager {
@@ -25,7 +27,16 @@ typedef struct Manager {
         uint64_t busy_until;       /* CLOCK_MONOTONIC usec of the last moment with work */
         sd_event_source *idle_timer;
         struct UnwindTables *unwind_tables; /* daemon-lifetime unwind tables (created on first use) */
+        HelperClientConfig helper_config; /* every helper the daemon starts (wait hook: manager_spill_rings) */
 } Manager;
+
+/* The helper configuration of the daemon: while a helper request waits,
+ * every recording's rings are spilled (manager_spill_rings). */
+void manager_init_helper_config(Manager *m);
+
+/* Moves every recording's ring contents to its spill (a HelperClient wait
+ * hook: the single-threaded daemon is waiting for the helper). */
+void manager_spill_rings(void *userdata);
 
 /* The daemon's unwind tables, created on first use; NULL when out of memory. */
 struct UnwindTables *manager_get_unwind_tables(Manager *m);

@@ -134,7 +134,8 @@ int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, i
         return container_snapshot_process(w, pinned_files_get_resolver(pinned), time, pid);
 }
 
-int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time) {
+int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
+                         void (*between)(void *userdata), void *userdata) {
         DIR *d = opendir("/proc");
         if (!d)
                 return -errno;
@@ -145,6 +146,8 @@ int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
                 if (!proc_entry_pid(de->d_name, &pid))
                         continue;
                 r = process_snapshot(w, maps, pinned, time, pid);
+                if (between)
+                        between(userdata);
                 if (r == -ESRCH || r == -EACCES) {
                         r = 0;
                         continue;

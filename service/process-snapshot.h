@@ -14,8 +14,11 @@
 /* Snapshots one process. -ESRCH if it is gone. */
 int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid);
 
-/* Snapshots every process in /proc; returns how many were written. */
-int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time);
+/* Snapshots every process in /proc; returns how many were written.
+ * `between` (may be NULL) runs after each process: with thousands of
+ * processes the snapshot takes long enough for armed perf rings to fill. */
+int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
+                         void (*between)(void *userdata), void *userdata);
 
 /* The command line of pid with spaces between arguments (like Sysprof), or
  * "[comm]" for kernel threads; malloc'ed. fallback is used when /proc has

@@ -197,6 +197,15 @@ static int recording_handle_record(const struct perf_event_header *h, size_t siz
 
         switch (h->type) {
         case PERF_RECORD_SAMPLE:
+                if (!r->replaying && (r->spill.size > 0 || sample_unwinder_queue_full(&r->unwinder))) {
+                        /* The unwinder's queue is full (tables compile slower
+                         * than samples come): the sample waits in the spill,
+                         * behind the ones already there. Never compile here. */
+                        ret = perf_spill_add(h, size, &r->spill);
+                        break;
+                }
+                if (r->replaying && sample_unwinder_queue_full(&r->unwinder))
+                        return -EAGAIN; /* stays in the spill */
                 ret = recording_handle_sample(r, h, size);
                 break;
         case PERF_RECORD_MMAP2:
@@ -229,7 +238,20 @@ static int recording_handle_record(const struct perf_event_header *h, size_t siz
 static void recording_drain(Recording *r) {
         if (!r->perf || r->error)
                 return;
-        (void) perf_events_drain(r->perf, recording_handle_record, r);
+        r->draining = true;
+        /* What was moved out of the rings while the helper worked comes
+         * first, as far as the unwinder's queue takes it; the rings are read
+         * either way (their samples join the spill while it is not empty). */
+        if (r->spill.size > 0) {
+                r->replaying = true;
+                (void) perf_spill_replay(&r->spill, recording_handle_record, r);
+                r->replaying = false;
+        }
+        if (!r->error)
+                (void) perf_events_drain(r->perf, recording_handle_record, r);
+        r->lost_samples += r->spill.dropped_samples;
+        r->spill.dropped_samples = 0;
+        r->draining = false;
         /* Samples that waited for an unwind table (compiled now, after the
          * drain handled every COMM/MMAP/FORK record in time). */
         if (r->unwinder.n_pending > 0) {
@@ -239,6 +261,16 @@ static void recording_drain(Recording *r) {
                 if (ret < 0)
                         recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
         }
+}
+
+void recording_spill_rings(Recording *r) {
+        /* not while this recording reads its rings (a compile in the middle
+         * of a drain): the drain's readers are in use */
+        if (r->state != RECORDING_STATE_RECORDING || !r->perf || r->draining || r->error)
+                return;
+        r->draining = true;
+        (void) perf_events_drain(r->perf, perf_spill_add, &r->spill);
+        r->draining = false;
 }
 
 static void recording_flush(Recording *r) {
@@ -416,7 +448,8 @@ static void recording_write_stats(Recording *r) {
                            "samples=%llu\nlost_samples=%llu\nbad_records=%llu\nprocesses=%zu\n"
                            "pinned_files=%zu\npin_failures=%llu\naddresses=%zu\nreason=%s\nduration_ns=%lld\n"
                            "unwind=%s\nkernel=%s\nunwound_samples=%llu\nunwound_frames=%llu\n"
-                           "unwind_fp_frames=%llu\nunwind_ends=%llu\nunwind_stops_early=%llu\n",
+                           "unwind_fp_frames=%llu\nunwind_ends=%llu\nunwind_stops_early=%llu\n"
+                           "spilled_records=%llu\n",
                            (unsigned long long) r->samples, (unsigned long long) r->lost_samples,
                            (unsigned long long) r->bad_records, n_pids, pinned_files_get_n(r->pinned),
                            (unsigned long long) pinned_files_get_failures(r->pinned), n_addrs,
@@ -425,7 +458,8 @@ static void recording_write_stats(Recording *r) {
                            (unsigned long long) r->unwinder.stats.samples, (unsigned long long) r->unwinder.stats.frames,
                            (unsigned long long) r->unwinder.stats.fp_frames,
                            (unsigned long long) r->unwinder.stats.stops[UNWIND_STOP_END],
-                           (unsigned long long) (r->unwinder.stats.samples - r->unwinder.stats.stops[UNWIND_STOP_END]));
+                           (unsigned long long) (r->unwinder.stats.samples - r->unwinder.stats.stops[UNWIND_STOP_END]),
+                           (unsigned long long) r->spill.spilled_records);
         /* Why user stacks ended, one line per reason ("unwind_stop_no_info=3"). */
         for (int i = 0; i < _UNWIND_STOP_MAX && len > 0 && (size_t) len < sizeof(buf); i++)
                 if (r->unwinder.stats.stops[i] > 0)
@@ -495,9 +529,9 @@ static void recording_finish(Recording *r) {
                 sd_bus_message_unref(r->stop_waiters[i]);
         }
         r->n_stop_waiters = 0;
-        fprintf(stderr, "periscoped: recording %u finished (%s): %llu samples, %llu lost\n", r->id,
+        fprintf(stderr, "periscoped: recording %u finished (%s): %llu samples, %llu lost, %llu records spilled while the helper worked\n", r->id,
                 recording_end_reason_to_string(r->reason), (unsigned long long) r->samples,
-                (unsigned long long) r->lost_samples);
+                (unsigned long long) r->lost_samples, (unsigned long long) r->spill.spilled_records);
 
         /* Nobody will come for it: free it now; else keep it a while for its properties. */
         if (!r->track || sd_bus_track_count(r->track) == 0)
@@ -668,6 +702,7 @@ static int recording_arm_perf(Recording *r, sd_bus_error *error) {
                 cfg.ring_pages = 1024;
         }
         r->layout = (PerfRecordLayout) { .sample_type = cfg.sample_type, .sample_regs_user = cfg.sample_regs_user };
+        r->spill.layout = r->layout;
         int ret = perf_events_new(&cfg, &r->perf);
         if (ret < 0)
                 return perf_error(error, ret, "this recording");
@@ -725,10 +760,15 @@ static int recording_follow_start(Recording *r) {
         return 0;
 }
 
+/* The rings run while the snapshot reads /proc: keep them from overflowing. */
+static void spill_between(void *userdata) {
+        recording_spill_rings(userdata);
+}
+
 static int recording_snapshot(Recording *r) {
         int ret;
         if (r->options.system) {
-                ret = process_snapshot_all(r->writer, r->maps, r->pinned, r->start_time);
+                ret = process_snapshot_all(r->writer, r->maps, r->pinned, r->start_time, spill_between, r);
                 return ret < 0 ? ret : 0;
         }
         for (size_t i = 0; i <= r->options.n_pids; i++) {
@@ -837,7 +877,14 @@ int recording_start(Manager *m, sd_bus_message *call, const Caller *caller, Reco
         r_ = recording_follow_start(r);
         if (r_ < 0)
                 goto fail;
+        int64_t snapshot_start = now_monotonic_ns();
         r_ = recording_snapshot(r);
+        if (r_ >= 0) {
+                size_t n_snapshot = 0;
+                (void) process_maps_get_pids(r->maps, &n_snapshot);
+                fprintf(stderr, "periscoped: recording %u: snapshot of %zu processes in %lld ms\n", r->id, n_snapshot,
+                        (long long) ((now_monotonic_ns() - snapshot_start) / 1000000));
+        }
         if (r_ < 0) {
                 sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "taking the process snapshot failed: %s",
                                   strerror(-r_));
@@ -910,6 +957,7 @@ void recording_free(Recording *r) {
         sd_bus_track_unref(r->track);
         manager_remove_recording(r->manager, r);
         sample_unwinder_done(&r->unwinder);
+        perf_spill_done(&r->spill);
         container_follow_free(r->follow);
         process_maps_free(r->maps);
         pinned_files_free(r->pinned);

@@ -23,6 +23,7 @@
 #include "manager.h"
 #include "perf-events.h"
 #include "perf-record.h"
+#include "perf-spill.h"
 #include "pinned-files.h"
 #include "process-maps.h"
 #include "record-options.h"
@@ -89,6 +90,9 @@ struct Recording {
         uint64_t samples;
         uint64_t lost_samples;
         uint64_t bad_records;      /* malformed records from the kernel, dropped */
+        PerfSpill spill;           /* records moved out of the rings while the helper worked */
+        bool draining;             /* reading the rings or the spill right now */
+        bool replaying;            /* reading the spill right now */
         SampleUnwinder unwinder;   /* dwarf/auto: tables, queue and counters */
         uint64_t published_samples;
         uint64_t final_bytes;      /* Bytes once the writer is closed */
@@ -116,6 +120,10 @@ void recording_free(Recording *r);
 /* For asynchronous stages: the current stage is over (result < 0: it
  * failed; the failure is logged in the stats and the next stage runs). */
 void recording_stage_done(Recording *r, int result);
+
+/* Moves the records in the rings to the spill (a helper request is under
+ * way and the rings would overflow); the next drain handles them first. */
+void recording_spill_rings(Recording *r);
 
 /* Emits Progress(stage, done, total) for a post-stop stage. */
 void recording_emit_progress(Recording *r, const char *stage, uint64_t done, uint64_t total);

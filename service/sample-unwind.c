@@ -180,6 +180,10 @@ static int queue(SampleUnwinder *u, const PerfSample *s) {
         return 0;
 }
 
+bool sample_unwinder_queue_full(const SampleUnwinder *u) {
+        return u->pending_bytes >= SAMPLE_UNWIND_QUEUE_MAX_BYTES;
+}
+
 size_t sample_unwinder_build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, const PerfSample *s,
                              uint64_t *addrs, size_t max, bool *deferred) {
         size_t n;
@@ -206,7 +210,7 @@ static void pending_free(SampleUnwindPending *p) {
 
 int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, uint64_t *addrs, size_t max,
                           bool all, SampleUnwindEmit emit, void *userdata) {
-        bool compiled = false;
+        unsigned compiled = 0;
         size_t i;
         int ret = 0;
 
@@ -217,12 +221,12 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
                 if (p->sample.n_regs == 3 && p->sample.regs_abi == PERF_SAMPLE_REGS_ABI_64)
                         p->sample.regs = p->regs;
                 if (!build(u, maps, kernel, true, &p->sample, addrs, max, &n)) {
-                        /* One sample's compiles per flush, so the event loop
-                         * drains the rings between helper requests. */
-                        if (compiled && !all)
+                        /* A few samples' compiles per flush, so the event loop
+                         * serves the bus and drains between them. */
+                        if (compiled >= SAMPLE_UNWIND_COMPILES_PER_FLUSH && !all)
                                 break;
                         (void) build(u, maps, kernel, false, &p->sample, addrs, max, &n);
-                        compiled = true;
+                        compiled++;
                 }
                 if (n > 0 && ret >= 0) {
                         int r = emit(&p->sample, addrs, n, userdata);

@@ -25,9 +25,15 @@
 /* Register mask the DWARF path asks perf for: PERF_REG_X86_BP, SP, IP. */
 #define SAMPLE_UNWIND_REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
 
-/* Bytes of queued stack copies beyond which samples are unwound at once
- * (compiling in the drain) instead of queued. */
+/* Bytes of queued stack copies beyond which the queue is full: the caller
+ * keeps further samples elsewhere (the recording's spill) instead of
+ * building them; a sample built anyway is unwound at once, compiling in the
+ * drain. */
 #define SAMPLE_UNWIND_QUEUE_MAX_BYTES (32u * 1024u * 1024u)
+
+/* Samples whose tables are missing get compiled for at most this many
+ * samples per sample_unwinder_flush() (the helper's waits spill the rings). */
+#define SAMPLE_UNWIND_COMPILES_PER_FLUSH 4
 
 /* Counters a recording keeps for its statistics. */
 typedef struct SampleUnwindStats {
@@ -54,6 +60,10 @@ typedef struct SampleUnwinder {
 size_t sample_unwinder_build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, const PerfSample *s,
                              uint64_t *addrs, size_t max, bool *deferred);
 
+/* Whether the queue is full: a sample handed to sample_unwinder_build()
+ * now would be unwound at once, compiling its tables in the drain. */
+bool sample_unwinder_queue_full(const SampleUnwinder *u);
+
 /* Called with each queued sample's addresses, in order. */
 typedef int (*SampleUnwindEmit)(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata);
 
@@ -61,7 +71,9 @@ typedef int (*SampleUnwindEmit)(const PerfSample *s, const uint64_t *addrs, size
  * entries), compiling the tables they need: the tables of one sample per
  * call, so the caller's event loop drains the rings between helper requests,
  * or everything when `all` (the recording's last drain). Returns the first
- * negative value emit returned, else 0. */
+ * negative value emit returned, else 0. At most
+ * SAMPLE_UNWIND_COMPILES_PER_FLUSH samples' tables are compiled per call
+ * unless `all`. */
 int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, uint64_t *addrs, size_t max,
                           bool all, SampleUnwindEmit emit, void *userdata);
 

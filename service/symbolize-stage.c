@@ -169,6 +169,7 @@ int stage_symbolize(Recording *r) {
         StageProgress progress = { .recording = r };
         StageTrees trees = { .resolver = r->resolver };
         SymbolizeOptions o = {
+                .helper = r->manager ? r->manager->helper_config : (HelperClientConfig) {},
                 .debug = { .debuginfod = r->options.debuginfod, .log = r->resolver ? stage_debug_log : NULL,
                            .log_userdata = r->resolver },
                 .debug_trees = r->resolver ? stage_debug_trees : NULL,

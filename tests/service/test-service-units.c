@@ -13,6 +13,7 @@
 #include "capture-types.h"
 #include "perf-events.h"
 #include "perf-record.h"
+#include "perf-spill.h"
 #include "pinned-files.h"
 #include "process-maps.h"
 #include "sample-stack.h"
@@ -240,6 +241,104 @@ static void test_parse(void) {
         CHECK(perf_record_parse_lost((void *) lost_rec, 16, &lost) == -EBADMSG);
 }
 
+/* ---- spill ---- */
+
+/* A SAMPLE with TID, REGS_USER (3 regs) and a stack copy of stack_size
+ * bytes of which dyn are valid, filled with a pattern. Returns its size. */
+static size_t build_stack_sample(uint64_t *buf, uint64_t stack_size, uint64_t dyn, uint32_t pid) {
+        size_t n = 1;
+        buf[n++] = (uint64_t) pid | ((uint64_t) pid << 32);
+        buf[n++] = PERF_SAMPLE_REGS_ABI_64;
+        buf[n++] = 0x1000;              /* bp */
+        buf[n++] = 0x7ffc0000;          /* sp */
+        buf[n++] = 0x401000;            /* ip */
+        buf[n++] = stack_size;
+        for (uint64_t i = 0; i < stack_size / 8; i++)
+                buf[n++] = 0xab00000000000000ull | i;
+        if (stack_size)
+                buf[n++] = dyn;
+        struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER,
+                                       .size = (uint16_t) (n * 8) };
+        memcpy(buf, &h, sizeof(h));
+        return n * 8;
+}
+
+typedef struct Replayed {
+        int n, stop_at;
+        PerfSample samples[8];
+        uint64_t stacks[8][64];
+        uint32_t types[8];
+} Replayed;
+
+static int replay_collect(const struct perf_event_header *h, size_t size, void *userdata) {
+        Replayed *r = userdata;
+        static const PerfRecordLayout l = { .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
+                                                           PERF_SAMPLE_STACK_USER,
+                                            .sample_regs_user = (1ull << 6) | (1ull << 7) | (1ull << 8) };
+        if (r->n == r->stop_at)
+                return -EAGAIN;
+        if (r->n >= 8)
+                return -E2BIG;
+        r->types[r->n] = h->type;
+        if (h->type == PERF_RECORD_SAMPLE) {
+                if (perf_record_parse_sample(&l, h, size, &r->samples[r->n]) < 0)
+                        return -EBADMSG;
+                PerfSample *s = &r->samples[r->n];
+                memcpy(r->stacks[r->n], s->stack ? s->stack : (const uint8_t *) "", s->stack_size);
+                s->stack = NULL; /* the spill's buffer moves */
+                s->regs = NULL;
+                s->callchain = NULL;
+        }
+        r->n++;
+        return 0;
+}
+
+static void test_spill(void) {
+        PerfSpill sp = { .layout = { .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+                                     .sample_regs_user = (1ull << 6) | (1ull << 7) | (1ull << 8) } };
+        uint64_t buf[128];
+
+        /* A stack copy is cut to its valid bytes (rounded to 8); the sample
+         * reads back the same but for the invalid tail. */
+        size_t size = build_stack_sample(buf, 256, 20, 7);
+        CHECK(perf_spill_add((void *) buf, size, &sp) == 0);
+        CHECK(sp.size == size - 256 + 24);
+        /* nothing valid: no stack at all */
+        size = build_stack_sample(buf, 256, 0, 8);
+        CHECK(perf_spill_add((void *) buf, size, &sp) == 0);
+        /* a non-sample record goes as it is */
+        uint64_t lost_rec[3] = {};
+        struct perf_event_header lh = { .type = PERF_RECORD_LOST, .size = 24 };
+        memcpy(lost_rec, &lh, sizeof(lh));
+        CHECK(perf_spill_add((void *) lost_rec, 24, &sp) == 0);
+        /* a record whose size lies is refused */
+        CHECK(perf_spill_add((void *) lost_rec, 16, &sp) == -EINVAL);
+        CHECK(sp.spilled_records == 3);
+
+        /* -EAGAIN keeps the record and the rest for the next replay. */
+        Replayed r = { .stop_at = 1 };
+        CHECK(perf_spill_replay(&sp, replay_collect, &r) == 1);
+        CHECK(r.n == 1 && r.samples[0].pid == 7 && r.samples[0].stack_size == 24 && r.samples[0].stack_dyn_size == 20);
+        CHECK(r.stacks[0][0] == 0xab00000000000000ull && r.stacks[0][2] == 0xab00000000000002ull);
+        CHECK(sp.size > 0);
+        r.stop_at = -1;
+        CHECK(perf_spill_replay(&sp, replay_collect, &r) == 2);
+        CHECK(r.n == 3 && r.samples[1].pid == 8 && r.samples[1].stack_size == 0 && r.types[2] == PERF_RECORD_LOST);
+        CHECK(sp.size == 0);
+
+        /* Bounded: past max_bytes samples are dropped and counted. */
+        sp.max_bytes = 4096;
+        int dropped = 0;
+        for (int i = 0; i < 100; i++) {
+                size = build_stack_sample(buf, 512, 512, 9);
+                CHECK(perf_spill_add((void *) buf, size, &sp) == 0);
+        }
+        dropped = (int) sp.dropped_samples;
+        CHECK(sp.size <= 4096 && dropped > 90 && dropped + (int) (sp.size / size) == 100);
+        perf_spill_done(&sp);
+        CHECK(sp.size == 0 && sp.data == NULL && sp.max_bytes == 4096);
+}
+
 /* ---- stacks ---- */
 
 static void test_stack(void) {
@@ -373,6 +472,7 @@ int main(void) {
         test_ring();
         test_ring_merge();
         test_parse();
+        test_spill();
         test_stack();
         test_process_maps();
         test_address_set();
@@ -381,6 +481,6 @@ int main(void) {
                 fprintf(stderr, "%d checks failed\n", failures);
                 return 1;
         }
-        printf("ok: ring reader, record decoding, stacks, process maps, address set, pinned files\n");
+        printf("ok: ring reader, record decoding, spill, stacks, process maps, address set, pinned files\n");
         return 0;
 }
