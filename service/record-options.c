@@ -373,10 +373,11 @@ static int record_options_check(RecordOptions *o, uid_t caller_uid, sd_bus_error
         if (targets == 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "no target: give 'pids', 'command-pid', 'container' or 'system'");
-        if (o->system && (o->n_pids > 0 || o->command_pid > 0))
+        /* With 'system', 'command-pid' only says when to end (the command
+         * exited), as `perf record -a -- COMMAND` does. */
+        if (o->system && o->n_pids > 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
-                                         "option 'system': already records every process; leave out "
-                                         "'pids' and 'command-pid'");
+                                         "option 'system': already records every process; leave out 'pids'");
         return 0;
 }
 

@@ -711,7 +711,7 @@ static int recording_arm_perf(Recording *r, sd_bus_error *error) {
                 if (ret < 0)
                         return perf_error(error, ret, "the whole system");
         }
-        for (size_t i = 0; i <= r->options.n_pids; i++) {
+        for (size_t i = 0; i <= r->options.n_pids && !r->options.system; i++) {
                 pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
                 if (pid <= 0)
                         continue;
