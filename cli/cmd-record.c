@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -345,9 +346,13 @@ static void print_summary(RecordRun *run) {
                 fprintf(stderr, "periscope: %u of them joined the container during the recording\n", joined);
         if (run->stats && g_variant_lookup(run->stats, "container-stopped", "b", &stopped) && stopped)
                 fprintf(stderr, "periscope: the container had no process left at the end\n");
-        if (!run->finished_ok)
-                fprintf(stderr, "periscope: the capture %s is truncated (%s bytes kept): %s\n", run->output.path, size,
+        struct stat st;
+        if (!run->finished_ok && stat(run->output.path, &st) == 0 && S_ISREG(st.st_mode)) {
+                g_autofree char *kept = g_format_size(st.st_size);
+                fprintf(stderr, "periscope: the capture %s is truncated (%s kept): %s\n", run->output.path, kept,
                         run->finished_error);
+        } else if (!run->finished_ok)
+                fprintf(stderr, "periscope: the capture %s is truncated: %s\n", run->output.path, run->finished_error);
         else
                 fprintf(stderr, "periscope: capture written to %s (%s); look at it with `periscope info %s`\n",
                         run->output.path, size, run->output.path);

@@ -31,10 +31,22 @@ static char *find_periscoped(void) {
         return g_build_filename(PERISCOPE_LIBEXECDIR, "periscoped", NULL);
 }
 
-/* The fd the private daemon's stdout and stderr go to: the journal when one
+/* The fd the private daemon's stdout and stderr go to: $PERISCOPED_LOG
+ * (a file, or "stderr" for ours: -1) if set, else the journal when one
  * runs, else $XDG_STATE_HOME/periscope/periscoped.log (appended), else
  * /dev/null. *where says which (for messages). */
 static int open_daemon_log(char **where) {
+        const char *env = g_getenv("PERISCOPED_LOG");
+        if (env && strcmp(env, "stderr") == 0)
+                return -1;
+        if (env && *env) {
+                int fd = open(env, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+                if (fd >= 0) {
+                        *where = g_strdup(env);
+                        return fd;
+                }
+                fprintf(stderr, "periscope: PERISCOPED_LOG=%s: %s; logging as without it\n", env, g_strerror(errno));
+        }
         int fd = sd_journal_stream_fd("periscoped", LOG_INFO, 0);
         if (fd >= 0) {
                 *where = g_strdup("the journal (journalctl -t periscoped)");
