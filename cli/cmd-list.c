@@ -80,7 +80,13 @@ static void print_containers(GPtrArray *containers) {
                 printf("  (none running that you may record)\n");
                 return;
         }
-        printf("  %-8s %-24s %-14s %-12s %9s  %s\n", "ENGINE", "NAME", "ID", "USER", "PROCESSES", "IMAGE");
+        int name_width = 4; /* "NAME" */
+        for (guint i = 0; i < containers->len; i++) {
+                const char *name = "";
+                (void) g_variant_lookup(containers->pdata[i], "name", "&s", &name);
+                name_width = MAX(name_width, (int) g_utf8_strlen(name, -1));
+        }
+        printf("  %-8s %-*s %-14s %-12s %9s  %s\n", "ENGINE", name_width, "NAME", "ID", "USER", "PROCESSES", "IMAGE");
         for (guint i = 0; i < containers->len; i++) {
                 GVariant *t = containers->pdata[i];
                 const char *engine = "?", *name = "", *id = "", *image = "";
@@ -93,7 +99,7 @@ static void print_containers(GPtrArray *containers) {
                 (void) g_variant_lookup(t, "owner-uid", "u", &uid);
                 g_autofree char *user = user_name(uid);
                 g_autofree char *short_id = g_strndup(id, 12);
-                printf("  %-8s %-24s %-14s %-12s %9zu  %s\n", engine, name, short_id, user,
+                printf("  %-8s %-*s %-14s %-12s %9zu  %s\n", engine, name_width, name, short_id, user,
                        pids ? g_variant_n_children(pids) : 0, image);
         }
         printf("\nRecord one with `periscope record --container NAME` (or its id).\n");

@@ -269,8 +269,8 @@ int record_args_report_refusal(const RecordArgs *a, GError *error) {
         if (g_strcmp0(name, "org.periscope.Error.NoSuchProcess") == 0 && a->container &&
             strstr(message, "'container'")) {
                 fprintf(stderr, "periscope record: --container %s: no running Podman container or Flatpak app "
-                                "matches, and no stopped container or installed app has that name; `periscope list` "
-                                "shows what you may record\n", a->container);
+                                "matches '%s', and no stopped container or installed app has that name; `periscope "
+                                "list` shows what you may record\n", a->container, a->container);
                 return 2;
         }
         g_autofree char *said = in_cli_terms(message);
