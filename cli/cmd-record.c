@@ -55,7 +55,8 @@ typedef struct RecordRun {
         gboolean stopping;         /* the service said State=stopping */
         guint live_source;
         guint grace_source;
-        int sigints;
+        int sigints;               /* interrupts so far */
+        int first_signal;          /* the first one: the exit status is 128 + it */
 } RecordRun;
 
 static void record_run_maybe_quit(RecordRun *run) {
@@ -242,15 +243,16 @@ static void leave_now(RecordRun *run) {
         if (run->child_pid && !run->child_exited)
                 fprintf(stderr, "; the command (pid %d) keeps running", (int) run->child_pid);
         fprintf(stderr, "\n");
-        exit(130);
+        exit(128 + run->first_signal);
 }
 
-static gboolean on_sigint(gpointer data) {
-        RecordRun *run = data;
+static void interrupted(RecordRun *run, int signo) {
+        if (!run->first_signal)
+                run->first_signal = signo;
         if (++run->sigints > 1 && !run->finished)
                 leave_now(run);
         if (run->sigints > 1)
-                return G_SOURCE_CONTINUE;
+                return;
         if (run->recording && !run->finished) {
                 enter_stopping(run);
                 g_dbus_connection_call(run->service.conn, run->service.owner, run->recording, RECORDING_INTERFACE,
@@ -260,6 +262,21 @@ static gboolean on_sigint(gpointer data) {
                 run->grace_source = g_timeout_add(CHILD_GRACE_MS, on_grace_over, run);
         else
                 run->grace_over = TRUE;
+        record_run_maybe_quit(run);
+}
+
+static gboolean on_sigint(gpointer data) {
+        interrupted(data, SIGINT);
+        return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_sigterm(gpointer data) {
+        interrupted(data, SIGTERM);
+        return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_sighup(gpointer data) {
+        interrupted(data, SIGHUP);
         return G_SOURCE_CONTINUE;
 }
 
@@ -456,8 +473,8 @@ static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
 static int exit_status(RecordRun *run) {
         if (run->exec_error)
                 return run->exec_error == ENOENT ? 127 : 126;
-        if (run->sigints)
-                return 130;
+        if (run->first_signal)
+                return 128 + run->first_signal; /* 130 for Ctrl-C */
         int status = run->child_pid ? exit_status_of(run->child_status) : 0;
         if (!run->finished_ok && status == 0)
                 return 1;
@@ -500,8 +517,8 @@ int cmd_record(int argc, char **argv) {
          * of leaving a half-made capture behind. */
         run.loop = g_main_loop_new(NULL, FALSE);
         g_unix_signal_add(SIGINT, on_sigint, &run);
-        g_unix_signal_add(SIGTERM, on_sigint, &run);
-        g_unix_signal_add(SIGHUP, on_sigint, &run);
+        g_unix_signal_add(SIGTERM, on_sigterm, &run);
+        g_unix_signal_add(SIGHUP, on_sighup, &run);
         ret = start_recording(&run, &a, gate);
         if (gate >= 0)
                 close(gate); /* a command still held exits 127 without running */

@@ -39,6 +39,11 @@ only_files() {
         [ "$have" = "$want" ] || fail "files left: '$have', expected '$want'"
 }
 mkdir -p out
+# child_of PID PGREP-ARGS…: waits up to 5 s for a child of PID, prints its pid
+child_of() {
+        local parent=$1 c; shift
+        for _ in $(seq 50); do c=$(pgrep -P "$parent" "$@" || true); [ -n "$c" ] && { echo "$c"; return; }; sleep 0.1; done
+}
 # usage ARGS… == STATUS REGEX: record exits STATUS, says REGEX, leaves no file
 usage() {
         local args=() rc=0
@@ -112,7 +117,7 @@ echo "ok --verbose: the daemon's log on stderr"
 # --- the private daemon has its own session and process group
 "$PERISCOPE" record -o out/s.syscap -- sleep 3 2>err &
 rec=$!
-for _ in $(seq 50); do daemon=$(pgrep -P $rec -f periscoped || true); [ -n "$daemon" ] && break; sleep 0.1; done
+daemon=$(child_of $rec -f periscoped)
 [ -n "$daemon" ] || fail "no private periscoped under periscope record"
 read -r dsid dpgid < <(ps -o sid=,pgid= -p "$daemon")
 read -r rsid rpgid < <(ps -o sid=,pgid= -p $rec)
@@ -160,7 +165,7 @@ echo "ok a second Ctrl-C: leaves, says what it abandons; the capture is complete
 # --- kill -INT on periscope alone: finalizes, then leaves the command running
 "$PERISCOPE" record -o out/k.syscap -- sleep 30 2>err &
 rec=$!
-for _ in $(seq 50); do leftover=$(pgrep -P $rec -x sleep || true); [ -n "$leftover" ] && break; sleep 0.1; done
+leftover=$(child_of $rec -x sleep)
 [ -n "$leftover" ] || fail "the command did not start"
 sleep 1
 kill -INT $rec
