@@ -61,6 +61,16 @@ static gboolean on_frequency(const char *name, const char *value, gpointer data,
         return TRUE;
 }
 
+/* Whether pid is a zombie: it has exited and there is nothing left to record. */
+static gboolean is_zombie(pid_t pid) {
+        g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int) pid);
+        g_autofree char *text = NULL;
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                return FALSE;
+        const char *p = strrchr(text, ')');
+        return p && p[1] == ' ' && p[2] == 'Z';
+}
+
 static gboolean on_pid(const char *name, const char *value, gpointer data, GError **error) {
         RecordArgs *a = data;
         g_auto(GStrv) parts = g_strsplit(value, ",", -1);
@@ -72,6 +82,9 @@ static gboolean on_pid(const char *name, const char *value, gpointer data, GErro
                 if (kill((pid_t) v, 0) < 0 && errno == ESRCH)
                         return usage_error(error, "%s %s: no such process (`periscope list` shows the processes "
                                            "you may record)", name, *p);
+                if (is_zombie((pid_t) v))
+                        return usage_error(error, "%s %s: process %s has exited (a zombie its parent has not "
+                                           "reaped); there is nothing left to record", name, *p, *p);
                 if (a->pids->len >= MAX_PIDS)
                         return usage_error(error, "%s: at most %d processes", name, MAX_PIDS);
                 gint32 pid = (gint32) v;

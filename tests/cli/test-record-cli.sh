@@ -62,6 +62,11 @@ usage -F 0 -- true == 2 "^periscope record: -F 0: --frequency must be between 1 
 usage --frequency=-5 -- true == 2 "^periscope record: --frequency -5: --frequency must be between 1 and $max "
 usage -F $((max + 1)) -- true == 2 "^periscope record: -F $((max + 1)): --frequency must be between 1 and $max "
 usage -p 999999 == 2 "^periscope record: -p 999999: no such process \(\`periscope list\`"
+sh -c 'sleep 0.1 & exec sleep 3' & zparent=$!
+sleep 0.5
+zombie=$(pgrep -P $zparent -x sleep)
+usage -p "$zombie" == 2 "^periscope record: -p $zombie: process $zombie has exited \(a zombie"
+kill $zparent
 usage --pid 1,abc == 2 "^periscope record: --pid 1,abc: 'abc' is not a process id"
 usage --duration 0 -- true == 2 "^periscope record: --duration 0: .*between 0.001 and 86400 seconds"
 usage --unwind frame -- true == 2 "^periscope record: --unwind frame: --unwind must be dwarf, fp or auto"
