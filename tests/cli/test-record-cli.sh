@@ -229,3 +229,10 @@ expect help.out '--unwind=MODE .*default: auto'
 expect help.out '^  periscope list \[OPTION…\]$'
 echo "ok help: usage lines name the program, --unwind's real default"
 only_files
+
+# the private daemons' log holds no sanitizer report (ASan builds)
+log=$XDG_STATE_HOME/periscope/periscoped.log
+if [ $journal = 0 ]; then
+        ! grep -qE "Sanitizer|runtime error:" "$log" || { cat "$log"; fail "the private periscoped reported memory errors"; }
+fi
+echo "ok the private periscoped's log has no sanitizer report"
