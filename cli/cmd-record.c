@@ -473,8 +473,11 @@ static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
 static int exit_status(RecordRun *run) {
         if (run->exec_error)
                 return run->exec_error == ENOENT ? 127 : 126;
-        if (run->first_signal)
-                return 128 + run->first_signal; /* 130 for Ctrl-C */
+        /* With a command, an interrupt ends it as it would in a shell (130
+         * for Ctrl-C); without one it is how a recording is stopped: 0 once
+         * the capture is complete, as after --duration. */
+        if (run->first_signal && run->child_pid)
+                return 128 + run->first_signal;
         int status = run->child_pid ? exit_status_of(run->child_status) : 0;
         if (!run->finished_ok && status == 0)
                 return 1;

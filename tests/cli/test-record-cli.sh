@@ -135,13 +135,13 @@ echo "ok the private periscoped runs in its own session and process group"
 # --- Ctrl-C on a terminal: the pty's ^C sends SIGINT to the foreground
 # group (periscope and the command); the recording ends as stopped, the
 # capture complete, exit 130, progress shown on the terminal
-tty_record() { # OUT KEYS…: run record of `sleep 30` on a pty, type the keys (after 2 s each)
-        local out=$1; shift
+tty_record() { # OUT WHAT KEYS…: record WHAT on a pty, type each key (DELAY:KEY)
+        local out=$1 what=$2; shift 2
         { for k in "$@"; do sleep "${k%%:*}"; printf "${k#*:}"; done; sleep 6; } |
-                timeout 40 script -qefc "$PERISCOPE record -o out/t.syscap -- sleep 30; echo EXIT=\$?" /dev/null >"$out" || true
+                timeout 40 script -qefc "$PERISCOPE record -o out/t.syscap $what; echo EXIT=\$?" /dev/null >"$out" || true
         tr '\r' '\n' <"$out" | sed 's/\x1b\[K//g' >"$out.lines"
 }
-tty_record tty.out '2:\003'
+tty_record tty.out '-- sleep 30' '2:\003'
 expect tty.out.lines '^EXIT=130$'
 expect tty.out.lines '^periscope: recording [0-9.]+ s, [0-9]+ samples, 0 lost'
 expect tty.out.lines '^periscope: symbolizing [0-9]+/[0-9]+ addresses'
@@ -153,9 +153,21 @@ jq -e '[.frames[] | select(.type == "METADATA" and .id == "periscope.stats") | .
 rm out/t.syscap
 echo "ok Ctrl-C on a terminal: stopped, complete, exit 130, progress shown"
 
+# without a command Ctrl-C is how a recording ends: exit 0, stopped
+sleep 30 &
+target=$!
+tty_record tty3.out "-p $target" '2:\003'
+kill $target
+expect tty3.out.lines '^EXIT=0$'
+expect tty3.out.lines '\(ended: stopped\)$'
+"$PERISCOPE" dump --json out/t.syscap | jq -e '[.frames[] | select(.id == "periscope.stats") | .metadata | test("reason=stopped")] == [true]' >/dev/null ||
+        fail "the -p capture stopped by Ctrl-C is not complete with reason=stopped"
+rm out/t.syscap
+echo "ok Ctrl-C on a terminal without a command: stopped, complete, exit 0"
+
 # --- a second Ctrl-C while finishing: says what it leaves behind; the
 # service still completes the capture
-tty_record tty2.out '2:\003' '0.05:\003'
+tty_record tty2.out '-- sleep 30' '2:\003' '0.05:\003'
 expect tty2.out.lines '^EXIT=130$'
 expect tty2.out.lines '^periscope record: interrupted again: leaving without waiting for the capture to be finished\. periscoped completes out/t\.syscap in the background'
 for _ in $(seq 100); do
