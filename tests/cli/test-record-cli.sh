@@ -153,6 +153,15 @@ jq -e '[.frames[] | select(.type == "METADATA" and .id == "periscope.stats") | .
 rm out/t.syscap
 echo "ok Ctrl-C on a terminal: stopped, complete, exit 130, progress shown"
 
+# the service tells a command killed by SIGINT (seen before record's own
+# Stop in a race) from one that exited: here only the command gets it
+rc=0
+"$PERISCOPE" record -o out/i.syscap -- sh -c 'sleep 0.3; kill -INT $$' 2>err || rc=$?
+[ $rc = 130 ] || { cat err; fail "a command killed by SIGINT: exit $rc, expected 130"; }
+expect err '\(ended: stopped\)$'
+rm out/i.syscap
+echo "ok a command killed by SIGINT: the recording counts as stopped"
+
 # without a command Ctrl-C is how a recording ends: exit 0, stopped
 sleep 30 &
 target=$!
