@@ -83,6 +83,11 @@ usage -- periscope-no-such-command == 127 "^periscope record: periscope-no-such-
 usage -- "$tmp/absent/cmd" == 127 "^periscope record: cannot run $tmp/absent/cmd: No such file or directory"
 printf 'not a program\n' >notexec
 usage -- ./notexec == 126 "^periscope record: cannot run ./notexec: Permission denied"
+# found, but its exec fails (a missing interpreter): the recording had
+# started; its capture is dropped
+printf '#!/nonexistent/interpreter\n' >badscript
+chmod +x badscript
+usage -- ./badscript == 127 "^periscope record: cannot run ./badscript: No such file or directory \(nothing recorded\)$"
 echo "ok a command that cannot run: 127/126, no capture left"
 
 # --- a refused recording keeps an existing file and leaves no new one
