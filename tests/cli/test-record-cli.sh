@@ -224,26 +224,28 @@ echo "ok a full disk: truncated, exit $rc"
 
 # --- the recorded command's PROCESS frames carry its own argv, never
 # periscope's (Sysprof names the process after its first PROCESS frame)
-"$PERISCOPE" record -o out/p.syscap -- sh -c 'sleep 0.5' periscope-argv-marker 2>err || { cat err; fail "record exited $?"; }
+# (the service reads the command line when it drains the exec event, every
+# 250 ms or later under load: the command lives long enough to be read)
+"$PERISCOPE" record -o out/p.syscap -- sh -c 'sleep 1.5' periscope-argv-marker 2>err || { cat err; fail "record exited $?"; }
 "$PERISCOPE" dump --json out/p.syscap >p.json
 jq -e '[.frames[] | select(.type == "PROCESS")] | length >= 1' p.json >/dev/null || fail "no PROCESS frame"
-jq -e '[.frames[] | select(.type == "PROCESS")][0].cmdline == "sh -c sleep 0.5 periscope-argv-marker"' p.json >/dev/null ||
+jq -e '[.frames[] | select(.type == "PROCESS")][0].cmdline == "sh -c sleep 1.5 periscope-argv-marker"' p.json >/dev/null ||
         fail "the first PROCESS frame is $(jq -c '[.frames[] | select(.type == "PROCESS")][0]' p.json)"
 ! jq -r '.frames[] | select(.type == "PROCESS") | .cmdline' p.json | grep -q 'record' ||
         fail "a PROCESS frame names periscope record: $(jq -r '.frames[] | select(.type == "PROCESS") | .cmdline' p.json)"
 # Sysprof's own reader reads the same frames
 "$SYSPROF_COMPARE" --compare out/p.syscap >compare.out 2>&1 || { cat compare.out; fail "libsysprof-capture reads the capture differently"; }
 "$PERISCOPE" info out/p.syscap >info.out
-expect info.out '^  [0-9]+ +sh -c sleep 0.5 periscope-argv-marker$'
+expect info.out '^  [0-9]+ +sh -c sleep 1.5 periscope-argv-marker$'
 rm out/p.syscap
 echo "ok the command's PROCESS frame carries its own argv (Sysprof's reader agrees)"
 
 # --- info cuts long command lines (--full shows them)
-"$PERISCOPE" record -o out/l.syscap -- sh -c 'sleep 0.4' $(seq 1 100) 2>err || { cat err; fail "record exited $?"; }
+"$PERISCOPE" record -o out/l.syscap -- sh -c 'sleep 1.5' $(seq 1 100) 2>err || { cat err; fail "record exited $?"; }
 "$PERISCOPE" info out/l.syscap >info.out
-expect info.out '^  [0-9]+ +sh -c sleep 0.4 1 2 3 .*… \([0-9]+ more characters; --full shows them\)$'
+expect info.out '^  [0-9]+ +sh -c sleep 1.5 1 2 3 .*… \([0-9]+ more characters; --full shows them\)$'
 "$PERISCOPE" info --full out/l.syscap >info.out
-expect info.out '^  [0-9]+ +sh -c sleep 0.4 1 2 3 .* 99 100$'
+expect info.out '^  [0-9]+ +sh -c sleep 1.5 1 2 3 .* 99 100$'
 rm out/l.syscap
 echo "ok info cuts long command lines, --full shows them"
 
