@@ -16,6 +16,7 @@
 /* Metadata frame in which Periscope records statistics that have no frame
  * type of their own ("key=value" lines, e.g. lost_samples=N). */
 #define PERISCOPE_STATS_METADATA_ID "periscope.stats"
+#define CMDLINE_SHOWN 160 /* characters of a command line printed without --full */
 
 typedef struct InfoCounter {
         uint32_t id;
@@ -213,7 +214,7 @@ static bool is_symbol_file(const char *path) {
         return g_str_has_prefix(path, "__symbols__") || g_str_has_prefix(path, "__periscope/");
 }
 
-static void info_print(const Info *info, const char *path, CaptureReader *r) {
+static void info_print(const Info *info, const char *path, CaptureReader *r, gboolean full) {
         const CaptureFileHeader *h = capture_reader_get_header(r);
 
         printf("File: %s\n", path);
@@ -242,7 +243,17 @@ static void info_print(const Info *info, const char *path, CaptureReader *r) {
         printf("Processes: %u\n", g_hash_table_size(info->processes));
         for (GList *l = pids; l; l = l->next) {
                 const char *cmdline = g_hash_table_lookup(info->processes, l->data);
-                printf("  %-8d %s\n", GPOINTER_TO_INT(l->data), cmdline[0] ? cmdline : "(no command line)");
+                if (!cmdline[0])
+                        cmdline = "(no command line)";
+                g_autofree char *valid = g_utf8_make_valid(cmdline, -1);
+                glong chars = g_utf8_strlen(valid, -1);
+                if (full || chars <= CMDLINE_SHOWN) {
+                        printf("  %-8d %s\n", GPOINTER_TO_INT(l->data), cmdline);
+                        continue;
+                }
+                g_autofree char *cut = g_utf8_substring(valid, 0, CMDLINE_SHOWN);
+                printf("  %-8d %s… (%ld more characters; --full shows them)\n", GPOINTER_TO_INT(l->data), cut,
+                       chars - CMDLINE_SHOWN);
         }
 
         printf("Samples: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_SAMPLE]);
@@ -298,8 +309,15 @@ static void info_print(const Info *info, const char *path, CaptureReader *r) {
 }
 
 int cmd_info(int argc, char **argv) {
+        gboolean full = FALSE;
+        const GOptionEntry entries[] = {
+                { "full", 0, 0, G_OPTION_ARG_NONE, &full,
+                  "Print command lines whole (else cut at " G_STRINGIFY(CMDLINE_SHOWN) " characters)", NULL },
+                {},
+        };
         g_autoptr(GOptionContext) ctx = g_option_context_new("FILE — summarize a Sysprof/Periscope capture");
         g_autoptr(GError) gerr = NULL;
+        g_option_context_add_main_entries(ctx, entries, NULL);
         if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
                 fprintf(stderr, "periscope info: %s\n", gerr->message);
                 return 2;
@@ -323,7 +341,7 @@ int cmd_info(int argc, char **argv) {
         CaptureFrame f;
         while ((k = capture_reader_next(r, &f)) > 0)
                 info_add_frame(&info, &f);
-        info_print(&info, path, r);
+        info_print(&info, path, r, full);
         info_clear(&info);
         fflush(stdout);
         if (k < 0) {

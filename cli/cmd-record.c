@@ -1,45 +1,48 @@
 /* cmd-record.c: `periscope record`: records a command, processes or the
- * whole system into a capture through org.periscope.Profiler1, using the
- * system service when it is installed and otherwise a private periscoped
- * spawned for this one recording over a socketpair (peer-to-peer D-Bus). */
+ * whole system into a capture through org.periscope.Profiler1
+ * (service-connection.c finds the service or starts a private one), shows
+ * a live line and the post-stop progress on a terminal, and ends as a user
+ * expects: Ctrl-C stops the recording and completes the capture (exit 130),
+ * a second one leaves without waiting and says what it leaves behind. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 #include <glib-unix.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "record-args.h"
 #include "record-control.h"
+#include "record-output.h"
+#include "service-connection.h"
 
-#define PROFILER_NAME "org.periscope.Profiler1"
-#define PROFILER_PATH "/org/periscope/Profiler1"
-#define RECORDING_INTERFACE "org.periscope.Recording1"
-
-#ifndef PERISCOPE_LIBEXECDIR
-#define PERISCOPE_LIBEXECDIR "/usr/local/libexec"
-#endif
+#define CHILD_GRACE_MS 1000 /* after an interrupted recording, how long the command gets to exit */
 
 typedef struct RecordRun {
         GMainLoop *loop;
-        GDBusConnection *conn;
-        char *owner;               /* unique name of the service; NULL on a peer connection */
-        GPid daemon_pid;           /* the private periscoped, or 0 */
+        ServiceConnection service;
+        RecordOutput output;
         char *recording;           /* object path */
-        guint subscriptions[2];
+        guint subscriptions[3];
         guint name_watch;
 
         GPid child_pid;            /* the command, or 0 */
-        gboolean child_exited;
+        int child_pidfd;
+        guint child_source;
+        gboolean child_exited;     /* exited, not reaped yet (reaped after Finished) */
+        gboolean child_reaped;
         int child_status;
+        int exec_error;            /* errno of a failed exec, or 0 */
 
+        gboolean grace_over;       /* interrupted, and the command had its moment to exit */
         gboolean finished;
         gboolean finished_ok;
         char *finished_error;
@@ -48,14 +51,22 @@ typedef struct RecordRun {
         guint64 samples, lost, bytes;
         guint32 processes;
         gint64 start_us;
-        gboolean live;             /* stderr is a terminal: show a live line */
+        gboolean live;             /* stderr is a terminal: live line and progress */
+        gboolean stopping;         /* the service said State=stopping */
         guint live_source;
-        int sigints;
+        guint grace_source;
+        int sigints;               /* interrupts so far */
+        int first_signal;          /* the first one: the exit status is 128 + it */
 } RecordRun;
 
 static void record_run_maybe_quit(RecordRun *run) {
-        if (run->finished && (!run->child_pid || run->child_exited))
-                g_main_loop_quit(run->loop);
+        if (!run->finished)
+                return;
+        /* Interrupted: the command had its signal too; it gets a moment to
+         * exit, then we leave without it. */
+        if (run->child_pid && !run->child_exited && !run->grace_over)
+                return;
+        g_main_loop_quit(run->loop);
 }
 
 static void live_line_clear(RecordRun *run) {
@@ -71,11 +82,33 @@ static gboolean on_live_tick(gpointer data) {
         return G_SOURCE_CONTINUE;
 }
 
+/* The recording is over; from now on the terminal shows the post-stop
+ * stages' progress instead of the live line. */
+static void enter_stopping(RecordRun *run) {
+        if (run->stopping)
+                return;
+        run->stopping = TRUE;
+        if (run->live_source)
+                g_source_remove(run->live_source);
+        run->live_source = 0;
+        if (run->live)
+                fprintf(stderr, "\r\033[Kperiscope: finishing the capture (%" G_GUINT64_FORMAT " samples)…",
+                        run->samples);
+}
+
 static void update_from_properties(RecordRun *run, GVariant *dict) {
+        const char *state;
         (void) g_variant_lookup(dict, "Samples", "t", &run->samples);
         (void) g_variant_lookup(dict, "LostSamples", "t", &run->lost);
         (void) g_variant_lookup(dict, "Bytes", "t", &run->bytes);
         (void) g_variant_lookup(dict, "Processes", "u", &run->processes);
+        if (g_variant_lookup(dict, "State", "&s", &state) && strcmp(state, "recording") != 0)
+                enter_stopping(run);
+}
+
+static gboolean is_our_recording(RecordRun *run, const char *path, GVariant *params, const char *type) {
+        return run->recording && g_strcmp0(path, run->recording) == 0 &&
+               g_variant_is_of_type(params, G_VARIANT_TYPE(type));
 }
 
 static void on_properties_changed(GDBusConnection *c, const char *sender, const char *path, const char *iface,
@@ -84,18 +117,39 @@ static void on_properties_changed(GDBusConnection *c, const char *sender, const 
         const char *interface;
         g_autoptr(GVariant) changed = NULL;
         g_autoptr(GVariant) invalidated = NULL;
-        if (!run->recording || g_strcmp0(path, run->recording) != 0 || !g_variant_is_of_type(params, G_VARIANT_TYPE("(sa{sv}as)")))
+        if (!is_our_recording(run, path, params, "(sa{sv}as)"))
                 return;
         g_variant_get(params, "(&s@a{sv}@as)", &interface, &changed, &invalidated);
         if (g_strcmp0(interface, RECORDING_INTERFACE) == 0)
                 update_from_properties(run, changed);
 }
 
+/* Progress(s stage, t done, t total) of a post-stop stage, on a terminal only. */
+static void on_progress(GDBusConnection *c, const char *sender, const char *path, const char *iface,
+                        const char *signal, GVariant *params, gpointer data) {
+        RecordRun *run = data;
+        const char *stage;
+        guint64 done, total;
+        if (!is_our_recording(run, path, params, "(stt)"))
+                return;
+        enter_stopping(run);
+        if (!run->live)
+                return;
+        g_variant_get(params, "(&stt)", &stage, &done, &total);
+        if (strcmp(stage, "symbolize") == 0)
+                fprintf(stderr, "\r\033[Kperiscope: symbolizing %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " addresses",
+                        done, total);
+        else if (strcmp(stage, "pinned-files") == 0)
+                fprintf(stderr, "\r\033[Kperiscope: recording which files were mapped %" G_GUINT64_FORMAT "/%"
+                        G_GUINT64_FORMAT, done, total);
+        else
+                fprintf(stderr, "\r\033[Kperiscope: %s %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, stage, done, total);
+}
+
 static void on_finished(GDBusConnection *c, const char *sender, const char *path, const char *iface,
                         const char *signal, GVariant *params, gpointer data) {
         RecordRun *run = data;
-        if (!run->recording || g_strcmp0(path, run->recording) != 0 || run->finished ||
-            !g_variant_is_of_type(params, G_VARIANT_TYPE("(bsa{sv})")))
+        if (run->finished || !is_our_recording(run, path, params, "(bsa{sv})"))
                 return;
         const char *error;
         g_variant_get(params, "(b&s@a{sv})", &run->finished_ok, &error, &run->stats);
@@ -115,7 +169,8 @@ static void service_lost(RecordRun *run) {
                 return;
         live_line_clear(run);
         fprintf(stderr, "periscope record: periscoped went away before finishing; the capture holds what it "
-                        "wrote until then\n");
+                        "wrote until then%s%s\n",
+                run->service.daemon_log ? "; its log: " : "", run->service.daemon_log ? run->service.daemon_log : "");
         run->finished = TRUE;
         run->finished_ok = FALSE;
         run->finished_error = g_strdup("periscoped went away");
@@ -130,174 +185,121 @@ static void on_name_vanished(GDBusConnection *c, const char *name, gpointer data
         service_lost(data);
 }
 
-static void on_child_exit(GPid pid, int status, gpointer data) {
+/* The command exited: its status is read but it stays a zombie until the
+ * recording has finished, so the service can still tell how it ended
+ * (killed by Ctrl-C: the recording was stopped, not just ended). */
+static gboolean on_child_exit(gint fd, GIOCondition condition, gpointer data) {
+        RecordRun *run = data;
+        siginfo_t info = {};
+        if (waitid(P_PID, (id_t) run->child_pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == 0)
+                return G_SOURCE_CONTINUE;
+        run->child_exited = TRUE;
+        run->child_status = info.si_code == CLD_EXITED ? (info.si_status & 0xff) << 8 : info.si_status & 0x7f;
+        run->child_source = 0;
+        record_run_maybe_quit(run);
+        return G_SOURCE_REMOVE;
+}
+
+/* Without pidfds (Linux < 5.3) the command is reaped at once. */
+static void on_child_reaped(GPid pid, int status, gpointer data) {
         RecordRun *run = data;
         run->child_exited = TRUE;
         run->child_status = status;
-        g_spawn_close_pid(pid);
+        run->child_source = 0;
+        run->child_reaped = TRUE;
         record_run_maybe_quit(run);
+}
+
+static void watch_child(RecordRun *run) {
+        run->child_pidfd = (int) syscall(SYS_pidfd_open, run->child_pid, 0);
+        if (run->child_pidfd < 0)
+                run->child_source = g_child_watch_add(run->child_pid, on_child_reaped, run);
+        else
+                run->child_source = g_unix_fd_add(run->child_pidfd, G_IO_IN, on_child_exit, run);
 }
 
 static void on_stop_reply(GObject *source, GAsyncResult *res, gpointer data) {
         g_autoptr(GError) error = NULL;
         g_autoptr(GVariant) ret = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
-        if (!ret) {
-                g_dbus_error_strip_remote_error(error);
-                fprintf(stderr, "\nperiscope record: stopping failed: %s\n", error->message);
+        if (!ret)
+                fprintf(stderr, "\nperiscope record: stopping failed: %s\n", service_error_message(error, NULL));
+}
+
+static gboolean on_grace_over(gpointer data) {
+        RecordRun *run = data;
+        run->grace_over = TRUE;
+        run->grace_source = 0;
+        record_run_maybe_quit(run);
+        return G_SOURCE_REMOVE;
+}
+
+/* What a second interrupt abandons, said before leaving. */
+static void leave_now(RecordRun *run) {
+        live_line_clear(run);
+        fprintf(stderr, "periscope record: interrupted again: leaving without waiting for the capture to be "
+                        "finished. periscoped completes %s in the background (the post-stop stages: embedding "
+                        "the mapped files and symbolizing); `periscope info %s` shows it once it is complete",
+                run->output.path, run->output.path);
+        if (run->child_pid && !run->child_exited)
+                fprintf(stderr, "; the command (pid %d) keeps running", (int) run->child_pid);
+        fprintf(stderr, "\n");
+        exit(128 + run->first_signal);
+}
+
+static void interrupted(RecordRun *run, int signo) {
+        if (!run->first_signal)
+                run->first_signal = signo;
+        if (++run->sigints > 1 && !run->finished)
+                leave_now(run);
+        if (run->sigints > 1)
+                return;
+        if (run->recording && !run->finished) {
+                enter_stopping(run);
+                g_dbus_connection_call(run->service.conn, run->service.owner, run->recording, RECORDING_INTERFACE,
+                                       "Stop", NULL, NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_stop_reply, run);
         }
+        if (run->child_pid && !run->child_exited)
+                run->grace_source = g_timeout_add(CHILD_GRACE_MS, on_grace_over, run);
+        else
+                run->grace_over = TRUE;
+        record_run_maybe_quit(run);
 }
 
 static gboolean on_sigint(gpointer data) {
-        RecordRun *run = data;
-        if (++run->sigints > 1) {
-                live_line_clear(run);
-                fprintf(stderr, "periscope record: interrupted again, leaving without waiting for the capture\n");
-                exit(130);
-        }
-        if (run->recording && !run->finished)
-                g_dbus_connection_call(run->conn, run->owner, run->recording, RECORDING_INTERFACE, "Stop", NULL, NULL,
-                                       G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_stop_reply, run);
+        interrupted(data, SIGINT);
         return G_SOURCE_CONTINUE;
 }
 
-/* Where the private daemon is: $PERISCOPED, next to us in a build tree, or installed. */
-static char *find_periscoped(void) {
-        const char *env = g_getenv("PERISCOPED");
-        if (env && *env)
-                return g_strdup(env);
-        g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
-        if (self) {
-                g_autofree char *dir = g_path_get_dirname(self);
-                char *candidate = g_build_filename(dir, "..", "service", "periscoped", NULL);
-                if (g_file_test(candidate, G_FILE_TEST_IS_EXECUTABLE))
-                        return candidate;
-                g_free(candidate);
-        }
-        return g_build_filename(PERISCOPE_LIBEXECDIR, "periscoped", NULL);
+static gboolean on_sigterm(gpointer data) {
+        interrupted(data, SIGTERM);
+        return G_SOURCE_CONTINUE;
 }
 
-static GDBusConnection *spawn_private_daemon(RecordRun *run, GError **error) {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "socketpair: %s", g_strerror(errno));
-                return NULL;
-        }
-        g_autofree char *path = find_periscoped();
-        const char *argv[] = { path, "--peer-fd=3", NULL };
-        int source_fds[] = { sv[1] }, target_fds[] = { 3 };
-        gboolean ok = g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, -1, -1,
-                                                       -1, source_fds, target_fds, 1, &run->daemon_pid, NULL, NULL,
-                                                       NULL, error);
-        close(sv[1]);
-        if (!ok) {
-                close(sv[0]);
-                g_prefix_error(error, "starting the private periscoped (%s): ", path);
-                return NULL;
-        }
-        g_autoptr(GSocket) socket = g_socket_new_from_fd(sv[0], error);
-        if (!socket) {
-                close(sv[0]);
-                return NULL;
-        }
-        g_autoptr(GSocketConnection) stream = g_socket_connection_factory_create_connection(socket);
-        g_autoptr(GDBusConnection) conn = g_dbus_connection_new_sync(
-                G_IO_STREAM(stream), NULL, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, NULL, NULL, error);
-        if (!conn)
-                return NULL;
-        /* sd-bus drops a connection whose first message carries an fd in the
-         * same read as the end of authentication ("BEGIN"): make one plain
-         * round trip before Record passes the capture fd. */
-        g_autoptr(GVariant) pong = g_dbus_connection_call_sync(conn, NULL, PROFILER_PATH, "org.freedesktop.DBus.Peer",
-                                                               "Ping", NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 10000, NULL,
-                                                               error);
-        if (!pong) {
-                g_prefix_error(error, "the private periscoped (%s) does not answer: ", path);
-                return NULL;
-        }
-        return g_steal_pointer(&conn);
+static gboolean on_sighup(gpointer data) {
+        interrupted(data, SIGHUP);
+        return G_SOURCE_CONTINUE;
 }
 
-/* True if the bus has (or can activate) the service. */
-static gboolean bus_has_service(GDBusConnection *bus) {
-        g_autoptr(GVariant) owner = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                                "org.freedesktop.DBus", "NameHasOwner",
-                                                                g_variant_new("(s)", PROFILER_NAME), G_VARIANT_TYPE("(b)"),
-                                                                G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
-        gboolean has = FALSE;
-        if (owner)
-                g_variant_get(owner, "(b)", &has);
-        if (has)
-                return TRUE;
-        g_autoptr(GVariant) names = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                                "org.freedesktop.DBus", "ListActivatableNames", NULL,
-                                                                G_VARIANT_TYPE("(as)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL,
-                                                                NULL);
-        if (!names)
-                return FALSE;
-        g_autofree const char **list = NULL;
-        g_variant_get(names, "(^a&s)", &list);
-        for (size_t i = 0; list && list[i]; i++)
-                if (strcmp(list[i], PROFILER_NAME) == 0)
-                        return TRUE;
-        return FALSE;
-}
-
-static char *get_name_owner(GDBusConnection *bus, GError **error) {
-        g_autoptr(GVariant) ret = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                              "org.freedesktop.DBus", "GetNameOwner",
-                                                              g_variant_new("(s)", PROFILER_NAME), G_VARIANT_TYPE("(s)"),
-                                                              G_DBUS_CALL_FLAGS_NONE, 25000, NULL, error);
-        if (!ret)
-                return NULL;
-        char *owner;
-        g_variant_get(ret, "(s)", &owner);
-        return owner;
-}
-
-typedef struct RecordArgs {
-        char *output;
-        int frequency;
-        gboolean system;
-        char **pids;
-        char *container;
-        double duration;
-        gboolean no_kernel;
-        char *unwind;
-        int stack_size;
-        gboolean session_bus;
-        char *address;
-        gboolean private_daemon;
-        char **command;
-        gboolean memory;           /* record-control.c: LD_PRELOAD libperiscope-memory.so */
-        gboolean no_control_fd;
-        char *counters;
-} RecordArgs;
-
-static int connect_service(RecordRun *run, const RecordArgs *a, GError **error) {
-        if (a->address) {
-                run->conn = g_dbus_connection_new_for_address_sync(
-                        a->address,
-                        G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-                        NULL, NULL, error);
-        } else if (a->session_bus) {
-                run->conn = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, error);
-        } else if (!a->private_daemon) {
-                g_autoptr(GDBusConnection) system = g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, NULL);
-                if (system && bus_has_service(system))
-                        run->conn = g_steal_pointer(&system);
+/* A command that cannot run is found before anything starts, as a shell
+ * would: 127 when it does not exist, 126 when it cannot be executed. */
+static int check_command(const char *name) {
+        if (strchr(name, '/')) {
+                if (access(name, X_OK) == 0)
+                        return 0;
+                int e = errno;
+                fprintf(stderr, "periscope record: cannot run %s: %s\n", name, g_strerror(e));
+                return e == ENOENT || e == ENOTDIR ? 127 : 126;
         }
-        if (run->conn) {
-                run->owner = get_name_owner(run->conn, error);
-                return run->owner ? 0 : -1;
-        }
-        if (a->address || a->session_bus)
-                return -1;
-        run->conn = spawn_private_daemon(run, error);
-        return run->conn ? 0 : -1;
+        g_autofree char *found = g_find_program_in_path(name);
+        if (found)
+                return 0;
+        fprintf(stderr, "periscope record: %s: command not found (nothing recorded)\n", name);
+        return 127;
 }
 
 /* Forks the command, held before exec until the gate fd gets a byte (closed
- * without one: the recording could not start and the child exits 127). */
+ * without one: the recording could not start and the child exits 127). An
+ * exec that fails sends its errno back on the gate. */
 static int start_held_command(char **command, const char *preload, GPid *ret_pid, int *ret_gate) {
         int gate[2];
         int r = record_control_gate_new(gate);
@@ -314,15 +316,10 @@ static int start_held_command(char **command, const char *preload, GPid *ret_pid
                 close(gate[1]);
                 if (record_control_child_wait(gate[0], preload) < 0)
                         _exit(127);
-                close(gate[0]);
                 execvp(command[0], command);
                 int e = errno;
-                (void) !write(STDERR_FILENO, "periscope record: cannot run ", 29);
-                (void) !write(STDERR_FILENO, command[0], strlen(command[0]));
-                (void) !write(STDERR_FILENO, ": ", 2);
-                (void) !write(STDERR_FILENO, strerror(e), strlen(strerror(e)));
-                (void) !write(STDERR_FILENO, "\n", 1);
-                _exit(127);
+                (void) !write(gate[0], &e, sizeof(e));
+                _exit(e == ENOENT ? 127 : 126);
         }
         close(gate[0]);
         *ret_pid = pid;
@@ -330,53 +327,14 @@ static int start_held_command(char **command, const char *preload, GPid *ret_pid
         return 0;
 }
 
-static GVariant *build_options(const RecordArgs *a, GPid child, GError **error) {
-        GVariantBuilder b;
-        g_variant_builder_init(&b, G_VARIANT_TYPE("a{sv}"));
-        if (a->system)
-                g_variant_builder_add(&b, "{sv}", "system", g_variant_new_boolean(TRUE));
-        if (a->container)
-                g_variant_builder_add(&b, "{sv}", "container", g_variant_new_string(a->container));
-        if (a->pids) {
-                GVariantBuilder pids;
-                g_variant_builder_init(&pids, G_VARIANT_TYPE("ai"));
-                for (char **p = a->pids; *p; p++) {
-                        g_auto(GStrv) parts = g_strsplit(*p, ",", -1);
-                        for (char **q = parts; *q; q++) {
-                                char *end;
-                                long v = strtol(*q, &end, 10);
-                                if (!**q || *end || v <= 0 || v > INT_MAX) {
-                                        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                                                    "--pid: '%s' is not a process id", *q);
-                                        g_variant_builder_clear(&pids);
-                                        g_variant_builder_clear(&b);
-                                        return NULL;
-                                }
-                                g_variant_builder_add(&pids, "i", (gint32) v);
-                        }
-                }
-                g_variant_builder_add(&b, "{sv}", "pids", g_variant_builder_end(&pids));
-        }
-        if (child)
-                g_variant_builder_add(&b, "{sv}", "command-pid", g_variant_new_int32(child));
-        if (a->frequency)
-                g_variant_builder_add(&b, "{sv}", "frequency", g_variant_new_uint32((guint32) a->frequency));
-        if (a->duration > 0)
-                g_variant_builder_add(&b, "{sv}", "duration-ms", g_variant_new_uint32((guint32) (a->duration * 1000)));
-        if (a->no_kernel)
-                g_variant_builder_add(&b, "{sv}", "kernel", g_variant_new_boolean(FALSE));
-        if (a->unwind)
-                g_variant_builder_add(&b, "{sv}", "unwind", g_variant_new_string(a->unwind));
-        if (a->stack_size > 0)
-                g_variant_builder_add(&b, "{sv}", "stack-size", g_variant_new_uint32((guint32) a->stack_size));
-        if (a->counters) {
-                g_auto(GStrv) names = g_strsplit(a->counters, ",", -1);
-                /* "--counters none" (or "") turns them off: an empty list */
-                if (strcmp(a->counters, "none") == 0)
-                        names[0] = (g_free(names[0]), NULL);
-                g_variant_builder_add(&b, "{sv}", "counters", g_variant_new_strv((const char *const *) names, -1));
-        }
-        return g_variant_builder_end(&b);
+/* Blocks until the released command has exec'd (0) or failed to (errno). */
+static int wait_exec(int gate) {
+        int e = 0;
+        ssize_t k;
+        do
+                k = read(gate, &e, sizeof(e));
+        while (k < 0 && errno == EINTR);
+        return k == sizeof(e) ? e : 0;
 }
 
 static int exit_status_of(int status) {
@@ -387,7 +345,7 @@ static int exit_status_of(int status) {
         return 1;
 }
 
-static void print_summary(RecordRun *run, const char *output) {
+static void print_summary(RecordRun *run) {
         double secs = (g_get_monotonic_time() - run->start_us) / 1e6;
         const char *reason = "?";
         if (run->stats)
@@ -395,9 +353,9 @@ static void print_summary(RecordRun *run, const char *output) {
         live_line_clear(run);
         g_autofree char *size = g_format_size(run->bytes);
         fprintf(stderr,
-                "periscope: recorded %" G_GUINT64_FORMAT " samples (%" G_GUINT64_FORMAT " lost) from %u processes "
+                "periscope: recorded %" G_GUINT64_FORMAT " samples (%" G_GUINT64_FORMAT " lost) from %u %s "
                 "in %.1f s (ended: %s)\n",
-                run->samples, run->lost, run->processes, secs, reason);
+                run->samples, run->lost, run->processes, run->processes == 1 ? "process" : "processes", secs, reason);
         /* --container: processes that entered it during the recording. */
         guint32 joined = 0;
         gboolean stopped = FALSE;
@@ -405,191 +363,182 @@ static void print_summary(RecordRun *run, const char *output) {
                 fprintf(stderr, "periscope: %u of them joined the container during the recording\n", joined);
         if (run->stats && g_variant_lookup(run->stats, "container-stopped", "b", &stopped) && stopped)
                 fprintf(stderr, "periscope: the container had no process left at the end\n");
-        if (!run->finished_ok)
-                fprintf(stderr, "periscope: the recording failed: %s\n", run->finished_error);
-        fprintf(stderr, "periscope: capture written to %s (%s); look at it with `periscope info %s`\n", output, size,
-                output);
+        struct stat st;
+        if (!run->finished_ok && stat(run->output.path, &st) == 0 && S_ISREG(st.st_mode)) {
+                g_autofree char *kept = g_format_size(st.st_size);
+                fprintf(stderr, "periscope: the capture %s is truncated (%s kept): %s\n", run->output.path, kept,
+                        run->finished_error);
+        } else if (!run->finished_ok)
+                fprintf(stderr, "periscope: the capture %s is truncated: %s\n", run->output.path, run->finished_error);
+        else
+                fprintf(stderr, "periscope: capture written to %s (%s); look at it with `periscope info %s`\n",
+                        run->output.path, size, run->output.path);
+        if (run->child_pid && !run->child_exited)
+                fprintf(stderr, "periscope: the command (pid %d) is still running; it is no longer recorded and "
+                                "keeps running without periscope\n", (int) run->child_pid);
+}
+
+static void subscribe(RecordRun *run) {
+        static const struct {
+                const char *interface, *member;
+                GDBusSignalCallback callback;
+        } signals[] = {
+                { RECORDING_INTERFACE, "Finished", on_finished },
+                { RECORDING_INTERFACE, "Progress", on_progress },
+                { "org.freedesktop.DBus.Properties", "PropertiesChanged", on_properties_changed },
+        };
+        G_STATIC_ASSERT(G_N_ELEMENTS(signals) == G_N_ELEMENTS(run->subscriptions));
+        for (size_t i = 0; i < G_N_ELEMENTS(signals); i++)
+                run->subscriptions[i] = g_dbus_connection_signal_subscribe(
+                        run->service.conn, run->service.owner, signals[i].interface, signals[i].member, NULL, NULL,
+                        G_DBUS_SIGNAL_FLAGS_NONE, signals[i].callback, run, NULL);
+}
+
+static void record_run_clear(RecordRun *run) {
+        if (run->child_source)
+                g_source_remove(run->child_source);
+        if (run->grace_source)
+                g_source_remove(run->grace_source);
+        if (run->child_pidfd >= 0)
+                close(run->child_pidfd);
+        if (run->name_watch)
+                g_bus_unwatch_name(run->name_watch);
+        if (run->service.conn) {
+                g_signal_handlers_disconnect_by_data(run->service.conn, run);
+                for (size_t i = 0; i < G_N_ELEMENTS(run->subscriptions); i++)
+                        if (run->subscriptions[i])
+                                g_dbus_connection_signal_unsubscribe(run->service.conn, run->subscriptions[i]);
+        }
+        service_disconnect(&run->service);
+        record_output_finish(&run->output);
+        if (run->loop)
+                g_main_loop_unref(run->loop);
+        g_clear_pointer(&run->stats, g_variant_unref);
+        g_free(run->finished_error);
+        g_free(run->recording);
+}
+
+/* Starts the recording; returns 0 or the exit status. */
+static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
+        g_autoptr(GError) error = NULL;
+        if (record_output_open(&run->output, a->output, &error) < 0) {
+                fprintf(stderr, "periscope record: %s\n", error->message);
+                return 1;
+        }
+        const ServiceWhere where = { .address = a->address, .session_bus = a->session_bus,
+                                     .private_daemon = a->private_daemon, .verbose = a->verbose };
+        if (service_connect(&run->service, &where, &error) < 0) {
+                fprintf(stderr, "periscope record: cannot reach periscoped: %s\n", error->message);
+                return 1;
+        }
+        subscribe(run);
+        g_autoptr(GUnixFDList) fds = g_unix_fd_list_new_from_array(&run->output.fd, 1); /* takes the fd */
+        run->output.fd = -1;
+        g_autoptr(GVariant) reply = g_dbus_connection_call_with_unix_fd_list_sync(
+                run->service.conn, run->service.owner, PROFILER_PATH, PROFILER_NAME, "Record",
+                g_variant_new("(@a{sv}h)", record_args_to_options(a, run->child_pid), 0), G_VARIANT_TYPE("(o)"),
+                G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, 60000, fds, NULL, NULL, &error);
+        if (!reply)
+                return record_args_report_refusal(a, error);
+        g_variant_get(reply, "(o)", &run->recording);
+        run->start_us = g_get_monotonic_time();
+
+        /* Armed: now the command may run. */
+        if (gate >= 0) {
+                int control_fd = a->no_control_fd ? -1
+                                                  : record_control_open(run->service.conn, run->service.owner,
+                                                                        run->recording);
+                if (record_control_release(gate, control_fd) < 0)
+                        fprintf(stderr, "periscope record: cannot release the command: %s\n", g_strerror(errno));
+                if (control_fd >= 0)
+                        close(control_fd); /* the command's copy keeps it open; its end ends the rings */
+                run->exec_error = wait_exec(gate);
+                watch_child(run);
+        }
+        if (run->exec_error) {
+                fprintf(stderr, "periscope record: cannot run %s: %s (nothing recorded)\n", a->command[0],
+                        g_strerror(run->exec_error));
+        } else if (record_output_commit(&run->output, &error) < 0) {
+                fprintf(stderr, "periscope record: %s\n", error->message);
+                return 1;
+        }
+        g_signal_connect(run->service.conn, "closed", G_CALLBACK(on_connection_closed), run);
+        if (run->service.owner)
+                run->name_watch = g_bus_watch_name_on_connection(run->service.conn, run->service.owner,
+                                                                 G_BUS_NAME_WATCHER_FLAGS_NONE, NULL,
+                                                                 on_name_vanished, run, NULL);
+        return 0;
+}
+
+static int exit_status(RecordRun *run) {
+        if (run->exec_error)
+                return run->exec_error == ENOENT ? 127 : 126;
+        /* With a command, an interrupt ends it as it would in a shell (130
+         * for Ctrl-C); without one it is how a recording is stopped: 0 once
+         * the capture is complete, as after --duration. */
+        if (run->first_signal && run->child_pid)
+                return 128 + run->first_signal;
+        int status = run->child_pid ? exit_status_of(run->child_status) : 0;
+        if (!run->finished_ok && status == 0)
+                return 1;
+        return status;
 }
 
 int cmd_record(int argc, char **argv) {
-        RecordArgs a = {};
-        const GOptionEntry entries[] = {
-                { "output", 'o', 0, G_OPTION_ARG_FILENAME, &a.output, "Write the capture to FILE", "FILE" },
-                { "frequency", 'F', 0, G_OPTION_ARG_INT, &a.frequency, "Samples per second (default 999)", "HZ" },
-                { "system", 0, 0, G_OPTION_ARG_NONE, &a.system, "Record every process", NULL },
-                { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &a.pids, "Record process PID (repeat, or PID,PID…)", "PID" },
-                { "container", 'c', 0, G_OPTION_ARG_STRING, &a.container,
-                  "Record every process of a Podman container (name or id) or Flatpak app (app id), also those "
-                  "that join or start it during the recording", "NAME|ID|APP-ID" },
-                { "duration", 0, 0, G_OPTION_ARG_DOUBLE, &a.duration, "Stop after SECONDS", "SECONDS" },
-                { "no-kernel", 0, 0, G_OPTION_ARG_NONE, &a.no_kernel, "Leave kernel stacks out", NULL },
-                { "unwind", 0, 0, G_OPTION_ARG_STRING, &a.unwind,
-                  "User stacks: dwarf (unwind tables), fp (frame pointers) or auto (default: dwarf)", "MODE" },
-                { "stack-size", 0, 0, G_OPTION_ARG_INT, &a.stack_size,
-                  "Bytes of user stack copied per sample for dwarf (multiple of 8, at most 65528; default 16384)",
-                  "BYTES" },
-                { "session-bus", 0, 0, G_OPTION_ARG_NONE, &a.session_bus, "Use periscoped on the session bus", NULL },
-                { "address", 0, 0, G_OPTION_ARG_STRING, &a.address, "Use periscoped on the bus at ADDRESS", "ADDRESS" },
-                { "private", 0, 0, G_OPTION_ARG_NONE, &a.private_daemon, "Always start a private periscoped", NULL },
-                { "memory", 0, 0, G_OPTION_ARG_NONE, &a.memory, "Record the command's allocations (LD_PRELOAD of libperiscope-memory.so)", NULL },
-                { "counters", 0, 0, G_OPTION_ARG_STRING, &a.counters, "System counters: cpu,memory,disk,net,cpufreq,energy,battery or none (default cpu,memory)", "LIST" },
-                { "no-control-fd", 0, 0, G_OPTION_ARG_NONE, &a.no_control_fd, "Do not give the command SYSPROF_CONTROL_FD (marks, logs, counters of the program)", NULL },
-                { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.command, NULL, "[-- COMMAND ARGS…]" },
-                {},
-        };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("");
-        g_autoptr(GError) error = NULL;
-        g_option_context_set_summary(ctx, "Records CPU stacks of a command, processes or the whole system into a "
-                                          "Sysprof capture.\nThe exit status is the command's.");
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_strict_posix(ctx, TRUE);
-        if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-                fprintf(stderr, "periscope record: %s\n", error->message);
-                return 2;
-        }
-        if (a.command && a.command[0] && strcmp(a.command[0], "--") == 0) {
-                /* strict POSIX parsing leaves a "--" that follows other options */
-                char **rest = g_strdupv(a.command + 1);
-                g_strfreev(a.command);
-                a.command = rest;
-        }
-        gboolean has_command = a.command && a.command[0];
-        if (!has_command && !a.system && !a.pids && !a.container) {
-                fprintf(stderr, "periscope record: say what to record: -- COMMAND, --pid PID, --container NAME or --system\n");
-                return 2;
-        }
-        if (a.frequency < 0 || a.duration < 0 || a.duration > 86400) {
-                fprintf(stderr, "periscope record: --frequency and --duration must be positive (duration ≤ 86400)\n");
-                return 2;
-        }
+        g_auto(RecordArgs) a = {};
+        int ret = record_args_parse(&a, argc, argv);
+        if (ret != 0)
+                return ret;
+        if (a.command && (ret = check_command(a.command[0])) != 0)
+                return ret;
         if (!a.output) {
                 g_autoptr(GDateTime) now = g_date_time_new_now_local();
                 a.output = g_date_time_format(now, "periscope-%Y%m%d-%H%M%S.syscap");
         }
-
-        RecordRun run = { .start_us = g_get_monotonic_time(), .live = isatty(STDERR_FILENO) };
-        g_autoptr(GUnixFDList) fds = NULL;
-        g_autoptr(GVariant) reply = NULL;
-        int gate = -1, ret = 1;
         g_autofree char *preload = NULL;
         if (a.memory) {
-                if (!has_command) {
-                        fprintf(stderr, "periscope record: --memory needs a command to run: -- COMMAND\n");
-                        return 2;
-                }
+                g_autoptr(GError) error = NULL;
                 preload = record_control_find_memory_lib(&error);
                 if (!preload) {
                         fprintf(stderr, "periscope record: --memory: %s\n", error->message);
                         return 1;
                 }
         }
+
+        RecordRun run = { .start_us = g_get_monotonic_time(), .live = isatty(STDERR_FILENO), .child_pidfd = -1,
+                          .output.fd = -1 };
+        int gate = -1;
         /* Fork before GDBus starts its thread. */
-        if (has_command) {
+        if (a.command) {
                 int r = start_held_command(a.command, preload, &run.child_pid, &gate);
                 if (r < 0) {
                         fprintf(stderr, "periscope record: cannot start the command: %s\n", g_strerror(-r));
                         return 1;
                 }
         }
-        int fd = open(a.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
-        if (fd < 0) {
-                fprintf(stderr, "periscope record: cannot create %s: %s\n", a.output, g_strerror(errno));
-                goto out;
-        }
-        if (connect_service(&run, &a, &error) < 0) {
-                fprintf(stderr, "periscope record: cannot reach periscoped: %s\n", error->message);
-                close(fd);
-                goto out;
-        }
+        /* From here an interrupt stops the recording (once it runs) instead
+         * of leaving a half-made capture behind. */
         run.loop = g_main_loop_new(NULL, FALSE);
-        run.subscriptions[0] = g_dbus_connection_signal_subscribe(run.conn, run.owner, RECORDING_INTERFACE, "Finished",
-                                                                  NULL, NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_finished,
-                                                                  &run, NULL);
-        run.subscriptions[1] = g_dbus_connection_signal_subscribe(run.conn, run.owner, "org.freedesktop.DBus.Properties",
-                                                                  "PropertiesChanged", NULL, NULL,
-                                                                  G_DBUS_SIGNAL_FLAGS_NONE, on_properties_changed, &run,
-                                                                  NULL);
-        GVariant *options = build_options(&a, run.child_pid, &error);
-        if (!options) {
-                fprintf(stderr, "periscope record: %s\n", error->message);
-                close(fd);
-                goto out;
-        }
-        fds = g_unix_fd_list_new_from_array(&fd, 1); /* takes fd */
-        reply = g_dbus_connection_call_with_unix_fd_list_sync(
-                run.conn, run.owner, PROFILER_PATH, PROFILER_NAME, "Record", g_variant_new("(@a{sv}h)", options, 0),
-                G_VARIANT_TYPE("(o)"), G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, 60000, fds, NULL, NULL, &error);
-        if (!reply) {
-                g_dbus_error_strip_remote_error(error);
-                fprintf(stderr, "periscope record: %s\n", error->message);
-                goto out;
-        }
-        g_variant_get(reply, "(o)", &run.recording);
-        run.start_us = g_get_monotonic_time();
-
-        /* Armed: now the command may run. */
-        if (gate >= 0) {
-                int control_fd = a.no_control_fd ? -1 : record_control_open(run.conn, run.owner, run.recording);
-                if (record_control_release(gate, control_fd) < 0)
-                        fprintf(stderr, "periscope record: cannot release the command: %s\n", g_strerror(errno));
-                if (control_fd >= 0)
-                        close(control_fd); /* the command's copy keeps it open; its end ends the rings */
-                close(gate);
-                gate = -1;
-                g_child_watch_add(run.child_pid, on_child_exit, &run);
-        }
-        g_signal_connect(run.conn, "closed", G_CALLBACK(on_connection_closed), &run);
-        if (run.owner)
-                run.name_watch = g_bus_watch_name_on_connection(run.conn, run.owner, G_BUS_NAME_WATCHER_FLAGS_NONE, NULL,
-                                                                on_name_vanished, &run, NULL);
         g_unix_signal_add(SIGINT, on_sigint, &run);
-        g_unix_signal_add(SIGTERM, on_sigint, &run);
-        if (run.live)
-                run.live_source = g_timeout_add(250, on_live_tick, &run);
-        g_main_loop_run(run.loop);
-        if (run.live_source)
-                g_source_remove(run.live_source);
-
-        print_summary(&run, a.output);
-        if (run.child_pid)
-                ret = exit_status_of(run.child_status);
-        else
-                ret = run.finished_ok ? 0 : 1;
-        run.child_pid = 0;
-out:
+        g_unix_signal_add(SIGTERM, on_sigterm, &run);
+        g_unix_signal_add(SIGHUP, on_sighup, &run);
+        ret = start_recording(&run, &a, gate);
         if (gate >= 0)
-                close(gate); /* the held command exits 127 without running */
-        if (run.child_pid) {
+                close(gate); /* a command still held exits 127 without running */
+        if (ret == 0) {
+                if (run.live && !run.stopping)
+                        run.live_source = g_timeout_add(250, on_live_tick, &run);
+                g_main_loop_run(run.loop);
+                if (run.live_source)
+                        g_source_remove(run.live_source);
+                if (!run.exec_error)
+                        print_summary(&run);
+                ret = exit_status(&run);
+        }
+        if (run.child_pid && !run.child_reaped && (run.child_exited || !run.recording)) {
                 int status;
                 (void) waitpid(run.child_pid, &status, 0);
         }
-        if (run.name_watch)
-                g_bus_unwatch_name(run.name_watch);
-        if (run.conn) {
-                g_signal_handlers_disconnect_by_data(run.conn, &run);
-                for (size_t i = 0; i < G_N_ELEMENTS(run.subscriptions); i++)
-                        if (run.subscriptions[i])
-                                g_dbus_connection_signal_unsubscribe(run.conn, run.subscriptions[i]);
-                (void) g_dbus_connection_close_sync(run.conn, NULL, NULL);
-                g_object_unref(run.conn);
-        }
-        if (run.daemon_pid) {
-                int status;
-                (void) waitpid(run.daemon_pid, &status, 0);
-                g_spawn_close_pid(run.daemon_pid);
-        }
-        if (run.loop)
-                g_main_loop_unref(run.loop);
-        g_clear_pointer(&run.stats, g_variant_unref);
-        g_free(run.finished_error);
-        g_free(run.recording);
-        g_free(run.owner);
-        g_free(a.output);
-        g_free(a.address);
-        g_free(a.unwind);
-        g_strfreev(a.pids);
-        g_free(a.container);
-        g_strfreev(a.command);
-        g_free(a.counters);
+        record_run_clear(&run);
         return ret;
 }

@@ -9,6 +9,7 @@ typedef struct PeriscopeCommand {
 } PeriscopeCommand;
 
 int cmd_record(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);

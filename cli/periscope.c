@@ -1,5 +1,6 @@
 /* periscope.c: entry point of the `periscope` command; dispatches to the
  * subcommands listed in commands.h. */
+#include <glib.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 static const PeriscopeCommand commands[] = {
         { "record", "Record CPU stacks of a command, processes or the system", cmd_record },
+        { "list", "List what you may record: processes, containers, Flatpak apps", cmd_list },
         { "info", "Summarize a capture file", cmd_info },
         { "dump", "Print every frame of a capture, as text or JSON", cmd_dump },
         { "report", "Show where the time went: hottest functions, call tree, flame graph", cmd_report },
@@ -35,8 +37,12 @@ int main(int argc, char **argv) {
                 return 0;
         }
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-                if (strcmp(argv[1], commands[i].name) == 0)
+                if (strcmp(argv[1], commands[i].name) == 0) {
+                        /* Usage lines read "Usage: periscope record …" */
+                        g_autofree char *prgname = g_strdup_printf("periscope %s", commands[i].name);
+                        g_set_prgname(prgname);
                         return commands[i].run(argc - 1, argv + 1);
+                }
         fprintf(stderr, "periscope: unknown command '%s'\n\n", argv[1]);
         usage(stderr);
         return 2;

@@ -94,7 +94,8 @@ static int parse_maps_line(char *line, ProcessMapping *m) {
         return 1;
 }
 
-int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid) {
+int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
+                     char **ret_cmdline) {
         char path[64];
         int r;
 
@@ -105,8 +106,9 @@ int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, i
         _cleanup_(fclosep) FILE *f = fopen(path, "re");
         if (!f)
                 return errno == ENOENT ? -ESRCH : -errno;
-        r = capture_writer_add_process(w, time, -1, pid, cmdline);
-        if (r < 0)
+        if (ret_cmdline)
+                *ret_cmdline = TAKE_PTR(cmdline);
+        else if ((r = capture_writer_add_process(w, time, -1, pid, cmdline)) < 0)
                 return r;
 
         _cleanup_free_ char *line = NULL;
@@ -145,7 +147,7 @@ int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
                 pid_t pid;
                 if (!proc_entry_pid(de->d_name, &pid))
                         continue;
-                r = process_snapshot(w, maps, pinned, time, pid);
+                r = process_snapshot(w, maps, pinned, time, pid, NULL);
                 if (between)
                         between(userdata);
                 if (r == -ESRCH || r == -EACCES) {

@@ -11,8 +11,11 @@
 #include "pinned-files.h"
 #include "process-maps.h"
 
-/* Snapshots one process. -ESRCH if it is gone. */
-int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid);
+/* Snapshots one process. -ESRCH if it is gone. With ret_cmdline, its
+ * PROCESS frame is not written but its command line returned (a command
+ * held before its exec, whose PROCESS frame comes with the exec). */
+int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
+                     char **ret_cmdline);
 
 /* Snapshots every process in /proc; returns how many were written.
  * `between` (may be NULL) runs after each process: with thousands of

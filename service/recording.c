@@ -13,6 +13,8 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -160,6 +162,10 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
         int ret = process_maps_exec(r->maps, (int32_t) c.pid, (int64_t) c.id.time);
         if (ret < 0)
                 return ret;
+        if ((pid_t) c.pid == r->options.command_pid) {
+                free(r->command_cmdline); /* named by this exec */
+                r->command_cmdline = NULL;
+        }
         _cleanup_free_ char *cmdline = process_read_cmdline((pid_t) c.pid, c.comm);
         if (!cmdline)
                 return -ENOMEM;
@@ -315,7 +321,7 @@ static int recording_join_process(pid_t pid, void *userdata) {
                         "perf_event_open: %s\n", r->id, (int) pid, r->options.container, strerror(-ret));
                 return ret;
         }
-        ret = process_snapshot(r->writer, r->maps, r->pinned, time, pid);
+        ret = process_snapshot(r->writer, r->maps, r->pinned, time, pid, NULL);
         if (ret < 0 && ret != -ESRCH) {
                 /* The capture itself failed: the recording ends with it. */
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
@@ -393,8 +399,38 @@ static int on_duration(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* Whether the command died of SIGINT: the terminal's Ctrl-C, which also
+ * reached `periscope record` and stops the recording; whichever of the two
+ * the service sees first, the recording was stopped. The status is read
+ * from the zombie's /proc/PID/stat (exit_code, field 52) while its parent
+ * has not reaped it (periscope record reaps after Finished); the pidfd
+ * still signalling afterwards proves the read was of that zombie. */
+static bool command_interrupted(Recording *r) {
+        char path[64], buf[2048];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) r->options.command_pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return false;
+        buf[n] = 0;
+        /* the comm (field 2) may hold anything: fields 3… follow its last ')' */
+        const char *p = strrchr(buf, ')');
+        for (int field = 3; p && field <= 52; field++)
+                p = strchr(p + 1, ' ');
+        if (!p)
+                return false;
+        char *end;
+        long status = strtol(p + 1, &end, 10);
+        if (end == p + 1 || syscall(SYS_pidfd_send_signal, r->command_pidfd, 0, NULL, 0) < 0)
+                return false;
+        return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
+}
+
 static int on_command_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        recording_end(userdata, RECORDING_END_COMMAND_EXITED, 0, NULL);
+        Recording *r = userdata;
+        recording_end(r, command_interrupted(r) ? RECORDING_END_STOPPED : RECORDING_END_COMMAND_EXITED, 0, NULL);
         return 0;
 }
 
@@ -594,6 +630,9 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 r->bad_records += perf_events_get_bad_records(r->perf);
                 perf_events_free(TAKE_PTR(r->perf));
         }
+        if (r->command_cmdline && r->writer) /* the command never exec'd: named as it was */
+                (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
+                                                  r->command_cmdline);
         recording_control_stop(r);
         recording_flush(r);
         recording_publish(r);
@@ -775,7 +814,12 @@ static int recording_snapshot(Recording *r) {
                 pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
                 if (pid <= 0)
                         continue;
-                ret = process_snapshot(r->writer, r->maps, r->pinned, r->start_time, pid);
+                /* The command (periscope record's child, held before its
+                 * exec) still runs our client's program: its PROCESS frame
+                 * comes with its exec, or at the end if it never execs. */
+                bool held = i == r->options.n_pids;
+                ret = process_snapshot(r->writer, r->maps, r->pinned, r->start_time, pid,
+                                       held ? &r->command_cmdline : NULL);
                 if (ret < 0 && ret != -ESRCH)
                         return ret;
         }
@@ -968,5 +1012,6 @@ void recording_free(Recording *r) {
         free(r->owner);
         free(r->path);
         free(r->error_message);
+        free(r->command_cmdline);
         free(r);
 }

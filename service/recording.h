@@ -77,6 +77,7 @@ struct Recording {
         sd_event_source *duration_timer;
         sd_event_source *command_source;
         int command_pidfd;
+        char *command_cmdline;     /* the held command's until its exec names it */
         sd_event_source *linger;   /* frees a finished recording nobody collects */
 
         RecordingState state;

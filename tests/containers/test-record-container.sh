@@ -67,6 +67,14 @@ for t in targets:
         sys.exit(0)
 sys.exit(1)
 PY
+# The same through `periscope list`: one readable row, and --json.
+"$PERISCOPE" list --address="$bus" >"$WORK/list.txt" || fail "periscope list failed"
+grep -qE "^  podman +$name +${id:0:12} +root +[0-9]+  " "$WORK/list.txt" ||
+        { cat "$WORK/list.txt"; fail "periscope list does not show the container"; }
+"$PERISCOPE" list --address="$bus" --json | jq -e --arg n "$name" --argjson p "$pid" \
+        'map(select(.kind == "container" and .engine == "podman" and .name == $n and (.pids | index($p)))) | length == 1' >/dev/null ||
+        fail "periscope list --json does not list the container with its process"
+echo "ok: periscope list shows $name"
 
 "$PERISCOPE" record --address="$bus" --container="$name" --duration=3 -o "$WORK/c.syscap" 2>"$WORK/rec.err" &
 rec=$!
