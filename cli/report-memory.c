@@ -144,7 +144,8 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
         uint64_t seq = 0;
         capture_reader_rewind(r);
         while ((k = capture_reader_next(r, &f)) > 0) {
-                if (f.type != CAPTURE_FRAME_ALLOCATION || (only_pid && f.pid != only_pid))
+                if (f.type != CAPTURE_FRAME_ALLOCATION || (only_pid && f.pid != only_pid) ||
+                    !report_pid_wanted(o ? o->filter : NULL, f.pid))
                         continue;
                 Event e = { .time = f.time, .seq = seq++, .addr = f.allocation.alloc_addr,
                             .size = f.allocation.alloc_size, .pid = f.pid, .tid = f.allocation.tid };

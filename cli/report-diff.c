@@ -1,0 +1,86 @@
+/* report-diff.c: per-function change between two call graphs. */
+#include "report-diff.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct DiffRow {
+        const char *name; /* borrowed from one of the graphs' labels */
+        double self[2], total[2]; /* shares in %, [0] before, [1] after */
+} DiffRow;
+
+static double share(guint64 part, guint64 whole) {
+        return whole ? 100.0 * (double) part / (double) whole : 0.0;
+}
+
+/* Adds the functions of g (side 0 or 1) to rows, keyed by label text. */
+static void add_side(GHashTable *rows, const ReportCallGraph *g, int side) {
+        for (guint id = 0; id < report_labels_count(g->labels); id++) {
+                const ReportLabel *l = report_labels_get(g->labels, id);
+                if ((l->flags & REPORT_LABEL_ROOT) || !g->total[id])
+                        continue;
+                DiffRow *r = g_hash_table_lookup(rows, l->text);
+                if (!r) {
+                        r = g_new0(DiffRow, 1);
+                        r->name = l->text;
+                        g_hash_table_insert(rows, (gpointer) r->name, r);
+                }
+                r->self[side] = share(g->self[id], g->n_samples);
+                r->total[side] = share(g->total[id], g->n_samples);
+        }
+}
+
+static int by_self_delta(gconstpointer a, gconstpointer b) {
+        const DiffRow *x = *(DiffRow *const *) a, *y = *(DiffRow *const *) b;
+        double dx = fabs(x->self[1] - x->self[0]), dy = fabs(y->self[1] - y->self[0]);
+        if (dx != dy)
+                return dx > dy ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+static int by_total_delta(gconstpointer a, gconstpointer b) {
+        const DiffRow *x = *(DiffRow *const *) a, *y = *(DiffRow *const *) b;
+        double dx = fabs(x->total[1] - x->total[0]), dy = fabs(y->total[1] - y->total[0]);
+        if (dx != dy)
+                return dx > dy ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+static void print_table(FILE *out, GPtrArray *rows, gboolean self, guint limit) {
+        fprintf(out, "\nChange in %s time (share of each capture's samples; delta = after - before):\n",
+                self ? "self" : "total");
+        fprintf(out, "%8s %8s %9s  %s\n", "Before", "After", "Delta", "Function");
+        guint shown = 0;
+        for (guint i = 0; i < rows->len && shown < limit; i++) {
+                const DiffRow *r = rows->pdata[i];
+                const double *v = self ? r->self : r->total;
+                if (v[0] == 0 && v[1] == 0)
+                        continue;
+                fprintf(out, "%7.2f%% %7.2f%% %+8.2f%%  %s\n", v[0], v[1], v[1] - v[0], r->name);
+                shown++;
+        }
+        if (!shown)
+                fprintf(out, "%8s %8s %9s  (no function)\n", "-", "-", "-");
+}
+
+void report_print_diff(FILE *out, const ReportCallGraph *before, const ReportCallGraph *after, guint limit) {
+        g_autofree char *bpath = report_printable(before->profile->path);
+        g_autofree char *apath = report_printable(after->profile->path);
+        fprintf(out, "Before: %s (%" G_GUINT64_FORMAT " %s)\n", bpath, before->n_samples,
+                report_callgraph_unit(before, before->n_samples));
+        fprintf(out, "After:  %s (%" G_GUINT64_FORMAT " %s)\n", apath, after->n_samples,
+                report_callgraph_unit(after, after->n_samples));
+        g_autoptr(GHashTable) by_name = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+        add_side(by_name, before, 0);
+        add_side(by_name, after, 1);
+        g_autoptr(GPtrArray) rows = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, by_name);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                g_ptr_array_add(rows, v);
+        g_ptr_array_sort(rows, by_self_delta);
+        print_table(out, rows, TRUE, limit);
+        g_ptr_array_sort(rows, by_total_delta);
+        print_table(out, rows, FALSE, limit);
+}
