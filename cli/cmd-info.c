@@ -17,6 +17,9 @@
  * type of their own ("key=value" lines, e.g. lost_samples=N). */
 #define PERISCOPE_STATS_METADATA_ID "periscope.stats"
 
+/* Characters of a command line `info` prints before cutting it. */
+#define INFO_CMDLINE_MAX 100
+
 typedef struct InfoCounter {
         uint32_t id;
         char *category;
@@ -242,7 +245,13 @@ static void info_print(const Info *info, const char *path, CaptureReader *r) {
         printf("Processes: %u\n", g_hash_table_size(info->processes));
         for (GList *l = pids; l; l = l->next) {
                 const char *cmdline = g_hash_table_lookup(info->processes, l->data);
-                printf("  %-8d %s\n", GPOINTER_TO_INT(l->data), cmdline[0] ? cmdline : "(no command line)");
+                /* a whole command line can be kilobytes: one terminal line each */
+                glong n = g_utf8_strlen(cmdline, -1);
+                if (n > INFO_CMDLINE_MAX) {
+                        g_autofree char *head = g_utf8_substring(cmdline, 0, INFO_CMDLINE_MAX);
+                        printf("  %-8d %s… (%ld characters)\n", GPOINTER_TO_INT(l->data), head, n);
+                } else
+                        printf("  %-8d %s\n", GPOINTER_TO_INT(l->data), cmdline[0] ? cmdline : "(no command line)");
         }
 
         printf("Samples: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_SAMPLE]);

@@ -224,6 +224,7 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                 return 1;
         }
         filter->process_root = o->process_root || (!o->no_process_root && several_processes(profile, filter));
+        filter->folded_process_root = o->process_root;
         g_autoptr(GHashTable) groups = NULL;
         if (o->by_container) {
                 groups = report_containers_by_pid(path, pid_filter, &error);

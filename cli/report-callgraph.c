@@ -89,6 +89,7 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
         g->pids_seen = g_hash_table_new(NULL, NULL);
         g->profile = profile;
         g->process_root = filter->process_root;
+        g->folded_process_root = filter->folded_process_root;
         g->groups = filter->groups;
         g_autoptr(GHashTable) distinct = g_hash_table_new(stack_hash, stack_equal);
         g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -107,7 +108,8 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
                 if (g_hash_table_add(g->pids_seen, GINT_TO_POINTER(raw->pid))) {
                         /* intern the grouping frames now: self/total are sized by the labels */
                         guint roots[2];
-                        report_callgraph_roots(g, raw->pid, roots);
+                        report_callgraph_roots(g, raw->pid, FALSE, roots);
+                        report_callgraph_roots(g, raw->pid, TRUE, roots);
                 }
                 g_array_set_size(ids, 0);
                 report_labels_resolve_stack(g->labels, raw, ids);
@@ -135,7 +137,7 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
                 const ReportStack *s = g_ptr_array_index(g->stacks, si);
                 ReportNode *n = g->root;
                 n->total += s->count;
-                guint roots[2], n_roots = report_callgraph_roots(g, s->pid, roots);
+                guint roots[2], n_roots = report_callgraph_roots(g, s->pid, FALSE, roots);
                 for (guint i = 0; i < n_roots; i++) {
                         n = node_child(n, roots[i]);
                         n->total += s->count;
@@ -156,12 +158,12 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
         return g;
 }
 
-guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, guint out[2]) {
+guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, gboolean folded, guint out[2]) {
         guint n = 0;
         const char *group = g->groups ? g_hash_table_lookup(g->groups, GINT_TO_POINTER(pid)) : NULL;
         if (group)
                 out[n++] = report_labels_root(g->labels, group);
-        if (g->process_root) {
+        if (folded ? g->folded_process_root : g->process_root) {
                 const char *comm = report_profile_get_comm(g->profile, pid);
                 g_autofree char *text = *comm ? g_strdup_printf("%s (pid %d)", comm, pid) : g_strdup_printf("pid %d", pid);
                 out[n++] = report_labels_root(g->labels, text);

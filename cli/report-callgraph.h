@@ -24,6 +24,7 @@ typedef struct ReportFilter {
         char **comms;  /* NULL-terminated; NULL = all */
         gboolean lines; /* one frame per source line (see report_labels_new) */
         gboolean process_root;  /* the call tree starts with one "comm (pid N)" frame per process */
+        gboolean folded_process_root; /* so do folded stacks (only when asked: machine output stays stable) */
         GHashTable *groups;     /* pid → char* container label: a frame above the process; or NULL */
 } ReportFilter;
 
@@ -40,7 +41,7 @@ typedef struct ReportCallGraph {
         GPtrArray *stacks;      /* ReportStack*: distinct resolved stacks */
         GHashTable *pids_seen;  /* pids with samples after filtering */
         const ReportProfile *profile; /* borrowed: must outlive the graph */
-        gboolean process_root;
+        gboolean process_root, folded_process_root;
         GHashTable *groups;     /* borrowed, see ReportFilter */
 } ReportCallGraph;
 
@@ -59,9 +60,10 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
 /* Frees the call graph and its labels; NULL is a no-op. */
 void report_callgraph_free(ReportCallGraph *g);
 
-/* The grouping frames above pid's stacks in the tree (container, then
- * process), as label ids into out[0..1]; returns how many. */
-guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, guint out[2]);
+/* The grouping frames above pid's stacks (container, then process) in the
+ * tree, or in folded stacks if folded, as label ids into out[0..1];
+ * returns how many. */
+guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, gboolean folded, guint out[2]);
 
 /* The unit of g's counts for n: "sample(s)" or "byte(s)". */
 const char *report_callgraph_unit(const ReportCallGraph *g, guint64 n);

@@ -134,7 +134,9 @@ static void frame_colour(const ReportLabel *l, char buf[32]) {
         guint h = g_str_hash(l->function);
         guint a = h & 0xff, b = (h >> 8) & 0xff;
         int r, g, bl;
-        if (l->flags & REPORT_LABEL_UNRESOLVED) {
+        if (l->flags & REPORT_LABEL_ROOT) {
+                r = 170 + (int) (a % 30), g = 160 + (int) (b % 30), bl = 230;
+        } else if (l->flags & REPORT_LABEL_UNRESOLVED) {
                 r = g = bl = 170 + (int) (a % 40);
         } else if (l->flags & REPORT_LABEL_KERNEL) {
                 r = 220 + (int) (a % 35), g = 120 + (int) (b % 60), bl = 30;

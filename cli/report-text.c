@@ -11,6 +11,14 @@ static const char *label_text(const ReportCallGraph *g, guint id) {
         return report_labels_get(g->labels, id)->text;
 }
 
+/* TRUE the first time a mapping (pid, range, file) is seen: a table may
+ * record one more than once (one record per lookup). */
+static gboolean mapping_first_time(GHashTable *seen, const SymbolMapping *m) {
+        char *key = g_strdup_printf("%d %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x %s", m->pid, (guint64) m->start,
+                                    (guint64) m->end, m->path ? m->path : "");
+        return g_hash_table_add(seen, key);
+}
+
 void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGraph *g) {
         g_autofree char *path = report_printable(p->path);
         fprintf(out, "Capture: %s\n", path);
@@ -34,14 +42,21 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                 fprintf(out, "Symbols: none (%s); addresses shown as module+offset\n", why);
         }
         if (p->symbols && symbol_table_get_n_mappings(p->symbols)) {
-                size_t n = symbol_table_get_n_mappings(p->symbols), verified = 0, shown = 0;
-                for (size_t i = 0; i < n; i++)
-                        verified += (symbol_table_get_mapping(p->symbols, i)->flags & SYMBOL_MAPPING_VERIFIED) != 0;
+                size_t n_records = symbol_table_get_n_mappings(p->symbols), n = 0, verified = 0, shown = 0;
+                g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+                g_autofree gboolean *first = g_new0(gboolean, n_records);
+                for (size_t i = 0; i < n_records; i++) {
+                        const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
+                        if (!(first[i] = mapping_first_time(seen, m)))
+                                continue;
+                        n++;
+                        verified += (m->flags & SYMBOL_MAPPING_VERIFIED) != 0;
+                }
                 fprintf(out, "Symbol sources: %zu mapping%s, %zu verified as the file that was mapped\n", n,
                         n == 1 ? "" : "s", verified);
-                for (size_t i = 0; i < n && verified < n; i++) {
+                for (size_t i = 0; i < n_records && verified < n; i++) {
                         const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
-                        if (m->flags & SYMBOL_MAPPING_VERIFIED)
+                        if (!first[i] || (m->flags & SYMBOL_MAPPING_VERIFIED))
                                 continue;
                         if (shown++ == 5) {
                                 fprintf(out, "  … and %zu more; --mappings lists them all\n", n - verified - 5);
@@ -212,7 +227,7 @@ static void append_folded_frame(GString *str, const char *text) {
 
 char *report_folded_stack(ReportCallGraph *g, const ReportStack *s) {
         GString *str = g_string_new(NULL);
-        guint roots[2], n_roots = report_callgraph_roots(g, s->pid, roots);
+        guint roots[2], n_roots = report_callgraph_roots(g, s->pid, TRUE, roots);
         for (guint i = 0; i < n_roots; i++)
                 append_folded_frame(str, label_text(g, roots[i]));
         for (guint i = 0; i < s->n; i++)
@@ -261,16 +276,12 @@ void report_print_mappings(FILE *out, const ReportProfile *p, const ReportCallGr
                 return;
         }
         size_t shown = 0;
-        /* The table may hold a mapping more than once (one record per
-         * lookup): list each once. */
         g_autoptr(GHashTable) listed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         for (size_t i = 0; i < symbol_table_get_n_mappings(p->symbols); i++) {
                 const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
                 if (!g_hash_table_contains(g->pids_seen, GINT_TO_POINTER(m->pid)))
                         continue;
-                char *key = g_strdup_printf("%d %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x %s", m->pid,
-                                            (guint64) m->start, (guint64) m->end, m->path ? m->path : "");
-                if (!g_hash_table_add(listed, key))
+                if (!mapping_first_time(listed, m))
                         continue;
                 shown++;
                 g_autofree char *path = report_printable(m->path);

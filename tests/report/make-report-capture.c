@@ -7,7 +7,9 @@
  *   make-report-capture big OUT N       N samples over many distinct stacks
  *   make-report-capture grown OUT       the fixture with 200 more samples in add_one (for --diff)
  *   make-report-capture events OUT      the fixture plus counters and marks over 3.4 s (--timeline)
- *   make-report-capture memory OUT      the fixture plus allocations of known sizes (--memory) */
+ *   make-report-capture memory OUT      the fixture plus allocations of known sizes (--memory)
+ *   make-report-capture dupmaps OUT     the fixture with every mapping record written twice
+ *   make-report-capture longcmd OUT     the fixture plus a process with a 3000-character command line */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,6 +30,8 @@
                 }                                                                                        \
         } while (0)
 
+static void add_mappings(SymbolTableBuilder *b);
+
 static void add_symbols(SymbolTableBuilder *b) {
         for (size_t i = 0; i < sizeof(fx_symbols) / sizeof(fx_symbols[0]); i++) {
                 const FxSymbol *s = &fx_symbols[i];
@@ -47,6 +51,10 @@ static void add_symbols(SymbolTableBuilder *b) {
                 MUST(symbol_table_builder_add_range(b, s->pid, s->begin, s->end, &f, 1));
         }
         MUST(symbol_table_builder_add_unresolved(b, FX_APP, 0x7f1000000000, 0x7f1000100000, "helper failed"));
+        add_mappings(b);
+}
+
+static void add_mappings(SymbolTableBuilder *b) {
         SymbolMapping m = { .pid = FX_APP, .start = 0x400000, .end = 0x500000, .path = "/usr/bin/app",
                             .method = "pinned", .verdict = "inode+build-id match", .build_id = "aa11",
                             .flags = SYMBOL_MAPPING_VERIFIED };
@@ -125,7 +133,7 @@ static void add_frames(CaptureWriter *w, int64_t *t) {
 
 int main(int argc, char **argv) {
         if (argc < 3) {
-                fprintf(stderr, "usage: %s ours|nosyms|badtable|big|grown|events|memory OUT [N]\n", argv[0]);
+                fprintf(stderr, "usage: %s ours|nosyms|badtable|big|grown|events|memory|dupmaps|longcmd OUT [N]\n", argv[0]);
                 return 2;
         }
         const char *mode = argv[1];
@@ -174,9 +182,18 @@ int main(int argc, char **argv) {
                         add_events(w, 1000000);
                 else if (strcmp(mode, "memory") == 0)
                         add_allocations(w, &t);
+                else if (strcmp(mode, "longcmd") == 0) {
+                        /* a command line of 3000 characters */
+                        char cmd[3100] = "python3 -c ";
+                        memset(cmd + strlen(cmd), 'x', 3000);
+                        cmd[3011] = '\0';
+                        MUST(capture_writer_add_process(w, t++, 0, 300, cmd));
+                }
                 if (strcmp(mode, "ours") == 0 || strcmp(mode, "grown") == 0 || strcmp(mode, "events") == 0 ||
-                    strcmp(mode, "memory") == 0) {
+                    strcmp(mode, "memory") == 0 || strcmp(mode, "dupmaps") == 0 || strcmp(mode, "longcmd") == 0) {
                         add_symbols(b);
+                        if (strcmp(mode, "dupmaps") == 0) /* the same mappings recorded twice */
+                                add_mappings(b);
                         MUST(symbol_table_builder_add_pid(b, FX_WORKER));
                         MUST(symbol_table_builder_write(b, w, t++));
                 } else if (strcmp(mode, "badtable") == 0) {
