@@ -54,13 +54,13 @@ static void print_table(FILE *out, GPtrArray *rows, gboolean self, guint limit) 
         for (guint i = 0; i < rows->len && shown < limit; i++) {
                 const DiffRow *r = rows->pdata[i];
                 const double *v = self ? r->self : r->total;
-                if (v[0] == 0 && v[1] == 0)
+                if (fabs(v[1] - v[0]) < 0.005) /* unchanged at the precision shown */
                         continue;
                 fprintf(out, "%7.2f%% %7.2f%% %+8.2f%%  %s\n", v[0], v[1], v[1] - v[0], r->name);
                 shown++;
         }
         if (!shown)
-                fprintf(out, "%8s %8s %9s  (no function)\n", "-", "-", "-");
+                fprintf(out, "%8s %8s %9s  (no function changed by 0.01%% or more)\n", "-", "-", "-");
 }
 
 void report_print_diff(FILE *out, const ReportCallGraph *before, const ReportCallGraph *after, guint limit) {

@@ -13,6 +13,7 @@ static const char *const family_shows[_REPORT_FAMILY_MAX] = {
         [REPORT_FAMILY_CONTAINER] = "groups samples by container",
         [REPORT_FAMILY_DIFF] = "compares two captures",
         [REPORT_FAMILY_FLAME_LOOK] = "only changes how a flame graph looks",
+        [REPORT_FAMILY_ROOTS] = "shapes the call trees of one capture's processes",
 };
 
 static gboolean combine(ReportFamily a, ReportFamily b) {
@@ -22,6 +23,8 @@ static gboolean combine(ReportFamily a, ReportFamily b) {
                 return a != REPORT_FAMILY_DIFF;
         /* a flame graph of whatever else is shown: samples, allocations,
          * containers as root frames, a differential graph */
+        if (EITHER(REPORT_FAMILY_ROOTS)) /* processes are not comparable across captures */
+                return !EITHER(REPORT_FAMILY_EVENTS) && !EITHER(REPORT_FAMILY_DIFF);
         if (EITHER(REPORT_FAMILY_FLAME) || EITHER(REPORT_FAMILY_FLAME_LOOK))
                 return !EITHER(REPORT_FAMILY_EVENTS);
         /* the stack views weigh allocations with --memory and start from

@@ -15,6 +15,7 @@ typedef enum ReportFamily {
         REPORT_FAMILY_CONTAINER, /* --by-container */
         REPORT_FAMILY_DIFF,      /* --diff */
         REPORT_FAMILY_FLAME_LOOK,/* --title, --width, --inverted: need a flame graph */
+        REPORT_FAMILY_ROOTS,     /* --process-root, --no-process-root: the shape of trees */
         _REPORT_FAMILY_MAX,
 } ReportFamily;
 
