@@ -464,6 +464,7 @@ def test_flamegraph(tmp):
         # Flame frames are warm (red high, blue low): some must be on screen.
         warm = [c for c in colours if c[0] > 200 and c[2] < 60 and c[1] < 200]
         check(len(warm) >= 2, f"flame-coloured frames visible: {len(warm)}")
+    test_flamegraph_options(tmp)
 
 
 def refused(args, *names, tmp=None):
@@ -602,6 +603,77 @@ def test_views(tmp):
     line = next((l for l in p.stdout.splitlines() if l.lstrip().startswith("300 ")), "")
     check(p.returncode == 0 and line.endswith("… (3011 characters)") and len(line) < 140,
           f"info cuts a 3000-character command line: {line[:200]!r}")
+
+
+def flame_dom(svg, fragment=""):
+    p = chromium("--dump-dom", "--virtual-time-budget=2000", "file://" + svg + fragment)
+    check(p.returncode == 0 and 'data-ready="1"' in p.stdout, f"chromium ran the flame graph's script: {p.stderr[-300:]}")
+    return p.stdout
+
+
+def frame_rects(dom):
+    """name -> list of (x, y, width, depth) of the drawn frames."""
+    out = {}
+    for m in re.finditer(r'<g class="f"[^>]*data-d="(\d+)" data-name="([^"]*)"[^>]*>.*?<rect x="([\d.]+)" y="([\d.]+)" '
+                         r'width="([\d.]+)"', dom):
+        out.setdefault(m[2], []).append((float(m[3]), float(m[4]), float(m[5]), int(m[1])))
+    return out
+
+
+def test_flamegraph_options(tmp):
+    """--title, --width, --inverted, #search= in the URL, process roots."""
+    cap = make(tmp, "ours")
+    svg = os.path.join(tmp, "options.svg")
+    run("-f", svg, "--title", "Checkout service <prod>", "--width", "800", cap)
+    dom = flame_dom(svg)
+    check(re.search(r'<text id="title"[^>]*>Checkout service &lt;prod&gt;</text>', dom) is not None, "--title shown")
+    check(re.search(r'<svg[^>]* width="800"', dom) is not None, "--width 800 sets the SVG width")
+    rects = frame_rects(dom)
+    check(abs(rects["all"][0][2] - 780) < 0.1, f"the root spans 800 - 2 x 10 px: {rects['all']}")
+    # Several processes: one root frame per process, under "all".
+    check([r[3] for r in rects.get("app (pid 100)", [])] == [1] and [r[3] for r in rects.get("worker (pid 200)", [])] == [1],
+          f"process frames at depth 1: {rects.get('app (pid 100)')} {rects.get('worker (pid 200)')}")
+    check([r[3] for r in rects.get("main", [])] == [2], "main under its process")
+    run("-f", svg, "--no-process-root", cap)
+    rects = frame_rects(flame_dom(svg))
+    check("app (pid 100)" not in rects and [r[3] for r in rects.get("main", [])] == [1], "--no-process-root")
+
+    # Flames grow up (the root at the bottom); --inverted hangs them down.
+    run("-f", svg, cap)
+    rects = frame_rects(flame_dom(svg))
+    check(rects["all"][0][1] > rects["main"][0][1], "flame: root below its children")
+    run("-f", svg, "--inverted", cap)
+    dom = flame_dom(svg)
+    rects = frame_rects(dom)
+    check(rects["all"][0][1] < rects["main"][0][1] < rects["add_one (inlined)"][0][1], "--inverted: icicle, root on top")
+
+    # The search term is read from the URL and written back to it.
+    dom = flame_dom(svg, "#search=compute")
+    m = re.search(r'<text id="matched"[^>]*>([^<]*)</text>', dom)
+    check(m is not None and m[1] == "Matched: 110 samples (55.00%)", f"#search=compute on load: {m and m[1]}")
+    check(re.search(r'<input[^>]*id="search"', dom) is not None, "search box present")
+    probe = r"""<script><![CDATA[
+(function () {
+  var s = document.getElementById('search');
+  s.value = 'worker_loop|main';
+  s.dispatchEvent(new Event('input'));
+  document.documentElement.setAttribute('data-t-hash', location.hash);
+})();
+]]></script>
+</svg>"""
+    probe_svg = os.path.join(tmp, "probe-search.svg")
+    with open(probe_svg, "w") as f:
+        f.write(open(svg).read().rsplit("</svg>", 1)[0] + probe)
+    dom = flame_dom(probe_svg)
+    m = re.search(r'data-t-hash="([^"]*)"', dom)
+    check(m is not None and m[1] == "#search=worker_loop%7Cmain", f"a search updates the URL: {m and m[1]}")
+    png = os.path.join(tmp, "inverted.png")
+    p = chromium(f"--screenshot={png}", "--window-size=1200,300", "--virtual-time-budget=2000", "file://" + svg)
+    if check_png(png):
+        w, h, bpp, rows = png_pixels(png)
+        # icicle: the frames (not the page background) fill the top rows
+        top = rows[80][12 * bpp:13 * bpp]
+        check(top[0] < 230 or top[2] < 230, f"a frame right under the search box: {tuple(top)}")
 
 
 def diff_rows(out, title):
