@@ -364,8 +364,11 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                 "Top function (self, share of the process)");
         for (guint i = 0; i < sorted->len && i < limit; i++) {
                 const ProcessRow *r = &g_array_index(sorted, ProcessRow, i);
+                /* the program's name, then its arguments: a long path would hide both */
                 const char *cmdline = g_hash_table_lookup(g->profile->cmdlines, GINT_TO_POINTER(r->pid));
-                g_autofree char *cmd = shortened(cmdline && *cmdline ? cmdline : report_profile_get_comm(g->profile, r->pid), 32);
+                const char *args = cmdline ? strchr(cmdline, ' ') : NULL;
+                g_autofree char *whole = g_strconcat(report_profile_get_comm(g->profile, r->pid), args ? args : "", NULL);
+                g_autofree char *cmd = shortened(*whole ? whole : "?", 32);
                 fprintf(out, "%8d %10" G_GUINT64_FORMAT " %6.2f%%  %s%*s  ", r->pid, r->count, pct(r->count, g->n_samples),
                         cmd, (int) (32 - MIN(g_utf8_strlen(cmd, -1), 32)), "");
                 if (r->top != G_MAXUINT)

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `periscope report` on real recordings through periscoped (private bus):
+#   - --diff of two runs of workload-shift whose shares of shift_a and
+#     shift_b swap (3:1, then 1:3): shift_b's self share grows by about 50
+#     points, shift_a's shrinks as much; the differential flame graph draws
+#     shift_b red and shift_a blue;
+#   - a recording of several processes (a shell running workload-shift and
+#     workload-burn at once): --by-process names each with its hottest
+#     function, the tree starts with one frame per process, and --comm
+#     keeps one of them.
+. "$SERVICE_TESTS/private-bus.sh"
+: "${PERISCOPE:?}" "${SRCDIR:?}" "${WORKLOAD_BURN:?}"
+gcc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$TEST_TMP/workload-shift" "$SRCDIR/workload-shift.c" ||
+        fail "cannot build workload-shift.c (gcc)"
+private_bus_start
+periscoped_start
+
+record() {
+        local out=$1
+        shift
+        "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/$out" -- "$@" >"$TEST_TMP/record.out" 2>&1 ||
+                { cat "$TEST_TMP/record.out"; fail "record of $* failed"; }
+}
+record before.syscap "$TEST_TMP/workload-shift" 6 2
+record after.syscap "$TEST_TMP/workload-shift" 2 6
+record both.syscap /bin/sh -c "\"$TEST_TMP/workload-shift\" 24 8 & \"$WORKLOAD_BURN\" 60000; wait"
+
+"$PYTHON" - "$PERISCOPE" "$TEST_TMP" <<'PY'
+import re, subprocess, sys
+periscope, tmp = sys.argv[1:3]
+failures = []
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAILED:", what, file=sys.stderr)
+
+def report(*args):
+    p = subprocess.run([periscope, "report", "--no-progress", *args], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"report {args}: exit {p.returncode}: {p.stderr}")
+    return p.stdout
+
+def rows(out, title):
+    lines = out.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith(title))
+    found = {}
+    for line in lines[start + 2:]:
+        m = re.match(r"^\s*([\d.]+)%\s+([\d.]+)%\s+([+-][\d.]+)%  (.*)$", line)
+        if not m:
+            break
+        found[m[4]] = (float(m[1]), float(m[2]), float(m[3]))
+    return found
+
+before, after, both = (f"{tmp}/{n}.syscap" for n in ("before", "after", "both"))
+out = report("--diff", before, after)
+print(out)
+self_ = rows(out, "Change in self time")
+b, a = self_.get("shift_b"), self_.get("shift_a")
+# shift_step is where the time goes; shift_a/shift_b are its callers: look at total.
+total = rows(out, "Change in total time")
+tb, ta = total.get("shift_b"), total.get("shift_a")
+check(tb is not None and 30 <= tb[2] <= 70, f"shift_b's total share grew by about 50 points: {tb}")
+check(ta is not None and -70 <= ta[2] <= -30, f"shift_a's total share shrank by about 50 points: {ta}")
+check("shift_step" not in total or abs(total["shift_step"][2]) < 10, f"shift_step (both) about unchanged: {total.get('shift_step')}")
+svg = f"{tmp}/diff.svg"
+report("--diff", "-f", svg, before, after)
+text = open(svg).read()
+def fill(name):
+    m = re.search(r'data-name="' + name + r'"><title>[^<]*</title><rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"', text)
+    return tuple(int(x) for x in m.groups()) if m else None
+fb, fa = fill("shift_b"), fill("shift_a")
+check(fb is not None and fb[0] == 255 and fb[1] < 150, f"shift_b drawn red: {fb}")
+check(fa is not None and fa[2] == 255 and fa[0] < 150, f"shift_a drawn blue: {fa}")
+
+out = report("--by-process", both)
+print(out)
+procs = {}
+for line in out.splitlines():
+    m = re.match(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)%  (.*?)\s{2,}(\S+)", line)
+    if m:
+        procs[m[4].split()[0]] = (int(m[1]), int(m[2]), float(m[3]), m[5])
+check(procs.get("workload-shift", (0, 0, 0, ""))[3] == "shift_step", f"workload-shift's top function: {procs}")
+check(procs.get("workload-burn", (0, 0, 0, ""))[3] == "burn_inner", f"workload-burn's top function: {procs}")
+check(sum(p[2] for p in procs.values()) > 99, "shares add up to 100%")
+out = report("--tree", both)
+roots = re.findall(r"^\s*[\d.]+%\s+\d+\s+\d+  (\S.*\(pid \d+\))$", out, re.M)
+check(any(r.startswith("workload-shift (pid") for r in roots) and any(r.startswith("workload-burn (pid") for r in roots),
+      f"the tree starts with the processes: {roots}")
+lines = out.splitlines()
+for i, line in enumerate(lines):
+    if re.match(r"^\s*[\d.]+%\s+\d+\s+\d+  \S.*\(pid \d+\)$", line) and i + 1 < len(lines):
+        check(re.match(r"^\s*[\d.]+%\s+\d+\s+\d+    \S", lines[i + 1]) is not None,
+              f"the stacks hang under the process frame: {line!r} then {lines[i + 1]!r}")
+check(re.search(r"^\s*[\d.]+%\s+\d+\s+\d+    +main$", out, re.M) is not None, "main under a process frame")
+out = report("--tree", "--comm", "workload-burn", both)
+check("(pid" not in out.split("Call tree", 1)[1] and "burn_inner" in out and "shift_" not in out,
+      "--comm workload-burn: one process, no process frame, no shift functions")
+sys.exit(1 if failures else 0)
+PY
+echo "ok: report --diff and --by-process on real recordings"
