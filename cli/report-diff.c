@@ -30,17 +30,11 @@ static void add_side(GHashTable *rows, const ReportCallGraph *g, int side) {
         }
 }
 
-static int by_self_delta(gconstpointer a, gconstpointer b) {
+/* Largest change first (of self shares if *self, else of total shares). */
+static int by_delta(gconstpointer a, gconstpointer b, gpointer self) {
         const DiffRow *x = *(DiffRow *const *) a, *y = *(DiffRow *const *) b;
-        double dx = fabs(x->self[1] - x->self[0]), dy = fabs(y->self[1] - y->self[0]);
-        if (dx != dy)
-                return dx > dy ? -1 : 1;
-        return strcmp(x->name, y->name);
-}
-
-static int by_total_delta(gconstpointer a, gconstpointer b) {
-        const DiffRow *x = *(DiffRow *const *) a, *y = *(DiffRow *const *) b;
-        double dx = fabs(x->total[1] - x->total[0]), dy = fabs(y->total[1] - y->total[0]);
+        const double *vx = *(gboolean *) self ? x->self : x->total, *vy = *(gboolean *) self ? y->self : y->total;
+        double dx = fabs(vx[1] - vx[0]), dy = fabs(vy[1] - vy[0]);
         if (dx != dy)
                 return dx > dy ? -1 : 1;
         return strcmp(x->name, y->name);
@@ -79,8 +73,10 @@ void report_print_diff(FILE *out, const ReportCallGraph *before, const ReportCal
         g_hash_table_iter_init(&it, by_name);
         while (g_hash_table_iter_next(&it, NULL, &v))
                 g_ptr_array_add(rows, v);
-        g_ptr_array_sort(rows, by_self_delta);
-        print_table(out, rows, TRUE, limit);
-        g_ptr_array_sort(rows, by_total_delta);
-        print_table(out, rows, FALSE, limit);
+        gboolean self = TRUE; /* the self table, then the total one */
+        g_ptr_array_sort_with_data(rows, by_delta, &self);
+        print_table(out, rows, self, limit);
+        self = FALSE;
+        g_ptr_array_sort_with_data(rows, by_delta, &self);
+        print_table(out, rows, self, limit);
 }
