@@ -305,7 +305,8 @@ int report_timeline(CaptureReader *r, const char *svg_path, const ReportPidFilte
                 double x = X(m->time), w = MAX(1.0, X(m->time + MAX(m->duration, 0)) - x);
                 int y = marks_top + 18 + (int) m->row * MARK_ROW_HEIGHT;
                 const char *row_label = mark_rows->pdata[m->row];
-                g_string_append_printf(svg, "<g class=\"mark\"><title>");
+                g_string_append_printf(svg, "<g class=\"mark\"><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"%s\"><title>",
+                                       x, y, w, group_color(row_label));
                 xml_text(svg, m->label);
                 g_string_append_printf(svg, " at %.6f s, %.3f ms", (double) (m->time - t0) / 1e9, m->duration / 1e6);
                 if (m->pid >= 0)
@@ -314,8 +315,7 @@ int report_timeline(CaptureReader *r, const char *svg_path, const ReportPidFilte
                         g_string_append(svg, ": ");
                         xml_text(svg, m->message);
                 }
-                g_string_append_printf(svg, "</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"%s\"/>", x,
-                                       y, w, group_color(row_label));
+                g_string_append(svg, "</title></rect>");
                 /* a bar wide enough carries its message (or name) */
                 const char *text = *m->message ? m->message : m->label;
                 if (w >= 6.5 * (double) g_utf8_strlen(text, -1) + 6) {
