@@ -56,6 +56,9 @@ static void options_clear(ReportOptions *o) {
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ReportOptions, options_clear)
 
+/* --min-percent's value before parsing: tells whether it was given. */
+#define MIN_PERCENT_UNSET (-1e300)
+
 /* "--pid 1,2 --pid 3" → int32_t array; FALSE on anything that is not a pid. */
 static gboolean parse_pids(char **args, GArray *out) {
         for (char **a = args; a && *a; a++) {
@@ -82,7 +85,11 @@ static gboolean options_valid(const ReportOptions *o, int n_files) {
                 fprintf(stderr, "periscope report: --limit must be a positive number of rows (got %d)\n", o->limit);
                 return FALSE;
         }
-        if (o->min_percent < 0 || o->min_percent > 100) {
+        if (o->min_percent != MIN_PERCENT_UNSET && !o->tree) {
+                fprintf(stderr, "periscope report: --min-percent only applies to --tree: add --tree\n");
+                return FALSE;
+        }
+        if (o->min_percent != MIN_PERCENT_UNSET && (o->min_percent < 0 || o->min_percent > 100)) {
                 fprintf(stderr, "periscope report: --min-percent must be within 0-100 (got %g)\n", o->min_percent);
                 return FALSE;
         }
@@ -115,6 +122,7 @@ static gboolean options_valid(const ReportOptions *o, int n_files) {
                 { "--memory", o->memory, REPORT_FAMILY_MEMORY },
                 { "--by-container", o->by_container, REPORT_FAMILY_CONTAINER },
                 { "--diff", o->diff, REPORT_FAMILY_DIFF },
+                { "--lines", o->lines, REPORT_FAMILY_NAMING },
         };
         if (!report_modes_check(modes, G_N_ELEMENTS(modes)))
                 return FALSE;
@@ -203,8 +211,11 @@ static int report_diff(const ReportOptions *o, const char *before_path, const ch
         }
         g_autoptr(ReportCallGraph) before = report_callgraph_new(bp, filter, !o->no_progress);
         g_autoptr(ReportCallGraph) after = report_callgraph_new(ap, filter, !o->no_progress);
-        report_print_diff(stdout, before, after, (guint) o->limit);
-        if (!before->n_samples || !after->n_samples)
+        if (o->folded) /* machine output, as FlameGraph's difffolded.pl writes it */
+                report_print_folded_diff(stdout, before, after);
+        else
+                report_print_diff(stdout, before, after, (guint) o->limit);
+        if (!o->folded && (!before->n_samples || !after->n_samples))
                 printf("\nWarning: %s has no samples%s; every share there is 0.\n",
                        before->n_samples ? "AFTER" : "BEFORE", filter->pids->len || filter->comms ? " that match --pid/--comm" : "");
         if (!o->flamegraph)
@@ -277,7 +288,7 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
 }
 
 int cmd_report(int argc, char **argv) {
-        g_auto(ReportOptions) o = { .limit = 25, .min_percent = 0.5 };
+        g_auto(ReportOptions) o = { .limit = 25, .min_percent = MIN_PERCENT_UNSET };
         GOptionEntry entries[] = {
                 { "tree", 't', 0, G_OPTION_ARG_NONE, &o.tree, "Show the call tree from the entry points down", NULL },
                 { "callers", 0, 0, G_OPTION_ARG_STRING, &o.callers, "Show who calls FUNCTION", "FUNCTION" },
@@ -325,6 +336,8 @@ int cmd_report(int argc, char **argv) {
         }
         if (!options_valid(&o, argc - 1))
                 return 2;
+        if (o.min_percent == MIN_PERCENT_UNSET)
+                o.min_percent = 0.5;
         g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
         if (!parse_pids(o.pids, pids))
                 return 2;

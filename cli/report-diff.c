@@ -1,6 +1,8 @@
 /* report-diff.c: per-function change between two call graphs. */
 #include "report-diff.h"
 
+#include "report-text.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -79,4 +81,36 @@ void report_print_diff(FILE *out, const ReportCallGraph *before, const ReportCal
         self = FALSE;
         g_ptr_array_sort_with_data(rows, by_delta, &self);
         print_table(out, rows, self, limit);
+}
+
+typedef struct FoldedPair {
+        guint64 count[2];
+} FoldedPair;
+
+static void add_folded(GHashTable *lines, ReportCallGraph *g, int side) {
+        for (guint i = 0; i < g->stacks->len; i++) {
+                const ReportStack *s = g_ptr_array_index(g->stacks, i);
+                if (s->n == 0)
+                        continue;
+                char *stack = report_folded_stack(g, s);
+                FoldedPair *p = g_hash_table_lookup(lines, stack);
+                if (!p) {
+                        p = g_new0(FoldedPair, 1);
+                        g_hash_table_insert(lines, stack, p);
+                } else
+                        g_free(stack);
+                p->count[side] += s->count;
+        }
+}
+
+void report_print_folded_diff(FILE *out, ReportCallGraph *before, ReportCallGraph *after) {
+        g_autoptr(GHashTable) lines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        add_folded(lines, before, 0);
+        add_folded(lines, after, 1);
+        g_autoptr(GList) keys = g_list_sort(g_hash_table_get_keys(lines), (GCompareFunc) strcmp);
+        for (GList *l = keys; l; l = l->next) {
+                const FoldedPair *p = g_hash_table_lookup(lines, l->data);
+                fprintf(out, "%s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", (const char *) l->data, p->count[0],
+                        p->count[1]);
+        }
 }

@@ -12,3 +12,8 @@
  * changed most and those whose total share changed most (at most limit
  * rows each; after% - before%, positive: grew). */
 void report_print_diff(FILE *out, const ReportCallGraph *before, const ReportCallGraph *after, guint limit);
+
+/* One line per stack of either capture, "outer;…;inner BEFORE AFTER"
+ * (samples; 0 where a capture lacks it), sorted: the input of
+ * flamegraph.pl's differential mode, as difffolded.pl writes it. */
+void report_print_folded_diff(FILE *out, ReportCallGraph *before, ReportCallGraph *after);

@@ -14,6 +14,7 @@ static const char *const family_shows[_REPORT_FAMILY_MAX] = {
         [REPORT_FAMILY_DIFF] = "compares two captures",
         [REPORT_FAMILY_FLAME_LOOK] = "only changes how a flame graph looks",
         [REPORT_FAMILY_ROOTS] = "shapes the call trees of one capture's processes",
+        [REPORT_FAMILY_NAMING] = "names the frames of stacks",
 };
 
 static gboolean combine(ReportFamily a, ReportFamily b) {
@@ -21,8 +22,12 @@ static gboolean combine(ReportFamily a, ReportFamily b) {
 #define EITHER(x) (a == (x) || b == (x))
         if (a == b)
                 return a != REPORT_FAMILY_DIFF;
+        if (BOTH(REPORT_FAMILY_DIFF, REPORT_FAMILY_FOLDED)) /* "stack BEFORE AFTER" lines */
+                return TRUE;
         /* a flame graph of whatever else is shown: samples, allocations,
          * containers as root frames, a differential graph */
+        if (EITHER(REPORT_FAMILY_NAMING))
+                return !EITHER(REPORT_FAMILY_EVENTS);
         if (EITHER(REPORT_FAMILY_ROOTS)) /* processes are not comparable across captures */
                 return !EITHER(REPORT_FAMILY_EVENTS) && !EITHER(REPORT_FAMILY_DIFF);
         if (EITHER(REPORT_FAMILY_FLAME) || EITHER(REPORT_FAMILY_FLAME_LOOK))

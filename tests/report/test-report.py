@@ -531,6 +531,8 @@ def test_views(tmp):
     refused(["--memory", "--by-container", cap], "--memory", "--by-container")
     refused(["--diff", "--tree", cap, cap], "--diff", "--tree")
     refused(["--by-process", "--marks", cap], "--by-process", "--marks")
+    refused(["--lines", "--counters", cap], "--lines", "--counters")
+    refused(["--min-percent", "2", cap], "--min-percent", "--tree")
     check(not os.path.exists(svg), "a refused report writes no file")
     p = refused(["--title", "x", cap], "--title", "--flamegraph")
     p = refused(["--inverted", "--tree", cap], "--inverted", "--flamegraph")
@@ -705,6 +707,10 @@ def test_diff(tmp):
           f"total shares: compute {total.get('compute')} main {total.get('main')}")
     out = run("--diff", after, before).stdout
     check(diff_rows(out, "Change in self time")["add_one (inlined)"] == (65.0, 30.0, -35.0), "reversed diff")
+    out = run("--diff", "--folded", before, after).stdout
+    want = "".join(f"{line.rsplit(' ', 1)[0]} {line.rsplit(' ', 1)[1]} {260 if 'add_one' in line else line.rsplit(' ', 1)[1]}\n"
+                   for line in OURS_FOLDED.splitlines())
+    check(out == want, "--diff --folded: difffolded's 'stack before after':\n" + out)
     out = run("--diff", "--limit", "1", before, after).stdout
     check(len(diff_rows(out, "Change in self time")) == 1, "--limit applies to the diff tables")
     out = run("--diff", "--pid", "200", before, after).stdout
