@@ -132,6 +132,11 @@ static gboolean options_valid(const ReportOptions *o, int n_files) {
                         look);
                 return FALSE;
         }
+        const char *roots = o->process_root ? "--process-root" : o->no_process_root ? "--no-process-root" : NULL;
+        if (roots && !o->tree && !o->flamegraph && !o->folded) {
+                fprintf(stderr, "periscope report: %s shapes --tree, --flamegraph and --folded: add one of them\n", roots);
+                return FALSE;
+        }
         int want = o->diff ? 2 : 1;
         if (n_files != want) {
                 if (o->diff)

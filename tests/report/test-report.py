@@ -532,6 +532,7 @@ def test_views(tmp):
     refused(["--diff", "--tree", cap, cap], "--diff", "--tree")
     refused(["--by-process", "--marks", cap], "--by-process", "--marks")
     refused(["--lines", "--counters", cap], "--lines", "--counters")
+    refused(["--process-root", "--by-process", cap], "--process-root", "--tree")
     refused(["--min-percent", "2", cap], "--min-percent", "--tree")
     check(not os.path.exists(svg), "a refused report writes no file")
     p = refused(["--title", "x", cap], "--title", "--flamegraph")
