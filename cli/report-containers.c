@@ -165,8 +165,8 @@ static gboolean print_containers(FILE *out, const char *path, const ReportPidFil
                                 int32_t pid = g_array_index(g->pids, int32_t, j);
                                 const char *comm = g_hash_table_lookup(comms, GINT_TO_POINTER(pid));
                                 guint64 *n = g_hash_table_lookup(samples, GINT_TO_POINTER(pid));
-                                fprintf(out, "  %s[%d]  %s  (%" G_GUINT64_FORMAT " samples)\n", comm ? comm : "?",
-                                        (int) pid, g->label, n ? *n : 0);
+                                fprintf(out, "  %s[%d]  %s  (%" G_GUINT64_FORMAT " sample%s)\n", comm ? comm : "?",
+                                        (int) pid, g->label, n ? *n : 0, n && *n == 1 ? "" : "s");
                         }
                 }
                 return TRUE;

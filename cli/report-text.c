@@ -153,7 +153,8 @@ void report_print_tree(FILE *out, const ReportCallGraph *g, double min_percent) 
         fprintf(out, "):\n%7s %8s %8s  %s\n", "Total%", "Total", "Self", "Function");
         print_node(out, g, g->root, 0, min, &hidden);
         if (hidden)
-                fprintf(out, "(%" G_GUINT64_FORMAT " smaller nodes hidden; --min-percent 0 shows all)\n", hidden);
+                fprintf(out, "(%" G_GUINT64_FORMAT " smaller node%s hidden; --min-percent 0 shows all)\n", hidden,
+                        hidden == 1 ? "" : "s");
 }
 
 typedef struct Neighbour {
@@ -377,5 +378,6 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                         fprintf(out, "(no frames)\n");
         }
         if (sorted->len > limit)
-                fprintf(out, "(%u more processes; --limit N shows more)\n", sorted->len - limit);
+                fprintf(out, "(%u more process%s; --limit N shows more)\n", sorted->len - limit,
+                        sorted->len - limit == 1 ? "" : "es");
 }

@@ -95,6 +95,36 @@ check(re.search(r"^\s*[\d.]+%\s+\d+\s+\d+    +main$", out, re.M) is not None, "m
 out = report("--tree", "--comm", "workload-burn", both)
 check("(pid" not in out.split("Call tree", 1)[1] and "burn_inner" in out and "shift_" not in out,
       "--comm workload-burn: one process, no process frame, no shift functions")
+
+# The timeline of the real recording (the service's cpu and memory
+# counters), rendered by Chromium: shared scales in human units, round ticks.
+svg = f"{tmp}/timeline.svg"
+report("--timeline", svg, both)
+import shutil, tempfile
+if not shutil.which("chromium"):
+    check(False, "chromium is not installed: apt-get install -y chromium (listed in scripts/packages.txt)")
+else:
+    profile = tempfile.mkdtemp(prefix="periscope-chromium-")
+    p = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={profile}", "--dump-dom", "--virtual-time-budget=2000", "file://" + svg],
+                       capture_output=True, text=True, timeout=120)
+    shutil.rmtree(profile, ignore_errors=True)
+    dom = p.stdout
+    lanes = re.findall(r'<g class="counter"><title>([^/<]*) / ([^:<]*):.*?<text class="scale"[^>]*>([^<]*)</text>'
+                       r'<text class="scale"[^>]*>([^<]*)</text>', dom.replace("\n", ""))
+    print("timeline lanes:", lanes)
+    cpu = [l for l in lanes if l[0] == "CPU Percent"]
+    mem = [l for l in lanes if l[0] == "Memory"]
+    check(len(cpu) >= 2 and all(l[2:] == ("100%", "0%") for l in cpu), f"every CPU lane 0-100%: {cpu}")
+    check(len(mem) >= 2 and len({l[2] for l in mem}) == 1 and re.search(r"[MG]iB$", mem[0][2]),
+          f"memory lanes share one scale in MiB/GiB: {mem}")
+    ticks = re.findall(r'<text class="tick"[^>]*>([^<]*)</text>', dom)
+    values = [float(t[:-2]) for t in ticks if t.endswith(" s")]
+    step = values[1] - values[0] if len(values) > 1 else 0
+    mantissa = step / 10 ** __import__("math").floor(__import__("math").log10(step)) if step > 0 else 0
+    check(len(values) == len(ticks) >= 3 and any(abs(mantissa - m) < 1e-6 for m in (1, 2, 5)),
+          f"round time ticks: {ticks}")
 sys.exit(1 if failures else 0)
 PY
 echo "ok: report --diff and --by-process on real recordings"

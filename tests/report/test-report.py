@@ -600,6 +600,14 @@ def test_views(tmp):
     check("Symbol sources: 2 mappings, 1 verified" in out and out.count("not verified: /usr/lib/libfoo.so") == 1,
           "summary counts each mapping once:\n" + out)
 
+    # Plurals follow the counts.
+    out = run("--tree", "--min-percent", "40", "--pid", "200", cap).stdout
+    check("(1 smaller node hidden;" in out, "one node hidden:\n" + out)
+    out = run("--tree", "--min-percent", "20", cap).stdout
+    check("(5 smaller nodes hidden;" in out, "five nodes hidden:\n" + out)
+    out = run(make(tmp, "big", "1")).stdout
+    check("Samples: 1 in 1 process\n" in out, "one sample, one process:\n" + out)
+
     # info cuts long command lines; report shortens them in --by-process.
     lc = make(tmp, "longcmd")
     p = subprocess.run([PERISCOPE, "info", lc], capture_output=True, text=True, timeout=60)
