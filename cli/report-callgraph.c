@@ -165,7 +165,7 @@ guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, gboolean folded, g
                 out[n++] = report_labels_root(g->labels, group);
         if (folded ? g->folded_process_root : g->process_root) {
                 const char *comm = report_profile_get_comm(g->profile, pid);
-                g_autofree char *text = *comm ? g_strdup_printf("%s (pid %d)", comm, pid) : g_strdup_printf("pid %d", pid);
+                g_autofree char *text = g_strdup_printf("%s (pid %d)", *comm ? comm : "?", pid);
                 out[n++] = report_labels_root(g->labels, text);
         }
         return n;

@@ -228,8 +228,8 @@ static double max_delta(const ReportCallGraph *g, const ReportCallGraph *bg, con
                 const char *text = report_labels_get(g->labels, c->label)->text;
                 const ReportNode *bc = matching_child(bg, b, text);
                 double d = fabs(share(c->total, g->n_samples) - share(bc ? bc->total : 0, bg->n_samples));
-                best = MAX(best, d);
-                best = MAX(best, max_delta(g, bg, c, bc));
+                double below = max_delta(g, bg, c, bc); /* not inside MAX(): it evaluates twice */
+                best = MAX(best, MAX(d, below));
         }
         return best;
 }

@@ -7,7 +7,11 @@
 #   - a recording of several processes (a shell running workload-shift and
 #     workload-burn at once): --by-process names each with its hottest
 #     function, the tree starts with one frame per process, and --comm
-#     keeps one of them.
+#     keeps one of them;
+#   - a whole-system recording while workload-burn and workload-shift run:
+#     --by-process and --comm find both with their hottest functions, the
+#     flame graph has one root frame per process;
+#   - the recording's timeline in Chromium: shared scales, units, ticks.
 . "$SERVICE_TESTS/private-bus.sh"
 : "${PERISCOPE:?}" "${SRCDIR:?}" "${WORKLOAD_BURN:?}"
 gcc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$TEST_TMP/workload-shift" "$SRCDIR/workload-shift.c" ||
@@ -21,13 +25,22 @@ record() {
         "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/$out" -- "$@" >"$TEST_TMP/record.out" 2>&1 ||
                 { cat "$TEST_TMP/record.out"; fail "record of $* failed"; }
 }
+# The whole system while two known programs run.
+"$WORKLOAD_BURN" 100000000 >/dev/null & burn=$!
+_cleanup_pids+=($burn)
+"$TEST_TMP/workload-shift" 100000 1 >/dev/null & shift_pid=$!
+_cleanup_pids+=($shift_pid)
+sleep 0.3
+"$PERISCOPE" record --address "$BUS_ADDRESS" --system --duration 1.5 -o "$TEST_TMP/system.syscap" >"$TEST_TMP/record.out" 2>&1 ||
+        { cat "$TEST_TMP/record.out"; fail "record --system failed"; }
+kill $burn $shift_pid
 record before.syscap "$TEST_TMP/workload-shift" 6 2
 record after.syscap "$TEST_TMP/workload-shift" 2 6
 record both.syscap /bin/sh -c "\"$TEST_TMP/workload-shift\" 24 8 & \"$WORKLOAD_BURN\" 60000; wait"
 
-"$PYTHON" - "$PERISCOPE" "$TEST_TMP" <<'PY'
+"$PYTHON" - "$PERISCOPE" "$TEST_TMP" "$burn" "$shift_pid" <<'PY'
 import re, subprocess, sys
-periscope, tmp = sys.argv[1:3]
+periscope, tmp, burn, shift_pid = sys.argv[1:5]
 failures = []
 
 def check(cond, what):
@@ -88,13 +101,39 @@ check(any(r.startswith("workload-shift (pid") for r in roots) and any(r.startswi
       f"the tree starts with the processes: {roots}")
 lines = out.splitlines()
 for i, line in enumerate(lines):
-    if re.match(r"^\s*[\d.]+%\s+\d+\s+\d+  \S.*\(pid \d+\)$", line) and i + 1 < len(lines):
+    # (a small process may have every child under --min-percent)
+    if re.match(r"^\s*[\d.]+%\s+\d+\s+\d+  \S.*\(pid \d+\)$", line) and i + 1 < len(lines) and \
+            re.match(r"^\s*[\d.]+%", lines[i + 1]):
         check(re.match(r"^\s*[\d.]+%\s+\d+\s+\d+    \S", lines[i + 1]) is not None,
               f"the stacks hang under the process frame: {line!r} then {lines[i + 1]!r}")
 check(re.search(r"^\s*[\d.]+%\s+\d+\s+\d+    +main$", out, re.M) is not None, "main under a process frame")
 out = report("--tree", "--comm", "workload-burn", both)
 check("(pid" not in out.split("Call tree", 1)[1] and "burn_inner" in out and "shift_" not in out,
       "--comm workload-burn: one process, no process frame, no shift functions")
+
+# Whole system: the two programs by name, each with its hottest function;
+# the flame graph starts with one frame per process.
+system = f"{tmp}/system.syscap"
+out = report("--by-process", system)
+print(out)
+table = [l for l in out.split("Processes by samples:", 1)[1].splitlines()[2:] if re.match(r"^\s*\d+ ", l)]
+check(1 <= len(table) <= 25, f"--by-process keeps to --limit 25 rows: {len(table)}")
+out = report("--by-process", "--comm", "workload-burn", "--comm", "workload-shift", system)
+print(out)
+rows_ = {m[1]: m[2] for m in re.finditer(r"^\s*(\d+)\s+\d+\s+[\d.]+%  \S.*?\s{2,}(\S+)", out, re.M)}
+check(rows_.get(burn) == "burn_inner" and rows_.get(shift_pid) == "shift_step",
+      f"--system --by-process: burn {burn} and shift {shift_pid} with their hottest functions: {rows_}")
+check(set(rows_) == {burn, shift_pid}, f"--comm keeps exactly the two programs: {rows_}")
+out = report("--tree", "--pid", burn, system)
+check("(pid" not in out.split("Call tree", 1)[1] and "burn_inner" in out, "--pid: one process, its functions")
+svg = f"{tmp}/system.svg"
+report("-f", svg, system)
+text = open(svg).read()
+check(f'data-name="workload-burn (pid {burn})"' in text and f'data-name="workload-shift (pid {shift_pid})"' in text,
+      "the system flame graph has a root frame per process")
+check(re.search(r'data-d="1" data-name="[^"]*\(pid \d+\)"', text) is not None and
+      re.search(r'data-d="1" data-name="(?![^"]*\(pid \d+\))', text) is None,
+      "every frame at depth 1 is a process frame")
 
 # The timeline of the real recording (the service's cpu and memory
 # counters), rendered by Chromium: shared scales in human units, round ticks.
