@@ -48,8 +48,11 @@ static void mark_clear(gpointer p) {
         g_free(m->message);
 }
 
-static void xml_text(GString *s, const char *t) {
-        for (; *t; t++) {
+/* Appends t escaped for XML: valid UTF-8 (names come from the capture),
+ * no control characters. */
+static void xml_text(GString *s, const char *raw) {
+        g_autofree char *valid = g_utf8_make_valid(raw, -1);
+        for (const char *t = valid; *t; t++) {
                 switch (*t) {
                 case '<': g_string_append(s, "&lt;"); break;
                 case '>': g_string_append(s, "&gt;"); break;
