@@ -9,6 +9,7 @@
  *   make-report-capture events OUT      the fixture plus counters and marks over 3.4 s (--timeline)
  *   make-report-capture memory OUT      the fixture plus allocations of known sizes (--memory)
  *   make-report-capture dupmaps OUT     the fixture with every mapping record written twice
+ *   make-report-capture container OUT   the fixture with worker in a Podman container "web"
  *   make-report-capture longcmd OUT     the fixture plus a process with a 3000-character command line */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,7 +134,7 @@ static void add_frames(CaptureWriter *w, int64_t *t) {
 
 int main(int argc, char **argv) {
         if (argc < 3) {
-                fprintf(stderr, "usage: %s ours|nosyms|badtable|big|grown|events|memory|dupmaps|longcmd OUT [N]\n", argv[0]);
+                fprintf(stderr, "usage: %s ours|nosyms|badtable|big|grown|events|memory|dupmaps|longcmd|container OUT [N]\n", argv[0]);
                 return 2;
         }
         const char *mode = argv[1];
@@ -182,7 +183,11 @@ int main(int argc, char **argv) {
                         add_events(w, 1000000);
                 else if (strcmp(mode, "memory") == 0)
                         add_allocations(w, &t);
-                else if (strcmp(mode, "longcmd") == 0) {
+                else if (strcmp(mode, "container") == 0) {
+                        /* worker runs in a Podman container */
+                        static const char desc[] = "engine=podman\nname=web\nimage=localhost/web:1\n";
+                        MUST(capture_writer_add_file(w, t++, 0, FX_WORKER, "periscope:container", desc, strlen(desc)));
+                } else if (strcmp(mode, "longcmd") == 0) {
                         /* a command line of 3000 characters */
                         char cmd[3100] = "python3 -c ";
                         memset(cmd + strlen(cmd), 'x', 3000);
@@ -190,7 +195,8 @@ int main(int argc, char **argv) {
                         MUST(capture_writer_add_process(w, t++, 0, 300, cmd));
                 }
                 if (strcmp(mode, "ours") == 0 || strcmp(mode, "grown") == 0 || strcmp(mode, "events") == 0 ||
-                    strcmp(mode, "memory") == 0 || strcmp(mode, "dupmaps") == 0 || strcmp(mode, "longcmd") == 0) {
+                    strcmp(mode, "memory") == 0 || strcmp(mode, "dupmaps") == 0 || strcmp(mode, "longcmd") == 0 ||
+                    strcmp(mode, "container") == 0) {
                         add_symbols(b);
                         if (strcmp(mode, "dupmaps") == 0) /* the same mappings recorded twice */
                                 add_mappings(b);

@@ -560,6 +560,16 @@ def test_views(tmp):
     check("host (no container) (200 samples, 100.00%)" in text, "--by-container -f: container frame in the SVG")
     os.unlink(svg) if os.path.exists(svg) else None
 
+    ct = make(tmp, "container")
+    out = run("--by-container", "--tree", "--min-percent", "0", ct).stdout
+    got = tree(out)
+    check(got[0] == (0, "50.00", 100, 0, "host (no container)") and got[1] == (1, "50.00", 100, 0, "app (pid 100)"),
+          f"--by-container --tree: host first: {got[:2]}")
+    check((0, "50.00", 100, 0, "podman web (localhost/web:1)") in got and (1, "50.00", 100, 0, "worker (pid 200)") in got,
+          f"--by-container --tree: the container above worker: {got}")
+    out = run("--by-container", "--folded", ct).stdout
+    check("podman web (localhost/web:1);worker_loop;compute 30\n" in out, "--by-container --folded:\n" + out)
+
     # --memory with the stack views: weighed by allocated bytes.
     mem = make(tmp, "memory")
     out = run("--memory", "--tree", "--min-percent", "0", mem).stdout
