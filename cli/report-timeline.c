@@ -221,7 +221,7 @@ int report_timeline(CaptureReader *r, const char *svg_path, const ReportPidFilte
         int height = axis_y + 40;
 
         g_autoptr(GString) svg = g_string_new(NULL);
-        g_autofree char *span = format_seconds(seconds);
+        g_autofree char *span = g_strdup_printf("%.3g s", seconds);
         g_string_append_printf(svg,
                                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -295,6 +295,10 @@ int report_timeline(CaptureReader *r, const char *svg_path, const ReportPidFilte
 
         g_string_append_printf(svg, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">Marks (%" PRIu64 ")</text>\n",
                                marks_top + 12, n_marks);
+        if (n_marks == 0)
+                g_string_append_printf(svg, "<text x=\"%d\" y=\"%d\" fill=\"#666\">none: programs add marks through "
+                                            "SYSPROF_CONTROL_FD (docs/control-fd.md)</text>\n",
+                                       LABEL_WIDTH, marks_top + 29);
         for (guint i = 0; i < mark_rows->len; i++) {
                 const char *label = mark_rows->pdata[i];
                 int y = marks_top + 18 + (int) i * MARK_ROW_HEIGHT;
