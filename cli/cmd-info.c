@@ -267,8 +267,8 @@ static void info_print(const Info *info, const char *path, CaptureReader *r, gbo
         printf("Counters: %u\n", info->counters->len);
         for (guint i = 0; i < info->counters->len; i++) {
                 const InfoCounter *c = &g_array_index(info->counters, InfoCounter, i);
-                printf("  %-24s %-24s %-6s %" PRIu64 " values\n", c->category, c->name,
-                       c->type == CAPTURE_COUNTER_DOUBLE ? "double" : "int64", c->n_values);
+                printf("  %-24s %-24s %-6s %" PRIu64 " value%s\n", c->category, c->name,
+                       c->type == CAPTURE_COUNTER_DOUBLE ? "double" : "int64", c->n_values, c->n_values == 1 ? "" : "s");
         }
 
         printf("Marks: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_MARK]);

@@ -1,6 +1,7 @@
 /* cmd-report.c: `periscope report FILE`: where the time went in a capture
- * (ours or Sysprof's): hottest functions, call tree, callers/callees,
- * folded stacks and an SVG flame graph. */
+ * (ours or Sysprof's): hottest functions, processes, call tree,
+ * callers/callees, folded stacks, an SVG flame graph, and the comparison of
+ * two captures (--diff). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +12,11 @@
 #include "commands.h"
 #include "report-callgraph.h"
 #include "report-containers.h"
+#include "report-diff.h"
 #include "report-extras.h"
 #include "report-flamegraph.h"
 #include "report-labels.h"
+#include "report-modes.h"
 #include "report-profile.h"
 #include "report-text.h"
 
@@ -31,8 +34,14 @@ typedef struct ReportOptions {
         gboolean mappings;
         gboolean lines;
         gboolean by_container;
+        gboolean by_process;
+        gboolean process_root, no_process_root;
         gboolean marks, counters, memory; /* report-extras.h */
         char *timeline;
+        char *title;
+        int width;
+        gboolean inverted;
+        gboolean diff;
 } ReportOptions;
 
 static void options_clear(ReportOptions *o) {
@@ -42,7 +51,13 @@ static void options_clear(ReportOptions *o) {
         g_strfreev(o->comms);
         g_free(o->flamegraph);
         g_free(o->timeline);
+        g_free(o->title);
 }
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ReportOptions, options_clear)
+
+/* --min-percent's value before parsing: tells whether it was given. */
+#define MIN_PERCENT_UNSET (-1e300)
 
 /* "--pid 1,2 --pid 3" → int32_t array; FALSE on anything that is not a pid. */
 static gboolean parse_pids(char **args, GArray *out) {
@@ -63,26 +78,247 @@ static gboolean parse_pids(char **args, GArray *out) {
         return TRUE;
 }
 
+/* Usage errors of the option values and their combinations: FALSE after
+ * saying what is wrong. */
+static gboolean options_valid(const ReportOptions *o, int n_files) {
+        if (o->limit <= 0) {
+                fprintf(stderr, "periscope report: --limit must be a positive number of rows (got %d)\n", o->limit);
+                return FALSE;
+        }
+        if (o->min_percent != MIN_PERCENT_UNSET && !o->tree) {
+                fprintf(stderr, "periscope report: --min-percent only applies to --tree: add --tree\n");
+                return FALSE;
+        }
+        if (o->min_percent != MIN_PERCENT_UNSET && (o->min_percent < 0 || o->min_percent > 100)) {
+                fprintf(stderr, "periscope report: --min-percent must be within 0-100 (got %g)\n", o->min_percent);
+                return FALSE;
+        }
+        if (o->width && (o->width < REPORT_FLAME_MIN_WIDTH || o->width > REPORT_FLAME_MAX_WIDTH)) {
+                fprintf(stderr, "periscope report: --width must be %d-%d pixels (got %d)\n", REPORT_FLAME_MIN_WIDTH,
+                        REPORT_FLAME_MAX_WIDTH, o->width);
+                return FALSE;
+        }
+        if (o->process_root && o->no_process_root) {
+                fprintf(stderr, "periscope report: --process-root cannot be combined with --no-process-root: "
+                                "choose one\n");
+                return FALSE;
+        }
+        const ReportModeOption modes[] = {
+                { "--tree", o->tree, REPORT_FAMILY_STACKS },
+                { "--callers", o->callers != NULL, REPORT_FAMILY_STACKS },
+                { "--callees", o->callees != NULL, REPORT_FAMILY_STACKS },
+                { "--mappings", o->mappings, REPORT_FAMILY_STACKS },
+                { "--by-process", o->by_process, REPORT_FAMILY_STACKS },
+                { "--process-root", o->process_root, REPORT_FAMILY_ROOTS },
+                { "--no-process-root", o->no_process_root, REPORT_FAMILY_ROOTS },
+                { "--folded", o->folded, REPORT_FAMILY_FOLDED },
+                { "--flamegraph", o->flamegraph != NULL, REPORT_FAMILY_FLAME },
+                { "--title", o->title != NULL, REPORT_FAMILY_FLAME_LOOK },
+                { "--width", o->width != 0, REPORT_FAMILY_FLAME_LOOK },
+                { "--inverted", o->inverted, REPORT_FAMILY_FLAME_LOOK },
+                { "--marks", o->marks, REPORT_FAMILY_EVENTS },
+                { "--counters", o->counters, REPORT_FAMILY_EVENTS },
+                { "--timeline", o->timeline != NULL, REPORT_FAMILY_EVENTS },
+                { "--memory", o->memory, REPORT_FAMILY_MEMORY },
+                { "--by-container", o->by_container, REPORT_FAMILY_CONTAINER },
+                { "--diff", o->diff, REPORT_FAMILY_DIFF },
+                { "--lines", o->lines, REPORT_FAMILY_NAMING },
+        };
+        if (!report_modes_check(modes, G_N_ELEMENTS(modes)))
+                return FALSE;
+        const char *look = o->title ? "--title" : o->width ? "--width" : o->inverted ? "--inverted" : NULL;
+        if (look && !o->flamegraph) {
+                fprintf(stderr, "periscope report: %s only changes how a flame graph looks: add --flamegraph FILE.svg\n",
+                        look);
+                return FALSE;
+        }
+        const char *roots = o->process_root ? "--process-root" : o->no_process_root ? "--no-process-root" : NULL;
+        if (roots && !o->tree && !o->flamegraph && !o->folded) {
+                fprintf(stderr, "periscope report: %s shapes --tree, --flamegraph and --folded: add one of them\n", roots);
+                return FALSE;
+        }
+        int want = o->diff ? 2 : 1;
+        if (n_files != want) {
+                if (o->diff)
+                        fprintf(stderr, "periscope report: --diff compares two captures, got %d\n"
+                                        "Usage: periscope report --diff [OPTIONS…] BEFORE AFTER\n", n_files);
+                else
+                        fprintf(stderr, "periscope report: expected one capture file, got %d arguments\n"
+                                        "Usage: periscope report [OPTIONS…] FILE\n", n_files);
+                return FALSE;
+        }
+        return TRUE;
+}
+
+/* The --pid/--comm selection as a predicate on pids, for the views that
+ * read frames one by one; names holds the process names (for --comm). */
+typedef struct PidMatch {
+        const ReportProfile *names;
+        const ReportFilter *filter;
+} PidMatch;
+
+static gboolean pid_match(const void *data, int32_t pid) {
+        const PidMatch *m = data;
+        return report_filter_match(m->names, m->filter, pid);
+}
+
+/* Whether the samples that pass the filter come from several processes. */
+static gboolean several_processes(const ReportProfile *p, const ReportFilter *f) {
+        int32_t first = 0;
+        gboolean have = FALSE;
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init(&it, p->stacks);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+                const ReportRawStack *raw = key;
+                if (!report_filter_match(p, f, raw->pid))
+                        continue;
+                if (have && raw->pid != first)
+                        return TRUE;
+                first = raw->pid;
+                have = TRUE;
+        }
+        return FALSE;
+}
+
+static char *default_title(const char *path, const char *what, const ReportCallGraph *g) {
+        g_autofree char *raw_base = g_path_get_basename(path);
+        g_autofree char *base = report_printable(raw_base);
+        return g_strdup_printf("%s of %s (%" G_GUINT64_FORMAT " %s)", what, base, g->n_samples,
+                               report_callgraph_unit(g, g->n_samples));
+}
+
+static int write_flamegraph(const ReportOptions *o, const ReportCallGraph *g, const ReportCallGraph *before,
+                            const char *title) {
+        ReportFlameOptions fo = { .title = o->title ? o->title : title, .width = o->width, .inverted = o->inverted,
+                                  .before = before };
+        g_autoptr(GError) error = NULL;
+        if (!report_write_flamegraph(g, o->flamegraph, &fo, &error)) {
+                fprintf(stderr, "periscope report: cannot write the flame graph: %s\n", error->message);
+                return 1;
+        }
+        if (!o->folded)
+                printf("\n%s written to %s (open it in a web browser).\n",
+                       before ? "Differential flame graph" : "Flame graph", o->flamegraph);
+        return 0;
+}
+
+/* `--diff BEFORE AFTER [-f DIFF.svg]` */
+static int report_diff(const ReportOptions *o, const char *before_path, const char *after_path,
+                       const ReportFilter *filter) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ReportProfile) bp = report_profile_load(before_path, REPORT_WEIGHT_SAMPLES, !o->no_progress, &error);
+        g_autoptr(ReportProfile) ap = bp ? report_profile_load(after_path, REPORT_WEIGHT_SAMPLES, !o->no_progress, &error)
+                                         : NULL;
+        if (!ap) {
+                fprintf(stderr, "periscope report: %s\n", error->message);
+                return 1;
+        }
+        g_autoptr(ReportCallGraph) before = report_callgraph_new(bp, filter, !o->no_progress);
+        g_autoptr(ReportCallGraph) after = report_callgraph_new(ap, filter, !o->no_progress);
+        if (o->folded) /* machine output, as FlameGraph's difffolded.pl writes it */
+                report_print_folded_diff(stdout, before, after);
+        else
+                report_print_diff(stdout, before, after, (guint) o->limit);
+        if (!o->folded && (!before->n_samples || !after->n_samples))
+                printf("\nWarning: %s has no samples%s; every share there is 0.\n",
+                       before->n_samples ? "AFTER" : "BEFORE", filter->pids->len || filter->comms ? " that match --pid/--comm" : "");
+        if (!o->flamegraph)
+                return 0;
+        g_autofree char *title = default_title(after_path, "Differential flame graph", after);
+        return write_flamegraph(o, after, before, title);
+}
+
+/* The views of the stacks (samples, or allocated bytes with --memory). */
+static int report_stacks(const ReportOptions *o, const char *path, ReportFilter *filter,
+                         const ReportPidFilter *pid_filter) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ReportProfile) profile = report_profile_load(
+                path, o->memory ? REPORT_WEIGHT_ALLOCATED_BYTES : REPORT_WEIGHT_SAMPLES, !o->no_progress, &error);
+        if (!profile) {
+                fprintf(stderr, "periscope report: %s\n", error->message);
+                return 1;
+        }
+        filter->process_root = o->process_root || (!o->no_process_root && several_processes(profile, filter));
+        filter->folded_process_root = o->process_root;
+        g_autoptr(GHashTable) groups = NULL;
+        if (o->by_container) {
+                groups = report_containers_by_pid(path, pid_filter, &error);
+                if (!groups) {
+                        fprintf(stderr, "periscope report: %s\n", error->message);
+                        return 1;
+                }
+                filter->groups = groups;
+        }
+        g_autoptr(ReportCallGraph) graph = report_callgraph_new(profile, filter, !o->no_progress);
+
+        int status = 0;
+        if (o->folded) {
+                /* Machine output: nothing else on stdout. */
+                report_print_folded(stdout, graph);
+        } else {
+                if (o->memory || o->by_container)
+                        printf("\n"); /* after their own tables */
+                report_print_summary(stdout, profile, graph);
+                g_autoptr(GError) cerror = NULL;
+                if (!o->by_container && !report_print_process_containers(stdout, path, pid_filter, &cerror))
+                        fprintf(stderr, "periscope report: warning: %s\n", cerror->message);
+                if (graph->n_samples == 0) {
+                        if (profile->n_samples == 0)
+                                printf("\nThe capture holds no %s.\n", o->memory ? "allocations" : "samples");
+                        else
+                                printf("\nNo samples match --pid/--comm (the capture has %" G_GUINT64_FORMAT
+                                       " %s; `periscope info %s` lists its processes).\n",
+                                       profile->n_samples, report_profile_unit(profile, profile->n_samples), path);
+                }
+                gboolean specific = o->tree || o->callers || o->callees || o->flamegraph || o->mappings || o->by_process;
+                if (!specific && graph->n_samples)
+                        report_print_hottest(stdout, graph, (guint) o->limit);
+                if (o->by_process && graph->n_samples)
+                        report_print_by_process(stdout, graph, (guint) o->limit);
+                if (o->mappings)
+                        report_print_mappings(stdout, profile, graph);
+                if (o->tree && graph->n_samples)
+                        report_print_tree(stdout, graph, o->min_percent);
+                if (o->callers && !report_print_neighbours(stdout, graph, o->callers, TRUE))
+                        status = 1;
+                if (o->callees && !report_print_neighbours(stdout, graph, o->callees, FALSE))
+                        status = 1;
+        }
+        if (o->flamegraph) {
+                g_autofree char *title = default_title(path, o->memory ? "Allocated bytes" : "Flame graph", graph);
+                status |= write_flamegraph(o, graph, NULL, title);
+        }
+        return status;
+}
+
 int cmd_report(int argc, char **argv) {
-        ReportOptions o = { .limit = 25, .min_percent = 0.5 };
+        g_auto(ReportOptions) o = { .limit = 25, .min_percent = MIN_PERCENT_UNSET };
         GOptionEntry entries[] = {
                 { "tree", 't', 0, G_OPTION_ARG_NONE, &o.tree, "Show the call tree from the entry points down", NULL },
                 { "callers", 0, 0, G_OPTION_ARG_STRING, &o.callers, "Show who calls FUNCTION", "FUNCTION" },
                 { "callees", 0, 0, G_OPTION_ARG_STRING, &o.callees, "Show what FUNCTION calls", "FUNCTION" },
-                { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &o.pids, "Only samples of these processes (repeatable, or comma-separated)", "PID" },
-                { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &o.comms, "Only samples of processes with this name (repeatable)", "NAME" },
+                { "by-process", 0, 0, G_OPTION_ARG_NONE, &o.by_process, "One line per process: samples, share, command, top function", NULL },
+                { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &o.pids, "Only samples of these processes (repeatable, or comma-separated); every view", "PID" },
+                { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &o.comms, "Only samples of processes with this name (repeatable); every view", "NAME" },
+                { "process-root", 0, 0, G_OPTION_ARG_NONE, &o.process_root, "Start the tree, flame graph and folded stacks with one frame per process (default with several processes)", NULL },
+                { "no-process-root", 0, 0, G_OPTION_ARG_NONE, &o.no_process_root, "Merge the processes' stacks (the default with one process)", NULL },
                 { "flamegraph", 'f', 0, G_OPTION_ARG_FILENAME, &o.flamegraph, "Write an interactive SVG flame graph to FILE", "FILE" },
+                { "title", 0, 0, G_OPTION_ARG_STRING, &o.title, "Title of the flame graph", "TEXT" },
+                { "width", 0, 0, G_OPTION_ARG_INT, &o.width, "Width of the flame graph in pixels (default 1200)", "PIXELS" },
+                { "inverted", 0, 0, G_OPTION_ARG_NONE, &o.inverted, "Draw the flame graph upside down (icicle: roots at the top)", NULL },
                 { "folded", 0, 0, G_OPTION_ARG_NONE, &o.folded, "Print folded stacks (\"outer;...;inner COUNT\") for other tools", NULL },
-                { "limit", 'n', 0, G_OPTION_ARG_INT, &o.limit, "Functions listed in the hottest tables (default 25)", "N" },
+                { "diff", 0, 0, G_OPTION_ARG_NONE, &o.diff, "Compare two captures, BEFORE AFTER: change of each function's self and total share (-f: red/blue flame graph)", NULL },
+                { "limit", 'n', 0, G_OPTION_ARG_INT, &o.limit, "Rows in the hottest, process and diff tables (default 25)", "N" },
                 { "min-percent", 0, 0, G_OPTION_ARG_DOUBLE, &o.min_percent, "Hide call tree nodes under this share of samples (default 0.5)", "PERCENT" },
                 { "lines", 'l', 0, G_OPTION_ARG_NONE, &o.lines, "One frame per source line: \"function at file:line\" where the symbols have lines", NULL },
                 { "mappings", 0, 0, G_OPTION_ARG_NONE, &o.mappings, "List where each mapping's symbols came from and how the file was verified", NULL },
                 { "no-progress", 0, 0, G_OPTION_ARG_NONE, &o.no_progress, "Never draw a progress bar", NULL },
-                { "by-container", 0, 0, G_OPTION_ARG_NONE, &o.by_container, "Samples grouped by Podman container or Flatpak app", NULL },
+                { "by-container", 0, 0, G_OPTION_ARG_NONE, &o.by_container, "Samples grouped by Podman container or Flatpak app (with -f/--tree: as root frames)", NULL },
                 { "marks", 0, 0, G_OPTION_ARG_NONE, &o.marks, "Summarize marks (by group and name, with durations) and logs", NULL },
                 { "counters", 0, 0, G_OPTION_ARG_NONE, &o.counters, "Summarize every counter: samples, min, mean, max, last", NULL },
                 { "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o.timeline, "Write counters over time with the marks as an SVG to FILE", "FILE" },
-                { "memory", 0, 0, G_OPTION_ARG_NONE, &o.memory, "Allocations by call site: leaks, temporaries, peak (from `record --memory`)", NULL },
+                { "memory", 0, 0, G_OPTION_ARG_NONE, &o.memory, "Allocations by call site: leaks, temporaries, peak (from `record --memory`); with --tree/-f: by bytes", NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("FILE - show where the time went in a capture");
@@ -91,7 +327,8 @@ int cmd_report(int argc, char **argv) {
                 "Reads captures written by periscope or by Sysprof. Without options, prints the\n"
                 "hottest functions by self and total time. Inlined functions appear as frames\n"
                 "marked \"(inlined)\", kernel functions are marked \"[kernel]\", and addresses\n"
-                "without symbols show as module+0xoffset.");
+                "without symbols show as module+0xoffset.\n"
+                "`periscope report --diff BEFORE AFTER` compares two captures.");
         g_autoptr(GError) error = NULL;
         g_autofree char *prgname = g_strdup("periscope report");
         char *saved = argv[0];
@@ -100,93 +337,60 @@ int cmd_report(int argc, char **argv) {
         argv[0] = saved;
         if (!ok) {
                 fprintf(stderr, "periscope report: %s\nRun `periscope report --help` for the options.\n", error->message);
-                options_clear(&o);
                 return 2;
         }
-        if (argc != 2) {
-                fprintf(stderr, "periscope report: expected one capture file, got %d arguments\n"
-                                "Usage: periscope report [OPTIONS…] FILE\n", argc - 1);
-                options_clear(&o);
+        if (!options_valid(&o, argc - 1))
                 return 2;
-        }
-        if (o.limit <= 0 || o.min_percent < 0 || o.min_percent > 100) {
-                fprintf(stderr, "periscope report: --limit must be positive and --min-percent within 0-100\n");
-                options_clear(&o);
-                return 2;
-        }
+        if (o.min_percent == MIN_PERCENT_UNSET)
+                o.min_percent = 0.5;
         g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
-        if (!parse_pids(o.pids, pids)) {
-                options_clear(&o);
+        if (!parse_pids(o.pids, pids))
                 return 2;
-        }
 
         const char *path = argv[1];
-        if (o.by_container) {
-                gboolean done = report_print_by_container(stdout, path, &error);
-                if (!done)
-                        fprintf(stderr, "periscope report: %s\n", error->message);
-                options_clear(&o);
-                return done ? 0 : 1;
-        }
-        if (o.marks || o.counters || o.timeline || o.memory) {
-                int k = report_extras_path(path, o.marks, o.counters, o.timeline, o.memory, o.limit, stdout);
-                options_clear(&o);
-                return k < 0 ? 1 : 0;
-        }
-        g_autoptr(ReportProfile) profile = report_profile_load(path, !o.no_progress, &error);
-        if (!profile) {
-                fprintf(stderr, "periscope report: %s\n", error->message);
-                options_clear(&o);
-                return 1;
-        }
         ReportFilter filter = { .pids = pids, .comms = o.comms, .lines = o.lines };
-        g_autoptr(ReportCallGraph) graph = report_callgraph_new(profile, &filter, !o.no_progress);
-
-        int status = 0;
-        if (o.folded) {
-                /* Machine output: nothing else on stdout. */
-                report_print_folded(stdout, graph);
-        } else {
-                report_print_summary(stdout, profile, graph);
-                g_autoptr(GError) cerror = NULL;
-                if (!report_print_process_containers(stdout, path, &cerror))
-                        fprintf(stderr, "periscope report: warning: %s\n", cerror->message);
-                if (graph->n_samples == 0) {
-                        if (profile->n_samples == 0)
-                                printf("\nThe capture holds no samples.\n");
-                        else
-                                printf("\nNo samples match --pid/--comm (the capture has %" G_GUINT64_FORMAT
-                                       " samples; `periscope info %s` lists its processes).\n",
-                                       profile->n_samples, path);
+        /* Views that read frames one by one get the filter as a predicate;
+         * --comm needs the capture's process names. */
+        g_autoptr(ReportProfile) names = NULL;
+        if (o.comms && !o.diff) {
+                names = report_profile_load(path, REPORT_WEIGHT_SAMPLES, FALSE, &error);
+                if (!names) {
+                        fprintf(stderr, "periscope report: %s\n", error->message);
+                        return 1;
                 }
-                gboolean specific = o.tree || o.callers || o.callees || o.flamegraph || o.mappings;
-                if (!specific && graph->n_samples)
-                        report_print_hottest(stdout, graph, (guint) o.limit);
-                if (o.mappings)
-                        report_print_mappings(stdout, profile, graph);
-                if (o.tree && graph->n_samples)
-                        report_print_tree(stdout, graph, o.min_percent);
-                if (o.callers && !report_print_neighbours(stdout, graph, o.callers, TRUE))
-                        status = 1;
-                if (o.callees && !report_print_neighbours(stdout, graph, o.callees, FALSE))
-                        status = 1;
         }
-        if (o.flamegraph) {
-                g_autofree char *raw_base = g_path_get_basename(path);
-                g_autofree char *base = report_printable(raw_base);
-                g_autofree char *title = g_strdup_printf("Flame graph of %s (%" G_GUINT64_FORMAT " samples)", base,
-                                                         graph->n_samples);
-                if (!report_write_flamegraph(graph, o.flamegraph, title, &error)) {
-                        fprintf(stderr, "periscope report: cannot write the flame graph: %s\n", error->message);
-                        status = 1;
-                } else if (!o.folded)
-                        printf("\nFlame graph written to %s (open it in a web browser).\n", o.flamegraph);
+        PidMatch match = { names, &filter };
+        ReportPidFilter pid_filter = { pid_match, &match };
+        const ReportPidFilter *pf = pids->len || o.comms ? &pid_filter : NULL;
+
+        int status;
+        gboolean stacks = o.tree || o.callers || o.callees || o.mappings || o.by_process || o.folded || o.flamegraph;
+        if (o.diff)
+                status = report_diff(&o, argv[1], argv[2], &filter);
+        else if (o.marks || o.counters || o.timeline || (o.memory && !stacks)) {
+                int k = report_extras_path(path, o.marks, o.counters, o.timeline, o.memory, o.limit, pf, stdout);
+                status = k < 0 ? 1 : 0;
+        } else if (o.by_container && !stacks) {
+                status = report_print_by_container(stdout, path, pf, &error) ? 0 : 1;
+                if (status)
+                        fprintf(stderr, "periscope report: %s\n", error->message);
+        } else {
+                status = 0;
+                /* the table or memory report first, then the stacks (not
+                 * with --folded: nothing but folded stacks on stdout) */
+                if (o.by_container && !o.folded && !report_print_by_container(stdout, path, pf, &error)) {
+                        fprintf(stderr, "periscope report: %s\n", error->message);
+                        return 1;
+                }
+                if (o.memory && !o.folded && report_extras_path(path, FALSE, FALSE, NULL, TRUE, o.limit, pf, stdout) < 0)
+                        return 1;
+                if (status == 0)
+                        status = report_stacks(&o, path, &filter, pf);
         }
         fflush(stdout);
         if (ferror(stdout)) {
                 fprintf(stderr, "periscope report: cannot write the report: %s\n", g_strerror(errno));
                 status = 1;
         }
-        options_clear(&o);
         return status;
 }

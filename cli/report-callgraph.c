@@ -48,7 +48,7 @@ static void node_sort(ReportNode *n, ReportLabels *labels) {
                 node_sort(g_ptr_array_index(n->children, i), labels);
 }
 
-static gboolean filter_match(const ReportProfile *p, const ReportFilter *f, int32_t pid) {
+gboolean report_filter_match(const ReportProfile *p, const ReportFilter *f, int32_t pid) {
         if (f->pids && f->pids->len) {
                 gboolean ok = FALSE;
                 for (guint i = 0; i < f->pids->len && !ok; i++)
@@ -70,7 +70,7 @@ static gboolean filter_match(const ReportProfile *p, const ReportFilter *f, int3
 
 static guint stack_hash(gconstpointer v) {
         const ReportStack *s = v;
-        guint h = s->n;
+        guint h = s->n * 131u + (guint) s->pid;
         for (guint i = 0; i < s->n; i++)
                 h = h * 31u + s->ids[i];
         return h;
@@ -78,7 +78,7 @@ static guint stack_hash(gconstpointer v) {
 
 static gboolean stack_equal(gconstpointer a, gconstpointer b) {
         const ReportStack *x = a, *y = b;
-        return x->n == y->n && memcmp(x->ids, y->ids, x->n * sizeof(guint)) == 0;
+        return x->pid == y->pid && x->n == y->n && memcmp(x->ids, y->ids, x->n * sizeof(guint)) == 0;
 }
 
 ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const ReportFilter *filter, gboolean progress) {
@@ -87,6 +87,10 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
         g->root = node_new(NULL, G_MAXUINT);
         g->stacks = g_ptr_array_new_with_free_func(g_free);
         g->pids_seen = g_hash_table_new(NULL, NULL);
+        g->profile = profile;
+        g->process_root = filter->process_root;
+        g->folded_process_root = filter->folded_process_root;
+        g->groups = filter->groups;
         g_autoptr(GHashTable) distinct = g_hash_table_new(stack_hash, stack_equal);
         g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint));
         g_autoptr(ReportProgress) bar = report_progress_new("Resolving stacks", progress);
@@ -99,12 +103,18 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
                 const ReportRawStack *raw = key;
                 if ((++done & 255) == 0)
                         report_progress_update(bar, done, n_raw);
-                if (!filter_match(profile, filter, raw->pid))
+                if (!report_filter_match(profile, filter, raw->pid))
                         continue;
-                g_hash_table_add(g->pids_seen, GINT_TO_POINTER(raw->pid));
+                if (g_hash_table_add(g->pids_seen, GINT_TO_POINTER(raw->pid))) {
+                        /* intern the grouping frames now: self/total are sized by the labels */
+                        guint roots[2];
+                        report_callgraph_roots(g, raw->pid, FALSE, roots);
+                        report_callgraph_roots(g, raw->pid, TRUE, roots);
+                }
                 g_array_set_size(ids, 0);
                 report_labels_resolve_stack(g->labels, raw, ids);
                 ReportStack *s = g_malloc(sizeof(ReportStack) + ids->len * sizeof(guint));
+                s->pid = raw->pid;
                 s->count = raw->count;
                 s->n = ids->len;
                 memcpy(s->ids, ids->data, ids->len * sizeof(guint));
@@ -127,6 +137,11 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
                 const ReportStack *s = g_ptr_array_index(g->stacks, si);
                 ReportNode *n = g->root;
                 n->total += s->count;
+                guint roots[2], n_roots = report_callgraph_roots(g, s->pid, FALSE, roots);
+                for (guint i = 0; i < n_roots; i++) {
+                        n = node_child(n, roots[i]);
+                        n->total += s->count;
+                }
                 for (guint i = 0; i < s->n; i++) {
                         n = node_child(n, s->ids[i]);
                         n->total += s->count;
@@ -141,6 +156,23 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
         }
         node_sort(g->root, g->labels);
         return g;
+}
+
+guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, gboolean folded, guint out[2]) {
+        guint n = 0;
+        const char *group = g->groups ? g_hash_table_lookup(g->groups, GINT_TO_POINTER(pid)) : NULL;
+        if (group)
+                out[n++] = report_labels_root(g->labels, group);
+        if (folded ? g->folded_process_root : g->process_root) {
+                const char *comm = report_profile_get_comm(g->profile, pid);
+                g_autofree char *text = g_strdup_printf("%s (pid %d)", *comm ? comm : "?", pid);
+                out[n++] = report_labels_root(g->labels, text);
+        }
+        return n;
+}
+
+const char *report_callgraph_unit(const ReportCallGraph *g, guint64 n) {
+        return report_profile_unit(g->profile, n);
 }
 
 void report_callgraph_free(ReportCallGraph *g) {
@@ -159,6 +191,8 @@ GArray *report_callgraph_find(const ReportCallGraph *g, const char *name) {
         GArray *out = g_array_new(FALSE, FALSE, sizeof(guint));
         for (guint id = 0; id < report_labels_count(g->labels); id++) {
                 const ReportLabel *l = report_labels_get(g->labels, id);
+                if (l->flags & REPORT_LABEL_ROOT)
+                        continue;
                 if (strcmp(l->text, name) == 0 || strcmp(l->function, name) == 0)
                         g_array_append_val(out, id);
         }

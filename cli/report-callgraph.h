@@ -23,7 +23,14 @@ typedef struct ReportFilter {
         GArray *pids;  /* int32_t; empty = all */
         char **comms;  /* NULL-terminated; NULL = all */
         gboolean lines; /* one frame per source line (see report_labels_new) */
+        gboolean process_root;  /* the call tree starts with one "comm (pid N)" frame per process */
+        gboolean folded_process_root; /* so do folded stacks (only when asked: machine output stays stable) */
+        GHashTable *groups;     /* pid → char* container label: a frame above the process; or NULL */
 } ReportFilter;
+
+/* Whether samples of pid pass the --pid/--comm filters of f (its name from
+ * p's PROCESS frames). */
+gboolean report_filter_match(const ReportProfile *p, const ReportFilter *f, int32_t pid);
 
 typedef struct ReportCallGraph {
         ReportLabels *labels;
@@ -33,20 +40,33 @@ typedef struct ReportCallGraph {
         guint64 *total;         /* by label id, each sample counted once per function */
         GPtrArray *stacks;      /* ReportStack*: distinct resolved stacks */
         GHashTable *pids_seen;  /* pids with samples after filtering */
+        const ReportProfile *profile; /* borrowed: must outlive the graph */
+        gboolean process_root, folded_process_root;
+        GHashTable *groups;     /* borrowed, see ReportFilter */
 } ReportCallGraph;
 
-/* One distinct resolved stack (outermost first) and its samples. */
+/* One distinct resolved stack (outermost first) of one process and its samples. */
 typedef struct ReportStack {
+        int32_t pid;
         guint64 count;
         guint n;
         guint ids[];
 } ReportStack;
 
 /* Aggregates the profile's samples that pass filter (progress bar on a
- * terminal if progress). */
+ * terminal if progress). The tree (root) has the grouping frames the filter
+ * asks for; stacks, self and total never do. */
 ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const ReportFilter *filter, gboolean progress);
 /* Frees the call graph and its labels; NULL is a no-op. */
 void report_callgraph_free(ReportCallGraph *g);
+
+/* The grouping frames above pid's stacks (container, then process) in the
+ * tree, or in folded stacks if folded, as label ids into out[0..1];
+ * returns how many. */
+guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, gboolean folded, guint out[2]);
+
+/* The unit of g's counts for n: "sample(s)" or "byte(s)". */
+const char *report_callgraph_unit(const ReportCallGraph *g, guint64 n);
 
 /* Label ids whose function or label equals name. */
 GArray *report_callgraph_find(const ReportCallGraph *g, const char *name);

@@ -62,7 +62,8 @@ static gint cmp_groups(gconstpointer a, gconstpointer b) {
 
 /* brief: only the processes that belong to a container or app, as one
  * "Processes in containers and apps" section of the default report. */
-static gboolean print_containers(FILE *out, const char *path, gboolean brief, GError **error) {
+static gboolean print_containers(FILE *out, const char *path, const ReportPidFilter *filter, gboolean brief,
+                                 GHashTable *ret_groups, GError **error) {
         CaptureReader *reader = NULL;
         char *msg = NULL;
         int r = capture_reader_open_path(path, &reader, &msg);
@@ -100,7 +101,7 @@ static gboolean print_containers(FILE *out, const char *path, gboolean brief, GE
                         g_autofree char *argv0 = sp ? g_strndup(cmd, (gsize) (sp - cmd)) : g_strdup(cmd);
                         const char *base = strrchr(argv0, '/');
                         g_hash_table_replace(comms, key, g_utf8_make_valid(base ? base + 1 : argv0, -1));
-                } else if (f.type == CAPTURE_FRAME_SAMPLE) {
+                } else if (f.type == CAPTURE_FRAME_SAMPLE && report_pid_wanted(filter, f.pid)) {
                         guint64 *n = g_hash_table_lookup(samples, key);
                         if (!n) {
                                 n = g_new0(guint64, 1);
@@ -137,6 +138,8 @@ static gboolean print_containers(FILE *out, const char *path, gboolean brief, GE
                         g_hash_table_insert(groups, g->label, g);
                 }
                 int32_t pid = GPOINTER_TO_INT(key);
+                if (ret_groups)
+                        g_hash_table_replace(ret_groups, key, g_strdup(label));
                 g->samples += *(guint64 *) value;
                 g_array_append_val(g->pids, pid);
         }
@@ -146,6 +149,8 @@ static gboolean print_containers(FILE *out, const char *path, gboolean brief, GE
                 g_ptr_array_add(sorted, value);
         g_ptr_array_sort(sorted, cmp_groups);
 
+        if (!out)
+                return TRUE;
         if (brief) {
                 gboolean header = FALSE;
                 for (guint i = 0; i < sorted->len; i++) {
@@ -160,8 +165,8 @@ static gboolean print_containers(FILE *out, const char *path, gboolean brief, GE
                                 int32_t pid = g_array_index(g->pids, int32_t, j);
                                 const char *comm = g_hash_table_lookup(comms, GINT_TO_POINTER(pid));
                                 guint64 *n = g_hash_table_lookup(samples, GINT_TO_POINTER(pid));
-                                fprintf(out, "  %s[%d]  %s  (%" G_GUINT64_FORMAT " samples)\n", comm ? comm : "?",
-                                        (int) pid, g->label, n ? *n : 0);
+                                fprintf(out, "  %s[%d]  %s  (%" G_GUINT64_FORMAT " sample%s)\n", comm ? comm : "?",
+                                        (int) pid, g->label, n ? *n : 0, n && *n == 1 ? "" : "s");
                         }
                 }
                 return TRUE;
@@ -185,10 +190,17 @@ static gboolean print_containers(FILE *out, const char *path, gboolean brief, GE
         return TRUE;
 }
 
-gboolean report_print_by_container(FILE *out, const char *path, GError **error) {
-        return print_containers(out, path, FALSE, error);
+gboolean report_print_by_container(FILE *out, const char *path, const ReportPidFilter *filter, GError **error) {
+        return print_containers(out, path, filter, FALSE, NULL, error);
 }
 
-gboolean report_print_process_containers(FILE *out, const char *path, GError **error) {
-        return print_containers(out, path, TRUE, error);
+gboolean report_print_process_containers(FILE *out, const char *path, const ReportPidFilter *filter, GError **error) {
+        return print_containers(out, path, filter, TRUE, NULL, error);
+}
+
+GHashTable *report_containers_by_pid(const char *path, const ReportPidFilter *filter, GError **error) {
+        g_autoptr(GHashTable) groups = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        if (!print_containers(NULL, path, filter, FALSE, groups, error))
+                return NULL;
+        return g_steal_pointer(&groups);
 }

@@ -6,11 +6,18 @@
 #include <glib.h>
 #include <stdio.h>
 
+#include "report-pid-filter.h"
+
 /* Prints the table for the capture at path; FALSE with error set when the
  * capture cannot be read. */
-gboolean report_print_by_container(FILE *out, const char *path, GError **error);
+gboolean report_print_by_container(FILE *out, const char *path, const ReportPidFilter *filter, GError **error);
 
 /* Prints, for the default report, one line per sampled process that belongs
  * to a container or app ("comm[pid]  podman NAME (IMAGE)"), so every report
  * names them; prints nothing when no process does. */
-gboolean report_print_process_containers(FILE *out, const char *path, GError **error);
+gboolean report_print_process_containers(FILE *out, const char *path, const ReportPidFilter *filter, GError **error);
+
+/* pid → container or app label ("podman web (image)", "host (no
+ * container)") of every sampled process the filter wants: the grouping
+ * frames of `--by-container` with a tree or flame graph. NULL on error. */
+GHashTable *report_containers_by_pid(const char *path, const ReportPidFilter *filter, GError **error);

@@ -31,7 +31,7 @@ static int series_cmp(gconstpointer a, gconstpointer b) {
         return c;
 }
 
-GPtrArray *report_counters_load(CaptureReader *r, int *ret_error) {
+GPtrArray *report_counters_load(CaptureReader *r, const ReportPidFilter *filter, int *ret_error) {
         g_autoptr(GHashTable) by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
         GPtrArray *all = g_ptr_array_new_with_free_func(series_free);
         /* Values may precede their definition (other threads' rings): keep
@@ -42,7 +42,7 @@ GPtrArray *report_counters_load(CaptureReader *r, int *ret_error) {
         int k;
         capture_reader_rewind(r);
         while ((k = capture_reader_next(r, &f)) > 0) {
-                if (f.type == CAPTURE_FRAME_CTRDEF) {
+                if (f.type == CAPTURE_FRAME_CTRDEF && (f.pid < 0 || report_pid_wanted(filter, f.pid))) {
                         for (uint16_t i = 0; i < f.ctrdef.n_counters; i++) {
                                 const CaptureCounterDef *d = &f.ctrdef.counters[i];
                                 if (g_hash_table_contains(by_id, GUINT_TO_POINTER(d->id)))
@@ -93,9 +93,9 @@ static void print_value(FILE *out, double v) {
                 fprintf(out, " %14.2f", v);
 }
 
-int report_counters(CaptureReader *r, FILE *out) {
+int report_counters(CaptureReader *r, const ReportPidFilter *filter, FILE *out) {
         int err;
-        g_autoptr(GPtrArray) all = report_counters_load(r, &err);
+        g_autoptr(GPtrArray) all = report_counters_load(r, filter, &err);
         if (!all)
                 return err;
         fprintf(out, "Counters: %u\n", all->len);

@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "capture-reader.h"
+#include "report-pid-filter.h"
 
 typedef struct CounterPoint {
         int64_t time;
@@ -18,6 +19,7 @@ typedef struct CounterSeries {
         GArray *points;         /* CounterPoint, in time order */
 } CounterSeries;
 
-/* All counters that have a definition, ordered by category, name, pid.
- * Values are doubles whatever the counter's type. */
-GPtrArray *report_counters_load(CaptureReader *r, int *ret_error);
+/* All counters that have a definition, ordered by category, name, pid:
+ * the system's, and those of the processes filter wants. Values are
+ * doubles whatever the counter's type. */
+GPtrArray *report_counters_load(CaptureReader *r, const ReportPidFilter *filter, int *ret_error);

@@ -11,7 +11,7 @@
 #include "symbols.h"
 
 int report_extras_path(const char *path, gboolean marks, gboolean counters, const char *timeline, gboolean memory,
-                       int limit, FILE *out) {
+                       int limit, const ReportPidFilter *filter, FILE *out) {
         CaptureReader *r = NULL;
         char *error = NULL;
         int k = capture_reader_open_path(path, &r, &error);
@@ -23,21 +23,21 @@ int report_extras_path(const char *path, gboolean marks, gboolean counters, cons
         int ret = 0;
         bool first = true;
         if (marks) {
-                k = report_marks(r, limit, out);
+                k = report_marks(r, limit, filter, out);
                 ret = ret ? ret : k;
                 first = false;
         }
         if (counters) {
                 if (!first)
                         fputc('\n', out);
-                k = report_counters(r, out);
+                k = report_counters(r, filter, out);
                 ret = ret ? ret : k;
                 first = false;
         }
         if (timeline) {
                 if (!first)
                         fputc('\n', out);
-                k = report_timeline(r, timeline, out);
+                k = report_timeline(r, timeline, filter, out);
                 ret = ret ? ret : k;
                 first = false;
         }
@@ -51,7 +51,7 @@ int report_extras_path(const char *path, gboolean marks, gboolean counters, cons
                                 error ? error : g_strerror(-k));
                 free(error);
                 error = NULL;
-                ReportMemoryOptions o = { .limit = limit };
+                ReportMemoryOptions o = { .limit = limit, .filter = filter };
                 k = report_memory(r, symbols, &o, out);
                 symbol_table_free(symbols);
                 ret = ret ? ret : k;

@@ -13,11 +13,14 @@
 #include <glib.h>
 
 #include "capture-reader.h"
+#include "report-pid-filter.h"
 
-int report_marks(CaptureReader *r, int limit, FILE *out);
-int report_counters(CaptureReader *r, FILE *out);
-int report_timeline(CaptureReader *r, const char *svg_path, FILE *out);
+int report_marks(CaptureReader *r, int limit, const ReportPidFilter *filter, FILE *out);
+int report_counters(CaptureReader *r, const ReportPidFilter *filter, FILE *out);
+int report_timeline(CaptureReader *r, const char *svg_path, const ReportPidFilter *filter, FILE *out);
 
-/* Opens path and runs the views asked for, in the order above. */
+/* Opens path and runs the views asked for, in the order above, on the
+ * frames of the processes filter wants (the system's counters and marks
+ * always). */
 int report_extras_path(const char *path, gboolean marks, gboolean counters, const char *timeline, gboolean memory,
-                       int limit, FILE *out);
+                       int limit, const ReportPidFilter *filter, FILE *out);

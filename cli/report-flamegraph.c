@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#define FG_WIDTH 1200
 #define FG_PAD 10
 #define FG_FRAME_H 16
 #define FG_TOP 64    /* title, search box */
@@ -31,7 +30,7 @@ static const char fg_script[] =
         "  'use strict';\n"
         "  var svg = document.documentElement;\n"
         "  var W = +svg.getAttribute('data-width'), PAD = +svg.getAttribute('data-pad');\n"
-        "  var TOTAL = +svg.getAttribute('data-total');\n"
+        "  var TOTAL = +svg.getAttribute('data-total'), UNIT = svg.getAttribute('data-unit');\n"
         "  var frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
         "  var details = document.getElementById('details');\n"
         "  var matched = document.getElementById('matched');\n"
@@ -91,14 +90,24 @@ static const char fg_script[] =
         "      if (s[0] >= end) { covered += s[1] - s[0]; end = s[1]; }\n"
         "      else if (s[1] > end) { covered += s[1] - end; end = s[1]; }\n"
         "    });\n"
-        "    matched.textContent = term ? 'Matched: ' + covered + ' samples (' + (100 * covered / TOTAL).toFixed(2) + '%)' : ' ';\n"
+        "    matched.textContent = term ? 'Matched: ' + covered + ' ' + UNIT + ' (' + (100 * covered / TOTAL).toFixed(2) + '%)' : ' ';\n"
         "  }\n"
-        "  search.addEventListener('input', function () { highlight(search.value); });\n"
+        "  // The search term lives in the URL (#search=TERM): a link or a reload shows the same matches.\n"
+        "  function remember(term) {\n"
+        "    var url = location.href.split('#')[0] + (term ? '#search=' + encodeURIComponent(term) : '');\n"
+        "    try { history.replaceState(null, '', url); } catch (e) { location.hash = term ? 'search=' + encodeURIComponent(term) : ''; }\n"
+        "  }\n"
+        "  search.addEventListener('input', function () { highlight(search.value); remember(search.value); });\n"
         "  document.addEventListener('keydown', function (e) {\n"
         "    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); search.focus(); }\n"
-        "    if (e.key === 'Escape') { search.value = ''; highlight(''); unzoom(); }\n"
+        "    if (e.key === 'Escape') { search.value = ''; highlight(''); remember(''); unzoom(); }\n"
         "  });\n"
         "  frames.forEach(function (g) { var r = g.querySelector('rect'); r.setAttribute('data-fill', r.getAttribute('fill')); });\n"
+        "  var asked = /(?:^#|&)search=([^&]*)/.exec(location.hash);\n"
+        "  if (asked) {\n"
+        "    try { search.value = decodeURIComponent(asked[1]); } catch (e) { search.value = asked[1]; }\n"
+        "    highlight(search.value);\n"
+        "  }\n"
         "  svg.setAttribute('data-ready', '1');\n"
         "})();\n";
 
@@ -125,7 +134,9 @@ static void frame_colour(const ReportLabel *l, char buf[32]) {
         guint h = g_str_hash(l->function);
         guint a = h & 0xff, b = (h >> 8) & 0xff;
         int r, g, bl;
-        if (l->flags & REPORT_LABEL_UNRESOLVED) {
+        if (l->flags & REPORT_LABEL_ROOT) {
+                r = 170 + (int) (a % 30), g = 160 + (int) (b % 30), bl = 230;
+        } else if (l->flags & REPORT_LABEL_UNRESOLVED) {
                 r = g = bl = 170 + (int) (a % 40);
         } else if (l->flags & REPORT_LABEL_KERNEL) {
                 r = 220 + (int) (a % 35), g = 120 + (int) (b % 60), bl = 30;
@@ -139,10 +150,13 @@ static void frame_colour(const ReportLabel *l, char buf[32]) {
 
 typedef struct Layout {
         const ReportCallGraph *g;
+        const ReportFlameOptions *opt;
         GString *out;
+        int width;
         double scale; /* px per sample */
         guint max_depth;
         guint height;
+        double max_delta; /* differential: largest |after% - before%| of a frame */
 } Layout;
 
 static guint tree_depth(const ReportNode *n, double scale, guint d) {
@@ -162,7 +176,9 @@ static void emit_frame(Layout *L, const char *name, const char *info, guint64 x,
                        const char *fill) {
         double px = (double) w * L->scale;
         double X = FG_PAD + (double) x * L->scale;
-        double Y = (double) L->height - FG_BOTTOM - (double) (depth + 1) * FG_FRAME_H;
+        /* flames grow up from the bottom; icicles hang down from the top */
+        double Y = L->opt->inverted ? (double) FG_TOP + (double) depth * FG_FRAME_H
+                                    : (double) L->height - FG_BOTTOM - (double) (depth + 1) * FG_FRAME_H;
         GString *o = L->out;
         g_string_append_printf(o, "<g class=\"f\" data-x=\"%" G_GUINT64_FORMAT "\" data-w=\"%" G_GUINT64_FORMAT
                                   "\" data-d=\"%u\" data-name=\"", x, w, depth);
@@ -186,57 +202,123 @@ static void emit_frame(Layout *L, const char *name, const char *info, guint64 x,
         g_string_append(o, "</text></g>\n");
 }
 
-static void emit_node(Layout *L, const ReportNode *n, guint64 x, guint depth) {
-        const ReportCallGraph *g = L->g;
+static double share(guint64 part, guint64 whole) {
+        return whole ? 100.0 * (double) part / (double) whole : 0.0;
+}
+
+/* The child of before (a node of the BEFORE graph) with the same label text
+ * as the AFTER node c, or NULL. */
+static const ReportNode *matching_child(const ReportCallGraph *bg, const ReportNode *before, const char *text) {
+        if (!before)
+                return NULL;
+        for (guint i = 0; i < before->children->len; i++) {
+                const ReportNode *b = g_ptr_array_index(before->children, i);
+                if (strcmp(report_labels_get(bg->labels, b->label)->text, text) == 0)
+                        return b;
+        }
+        return NULL;
+}
+
+/* Largest change of a frame's share between the two graphs, for the
+ * colour scale of the differential flame graph. */
+static double max_delta(const ReportCallGraph *g, const ReportCallGraph *bg, const ReportNode *n, const ReportNode *b) {
+        double best = 0;
+        for (guint i = 0; i < n->children->len; i++) {
+                const ReportNode *c = g_ptr_array_index(n->children, i);
+                const char *text = report_labels_get(g->labels, c->label)->text;
+                const ReportNode *bc = matching_child(bg, b, text);
+                double d = fabs(share(c->total, g->n_samples) - share(bc ? bc->total : 0, bg->n_samples));
+                double below = max_delta(g, bg, c, bc); /* not inside MAX(): it evaluates twice */
+                best = MAX(best, MAX(d, below));
+        }
+        return best;
+}
+
+/* Red for a frame that grew, blue for one that shrank, white for no change,
+ * deeper with the size of the change (as FlameGraph's difffolded output). */
+static void delta_colour(double delta, double max, char buf[32]) {
+        double k = max > 0 ? MIN(1.0, fabs(delta) / max) : 0;
+        int strong = (int) (255 - 210 * k);
+        if (delta > 0)
+                g_snprintf(buf, 32, "rgb(255,%d,%d)", strong, strong);
+        else if (delta < 0)
+                g_snprintf(buf, 32, "rgb(%d,%d,255)", strong, strong);
+        else
+                g_snprintf(buf, 32, "rgb(250,250,250)");
+}
+
+static void emit_node(Layout *L, const ReportNode *n, const ReportNode *before, guint64 x, guint depth) {
+        const ReportCallGraph *g = L->g, *bg = L->opt->before;
         for (guint i = 0; i < n->children->len; i++) {
                 const ReportNode *c = g_ptr_array_index(n->children, i);
                 if ((double) c->total * L->scale >= FG_MIN_PX) {
                         const ReportLabel *l = report_labels_get(g->labels, c->label);
                         char fill[32];
-                        frame_colour(l, fill);
-                        g_autofree char *info = g_strdup_printf(
-                                "%s (%" G_GUINT64_FORMAT " sample%s, %.2f%%)", l->text, c->total, c->total == 1 ? "" : "s",
-                                g->n_samples ? 100.0 * (double) c->total / (double) g->n_samples : 0.0);
+                        g_autofree char *info = NULL;
+                        const ReportNode *bc = NULL;
+                        if (bg) {
+                                bc = matching_child(bg, before, l->text);
+                                double was = share(bc ? bc->total : 0, bg->n_samples), now = share(c->total, g->n_samples);
+                                delta_colour(now - was, L->max_delta, fill);
+                                info = g_strdup_printf("%s (%" G_GUINT64_FORMAT " %s, %.2f%%; before %.2f%%, %+.2f%%)",
+                                                       l->text, c->total, report_callgraph_unit(g, c->total), now, was,
+                                                       now - was);
+                        } else {
+                                frame_colour(l, fill);
+                                info = g_strdup_printf("%s (%" G_GUINT64_FORMAT " %s, %.2f%%)", l->text, c->total,
+                                                       report_callgraph_unit(g, c->total), share(c->total, g->n_samples));
+                        }
                         emit_frame(L, l->text, info, x, c->total, depth, fill);
-                        emit_node(L, c, x, depth + 1);
+                        emit_node(L, c, bc, x, depth + 1);
                 }
                 x += c->total;
         }
 }
 
-gboolean report_write_flamegraph(const ReportCallGraph *g, const char *path, const char *title, GError **error) {
-        Layout L = { .g = g, .out = g_string_sized_new(1 << 16) };
+gboolean report_write_flamegraph(const ReportCallGraph *g, const char *path, const ReportFlameOptions *opt,
+                                 GError **error) {
+        Layout L = { .g = g, .opt = opt, .out = g_string_sized_new(1 << 16) };
+        L.width = opt->width > 0 ? opt->width : REPORT_FLAME_DEFAULT_WIDTH;
         guint64 total = g->root->total ? g->root->total : 1;
-        L.scale = (double) (FG_WIDTH - 2 * FG_PAD) / (double) total;
+        L.scale = (double) (L.width - 2 * FG_PAD) / (double) total;
         L.max_depth = tree_depth(g->root, L.scale, 0);
         L.height = FG_TOP + (L.max_depth + 1) * FG_FRAME_H + FG_BOTTOM;
+        if (opt->before)
+                L.max_delta = max_delta(g, opt->before, g->root, opt->before->root);
+        const int W = L.width;
 
         GString *o = L.out;
         g_string_append_printf(o,
                                "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
                                "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%u\" "
-                               "viewBox=\"0 0 %d %u\" data-width=\"%d\" data-pad=\"%d\" data-total=\"%" G_GUINT64_FORMAT "\">\n",
-                               FG_WIDTH, L.height, FG_WIDTH, L.height, FG_WIDTH, FG_PAD, total);
+                               "viewBox=\"0 0 %d %u\" data-width=\"%d\" data-pad=\"%d\" data-total=\"%" G_GUINT64_FORMAT
+                               "\" data-unit=\"%s\" data-inverted=\"%d\">\n",
+                               W, L.height, W, L.height, W, FG_PAD, total, report_callgraph_unit(g, 2), opt->inverted ? 1 : 0);
         g_string_append_printf(o, "<style>\n%s</style>\n", fg_style);
-        g_string_append_printf(o, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#f8f8f4\"/>\n", FG_WIDTH,
-                               L.height);
-        g_string_append_printf(o, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">", FG_WIDTH / 2);
-        xml_escape(o, title);
+        g_string_append_printf(o, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#f8f8f4\"/>\n", W, L.height);
+        g_string_append_printf(o, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">", W / 2);
+        xml_escape(o, opt->title);
         g_string_append(o, "</text>\n");
+        if (opt->before) {
+                g_string_append_printf(o, "<text id=\"legend\" x=\"%d\" y=\"50\">", FG_PAD + 90);
+                g_string_append_printf(o, "widths: after; <tspan fill=\"#c00\">red: grew</tspan>, "
+                                          "<tspan fill=\"#00c\">blue: shrank</tspan> (share of all %s, largest change %.2f%%)</text>\n",
+                                       report_callgraph_unit(g, 2), L.max_delta);
+        }
         g_string_append_printf(o, "<text id=\"reset\" x=\"%d\" y=\"50\" style=\"display:none\">Reset zoom</text>\n", FG_PAD);
         g_string_append_printf(o,
                                "<foreignObject x=\"%d\" y=\"34\" width=\"260\" height=\"24\">"
                                "<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"search\" type=\"search\" "
                                "placeholder=\"Search (regex)\" aria-label=\"Search functions\"/></foreignObject>\n",
-                               FG_WIDTH - FG_PAD - 260);
-        g_string_append_printf(o, "<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"> </text>\n",
-                               FG_WIDTH - FG_PAD, L.height - 12);
+                               W - FG_PAD - 260);
+        g_string_append_printf(o, "<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"> </text>\n", W - FG_PAD,
+                               L.height - 12);
         g_string_append_printf(o, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", FG_PAD, L.height - 12);
 
-        g_autofree char *all = g_strdup_printf("all (%" G_GUINT64_FORMAT " sample%s, 100%%)", g->n_samples,
-                                               g->n_samples == 1 ? "" : "s");
+        g_autofree char *all = g_strdup_printf("all (%" G_GUINT64_FORMAT " %s, 100%%)", g->n_samples,
+                                               report_callgraph_unit(g, g->n_samples));
         emit_frame(&L, "all", all, 0, total, 0, "rgb(200,200,210)");
-        emit_node(&L, g->root, 0, 1);
+        emit_node(&L, g->root, opt->before ? opt->before->root : NULL, 0, 1);
 
         g_string_append_printf(o, "<script type=\"text/javascript\"><![CDATA[\n%s]]></script>\n</svg>\n", fg_script);
 

@@ -8,6 +8,20 @@
 
 #include "report-callgraph.h"
 
+#define REPORT_FLAME_DEFAULT_WIDTH 1200
+#define REPORT_FLAME_MIN_WIDTH 400
+#define REPORT_FLAME_MAX_WIDTH 20000
+
+typedef struct ReportFlameOptions {
+        const char *title;     /* shown at the top */
+        int width;             /* pixels; 0: REPORT_FLAME_DEFAULT_WIDTH */
+        gboolean inverted;     /* icicle: the roots at the top, stacks hanging down */
+        const ReportCallGraph *before; /* differential: colour each frame by the change of
+                                        * its share from before (red grew, blue shrank); or NULL */
+} ReportFlameOptions;
+
 /* Writes the flame graph of g to path (atomically: a temporary file renamed
- * into place). title is shown at the top. */
-gboolean report_write_flamegraph(const ReportCallGraph *g, const char *path, const char *title, GError **error);
+ * into place). With opt->before, frame widths are g's and colours the
+ * change against before, frame by frame along the same path. */
+gboolean report_write_flamegraph(const ReportCallGraph *g, const char *path, const ReportFlameOptions *opt,
+                                 GError **error);

@@ -92,6 +92,10 @@ static guint intern(ReportLabels *l, char *raw_text, char *raw_function, guint f
         return l->labels->len - 1;
 }
 
+guint report_labels_root(ReportLabels *l, const char *text) {
+        return intern(l, g_strdup(text), g_strdup(text), REPORT_LABEL_ROOT);
+}
+
 static char *module_name(const char *filename) {
         return g_path_get_basename(filename && *filename ? filename : "?");
 }

@@ -13,6 +13,7 @@
 #define REPORT_LABEL_INLINED 0x1u
 #define REPORT_LABEL_KERNEL 0x2u
 #define REPORT_LABEL_UNRESOLVED 0x4u /* no name: "[unresolved …]", module+0xoff or raw hex */
+#define REPORT_LABEL_ROOT 0x8u       /* a grouping frame above the stacks: a process or a container */
 
 typedef struct ReportLabel {
         char *text;     /* the printed label */
@@ -37,6 +38,10 @@ void report_labels_free(ReportLabels *l);
 /* Number of labels and the label of an id. */
 guint report_labels_count(const ReportLabels *l);
 const ReportLabel *report_labels_get(const ReportLabels *l, guint id);
+
+/* The id of a grouping frame (REPORT_LABEL_ROOT) labelled text, e.g.
+ * "app [4242]": never a function, so hottest tables and --callers skip it. */
+guint report_labels_root(ReportLabels *l, const char *text);
 
 /* Appends to out (guint ids) the frames of one raw stack, outermost first:
  * each address expanded to its inline chain, context markers applied

@@ -55,24 +55,34 @@ static char *jit_key(int32_t pid, uint64_t addr) {
         return g_strdup_printf("%d:%" G_GINT64_MODIFIER "x", pid, (guint64) addr);
 }
 
+static void add_stack(ReportProfile *p, int32_t pid, const uint64_t *addrs, gsize n, guint64 weight) {
+        ReportRawStack *key = g_malloc(sizeof(ReportRawStack) + n * sizeof(uint64_t));
+        key->pid = pid;
+        key->n_addrs = (guint32) n;
+        key->count = weight;
+        memcpy(key->addrs, addrs, n * sizeof(uint64_t));
+        ReportRawStack *have = g_hash_table_lookup(p->stacks, key);
+        if (have) {
+                have->count += weight;
+                g_free(key);
+        } else
+                g_hash_table_add(p->stacks, key);
+        p->n_samples += weight;
+        p->n_events++;
+}
+
 static void add_frame(ReportProfile *p, const CaptureFrame *f) {
         switch (f->type) {
-        case CAPTURE_FRAME_SAMPLE: {
-                gsize n = f->sample.n_addrs;
-                ReportRawStack *key = g_malloc(sizeof(ReportRawStack) + n * sizeof(uint64_t));
-                key->pid = f->pid;
-                key->n_addrs = (guint32) n;
-                key->count = 1;
-                memcpy(key->addrs, f->sample.addrs, n * sizeof(uint64_t));
-                ReportRawStack *have = g_hash_table_lookup(p->stacks, key);
-                if (have) {
-                        have->count++;
-                        g_free(key);
-                } else
-                        g_hash_table_add(p->stacks, key);
-                p->n_samples++;
+        case CAPTURE_FRAME_SAMPLE:
+                if (p->weight == REPORT_WEIGHT_SAMPLES)
+                        add_stack(p, f->pid, f->sample.addrs, f->sample.n_addrs, 1);
                 break;
-        }
+        case CAPTURE_FRAME_ALLOCATION:
+                /* frees (size 0) carry no stack worth weighing */
+                if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES && f->allocation.alloc_size > 0)
+                        add_stack(p, f->pid, f->allocation.addrs, f->allocation.n_addrs,
+                                  (guint64) f->allocation.alloc_size);
+                break;
         case CAPTURE_FRAME_PROCESS:
                 g_hash_table_replace(p->comms, GINT_TO_POINTER(f->pid), comm_from_cmdline(f->process.cmdline));
                 g_hash_table_replace(p->cmdlines, GINT_TO_POINTER(f->pid), g_strdup(f->process.cmdline));
@@ -120,9 +130,10 @@ static void add_frame(ReportProfile *p, const CaptureFrame *f) {
         }
 }
 
-ReportProfile *report_profile_load(const char *path, gboolean progress, GError **error) {
+ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboolean progress, GError **error) {
         g_autoptr(ReportProfile) p = g_new0(ReportProfile, 1);
         p->path = g_strdup(path);
+        p->weight = weight;
         p->comms = g_hash_table_new_full(NULL, NULL, NULL, g_free);
         p->cmdlines = g_hash_table_new_full(NULL, NULL, NULL, g_free);
         p->maps = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
@@ -184,4 +195,10 @@ const ReportMap *report_profile_find_map(const ReportProfile *p, int32_t pid, ui
 const char *report_profile_find_jit(const ReportProfile *p, int32_t pid, uint64_t addr) {
         g_autofree char *key = jit_key(pid, addr);
         return g_hash_table_lookup(p->jit, key);
+}
+
+const char *report_profile_unit(const ReportProfile *p, guint64 n) {
+        if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES)
+                return n == 1 ? "byte" : "bytes";
+        return n == 1 ? "sample" : "samples";
 }

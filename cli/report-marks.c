@@ -55,7 +55,7 @@ static void print_duration(FILE *out, int64_t ns) {
                 fprintf(out, "%9.3f µs", ns / 1e3);
 }
 
-int report_marks(CaptureReader *r, int limit, FILE *out) {
+int report_marks(CaptureReader *r, int limit, const ReportPidFilter *filter, FILE *out) {
         g_autoptr(GHashTable) marks = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, mark_stats_free);
         g_autoptr(GHashTable) logs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         uint64_t n_marks = 0, n_logs = 0;
@@ -64,6 +64,8 @@ int report_marks(CaptureReader *r, int limit, FILE *out) {
         int k;
         capture_reader_rewind(r);
         while ((k = capture_reader_next(r, &f)) > 0) {
+                if (f.pid >= 0 && !report_pid_wanted(filter, f.pid))
+                        continue;
                 if (f.type == CAPTURE_FRAME_MARK) {
                         g_autofree char *key = g_strdup_printf("%s\x1f%s", f.mark.group, f.mark.name);
                         MarkStats *m = g_hash_table_lookup(marks, key);
@@ -95,7 +97,8 @@ int report_marks(CaptureReader *r, int limit, FILE *out) {
                 fprintf(stderr, "periscope report: %s\n", capture_reader_error(r));
                 return k;
         }
-        fprintf(out, "Marks: %" PRIu64 " in %u groups/names\n", n_marks, g_hash_table_size(marks));
+        fprintf(out, "Marks: %" PRIu64 " in %u group%s/name%s\n", n_marks, g_hash_table_size(marks),
+                g_hash_table_size(marks) == 1 ? "" : "s", g_hash_table_size(marks) == 1 ? "" : "s");
         if (n_marks) {
                 fprintf(out, "%8s %14s %14s %14s  %-8s %-24s %s\n", "COUNT", "TOTAL", "MEAN", "MAX", "FIRST", "GROUP",
                         "NAME");

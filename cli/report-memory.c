@@ -144,7 +144,8 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
         uint64_t seq = 0;
         capture_reader_rewind(r);
         while ((k = capture_reader_next(r, &f)) > 0) {
-                if (f.type != CAPTURE_FRAME_ALLOCATION || (only_pid && f.pid != only_pid))
+                if (f.type != CAPTURE_FRAME_ALLOCATION || (only_pid && f.pid != only_pid) ||
+                    !report_pid_wanted(o ? o->filter : NULL, f.pid))
                         continue;
                 Event e = { .time = f.time, .seq = seq++, .addr = f.allocation.alloc_addr,
                             .size = f.allocation.alloc_size, .pid = f.pid, .tid = f.allocation.tid };
@@ -233,12 +234,13 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
 
         const CaptureFileHeader *h = capture_reader_get_header(r);
         g_autofree char *total_h = human(total_bytes), *peak_h = human(peak), *live_h = human(live_bytes);
-        fprintf(out, "Memory: %u process%s, %" PRIu64 " allocations (%s), %" PRIu64 " frees\n",
-                g_hash_table_size(pids), g_hash_table_size(pids) == 1 ? "" : "es", n_allocs, total_h, n_frees);
+        fprintf(out, "Memory: %u process%s, %" PRIu64 " allocation%s (%s), %" PRIu64 " free%s\n",
+                g_hash_table_size(pids), g_hash_table_size(pids) == 1 ? "" : "es", n_allocs, n_allocs == 1 ? "" : "s",
+                total_h, n_frees, n_frees == 1 ? "" : "s");
         fprintf(out, "Peak: %" PRIu64 " bytes live (%s) at %.3f s\n", peak, peak_h,
                 (double) (peak_time - h->start_time) / 1e9);
-        fprintf(out, "Live at the end: %" PRIu64 " allocations, %" PRIu64 " bytes (%s)\n", live_count, live_bytes,
-                live_h);
+        fprintf(out, "Live at the end: %" PRIu64 " allocation%s, %" PRIu64 " bytes (%s)\n", live_count,
+                live_count == 1 ? "" : "s", live_bytes, live_h);
         if (unmatched_frees)
                 fprintf(out, "(%" PRIu64 " frees of blocks allocated before recording started)\n", unmatched_frees);
 

@@ -9,11 +9,13 @@
 #include <stdio.h>
 
 #include "capture-reader.h"
+#include "report-pid-filter.h"
 #include "symbols.h"
 
 typedef struct ReportMemoryOptions {
         int limit;          /* rows per table; 0: 25 */
         int32_t pid;        /* only this process; 0: all */
+        const ReportPidFilter *filter; /* and only the processes it wants; NULL: all */
 } ReportMemoryOptions;
 
 /* Prints the memory report of the capture r to out. symbols (may be NULL)

@@ -22,6 +22,13 @@ typedef struct ReportRawStack {
         uint64_t addrs[];
 } ReportRawStack;
 
+/* What a stack's count means: one per sample (SAMPLE frames), or the bytes
+ * of each allocation (ALLOCATION frames of `record --memory`). */
+typedef enum ReportWeight {
+        REPORT_WEIGHT_SAMPLES,
+        REPORT_WEIGHT_ALLOCATED_BYTES,
+} ReportWeight;
+
 typedef struct ReportProfile {
         char *path;
         GHashTable *comms;    /* GINT_TO_POINTER(pid) → char* comm (basename of argv[0]) */
@@ -29,16 +36,22 @@ typedef struct ReportProfile {
         GHashTable *maps;     /* GINT_TO_POINTER(pid) → GPtrArray of ReportMap*, in capture order */
         GHashTable *jit;      /* "pid:addr" → char* name */
         GHashTable *stacks;   /* ReportRawStack* (key, owned) → same */
-        guint64 n_samples;
+        ReportWeight weight;
+        guint64 n_samples;    /* sum of the stacks' counts: samples, or allocated bytes */
+        guint64 n_events;     /* SAMPLE (or ALLOCATION) frames read */
         guint64 n_frames;
         SymbolTable *symbols;  /* NULL when the capture embeds none */
         char *symbols_error;   /* why there are no symbols, or NULL */
         char *load_warning;    /* the capture ended in a malformed frame, or NULL */
 } ReportProfile;
 
-/* Reads the capture at path; shows a progress bar on a terminal if
- * progress. On failure returns NULL and sets error. */
-ReportProfile *report_profile_load(const char *path, gboolean progress, GError **error);
+/* Reads the capture at path, counting stacks by weight; shows a progress
+ * bar on a terminal if progress. On failure returns NULL and sets error. */
+ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboolean progress, GError **error);
+
+/* The unit of the profile's counts, singular or plural for n ("sample",
+ * "bytes"...). */
+const char *report_profile_unit(const ReportProfile *p, guint64 n);
 
 /* Frees a profile; NULL is a no-op. */
 void report_profile_free(ReportProfile *p);

@@ -11,10 +11,23 @@ static const char *label_text(const ReportCallGraph *g, guint id) {
         return report_labels_get(g->labels, id)->text;
 }
 
+/* TRUE the first time a mapping (pid, range, file) is seen: a table may
+ * record one more than once (one record per lookup). */
+static gboolean mapping_first_time(GHashTable *seen, const SymbolMapping *m) {
+        char *key = g_strdup_printf("%d %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x %s", m->pid, (guint64) m->start,
+                                    (guint64) m->end, m->path ? m->path : "");
+        return g_hash_table_add(seen, key);
+}
+
 void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGraph *g) {
         g_autofree char *path = report_printable(p->path);
         fprintf(out, "Capture: %s\n", path);
-        fprintf(out, "Samples: %" G_GUINT64_FORMAT, g->n_samples);
+        if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES) {
+                g_autofree char *human = g_format_size_full(g->n_samples, G_FORMAT_SIZE_IEC_UNITS);
+                fprintf(out, "Allocated: %" G_GUINT64_FORMAT " bytes (%s; trees and tables weigh call sites by bytes)",
+                        g->n_samples, human);
+        } else
+                fprintf(out, "Samples: %" G_GUINT64_FORMAT, g->n_samples);
         if (g->n_samples != p->n_samples)
                 fprintf(out, " (of %" G_GUINT64_FORMAT " in the capture)", p->n_samples);
         fprintf(out, " in %u process%s\n", g_hash_table_size(g->pids_seen),
@@ -29,14 +42,21 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                 fprintf(out, "Symbols: none (%s); addresses shown as module+offset\n", why);
         }
         if (p->symbols && symbol_table_get_n_mappings(p->symbols)) {
-                size_t n = symbol_table_get_n_mappings(p->symbols), verified = 0, shown = 0;
-                for (size_t i = 0; i < n; i++)
-                        verified += (symbol_table_get_mapping(p->symbols, i)->flags & SYMBOL_MAPPING_VERIFIED) != 0;
+                size_t n_records = symbol_table_get_n_mappings(p->symbols), n = 0, verified = 0, shown = 0;
+                g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+                g_autofree gboolean *first = g_new0(gboolean, n_records);
+                for (size_t i = 0; i < n_records; i++) {
+                        const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
+                        if (!(first[i] = mapping_first_time(seen, m)))
+                                continue;
+                        n++;
+                        verified += (m->flags & SYMBOL_MAPPING_VERIFIED) != 0;
+                }
                 fprintf(out, "Symbol sources: %zu mapping%s, %zu verified as the file that was mapped\n", n,
                         n == 1 ? "" : "s", verified);
-                for (size_t i = 0; i < n && verified < n; i++) {
+                for (size_t i = 0; i < n_records && verified < n; i++) {
                         const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
-                        if (m->flags & SYMBOL_MAPPING_VERIFIED)
+                        if (!first[i] || (m->flags & SYMBOL_MAPPING_VERIFIED))
                                 continue;
                         if (shown++ == 5) {
                                 fprintf(out, "  … and %zu more; --mappings lists them all\n", n - verified - 5);
@@ -133,7 +153,8 @@ void report_print_tree(FILE *out, const ReportCallGraph *g, double min_percent) 
         fprintf(out, "):\n%7s %8s %8s  %s\n", "Total%", "Total", "Self", "Function");
         print_node(out, g, g->root, 0, min, &hidden);
         if (hidden)
-                fprintf(out, "(%" G_GUINT64_FORMAT " smaller nodes hidden; --min-percent 0 shows all)\n", hidden);
+                fprintf(out, "(%" G_GUINT64_FORMAT " smaller node%s hidden; --min-percent 0 shows all)\n", hidden,
+                        hidden == 1 ? "" : "s");
 }
 
 typedef struct Neighbour {
@@ -183,9 +204,10 @@ gboolean report_print_neighbours(FILE *out, const ReportCallGraph *g, const char
         }
         g_array_sort_with_data(rows, neighbour_cmp, (gpointer) g);
 
-        fprintf(out, "\n%s of %s: %" G_GUINT64_FORMAT " samples (%.2f%% of all)\n", callers ? "Callers" : "Callees", name,
-                total, pct(total, g->n_samples));
-        fprintf(out, "%8s %7s  %s\n", "Samples", "Percent", callers ? "Caller" : "Callee");
+        fprintf(out, "\n%s of %s: %" G_GUINT64_FORMAT " %s (%.2f%% of all)\n", callers ? "Callers" : "Callees", name,
+                total, report_callgraph_unit(g, total), pct(total, g->n_samples));
+        fprintf(out, "%8s %7s  %s\n", g->profile->weight == REPORT_WEIGHT_SAMPLES ? "Samples" : "Bytes", "Percent",
+                callers ? "Caller" : "Callee");
         for (guint i = 0; i < rows->len; i++) {
                 const Neighbour *n = &g_array_index(rows, Neighbour, i);
                 const char *what = n->id != G_MAXUINT ? label_text(g, n->id) : callers ? "(entry point)" : "(self)";
@@ -194,17 +216,23 @@ gboolean report_print_neighbours(FILE *out, const ReportCallGraph *g, const char
         return TRUE;
 }
 
-char *report_folded_stack(const ReportCallGraph *g, const ReportStack *s) {
+static void append_folded_frame(GString *str, const char *text) {
+        if (str->len)
+                g_string_append_c(str, ';');
+        gsize at = str->len;
+        g_string_append(str, text);
+        for (gsize j = at; j < str->len; j++)
+                if (str->str[j] == ';')
+                        str->str[j] = ':';
+}
+
+char *report_folded_stack(ReportCallGraph *g, const ReportStack *s) {
         GString *str = g_string_new(NULL);
-        for (guint i = 0; i < s->n; i++) {
-                if (i)
-                        g_string_append_c(str, ';');
-                gsize at = str->len;
-                g_string_append(str, label_text(g, s->ids[i]));
-                for (gsize j = at; j < str->len; j++)
-                        if (str->str[j] == ';')
-                                str->str[j] = ':';
-        }
+        guint roots[2], n_roots = report_callgraph_roots(g, s->pid, TRUE, roots);
+        for (guint i = 0; i < n_roots; i++)
+                append_folded_frame(str, label_text(g, roots[i]));
+        for (guint i = 0; i < s->n; i++)
+                append_folded_frame(str, label_text(g, s->ids[i]));
         return g_string_free(str, FALSE);
 }
 
@@ -217,7 +245,7 @@ static int folded_cmp(gconstpointer a, gconstpointer b) {
         return strcmp(((const FoldedLine *) a)->stack, ((const FoldedLine *) b)->stack);
 }
 
-void report_print_folded(FILE *out, const ReportCallGraph *g) {
+void report_print_folded(FILE *out, ReportCallGraph *g) {
         g_autoptr(GArray) lines = g_array_new(FALSE, FALSE, sizeof(FoldedLine));
         for (guint i = 0; i < g->stacks->len; i++) {
                 const ReportStack *s = g_ptr_array_index(g->stacks, i);
@@ -227,9 +255,17 @@ void report_print_folded(FILE *out, const ReportCallGraph *g) {
                 g_array_append_val(lines, l);
         }
         g_array_sort(lines, folded_cmp);
+        /* The same frames in several processes make one line (without
+         * process roots). */
         for (guint i = 0; i < lines->len; i++) {
                 FoldedLine *l = &g_array_index(lines, FoldedLine, i);
-                fprintf(out, "%s %" G_GUINT64_FORMAT "\n", l->stack, l->count);
+                guint64 count = l->count;
+                while (i + 1 < lines->len && strcmp(l->stack, g_array_index(lines, FoldedLine, i + 1).stack) == 0) {
+                        count += g_array_index(lines, FoldedLine, i + 1).count;
+                        g_free(g_array_index(lines, FoldedLine, i + 1).stack);
+                        i++;
+                }
+                fprintf(out, "%s %" G_GUINT64_FORMAT "\n", l->stack, count);
                 g_free(l->stack);
         }
 }
@@ -241,9 +277,12 @@ void report_print_mappings(FILE *out, const ReportProfile *p, const ReportCallGr
                 return;
         }
         size_t shown = 0;
+        g_autoptr(GHashTable) listed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         for (size_t i = 0; i < symbol_table_get_n_mappings(p->symbols); i++) {
                 const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
                 if (!g_hash_table_contains(g->pids_seen, GINT_TO_POINTER(m->pid)))
+                        continue;
+                if (!mapping_first_time(listed, m))
                         continue;
                 shown++;
                 g_autofree char *path = report_printable(m->path);
@@ -257,4 +296,88 @@ void report_print_mappings(FILE *out, const ReportProfile *p, const ReportCallGr
         }
         if (!shown)
                 fprintf(out, "  (no mapping records for the selected processes)\n");
+}
+
+typedef struct ProcessRow {
+        int32_t pid;
+        guint64 count;
+        guint top;        /* label with the most self samples, G_MAXUINT: none */
+        guint64 top_self;
+} ProcessRow;
+
+static int process_row_cmp(gconstpointer a, gconstpointer b) {
+        const ProcessRow *x = a, *y = b;
+        if (x->count != y->count)
+                return x->count > y->count ? -1 : 1;
+        return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The first max_chars characters of a printable copy of s, "…" if cut. */
+static char *shortened(const char *s, glong max_chars) {
+        g_autofree char *p = report_printable(s);
+        if (g_utf8_strlen(p, -1) <= max_chars)
+                return g_steal_pointer(&p);
+        g_autofree char *cut = g_utf8_substring(p, 0, max_chars - 1);
+        return g_strconcat(cut, "…", NULL);
+}
+
+void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
+        /* (pid, innermost label) → self count, and pid → count */
+        g_autoptr(GHashTable) rows = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        g_autoptr(GHashTable) self = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+        for (guint i = 0; i < g->stacks->len; i++) {
+                const ReportStack *s = g_ptr_array_index(g->stacks, i);
+                ProcessRow *r = g_hash_table_lookup(rows, GINT_TO_POINTER(s->pid));
+                if (!r) {
+                        r = g_new0(ProcessRow, 1);
+                        r->pid = s->pid;
+                        r->top = G_MAXUINT;
+                        g_hash_table_insert(rows, GINT_TO_POINTER(s->pid), r);
+                }
+                r->count += s->count;
+                if (!s->n)
+                        continue;
+                gint64 key = ((gint64) (guint32) s->pid << 32) | s->ids[s->n - 1];
+                guint64 *c = g_hash_table_lookup(self, &key);
+                if (!c) {
+                        c = g_new0(guint64, 1);
+                        g_hash_table_insert(self, g_memdup2(&key, sizeof(key)), c);
+                }
+                *c += s->count;
+                const char *text = label_text(g, s->ids[s->n - 1]);
+                if (*c > r->top_self || (*c == r->top_self && r->top != G_MAXUINT &&
+                                         strcmp(text, label_text(g, r->top)) < 0)) {
+                        r->top_self = *c;
+                        r->top = s->ids[s->n - 1];
+                }
+        }
+        g_autoptr(GArray) sorted = g_array_new(FALSE, FALSE, sizeof(ProcessRow));
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, rows);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                g_array_append_vals(sorted, v, 1);
+        g_array_sort(sorted, process_row_cmp);
+
+        gboolean bytes = g->profile->weight == REPORT_WEIGHT_ALLOCATED_BYTES;
+        fprintf(out, "\nProcesses by %s:\n", bytes ? "allocated bytes" : "samples");
+        fprintf(out, "%8s %10s %7s  %-32s  %s\n", "PID", bytes ? "Bytes" : "Samples", "Share", "Command",
+                "Top function (self, share of the process)");
+        for (guint i = 0; i < sorted->len && i < limit; i++) {
+                const ProcessRow *r = &g_array_index(sorted, ProcessRow, i);
+                /* the program's name, then its arguments: a long path would hide both */
+                const char *cmdline = g_hash_table_lookup(g->profile->cmdlines, GINT_TO_POINTER(r->pid));
+                const char *args = cmdline ? strchr(cmdline, ' ') : NULL;
+                g_autofree char *whole = g_strconcat(report_profile_get_comm(g->profile, r->pid), args ? args : "", NULL);
+                g_autofree char *cmd = shortened(*whole ? whole : "?", 32);
+                fprintf(out, "%8d %10" G_GUINT64_FORMAT " %6.2f%%  %s%*s  ", r->pid, r->count, pct(r->count, g->n_samples),
+                        cmd, (int) (32 - MIN(g_utf8_strlen(cmd, -1), 32)), "");
+                if (r->top != G_MAXUINT)
+                        fprintf(out, "%s (%.2f%%)\n", label_text(g, r->top), pct(r->top_self, r->count));
+                else
+                        fprintf(out, "(no frames)\n");
+        }
+        if (sorted->len > limit)
+                fprintf(out, "(%u more process%s; --limit N shows more)\n", sorted->len - limit,
+                        sorted->len - limit == 1 ? "" : "es");
 }

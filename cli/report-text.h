@@ -27,8 +27,12 @@ gboolean report_print_neighbours(FILE *out, const ReportCallGraph *g, const char
 
 /* One line per distinct stack, "outer;…;inner count", sorted; the format of
  * flamegraph.pl / inferno / speedscope. */
-void report_print_folded(FILE *out, const ReportCallGraph *g);
+void report_print_folded(FILE *out, ReportCallGraph *g);
+
+/* One line per process, most samples first (at most limit): pid, command
+ * line (shortened), samples, share, and its hottest function by self time. */
+void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit);
 
 /* The folded line of a stack without its count (';' inside labels becomes
  * ':'); shared with the flame graph. */
-char *report_folded_stack(const ReportCallGraph *g, const ReportStack *s);
+char *report_folded_stack(ReportCallGraph *g, const ReportStack *s);
