@@ -242,7 +242,17 @@ static gboolean bus_has_service(GDBusConnection *bus) {
         return FALSE;
 }
 
+/* The service's unique name, starting it first if it is only activatable:
+ * GetNameOwner alone never activates, so an installed but idle service was
+ * "not found" (StartServiceByName answers at once when it already runs). */
 static char *get_name_owner(GDBusConnection *bus, GError **error) {
+        g_autoptr(GVariant) started = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                                  "org.freedesktop.DBus", "StartServiceByName",
+                                                                  g_variant_new("(su)", PROFILER_NAME, 0u),
+                                                                  G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, 25000,
+                                                                  NULL, error);
+        if (!started)
+                return NULL;
         g_autoptr(GVariant) ret = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                                               "org.freedesktop.DBus", "GetNameOwner",
                                                               g_variant_new("(s)", PROFILER_NAME), G_VARIANT_TYPE("(s)"),
