@@ -11,11 +11,13 @@
 #
 # Needs root, network to the Debian mirror on the first run (or when the
 # package list changes), debootstrap and systemd-container.
+# PERISCOPE_DEBIAN_MIRROR and PERISCOPE_TEST_CACHE change the mirror and
+# where the trees are kept.
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 : "${MESON_SOURCE_ROOT:?}" "${MESON_BUILD_ROOT:?}" "${WORKLOAD_SOURCE:?}"
 mirror=${PERISCOPE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-cache_top=/var/cache/periscope-tests
+cache_top=${PERISCOPE_TEST_CACHE:-/var/cache/periscope-tests}
 max_exposure=3.4
 start=$(date +%s)
 elapsed() { echo "$(($(date +%s) - start)) s"; }
