@@ -235,7 +235,24 @@ grep -q 'do_syscall_64 \[kernel\]' "$tmp/dd.folded" || { head -n 20 "$tmp/dd.fol
 record "$user" "/home/$user/deep.syscap" "/home/$user/deep-nofp" 2000
 check_deep "$user" "/home/$user/deep.syscap"
 
-# 9. The service's journal: no helper or sandbox failure. (systemd's own
+# 9. The whole system as root while the user's program runs: the service
+# sees and names other users' processes (ProtectProc=invisible leaves it
+# every process it may ptrace).
+in_ct runuser -u "$user" -- "/home/$user/deep-nofp" 4000 &
+user_workload=$!
+sleep 0.5
+in_ct periscope record --system --duration 2 -o /root/system.syscap >"$tmp/record.log" 2>&1 ||
+        { cat "$tmp/record.log"; service_state; fail "periscope record --system as root failed"; }
+cat "$tmp/record.log"
+wait "$user_workload" || fail "the user's workload failed while the system was recorded"
+in_ct periscope report --no-progress --folded --comm deep-nofp /root/system.syscap >"$tmp/system.folded" ||
+        fail "periscope report --comm deep-nofp of the system recording failed"
+for f in main chain_a leaf_work; do
+        grep -q "\(^\|;\)$f\(;\| \)" "$tmp/system.folded" || { head -n 5 "$tmp/system.folded"; fail "the system recording has no frame named $f in $user's program"; }
+done
+echo "ok: the system recording names $user's program ($(awk '{ n += $NF } END { print n }' "$tmp/system.folded") samples)"
+
+# 10. The service's journal: no helper or sandbox failure. (systemd's own
 # "Failed to configure loopback" for PrivateNetwork= is nspawn withholding
 # CAP_NET_ADMIN from the container; the namespace is made all the same.)
 in_ct journalctl --no-pager -b -u periscoped.service >"$tmp/periscoped.journal" 2>&1 || true
@@ -245,5 +262,5 @@ if grep -n -i "helper failed\|bwrap:\|exited with status\|not permitted" "$tmp/p
         fail "periscoped's journal reports helper failures (lines above)"
 fi
 symbolized=$(grep -c "symbolized .* 0 helper failures" "$tmp/periscoped.own" || true)
-[ "$symbolized" -ge 3 ] || fail "periscoped logged $symbolized of 3 symbolizations with 0 helper failures"
+[ "$symbolized" -ge 4 ] || fail "periscoped logged $symbolized of 4 symbolizations with 0 helper failures"
 echo "ok: installed service recorded root and $user ($(elapsed))"
