@@ -38,7 +38,7 @@ cleanup() {
                 kill -KILL "$nspawn_pid" 2>/dev/null || true
                 wait "$nspawn_pid" 2>/dev/null || true
         fi
-        mountpoint -q "$root" && umount "$root"
+        if mountpoint -q "$root"; then umount "$root" || umount -l "$root"; fi
         rm -rf "$tmp"
 }
 trap cleanup EXIT
