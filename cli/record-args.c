@@ -204,9 +204,10 @@ int record_args_parse(RecordArgs *a, int argc, char **argv) {
                                 "--system\n");
                 return 2;
         }
-        if (a->system && (a->command || a->pids->len || a->container)) {
+        /* --system -- COMMAND records everything until the command exits */
+        if (a->system && (a->pids->len || a->container)) {
                 fprintf(stderr, "periscope record: --system already records every process; leave out %s\n",
-                        a->command ? "the command" : a->pids->len ? "--pid" : "--container");
+                        a->pids->len ? "--pid" : "--container");
                 return 2;
         }
         if (a->memory && !a->command) {

@@ -195,6 +195,22 @@ const ProcessMapping *process_maps_lookup(const ProcessMaps *m, int32_t pid, uin
         return NULL;
 }
 
+const ProcessMapping *process_maps_lookup_at(const ProcessMaps *m, int32_t pid, uint64_t address, int64_t time) {
+        const ProcessTable *t = process_maps_find(m, pid);
+        if (!t)
+                return NULL;
+        if (time > 0 && time < t->exec_time) {
+                /* retired images are appended in exec order: newest last */
+                for (size_t i = t->n_retired; i > 0; i--) {
+                        const ProcessMapping *r = &t->retired[i - 1];
+                        if (r->start <= address && address < r->end && (r->time == 0 || r->time <= time))
+                                return r;
+                }
+                return NULL;
+        }
+        return process_maps_lookup(m, pid, address);
+}
+
 int process_maps_fork(ProcessMaps *m, int32_t parent, int32_t child, int64_t time) {
         if (parent == child)
                 return 0;

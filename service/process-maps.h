@@ -36,6 +36,12 @@ int process_maps_add(ProcessMaps *m, int32_t pid, const ProcessMapping *mapping)
 /* The mapping of pid that contains address, or NULL. */
 const ProcessMapping *process_maps_lookup(const ProcessMaps *m, int32_t pid, uint64_t address);
 
+/* The mapping of pid that contained address at `time`: for a time before
+ * pid's last exec, the old image's (the newest retired mapping that covers
+ * it); else as process_maps_lookup(). A sample taken while a process
+ * exec'd is often unwound after the new image's mappings came in. */
+const ProcessMapping *process_maps_lookup_at(const ProcessMaps *m, int32_t pid, uint64_t address, int64_t time);
+
 /* The child starts with a copy of the parent's mappings (fork at time);
  * nothing is copied if the child's exec after the fork was seen already. */
 int process_maps_fork(ProcessMaps *m, int32_t parent, int32_t child, int64_t time);

@@ -46,6 +46,7 @@ static const char *const reason_names[] = {
         [RECORDING_END_CLIENT_VANISHED] = "client-vanished",
         [RECORDING_END_SHUTDOWN] = "shutdown",
         [RECORDING_END_ERROR] = "error",
+        [RECORDING_END_TARGETS_EXITED] = "targets-exited",
 };
 
 const char *recording_end_reason_to_string(RecordingEndReason reason) {
@@ -434,6 +435,47 @@ static int on_command_exit(sd_event_source *s, int fd, uint32_t revents, void *u
         return 0;
 }
 
+/* A process given in "pids" exited: when it was the last, so does the
+ * recording (as `perf record -p` does). */
+static int on_target_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Recording *r = userdata;
+        (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (r->n_targets_alive > 0 && --r->n_targets_alive == 0)
+                recording_end(r, RECORDING_END_TARGETS_EXITED, 0, NULL);
+        return 0;
+}
+
+/* Watches the "pids" processes when nothing else bounds the recording's
+ * targets: no command, no container (it may get new processes), not the
+ * whole system. A process gone already counts as exited. */
+static int recording_watch_targets(Recording *r) {
+        const RecordOptions *o = &r->options;
+        if (o->n_given_pids == 0 || o->command_pid > 0 || o->container || o->system)
+                return 0;
+        r->target_sources = calloc(o->n_given_pids, sizeof(sd_event_source *));
+        if (!r->target_sources)
+                return -ENOMEM;
+        r->n_target_sources = o->n_given_pids;
+        for (size_t i = 0; i < o->n_given_pids; i++) {
+                long fd = syscall(SYS_pidfd_open, o->pids[i], 0);
+                if (fd < 0) {
+                        if (errno == ESRCH)
+                                continue;
+                        return -errno;
+                }
+                int ret = sd_event_add_io(r->manager->event, &r->target_sources[i], (int) fd, EPOLLIN, on_target_exit, r);
+                if (ret < 0) {
+                        close((int) fd);
+                        return ret;
+                }
+                (void) sd_event_source_set_io_fd_own(r->target_sources[i], true);
+                r->n_targets_alive++;
+        }
+        if (r->n_targets_alive == 0)
+                return -ESRCH;
+        return 0;
+}
+
 static int on_linger(sd_event_source *s, uint64_t usec, void *userdata) {
         recording_free(userdata);
         return 0;
@@ -614,6 +656,8 @@ static void recording_disarm(Recording *r) {
         r->duration_timer = sd_event_source_disable_unref(r->duration_timer);
         r->command_source = sd_event_source_disable_unref(r->command_source);
         r->command_pidfd = safe_close(r->command_pidfd);
+        for (size_t i = 0; i < r->n_target_sources; i++)
+                r->target_sources[i] = sd_event_source_disable_unref(r->target_sources[i]);
 }
 
 void recording_end(Recording *r, RecordingEndReason reason, int error, const char *message) {
@@ -871,7 +915,7 @@ static int recording_add_sources(Recording *r) {
                 if (ret < 0)
                         return ret;
         }
-        return 0;
+        return recording_watch_targets(r);
 }
 
 static size_t max_pinned_files(const Manager *m) {
@@ -997,6 +1041,7 @@ void recording_free(Recording *r) {
                 sd_bus_message_unref(r->stop_waiters[i]);
         }
         free(r->stop_waiters);
+        free(r->target_sources);
         sd_bus_slot_unref(r->slot);
         sd_bus_track_unref(r->track);
         manager_remove_recording(r->manager, r);

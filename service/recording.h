@@ -47,6 +47,7 @@ typedef enum RecordingEndReason {
         RECORDING_END_CLIENT_VANISHED,
         RECORDING_END_SHUTDOWN,    /* the service is stopping */
         RECORDING_END_ERROR,
+        RECORDING_END_TARGETS_EXITED, /* every process given in "pids" exited */
 } RecordingEndReason;
 
 struct Recording {
@@ -77,6 +78,8 @@ struct Recording {
         sd_event_source *duration_timer;
         sd_event_source *command_source;
         int command_pidfd;
+        sd_event_source **target_sources; /* one per "pids" process (pidfd), when they bound the recording */
+        size_t n_target_sources, n_targets_alive;
         char *command_cmdline;     /* the held command's until its exec names it */
         sd_event_source *linger;   /* frees a finished recording nobody collects */
 

@@ -24,6 +24,7 @@ typedef struct Lookup {
         UnwindTables *tables;
         const ProcessMaps *maps;
         int32_t pid;
+        int64_t time;              /* the sample's: before an exec, the old image is looked up */
         bool peek;
         bool missing;
         const ProcessMapping *memo[LOOKUP_MEMO];
@@ -44,7 +45,7 @@ static bool lookup_find(void *userdata, uint64_t ip, const UnwindTable **table, 
                         return true;
                 }
         }
-        m = process_maps_lookup(l->maps, l->pid, ip);
+        m = process_maps_lookup_at(l->maps, l->pid, ip, l->time);
         if (!m)
                 return false;
         if (l->peek) {
@@ -111,7 +112,8 @@ static bool build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, bool 
                 UnwindRegs regs = { .fp = s->regs[0], .sp = s->regs[1], .ip = s->regs[2] };
                 UnwindStack stack = { .base = regs.sp, .data = s->stack,
                                       .size = s->stack ? (size_t) s->stack_dyn_size : 0 };
-                Lookup l = { .tables = u->tables, .maps = maps, .pid = (int32_t) s->pid, .peek = peek };
+                Lookup l = { .tables = u->tables, .maps = maps, .pid = (int32_t) s->pid, .time = (int64_t) s->time,
+                             .peek = peek };
                 UnwindResult res;
 
                 unwinder_unwind(&regs, &stack, lookup_find, &l, addrs + n + 1, max - n - 1, &res);

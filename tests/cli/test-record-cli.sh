@@ -72,7 +72,7 @@ usage --duration 0 -- true == 2 "^periscope record: --duration 0: .*between 0.00
 usage --unwind frame -- true == 2 "^periscope record: --unwind frame: --unwind must be dwarf, fp or auto"
 usage --stack-size 12 -- true == 2 "^periscope record: --stack-size 12: .*multiple of 8 between 8 and 65528"
 usage --counters cpu,gpu -- true == 2 "^periscope record: --counters cpu,gpu: 'gpu' is not a counter source"
-usage --system -- true == 2 "^periscope record: --system already records every process; leave out the command"
+usage --system --pid 1 == 2 "^periscope record: --system already records every process; leave out --pid"
 usage == 2 "^periscope record: say what to record"
 usage --container periscope-no-such-container == 2 \
         "^periscope record: --container periscope-no-such-container: no running .*\`periscope list\` shows what you may record"
