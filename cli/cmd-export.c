@@ -82,8 +82,8 @@ int cmd_export(int argc, char **argv) {
                 { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
                 { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Only samples of these processes (repeatable, or comma-separated)", "PID" },
                 { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &comms, "Only samples of processes with this name (repeatable)", "NAME" },
-                { "memory", 0, 0, G_OPTION_ARG_NONE, &memory, "Export the allocations (periscope record --memory), not the CPU samples", NULL },
-                { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu, "Export the CPU samples even when the capture also has allocations", NULL },
+                { "memory", 0, 0, G_OPTION_ARG_NONE, &memory, "Export the allocations (periscope record --memory); the default when the capture has any", NULL },
+                { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu, "Export the CPU samples of a capture that also has allocations (the default exports those)", NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("CAPTURE — convert a capture for other profilers' tools");
@@ -143,8 +143,8 @@ int cmd_export(int argc, char **argv) {
                 return 1;
         }
         if (m->n_other_kind && o.memory < 0)
-                fprintf(stderr, "periscope export: note: the capture also has %" G_GUINT64_FORMAT
-                                " allocation records; --memory exports those\n", m->n_other_kind);
+                fprintf(stderr, "periscope export: note: exporting the allocations; the capture also has %" G_GUINT64_FORMAT
+                                " CPU samples, --cpu exports those\n", m->n_other_kind);
 
         g_autoptr(GByteArray) data = g_byte_array_new();
         if (!format->write(m, data, &gerr)) {

@@ -362,15 +362,12 @@ static int read_samples(ExportModel *m, const char *path, const ExportOptions *o
         return 0;
 }
 
-/* Whether the capture has CPU samples / allocations passing the filter
- * (the report loader counted stacks, not allocations: peek at the file). */
+/* Allocations when the capture has any (a `periscope record --memory`
+ * capture: its few CPU samples are not what it was made for), else CPU
+ * samples. The report loader counts no allocations: look at the file. */
 static int pick_kind(ExportModel *m, const char *path, const ExportOptions *o, GError **error) {
         if (o->memory >= 0) {
                 m->kind = o->memory ? EXPORT_KIND_MEMORY : EXPORT_KIND_CPU;
-                return 0;
-        }
-        if (m->report->n_samples > 0) {
-                m->kind = EXPORT_KIND_CPU;
                 return 0;
         }
         g_autoptr(CaptureReader) r = NULL;

@@ -81,7 +81,7 @@ typedef struct ExportModel {
 /* What to export. */
 typedef struct ExportOptions {
         const ReportFilter *filter; /* --pid / --comm */
-        int memory;                 /* 1: allocations, 0: CPU samples, -1: allocations only when there are no samples */
+        int memory;                 /* 1: allocations, 0: CPU samples, -1: allocations if the capture has any */
 } ExportOptions;
 
 /* Loads path and resolves every stack that passes the options. On failure
