@@ -29,3 +29,18 @@ record_memory() {
 source_line() {
         grep -n -m1 -F "$2" "$1" | cut -d: -f1
 }
+
+# The speedscope app (npm package `speedscope`, its built web app in
+# dist/release), installed once into $SPEEDSCOPE_CACHE; sets SPEEDSCOPE_APP.
+SPEEDSCOPE_VERSION=1.25.0
+speedscope_app() {
+        : "${SPEEDSCOPE_CACHE:?}"
+        SPEEDSCOPE_APP=$SPEEDSCOPE_CACHE/node_modules/speedscope/dist/release
+        if ! grep -qs "\"version\": \"$SPEEDSCOPE_VERSION\"" "$SPEEDSCOPE_CACHE/node_modules/speedscope/package.json"; then
+                command -v npm >/dev/null || fail "npm missing: install nodejs (and Debian's npm where nodejs lacks it)"
+                mkdir -p "$SPEEDSCOPE_CACHE"
+                npm install --prefix "$SPEEDSCOPE_CACHE" --no-audit --no-fund "speedscope@$SPEEDSCOPE_VERSION" \
+                        >"$TEST_TMP/npm.log" 2>&1 || { cat "$TEST_TMP/npm.log"; fail "npm could not install speedscope@$SPEEDSCOPE_VERSION"; }
+        fi
+        [ -f "$SPEEDSCOPE_APP/index.html" ] || fail "the speedscope package has no dist/release/index.html"
+}
