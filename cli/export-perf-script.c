@@ -34,7 +34,8 @@ gboolean export_perf_script(const ExportModel *m, GByteArray *out, GError **erro
                 const ExportSample *s = &g_array_index(m->samples, ExportSample, i);
                 int64_t t = s->time < 0 ? 0 : s->time;
                 int64_t period = m->kind == EXPORT_KIND_CPU ? m->period_ns : s->value;
-                g_string_append_printf(o, "%s %d/%d [%03d] %" PRId64 ".%06" PRId64 ": %" PRId64 " %s: \n",
+                /* perf's own widths: "%5d/%-5d", "%5lu.%06lu:", " %10lu" */
+                g_string_append_printf(o, "%s %5d/%-5d [%03d] %5" PRId64 ".%06" PRId64 ": %10" PRId64 " %s: \n",
                                        export_model_comm(m, s->pid), s->pid, s->tid, s->cpu < 0 ? 0 : s->cpu,
                                        t / 1000000000, (t % 1000000000) / 1000, period, event);
                 for (guint j = 0; j < s->n; j++)
