@@ -126,7 +126,7 @@ int cmd_export(int argc, char **argv) {
         ExportOptions o = { .filter = &filter, .memory = memory ? 1 : cpu ? 0 : -1 };
         g_autoptr(ExportModel) m = export_model_load(path, &o, &gerr);
         if (!m) {
-                fprintf(stderr, "periscope export: cannot read %s: %s\n", path, gerr->message);
+                fprintf(stderr, "periscope export: cannot read the capture: %s\n", gerr->message);
                 return 1;
         }
         if (m->samples->len == 0) {
@@ -142,6 +142,9 @@ int cmd_export(int argc, char **argv) {
                         fprintf(stderr, "periscope export: %s is damaged: %s\n", path, m->report->load_warning);
                 return 1;
         }
+        if (m->report->symbols_error)
+                fprintf(stderr, "periscope export: note: %s: no usable symbol table (%s); frames are named "
+                                "module+offset\n", path, m->report->symbols_error);
         if (m->n_other_kind && o.memory < 0)
                 fprintf(stderr, "periscope export: note: exporting the allocations; the capture also has %" G_GUINT64_FORMAT
                                 " CPU samples, --cpu exports those\n", m->n_other_kind);

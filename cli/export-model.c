@@ -171,7 +171,8 @@ static ExportLocation *location_new(ExportModel *m, int32_t pid, gboolean kernel
                 l->lines[0].function = function_intern(m, g_strdup(jit), NULL, 0, EXPORT_FUNCTION_JIT);
                 return l;
         }
-        g_autofree char *mod = module_basename(m, mapping);
+        /* The kernel "mapping" only spans the addresses seen: no offsets in it. */
+        g_autofree char *mod = kernel ? NULL : module_basename(m, mapping);
         char *name;
         if (mod) {
                 const ExportMapping *em = g_ptr_array_index(m->mappings, mapping);
