@@ -307,14 +307,7 @@ static void mark_live(ExportModel *m, const GArray *frees) {
 }
 
 /* Second pass: the samples (or allocations) themselves. */
-static int read_samples(ExportModel *m, const char *path, const ExportOptions *o, GError **error) {
-        g_autoptr(CaptureReader) r = NULL;
-        g_autofree char *msg = NULL;
-        int k = capture_reader_open_path(path, &r, &msg);
-        if (k < 0) {
-                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "%s", msg ? msg : g_strerror(-k));
-                return k;
-        }
+static void read_samples(ExportModel *m, CaptureReader *r, const ExportOptions *o) {
         const CaptureFileHeader *h = capture_reader_get_header(r);
         m->start_time = h->start_time;
         m->end_time = h->end_time;
@@ -325,7 +318,8 @@ static int read_samples(ExportModel *m, const char *path, const ExportOptions *o
         g_autoptr(GArray) frees = g_array_new(FALSE, FALSE, sizeof(FreeEvent));
         int64_t last_time = m->start_time;
         CaptureFrame f;
-        while ((k = capture_reader_next(r, &f)) > 0) {
+        capture_reader_rewind(r);
+        while (capture_reader_next(r, &f) > 0) {
                 last_time = MAX(last_time, f.time);
                 gboolean is_sample = f.type == CAPTURE_FRAME_SAMPLE, is_alloc = f.type == CAPTURE_FRAME_ALLOCATION;
                 if (!is_sample && !is_alloc)
@@ -350,7 +344,7 @@ static int read_samples(ExportModel *m, const char *path, const ExportOptions *o
                 add_sample(m, &f, f.allocation.tid, f.allocation.addrs, f.allocation.n_addrs,
                            f.allocation.alloc_size, f.allocation.alloc_addr);
         }
-        /* k < 0: the loader already kept why in report->load_warning. */
+        /* An error ends the loop: the loader already kept why in report->load_warning. */
         if (m->end_time <= m->start_time)
                 m->end_time = last_time;
 
@@ -360,32 +354,24 @@ static int read_samples(ExportModel *m, const char *path, const ExportOptions *o
                 mark_live(m, frees);
         } else
                 m->period_ns = estimate_period(m->samples);
-        return 0;
 }
 
 /* Allocations when the capture has any (a `periscope record --memory`
  * capture: its few CPU samples are not what it was made for), else CPU
  * samples. The report loader counts no allocations: look at the file. */
-static int pick_kind(ExportModel *m, const char *path, const ExportOptions *o, GError **error) {
+static void pick_kind(ExportModel *m, CaptureReader *r, const ExportOptions *o) {
         if (o->memory >= 0) {
                 m->kind = o->memory ? EXPORT_KIND_MEMORY : EXPORT_KIND_CPU;
-                return 0;
-        }
-        g_autoptr(CaptureReader) r = NULL;
-        g_autofree char *msg = NULL;
-        int k = capture_reader_open_path(path, &r, &msg);
-        if (k < 0) {
-                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "%s", msg ? msg : g_strerror(-k));
-                return k;
+                return;
         }
         CaptureFrame f;
         m->kind = EXPORT_KIND_CPU;
-        while ((k = capture_reader_next(r, &f)) > 0)
+        capture_reader_rewind(r);
+        while (capture_reader_next(r, &f) > 0)
                 if (f.type == CAPTURE_FRAME_ALLOCATION) {
                         m->kind = EXPORT_KIND_MEMORY;
-                        break;
+                        return;
                 }
-        return 0;
 }
 
 ExportModel *export_model_load(const char *path, const ExportOptions *o, GError **error) {
@@ -407,7 +393,15 @@ ExportModel *export_model_load(const char *path, const ExportOptions *o, GError 
         g_hash_table_iter_init(&it, m->report->comms);
         while (g_hash_table_iter_next(&it, &pid, &comm)) /* names from the capture may hold anything */
                 g_hash_table_insert(m->comms, pid, report_printable(comm));
-        if (pick_kind(m, path, o, error) < 0 || read_samples(m, path, o, error) < 0)
+        /* Second pass over the file (the loader keeps no times or threads). */
+        g_autoptr(CaptureReader) r = NULL;
+        g_autofree char *msg = NULL;
+        int k = capture_reader_open_path(path, &r, &msg);
+        if (k < 0) {
+                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "%s", msg ? msg : g_strerror(-k));
                 return NULL;
+        }
+        pick_kind(m, r, o);
+        read_samples(m, r, o);
         return g_steal_pointer(&m);
 }
