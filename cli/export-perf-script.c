@@ -41,10 +41,6 @@ gboolean export_perf_script(const ExportModel *m, GByteArray *out, GError **erro
                 for (guint j = 0; j < s->n; j++)
                         append_frames(o, m, export_sample_location(m, s, j));
                 g_string_append_c(o, '\n');
-                if (o->len > (1u << 20)) {
-                        g_byte_array_append(out, (const guint8 *) o->str, (guint) o->len);
-                        g_string_truncate(o, 0);
-                }
         }
         g_byte_array_append(out, (const guint8 *) o->str, (guint) o->len);
         return TRUE;

@@ -27,8 +27,7 @@ static void thread_free(gpointer p) {
 /* Threads in the order of their first sample. */
 static GPtrArray *split_threads(const ExportModel *m) {
         GPtrArray *threads = g_ptr_array_new_with_free_func(thread_free);
-        g_autoptr(GHashTable) by_tid = g_hash_table_new(g_int64_hash, g_int64_equal);
-        g_autoptr(GArray) keys = g_array_sized_new(FALSE, FALSE, sizeof(gint64), m->samples->len);
+        g_autoptr(GHashTable) by_tid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
         for (guint i = 0; i < m->samples->len; i++) {
                 const ExportSample *s = &g_array_index(m->samples, ExportSample, i);
                 gint64 key = ((gint64) s->pid << 32) | (guint32) s->tid;
@@ -39,8 +38,7 @@ static GPtrArray *split_threads(const ExportModel *m) {
                         t->tid = s->tid;
                         t->samples = g_array_new(FALSE, FALSE, sizeof(const ExportSample *));
                         g_ptr_array_add(threads, t);
-                        g_array_append_val(keys, key); /* keys never move: sized for every sample */
-                        g_hash_table_insert(by_tid, &g_array_index(keys, gint64, keys->len - 1), t);
+                        g_hash_table_insert(by_tid, g_memdup2(&key, sizeof(key)), t);
                 }
                 g_array_append_val(t->samples, s);
         }
