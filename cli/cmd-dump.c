@@ -390,6 +390,17 @@ static char *json_header(const char *path, CaptureReader *r) {
         return json_node_text(root);
 }
 
+/* The capture's embedded symbol table, or NULL (the "symbols" lists are then
+ * empty). Read with a reader of its own: the dump's reader counts the frames
+ * it skips, and this is no part of the dump. */
+static SymbolTable *load_symbols(const char *path) {
+        g_autoptr(CaptureReader) r = NULL;
+        SymbolTable *symbols = NULL;
+        if (capture_reader_open_path(path, &r, NULL) < 0 || symbol_table_load(r, &symbols, NULL) < 0)
+                return NULL;
+        return symbols;
+}
+
 /* Prints a JSON string literal (quotes included). */
 static void print_json_string(const char *s) {
         g_autoptr(JsonNode) n = json_node_new(JSON_NODE_VALUE);
@@ -431,11 +442,7 @@ int cmd_dump(int argc, char **argv) {
         if (json) {
                 /* Streamed: one frame object at a time, so big captures do not
                  * build one huge tree. The document stays valid on errors. */
-                /* Names from the embedded table (none: "symbols" lists are empty). */
-                SymbolTable *symbols = NULL;
-                g_autofree char *symbols_error = NULL;
-                if (symbol_table_load(r, &symbols, &symbols_error) < 0)
-                        symbols = NULL;
+                SymbolTable *symbols = load_symbols(path);
                 g_autofree char *header = json_header(path, r);
                 printf("{\"path\":");
                 print_json_string(path);
