@@ -3,7 +3,8 @@
 # real recording of workload-export shows the right names, shares, caller
 # order, inline frames with file:line, the build-id and the sample count;
 # a `record --memory` capture shows its allocations as alloc/inuse space
-# and objects with the exact bytes.
+# and objects with the exact bytes (and the folded export weighs them by
+# bytes).
 . "$SERVICE_TESTS/private-bus.sh"
 . "$SRCDIR/lib.sh"
 command -v go >/dev/null || fail "go missing: apt-get install -y golang-go"
@@ -114,4 +115,13 @@ for idx, sites in want.items():
             print(text); sys.exit("FAIL: %s of %s is %s, expected %s" % (idx, site, flat.get(site), value))
     print("ok: %s: %s" % (idx, ", ".join("%s %s" % (s, flat.get(s)) for s in sites)))
 PY
+# the other formats weigh allocation stacks by bytes
+"$PERISCOPE" export --format folded "$TEST_TMP/memory.syscap" >"$TEST_TMP/memory.folded" 2>/dev/null ||
+        fail "folded export of the memory capture failed"
+for want in "keep_site 245760" "temp_site 512000"; do
+        site=${want% *} bytes=${want#* }
+        got=$(awk -v s="$site" '{ n = split($1, f, ";"); if (f[n] == s) t += $2 } END { print t + 0 }' "$TEST_TMP/memory.folded")
+        [ "$got" = "$bytes" ] || { cat "$TEST_TMP/memory.folded"; fail "folded: $site allocated $got bytes, expected $bytes"; }
+done
+echo "ok: folded memory export: keep_site 245760, temp_site 512000 bytes"
 echo "ok: go tool pprof reads the CPU and memory exports"
