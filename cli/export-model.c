@@ -376,7 +376,7 @@ static void pick_kind(ExportModel *m, CaptureReader *r, const ExportOptions *o) 
 
 ExportModel *export_model_load(const char *path, const ExportOptions *o, GError **error) {
         g_autoptr(ExportModel) m = g_new0(ExportModel, 1);
-        m->report = report_profile_load(path, FALSE, error);
+        m->report = report_profile_load(path, REPORT_WEIGHT_SAMPLES, FALSE, error); /* its stacks are not used */
         if (!m->report)
                 return NULL;
         m->samples = g_array_new(FALSE, FALSE, sizeof(ExportSample));
