@@ -83,7 +83,7 @@ int cmd_export(int argc, char **argv) {
                 { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Only samples of these processes (repeatable, or comma-separated)", "PID" },
                 { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &comms, "Only samples of processes with this name (repeatable)", "NAME" },
                 { "memory", 0, 0, G_OPTION_ARG_NONE, &memory, "Export the allocations (periscope record --memory); the default when the capture has any", NULL },
-                { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu, "Export the CPU samples of a capture that also has allocations (the default exports those)", NULL },
+                { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu, "Export the CPU samples of a capture that also has allocations (by default its allocations are exported)", NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("CAPTURE — convert a capture for other profilers' tools");
