@@ -13,6 +13,7 @@
 
 #include "capture-autoptr.h"
 #include "commands.h"
+#include "report-labels.h"
 
 #define TEXT_DATA_PREVIEW 64 /* bytes of a FILE_CHUNK shown in text mode */
 
@@ -205,6 +206,47 @@ static void json_add_addresses(JsonBuilder *b, const uint64_t *addrs, unsigned n
         json_builder_end_array(b);
 }
 
+static void json_add_symbol_frame(JsonBuilder *b, const SymbolFrame *f, bool kernel) {
+        json_builder_begin_object(b);
+        json_add_str(b, "function", f->function);
+        if (f->file)
+                json_add_str(b, "file", f->file);
+        if (f->line)
+                json_add_int(b, "line", f->line);
+        json_builder_set_member_name(b, "inlined");
+        json_builder_add_boolean_value(b, (f->flags & SYMBOL_FRAME_INLINED) != 0);
+        json_builder_set_member_name(b, "kernel");
+        json_builder_add_boolean_value(b, kernel || (f->flags & SYMBOL_FRAME_KERNEL));
+        if (f->flags & SYMBOL_FRAME_UNRESOLVED) {
+                json_builder_set_member_name(b, "unresolved");
+                json_builder_add_boolean_value(b, true);
+        }
+        json_builder_end_object(b);
+}
+
+/* "symbols", parallel to "addresses": for each address the functions the
+ * capture's symbol table puts there, innermost (inlined) first and the
+ * function that holds the address last; [] when it names none, null for a
+ * context marker. */
+static void json_add_symbols(JsonBuilder *b, const SymbolTable *t, int32_t pid, const uint64_t *addrs, unsigned n) {
+        g_autofree guint8 *ctx = g_new(guint8, n ? n : 1);
+        report_stack_contexts(addrs, n, ctx);
+        json_builder_set_member_name(b, "symbols");
+        json_builder_begin_array(b);
+        for (unsigned i = 0; i < n; i++) {
+                if (ctx[i] == REPORT_ADDRESS_MARKER) {
+                        json_builder_add_null_value(b);
+                        continue;
+                }
+                const SymbolRange *r = t ? symbol_table_lookup(t, pid, addrs[i]) : NULL;
+                json_builder_begin_array(b);
+                for (uint32_t j = 0; r && j < r->n_frames; j++)
+                        json_add_symbol_frame(b, &r->frames[j], ctx[i] == REPORT_ADDRESS_KERNEL);
+                json_builder_end_array(b);
+        }
+        json_builder_end_array(b);
+}
+
 static void json_add_counter_value(JsonBuilder *b, bool is_double, CaptureCounterValue v) {
         json_builder_set_member_name(b, "value");
         if (is_double && !isfinite(v.vdbl))
@@ -215,7 +257,7 @@ static void json_add_counter_value(JsonBuilder *b, bool is_double, CaptureCounte
                 json_builder_add_int_value(b, v.v64);
 }
 
-static JsonNode *json_frame(const CaptureFrame *f, CounterTypes *types) {
+static JsonNode *json_frame(const CaptureFrame *f, CounterTypes *types, const SymbolTable *symbols) {
         g_autoptr(JsonBuilder) b = json_builder_new();
         json_builder_begin_object(b);
         json_add_int(b, "offset", (int64_t) f->offset);
@@ -229,6 +271,7 @@ static JsonNode *json_frame(const CaptureFrame *f, CounterTypes *types) {
         case CAPTURE_FRAME_SAMPLE:
                 json_add_int(b, "tid", f->sample.tid);
                 json_add_addresses(b, f->sample.addrs, f->sample.n_addrs);
+                json_add_symbols(b, symbols, f->pid, f->sample.addrs, f->sample.n_addrs);
                 break;
         case CAPTURE_FRAME_MAP:
                 json_add_hex(b, "start", f->map.start);
@@ -311,6 +354,7 @@ static JsonNode *json_frame(const CaptureFrame *f, CounterTypes *types) {
                 json_add_hex(b, "alloc_addr", f->allocation.alloc_addr);
                 json_add_int(b, "alloc_size", f->allocation.alloc_size);
                 json_add_addresses(b, f->allocation.addrs, f->allocation.n_addrs);
+                json_add_symbols(b, symbols, f->pid, f->allocation.addrs, f->allocation.n_addrs);
                 break;
         case CAPTURE_FRAME_OVERLAY:
                 json_add_int(b, "layer", f->overlay.layer);
@@ -344,6 +388,17 @@ static char *json_header(const char *path, CaptureReader *r) {
         json_builder_end_object(b);
         g_autoptr(JsonNode) root = json_builder_get_root(b);
         return json_node_text(root);
+}
+
+/* The capture's embedded symbol table, or NULL (the "symbols" lists are then
+ * empty). Read with a reader of its own: the dump's reader counts the frames
+ * it skips, and this is no part of the dump. */
+static SymbolTable *load_symbols(const char *path) {
+        g_autoptr(CaptureReader) r = NULL;
+        SymbolTable *symbols = NULL;
+        if (capture_reader_open_path(path, &r, NULL) < 0 || symbol_table_load(r, &symbols, NULL) < 0)
+                return NULL;
+        return symbols;
 }
 
 /* Prints a JSON string literal (quotes included). */
@@ -387,6 +442,7 @@ int cmd_dump(int argc, char **argv) {
         if (json) {
                 /* Streamed: one frame object at a time, so big captures do not
                  * build one huge tree. The document stays valid on errors. */
+                SymbolTable *symbols = load_symbols(path);
                 g_autofree char *header = json_header(path, r);
                 printf("{\"path\":");
                 print_json_string(path);
@@ -394,7 +450,7 @@ int cmd_dump(int argc, char **argv) {
                 bool first = true;
                 while ((k = capture_reader_next(r, &f)) > 0) {
                         remember_counter_types(types, &f);
-                        g_autoptr(JsonNode) node = json_frame(&f, types);
+                        g_autoptr(JsonNode) node = json_frame(&f, types, symbols);
                         g_autofree char *text = json_node_text(node);
                         printf("%s\n%s", first ? "" : ",", text);
                         first = false;
@@ -405,6 +461,7 @@ int cmd_dump(int argc, char **argv) {
                 else
                         printf("null");
                 printf("}\n");
+                symbol_table_free(symbols);
         } else {
                 const CaptureFileHeader *h = capture_reader_get_header(r);
                 printf("# %s: Sysprof capture version %u, %s-endian, captured at %s, start_time=%" PRId64

@@ -13,6 +13,7 @@ static const PeriscopeCommand commands[] = {
         { "info", "Summarize a capture file", cmd_info },
         { "dump", "Print every frame of a capture, as text or JSON", cmd_dump },
         { "report", "Show where the time went: hottest functions, call tree, flame graph", cmd_report },
+        { "export", "Convert a capture to pprof, speedscope, perf-script or folded stacks", cmd_export },
 };
 
 static void usage(FILE *out) {

@@ -163,25 +163,29 @@ static void resolve_address(ReportLabels *l, int32_t pid, gboolean kernel, uint6
         g_array_append_val(out, id);
 }
 
+void report_stack_contexts(const uint64_t *addrs, guint32 n, guint8 *out) {
+        gboolean kernel = FALSE;
+        for (guint32 i = 0; i < n; i++) {
+                uint64_t a = addrs[i];
+                if (capture_address_is_context(a)) {
+                        kernel = a == CAPTURE_CONTEXT_KERNEL || a == CAPTURE_CONTEXT_GUEST_KERNEL ||
+                                 a == CAPTURE_CONTEXT_HYPERVISOR;
+                        out[i] = REPORT_ADDRESS_MARKER;
+                } else if (a == 0)
+                        out[i] = REPORT_ADDRESS_MARKER; /* end of a frame-pointer chain perf sometimes keeps */
+                else
+                        out[i] = kernel ? REPORT_ADDRESS_KERNEL : REPORT_ADDRESS_USER;
+        }
+}
+
 void report_labels_resolve_stack(ReportLabels *l, const ReportRawStack *stack, GArray *out) {
         /* Context markers apply to the addresses after them (innermost
          * first), so find each address's context walking forward, then emit
          * from the outermost end. */
         g_autofree guint8 *is_kernel = g_new0(guint8, stack->n_addrs ? stack->n_addrs : 1);
-        gboolean kernel = FALSE;
-        for (guint32 i = 0; i < stack->n_addrs; i++) {
-                uint64_t a = stack->addrs[i];
-                if (capture_address_is_context(a)) {
-                        kernel = a == CAPTURE_CONTEXT_KERNEL || a == CAPTURE_CONTEXT_GUEST_KERNEL ||
-                                 a == CAPTURE_CONTEXT_HYPERVISOR;
-                        is_kernel[i] = 2; /* marker, not a frame */
-                } else if (a == 0)
-                        is_kernel[i] = 2; /* end of a frame-pointer chain perf sometimes keeps */
-                else
-                        is_kernel[i] = kernel;
-        }
+        report_stack_contexts(stack->addrs, stack->n_addrs, is_kernel);
         for (guint32 i = stack->n_addrs; i > 0; i--) {
-                if (is_kernel[i - 1] == 2)
+                if (is_kernel[i - 1] == REPORT_ADDRESS_MARKER)
                         continue;
                 AddrKey key = { stack->pid, is_kernel[i - 1], stack->addrs[i - 1] };
                 GArray *ids = g_hash_table_lookup(l->cache, &key);

@@ -43,6 +43,13 @@ const ReportLabel *report_labels_get(const ReportLabels *l, guint id);
  * "app [4242]": never a function, so hottest tables and --callers skip it. */
 guint report_labels_root(ReportLabels *l, const char *text);
 
+/* What each address of a raw stack (innermost first, with perf's context
+ * markers) is: a user or kernel frame, or a marker that is no frame. */
+#define REPORT_ADDRESS_USER 0
+#define REPORT_ADDRESS_KERNEL 1
+#define REPORT_ADDRESS_MARKER 2
+void report_stack_contexts(const uint64_t *addrs, guint32 n, guint8 *out);
+
 /* Appends to out (guint ids) the frames of one raw stack, outermost first:
  * each address expanded to its inline chain, context markers applied
  * (addresses after CAPTURE_CONTEXT_KERNEL are kernel frames). */

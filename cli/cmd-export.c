@@ -1,0 +1,167 @@
+/* cmd-export.c: `periscope export --format FORMAT [-o OUT] CAPTURE`: the
+ * capture's samples (or allocations) in a format other tools open: pprof
+ * (go tool pprof), speedscope, perf-script text (Firefox Profiler,
+ * speedscope, FlameGraph) and folded stacks. docs/exports.md says how to
+ * open each. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "commands.h"
+#include "export-formats.h"
+
+typedef struct ExportFormat {
+        const char *name;
+        gboolean binary; /* not for a terminal */
+        gboolean (*write)(const ExportModel *m, GByteArray *out, GError **error);
+} ExportFormat;
+
+static const ExportFormat formats[] = {
+        { "pprof", TRUE, export_pprof },
+        { "speedscope", FALSE, export_speedscope },
+        { "perf-script", FALSE, export_perf_script },
+        { "folded", FALSE, export_folded },
+};
+
+#define FORMAT_LIST "pprof, speedscope, perf-script, folded"
+
+static const ExportFormat *find_format(const char *name) {
+        for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+                if (strcmp(formats[i].name, name) == 0)
+                        return &formats[i];
+        return NULL;
+}
+
+/* "--pid 1,2 --pid 3" → pids; FALSE (after saying why) on anything else. */
+static gboolean pids_from_args(char **args, GArray *out) {
+        for (char **a = args; a && *a; a++) {
+                g_auto(GStrv) parts = g_strsplit(*a, ",", -1);
+                for (char **p = parts; *p; p++) {
+                        guint64 v = 0;
+                        if (!g_ascii_string_to_unsigned(*p, 10, 1, G_MAXINT32, &v, NULL)) {
+                                fprintf(stderr, "periscope export: --pid: '%s' is not a process id\n", *p);
+                                return FALSE;
+                        }
+                        int32_t pid = (int32_t) v;
+                        g_array_append_val(out, pid);
+                }
+        }
+        return TRUE;
+}
+
+/* Writes data to path (atomically: a failed export leaves an existing file
+ * as it was) or to stdout for NULL or "-". */
+static int write_output(const char *path, const GByteArray *data) {
+        if (!path || strcmp(path, "-") == 0) {
+                if (fwrite(data->data, 1, data->len, stdout) != data->len || fflush(stdout) != 0) {
+                        fprintf(stderr, "periscope export: cannot write to standard output: %s\n", g_strerror(errno));
+                        return -EIO;
+                }
+                return 0;
+        }
+        g_autoptr(GFile) file = g_file_new_for_commandline_arg(path);
+        g_autoptr(GError) error = NULL;
+        if (!g_file_replace_contents(file, (const char *) data->data, data->len, NULL, FALSE, G_FILE_CREATE_NONE,
+                                     NULL, NULL, &error)) {
+                fprintf(stderr, "periscope export: cannot write %s: %s\n", path, error->message);
+                return -EIO;
+        }
+        return 0;
+}
+
+int cmd_export(int argc, char **argv) {
+        g_autofree char *format_name = NULL, *output = NULL;
+        g_auto(GStrv) pid_args = NULL, comms = NULL;
+        gboolean memory = FALSE, cpu = FALSE;
+        const GOptionEntry entries[] = {
+                { "format", 'F', 0, G_OPTION_ARG_STRING, &format_name, "Output format: " FORMAT_LIST, "FORMAT" },
+                { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
+                { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Only samples of these processes (repeatable, or comma-separated)", "PID" },
+                { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &comms, "Only samples of processes with this name (repeatable)", "NAME" },
+                { "memory", 0, 0, G_OPTION_ARG_NONE, &memory, "Export the allocations (periscope record --memory); the default when the capture has any", NULL },
+                { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu, "Export the CPU samples of a capture that also has allocations (by default its allocations are exported)", NULL },
+                { NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("CAPTURE — convert a capture for other profilers' tools");
+        g_option_context_set_summary(ctx, "Formats: " FORMAT_LIST ". See docs/exports.md for how to open each.");
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        g_autoptr(GError) gerr = NULL;
+        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+                fprintf(stderr, "periscope export: %s\n", gerr->message);
+                return 2;
+        }
+        if (!format_name) {
+                fprintf(stderr, "periscope export: which format? --format FORMAT, one of: " FORMAT_LIST "\n");
+                return 2;
+        }
+        const ExportFormat *format = find_format(format_name);
+        if (!format) {
+                fprintf(stderr, "periscope export: unknown format '%s'; the formats are: " FORMAT_LIST "\n",
+                        format_name);
+                return 2;
+        }
+        if (argc != 2) {
+                fprintf(stderr, "periscope export: expected exactly one capture file "
+                                "(periscope export --format FORMAT [-o OUT] CAPTURE)\n");
+                return 2;
+        }
+        if (memory && cpu) {
+                fprintf(stderr, "periscope export: --memory and --cpu exclude each other\n");
+                return 2;
+        }
+        if (format->binary && (!output || strcmp(output, "-") == 0) && isatty(STDOUT_FILENO)) {
+                fprintf(stderr, "periscope export: %s is binary: write it to a file with -o FILE\n", format->name);
+                return 2;
+        }
+        g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
+        if (!pids_from_args(pid_args, pids))
+                return 2;
+        const char *path = argv[1];
+
+        ReportFilter filter = { .pids = pids, .comms = comms };
+        ExportOptions o = { .filter = &filter, .memory = memory ? 1 : cpu ? 0 : -1 };
+        g_autoptr(ExportModel) m = export_model_load(path, &o, &gerr);
+        if (!m) {
+                fprintf(stderr, "periscope export: cannot read the capture: %s\n", gerr->message);
+                return 1;
+        }
+        if (m->samples->len == 0) {
+                gboolean filtered = pids->len || (comms && comms[0]);
+                if (m->kind == EXPORT_KIND_MEMORY)
+                        fprintf(stderr, "periscope export: %s has no allocation records%s\n", path,
+                                filtered ? " of the processes selected by --pid/--comm" : "");
+                else
+                        fprintf(stderr, "periscope export: %s has no CPU samples%s%s\n", path,
+                                filtered ? " of the processes selected by --pid/--comm" : "",
+                                m->report->load_warning ? " before the damage" : "");
+                if (m->report->load_warning)
+                        fprintf(stderr, "periscope export: %s is damaged: %s\n", path, m->report->load_warning);
+                return 1;
+        }
+        if (m->report->symbols_error)
+                fprintf(stderr, "periscope export: note: %s: no usable symbol table (%s); frames are named "
+                                "module+offset\n", path, m->report->symbols_error);
+        if (m->n_other_kind && o.memory < 0)
+                fprintf(stderr, "periscope export: note: exporting the allocations; the capture also has %" G_GUINT64_FORMAT
+                                " CPU samples, --cpu exports those\n", m->n_other_kind);
+
+        g_autoptr(GByteArray) data = g_byte_array_new();
+        if (!format->write(m, data, &gerr)) {
+                fprintf(stderr, "periscope export: %s: %s\n", format->name, gerr->message);
+                return 1;
+        }
+        if (write_output(output, data) < 0)
+                return 1;
+        if (m->report->load_warning) {
+                /* What could be read is exported; the status says it is not all. */
+                fprintf(stderr, "periscope export: %s is truncated or damaged: %s; exported the %u %s before it\n",
+                        path, m->report->load_warning, m->samples->len,
+                        m->kind == EXPORT_KIND_MEMORY ? "allocations" : "samples");
+                return 1;
+        }
+        return 0;
+}

@@ -1,0 +1,46 @@
+# lib.sh: sourced by the export tests after tests/service/private-bus.sh.
+# Builds this folder's workloads and records them through a periscoped on a
+# private bus.
+#   record_cpu    → $TEST_TMP/cpu.syscap: workload-export for 2 s
+#   record_memory → $TEST_TMP/memory.syscap: workload-alloc under --memory
+#   source_line FILE PATTERN → the line number of the first line matching
+: "${PERISCOPE:?}" "${SRCDIR:?}"
+
+_record() {
+        local name=$1 src=$2
+        shift 2
+        gcc -O2 -g -fno-omit-frame-pointer -o "$TEST_TMP/$name" "$SRCDIR/$src" || fail "cannot build $src (gcc)"
+        if [ -z "${PERISCOPED_PID:-}" ]; then
+                private_bus_start
+                periscoped_start
+        fi
+        "$PERISCOPE" record --address "$BUS_ADDRESS" "$@" >"$TEST_TMP/record.out" 2>&1 ||
+                { cat "$TEST_TMP/record.out"; fail "recording $name failed"; }
+}
+
+record_cpu() {
+        _record workload-export workload-export.c -o "$TEST_TMP/cpu.syscap" -- "$TEST_TMP/workload-export" 2000
+}
+
+record_memory() {
+        _record workload-alloc workload-alloc.c --memory -o "$TEST_TMP/memory.syscap" -- "$TEST_TMP/workload-alloc"
+}
+
+source_line() {
+        grep -n -m1 -F "$2" "$1" | cut -d: -f1
+}
+
+# The speedscope app (npm package `speedscope`, its built web app in
+# dist/release), installed once into $SPEEDSCOPE_CACHE; sets SPEEDSCOPE_APP.
+SPEEDSCOPE_VERSION=1.25.0
+speedscope_app() {
+        : "${SPEEDSCOPE_CACHE:?}"
+        SPEEDSCOPE_APP=$SPEEDSCOPE_CACHE/node_modules/speedscope/dist/release
+        if ! grep -qs "\"version\": \"$SPEEDSCOPE_VERSION\"" "$SPEEDSCOPE_CACHE/node_modules/speedscope/package.json"; then
+                command -v npm >/dev/null || fail "npm missing: install nodejs (and Debian's npm where nodejs lacks it)"
+                mkdir -p "$SPEEDSCOPE_CACHE"
+                npm install --prefix "$SPEEDSCOPE_CACHE" --no-audit --no-fund "speedscope@$SPEEDSCOPE_VERSION" \
+                        >"$TEST_TMP/npm.log" 2>&1 || { cat "$TEST_TMP/npm.log"; fail "npm could not install speedscope@$SPEEDSCOPE_VERSION"; }
+        fi
+        [ -f "$SPEEDSCOPE_APP/index.html" ] || fail "the speedscope package has no dist/release/index.html"
+}
