@@ -388,6 +388,10 @@ static void test_process_maps(void) {
         const ProcessMapping *retired = process_maps_get_retired(m, 10, &n_retired);
         CHECK(n_retired == 3 && retired[1].inode == 8 && strcmp(retired[1].filename, "/b") == 0);
         CHECK(process_maps_get_retired(m, 11, &n_retired) == NULL || n_retired == 0);
+        /* A sample from before the exec is unwound in the old image. */
+        CHECK(process_maps_lookup_at(m, 10, 0x2000, 150) && process_maps_lookup_at(m, 10, 0x2000, 150)->inode == 8);
+        CHECK(process_maps_lookup_at(m, 10, 0x2000, 250) == NULL);
+        CHECK(process_maps_lookup_at(m, 10, 0x9000, 150) == NULL);
         /* Per-CPU rings deliver out of time order: the new image's mapping
          * (t=300) before the exec (t=250) survives it; the old image's
          * (t=240) seen afterwards is dropped; a late fork (t=150) does not
