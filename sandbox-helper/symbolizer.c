@@ -16,6 +16,7 @@
 
 #include "cleanup.h"
 #include "demangle.h"
+#include "dwarf-scopes.h"
 #include "minidebuginfo.h"
 
 typedef struct Frame {
@@ -122,17 +123,25 @@ static size_t dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uint8_t source, Fr
                 return 0;
         Dwarf_Die *scopes = NULL;
         int nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
-        if (nscopes <= 0) {
+        if (nscopes > 0) {
+                /* dwarf_getscopes continues into the abstract origin of an
+                 * inline; the concrete nesting (inline in inline in function)
+                 * comes from the innermost scope's own parents */
+                Dwarf_Die innermost = scopes[0];
                 free(scopes);
-                return 0;
+                scopes = NULL;
+                nscopes = dwarf_getscopes_die(&innermost, &scopes);
+        } else {
+                /* nothing outside namespaces (rustc, clang): walk into them */
+                free(scopes);
+                scopes = NULL;
+                Dwarf_Die path[HELPER_MAX_FRAMES];
+                nscopes = dwarf_scopes_find_functions(cudie, addr - bias, path, HELPER_MAX_FRAMES);
+                if (nscopes > 0 && !(scopes = malloc((size_t) nscopes * sizeof *scopes)))
+                        nscopes = 0;
+                for (int i = 0; i < nscopes; i++)
+                        scopes[i] = path[nscopes - 1 - i]; /* innermost first */
         }
-        /* dwarf_getscopes continues into the abstract origin of an inline;
-         * the concrete nesting (inline in inline in function) comes from the
-         * innermost scope's own parents */
-        Dwarf_Die innermost = scopes[0];
-        free(scopes);
-        scopes = NULL;
-        nscopes = dwarf_getscopes_die(&innermost, &scopes);
         if (nscopes <= 0) {
                 free(scopes);
                 return 0;
