@@ -93,6 +93,10 @@ void symbol_table_builder_free(SymbolTableBuilder *b);
 int symbol_table_builder_add_range(SymbolTableBuilder *b, int32_t pid, uint64_t begin, uint64_t end,
                                    const SymbolFrame *frames, size_t n_frames);
 
+/* The name the service gives an address inside a mapped file that no
+ * symbol covers (reports show it as module+0xOFFSET). */
+#define SYMBOL_NO_SYMBOL_NAME "[unresolved: no symbol covers this address]"
+
 /* Marks [begin, end) of pid as unresolved: reports show "[unresolved: why]"
  * (why is e.g. "helper failed", "binary changed since it was mapped"). */
 int symbol_table_builder_add_unresolved(SymbolTableBuilder *b, int32_t pid, uint64_t begin, uint64_t end,

@@ -100,6 +100,14 @@ static char *module_name(const char *filename) {
         return g_path_get_basename(filename && *filename ? filename : "?");
 }
 
+/* "module+0xOFFSET" (the file offset of addr in mapping m), unresolved. */
+static guint intern_module_offset(ReportLabels *l, const ReportMap *m, uint64_t addr, const char *ksuffix) {
+        g_autofree char *base = module_name(m->filename);
+        char *function = g_strdup_printf("%s+0x%" G_GINT64_MODIFIER "x", base, (guint64) (addr - m->start + m->offset));
+        guint kflag = *ksuffix ? REPORT_LABEL_KERNEL : 0;
+        return intern(l, g_strconcat(function, ksuffix, NULL), function, kflag | REPORT_LABEL_UNRESOLVED);
+}
+
 /* The frames of one address, outermost first. */
 static void resolve_address(ReportLabels *l, int32_t pid, gboolean kernel, uint64_t addr, GArray *out) {
         const ReportProfile *p = l->profile;
@@ -118,6 +126,13 @@ static void resolve_address(ReportLabels *l, int32_t pid, gboolean kernel, uint6
                         if (f->flags & SYMBOL_FRAME_UNRESOLVED) {
                                 flags |= REPORT_LABEL_UNRESOLVED;
                                 const ReportMap *m = report_profile_find_map(p, pid, addr);
+                                if (m && !kernel && strcmp(f->function, SYMBOL_NO_SYMBOL_NAME) == 0) {
+                                        /* a file without symbols there: one row per address, by
+                                         * file offset, that `periscope symbolize` can name later */
+                                        guint id = intern_module_offset(l, m, addr, "");
+                                        g_array_append_val(out, id);
+                                        continue;
+                                }
                                 const char *mod = r->module;
                                 g_autofree char *base = m ? module_name(m->filename) : NULL;
                                 if (base)
@@ -152,14 +167,14 @@ static void resolve_address(ReportLabels *l, int32_t pid, gboolean kernel, uint6
                 }
         }
         const ReportMap *m = report_profile_find_map(p, pid, addr);
-        if (m) {
-                g_autofree char *base = module_name(m->filename);
-                text = g_strdup_printf("%s+0x%" G_GINT64_MODIFIER "x%s", base, (guint64) (addr - m->start + m->offset),
-                                       ksuffix);
-        } else
+        guint id;
+        if (m)
+                id = intern_module_offset(l, m, addr, ksuffix);
+        else {
                 text = g_strdup_printf("0x%" G_GINT64_MODIFIER "x%s", (guint64) addr, ksuffix);
-        char *function = g_strndup(text, strlen(text) - strlen(ksuffix));
-        guint id = intern(l, text, function, kflag | REPORT_LABEL_UNRESOLVED);
+                char *function = g_strndup(text, strlen(text) - strlen(ksuffix));
+                id = intern(l, text, function, kflag | REPORT_LABEL_UNRESOLVED);
+        }
         g_array_append_val(out, id);
 }
 
