@@ -143,6 +143,7 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
                 }
                 if (!find(userdata, lookup_ip, &table, &offset)) {
                         stop = UNWIND_STOP_NO_MAPPING;
+                        n -= n > 1; /* a return address in no executable mapping was read past the last frame */
                         break;
                 }
                 if (table)
