@@ -188,6 +188,20 @@ int capture_writer_add_timestamp(CaptureWriter *w, int64_t time, int cpu, int32_
         return frame_begin(w, CAPTURE_FRAME_HEADER_SIZE, CAPTURE_FRAME_TIMESTAMP, time, cpu, pid, &f);
 }
 
+int capture_writer_add_raw_frame(CaptureWriter *w, const void *frame, size_t size) {
+        const uint8_t *src = frame;
+        if (size < CAPTURE_FRAME_HEADER_SIZE || size > CAPTURE_FRAME_MAX || src[16] == 0 ||
+            src[16] >= _CAPTURE_FRAME_TYPE_MAX)
+                return -EINVAL;
+        uint8_t *f;
+        int r = frame_begin(w, size, src[16], (int64_t) capture_load_u64(src + 8, true),
+                            (int16_t) capture_load_u16(src + 2, true), (int32_t) capture_load_u32(src + 4, true), &f);
+        if (r < 0)
+                return r;
+        memcpy(f + CAPTURE_FRAME_HEADER_SIZE, src + CAPTURE_FRAME_HEADER_SIZE, size - CAPTURE_FRAME_HEADER_SIZE);
+        return 0;
+}
+
 static void store_addrs(uint8_t *dst, const uint64_t *addrs, size_t n) {
         for (size_t i = 0; i < n; i++)
                 capture_store_u64(dst + 8 * i, addrs[i]);

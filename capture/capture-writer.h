@@ -37,6 +37,11 @@ uint64_t capture_writer_get_frame_count(const CaptureWriter *w, int type);
 
 int capture_writer_add_timestamp(CaptureWriter *w, int64_t time, int cpu, int32_t pid);
 
+/* Copies one frame read from a little-endian capture as it is (header and
+ * body; `size` is its len, padded to 8 here): how `periscope symbolize`
+ * rewrites a capture. -EINVAL when size or type cannot be a frame. */
+int capture_writer_add_raw_frame(CaptureWriter *w, const void *frame, size_t size);
+
 /* A stack: addrs innermost first, with CAPTURE_CONTEXT_* markers as perf
  * gives them. At most CAPTURE_SAMPLE_MAX_ADDRS. */
 int capture_writer_add_sample(CaptureWriter *w, int64_t time, int cpu, int32_t pid, int32_t tid,

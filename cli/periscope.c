@@ -14,6 +14,7 @@ static const PeriscopeCommand commands[] = {
         { "dump", "Print every frame of a capture, as text or JSON", cmd_dump },
         { "report", "Show where the time went: hottest functions, call tree, flame graph", cmd_report },
         { "export", "Convert a capture to pprof, speedscope, perf-script or folded stacks", cmd_export },
+        { "symbolize", "Name the frames a capture could not name, from debug files found by build-id", cmd_symbolize },
 };
 
 static void usage(FILE *out) {
