@@ -120,6 +120,10 @@ typedef struct HelperIdentity {
  *       UTF-8, demangled), string source file (0..HELPER_MAX_PATH) */
 typedef enum HelperSymbolizeRequestFlags {
         HELPER_SYMBOLIZE_DEBUG_FD = 1u << 0, /* second fd is a separate debug file */
+        /* offsets count from the start of the file's executable PT_LOAD,
+         * rounded down to 4 KiB (address - mapping start): for a debug file
+         * alone, whose program headers keep no file offsets */
+        HELPER_SYMBOLIZE_SEGMENT_OFFSETS = 1u << 1,
 } HelperSymbolizeRequestFlags;
 
 typedef enum HelperSymbolSource {

@@ -4,7 +4,8 @@
  * of a verified mapping is looked up by the mapped file's build-id: the
  * binary at DIR/.build-id/xx/rest, DIR/<path> or <path> (accepted only with
  * the same build-id), its debug file at DIR/.build-id/xx/rest.debug (or its
- * .gnu_debuglink, the host's /usr/lib/debug, debuginfod). Every file is read
+ * .gnu_debuglink, the host's /usr/lib/debug, debuginfod), or with no copy of
+ * the binary at all, that debug file alone. Every file is read
  * by the sandboxed helper, never here. Both embedded symbol tables are
  * rewritten, so Sysprof sees the new names too; the rest of the capture is
  * copied frame by frame, and the result replaces OUT only once complete. */
@@ -46,6 +47,7 @@ typedef struct MapRecord {
 typedef struct Target {
         const SymbolRange *range;
         uint64_t file_offset;
+        uint64_t map_offset; /* address - mapping start, for a debug file alone */
         HelperFrame *frames; /* owned by the module's HelperSymbols */
         size_t n_frames;
 } Target;
@@ -156,14 +158,41 @@ static int find_binary(HelperClient *c, char **dirs, const Module *m, HelperIden
         return -ENOENT;
 }
 
+/* Without any copy of the binary: its debug file alone, by build-id under
+ * each DIR and the host's /usr/lib/debug. */
+static void name_from_debug_file(HelperClient *c, char **dirs, Module *m, GArray *targets) {
+        g_autoptr(GPtrArray) cands = g_ptr_array_new_with_free_func(g_free);
+        for (char **d = dirs; d && *d; d++)
+                g_ptr_array_add(cands, g_strdup_printf("%s/.build-id/%.2s/%s.debug", *d, m->build_id, m->build_id + 2));
+        g_ptr_array_add(cands, g_strdup_printf("/usr/lib/debug/.build-id/%.2s/%s.debug", m->build_id, m->build_id + 2));
+        for (guint i = 0; i < cands->len; i++) {
+                HelperIdentity id;
+                int fd = open_matching(c, cands->pdata[i], m->build_id, &id);
+                if (fd < 0)
+                        continue;
+                g_autofree uint64_t *offsets = g_new(uint64_t, MAX(m->targets->len, 1));
+                for (guint k = 0; k < m->targets->len; k++)
+                        offsets[k] = g_array_index(targets, Target, g_array_index(m->targets, guint, k)).map_offset;
+                g_autofree char *why = NULL;
+                int r = helper_client_symbolize_segment(c, fd, offsets, m->targets->len, &m->syms, &why);
+                close(fd);
+                m->used = r < 0 ? g_strdup_printf("the helper could not read %s: %s", (char *) cands->pdata[i],
+                                                  why ? why : g_strerror(-r))
+                                : g_strdup_printf("debug file %s alone", (char *) cands->pdata[i]);
+                return;
+        }
+        m->used = g_strdup_printf("no file with build-id %s found (looked in %s)", m->build_id,
+                                  dirs && dirs[0] ? "the --debug-dir trees, at its path and in /usr/lib/debug"
+                                                  : "its path and /usr/lib/debug");
+}
+
 /* Looks the module's targets up; on success m->syms answers them. */
 static void name_module(HelperClient *c, char **dirs, gboolean debuginfod, Module *m, GArray *targets) {
         HelperIdentity id;
         g_autofree char *binary = NULL;
         int fd = find_binary(c, dirs, m, &id, &binary);
         if (fd < 0) {
-                m->used = g_strdup_printf("no file with build-id %s found (looked in %s)", m->build_id,
-                                          dirs && dirs[0] ? "the --debug-dir trees and at its path" : "its path");
+                name_from_debug_file(c, dirs, m, targets);
                 return;
         }
         DebugFile df = { .fd = -1 };
@@ -360,7 +389,8 @@ int cmd_symbolize(int argc, char **argv) {
                 }
                 AddrKey key = { rg->pid, rg->begin };
                 uint64_t back = g_hash_table_contains(returns, &key) && rg->begin > mr->start ? 1 : 0;
-                Target t = { .range = rg, .file_offset = rg->begin - back - mr->start + mr->offset };
+                Target t = { .range = rg, .file_offset = rg->begin - back - mr->start + mr->offset,
+                             .map_offset = rg->begin - back - mr->start };
                 Module *m = g_hash_table_lookup(modules, sm->build_id);
                 if (!m) {
                         m = g_new0(Module, 1);

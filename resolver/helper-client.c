@@ -599,8 +599,8 @@ int helper_symbolize_reply_decode(const uint8_t *payload, size_t size, size_t co
         return 0;
 }
 
-int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_t *offsets, size_t n,
-                            HelperSymbols **ret, char **why) {
+static int symbolize_with_flags(HelperClient *c, int fd, int debug_fd, uint32_t flags, const uint64_t *offsets,
+                                size_t n, HelperSymbols **ret, char **why) {
         int r = check_regular(fd);
         if (r == 0 && debug_fd >= 0)
                 r = check_regular(debug_fd);
@@ -617,7 +617,7 @@ int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_
                 size_t count = n - start < CLIENT_BATCH ? n - start : CLIENT_BATCH;
                 HelperWriter w;
                 helper_writer_init(&w, HELPER_MAX_INLINE_PAYLOAD);
-                helper_put_u32(&w, debug_fd >= 0 ? HELPER_SYMBOLIZE_DEBUG_FD : 0);
+                helper_put_u32(&w, flags | (debug_fd >= 0 ? HELPER_SYMBOLIZE_DEBUG_FD : 0));
                 helper_put_u32(&w, (uint32_t) count);
                 for (size_t i = 0; i < count; i++)
                         helper_put_u64(&w, offsets[start + i]);
@@ -634,6 +634,16 @@ int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_
         }
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_t *offsets, size_t n,
+                            HelperSymbols **ret, char **why) {
+        return symbolize_with_flags(c, fd, debug_fd, 0, offsets, n, ret, why);
+}
+
+int helper_client_symbolize_segment(HelperClient *c, int debug_fd, const uint64_t *offsets, size_t n,
+                                    HelperSymbols **ret, char **why) {
+        return symbolize_with_flags(c, debug_fd, -1, HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets, n, ret, why);
 }
 
 int helper_client_run_probe(const HelperClientConfig *config, char *const *probe_args, char **ret_output) {

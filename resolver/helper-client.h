@@ -74,6 +74,12 @@ int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdenti
 int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_t *offsets, size_t n,
                             HelperSymbols **ret, char **why);
 
+/* As helper_client_symbolize() for a debug file alone (no binary): the
+ * offsets are addresses minus the start of the executable mapping, placed
+ * through the debug file's executable PT_LOAD. */
+int helper_client_symbolize_segment(HelperClient *c, int debug_fd, const uint64_t *offsets, size_t n,
+                                    HelperSymbols **ret, char **why);
+
 /* COMPILE_UNWIND: the unwind table (capture/unwind-table.h) of the regular
  * file `fd`, or, when fd < 0, of the ELF image[0..image_size) (the vdso copied
  * out of a process). The answer is validated here; on success *ret_blob is a

@@ -49,7 +49,7 @@ static int handle_symbolize(HelperReader *r, const int *fds, size_t n_fds, Helpe
         uint32_t count = helper_get_u32(r);
         bool with_debug = flags & HELPER_SYMBOLIZE_DEBUG_FD;
         *what = "malformed SYMBOLIZE request";
-        if (r->failed || count == 0 || count > HELPER_MAX_BATCH || (flags & ~(uint32_t) HELPER_SYMBOLIZE_DEBUG_FD) ||
+        if (r->failed || count == 0 || count > HELPER_MAX_BATCH || (flags & ~(uint32_t) (HELPER_SYMBOLIZE_DEBUG_FD | HELPER_SYMBOLIZE_SEGMENT_OFFSETS)) ||
             n_fds != (with_debug ? 2u : 1u))
                 return -EBADMSG;
         uint64_t offsets[HELPER_MAX_BATCH];
@@ -62,7 +62,8 @@ static int handle_symbolize(HelperReader *r, const int *fds, size_t n_fds, Helpe
                 if (!is_regular_file(fds[i]))
                         return -EBADF;
         *what = "cannot symbolize ELF file";
-        return symbolizer_run(fds[0], with_debug ? fds[1] : -1, offsets, count, reply);
+        return symbolizer_run(fds[0], with_debug ? fds[1] : -1, flags & HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets,
+                              count, reply);
 }
 
 static int handle_compile_unwind(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {

@@ -79,6 +79,31 @@ static int offset_to_vaddr(Elf *elf, uint64_t offset, uint64_t *ret) {
         return -ERANGE;
 }
 
+/* Offset from the 4 KiB-aligned start of the only executable PT_LOAD to ELF
+ * virtual address: what a debug file alone allows (objcopy --only-keep-debug
+ * keeps p_vaddr and p_memsz, not p_offset and p_filesz). */
+static int segment_offset_to_vaddr(Elf *elf, uint64_t offset, uint64_t *ret) {
+        size_t phnum;
+        GElf_Phdr text = {};
+        unsigned n_text = 0;
+        if (elf_getphdrnum(elf, &phnum) < 0)
+                return -ENOEXEC;
+        for (size_t i = 0; i < phnum && i < 65536; i++) {
+                GElf_Phdr ph;
+                if (gelf_getphdr(elf, (int) i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+                        text = ph;
+                        n_text++;
+                }
+        }
+        if (n_text != 1)
+                return -ERANGE;
+        uint64_t start = text.p_vaddr & ~(uint64_t) 4095;
+        if (offset > UINT64_MAX - start || start + offset < text.p_vaddr || start + offset - text.p_vaddr >= text.p_memsz)
+                return -ERANGE;
+        *ret = start + offset;
+        return 0;
+}
+
 /* Best name of a function DIE: demangled linkage name, else DW_AT_name. */
 static char *die_function_name(Dwarf_Die *die) {
         Dwarf_Attribute attr;
@@ -246,7 +271,7 @@ static void encode_frames(HelperWriter *w, uint8_t status, Frame *frames, size_t
         }
 }
 
-int symbolizer_run(int fd, int debug_fd, const uint64_t *offsets, size_t n, HelperWriter *w) {
+int symbolizer_run(int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets, size_t n, HelperWriter *w) {
         SymbolizeContext ctx = { .debug_fd = debug_fd };
         _cleanup_(dwfl_endp) Dwfl *dwfl = dwfl_begin(&dwfl_callbacks);
         if (!dwfl)
@@ -299,7 +324,8 @@ int symbolizer_run(int fd, int debug_fd, const uint64_t *offsets, size_t n, Help
                 Frame frames[HELPER_MAX_FRAMES];
                 size_t nf = 0;
                 uint64_t vaddr;
-                if (offset_to_vaddr(main_elf, offsets[i], &vaddr) < 0) {
+                if ((segment_offsets ? segment_offset_to_vaddr(main_elf, offsets[i], &vaddr)
+                                     : offset_to_vaddr(main_elf, offsets[i], &vaddr)) < 0) {
                         encode_frames(&body, HELPER_ADDRESS_OUT_OF_FILE, NULL, 0);
                         continue;
                 }

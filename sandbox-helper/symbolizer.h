@@ -8,7 +8,8 @@
 
 /* Symbolizes `n` file offsets of the ELF file open at `fd` (never by path),
  * using the separate debug file `debug_fd` when >= 0, else the file's own
- * DWARF/.symtab/.dynsym and its MiniDebugInfo. Appends the SYMBOLIZE reply
- * payload to w. Returns 0, -ENOEXEC when `fd` is not a usable ELF file, or
- * -errno. */
-int symbolizer_run(int fd, int debug_fd, const uint64_t *offsets, size_t n, HelperWriter *w);
+ * DWARF/.symtab/.dynsym and its MiniDebugInfo. With segment_offsets, the
+ * offsets count from the executable PT_LOAD instead (a debug file alone).
+ * Appends the SYMBOLIZE reply payload to w. Returns 0, -ENOEXEC when `fd` is
+ * not a usable ELF file, or -errno. */
+int symbolizer_run(int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets, size_t n, HelperWriter *w);

@@ -4,7 +4,8 @@
 # --only-keep-debug) is recorded, its frames are file-offset rows; then
 # `periscope symbolize --debug-dir` finds the debug file by build-id and the
 # names appear in `periscope report` and in what Sysprof's own resolver
-# reads (__symbols__); only PLT stubs, which no symbol covers, may stay
+# reads (__symbols__); then without any copy of the binary, from the
+# debug file alone; only PLT stubs, which no symbol covers, may stay
 # offset rows. A second run finds an unstripped copy at DIR/<path>.
 . "$SERVICE_TESTS/private-bus.sh"
 : "${PERISCOPE:?}" "${SRCDIR:?}" "${SYSPROF_NAMES:?}"
@@ -76,11 +77,21 @@ print("Sysprof: %d samples run main, %d of them spin_function" % (main, spin))
 sys.exit(0 if main >= 100 and spin >= 0.9 * main else 1)
 PY
 
+# as on another machine: no copy of the binary, the debug file alone
+rm -f "$w"
+"$PERISCOPE" symbolize --debug-dir "$dbg" -o "$TEST_TMP/alone.syscap" "$cap" >"$TEST_TMP/sym3.out" 2>&1 ||
+        { cat "$TEST_TMP/sym3.out"; fail "symbolize with the debug file alone failed"; }
+grep -q "spin (build-id $bid): [1-9][0-9]* of .*debug file .*\.debug alone" "$TEST_TMP/sym3.out" ||
+        { cat "$TEST_TMP/sym3.out"; fail "the debug file alone was not used"; }
+"$PERISCOPE" report --no-progress --folded "$TEST_TMP/alone.syscap" >"$TEST_TMP/after3"
+alone=$(share "$TEST_TMP/after3" 'spin_inner \(inlined\)')
+"$PYTHON" -c "import sys; sys.exit(0 if $alone >= 0.5 else 1)" || fail "the debug file alone did not name the frames"
+echo "ok: the debug file alone names them ($alone of the samples in spin_inner (inlined))"
+
 # in place, from an unstripped copy at DIR/<path>
 tree=$TEST_TMP/sysroot
 mkdir -p "$tree$(dirname "$w")"
 cp "$full" "$tree$w"
-rm -f "$w"
 "$PERISCOPE" symbolize -d "$tree" "$cap" >"$TEST_TMP/sym2.out" 2>&1 || { cat "$TEST_TMP/sym2.out"; fail "symbolize in place failed"; }
 grep -q "spin (build-id $bid): [1-9][0-9]* of .*; $tree$w" "$TEST_TMP/sym2.out" || { cat "$TEST_TMP/sym2.out"; fail "DIR/<path> not used"; }
 "$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/after2"
