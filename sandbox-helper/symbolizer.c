@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "demangle.h"
 #include "dwarf-scopes.h"
+#include "symbol-index.h"
 #include "minidebuginfo.h"
 
 typedef struct Frame {
@@ -226,21 +227,17 @@ static size_t dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uint8_t source, Fr
 }
 
 /* One frame from a symbol table; returns 1 when a symbol covers addr. */
-static size_t symtab_frame(Dwfl_Module *mod, Dwarf_Addr addr, Elf *main_elf, uint8_t other_source, Frame *f) {
-        GElf_Off off = 0;
-        GElf_Sym sym;
-        Elf *elf = NULL;
-        Dwarf_Addr bias = 0;
-        const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, &elf, &bias);
-        if (!name || !*name)
+static size_t symtab_frame(const SymbolIndex *idx, Dwarf_Addr addr, Elf *main_elf, uint8_t other_source, Frame *f) {
+        const SymbolIndexEntry *e = symbol_index_lookup(idx, addr);
+        if (!e)
                 return 0;
-        char *d = helper_demangle(name, HELPER_MAX_NAME);
+        char *d = helper_demangle(e->name, HELPER_MAX_NAME);
         if (!d)
                 return 0;
         *f = (Frame) {
                 .name = d,
-                .offset = off,
-                .source = elf == main_elf ? HELPER_SOURCE_SYMTAB : other_source,
+                .offset = addr - e->start,
+                .source = e->elf == main_elf ? HELPER_SOURCE_SYMTAB : other_source,
         };
         return 1;
 }
@@ -317,6 +314,11 @@ int symbolizer_run(int fd, int debug_fd, bool segment_offsets, const uint64_t *o
                 }
         }
 
+        /* one sorted pass over each symbol table, then a search per address */
+        _cleanup_(symbol_index_clear) SymbolIndex syms = {}, mini_syms = {};
+        if (symbol_index_build(mod, &syms) < 0 || (mini_mod && symbol_index_build(mini_mod, &mini_syms) < 0))
+                return -ENOMEM;
+
         uint32_t sources = 0;
         HelperWriter body;
         helper_writer_init(&body, HELPER_MAX_PAYLOAD);
@@ -333,12 +335,12 @@ int symbolizer_run(int fd, int debug_fd, bool segment_offsets, const uint64_t *o
                 if (dw)
                         nf = dwarf_frames(mod, addr, dwarf_source, frames);
                 if (nf == 0 && mini_mod) {
-                        nf = symtab_frame(mini_mod, vaddr + mini_bias, NULL, HELPER_SOURCE_MINIDEBUGINFO, frames);
+                        nf = symtab_frame(&mini_syms, vaddr + mini_bias, NULL, HELPER_SOURCE_MINIDEBUGINFO, frames);
                         if (nf)
                                 frames[0].source = HELPER_SOURCE_MINIDEBUGINFO;
                 }
                 if (nf == 0)
-                        nf = symtab_frame(mod, addr, main_elf, HELPER_SOURCE_DEBUG_FILE, frames);
+                        nf = symtab_frame(&syms, addr, main_elf, HELPER_SOURCE_DEBUG_FILE, frames);
                 if (nf == 0) {
                         encode_frames(&body, HELPER_ADDRESS_NO_SYMBOL, NULL, 0);
                         continue;
