@@ -81,6 +81,8 @@ const SymbolIndexEntry *symbol_index_lookup(const SymbolIndex *idx, uint64_t add
                                 return e;
                         }
                         sized_between = true;
+                        if (sizeless && sizeless->start == e->start)
+                                sizeless = NULL; /* a sized symbol at the same place ends before addr */
                 } else if (!sizeless && !sized_between && addr < e->section_end)
                         sizeless = e;
                 /* sized symbols may nest (a function inside a larger object):
