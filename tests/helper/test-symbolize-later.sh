@@ -5,7 +5,7 @@
 # `periscope symbolize --debug-dir` finds the debug file by build-id and the
 # names appear in `periscope report` and in what Sysprof's own resolver
 # reads (__symbols__); then without any copy of the binary, from the
-# debug file alone; only PLT stubs, which no symbol covers, may stay
+# debug file alone, and fetched with --debuginfod; only PLT stubs, which no symbol covers, may stay
 # offset rows. A second run finds an unstripped copy at DIR/<path>.
 . "$SERVICE_TESTS/private-bus.sh"
 : "${PERISCOPE:?}" "${SRCDIR:?}" "${SYSPROF_NAMES:?}"
@@ -76,6 +76,31 @@ main, spin = count.get("main", 0), count.get("spin_function", 0)
 print("Sysprof: %d samples run main, %d of them spin_function" % (main, spin))
 sys.exit(0 if main >= 100 and spin >= 0.9 * main else 1)
 PY
+
+# --debuginfod: the debug file from a server on 127.0.0.1, asked only then
+command -v debuginfod >/dev/null || fail "debuginfod is missing: apt-get install -y debuginfod"
+mkdir "$TEST_TMP/served"
+cp "$TEST_TMP/spin.debug" "$TEST_TMP/served/"
+port=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+debuginfod -F -p "$port" -d "$TEST_TMP/debuginfod.sqlite" -t 1 "$TEST_TMP/served" >"$TEST_TMP/debuginfod.log" 2>&1 &
+_cleanup_pids+=($!)
+for _ in $(seq 200); do
+        n=$( (curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null || true) | awk '/^scanned_files_total/ {s += $NF} END {print s + 0}')
+        [ "${n:-0}" -ge 1 ] 2>/dev/null && break
+        sleep 0.1
+done
+[ "${n:-0}" -ge 1 ] 2>/dev/null || fail "debuginfod did not scan $TEST_TMP/served"
+export DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TEST_TMP/cache
+"$PERISCOPE" symbolize -o "$TEST_TMP/off.syscap" "$cap" >"$TEST_TMP/off.out" 2>&1 || { cat "$TEST_TMP/off.out"; fail "symbolize failed"; }
+grep -q "spin (build-id $bid): 0 of" "$TEST_TMP/off.out" || { cat "$TEST_TMP/off.out"; fail "names without --debuginfod (was the server asked?)"; }
+"$PERISCOPE" symbolize --debuginfod -o "$TEST_TMP/on.syscap" "$cap" >"$TEST_TMP/on.out" 2>&1 || { cat "$TEST_TMP/on.out"; fail "symbolize --debuginfod failed"; }
+grep -q "spin (build-id $bid): [1-9][0-9]* of .*debug file $TEST_TMP/cache/" "$TEST_TMP/on.out" ||
+        { cat "$TEST_TMP/on.out"; fail "--debuginfod did not fetch the debug file"; }
+"$PERISCOPE" report --no-progress --folded "$TEST_TMP/on.syscap" >"$TEST_TMP/after-on"
+on=$(share "$TEST_TMP/after-on" 'spin_inner \(inlined\)')
+"$PYTHON" -c "import sys; sys.exit(0 if $on >= 0.5 else 1)" || fail "--debuginfod did not name the frames"
+echo "ok: --debuginfod names them ($on of the samples in spin_inner (inlined)); without it the server is not asked"
+unset DEBUGINFOD_URLS
 
 # as on another machine: no copy of the binary, the debug file alone
 rm -f "$w"
