@@ -14,17 +14,9 @@ mkdir "$TEST_TMP/served"
 objcopy --only-keep-debug "$w" "$TEST_TMP/served/spin.debug"
 strip --strip-all "$w"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-debuginfod -F -p "$port" -d "$TEST_TMP/debuginfod.sqlite" -t 1 "$TEST_TMP/served" >"$TEST_TMP/debuginfod.log" 2>&1 &
-_cleanup_pids+=($!)
-for _ in $(seq 200); do
-        n=$( (curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null || true) | awk '/^scanned_files_total/ {s += $NF} END {print s + 0}')
-        [ "${n:-0}" -ge 1 ] 2>/dev/null && break
-        sleep 0.1
-done
-[ "${n:-0}" -ge 1 ] 2>/dev/null || fail "debuginfod did not scan $TEST_TMP/served"
-
-export DEBUGINFOD_URLS=http://127.0.0.1:$port
+. "$SRCDIR/debuginfod-server.sh"
+debuginfod_start "$TEST_TMP/served"
+export DEBUGINFOD_URLS=$DEBUGINFOD_URL
 export DEBUGINFOD_CACHE_PATH=$TEST_TMP/cache
 private_bus_start
 periscoped_start

@@ -78,19 +78,11 @@ sys.exit(0 if main >= 100 and spin >= 0.9 * main else 1)
 PY
 
 # --debuginfod: the debug file from a server on 127.0.0.1, asked only then
-command -v debuginfod >/dev/null || fail "debuginfod is missing: apt-get install -y debuginfod"
 mkdir "$TEST_TMP/served"
 cp "$TEST_TMP/spin.debug" "$TEST_TMP/served/"
-port=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-debuginfod -F -p "$port" -d "$TEST_TMP/debuginfod.sqlite" -t 1 "$TEST_TMP/served" >"$TEST_TMP/debuginfod.log" 2>&1 &
-_cleanup_pids+=($!)
-for _ in $(seq 200); do
-        n=$( (curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null || true) | awk '/^scanned_files_total/ {s += $NF} END {print s + 0}')
-        [ "${n:-0}" -ge 1 ] 2>/dev/null && break
-        sleep 0.1
-done
-[ "${n:-0}" -ge 1 ] 2>/dev/null || fail "debuginfod did not scan $TEST_TMP/served"
-export DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TEST_TMP/cache
+. "$SRCDIR/debuginfod-server.sh"
+debuginfod_start "$TEST_TMP/served"
+export DEBUGINFOD_URLS=$DEBUGINFOD_URL DEBUGINFOD_CACHE_PATH=$TEST_TMP/cache
 "$PERISCOPE" symbolize -o "$TEST_TMP/off.syscap" "$cap" >"$TEST_TMP/off.out" 2>&1 || { cat "$TEST_TMP/off.out"; fail "symbolize failed"; }
 grep -q "spin (build-id $bid): 0 of" "$TEST_TMP/off.out" || { cat "$TEST_TMP/off.out"; fail "names without --debuginfod (was the server asked?)"; }
 "$PERISCOPE" symbolize --debuginfod -o "$TEST_TMP/on.syscap" "$cap" >"$TEST_TMP/on.out" 2>&1 || { cat "$TEST_TMP/on.out"; fail "symbolize --debuginfod failed"; }
