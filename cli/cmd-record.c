@@ -473,9 +473,11 @@ static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
 static int exit_status(RecordRun *run) {
         if (run->exec_error)
                 return run->exec_error == ENOENT ? 127 : 126;
-        /* With a command, an interrupt ends it as it would in a shell (130
-         * for Ctrl-C); without one it is how a recording is stopped: 0 once
-         * the capture is complete, as after --duration. */
+        /* An interrupt ends a recording as a shell reports an interrupted
+         * command (130 for Ctrl-C), with or without a command; the capture
+         * is complete either way (else 1 below). */
+        if (run->first_signal && run->finished_ok)
+                return 128 + run->first_signal;
         if (run->first_signal && run->child_pid)
                 return 128 + run->first_signal;
         int status = run->child_pid ? exit_status_of(run->child_status) : 0;

@@ -182,10 +182,10 @@ int record_args_parse(RecordArgs *a, int argc, char **argv) {
         g_option_group_add_entries(group, entries);
         g_option_context_set_main_group(ctx, group);
         g_option_context_set_summary(ctx, "Records CPU stacks of a command, processes or the whole system into a "
-                                          "Sysprof capture.\nThe exit status is the command's (130 when "
-                                          "Ctrl-C interrupts it); without a command 0 once the capture is "
-                                          "complete, also when stopped with Ctrl-C; 2 for a usage error; 1 when "
-                                          "the recording failed or its capture is truncated.");
+                                          "Sysprof capture.\nThe exit status is the command's, or 0 without a "
+                                          "command; 130 when Ctrl-C ends the recording (its capture complete); "
+                                          "2 for a usage error; 1 when the recording failed or its capture is "
+                                          "truncated.");
         g_option_context_set_strict_posix(ctx, TRUE);
         if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
                 fprintf(stderr, "periscope record: %s\n", error->message);

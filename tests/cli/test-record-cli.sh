@@ -167,17 +167,18 @@ expect err '\(ended: stopped\)$'
 rm out/i.syscap
 echo "ok a command killed by SIGINT: the recording counts as stopped"
 
-# without a command Ctrl-C is how a recording ends: exit 0, stopped
+# without a command Ctrl-C ends a recording the same way: exit 130, stopped,
+# the capture complete
 sleep 30 &
 target=$!
 tty_record tty3.out "-p $target" '2:\003'
 kill $target
-expect tty3.out.lines '^EXIT=0$'
+expect tty3.out.lines '^EXIT=130$'
 expect tty3.out.lines '\(ended: stopped\)$'
 "$PERISCOPE" dump --json out/t.syscap | jq -e '[.frames[] | select(.id == "periscope.stats") | .metadata | test("reason=stopped")] == [true]' >/dev/null ||
         fail "the -p capture stopped by Ctrl-C is not complete with reason=stopped"
 rm out/t.syscap
-echo "ok Ctrl-C on a terminal without a command: stopped, complete, exit 0"
+echo "ok Ctrl-C on a terminal without a command: stopped, complete, exit 130"
 
 # --- a second Ctrl-C while finishing: says what it leaves behind; the
 # service still completes the capture

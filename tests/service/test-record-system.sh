@@ -47,13 +47,13 @@ print(f"ok: {len(procs)} processes, {len(sampled)} sampled, {len(kernel)} sample
 
 kill -0 $work || { wait $work; fail "the demo workload ended early with status $? after $SECONDS s"; }
 echo "at ${SECONDS}s: SIGINT"
-# SIGINT stops cleanly: exit 0, capture complete with reason "stopped".
+# SIGINT stops cleanly: exit 130, capture complete with reason "stopped".
 "$PERISCOPE" record --address "$BUS_ADDRESS" -p $work -o "$TEST_TMP/int.syscap" 2>"$TEST_TMP/int.err" & cli=$!
 sleep 2
 kill -INT $cli || { cat "$TEST_TMP/int.err"; fail "periscope record ended before SIGINT"; }
 st=0; wait $cli || st=$?
 cat "$TEST_TMP/int.err"
-[ $st = 0 ] || fail "periscope record exited $st after SIGINT"
+[ $st = 130 ] || fail "periscope record exited $st after SIGINT (want 130, the capture complete)"
 "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/int.syscap" readable --min-samples 5 --reason stopped
 echo "at ${SECONDS}s: summary"
 grep -q "capture written to $TEST_TMP/int.syscap" "$TEST_TMP/int.err" || fail "no summary after SIGINT"
