@@ -55,6 +55,7 @@ typedef struct SymbolFrame {
 
 /* SymbolMapping.flags */
 #define SYMBOL_MAPPING_VERIFIED 0x1u /* the file used is the one that was mapped */
+#define SYMBOL_MAPPING_HELPER_FAILED 0x2u /* the sandboxed helper failed on the file: its addresses are unresolved */
 
 /* Where the symbols of one mapping came from. */
 typedef struct SymbolMapping {

@@ -262,6 +262,9 @@ static void info_print(const Info *info, const char *path, CaptureReader *r, gbo
                 printf("Lost samples: %s\n", lost);
         else
                 printf("Lost samples: unknown (no %s metadata in this capture)\n", PERISCOPE_STATS_METADATA_ID);
+        g_autofree char *helper_failures = stats_lookup(info->stats, "helper_failures");
+        if (helper_failures && strcmp(helper_failures, "0") != 0)
+                printf("Files unresolved (helper failed): %s\n", helper_failures);
         printf("Memory maps: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_MAP]);
 
         printf("Counters: %u\n", info->counters->len);

@@ -356,6 +356,13 @@ static void print_summary(RecordRun *run) {
                 "periscope: recorded %" G_GUINT64_FORMAT " samples (%" G_GUINT64_FORMAT " lost) from %u %s "
                 "in %.1f s (ended: %s)\n",
                 run->samples, run->lost, run->processes, run->processes == 1 ? "process" : "processes", secs, reason);
+        /* the sandboxed helper failed on files: their frames are unnamed or
+         * their stacks cut short; say so where the user looks */
+        guint32 helper_failures = 0;
+        if (run->stats && g_variant_lookup(run->stats, "helper-failures", "u", &helper_failures) && helper_failures > 0)
+                fprintf(stderr, "periscope: %u file%s unresolved: helper failed (see periscoped's log%s%s)\n",
+                        helper_failures, helper_failures == 1 ? "" : "s", run->service.daemon_log ? ": " : "",
+                        run->service.daemon_log ? run->service.daemon_log : "");
         /* --container: processes that entered it during the recording. */
         guint32 joined = 0;
         gboolean stopped = FALSE;

@@ -42,7 +42,8 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                 fprintf(out, "Symbols: none (%s); addresses shown as module+offset\n", why);
         }
         if (p->symbols && symbol_table_get_n_mappings(p->symbols)) {
-                size_t n_records = symbol_table_get_n_mappings(p->symbols), n = 0, verified = 0, shown = 0;
+                size_t n_records = symbol_table_get_n_mappings(p->symbols), n = 0, verified = 0, shown = 0,
+                       helper_failed = 0;
                 g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
                 g_autofree gboolean *first = g_new0(gboolean, n_records);
                 for (size_t i = 0; i < n_records; i++) {
@@ -50,13 +51,21 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                         if (!(first[i] = mapping_first_time(seen, m)))
                                 continue;
                         n++;
-                        verified += (m->flags & SYMBOL_MAPPING_VERIFIED) != 0;
+                        /* verified: the file that was mapped, and its symbols read from it */
+                        if (m->flags & SYMBOL_MAPPING_HELPER_FAILED)
+                                helper_failed++;
+                        else
+                                verified += (m->flags & SYMBOL_MAPPING_VERIFIED) != 0;
                 }
                 fprintf(out, "Symbol sources: %zu mapping%s, %zu verified as the file that was mapped\n", n,
                         n == 1 ? "" : "s", verified);
+                if (helper_failed)
+                        fprintf(out, "%zu file%s unresolved: helper failed (the recording's log says why)\n",
+                                helper_failed, helper_failed == 1 ? "" : "s");
                 for (size_t i = 0; i < n_records && verified < n; i++) {
                         const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
-                        if (!first[i] || (m->flags & SYMBOL_MAPPING_VERIFIED))
+                        if (!first[i] || ((m->flags & SYMBOL_MAPPING_VERIFIED) &&
+                                          !(m->flags & SYMBOL_MAPPING_HELPER_FAILED)))
                                 continue;
                         if (shown++ == 5) {
                                 fprintf(out, "  … and %zu more; --mappings lists them all\n", n - verified - 5);
