@@ -13,6 +13,8 @@
 
 #include <gio/gunixfdlist.h>
 
+#include "dbus-api.h"
+
 #ifndef PERISCOPE_MEMORY_LIBDIR
 #define PERISCOPE_MEMORY_LIBDIR "/usr/local/lib/periscope"
 #endif
@@ -68,7 +70,7 @@ int record_control_open(GDBusConnection *conn, const char *owner, const char *re
         g_autoptr(GError) error = NULL;
         g_autoptr(GUnixFDList) fds = NULL;
         g_autoptr(GVariant) reply = g_dbus_connection_call_with_unix_fd_list_sync(
-                conn, owner, recording, "org.periscope.Recording1", "OpenControlFd", NULL, G_VARIANT_TYPE("(h)"),
+                conn, owner, recording, RECORDING_INTERFACE, "OpenControlFd", NULL, G_VARIANT_TYPE("(h)"),
                 G_DBUS_CALL_FLAGS_NONE, 25000, NULL, &fds, NULL, &error);
         if (!reply) {
                 g_dbus_error_strip_remote_error(error);

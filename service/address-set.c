@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "alloc-util.h"
 #include "cleanup.h"
 
 struct AddressSet {
@@ -77,14 +78,8 @@ int address_set_add(AddressSet *s, int32_t pid, uint64_t address, bool return_ad
         }
         if (s->n_entries >= UINT32_MAX - 1)
                 return -ENOMEM;
-        if (s->n_entries == s->allocated) {
-                size_t n = s->allocated ? s->allocated * 2 : 256;
-                AddressSetEntry *e = reallocarray(s->entries, n, sizeof(AddressSetEntry));
-                if (!e)
-                        return -ENOMEM;
-                s->entries = e;
-                s->allocated = n;
-        }
+        if (GROW_ARRAY(s->entries, s->allocated, s->n_entries + 1, 256) < 0)
+                return -ENOMEM;
         s->entries[s->n_entries] = (AddressSetEntry) { pid, address, return_address };
         s->slots[i] = (uint32_t) (++s->n_entries);
         if (s->n_entries * 2 > s->n_slots) {

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
-#include "periscope-errors.h"
+#include "dbus-api.h"
 #include "process-ownership.h"
 
 

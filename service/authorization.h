@@ -10,9 +10,8 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
+#include "dbus-api.h"
 #include "record-options.h"
-
-#define PERISCOPE_POLKIT_ACTION "org.periscope.profile-system"
 
 typedef struct Caller {
         uid_t uid;                 /* effective uid */

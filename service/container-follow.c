@@ -10,9 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc-util.h"
 #include "cleanup.h"
 #include "container-list.h"
-#include "proc-pid.h"
+#include "proc-util.h"
 
 #define PROC_STAT_MAX 1024
 #define COMM_MAX 16
@@ -223,16 +224,14 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
          * every process's stat, to see the command changes of non-members. */
         bool full = f->n_scans++ % CONTAINER_FOLLOW_FULL_EVERY == 0;
 
-        DIR *d = opendir("/proc");
+        _cleanup_closedir_ DIR *d = opendir("/proc");
         if (!d)
                 return -errno;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                pid_t pid;
-                if (!proc_entry_pid(de->d_name, &pid))
-                        continue;
+        pid_t pid;
+        ino_t ino;
+        while (proc_dir_next_pid(d, &pid, &ino)) {
                 const PidEntry *old = find_entry(f->pids, f->n_pids, pid);
-                PidEntry e = { .pid = pid, .ino = de->d_ino };
+                PidEntry e = { .pid = pid, .ino = ino };
                 pid_t ppid;
                 if (!full && old && old->ino == e.ino && old->state != PID_DEFERRED) {
                         e = *old; /* the same process, as last seen */
@@ -299,19 +298,12 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
                 if (e.state == PID_RECORDED)
                         members++;
         keep:
-                if (n_seen == allocated) {
-                        size_t na = allocated ? allocated * 2 : 256;
-                        PidEntry *ns = reallocarray(seen, na, sizeof(PidEntry));
-                        if (!ns) {
-                                k = -ENOMEM;
-                                break;
-                        }
-                        seen = ns;
-                        allocated = na;
+                if (GROW_ARRAY(seen, allocated, n_seen + 1, 256) < 0) {
+                        k = -ENOMEM;
+                        break;
                 }
                 seen[n_seen++] = e;
         }
-        closedir(d);
         if (k < 0) {
                 /* The old table stays; what this scan joined is known next time. */
                 for (size_t i = 0; i < n_joined_now; i++)

@@ -16,6 +16,8 @@
 
 #include "capture-reader.h"
 #include "counter-remap.h"
+#include "fd-passing.h"
+#include "time-util.h"
 
 #define RING_END_TYPE 0xFF
 #define LOG_WARNING_SEVERITY 16 /* G_LOG_LEVEL_WARNING, as Sysprof shows it */
@@ -93,12 +95,6 @@ struct ControlServer {
                 (item)->prev = (item)->next = NULL;  \
         } while (0)
 
-static int64_t now_nsec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void note_write_error(ControlServer *s, int r) {
         if (r < 0 && s->stats.write_error == 0)
                 s->stats.write_error = r;
@@ -110,7 +106,7 @@ __attribute__((format(printf, 3, 4))) static void capture_log(ControlServer *s, 
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        note_write_error(s, capture_writer_add_log(s->writer, now_nsec(), -1, pid, LOG_WARNING_SEVERITY, LOG_DOMAIN, msg));
+        note_write_error(s, capture_writer_add_log(s->writer, now_monotonic_ns(), -1, pid, LOG_WARNING_SEVERITY, LOG_DOMAIN, msg));
 }
 
 /* A capture header with nothing after it: lets the reader decode ring frames
@@ -430,30 +426,7 @@ static void peer_free(ControlPeer *peer, bool keep_rings) {
 
 /* Sends one byte carrying fd (or no fd, meaning "no ring for you"). */
 static int peer_reply(ControlPeer *peer, int fd) {
-        char byte = 0;
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                uint8_t buf[CMSG_SPACE(sizeof(int))];
-        } control = {};
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-        if (fd >= 0) {
-                msg.msg_control = &control;
-                msg.msg_controllen = sizeof(control.buf);
-                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(c), &fd, sizeof(int));
-        }
-        for (;;) {
-                ssize_t k = sendmsg(peer->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-                if (k == 1)
-                        return 0;
-                if (k < 0 && errno == EINTR)
-                        continue;
-                return k < 0 ? -errno : -EIO;
-        }
+        return fd_send_with_byte(peer->fd, 0, fd, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 /* Answers one complete request. Returns < 0 when the peer must go. */

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "counter-sources.h"
+#include "time-util.h"
 
 struct Counters {
         sd_event_source *timer;
@@ -31,12 +32,6 @@ const char *const *counters_known_sources(void) {
 
 const char *const *counters_default_sources(void) {
         return defaults;
-}
-
-static int64_t now_nsec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 bool counters_source_available(const char *name) {
@@ -79,7 +74,7 @@ static void note(Counters *c, int r) {
 }
 
 int counters_sample(Counters *c) {
-        int64_t now = now_nsec();
+        int64_t now = now_monotonic_ns();
         int64_t dt = c->last_sample ? now - c->last_sample : 0;
         c->last_sample = now;
         size_t n = 0;
@@ -133,7 +128,7 @@ int counters_new(sd_event *event, CaptureWriter *writer, CounterIdAllocator *ids
         if (!c->sources)
                 return -ENOMEM;
 
-        int64_t now = now_nsec();
+        int64_t now = now_monotonic_ns();
         for (size_t i = 0; i < n_names; i++) {
                 const CounterSourceOps *ops = counter_source_lookup(sources[i]);
                 bool dup = false;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc-util.h"
 #include "cleanup.h"
 
 typedef struct KernelSymbol {
@@ -34,20 +35,6 @@ static int compare_syms(const void *a, const void *b) {
         return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int grow(void **p, size_t *allocated, size_t need, size_t unit) {
-        if (need <= *allocated)
-                return 0;
-        size_t a = *allocated ? *allocated : 4096;
-        while (a < need)
-                a *= 2;
-        void *n = realloc(*p, a * unit);
-        if (!n)
-                return -ENOMEM;
-        *p = n;
-        *allocated = a;
-        return 0;
-}
-
 /* One line: "ffffffff81000000 T _stext" or "… t name\t[module]". Hand
  * parsed: the file has ~100k lines and sscanf is slow under sanitizers. */
 static int parse_line(Kallsyms *k, char *line, size_t *allocated_syms, size_t *allocated_arena, size_t *nonzero) {
@@ -69,8 +56,8 @@ static int parse_line(Kallsyms *k, char *line, size_t *allocated_syms, size_t *a
         if (addr != 0)
                 (*nonzero)++;
         size_t need = nl + (ml ? ml + 3 : 0) + 1;
-        if (grow((void **) &k->syms, allocated_syms, k->n + 1, sizeof(KernelSymbol)) < 0 ||
-            grow((void **) &k->arena, allocated_arena, k->arena_size + need, 1) < 0)
+        if (GROW_ARRAY(k->syms, *allocated_syms, k->n + 1, 4096) < 0 ||
+            GROW_ARRAY(k->arena, *allocated_arena, k->arena_size + need, 4096) < 0)
                 return -ENOMEM;
         char *d = k->arena + k->arena_size;
         memcpy(d, name, nl);

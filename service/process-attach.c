@@ -12,7 +12,7 @@
 
 #include "authorization.h"
 #include "cleanup.h"
-#include "proc-pid.h"
+#include "proc-util.h"
 
 /* Threads created while /proc/PID/task is read are caught by another read;
  * inherit covers the ones they create after their own events are open. */

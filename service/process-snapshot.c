@@ -12,7 +12,7 @@
 
 #include "cleanup.h"
 #include "container-snapshot.h"
-#include "proc-pid.h"
+#include "proc-util.h"
 #include "vdso-image.h"
 
 #define MOUNTINFO_MAX_BYTES (4u << 20)
@@ -138,15 +138,12 @@ int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, i
 
 int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
                          void (*between)(void *userdata), void *userdata) {
-        DIR *d = opendir("/proc");
+        _cleanup_closedir_ DIR *d = opendir("/proc");
         if (!d)
                 return -errno;
         int count = 0, r = 0;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                pid_t pid;
-                if (!proc_entry_pid(de->d_name, &pid))
-                        continue;
+        pid_t pid;
+        while (proc_dir_next_pid(d, &pid, NULL)) {
                 r = process_snapshot(w, maps, pinned, time, pid, NULL);
                 if (between)
                         between(userdata);
@@ -158,6 +155,5 @@ int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
                         break;
                 count++;
         }
-        closedir(d);
         return r < 0 ? r : count;
 }

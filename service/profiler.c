@@ -12,15 +12,12 @@
 #include "cleanup.h"
 #include "container-targets.h"
 #include "manager.h"
-#include "periscope-errors.h"
-#include "proc-pid.h"
+#include "dbus-api.h"
+#include "proc-util.h"
 #include "recording-control.h"
 #include "process-snapshot.h"
 #include "record-options.h"
 #include "recording.h"
-
-#define PROFILER_PATH "/org/periscope/Profiler1"
-#define PROFILER_INTERFACE "org.periscope.Profiler1"
 
 /* The capture fd must be something we can write a stream to: a regular file
  * open for writing at offset 0 without O_APPEND, or a pipe/socket. */
@@ -186,21 +183,17 @@ static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *
         r = sd_bus_message_open_container(reply, 'a', "a{sv}");
         if (r < 0)
                 return r;
-        DIR *d = opendir("/proc");
+        _cleanup_closedir_ DIR *d = opendir("/proc");
         if (!d)
                 return -errno;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                pid_t pid;
-                if (!proc_entry_pid(de->d_name, &pid))
-                        continue;
+        pid_t pid;
+        while (proc_dir_next_pid(d, &pid, NULL)) {
                 if (caller.uid != 0 && !caller_owns_process(caller.uid, pid))
                         continue;
                 r = append_process_target(reply, pid);
                 if (r < 0)
                         break;
         }
-        closedir(d);
         if (r < 0)
                 return r;
         /* Podman containers and Flatpak instances, with their processes. */

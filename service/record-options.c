@@ -11,7 +11,7 @@
 #include "cleanup.h"
 #include "container-list.h"
 #include "counters.h"
-#include "periscope-errors.h"
+#include "dbus-api.h"
 
 typedef struct RecordOptionSpec RecordOptionSpec;
 

@@ -9,16 +9,11 @@
 
 #include "capture-types.h"
 #include "cleanup.h"
-#include "periscope-errors.h"
+#include "dbus-api.h"
 #include "recording.h"
+#include "time-util.h"
 
 #define ADD_MARK_MAX_MESSAGE 4096
-
-static int64_t now_nsec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Code addresses that programs put in their rings get symbolized at Stop
  * like those of perf samples. */
@@ -76,7 +71,7 @@ void recording_control_stop(Recording *r) {
                                    (unsigned long long) st->rings_refused, (unsigned long long) st->frames_copied,
                                    (unsigned long long) st->frames_skipped, (unsigned long long) st->bytes_drained);
                 if (st->peers > 0)
-                        (void) capture_writer_add_metadata(r->writer, now_nsec(), -1, -1, "periscope.control", buf,
+                        (void) capture_writer_add_metadata(r->writer, now_monotonic_ns(), -1, -1, "periscope.control", buf,
                                                            (size_t) len);
         }
         if (st->write_error < 0)
@@ -175,7 +170,7 @@ int recording_method_add_mark(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (duration < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "AddMark: duration is %lld ns; it cannot be negative", (long long) duration);
-        int64_t now = now_nsec();
+        int64_t now = now_monotonic_ns();
         if (time == 0)
                 time = now; /* "now", for clients without CLOCK_MONOTONIC at hand */
         if (time < r->start_time || time > now)

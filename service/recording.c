@@ -20,7 +20,7 @@
 
 #include "cleanup.h"
 #include "container-snapshot.h"
-#include "periscope-errors.h"
+#include "dbus-api.h"
 #include "process-attach.h"
 #include "process-snapshot.h"
 #include "recording-control.h"

@@ -31,13 +31,10 @@
 
 #include <sysprof-capture.h>
 
-#define TEST_GROUP "periscope-test"
+#include "fd-passing.h"
+#include "time-util.h"
 
-static int64_t now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#define TEST_GROUP "periscope-test"
 
 static int gettid_(void) {
         return (int) syscall(SYS_gettid);
@@ -118,11 +115,11 @@ static int run_rate(int n) {
         int tid = gettid_();
         printf("thread %d\n", tid);
         fflush(stdout);
-        int64_t start = now_ns();
+        int64_t start = now_monotonic_ns();
         for (int i = 0; i < n; i++) {
                 /* 100 000 per second: mark i is due at start + 10 µs * i. */
                 int64_t due = start + (int64_t) i * 10000;
-                while (now_ns() < due)
+                while (now_monotonic_ns() < due)
                         ;
                 char msg[64];
                 snprintf(msg, sizeof(msg), "tid=%d seq=%d", tid, i);
@@ -146,20 +143,8 @@ static int control_fd(void) {
 }
 
 static int receive_ring(int sock, Ring *ring) {
-        char byte;
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                uint8_t buf[CMSG_SPACE(sizeof(int))];
-        } control;
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
-                              .msg_controllen = sizeof(control.buf) };
-        if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+        if (fd_receive_with_byte(sock, MSG_CMSG_CLOEXEC, NULL, &ring->fd) < 0 || ring->fd < 0)
                 return -1;
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        if (!c || c->cmsg_type != SCM_RIGHTS)
-                return -1;
-        memcpy(&ring->fd, CMSG_DATA(c), sizeof(int));
         off_t total = lseek(ring->fd, 0, SEEK_END);
         long page = sysconf(_SC_PAGESIZE);
         uint8_t *map = mmap(NULL, (size_t) total, PROT_READ | PROT_WRITE, MAP_SHARED, ring->fd, 0);
@@ -191,7 +176,7 @@ static void put_mark(Ring *r, const char *name) {
         memcpy(f, &len, 2);
         int32_t pid = getpid();
         memcpy(f + 4, &pid, 4);
-        int64_t t = now_ns();
+        int64_t t = now_monotonic_ns();
         memcpy(f + 8, &t, 8);
         f[16] = 10; /* MARK */
         snprintf((char *) f + 32, 24, "%s", TEST_GROUP);
@@ -301,7 +286,7 @@ int main(int argc, char **argv) {
                 return 2;
         }
         setvbuf(stdout, NULL, _IOLBF, 0);
-        printf("pid %d %" PRId64 "\n", getpid(), now_ns());
+        printf("pid %d %" PRId64 "\n", getpid(), now_monotonic_ns());
         int r;
         if (strcmp(argv[1], "threads") == 0 && argc == 4)
                 r = run_threads(atoi(argv[2]), atoi(argv[3]));
@@ -317,6 +302,6 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "collector-client: unknown mode %s\n", argv[1]);
                 return 2;
         }
-        printf("end %" PRId64 "\n", now_ns());
+        printf("end %" PRId64 "\n", now_monotonic_ns());
         return r;
 }

@@ -24,12 +24,7 @@
 #include "control-ring.h"
 #include "counters.h"
 #include "symbols.h"
-
-static int64_t now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#include "time-util.h"
 
 /* Adds every sized function symbol of exe, loaded at base in pid. */
 static int symbolize(CaptureWriter *w, const char *exe, int32_t pid, uint64_t base) {
@@ -64,7 +59,7 @@ static int symbolize(CaptureWriter *w, const char *exe, int32_t pid, uint64_t ba
                 fprintf(stderr, "control-record: no symbols from nm for %s\n", exe);
                 return -ENOENT;
         }
-        r = symbol_table_builder_write(b, w, now_ns());
+        r = symbol_table_builder_write(b, w, now_monotonic_ns());
         symbol_table_builder_free(b);
         return r;
 }
@@ -103,7 +98,7 @@ int main(int argc, char **argv) {
         ControlServer *srv;
         Counters *ctr = NULL;
         int r;
-        if ((r = sd_event_new(&e)) < 0 || (r = capture_writer_new_fd(fd, now_ns(), &w)) < 0 ||
+        if ((r = sd_event_new(&e)) < 0 || (r = capture_writer_new_fd(fd, now_monotonic_ns(), &w)) < 0 ||
             (r = control_server_new(e, w, &ids, &srv)) < 0) {
                 fprintf(stderr, "control-record: setup: %s\n", strerror(-r));
                 return 1;

@@ -24,12 +24,7 @@
 #include "capture.h"
 #include "control-ring.h"
 #include "test-check.h"
-
-static int64_t now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#include "time-util.h"
 
 /* What a client said about itself on stdout. */
 typedef struct Client {
@@ -107,7 +102,7 @@ static void client_parse(Client *c) {
 
 /* Runs the loop until every client exited and every control socket closed. */
 static void run_until_done(sd_event *e, ControlServer *srv, Client *clients, int n) {
-        int64_t deadline = now_ns() + 60 * 1000000000ll;
+        int64_t deadline = now_monotonic_ns() + 60 * 1000000000ll;
         for (;;) {
                 bool all = true;
                 for (int i = 0; i < n; i++) {
@@ -116,7 +111,7 @@ static void run_until_done(sd_event *e, ControlServer *srv, Client *clients, int
                 }
                 if (all && control_server_get_n_peers(srv) == 0)
                         break;
-                if (now_ns() > deadline) {
+                if (now_monotonic_ns() > deadline) {
                         fail("clients or control sockets still alive after 60 s");
                         break;
                 }
@@ -351,7 +346,7 @@ static int test_threads(const char *client_path) {
         FILE *tmp = tmpfile();
         int fd = fileno(tmp);
         CaptureWriter *w;
-        int64_t t0 = now_ns();
+        int64_t t0 = now_monotonic_ns();
         if (capture_writer_new_fd(fd, t0, &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
@@ -404,7 +399,7 @@ static int test_rate(const char *client_path) {
         FILE *tmp = tmpfile();
         int fd = fileno(tmp);
         CaptureWriter *w;
-        if (capture_writer_new_fd(fd, now_ns(), &w) < 0)
+        if (capture_writer_new_fd(fd, now_monotonic_ns(), &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
         ControlServer *srv;
@@ -479,7 +474,7 @@ static int test_hostile(const char *client_path) {
         FILE *tmp = tmpfile();
         int fd = fileno(tmp);
         CaptureWriter *w;
-        if (capture_writer_new_fd(fd, now_ns(), &w) < 0)
+        if (capture_writer_new_fd(fd, now_monotonic_ns(), &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
         ControlServer *srv;

@@ -19,15 +19,10 @@
 #include "capture.h"
 #include "counters.h"
 #include "test-check.h"
+#include "time-util.h"
 
 #define INTERVAL_MS 100
 #define ALLOC_BYTES (200ull << 20)
-
-static int64_t now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* /proc/stat "cpu" line: busy and total jiffies, the way the counter counts. */
 static void proc_cpu(uint64_t *busy, uint64_t *total) {
@@ -73,8 +68,8 @@ static int64_t proc_mem_used(void) {
 }
 
 static void run_loop_for(sd_event *e, int64_t ns) {
-        int64_t end = now_ns() + ns;
-        while (now_ns() < end)
+        int64_t end = now_monotonic_ns() + ns;
+        while (now_monotonic_ns() < end)
                 sd_event_run(e, 10000);
 }
 
@@ -119,7 +114,7 @@ int main(void) {
         FILE *tmp = tmpfile();
         int fd = fileno(tmp);
         CaptureWriter *w;
-        if (capture_writer_new_fd(fd, now_ns(), &w) < 0)
+        if (capture_writer_new_fd(fd, now_monotonic_ns(), &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
         Counters *c;
@@ -133,19 +128,19 @@ int main(void) {
 
         /* Phase 1: one CPU busy for 1.5 s. */
         uint64_t busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
-        int64_t cpu_t0 = now_ns();
+        int64_t cpu_t0 = now_monotonic_ns();
         proc_cpu(&busy0, &total0);
         pid_t pid = fork();
         if (pid == 0) {
-                int64_t end = now_ns() + 1500 * 1000000ll;
+                int64_t end = now_monotonic_ns() + 1500 * 1000000ll;
                 volatile uint64_t x = 0;
-                while (now_ns() < end)
+                while (now_monotonic_ns() < end)
                         x++;
                 _exit(0);
         }
         run_loop_until_exit(e, pid);
         proc_cpu(&busy1, &total1);
-        int64_t cpu_t1 = now_ns();
+        int64_t cpu_t1 = now_monotonic_ns();
 
         /* Phase 2: a child touches 200 MB and holds it; up to five
          * times, since other processes on a shared machine move memory too. */
@@ -175,7 +170,7 @@ int main(void) {
                 /* A counter sample right next to each /proc read, as close
                  * as possible around the touching of the 200 MB. */
                 mem0[k] = proc_mem_used();
-                mem_t0[k] = now_ns();
+                mem_t0[k] = now_monotonic_ns();
                 counters_sample(c);
                 if (write(gofd[1], "g", 1) != 1)
                         return 1;
@@ -185,7 +180,7 @@ int main(void) {
                         ;
                 close(pipefd[0]);
                 mem1[k] = proc_mem_used();
-                mem_t1[k] = now_ns();
+                mem_t1[k] = now_monotonic_ns();
                 counters_sample(c);
                 run_loop_until_exit(e, pid);
                 run_loop_for(e, 3 * INTERVAL_MS * 1000000ll);

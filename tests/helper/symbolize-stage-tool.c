@@ -21,6 +21,7 @@
 #include "cleanup.h"
 #include "symbolize.h"
 #include "symbols.h"
+#include "time-util.h"
 
 static void progress(uint64_t done, uint64_t total, void *userdata) {
         printf("progress %" PRIu64 "/%" PRIu64 "\n", done, total);
@@ -91,9 +92,7 @@ static int cmd_record(int argc, char **argv) {
                st.helper_failures);
         _cleanup_close_ int cfd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         CaptureWriter *w = NULL;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        int64_t now = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+        int64_t now = now_monotonic_ns();
         if (cfd < 0 || capture_writer_new_fd(cfd, now, &w) < 0)
                 return 1;
         if ((r = symbol_table_builder_write(b, w, now)) < 0 || (r = capture_writer_flush(w)) < 0) {

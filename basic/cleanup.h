@@ -2,6 +2,7 @@
  * component (plain C; GLib code uses g_autoptr/g_autofree instead). */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,12 @@ static inline void fclosep(FILE **f) {
         if (*f)
                 fclose(*f);
 }
+
+static inline void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
 
 /* Closes an fd and keeps errno intact, so error paths can still report it. */
 static inline int safe_close(int fd) {

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture-bytes.h"
+#include "unaligned.h"
 #include "cleanup.h"
 
 void helper_writer_init(HelperWriter *w, size_t limit) {
@@ -56,19 +56,19 @@ void helper_put_u8(HelperWriter *w, uint8_t v) {
 void helper_put_u16(HelperWriter *w, uint16_t v) {
         uint8_t *p = writer_extend(w, 2);
         if (p)
-                capture_store_u16(p, v);
+                unaligned_store_u16(p, v);
 }
 
 void helper_put_u32(HelperWriter *w, uint32_t v) {
         uint8_t *p = writer_extend(w, 4);
         if (p)
-                capture_store_u32(p, v);
+                unaligned_store_u32(p, v);
 }
 
 void helper_put_u64(HelperWriter *w, uint64_t v) {
         uint8_t *p = writer_extend(w, 8);
         if (p)
-                capture_store_u64(p, v);
+                unaligned_store_u64(p, v);
 }
 
 void helper_put_bytes(HelperWriter *w, const void *src, size_t n) {
@@ -112,17 +112,17 @@ uint8_t helper_get_u8(HelperReader *r) {
 
 uint16_t helper_get_u16(HelperReader *r) {
         const uint8_t *p = reader_take(r, 2);
-        return p ? capture_load_u16(p, true) : 0;
+        return p ? unaligned_load_u16(p, true) : 0;
 }
 
 uint32_t helper_get_u32(HelperReader *r) {
         const uint8_t *p = reader_take(r, 4);
-        return p ? capture_load_u32(p, true) : 0;
+        return p ? unaligned_load_u32(p, true) : 0;
 }
 
 uint64_t helper_get_u64(HelperReader *r) {
         const uint8_t *p = reader_take(r, 8);
-        return p ? capture_load_u64(p, true) : 0;
+        return p ? unaligned_load_u64(p, true) : 0;
 }
 
 void helper_get_bytes(HelperReader *r, void *dst, size_t n) {
@@ -194,21 +194,21 @@ bool helper_utf8_valid(const char *str, size_t n) {
 }
 
 void helper_header_encode(uint8_t out[HELPER_HEADER_SIZE], const HelperMessageHeader *h) {
-        capture_store_u32(out, h->magic);
-        capture_store_u16(out + 4, h->type);
-        capture_store_u16(out + 6, h->flags);
-        capture_store_u32(out + 8, h->request_id);
-        capture_store_u32(out + 12, h->payload_size);
+        unaligned_store_u32(out, h->magic);
+        unaligned_store_u16(out + 4, h->type);
+        unaligned_store_u16(out + 6, h->flags);
+        unaligned_store_u32(out + 8, h->request_id);
+        unaligned_store_u32(out + 12, h->payload_size);
 }
 
 int helper_header_decode(const uint8_t *in, size_t n, HelperMessageHeader *h) {
         if (n < HELPER_HEADER_SIZE)
                 return -EBADMSG;
-        h->magic = capture_load_u32(in, true);
-        h->type = capture_load_u16(in + 4, true);
-        h->flags = capture_load_u16(in + 6, true);
-        h->request_id = capture_load_u32(in + 8, true);
-        h->payload_size = capture_load_u32(in + 12, true);
+        h->magic = unaligned_load_u32(in, true);
+        h->type = unaligned_load_u16(in + 4, true);
+        h->flags = unaligned_load_u16(in + 6, true);
+        h->request_id = unaligned_load_u32(in + 8, true);
+        h->payload_size = unaligned_load_u32(in + 12, true);
         if (h->magic != HELPER_PROTOCOL_MAGIC)
                 return -EBADMSG;
         if (h->flags & ~(uint16_t) HELPER_FLAG_PAYLOAD_MEMFD)
