@@ -10,7 +10,7 @@
 #    the counter sources; AddMark from outside lands in the capture;
 #  - `periscope report --marks/--counters/--timeline` on the results.
 # Needs PERISCOPED, PERISCOPE, CLIENT, CHECK (test-control-ring), WORKLOAD.
-. "$(dirname "$0")/../service/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${CLIENT:?}" "${CHECK:?}" "${WORKLOAD:?}"
 private_bus_start
 periscoped_start
@@ -85,7 +85,7 @@ echo "ok: memory report names the leaks exactly"
 cap=$TEST_TMP/addmark.syscap
 "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- sleep 1.5 >"$TEST_TMP/addmark.out" 2>&1 &
 rec=$!
-_cleanup_pids+=($rec)
+private_bus_track $rec
 path=
 for _ in $(seq 50); do
         path=$(busctl --address="$BUS_ADDRESS" tree org.periscope.Profiler1 --list 2>/dev/null |

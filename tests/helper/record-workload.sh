@@ -1,5 +1,5 @@
 # record-workload.sh (sourced by the end-to-end helper tests, after
-# tests/service/private-bus.sh): builds a workload of this folder, records
+# tests/lib/periscoped-bus.sh): builds a workload of this folder, records
 # it through a periscoped on a private bus, and folds the report.
 #   build_workload NAME SOURCE [CC FLAGS…]   → $TEST_TMP/NAME
 #   record_folded NAME [WORKLOAD ARGS…]      → $TEST_TMP/NAME.syscap, $TEST_TMP/NAME.folded

@@ -34,6 +34,12 @@ private_bus_track() {
 # EXTERNAL auth) listening on $PRIVATE_BUS_DIR/system_bus_socket and exports
 # DBUS_SYSTEM_BUS_ADDRESS for everything started afterwards.
 private_bus_start() {
+        _private_bus_start_daemon
+}
+
+# The body of private_bus_start, under a second name so that
+# periscoped-bus.sh can wrap private_bus_start.
+_private_bus_start_daemon() {
         command -v dbus-daemon >/dev/null || { echo "private-bus: dbus-daemon is missing (apt-get install -y dbus)"; return 1; }
         local dir
         PRIVATE_BUS_SAVED_PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)
@@ -123,14 +129,14 @@ private_polkit_start() {
 }
 
 # private_bus_stop: kills every tracked pid (newest first: services, polkitd,
-# then the bus), waits a moment for each, then SIGKILLs what is left.
+# then the bus), waits up to 10 s for each, then SIGKILLs what is left.
 private_bus_stop() {
         local i pid
         for ((i = ${#PRIVATE_BUS_PIDS[@]} - 1; i >= 0; i--)); do
                 pid=${PRIVATE_BUS_PIDS[$i]}
                 kill -TERM "$pid" 2>/dev/null || continue
                 local n
-                for n in $(seq 40); do
+                for n in $(seq 200); do # 10 s: a sanitized daemon writes its report first
                         kill -0 "$pid" 2>/dev/null || break
                         sleep 0.05
                 done

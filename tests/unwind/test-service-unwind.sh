@@ -6,7 +6,7 @@
 # only (bytes per sample far below the 16 KiB stack copies); stack-size is
 # checked. Runs periscoped on a private bus, tables come from the sandboxed
 # helper.
-. "$(dirname "$0")/../service/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${CAPTURE_JSON:?}" "${DEEP:?}" "${QSORT:?}" "${THREADS:?}"
 min_ok=${UNWIND_MIN_OK:-99}
 # Two seconds of CPU per workload: the samples before main (the dynamic
