@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "unaligned.h"
 #include "cleanup.h"
+#include "unaligned.h"
 
 #define WRITER_BUFFER_SIZE (256 * 1024)
 

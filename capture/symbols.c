@@ -6,13 +6,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "unaligned.h"
 #include "alloc-util.h"
 #include "cleanup.h"
+#include "unaligned.h"
 
 /* "__periscope/symbols" layout, version 1 (all little-endian). */
 #define PSYM_MAGIC "PSCPSYMB"
@@ -415,33 +416,51 @@ static int builder_mapping_cmp(const void *a, const void *b) {
         return c ? c : cmp_u64(x->start, y->start);
 }
 
-/* The basename of the file mapped at addr in pid, interned, or 0. The
- * mappings must be sorted by builder_mapping_cmp. */
-static int64_t builder_module_tag(SymbolTableBuilder *b, int32_t pid, uint64_t addr) {
-        size_t lo = 0, hi = b->n_mappings;
+/* The mapping of pid that holds addr in an array sorted by (pid, start),
+ * whose elements have pid, start and end members; NULL when none. Mappings
+ * may overlap (a file mapped again): scans back from the last one starting
+ * at or before addr within pid. */
+static const void *mapping_find(const void *array, size_t n, size_t size, size_t pid_offset, size_t start_offset,
+                                size_t end_offset, int32_t pid, uint64_t addr) {
+#define FIELD(i, off, type) (*(const type *) ((const uint8_t *) array + (i) * size + (off)))
+        size_t lo = 0, hi = n;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                const BuilderMapping *m = &b->mappings[mid];
-                int c = cmp_pid(m->pid, pid);
-                if (c < 0 || (c == 0 && m->start <= addr))
+                int c = cmp_pid(FIELD(mid, pid_offset, int32_t), pid);
+                if (c < 0 || (c == 0 && FIELD(mid, start_offset, uint64_t) <= addr))
                         lo = mid + 1;
                 else
                         hi = mid;
         }
         for (size_t i = lo; i > 0; i--) {
-                const BuilderMapping *m = &b->mappings[i - 1];
-                if (m->pid != pid)
+                if (FIELD(i - 1, pid_offset, int32_t) != pid)
                         break;
-                if (addr >= m->end)
-                        continue;
-                const char *path = string_pool_get(&b->strings, m->path);
-                const char *slash = strrchr(path, '/');
-                _cleanup_free_ char *base = strdup(slash ? slash + 1 : path);
-                if (!base)
-                        return -ENOMEM;
-                return string_pool_intern(&b->strings, base);
+                if (addr < FIELD(i - 1, end_offset, uint64_t))
+                        return (const uint8_t *) array + (i - 1) * size;
         }
-        return 0;
+        return NULL;
+#undef FIELD
+}
+
+#define MAPPING_FIND(array, n, want_pid, want_addr)                                                   \
+        ((const __typeof__(*(array)) *) mapping_find((array), (n), sizeof(*(array)),                     \
+                                                     offsetof(__typeof__(*(array)), pid),                \
+                                                     offsetof(__typeof__(*(array)), start),              \
+                                                     offsetof(__typeof__(*(array)), end), (want_pid),    \
+                                                     (want_addr)))
+
+/* The basename of the file mapped at addr in pid, interned, or 0. The
+ * mappings must be sorted by builder_mapping_cmp. */
+static int64_t builder_module_tag(SymbolTableBuilder *b, int32_t pid, uint64_t addr) {
+        const BuilderMapping *m = MAPPING_FIND(b->mappings, b->n_mappings, pid, addr);
+        if (!m)
+                return 0;
+        const char *path = string_pool_get(&b->strings, m->path);
+        const char *slash = strrchr(path, '/');
+        _cleanup_free_ char *base = strdup(slash ? slash + 1 : path);
+        if (!base)
+                return -ENOMEM;
+        return string_pool_intern(&b->strings, base);
 }
 
 int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_data, size_t *ret_len) {
@@ -896,24 +915,5 @@ const SymbolRange *symbol_table_lookup(const SymbolTable *t, int32_t pid, uint64
 }
 
 const SymbolMapping *symbol_table_lookup_mapping(const SymbolTable *t, int32_t pid, uint64_t addr) {
-        /* Mappings may overlap (a file mapped again), so scan back from the
-         * last one starting at or before addr within pid. */
-        size_t lo = 0, hi = t->n_mappings;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                const SymbolMapping *m = &t->mappings[mid];
-                int c = cmp_pid(m->pid, pid);
-                if (c < 0 || (c == 0 && m->start <= addr))
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        for (size_t i = lo; i > 0; i--) {
-                const SymbolMapping *m = &t->mappings[i - 1];
-                if (m->pid != pid)
-                        break;
-                if (addr < m->end)
-                        return m;
-        }
-        return NULL;
+        return MAPPING_FIND(t->mappings, t->n_mappings, pid, addr);
 }

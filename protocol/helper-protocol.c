@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "unaligned.h"
 #include "cleanup.h"
+#include "unaligned.h"
 
 void helper_writer_init(HelperWriter *w, size_t limit) {
         *w = (HelperWriter) { .limit = limit };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io-util.h"
 
 #define MAX_DEVICES 16
 
@@ -35,20 +36,11 @@ static ssize_t read_small_file(const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        size_t len = 0;
-        while (len < size - 1) {
-                ssize_t k = read(fd, buf + len, size - 1 - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
+        ssize_t len = read_full(fd, buf, size - 1, -1);
+        if (len < 0)
+                return len;
         buf[len] = 0;
-        return (ssize_t) len;
+        return len;
 }
 
 static int read_u64_file(const char *path, uint64_t *ret) {
@@ -458,39 +450,47 @@ static const CounterSourceOps cpufreq_ops = {
         .open = cpufreq_open, .sample = cpufreq_sample, .close = free_state,
 };
 
-static int energy_open(CounterSource *s) {
+/* Calls add() for each entry of the /sys/class directory dir (names of at
+ * most 64 bytes) until the source holds its most counters. */
+static int file_state_open_class(CounterSource *s, const char *dir,
+                                 void (*add)(CounterSource *s, FileState *st, const char *dir, const char *entry)) {
         FileState *st = calloc(1, sizeof(*st));
         if (!st)
                 return -ENOMEM;
         s->state = st;
-        DIR *d = opendir("/sys/class/powercap");
+        _cleanup_closedir_ DIR *d = opendir(dir);
         if (!d)
                 return -ENOENT;
         struct dirent *de;
-        while ((de = readdir(d)) && st->n < COUNTER_SOURCE_MAX_COUNTERS) {
-                if (de->d_name[0] == '.' || strlen(de->d_name) > 64)
-                        continue;
-                char path[160], label[64] = "";
-                snprintf(path, sizeof(path), "/sys/class/powercap/%s/energy_uj", de->d_name);
-                uint64_t v, range = 0;
-                if (read_u64_file(path, &v) < 0)
-                        continue;
-                char rpath[160];
-                snprintf(rpath, sizeof(rpath), "/sys/class/powercap/%s/max_energy_range_uj", de->d_name);
-                (void) read_u64_file(rpath, &range);
-                snprintf(rpath, sizeof(rpath), "/sys/class/powercap/%s/name", de->d_name);
-                if (read_small_file(rpath, label, sizeof(label)) > 0)
-                        label[strcspn(label, "\n")] = 0;
-                char name[32];
-                snprintf(name, sizeof(name), "%s %s", de->d_name, label);
-                counter_source_define(s, "Energy", name, "power from RAPL/powercap, watts", CAPTURE_COUNTER_DOUBLE);
-                snprintf(st->paths[st->n], sizeof(st->paths[0]), "%s", path);
-                st->prev[st->n] = v;
-                st->range[st->n] = range;
-                st->n++;
-        }
-        closedir(d);
+        while ((de = readdir(d)) && st->n < COUNTER_SOURCE_MAX_COUNTERS)
+                if (de->d_name[0] != '.' && strlen(de->d_name) <= 64)
+                        add(s, st, dir, de->d_name);
         return st->n > 0 ? 0 : -ENOENT;
+}
+
+static void energy_add(CounterSource *s, FileState *st, const char *dir, const char *entry) {
+        char path[160], label[64] = "";
+        snprintf(path, sizeof(path), "%s/%s/energy_uj", dir, entry);
+        uint64_t v, range = 0;
+        if (read_u64_file(path, &v) < 0)
+                return;
+        char rpath[160];
+        snprintf(rpath, sizeof(rpath), "%s/%s/max_energy_range_uj", dir, entry);
+        (void) read_u64_file(rpath, &range);
+        snprintf(rpath, sizeof(rpath), "%s/%s/name", dir, entry);
+        if (read_small_file(rpath, label, sizeof(label)) > 0)
+                label[strcspn(label, "\n")] = 0;
+        char name[32];
+        snprintf(name, sizeof(name), "%s %s", entry, label);
+        counter_source_define(s, "Energy", name, "power from RAPL/powercap, watts", CAPTURE_COUNTER_DOUBLE);
+        snprintf(st->paths[st->n], sizeof(st->paths[0]), "%s", path);
+        st->prev[st->n] = v;
+        st->range[st->n] = range;
+        st->n++;
+}
+
+static int energy_open(CounterSource *s) {
+        return file_state_open_class(s, "/sys/class/powercap", energy_add);
 }
 
 static int energy_sample(CounterSource *s, int64_t dt_nsec) {
@@ -510,33 +510,23 @@ static const CounterSourceOps energy_ops = {
         .open = energy_open, .sample = energy_sample, .close = free_state,
 };
 
+static void battery_add(CounterSource *s, FileState *st, const char *dir, const char *entry) {
+        char path[160], type[32];
+        snprintf(path, sizeof(path), "%s/%s/type", dir, entry);
+        if (read_small_file(path, type, sizeof(type)) <= 0 || strncmp(type, "Battery", 7) != 0)
+                return;
+        snprintf(path, sizeof(path), "%s/%s/capacity", dir, entry);
+        uint64_t v;
+        if (read_u64_file(path, &v) < 0)
+                return;
+        char name[32];
+        snprintf(name, sizeof(name), "%s", entry);
+        counter_source_define(s, "Battery Charge", name, "charge, %", CAPTURE_COUNTER_DOUBLE);
+        snprintf(st->paths[st->n++], sizeof(st->paths[0]), "%s", path);
+}
+
 static int battery_open(CounterSource *s) {
-        FileState *st = calloc(1, sizeof(*st));
-        if (!st)
-                return -ENOMEM;
-        s->state = st;
-        DIR *d = opendir("/sys/class/power_supply");
-        if (!d)
-                return -ENOENT;
-        struct dirent *de;
-        while ((de = readdir(d)) && st->n < COUNTER_SOURCE_MAX_COUNTERS) {
-                if (de->d_name[0] == '.' || strlen(de->d_name) > 64)
-                        continue;
-                char path[160], type[32];
-                snprintf(path, sizeof(path), "/sys/class/power_supply/%s/type", de->d_name);
-                if (read_small_file(path, type, sizeof(type)) <= 0 || strncmp(type, "Battery", 7) != 0)
-                        continue;
-                snprintf(path, sizeof(path), "/sys/class/power_supply/%s/capacity", de->d_name);
-                uint64_t v;
-                if (read_u64_file(path, &v) < 0)
-                        continue;
-                char name[32];
-                snprintf(name, sizeof(name), "%s", de->d_name);
-                counter_source_define(s, "Battery Charge", name, "charge, %", CAPTURE_COUNTER_DOUBLE);
-                snprintf(st->paths[st->n++], sizeof(st->paths[0]), "%s", path);
-        }
-        closedir(d);
-        return st->n > 0 ? 0 : -ENOENT;
+        return file_state_open_class(s, "/sys/class/power_supply", battery_add);
 }
 
 static int battery_sample(CounterSource *s, int64_t dt_nsec) {

@@ -58,6 +58,58 @@ make_rootfs() { # dir, binary
         chmod -R a+rX "$d"
 }
 
+# The busybox-shell variant of that rootfs (sh and sleep in /bin), imported
+# as root's image: sets image.
+spin_sh_image() {
+        build_spin "$WORK/spin"
+        make_rootfs "$WORK/rootfs" "$WORK/spin"
+        cp /bin/busybox "$WORK/rootfs/bin/busybox"
+        ln -s busybox "$WORK/rootfs/bin/sh"
+        ln -s busybox "$WORK/rootfs/bin/sleep"
+        image=$(podman_import "" "$WORK/rootfs" localhost/periscope-test-spin-sh)
+}
+
+# Runs the spin rootfs as $user's (rootless_user) container name: sets image
+# and pid. Rootless Podman leaves a catatonit pause process: it is ended (by
+# its pid) last, after the container.
+rootless_spin_container() { # name
+        build_spin "$WORK/spin"
+        make_rootfs "$WORK/rootfs" "$WORK/spin"
+        image=$(podman_import "$as_user" "$WORK/rootfs" localhost/periscope-test-spin)
+        cleanup 'kill "$(cat /run/user/'$uid'/libpod/tmp/pause.pid)"'
+        cleanup "$as_user podman rm -f -t 0 $1"
+        $as_user podman run -d --network none --name "$1" "$image" >/dev/null 2>"$WORK/run.err" ||
+                { cat "$WORK/run.err"; fail "rootless podman run failed"; }
+        pid=$($as_user podman inspect -f '{{.State.Pid}}' "$1")
+        [ "$pid" -gt 0 ] || fail "no pid for $1"
+}
+
+# Waits (10 s at most) for the `app` exec'd into the container cid: the one
+# whose parent is the container's conmon (-c CID), none of the pids in skip.
+# Sets app_pid; fails with message when none came.
+wait_exec_app() { # cid, message, [pids to skip, space-separated]
+        local cid=$1 skip=" ${3:-} " p
+        app_pid=
+        for _ in $(seq 200); do
+                for p in $(pgrep -x app || true); do
+                        [[ "$skip" == *" $p "* ]] && continue
+                        tr '\0' ' ' <"/proc/$(ps -o ppid= -p "$p" | tr -d ' ')/cmdline" 2>/dev/null | grep -q -- "-c $cid" && app_pid=$p
+                done
+                [ -n "$app_pid" ] && break
+                sleep 0.05
+        done
+        [ -n "$app_pid" ] || fail "$2"
+}
+
+# A user of scripts/setup.d/60-containers.sh for rootless Podman: sets user,
+# uid, home and as_user (the command prefix that runs as that user).
+rootless_user() { # name
+        user=$1
+        uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
+        home=$(getent passwd "$user" | cut -d: -f6)
+        as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=$home/.config/containers/containers.conf"
+}
+
 # Field of the "map" line for path in the resolver output.
 map_field() { # output-file, path, field
         awk -F'\t' -v p="$2" -v f="$3" '$1 == "map" && $2 == p { for (i = 3; i <= NF; i++) if (index($i, f "=") == 1) { print substr($i, length(f) + 2); exit } }' "$1"
@@ -134,6 +186,23 @@ PY
         echo "ok: $path verified in report --mappings: $(grep -A1 -F "$path" "$WORK/e2e-maps.txt" | tr -s ' \n' ' ')"
 }
 
+# Builds a Flatpak app in dir whose command NAME is BINARY (plus busybox as
+# sh and sleep when asked) and exports it to repo as branch "stable".
+flatpak_build_app() { # dir, app-id, runtime-id, binary, name, repo, [busybox]
+        local A=$1 app_id=$2 rt_id=$3 bin=$4 cmd=$5 repo=$6
+        flatpak build-init "$A" "$app_id" "$rt_id" "$rt_id" 1.0 >/dev/null || fail "build-init failed"
+        mkdir -p "$A/files/bin"
+        cp "$bin" "$A/files/bin/$cmd"
+        if [ "${7:-}" = busybox ]; then
+                cp /bin/busybox "$A/files/bin/busybox"
+                ln -s busybox "$A/files/bin/sleep"
+                ln -s busybox "$A/files/bin/sh"
+        fi
+        flatpak build-finish --command="$cmd" "$A" >/dev/null || fail "build-finish failed"
+        flatpak build-export "$repo" "$A" stable >/dev/null 2>"$WORK/fp-build.err" ||
+                { cat "$WORK/fp-build.err"; fail "app export failed"; }
+}
+
 # Installs a Flatpak runtime (libc, ld.so) and an app whose /app/bin holds
 # BINARY as NAME (its command) plus busybox as sleep/sh, from a local repo
 # (offline), and uninstalls them at exit. Ids and NAME of their own per test:
@@ -151,14 +220,7 @@ flatpak_install_spin_app() { # app-id, runtime-id, remote, binary, name
         flatpak remote-add --system --no-gpg-verify "$remote" "$WORK/fp-repo" || fail "remote-add failed"
         flatpak install -y --system --noninteractive "$remote" "runtime/$rt_id/x86_64/1.0" >/dev/null 2>"$WORK/fp.err" ||
                 { cat "$WORK/fp.err"; fail "runtime install failed"; }
-        flatpak build-init "$A" "$app_id" "$rt_id" "$rt_id" 1.0 >/dev/null || fail "build-init failed"
-        mkdir -p "$A/files/bin"
-        cp "$bin" "$A/files/bin/$cmd"
-        cp /bin/busybox "$A/files/bin/busybox"
-        ln -s busybox "$A/files/bin/sleep"
-        ln -s busybox "$A/files/bin/sh"
-        flatpak build-finish --command="$cmd" "$A" >/dev/null || fail "build-finish failed"
-        flatpak build-export "$WORK/fp-repo" "$A" stable >/dev/null 2>"$WORK/fp.err" || { cat "$WORK/fp.err"; fail "app export failed"; }
+        flatpak_build_app "$A" "$app_id" "$rt_id" "$bin" "$cmd" "$WORK/fp-repo" busybox
         flatpak install -y --system --noninteractive "$remote" "app/$app_id/x86_64/stable" >/dev/null 2>"$WORK/fp.err" ||
                 { cat "$WORK/fp.err"; fail "app install failed"; }
 }

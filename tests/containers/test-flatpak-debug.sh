@@ -84,11 +84,7 @@ install_ref runtime/$rt_id/$arch/1.0
 install_ref runtime/$rt_id.Debug/$arch/1.0
 # The app and its .Debug extension (/app/lib/debug).
 A=$WORK/app
-flatpak build-init "$A" $app_id $rt_id $rt_id 1.0 >/dev/null || fail "build-init failed"
-mkdir -p "$A/files/bin"
-cp "$WORK/dbgapp" "$A/files/bin/dbgapp"
-flatpak build-finish --command=dbgapp "$A" >/dev/null || fail "build-finish failed"
-flatpak build-export "$WORK/repo" "$A" stable >/dev/null 2>"$WORK/err" || { cat "$WORK/err"; fail "app export failed"; }
+flatpak_build_app "$A" $app_id $rt_id "$WORK/dbgapp" dbgapp "$WORK/repo"
 AD=$WORK/app-debug
 mkdir -p "$AD/files/.build-id/${app_bid:0:2}"
 cp "$WORK/dbgapp.debug" "$AD/files/.build-id/${app_bid:0:2}/${app_bid:2}.debug"

@@ -30,11 +30,7 @@ flatpak build-export --runtime "$WORK/repo" "$R" 1.0 >/dev/null 2>"$WORK/err" ||
 flatpak remote-add --system --no-gpg-verify $remote "$WORK/repo" || fail "remote-add failed"
 flatpak install -y --system --noninteractive $remote runtime/$rt_id/x86_64/1.0 >/dev/null 2>"$WORK/err" || { cat "$WORK/err"; fail "runtime install failed"; }
 A=$WORK/app
-flatpak build-init "$A" $app_id $rt_id $rt_id 1.0 >/dev/null || fail "build-init failed"
-mkdir -p "$A/files/bin"
-cp "$WORK/ptapp" "$A/files/bin/ptapp"
-flatpak build-finish --command=ptapp "$A" >/dev/null || fail "build-finish failed"
-flatpak build-export "$WORK/repo" "$A" stable >/dev/null 2>"$WORK/err" || { cat "$WORK/err"; fail "app export failed"; }
+flatpak_build_app "$A" $app_id $rt_id "$WORK/ptapp" ptapp "$WORK/repo"
 flatpak install -y --system --noninteractive $remote app/$app_id/x86_64/stable >/dev/null 2>"$WORK/err" || { cat "$WORK/err"; fail "app install failed"; }
 
 flatpak run $app_id >"$WORK/run.log" 2>&1 &

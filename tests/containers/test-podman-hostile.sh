@@ -9,22 +9,12 @@
 source "$(dirname "$0")/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
 need podman runc fuse-overlayfs runuser truncate
-user=periscope-rlh
-uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
-home=$(getent passwd "$user" | cut -d: -f6)
+rootless_user periscope-rlh
 store=$home/.local/share/containers/storage
-as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=$home/.config/containers/containers.conf"
 cd /
 
-build_spin "$WORK/spin"
-make_rootfs "$WORK/rootfs" "$WORK/spin"
-image=$(podman_import "$as_user" "$WORK/rootfs" localhost/periscope-test-spin)
 name=periscope-test-hostile-$$
-cleanup 'kill "$(cat /run/user/'$uid'/libpod/tmp/pause.pid)"'
-cleanup "$as_user podman rm -f -t 0 $name"
-$as_user podman run -d --network none --name "$name" "$image" >/dev/null 2>"$WORK/run.err" || { cat "$WORK/run.err"; fail "rootless podman run failed"; }
-pid=$($as_user podman inspect -f '{{.State.Pid}}' "$name")
-[ "$pid" -gt 0 ] || fail "no pid for $name"
+rootless_spin_container "$name"
 
 cj=$store/overlay-containers/containers.json
 lj=$store/overlay-layers/layers.json

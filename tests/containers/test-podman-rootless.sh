@@ -6,22 +6,12 @@
 # the store's device).
 source "$(dirname "$0")/lib.sh"
 need podman runc fuse-overlayfs runuser
-user=periscope-rl
-uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
-as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=/home/$user/.config/containers/containers.conf"
+rootless_user periscope-rl
 cd /
 
-build_spin "$WORK/spin"
-make_rootfs "$WORK/rootfs" "$WORK/spin"
-image=$(podman_import "$as_user" "$WORK/rootfs" localhost/periscope-test-spin)
 name=periscope-test-rootless-$$
-# Rootless Podman leaves a catatonit pause process: end it (by its pid) last.
-cleanup 'kill "$(cat /run/user/'$uid'/libpod/tmp/pause.pid)"'
-cleanup "$as_user podman rm -f -t 0 $name"
-$as_user podman run -d --network none --name "$name" "$image" >/dev/null 2>"$WORK/run.err" || { cat "$WORK/run.err"; fail "rootless podman run failed"; }
-pid=$($as_user podman inspect -f '{{.State.Pid}}' "$name")
+rootless_spin_container "$name"
 id=$($as_user podman inspect -f '{{.Id}}' "$name")
-[ "$pid" -gt 0 ] || fail "no pid for $name"
 if cat "/proc/$pid/root/bin/app" >/dev/null 2>&1; then
         fail "root can read /proc/$pid/root/bin/app: this is not the fuse-overlayfs case the test is about"
 fi

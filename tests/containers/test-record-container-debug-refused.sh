@@ -97,9 +97,7 @@ check_refused "$pid" escape "symlink /usr/lib/debug/$rel -> [./]*$WORK/hostonly/
 
 # The same image in a rootless store (the user owns every byte of it): the
 # links are read from the layer, never followed by the kernel.
-user=periscope-rl
-uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
-as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=/home/$user/.config/containers/containers.conf"
+rootless_user periscope-rl
 image_rl=$(podman_import "$as_user" "$WORK/rootfs-escape" localhost/periscope-test-ctdebug-refused-rl)
 cleanup "$as_user podman rmi -f $image_rl"
 name_rl=periscope-test-ctdebug-escape-rl-$$

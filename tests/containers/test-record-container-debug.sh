@@ -15,9 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
 need podman runc fuse-overlayfs runuser objcopy strip readelf python3
-user=periscope-rl
-uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
-as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=/home/$user/.config/containers/containers.conf"
+rootless_user periscope-rl
 cd /
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 

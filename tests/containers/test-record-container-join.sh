@@ -18,12 +18,7 @@ source "$here/lib.sh"
 need podman runc nm python3 pgrep busctl dbus-daemon
 [ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
 
-build_spin "$WORK/spin"
-make_rootfs "$WORK/rootfs" "$WORK/spin"
-cp /bin/busybox "$WORK/rootfs/bin/busybox"
-ln -s busybox "$WORK/rootfs/bin/sh"
-ln -s busybox "$WORK/rootfs/bin/sleep"
-image=$(podman_import "" "$WORK/rootfs" localhost/periscope-test-spin-sh)
+spin_sh_image
 name=periscope-test-join-$$
 cleanup "podman rm -f -t 0 $name"
 podman run -d --network none --name "$name" "$image" /bin/sleep 1000 >/dev/null 2>"$WORK/run.err" ||
@@ -131,9 +126,7 @@ for p in $(pgrep -x sh || true); do grep -qs "libpod-$cid" "/proc/$p/cgroup" && 
 . "$here/../lib/private-bus.sh"
 cleanup private_bus_stop
 private_bus_start || fail "no private bus"
-"$PERISCOPED" --system 2>"$PRIVATE_BUS_DIR/periscoped.log" &
-private_bus_track $!
-private_bus_wait_name org.periscope.Profiler1 10 $! || fail "periscoped did not start"
+private_periscoped_start || fail "periscoped did not start"
 log=$PRIVATE_BUS_DIR/periscoped.log
 "$PERISCOPE" record --container="$name" -o "$WORK/s.syscap" 2>"$WORK/rec2.err" &
 rec=$!

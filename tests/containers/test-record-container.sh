@@ -11,12 +11,7 @@ source "$here/lib.sh"
 need podman runc busctl dbus-daemon nm python3
 [ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
 
-build_spin "$WORK/spin"
-make_rootfs "$WORK/rootfs" "$WORK/spin"
-cp /bin/busybox "$WORK/rootfs/bin/busybox"
-ln -s busybox "$WORK/rootfs/bin/sh"
-ln -s busybox "$WORK/rootfs/bin/sleep"
-image=$(podman_import "" "$WORK/rootfs" localhost/periscope-test-spin-sh)
+spin_sh_image
 name=periscope-test-record-ctr-$$
 cleanup "podman rm -f -t 0 $name"
 mkdir -p "$WORK/trigger"

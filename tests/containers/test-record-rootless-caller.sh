@@ -87,9 +87,7 @@ cleanup "kill $root_proc"
 
 private_bus_start || fail "no private bus"
 private_polkit_start || fail "no polkitd"
-"$PERISCOPED" --system 2>"$PRIVATE_BUS_DIR/periscoped.log" &
-private_bus_track $!
-private_bus_wait_name org.periscope.Profiler1 10 $! || fail "periscoped did not start"
+private_periscoped_start || fail "periscoped did not start"
 out=$WORK/out
 mkdir "$out" && chown $user: "$out"
 as_user() { runuser -u $user -- "$@"; }

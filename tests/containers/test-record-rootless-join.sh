@@ -18,9 +18,7 @@ source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
 need podman runc fuse-overlayfs runuser setpriv nm python3 pgrep dbus-daemon
 [ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
-user=periscope-rl
-uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
-as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=/home/$user/.config/containers/containers.conf"
+rootless_user periscope-rl
 cd /
 
 build_spin "$WORK/spin"
@@ -41,15 +39,7 @@ for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break;
 grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
 $as_user podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/exec.out"; fail "podman exec failed"; }
 # The exec'd workload: an `app` whose parent is this container's conmon.
-app_pid=
-for _ in $(seq 200); do
-        for p in $(pgrep -x app || true); do
-                tr '\0' ' ' <"/proc/$(ps -o ppid= -p "$p" | tr -d ' ')/cmdline" 2>/dev/null | grep -q -- "-c $cid" && app_pid=$p
-        done
-        [ -n "$app_pid" ] && break
-        sleep 0.05
-done
-[ -n "$app_pid" ] || fail "the exec'd workload did not start"
+wait_exec_app "$cid" "the exec'd workload did not start"
 sleep 2.5
 kill -INT $rec
 wait $rec || { cat "$WORK/rec.err"; fail "periscope record --container failed"; }
@@ -66,9 +56,7 @@ kill "$app_pid"
 . "$here/../lib/private-bus.sh"
 cleanup private_bus_stop
 private_bus_start || fail "no private bus"
-"$PERISCOPED" --system 2>"$PRIVATE_BUS_DIR/periscoped.log" &
-private_bus_track $!
-private_bus_wait_name org.periscope.Profiler1 10 $! || fail "periscoped did not start"
+private_periscoped_start || fail "periscoped did not start"
 log=$PRIVATE_BUS_DIR/periscoped.log
 out=$WORK/out
 mkdir "$out" && chown "$user:" "$out"
@@ -79,16 +67,7 @@ for _ in $(seq 600); do grep -q "recording .* started for uid $uid" "$log" && br
 grep -q "recording .* started for uid $uid" "$log" || { cat "$log" "$WORK/rec-u.err"; fail "the owner's recording did not start"; }
 before=$( (pgrep -x app || true) | tr '\n' ' ')
 $as_user podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/exec.out"; fail "podman exec failed"; }
-app_pid=
-for _ in $(seq 200); do
-        for p in $(pgrep -x app || true); do
-                [[ " $before " == *" $p "* ]] && continue
-                tr '\0' ' ' <"/proc/$(ps -o ppid= -p "$p" | tr -d ' ')/cmdline" 2>/dev/null | grep -q -- "-c $cid" && app_pid=$p
-        done
-        [ -n "$app_pid" ] && break
-        sleep 0.05
-done
-[ -n "$app_pid" ] || fail "the second exec'd workload did not start"
+wait_exec_app "$cid" "the second exec'd workload did not start" "$before"
 sleep 2.5
 kill -INT $rec
 wait $rec || { cat "$WORK/rec-u.err" "$log"; fail "the owner's periscope record --container failed"; }

@@ -110,6 +110,14 @@ private_bus_wait_name() {
         return 1
 }
 
+# private_periscoped_start: starts $PERISCOPED --system on the private bus
+# (its stderr in $PRIVATE_BUS_DIR/periscoped.log) and waits for its name.
+private_periscoped_start() {
+        "$PERISCOPED" --system 2>"$PRIVATE_BUS_DIR/periscoped.log" &
+        private_bus_track $!
+        private_bus_wait_name org.periscope.Profiler1 10 $!
+}
+
 # private_polkit_start: starts polkitd on the private bus and waits for
 # org.freedesktop.PolicyKit1.
 private_polkit_start() {
