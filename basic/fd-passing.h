@@ -45,6 +45,7 @@ static inline int fd_send_with_byte(int sock, char byte, int fd, int flags) {
  * EINTR. flags: MSG_CMSG_CLOEXEC unless the fd is meant to be inherited.
  * Returns 0, -EPIPE at end of stream, or a negative errno. */
 static inline int fd_receive_with_byte(int sock, int flags, char *ret_byte, int *ret_fd) {
+        *ret_fd = -1;
         char byte;
         struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
         union {
