@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Machine setup for the container tests (tests/containers/), idempotent, as
+# Machine setup for the container tests (tests/resolver/), idempotent, as
 # root: a Podman configuration that works on this kernel (runc, cgroupfs,
 # lower ulimits), and an unprivileged user for rootless Podman with
 # fuse-overlayfs. See /work/shared/RECIPES.md and docs/containers.md.
@@ -53,7 +53,7 @@ EOF2
 [ -e /dev/fuse ] && chmod 666 /dev/fuse
 setup_rootless_user periscope-rl 200000
 setup_rootless_user periscope-rlh 300000
-# The rootless-caller test (tests/containers/test-record-rootless-caller.sh):
+# The rootless-caller test (tests/resolver/test-record-rootless-caller.sh):
 # a user recording its own rootless container through periscoped, and
 # another user whose container it must not get.
 setup_rootless_user periscope-ns 400000

@@ -10,13 +10,13 @@ command -v clang >/dev/null || { echo "clang is missing: apt-get install -y clan
 tmp=$(mktemp -d /tmp/periscope-unwind-fuzz.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
-        -DUNWIND_FUZZ_LIBFUZZER -I "$src/capture" -I "$src/service" \
-        "$src/tests/unwind/fuzz-unwind.c" "$src/capture/unwind-table.c" "$src/service/unwinder.c" \
+        -DUNWIND_FUZZ_LIBFUZZER -I "$src/basic" -I "$src/protocol" -I "$src/service" \
+        "$src/tests/unwind/fuzz-unwind.c" "$src/protocol/unwind-table.c" "$src/service/unwinder.c" \
         "$src/service/unwind-maps.c" -o "$tmp/fuzz-unwind" || {
         echo "building the fuzz target failed (clang with libclang-rt-14-dev needed)"; exit 1; }
 # Seed corpus: the driver's seed, dumped by a one-off build of the driver.
-clang -O1 -D_GNU_SOURCE -std=gnu11 -I "$src/capture" -I "$src/service" \
-        "$src/tests/unwind/fuzz-unwind.c" "$src/capture/unwind-table.c" "$src/service/unwinder.c" \
+clang -O1 -D_GNU_SOURCE -std=gnu11 -I "$src/basic" -I "$src/protocol" -I "$src/service" \
+        "$src/tests/unwind/fuzz-unwind.c" "$src/protocol/unwind-table.c" "$src/service/unwinder.c" \
         "$src/service/unwind-maps.c" -o "$tmp/seed-driver"
 mkdir "$tmp/corpus"
 "$tmp/seed-driver" --dump-seed "$tmp/corpus/seed"

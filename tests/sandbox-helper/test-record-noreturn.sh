@@ -4,7 +4,7 @@
 # next function's first byte) is recorded through the real periscoped, and
 # the report must say main;start_loop;run_forever;leaf_work, never name the
 # function that happens to follow start_loop.
-. "$SERVICE_TESTS/../lib/periscoped-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$(dirname "$0")/record-workload.sh"
 build_workload noreturn workload-noreturn.c -O2 -g -fomit-frame-pointer -falign-functions=1 -fno-reorder-functions
 w=$TEST_TMP/noreturn

@@ -11,22 +11,23 @@ tmp=$(mktemp -d /tmp/periscope-fuzz.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 h=$src/sandbox-helper
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
-        -I "$src/capture" -I "$h" \
-        "$src/tests/helper/fuzz-helper.c" "$h/demangle.c" "$h/dwarf-scopes.c" "$h/elf-identify.c" "$h/helper-server.c" \
-        "$h/minidebuginfo.c" "$h/symbol-index.c" "$h/symbolizer.c" "$h/unwind-compile.c" "$src/capture/helper-protocol.c" \
+        -I "$src/basic" -I "$src/protocol" -I "$h" \
+        "$src/tests/sandbox-helper/fuzz-helper.c" "$h/demangle.c" "$h/dwarf-scopes.c" "$h/elf-identify.c" "$h/helper-server.c" \
+        "$h/minidebuginfo.c" "$h/symbol-index.c" "$h/symbolizer.c" "$h/unwind-compile.c" "$src/protocol/helper-protocol.c" \
+        "$src/basic/io-util.c" \
         -lelf -ldw -llzma -liberty -o "$tmp/fuzz-helper" || {
         echo "building the fuzz target failed (clang with libclang-rt-14-dev needed)"; exit 1; }
 # the service side: validation of answers from a (possibly compromised) helper
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
-        -DPERISCOPE_LIBEXECDIR='"/nonexistent"' -I "$src/capture" -I "$src/resolver" \
-        "$src/tests/helper/fuzz-client.c" "$src/resolver/helper-client.c" "$src/capture/helper-protocol.c" "$src/capture/unwind-table.c" \
+        -DPERISCOPE_LIBEXECDIR='"/nonexistent"' -I "$src/basic" -I "$src/protocol" -I "$src/resolver" \
+        "$src/tests/sandbox-helper/fuzz-client.c" "$src/resolver/helper-client.c" "$src/protocol/helper-protocol.c" "$src/protocol/unwind-table.c" \
         -o "$tmp/fuzz-client" || { echo "building the client fuzz target failed"; exit 1; }
 mkdir "$tmp/client-corpus"
 # seed: a valid one-address SYMBOLIZE answer ("main", from the symbol table)
 printf '\000\000\001\000\000\000\001\000\000\000\000\001\000\000\000\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\004\000\000\000main\000\000\000\000' >"$tmp/client-corpus/symbolize"
 mkdir "$tmp/corpus"
 # seeds: a small C program with DWARF and inlines, the same stripped, and one with MiniDebugInfo-like sections
-gcc -O2 -g -I "$src/tests/helper" -o "$tmp/corpus/inline" "$src/tests/helper/workload-inline.c"
+gcc -O2 -g -I "$src/tests/sandbox-helper" -o "$tmp/corpus/inline" "$src/tests/sandbox-helper/workload-inline.c"
 strip -o "$tmp/corpus/stripped" "$tmp/corpus/inline"
 printf '\177ELF\002\001\001' > "$tmp/corpus/header-only"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1

@@ -12,7 +12,7 @@
 #     --by-process and --comm find both with their hottest functions, the
 #     flame graph has one root frame per process;
 #   - the recording's timeline in Chromium: shared scales, units, ticks.
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${SRCDIR:?}" "${WORKLOAD_BURN:?}"
 gcc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$TEST_TMP/workload-shift" "$SRCDIR/workload-shift.c" ||
         fail "cannot build workload-shift.c (gcc)"

@@ -5,7 +5,7 @@
 # spins in before_exec_spin, then execs sleep; the report names
 # before_exec_spin for its samples, with no "no mapping contains this
 # address".
-. "$SERVICE_TESTS/../lib/periscoped-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$(dirname "$0")/record-workload.sh"
 build_workload exec workload-exec.c -O2 -g
 record_folded exec 1 /bin/sleep 0.3

@@ -2,7 +2,7 @@
 # End to end through the real periscoped: `periscope record` a workload whose
 # hot loop is inlined two levels deep, delete the binary, and the report and
 # both embedded symbol tables still name the functions, inline frames marked.
-. "$SERVICE_TESTS/../lib/periscoped-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${STAGE_TOOL:?}" "${SRCDIR:?}"
 private_bus_start
 periscoped_start

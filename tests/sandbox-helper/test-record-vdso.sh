@@ -5,7 +5,7 @@
 # name the vdso's exported function (__vdso_clock_gettime) under the
 # program's own (the image carries no symbols for its local helpers, which
 # say so), and count the [vdso] mapping as verified.
-. "$SERVICE_TESTS/../lib/periscoped-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$(dirname "$0")/record-workload.sh"
 build_workload vdso workload-vdso.c -O2 -g
 record_folded vdso 1.5

@@ -2,7 +2,7 @@
  * run: its executable is called conmon, its command line says
  * `-c ID`, and its child announces container=podman. Prints the child's pid
  * and waits. A user running it must not get the child counted as a process
- * of container ID (tests/containers/test-fake-conmon.sh).
+ * of container ID (tests/resolver/test-fake-conmon.sh).
  *   fake-conmon -c ID */
 #include <stdio.h>
 #include <stdlib.h>
