@@ -10,9 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "alloc-util.h"
-#include "cleanup.h"
-#include "unaligned.h"
+#include "basic.h"
 
 #define READER_MAX_STREAM_SIZE (4ull << 30) /* non-file inputs are buffered in memory */
 

@@ -10,8 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "unaligned.h"
+#include "basic.h"
 
 #define WRITER_BUFFER_SIZE (256 * 1024)
 

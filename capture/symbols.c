@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc-util.h"
-#include "cleanup.h"
-#include "unaligned.h"
+#include "basic.h"
 
 /* "__periscope/symbols" layout, version 1 (all little-endian). */
 #define PSYM_MAGIC "PSCPSYMB"

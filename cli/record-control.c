@@ -13,8 +13,8 @@
 
 #include <gio/gunixfdlist.h>
 
-#include "dbus-api.h"
-#include "fd-passing.h"
+#include "basic.h"
+#include "protocol.h"
 
 #ifndef PERISCOPE_MEMORY_LIBDIR
 #define PERISCOPE_MEMORY_LIBDIR "/usr/local/lib/periscope"

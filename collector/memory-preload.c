@@ -36,8 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fd-passing.h"
-#include "time-util.h"
+#include "basic.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))

@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "unaligned.h"
+#include "basic.h"
 
 void helper_writer_init(HelperWriter *w, size_t limit) {
         *w = (HelperWriter) { .limit = limit };

@@ -1,7 +1,7 @@
 /* container-list.c: containers and Flatpak instances from /proc (see
  * container-list.h). */
+#include "basic.h"
 #include "container-list.h"
-#include "proc-util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
 #include "podman-storage.h"
 
 void container_instances_free(ContainerInstance *list, size_t n) {

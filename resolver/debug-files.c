@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 
 const char *debug_file_kind_to_string(DebugFileKind k) {
         switch (k) {

@@ -12,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "safe-open.h"
+#include "basic.h"
 #include "tree-open.h"
 
 #define FLATPAK_SYSTEM_INSTALLATION "/var/lib/flatpak"

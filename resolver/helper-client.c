@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "unwind-table.h"
+#include "basic.h"
+#include "protocol.h"
 
 #define CLIENT_BATCH 256u
 

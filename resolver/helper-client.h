@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "helper-protocol.h"
+#include "protocol.h"
 
 typedef struct HelperClient HelperClient;
 

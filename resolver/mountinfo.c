@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "safe-open.h"
+#include "basic.h"
 
 #define MOUNTINFO_MAX_BYTES (16u * 1024 * 1024)
 

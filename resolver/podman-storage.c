@@ -12,9 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "json-value.h"
-#include "safe-open.h"
 
 #define ROOTFUL_STORAGE "/var/lib/containers/storage"
 #define ROOTLESS_STORAGE ".local/share/containers/storage"

@@ -11,10 +11,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "mountinfo.h"
 #include "podman-storage.h"
-#include "safe-open.h"
 
 #define MAPS_MAX_BYTES (64u * 1024 * 1024)
 #define DELETED_SUFFIX " (deleted)"

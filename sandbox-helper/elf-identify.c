@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io-util.h"
+#include "basic.h"
 
 static const struct {
         const char *name;

@@ -17,9 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc-util.h"
-#include "cleanup.h"
-#include "unwind-table.h"
+#include "basic.h"
+#include "protocol.h"
 
 /* DWARF register numbers of the x86-64 psABI. */
 #define X86_64_DWARF_RBP 6

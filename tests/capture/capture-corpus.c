@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 #define FRAME0 CAPTURE_FILE_HEADER_SIZE /* offset of the first frame */
 

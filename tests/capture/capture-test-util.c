@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 
 const uint64_t test_sample_addrs[TEST_N_SAMPLE_ADDRS] = {
         CAPTURE_CONTEXT_KERNEL, 0xffffffff81000010ull, 0xffffffff81000220ull, CAPTURE_CONTEXT_USER,

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture-corpus.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

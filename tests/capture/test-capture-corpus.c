@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture-corpus.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 /* Reads every frame; returns the first error (0 if none) and counts frames. */
 static int drain(CaptureReader *r, unsigned *ret_frames) {

@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 static CaptureReader *open_fd_checked(int fd) {
         CaptureReader *r = NULL;

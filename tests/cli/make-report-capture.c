@@ -20,7 +20,6 @@
 
 #include "capture.h"
 #include "report-fixture.h"
-#include "symbols.h"
 
 #define MUST(expr)                                                                                       \
         do {                                                                                             \

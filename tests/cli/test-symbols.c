@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "symbols.h"
 #include "test-check.h"
 
 #define MUST(expr)                                                                      \

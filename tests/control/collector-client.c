@@ -31,8 +31,7 @@
 
 #include <sysprof-capture.h>
 
-#include "fd-passing.h"
-#include "time-util.h"
+#include "basic.h"
 
 #define TEST_GROUP "periscope-test"
 

@@ -20,11 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture.h"
 #include "control-ring.h"
 #include "counters.h"
-#include "symbols.h"
-#include "time-util.h"
 
 /* Adds every sized function symbol of exe, loaded at base in pid. */
 static int symbolize(CaptureWriter *w, const char *exe, int32_t pid, uint64_t base) {

@@ -21,10 +21,10 @@
 
 #include <sysprof-capture.h>
 
+#include "basic.h"
 #include "capture.h"
 #include "control-ring.h"
 #include "test-check.h"
-#include "time-util.h"
 
 /* What a client said about itself on stdout. */
 typedef struct Client {

@@ -16,10 +16,10 @@
 
 #include <sysprof-capture.h>
 
+#include "basic.h"
 #include "capture.h"
 #include "counters.h"
 #include "test-check.h"
-#include "time-util.h"
 
 #define INTERVAL_MS 100
 #define ALLOC_BYTES (200ull << 20)

@@ -22,11 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "container-list.h"
 #include "debug-trees.h"
 #include "resolver.h"
-#include "safe-open.h"
 
 typedef struct Mapping {
         MappingIdentity id;

@@ -9,11 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "container-info.h"
 #include "json-value.h"
 #include "mountinfo.h"
-#include "safe-open.h"
 #include "test-check.h"
 
 static int parse(const char *s, JsonValue **v) {

@@ -13,11 +13,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "debug-trees.h"
-#include "safe-open.h"
-#include "tree-open.h"
 #include "test-check.h"
+#include "tree-open.h"
 
 static int dir_open(void *userdata, const char *path, int flags, char *shown, size_t shown_size) {
         int *dirfd = userdata;

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "helper-protocol.h"
+#include "protocol.h"
 
 static void put_frame(HelperWriter *w, const char *name, size_t name_len) {
         helper_put_u8(w, HELPER_ADDRESS_OK);

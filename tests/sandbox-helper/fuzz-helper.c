@@ -7,8 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "helper-protocol.h"
 #include "helper-server.h"
+#include "protocol.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

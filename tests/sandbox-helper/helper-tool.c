@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "debug-files.h"
 #include "helper-client.h"
 

@@ -17,11 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture.h"
-#include "cleanup.h"
 #include "symbolize.h"
-#include "symbols.h"
-#include "time-util.h"
 
 static void progress(uint64_t done, uint64_t total, void *userdata) {
         printf("progress %" PRIu64 "/%" PRIu64 "\n", done, total);

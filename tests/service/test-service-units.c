@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 
 #include "address-set.h"
-#include "capture-types.h"
+#include "capture.h"
 #include "perf-events.h"
 #include "perf-record.h"
 #include "perf-spill.h"

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol.h"
 #include "unwind-maps.h"
-#include "unwind-table.h"
 #include "unwinder.h"
 
 #define MODULE_BASE 0x400000ull

@@ -13,10 +13,10 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "unwind-compile.h"
-#include "unwind-table.h"
+#include "basic.h"
+#include "protocol.h"
 #include "test-check.h"
+#include "unwind-compile.h"
 
 static uint32_t rng_state = 12345;
 static uint32_t rng(void) {

@@ -15,10 +15,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "helper-client.h"
-#include "unwind-tables.h"
 #include "test-check.h"
+#include "unwind-tables.h"
 
 /* A pin as pinned_files_pin_mapping() leaves it when it fell back to the
  * path with nothing to check the file against. */

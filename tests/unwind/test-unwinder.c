@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "basic.h"
+#include "protocol.h"
+#include "test-check.h"
 #include "unwind-maps.h"
 #include "unwind-table-cache.h"
-#include "unwind-table.h"
 #include "unwinder.h"
-#include "test-check.h"
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rng(void) {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "basic.h"
+#include "protocol.h"
 #include "unwind-compile.h"
-#include "unwind-table.h"
 
 static const char *cfa_names[] = { "none", "unsupported", "reg+off", "*(reg+off)", "plt" };
 static const char *saved_names[] = { "undef", "same", "cfa+", "reg+" };

@@ -41,11 +41,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "helper-client.h"
+#include "protocol.h"
 #include "unwind-compile.h"
 #include "unwind-maps.h"
-#include "unwind-table.h"
 #include "unwinder.h"
 
 #define RING_PAGES 256
