@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pwd.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -82,6 +84,19 @@ int read_file_bounded(int dirfd, const char *path, size_t max_bytes, bool allow_
         if (fd < 0)
                 return -errno;
         return read_fd_bounded(fd, max_bytes, allow_special, ret, ret_len);
+}
+
+int open_home_dir(uid_t uid, char *ret_path, size_t path_size) {
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0 || !res || !pw.pw_dir || pw.pw_dir[0] != '/')
+                return -ENOENT;
+        int fd = open(pw.pw_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (ret_path)
+                snprintf(ret_path, path_size, "%s", pw.pw_dir);
+        return fd;
 }
 
 bool is_hex_id(const char *s, size_t n) {

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Opens path (relative; leading '/' ignored) strictly beneath dirfd: no "..",
  * no symlinks, no magic links, no crossing into other mounts when no_xdev.
@@ -23,6 +24,12 @@ int read_fd_bounded(int fd, size_t max_bytes, bool allow_special, char **ret, si
 /* As read_fd_bounded() on a path opened relative to dirfd (AT_FDCWD ok)
  * with O_NOFOLLOW semantics handled by the caller's choice of opener. */
 int read_file_bounded(int dirfd, const char *path, size_t max_bytes, bool allow_special, char **ret, size_t *ret_len);
+
+/* An O_PATH fd of uid's home directory, named by the user database
+ * (trusted; what lies below it is the user's: open it with
+ * safe_open_beneath()), its path in ret_path when not NULL. -ENOENT when
+ * uid has no absolute home. */
+int open_home_dir(uid_t uid, char *ret_path, size_t path_size);
 
 /* True when s is exactly n lowercase hex digits (Podman ids). */
 bool is_hex_id(const char *s, size_t n);
