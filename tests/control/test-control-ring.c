@@ -22,6 +22,7 @@
 #include <sysprof-capture.h>
 
 #include "basic.h"
+#include "capture-tmp.h"
 #include "capture.h"
 #include "control-ring.h"
 #include "test-check.h"
@@ -396,10 +397,10 @@ static int test_rate(const char *client_path) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         if (sd_event_new(&e) < 0)
                 return 1;
-        FILE *tmp = tmpfile();
-        int fd = fileno(tmp);
+        FILE *tmp = NULL;
+        int fd = -1;
         CaptureWriter *w;
-        if (capture_writer_new_fd(fd, now_monotonic_ns(), &w) < 0)
+        if (capture_tmp_new(&tmp, &fd, &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
         ControlServer *srv;
@@ -471,10 +472,10 @@ static int test_hostile(const char *client_path) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         if (sd_event_new(&e) < 0)
                 return 1;
-        FILE *tmp = tmpfile();
-        int fd = fileno(tmp);
+        FILE *tmp = NULL;
+        int fd = -1;
         CaptureWriter *w;
-        if (capture_writer_new_fd(fd, now_monotonic_ns(), &w) < 0)
+        if (capture_tmp_new(&tmp, &fd, &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
         ControlServer *srv;

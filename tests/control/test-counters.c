@@ -17,6 +17,7 @@
 #include <sysprof-capture.h>
 
 #include "basic.h"
+#include "capture-tmp.h"
 #include "capture.h"
 #include "counters.h"
 #include "test-check.h"
@@ -111,10 +112,10 @@ int main(void) {
         sd_event *e;
         if (sd_event_new(&e) < 0)
                 return 1;
-        FILE *tmp = tmpfile();
-        int fd = fileno(tmp);
+        FILE *tmp = NULL;
+        int fd = -1;
         CaptureWriter *w;
-        if (capture_writer_new_fd(fd, now_monotonic_ns(), &w) < 0)
+        if (capture_tmp_new(&tmp, &fd, &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
         Counters *c;

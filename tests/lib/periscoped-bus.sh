@@ -16,6 +16,8 @@ PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 [ -x "$PERISCOPED" ] || fail "periscoped not found at $PERISCOPED"
 
 . "$(dirname "${BASH_SOURCE[0]}")/private-bus.sh"
+# folded.py for the checks' Python.
+export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 
 TEST_TMP=$(mktemp -d /tmp/periscope-test.XXXXXX)
 chmod 755 "$TEST_TMP"

@@ -118,6 +118,22 @@ private_periscoped_start() {
         private_bus_wait_name org.periscope.Profiler1 10 $!
 }
 
+# private_sysprofd_start LOGDIR: Sysprof's sysprofd and polkitd on the
+# private bus (sysprofd.log in LOGDIR), for tests that record with Debian's
+# sysprof-cli; checks its prerequisites first.
+private_sysprofd_start() {
+        [ "$(id -u)" = 0 ] || { echo "private-bus: must run as root (sysprofd opens perf events)"; return 1; }
+        command -v sysprof-cli >/dev/null || { echo "private-bus: sysprof-cli is missing (apt-get install -y sysprof)"; return 1; }
+        [ -x /usr/libexec/sysprofd ] || { echo "private-bus: /usr/libexec/sysprofd is missing (apt-get install -y sysprof)"; return 1; }
+        grep -qs 'org.gnome.sysprof' /etc/polkit-1/rules.d/*.rules ||
+                { echo "private-bus: no polkit rule lets root use sysprofd: run scripts/setup.d/20-polkit-sysprof.sh as root"; return 1; }
+        private_bus_start || { echo "private-bus: the private system bus did not start"; return 1; }
+        private_polkit_start || { echo "private-bus: polkitd did not start on the private bus"; return 1; }
+        /usr/libexec/sysprofd >"$1/sysprofd.log" 2>&1 &
+        private_bus_track $!
+        private_bus_wait_name org.gnome.Sysprof3 10 $! || { cat "$1/sysprofd.log"; echo "private-bus: sysprofd did not start"; return 1; }
+}
+
 # private_polkit_start: starts polkitd on the private bus and waits for
 # org.freedesktop.PolicyKit1.
 private_polkit_start() {

@@ -10,6 +10,8 @@ fail() {
 : "${PERISCOPE_RESOLVE:?set by meson: path of periscope-resolve}"
 [ "$(id -u)" = 0 ] || fail "container tests run as root (./test.sh does)"
 export CONTAINERS_CONF=/etc/periscope-tests/containers.conf
+# tests/lib/folded.py for the checks' Python.
+export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/../lib" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 [ -f "$CONTAINERS_CONF" ] || fail "$CONTAINERS_CONF missing: run scripts/setup.d/60-containers.sh (./test.sh does)"
 
 need() {
@@ -110,6 +112,25 @@ rootless_user() { # name
         as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=$home/.config/containers/containers.conf"
 }
 
+# One version of the upgrade tests' program: $WORK/app.V (main ->
+# hot_outer_V) and the library it needs, $WORK/libhot.so.V (hot_inner_V),
+# found in $L/lib once installed. Function names differ between versions.
+build_hot_version() { # version, optimization flag
+        local v=$1 opt=$2
+        cat >"$WORK/hot-$v.c" <<SRC
+volatile unsigned long sink;
+__attribute__((noinline)) void hot_inner_$v(void) { for (int i = 0; i < 1000000; i++) sink += i; }
+SRC
+        cat >"$WORK/app-$v.c" <<SRC
+void hot_inner_$v(void);
+__attribute__((noinline)) void hot_outer_$v(void) { hot_inner_$v(); }
+int main(void) { for (;;) hot_outer_$v(); }
+SRC
+        gcc "$opt" -g -fno-omit-frame-pointer -shared -fPIC -o "$WORK/libhot.so.$v" "$WORK/hot-$v.c" || fail "cannot build libhot.so.$v"
+        gcc "$opt" -g -fno-omit-frame-pointer -o "$WORK/app.$v" "$WORK/app-$v.c" -L"$WORK" -l:libhot.so.$v -Wl,-rpath,"$L/lib" ||
+                fail "cannot build app.$v"
+}
+
 # Field of the "map" line for path in the resolver output.
 map_field() { # output-file, path, field
         awk -F'\t' -v p="$2" -v f="$3" '$1 == "map" && $2 == p { for (i = 3; i <= NF; i++) if (index($i, f "=") == 1) { print substr($i, length(f) + 2); exit } }' "$1"
@@ -170,14 +191,13 @@ record_e2e_spin() { # pid, mapped-path-of-the-workload
         ! grep -qE "Sanitizer|runtime error:" "$WORK/e2e-rec.err" || { cat "$WORK/e2e-rec.err"; fail "memory errors in periscoped"; }
         "$PERISCOPE" report --folded --no-progress -p "$pid" "$WORK/e2e.syscap" >"$WORK/e2e-folded.txt" || fail "periscope report failed"
         python3 - "$WORK/e2e-folded.txt" <<'PY' || fail "fewer than 95% of the samples carry the right names"
-import sys
+import folded, sys
 total = good = 0
-for line in open(sys.argv[1]):
-    stack, _, count = line.rstrip("\n").rpartition(" ")
-    total += int(count)
-    user = [f for f in stack.split(";") if not f.endswith("[kernel]")]
+for s in folded.stacks(sys.argv[1]):
+    total += s.count
+    user = s.user
     if user[-3:] == ["main", "hot_outer", "hot_inner"]:
-        good += int(count)
+        good += s.count
 print("ok: %d/%d samples (%.1f%%) main;hot_outer;hot_inner" % (good, total, 100 * good / max(total, 1)))
 sys.exit(0 if total >= 50 and good / total >= 0.95 else 1)
 PY

@@ -51,15 +51,14 @@ PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid" --duration=2 -o
 ! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
 "$PERISCOPE" report --folded --no-progress -p "$pid" "$WORK/c.syscap" >"$WORK/folded.txt" || fail "periscope report failed"
 python3 - "$WORK/folded.txt" <<'PY' || { head -5 "$WORK/folded.txt"; fail "the report does not say the binary changed, or shows wrong names"; }
-import sys
+import folded, sys
 total = changed = 0
-for line in open(sys.argv[1]):
-    stack, _, count = line.rstrip("\n").rpartition(" ")
-    total += int(count)
-    if "_v2" in stack or "hot_" in stack:
-        print("FAIL: a name from a file that was not mapped:", line.strip()); sys.exit(1)
-    if "/bin/app: binary changed since it was mapped (inode " in stack:
-        changed += int(count)
+for s in folded.stacks(sys.argv[1]):
+    total += s.count
+    if "_v2" in s.text or "hot_" in s.text:
+        print("FAIL: a name from a file that was not mapped:", s.line); sys.exit(1)
+    if "/bin/app: binary changed since it was mapped (inode " in s.text:
+        changed += s.count
 print("ok: %d/%d samples (%.1f%%) say /bin/app changed since it was mapped, no wrong names" % (changed, total, 100 * changed / max(total, 1)))
 sys.exit(0 if total >= 50 and changed / total >= 0.95 else 1)
 PY

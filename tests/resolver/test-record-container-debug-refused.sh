@@ -57,19 +57,18 @@ check_refused() { # pid, label, log-regex
         echo "ok: $label: logged: $(grep -E "$logre" "$cap.err" | head -1 | cut -c1-300)"
         "$PERISCOPE" report --folded --no-progress -p "$pid" "$cap" >"$cap.folded" || fail "$label: periscope report failed"
         python3 - "$cap.folded" "$label" <<'PY' || { head -5 "$cap.folded"; fail "$label: frames are not shown as unresolved"; }
-import sys
+import folded, sys
 total = unresolved = 0
 example = ""
-for line in open(sys.argv[1]):
-    stack, _, count = line.rstrip("\n").rpartition(" ")
-    total += int(count)
-    frames = stack.split(";")
+for s in folded.stacks(sys.argv[1]):
+    total += s.count
+    frames = s.frames
     if any(n in f for f in frames for n in ("hot_inner", "hot_outer", "wrong_inner", "wrong_outer")):
-        print("FAIL: a sample carries a name no accepted file gave:", stack)
+        print("FAIL: a sample carries a name no accepted file gave:", s.text)
         sys.exit(1)
-    user = [f for f in frames if not f.endswith("[kernel]")]
+    user = s.user
     if user and user[-1].startswith("[unresolved"):
-        unresolved += int(count)
+        unresolved += s.count
         example = user[-1]
 print("   e.g. %s" % example)
 print("ok: %s: %d/%d samples (%.1f%%) end in an unresolved frame, no wrong names" % (sys.argv[2], unresolved, total, 100 * unresolved / max(total, 1)))

@@ -11,19 +11,8 @@ need nm python3
 
 L=$WORK/opt
 mkdir -p "$L/lib" "$L/bin"
-for v in v1 v2; do
-        cat >"$WORK/hot-$v.c" <<SRC
-volatile unsigned long sink;
-void hot_inner_$v(void) { for (int i = 0; i < 1000000; i++) sink += i; }
-SRC
-        cat >"$WORK/app-$v.c" <<SRC
-void hot_inner_$v(void);
-__attribute__((noinline)) void hot_outer_$v(void) { hot_inner_$v(); }
-int main(void) { for (;;) hot_outer_$v(); }
-SRC
-        gcc -O0 -g -fno-omit-frame-pointer -shared -fPIC -o "$WORK/libhot.so.$v" "$WORK/hot-$v.c"
-        gcc -O0 -g -fno-omit-frame-pointer -o "$WORK/app.$v" "$WORK/app-$v.c" -L"$WORK" -l:libhot.so.$v -Wl,-rpath,"$L/lib"
-done
+build_hot_version v1 -O0
+build_hot_version v2 -O0
 cp "$WORK/libhot.so.v1" "$L/lib/libhot.so.v1"
 cp "$WORK/app.v1" "$L/bin/app"
 "$L/bin/app" &
@@ -48,16 +37,15 @@ wait $rec || { cat "$WORK/rec.err"; fail "periscope record failed"; }
 
 "$PERISCOPE" report --folded --no-progress -p "$pid" "$WORK/u.syscap" >"$WORK/folded.txt" || fail "periscope report failed"
 python3 - "$WORK/folded.txt" <<'PY' || fail "names are not those of the old (mapped) files"
-import sys
+import folded, sys
 total = good = 0
-for line in open(sys.argv[1]):
-    stack, _, count = line.rstrip("\n").rpartition(" ")
-    total += int(count)
-    if "_v2" in stack:
-        print("FAIL: a name from the new version:", line.strip()); sys.exit(1)
-    user = [f for f in stack.split(";") if not f.endswith("[kernel]")]
+for s in folded.stacks(sys.argv[1]):
+    total += s.count
+    if "_v2" in s.text:
+        print("FAIL: a name from the new version:", s.line); sys.exit(1)
+    user = s.user
     if user[-3:] == ["main", "hot_outer_v1", "hot_inner_v1"]:
-        good += int(count)
+        good += s.count
 print("ok: %d/%d samples (%.1f%%) main;hot_outer_v1;hot_inner_v1, none from v2" % (good, total, 100 * good / max(total, 1)))
 sys.exit(0 if total >= 50 and good / total >= 0.95 else 1)
 PY

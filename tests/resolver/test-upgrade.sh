@@ -11,22 +11,8 @@ need nm
 
 L=$WORK/opt
 mkdir -p "$L/lib" "$L/bin"
-build_pair() { # version tag: function names differ between versions
-        local v=$1
-        cat >"$WORK/hot-$v.c" <<SRC
-volatile unsigned long sink;
-__attribute__((noinline)) void hot_inner_$v(void) { for (int i = 0; i < 1000000; i++) sink += i; }
-SRC
-        cat >"$WORK/app-$v.c" <<SRC
-void hot_inner_$v(void);
-__attribute__((noinline)) void hot_outer_$v(void) { hot_inner_$v(); }
-int main(void) { for (;;) hot_outer_$v(); }
-SRC
-        gcc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$WORK/libhot.so.$v" "$WORK/hot-$v.c"
-        gcc -O1 -g -fno-omit-frame-pointer -o "$WORK/app.$v" "$WORK/app-$v.c" -L"$WORK" -l:libhot.so.$v -Wl,-rpath,"$L/lib"
-}
-build_pair v1
-build_pair v2
+build_hot_version v1 -O1
+build_hot_version v2 -O1
 # The installed names do not carry the version.
 install_version() { # v: write-new + rename, as dpkg does
         local v=$1

@@ -10,15 +10,14 @@
 build_workload exec workload-exec.c -O2 -g
 record_folded exec 1 /bin/sleep 0.3
 python3 - "$TEST_TMP/exec.folded" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/exec.folded" | head -5; fail "samples before the exec are not named"; }
-import sys
+import folded, sys
 total = named = lost = 0
-for line in open(sys.argv[1]):
-    stack, _, count = line.rstrip("\n").rpartition(" ")
-    total += int(count)
-    if "main;before_exec_spin" in stack:
-        named += int(count)
-    if "no mapping contains this address" in stack:
-        lost += int(count)
+for s in folded.stacks(sys.argv[1]):
+    total += s.count
+    if "main;before_exec_spin" in s.text:
+        named += s.count
+    if "no mapping contains this address" in s.text:
+        lost += s.count
 print("%d/%d samples named main;before_exec_spin, %d with an address outside every mapping" % (named, total, lost))
 sys.exit(0 if total >= 200 and named >= 0.9 * total and lost <= 0.01 * total else 1)
 PY

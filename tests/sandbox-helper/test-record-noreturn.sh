@@ -17,20 +17,19 @@ next=$(nm "$w" | awk '$3 == "unrelated_next" { print $1 }')
 
 record_folded noreturn 1.5
 python3 - "$TEST_TMP/noreturn.folded" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/noreturn.folded" | head -5; fail "wrong callers"; }
-import sys
+import folded, sys
 total = right = 0
-for line in open(sys.argv[1]):
-    stack, _, count = line.rstrip("\n").rpartition(" ")
-    frames = stack.split(";")
+for s in folded.stacks(sys.argv[1]):
+    frames = s.frames
     if "leaf_work" not in frames:
         continue
-    total += int(count)
+    total += s.count
     if "unrelated_next" in frames:
-        print("FAIL: a caller named after the function that follows it:", line.strip())
+        print("FAIL: a caller named after the function that follows it:", s.line)
         sys.exit(1)
     i = frames.index("leaf_work")
     if frames[i - 3:i + 1] == ["main", "start_loop", "run_forever", "leaf_work"]:
-        right += int(count)
+        right += s.count
 print("%d/%d samples in leaf_work have main;start_loop;run_forever;leaf_work" % (right, total))
 sys.exit(0 if total >= 100 and right >= 0.95 * total else 1)
 PY

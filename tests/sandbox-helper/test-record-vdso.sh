@@ -11,21 +11,20 @@ build_workload vdso workload-vdso.c -O2 -g
 record_folded vdso 1.5
 cap=$TEST_TMP/vdso.syscap
 python3 - "$TEST_TMP/vdso.folded" <<'PY' || { sort -t' ' -k2 -nr "$TEST_TMP/vdso.folded" | head -5; fail "vdso frames not named"; }
-import sys
+import folded, sys
 total = named = 0
-for line in open(sys.argv[1]):
-    stack, _, count = line.rstrip("\n").rpartition(" ")
-    frames = stack.split(";")
+for s in folded.stacks(sys.argv[1]):
+    frames = s.frames
     if "main" not in frames:
         continue
-    total += int(count)
+    total += s.count
     # the image's local functions have no symbol (only .dynsym is mapped),
     # but the vdso must never be "no file"
-    if "no file backs this mapping] [vdso]" in stack:
-        print("FAIL: the vdso was not pinned:", line.strip())
+    if "no file backs this mapping] [vdso]" in s.text:
+        print("FAIL: the vdso was not pinned:", s.line)
         sys.exit(1)
     if any(f.endswith("clock_gettime") and "vdso" in f for f in frames):
-        named += int(count)
+        named += s.count
 print("%d/%d samples under main are in a named vdso function" % (named, total))
 sys.exit(0 if total >= 100 and named >= 0.3 * total else 1)
 PY
