@@ -181,9 +181,9 @@ int capture_reader_open_memory(const void *data, size_t size, CaptureReader **re
         return reader_new(ret, error, "buffer", r);
 }
 
-void capture_reader_free(CaptureReader *r) {
+CaptureReader *capture_reader_free(CaptureReader *r) {
         if (!r)
-                return;
+                return NULL;
         if (r->mapping)
                 munmap(r->mapping, r->size);
         free(r->owned);
@@ -193,6 +193,7 @@ void capture_reader_free(CaptureReader *r) {
         free(r->values);
         free(r->jit);
         free(r);
+        return NULL;
 }
 
 const CaptureFileHeader *capture_reader_get_header(const CaptureReader *r) {

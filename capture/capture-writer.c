@@ -104,11 +104,12 @@ int capture_writer_new_fd(int fd, int64_t start_time, CaptureWriter **ret) {
         return 0;
 }
 
-void capture_writer_free(CaptureWriter *w) {
+CaptureWriter *capture_writer_free(CaptureWriter *w) {
         if (!w)
-                return;
+                return NULL;
         safe_close(w->fd);
         free(w);
+        return NULL;
 }
 
 int capture_writer_flush(CaptureWriter *w) {

@@ -163,15 +163,16 @@ int symbol_table_builder_new(SymbolTableBuilder **ret) {
         return 0;
 }
 
-void symbol_table_builder_free(SymbolTableBuilder *b) {
+SymbolTableBuilder *symbol_table_builder_free(SymbolTableBuilder *b) {
         if (!b)
-                return;
+                return NULL;
         string_pool_done(&b->strings);
         free(b->frames);
         free(b->ranges);
         free(b->mappings);
         free(b->pids);
         free(b);
+        return NULL;
 }
 
 size_t symbol_table_builder_get_n_ranges(const SymbolTableBuilder *b) {
@@ -586,14 +587,15 @@ struct SymbolTable {
         size_t n_mappings;
 };
 
-void symbol_table_free(SymbolTable *t) {
+SymbolTable *symbol_table_free(SymbolTable *t) {
         if (!t)
-                return;
+                return NULL;
         free(t->blob);
         free(t->ranges);
         free(t->frames);
         free(t->mappings);
         free(t);
+        return NULL;
 }
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(SymbolTable *, symbol_table_free);

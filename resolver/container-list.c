@@ -15,12 +15,15 @@
 
 #include "podman-storage.h"
 
-void container_instances_free(ContainerInstance *list, size_t n) {
+ContainerInstance *container_instances_free(ContainerInstance *list, size_t n) {
+        if (!list)
+                return NULL;
         for (size_t i = 0; list && i < n; i++) {
                 container_info_clear(&list[i].info);
                 free(list[i].pids);
         }
         free(list);
+        return NULL;
 }
 
 bool container_instance_matches(const ContainerInfo *info, const char *query) {

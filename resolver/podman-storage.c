@@ -82,11 +82,12 @@ int podman_storage_open(uid_t uid, PodmanWarnFunc warn, void *userdata, PodmanSt
         return 0;
 }
 
-void podman_storage_free(PodmanStorage *s) {
+PodmanStorage *podman_storage_free(PodmanStorage *s) {
         if (!s)
-                return;
+                return NULL;
         safe_close(s->dirfd);
         free(s);
+        return NULL;
 }
 
 const char *podman_storage_path(const PodmanStorage *s) {

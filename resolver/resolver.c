@@ -134,9 +134,9 @@ static void snapshot_freep(ProcessSnapshot **p) {
         snapshot_free(*p);
 }
 
-void resolver_free(Resolver *r) {
+Resolver *resolver_free(Resolver *r) {
         if (!r)
-                return;
+                return NULL;
         for (size_t i = 0; i < r->n_pins; i++)
                 safe_close(r->pins[i].fd);
         free(r->pins);
@@ -148,6 +148,7 @@ void resolver_free(Resolver *r) {
         free(r->storages);
         mount_table_free(r->host_mounts);
         free(r);
+        return NULL;
 }
 
 void resolver_set_build_id_func(Resolver *r, ResolverBuildIdFunc f, void *userdata) {

@@ -79,7 +79,7 @@ typedef int (*ResolverPinLookupFunc)(void *userdata, pid_t pid, const MappingIde
 typedef void (*ResolverLogFunc)(void *userdata, const char *message);
 
 int resolver_new(Resolver **ret);
-void resolver_free(Resolver *r);
+Resolver *resolver_free(Resolver *r);
 
 void resolver_set_build_id_func(Resolver *r, ResolverBuildIdFunc f, void *userdata);
 void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdata);

@@ -35,12 +35,13 @@ int address_set_new(AddressSet **ret) {
         return 0;
 }
 
-void address_set_free(AddressSet *s) {
+AddressSet *address_set_free(AddressSet *s) {
         if (!s)
-                return;
+                return NULL;
         free(s->entries);
         free(s->slots);
         free(s);
+        return NULL;
 }
 
 static size_t address_set_find_slot(const uint32_t *slots, size_t n_slots, const AddressSetEntry *entries,

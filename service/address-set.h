@@ -19,7 +19,7 @@ typedef struct AddressSetEntry {
 typedef struct AddressSet AddressSet;
 
 int address_set_new(AddressSet **ret);
-void address_set_free(AddressSet *s);
+AddressSet *address_set_free(AddressSet *s);
 
 /* Adds a pair: 1 if it was new, 0 if already present, -ENOMEM.
  * return_address: the address is a caller frame's return address (it

@@ -51,11 +51,6 @@ bool kernel_addresses_allowed_for_users(void) {
         return paranoid <= 1 && kptr == 0;
 }
 
-bool caller_owns_process(uid_t uid, pid_t pid) {
-        ProcessOwnership o = process_ownership(uid, pid, NULL);
-        return o == PROCESS_OWNED || o == PROCESS_OWNED_VIA_USERNS;
-}
-
 /* Says in `what` why caller may not record pid on its own: which process
  * (of which container), whose it is, and why that matters. */
 static void describe_foreign(const RecordOptions *options, pid_t pid, bool from_container, ProcessOwnership o,

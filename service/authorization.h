@@ -46,10 +46,5 @@ int authorize_recording_async(sd_bus *bus, const Caller *caller, const RecordOpt
                               AuthorizationDone done, void *userdata, void (*userdata_free)(void *),
                               sd_bus_slot **ret_slot, sd_bus_error *error);
 
-/* Whether uid may record process pid without polkit: its uids are uid's,
- * or it runs in a user namespace uid owns (a rootless container, sub-uids
- * included), and it is dumpable (process-ownership.h). */
-bool caller_owns_process(uid_t uid, pid_t pid);
-
 /* Whether the system lets unprivileged users see kernel addresses. */
 bool kernel_addresses_allowed_for_users(void);

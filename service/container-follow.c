@@ -70,14 +70,15 @@ int container_follow_new(const char *query, ContainerFollow **ret) {
         return 0;
 }
 
-void container_follow_free(ContainerFollow *f) {
+ContainerFollow *container_follow_free(ContainerFollow *f) {
         if (!f)
-                return;
+                return NULL;
         free(f->query);
         free(f->pids);
         free(f->recorded);
         free(f->verdicts);
         free(f);
+        return NULL;
 }
 
 void container_follow_set_owner(ContainerFollow *f, uid_t uid) {

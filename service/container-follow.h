@@ -46,7 +46,7 @@ typedef struct ContainerFollowStats {
 /* Follows what query names (a `container` option value). */
 int container_follow_new(const char *query, ContainerFollow **ret);
 
-void container_follow_free(ContainerFollow *f);
+ContainerFollow *container_follow_free(ContainerFollow *f);
 
 /* Only instances owned by uid (the host uid that owns their user
  * namespace) are members: a non-root caller's own rootless containers and

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "authorization.h"
+#include "process-ownership.h"
 #include "container-list.h"
 #include "resolver.h"
 
@@ -45,7 +46,7 @@ static int append_instance(sd_bus_message *reply, const ContainerInstance *inst)
 static void keep_callers_pids(ContainerInstance *inst, uid_t caller_uid) {
         size_t kept = 0;
         for (size_t j = 0; j < inst->n_pids; j++)
-                if (caller_owns_process(caller_uid, inst->pids[j]))
+                if (process_owned_by(inst->pids[j], caller_uid))
                         inst->pids[kept++] = inst->pids[j];
         inst->n_pids = kept;
 }

@@ -581,9 +581,9 @@ void control_server_stop(ControlServer *s) {
                 ring_free(s->rings);
 }
 
-void control_server_free(ControlServer *s) {
+ControlServer *control_server_free(ControlServer *s) {
         if (!s)
-                return;
+                return NULL;
         if (s->writer)
                 control_server_stop(s);
         sd_event_source_disable_unref(s->timer);
@@ -591,6 +591,7 @@ void control_server_free(ControlServer *s) {
         counter_remap_free(s->counters);
         sd_event_unref(s->event);
         free(s);
+        return NULL;
 }
 
 void control_server_set_address_func(ControlServer *s, ControlAddressFunc func, void *userdata) {

@@ -57,7 +57,7 @@ typedef struct ControlServerStats {
 int control_server_new(sd_event *event, CaptureWriter *writer, CounterIdAllocator *ids, ControlServer **ret);
 
 /* Drains every ring one last time, closes every socket and ring, frees. */
-void control_server_free(ControlServer *s);
+ControlServer *control_server_free(ControlServer *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ControlServer *, control_server_free);
 
 /* Makes a connected socket pair, serves one end and returns the other

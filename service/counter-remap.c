@@ -47,11 +47,12 @@ int counter_remap_new(size_t max_entries, CounterRemap **ret) {
         return 0;
 }
 
-void counter_remap_free(CounterRemap *m) {
+CounterRemap *counter_remap_free(CounterRemap *m) {
         if (!m)
-                return;
+                return NULL;
         free(m->slots);
         free(m);
+        return NULL;
 }
 
 /* The slot holding key, or the empty slot where it would go. */

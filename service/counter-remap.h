@@ -13,7 +13,7 @@ typedef struct CounterRemap CounterRemap;
 
 /* A table that holds at most max_entries mappings. */
 int counter_remap_new(size_t max_entries, CounterRemap **ret);
-void counter_remap_free(CounterRemap *m);
+CounterRemap *counter_remap_free(CounterRemap *m);
 
 /* The capture id for (pid, id), allocating one from ids on first sight.
  * Returns the id (> 0), -ENOSPC when the table or the id space is full. */

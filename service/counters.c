@@ -173,15 +173,16 @@ int counters_new(sd_event *event, CaptureWriter *writer, CounterIdAllocator *ids
         return 0;
 }
 
-void counters_free(Counters *c) {
+Counters *counters_free(Counters *c) {
         if (!c)
-                return;
+                return NULL;
         sd_event_source_disable_unref(c->timer);
         for (size_t i = 0; i < c->n_sources; i++)
                 if (c->sources[i].ops->close)
                         c->sources[i].ops->close(&c->sources[i]);
         free(c->sources);
         free(c);
+        return NULL;
 }
 
 unsigned counters_get_n_counters(const Counters *c) {

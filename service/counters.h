@@ -45,7 +45,7 @@ int counters_new(sd_event *event, CaptureWriter *writer, CounterIdAllocator *ids
 int counters_sample(Counters *c);
 
 /* Stops the timer and frees everything. NULL is a no-op. */
-void counters_free(Counters *c);
+Counters *counters_free(Counters *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Counters *, counters_free);
 
 /* Counters being written, and sources left out because the machine lacks them. */

@@ -22,12 +22,13 @@ struct Kallsyms {
         size_t arena_size;
 };
 
-void kallsyms_free(Kallsyms *k) {
+Kallsyms *kallsyms_free(Kallsyms *k) {
         if (!k)
-                return;
+                return NULL;
         free(k->syms);
         free(k->arena);
         free(k);
+        return NULL;
 }
 
 static int compare_syms(const void *a, const void *b) {

@@ -13,7 +13,7 @@ typedef struct Kallsyms Kallsyms;
 int kallsyms_load(const char *path, Kallsyms **ret);
 
 /* Frees the table; NULL is a no-op. */
-void kallsyms_free(Kallsyms *k);
+Kallsyms *kallsyms_free(Kallsyms *k);
 
 /* The symbol containing addr: name ("func" or "func [module]"), and its
  * range [*start, *end) up to the next symbol. NULL when none. */

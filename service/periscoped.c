@@ -13,12 +13,11 @@
 #include <systemd/sd-id128.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "manager.h"
-#include "unwind-tables.h"
+#include "protocol.h"
 #include "recording.h"
-
-#define BUS_NAME "org.periscope.Profiler1"
+#include "unwind-tables.h"
 
 typedef enum BusKind { BUS_SYSTEM, BUS_SESSION, BUS_ADDRESS, BUS_PEER } BusKind;
 
@@ -34,12 +33,12 @@ static void usage(FILE *out) {
                 "  --idle-timeout=SECONDS  exit after SECONDS without recordings (default 120 with\n"
                 "                     --system, where D-Bus activation restarts it; 0 = never)\n"
                 "  --version          print the version\n",
-                BUS_NAME);
+                PROFILER_NAME);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
-        fprintf(stderr, "periscoped: signal %u, finalizing %zu recording(s)\n", si->ssi_signo, m->n_recordings);
+        log_info("signal %u, finalizing %zu recording(s)", si->ssi_signo, m->n_recordings);
         manager_end_all(m);
         return 0;
 }
@@ -57,9 +56,9 @@ static int on_idle_check(sd_event_source *s, uint64_t usec, void *userdata) {
         if (m->n_recordings > 0 || m->n_pending_records > 0 || sd_bus_get_n_queued_read(m->bus, NULL) > 0)
                 m->busy_until = now;
         else if (now - m->busy_until >= m->idle_timeout_usec) {
-                fprintf(stderr, "periscoped: idle for %llu s, exiting\n",
+                log_info("idle for %llu s, exiting",
                         (unsigned long long) (m->idle_timeout_usec / 1000000));
-                (void) sd_bus_release_name(m->bus, BUS_NAME);
+                (void) sd_bus_release_name(m->bus, PROFILER_NAME);
                 (void) sd_event_exit(m->event, 0);
                 return 0;
         }
@@ -192,7 +191,7 @@ int main(int argc, char **argv) {
                         char *end;
                         long v = strtol(optarg, &end, 10);
                         if (*end || v < 0 || v > 65535) {
-                                fprintf(stderr, "periscoped: --peer-fd needs an fd number, got '%s'\n", optarg);
+                                log_error("--peer-fd needs an fd number, got '%s'", optarg);
                                 return 2;
                         }
                         kind = BUS_PEER;
@@ -203,7 +202,7 @@ int main(int argc, char **argv) {
                         char *end;
                         idle_timeout = strtol(optarg, &end, 10);
                         if (*end || idle_timeout < 0 || idle_timeout > 86400) {
-                                fprintf(stderr, "periscoped: --idle-timeout needs 0…86400 seconds, got '%s'\n", optarg);
+                                log_error("--idle-timeout needs 0…86400 seconds, got '%s'", optarg);
                                 return 2;
                         }
                         break;
@@ -240,12 +239,12 @@ int main(int argc, char **argv) {
 
         r = sd_event_default(&m.event);
         if (r < 0) {
-                fprintf(stderr, "periscoped: cannot create the event loop: %s\n", strerror(-r));
+                log_error("cannot create the event loop: %s", strerror(-r));
                 return 1;
         }
         r = connect_bus(kind, address, peer_fd, &m.bus);
         if (r < 0) {
-                fprintf(stderr, "periscoped: cannot connect to %s: %s\n",
+                log_error("cannot connect to %s: %s",
                         kind == BUS_PEER ? "the peer" : kind == BUS_ADDRESS ? address : kind == BUS_SESSION ? "the session bus" : "the system bus",
                         strerror(-r));
                 sd_event_unref(m.event);
@@ -257,22 +256,22 @@ int main(int argc, char **argv) {
                                   on_disconnected, &m)) < 0 ||
             (r = sd_event_add_signal(m.event, NULL, SIGTERM, on_signal, &m)) < 0 ||
             (r = sd_event_add_signal(m.event, NULL, SIGINT, on_signal, &m)) < 0) {
-                fprintf(stderr, "periscoped: setting up failed: %s\n", strerror(-r));
+                log_error("setting up failed: %s", strerror(-r));
                 goto out;
         }
         (void) sd_bus_set_exit_on_disconnect(m.bus, false);
         if (kind == BUS_PEER) {
                 r = peer_finish_auth(m.bus);
                 if (r < 0) {
-                        fprintf(stderr, "periscoped: the peer did not authenticate: %s\n", strerror(-r));
+                        log_error("the peer did not authenticate: %s", strerror(-r));
                         goto out;
                 }
         } else {
-                r = sd_bus_request_name(m.bus, BUS_NAME, 0);
+                r = sd_bus_request_name(m.bus, PROFILER_NAME, 0);
                 if (r < 0) {
-                        fprintf(stderr, "periscoped: cannot own %s: %s (is another periscoped running, and does "
-                                        "the bus policy dbus/org.periscope.Profiler1.conf allow it?)\n",
-                                BUS_NAME, strerror(-r));
+                        log_error("cannot own %s: %s (is another periscoped running, and does "
+                                        "the bus policy dbus/org.periscope.Profiler1.conf allow it?)",
+                                PROFILER_NAME, strerror(-r));
                         goto out;
                 }
         }
@@ -282,13 +281,13 @@ int main(int argc, char **argv) {
                                                m.idle_timeout_usec < IDLE_CHECK_USEC ? m.idle_timeout_usec : IDLE_CHECK_USEC,
                                                0, on_idle_check, &m);
                 if (r < 0) {
-                        fprintf(stderr, "periscoped: idle timer: %s\n", strerror(-r));
+                        log_error("idle timer: %s", strerror(-r));
                         goto out;
                 }
         }
         r = sd_event_loop(m.event);
         if (r < 0)
-                fprintf(stderr, "periscoped: event loop failed: %s\n", strerror(-r));
+                log_error("event loop failed: %s", strerror(-r));
 out:
         /* Anything still alive is finalized without stages. */
         while (m.n_recordings > 0) {

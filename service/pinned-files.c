@@ -57,9 +57,9 @@ static void pinned_file_free(PinnedFile *p) {
         free(p);
 }
 
-void pinned_files_free(PinnedFiles *f) {
+PinnedFiles *pinned_files_free(PinnedFiles *f) {
         if (!f)
-                return;
+                return NULL;
         for (size_t i = 0; i < f->n_files; i++)
                 pinned_file_free(f->files[i]);
         free(f->files);
@@ -70,6 +70,7 @@ void pinned_files_free(PinnedFiles *f) {
                 free(f->vdsos[i].image);
         free(f->vdsos);
         free(f);
+        return NULL;
 }
 
 static int key_cmp(uint64_t dev_a, uint64_t ino_a, uint64_t dev_b, uint64_t ino_b) {

@@ -53,7 +53,7 @@ typedef struct PinnedFiles PinnedFiles;
 int pinned_files_new(size_t max_files, PinnedFiles **ret);
 
 /* Closes every fd. NULL is a no-op. */
-void pinned_files_free(PinnedFiles *f);
+PinnedFiles *pinned_files_free(PinnedFiles *f);
 
 /* Pins the file mapped at [start, end) in pid under path. dev/inode are the
  * mapping's identity from the kernel, or 0/0 when unknown (MMAP2 records that

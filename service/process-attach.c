@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "authorization.h"
+#include "process-ownership.h"
 #include "cleanup.h"
 #include "proc-util.h"
 
@@ -59,7 +59,7 @@ int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t
         _cleanup_close_ int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dir < 0)
                 return errno == ENOENT ? -ESRCH : -errno;
-        if (check_owner && !caller_owns_process(owner, pid))
+        if (check_owner && !process_owned_by(pid, owner))
                 return pidfd_alive(pidfd) ? -EPERM : -ESRCH;
         /* Alive after the check and the open: both saw the pidfd's process. */
         if (!pidfd_alive(pidfd))

@@ -13,7 +13,7 @@
 #include "perf-events.h"
 
 /* Attaches events to pid's threads. With check_owner, pid must be owner's
- * (caller_owns_process(): its uid, or its user namespace's). Returns 0,
+ * (process_owned_by(): its uid, or its user namespace's). Returns 0,
  * -ESRCH when the process is gone (nothing of it is sampled), -EPERM when it
  * is not owner's, or another negative errno from perf_event_open. */
 int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t owner);

@@ -43,14 +43,15 @@ static void process_table_clear(ProcessTable *t) {
         *t = (ProcessTable) {};
 }
 
-void process_maps_free(ProcessMaps *m) {
+ProcessMaps *process_maps_free(ProcessMaps *m) {
         if (!m)
-                return;
+                return NULL;
         for (size_t i = 0; i < m->n_pids; i++)
                 process_table_clear(&m->tables[i]);
         free(m->tables);
         free(m->pids);
         free(m);
+        return NULL;
 }
 
 static size_t pid_index(const ProcessMaps *m, int32_t pid) {

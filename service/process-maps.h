@@ -25,7 +25,7 @@ typedef struct ProcessMapping {
 typedef struct ProcessMaps ProcessMaps;
 
 int process_maps_new(ProcessMaps **ret);
-void process_maps_free(ProcessMaps *m);
+ProcessMaps *process_maps_free(ProcessMaps *m);
 
 /* Adds a mapping to pid (copying filename), cutting away whatever part of
  * older mappings it covers, as mmap() does. A mapping timed before pid's

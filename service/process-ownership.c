@@ -173,6 +173,11 @@ ProcessOwnership process_ownership(uid_t caller, pid_t pid, ProcessCreds *ret_cr
         return caller == 0 ? PROCESS_OWNED : process_ownership_decide(caller, &c);
 }
 
+bool process_owned_by(pid_t pid, uid_t uid) {
+        ProcessOwnership o = process_ownership(uid, pid, NULL);
+        return o == PROCESS_OWNED || o == PROCESS_OWNED_VIA_USERNS;
+}
+
 const char *process_ownership_to_string(ProcessOwnership o) {
         switch (o) {
         case PROCESS_OWNED:

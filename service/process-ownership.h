@@ -49,5 +49,10 @@ int userns_top_owner(int ns_fd, dev_t initial_dev, ino_t initial_ino, bool *ret_
  * PROCESS_OWNED while the process exists). */
 ProcessOwnership process_ownership(uid_t caller, pid_t pid, ProcessCreds *ret_creds);
 
+/* Whether uid may record process pid without polkit: its uids are uid's,
+ * or it runs in a user namespace uid owns (a rootless container, sub-uids
+ * included), and it is dumpable. */
+bool process_owned_by(pid_t pid, uid_t uid);
+
 /* A short explanation for messages ("runs as uid 1001"...). */
 const char *process_ownership_to_string(ProcessOwnership o);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "authorization.h"
+#include "process-ownership.h"
 #include "cleanup.h"
 #include "container-targets.h"
 #include "manager.h"
@@ -188,7 +189,7 @@ static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *
                 return -errno;
         pid_t pid;
         while (proc_dir_next_pid(d, &pid, NULL)) {
-                if (caller.uid != 0 && !caller_owns_process(caller.uid, pid))
+                if (caller.uid != 0 && !process_owned_by(pid, caller.uid))
                         continue;
                 r = append_process_target(reply, pid);
                 if (r < 0)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "authorization.h"
+#include "process-ownership.h"
 #include "cleanup.h"
 #include "container-list.h"
 #include "counters.h"
@@ -217,7 +218,7 @@ static bool instance_is_callers(const ContainerInstance *inst, uid_t caller_uid)
         if (caller_uid == 0)
                 return true;
         for (size_t j = 0; j < inst->n_pids; j++)
-                if (caller_owns_process(caller_uid, inst->pids[j]))
+                if (process_owned_by(inst->pids[j], caller_uid))
                         return true;
         return false;
 }
