@@ -13,13 +13,7 @@
 typedef void (*AddFrames)(CaptureWriter *w);
 
 static uint8_t *build(AddFrames add, size_t *ret_len) {
-        _cleanup_close_ int fd = test_memfd("corpus");
-        CaptureWriter *w;
-        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
-        add(w);
-        CHECK_OK(capture_writer_flush(w));
-        capture_writer_free(w);
-        return test_read_all(fd, ret_len);
+        return test_capture_bytes(add, false, ret_len);
 }
 
 static void put16(uint8_t *p, uint16_t v) {

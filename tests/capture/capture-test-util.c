@@ -314,6 +314,19 @@ uint8_t *test_read_all(int fd, size_t *ret_len) {
         return buf;
 }
 
+uint8_t *test_capture_bytes(void (*add)(CaptureWriter *w), bool big_endian, size_t *ret_len) {
+        _cleanup_close_ int fd = test_memfd("capture");
+        CaptureWriter *w;
+        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
+        add(w);
+        CHECK_OK(capture_writer_flush(w));
+        capture_writer_free(w);
+        uint8_t *buf = test_read_all(fd, ret_len);
+        if (big_endian)
+                test_swap_to_big_endian(buf, *ret_len);
+        return buf;
+}
+
 static void swap_n(uint8_t *p, size_t n) {
         for (size_t i = 0; i < n / 2; i++) {
                 uint8_t t = p[i];
