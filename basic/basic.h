@@ -9,5 +9,6 @@
 #include "log.h"
 #include "proc-util.h"
 #include "safe-open.h"
+#include "string-util.h"
 #include "time-util.h"
 #include "unaligned.h"

@@ -31,28 +31,14 @@ void debug_file_clear(DebugFile *f) {
         *f = (DebugFile) { .fd = -1 };
 }
 
-/* A formatted message in a new string; NULL without memory. */
-static char *format_v(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-static char *format_v(const char *fmt, va_list ap) {
-        char *msg = NULL;
-        return vasprintf(&msg, fmt, ap) < 0 ? NULL : msg;
-}
-
+/* Appends a note ("; "-separated); without memory the note is lost. */
 static void add_note(DebugFile *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_note(DebugFile *f, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        char *msg = format_v(fmt, ap);
+        _cleanup_free_ char *msg = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (!msg)
-                return;
-        char *joined = NULL;
-        if (f->notes) {
-                if (asprintf(&joined, "%s; %s", f->notes, msg) < 0)
-                        joined = NULL;
-                free(msg);
-        } else
-                joined = msg;
+        char *joined = !msg ? NULL : f->notes ? strdup_printf("%s; %s", f->notes, msg) : TAKE_PTR(msg);
         if (joined) {
                 free(f->notes);
                 f->notes = joined;
@@ -100,18 +86,14 @@ static void refuse(Lookup *l, const char *fmt, ...) __attribute__((format(printf
 static void refuse(Lookup *l, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        char *msg = format_v(fmt, ap);
+        _cleanup_free_ char *msg = strdup_vprintf(fmt, ap);
         va_end(ap);
         if (!msg)
                 return;
         add_note(l->ret, "%s%s%s", l->log_refusals ? l->source : "", l->log_refusals ? " " : "", msg);
-        if (l->log_refusals && l->o->log) {
-                char *line = NULL;
-                if (asprintf(&line, "debug file refused: %s %s", l->source, msg) >= 0)
-                        l->o->log(l->o->log_userdata, line);
-                free(line);
-        }
-        free(msg);
+        _cleanup_free_ char *line = l->log_refusals && l->o->log ? strdup_printf("debug file refused: %s %s", l->source, msg) : NULL;
+        if (line)
+                l->o->log(l->o->log_userdata, line);
 }
 
 static int accept_file(Lookup *l, int *fd, DebugFileKind kind, const char *path) {

@@ -33,17 +33,6 @@ struct HelperClient {
         unsigned starts;
 };
 
-static char *strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *strdup_printf(const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        char *s = NULL;
-        if (vasprintf(&s, fmt, ap) < 0)
-                s = NULL;
-        va_end(ap);
-        return s;
-}
-
 static void set_why(char **why, char *msg) {
         if (why) {
                 free(*why);
