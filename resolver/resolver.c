@@ -102,8 +102,11 @@ int resolver_methods_from_string(const char *s, unsigned *ret_mask) {
         return 0;
 }
 
-static void default_log(void *userdata, const char *message) {
-        fprintf(stderr, "periscope-resolver: %s\n", message);
+static void no_log(void *userdata, const char *message) {
+}
+
+void resolver_log_warning(void *userdata, const char *message) {
+        log_warning("resolver: %s", message);
 }
 
 static void podman_warn(void *userdata, const char *message) {
@@ -116,7 +119,7 @@ int resolver_new(Resolver **ret) {
         if (!r)
                 return -ENOMEM;
         r->methods = ~0u;
-        r->log_func = default_log;
+        r->log_func = no_log;
         *ret = r;
         return 0;
 }
@@ -162,7 +165,7 @@ void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdat
 }
 
 void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata) {
-        r->log_func = f ? f : default_log;
+        r->log_func = f ? f : no_log;
         r->log_userdata = userdata;
 }
 

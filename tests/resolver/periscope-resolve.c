@@ -104,6 +104,8 @@ static int list_instances(const char *query) {
         size_t n = 0;
         int k = resolver_new(&r);
         if (k >= 0)
+                resolver_set_log_func(r, resolver_log_warning, NULL);
+        if (k >= 0)
                 k = container_list_instances(r, &inst, &n);
         if (k < 0) {
                 fprintf(stderr, "periscope-resolve: cannot list containers: %s\n", strerror(-k));
@@ -196,6 +198,8 @@ int main(int argc, char **argv) {
         _cleanup_free_ Mapping *maps = NULL;
         size_t n = 0;
         int k = resolver_new(&r);
+        if (k >= 0)
+                resolver_set_log_func(r, resolver_log_warning, NULL);
         if (k < 0)
                 return 1;
         k = load_mappings(pid, &maps, &n);

@@ -50,14 +50,20 @@ static const char *source_name(uint8_t s) {
         }
 }
 
+/* The file a command names, or -1 after saying why not. */
+static int open_file_arg(const char *path) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                fprintf(stderr, "open %s: %m\n", path);
+        return fd;
+}
+
 static int cmd_symbolize(HelperClient *c, int argc, char **argv) {
         if (argc < 1)
                 return 2;
-        _cleanup_close_ int fd = open(argv[0], O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-                fprintf(stderr, "open %s: %m\n", argv[0]);
+        _cleanup_close_ int fd = open_file_arg(argv[0]);
+        if (fd < 0)
                 return 1;
-        }
         _cleanup_close_ int debug_fd = -1;
         int i = 1;
         if (i + 1 < argc && strcmp(argv[i], "--debug") == 0) {
@@ -115,11 +121,9 @@ static int cmd_identify(HelperClient *c, int argc, char **argv) {
 static int cmd_resolve(HelperClient *c, const DebugFileOptions *o, int argc, char **argv) {
         if (argc < 1)
                 return 2;
-        _cleanup_close_ int fd = open(argv[0], O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-                fprintf(stderr, "open %s: %m\n", argv[0]);
+        _cleanup_close_ int fd = open_file_arg(argv[0]);
+        if (fd < 0)
                 return 1;
-        }
         HelperIdentity id;
         _cleanup_free_ char *why = NULL;
         int r = helper_client_identify(c, fd, 0, &id, &why);
