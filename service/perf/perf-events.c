@@ -83,9 +83,9 @@ int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret) {
         return 0;
 }
 
-void perf_events_free(PerfEvents *p) {
+PerfEvents *perf_events_free(PerfEvents *p) {
         if (!p)
-                return;
+                return NULL;
         for (int i = 0; i < p->n_cpus; i++) {
                 if (p->rings[i].base)
                         munmap(p->rings[i].base, p->rings[i].mmap_size);
@@ -97,6 +97,7 @@ void perf_events_free(PerfEvents *p) {
         free(p->rings);
         free(p->readers);
         free(p);
+        return NULL;
 }
 
 static void perf_events_fill_attr(const PerfEvents *p, bool inherit, struct perf_event_attr *attr) {

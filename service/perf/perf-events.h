@@ -29,7 +29,7 @@ typedef struct PerfEventsConfig {
 int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret);
 
 /* Frees events and rings. NULL is a no-op. */
-void perf_events_free(PerfEvents *p);
+PerfEvents *perf_events_free(PerfEvents *p);
 
 /* Samples task `tid` (and, through inherit, every thread and child it
  * creates later) on every CPU. After perf_events_enable() the new events

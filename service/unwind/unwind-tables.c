@@ -9,7 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "unwind-table-cache.h"
 #include "vdso-image.h"
 
@@ -35,13 +35,14 @@ int unwind_tables_new(const HelperClientConfig *helper, UnwindTables **ret) {
         return 0;
 }
 
-void unwind_tables_free(UnwindTables *t) {
+UnwindTables *unwind_tables_free(UnwindTables *t) {
         if (!t)
-                return;
+                return NULL;
         if (t->helper)
                 helper_client_free(t->helper);
         unwind_table_cache_clear(&t->cache);
         free(t);
+        return NULL;
 }
 
 UnwindTablesStats unwind_tables_get_stats(const UnwindTables *t) {
@@ -100,7 +101,7 @@ static bool pin_build_id_matches(UnwindTables *t, const ProcessMapping *m) {
                             memcmp(id.build_id, m->build_id, m->build_id_size) == 0;
                 pin->build_id_check = same ? PINNED_BUILD_ID_MATCHES : PINNED_BUILD_ID_DIFFERS;
                 if (!same) {
-                        fprintf(stderr, "periscoped: no unwind table for %s: %s\n", m->filename ? m->filename : "?",
+                        log_warning("no unwind table for %s: %s", m->filename ? m->filename : "?",
                                 r < 0 ? (why ? why : strerror(-r))
                                       : "binary changed since it was mapped (build-id differs)");
                         t->stats.failed++;
@@ -155,13 +156,13 @@ const UnwindTable *unwind_tables_get(UnwindTables *t, int32_t pid, const Process
                         r = helper_client_compile_unwind(t->helper, m->pinned->fd, NULL, 0, &blob, &size, &why);
         }
         if (r < 0 && r != -ENODATA)
-                fprintf(stderr, "periscoped: no unwind table for %s: %s\n", m->filename ? m->filename : "?",
+                log_warning("no unwind table for %s: %s", m->filename ? m->filename : "?",
                         why ? why : strerror(-r));
         /* The client validated the blob already; the cache validates again
          * because it keeps a view of exactly the bytes it owns. */
         r = unwind_table_cache_put(&t->cache, &key, r >= 0 ? blob : NULL, size, &table, &reason);
         if (r < 0 && reason)
-                fprintf(stderr, "periscoped: unwind table of %s rejected: %s\n", m->filename ? m->filename : "?",
+                log_warning("unwind table of %s rejected: %s", m->filename ? m->filename : "?",
                         reason);
         if (table)
                 t->stats.compiled++;

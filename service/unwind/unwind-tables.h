@@ -26,7 +26,7 @@ typedef struct UnwindTablesStats {
 int unwind_tables_new(const HelperClientConfig *helper, UnwindTables **ret);
 
 /* Frees every table and stops the helper. NULL is a no-op. */
-void unwind_tables_free(UnwindTables *t);
+UnwindTables *unwind_tables_free(UnwindTables *t);
 
 /* The validated table of the file mapped by m in pid, compiling it on first
  * sight; NULL when the file has none (anonymous/JIT code, no CFI, failure). */
