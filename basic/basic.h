@@ -9,6 +9,7 @@
 #include "log.h"
 #include "proc-util.h"
 #include "safe-open.h"
+#include "sort-util.h"
 #include "string-util.h"
 #include "time-util.h"
 #include "unaligned.h"

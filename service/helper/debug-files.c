@@ -107,11 +107,12 @@ static int accept_file(Lookup *l, int *fd, DebugFileKind kind, const char *path)
 }
 
 /* Candidate must carry the same build-id. 1 accepted, 0 refused, <0 helper failed. */
-static int try_build_id_candidate(Lookup *l, const char *cand, int cfd_in, DebugFileKind kind) {
-        _cleanup_close_ int cfd = cfd_in;
-        HelperIdentity cid;
+/* Identifies a candidate through the helper: 1 with *ret filled, 0 when it
+ * is not an ELF file (refused), HELPER_CLIENT_FAILED when the helper failed
+ * (noted). */
+static int identify_candidate(Lookup *l, const char *cand, int fd, uint32_t flags, HelperIdentity *ret) {
         _cleanup_free_ char *why = NULL;
-        int r = helper_client_identify(l->c, cfd, 0, &cid, &why);
+        int r = helper_client_identify(l->c, fd, flags, ret, &why);
         if (r == HELPER_CLIENT_FAILED) {
                 add_note(l->ret, "%s: %s", cand, why ? why : "helper failed");
                 return r;
@@ -120,6 +121,15 @@ static int try_build_id_candidate(Lookup *l, const char *cand, int cfd_in, Debug
                 refuse(l, "%s: not an ELF file (%s), not used", cand, why ? why : strerror(-r));
                 return 0;
         }
+        return 1;
+}
+
+static int try_build_id_candidate(Lookup *l, const char *cand, int cfd_in, DebugFileKind kind) {
+        _cleanup_close_ int cfd = cfd_in;
+        HelperIdentity cid;
+        int r = identify_candidate(l, cand, cfd, 0, &cid);
+        if (r <= 0)
+                return r;
         if (!same_build_id(&cid, l->id)) {
                 char want[2 * HELPER_MAX_BUILD_ID + 1], got[2 * HELPER_MAX_BUILD_ID + 1];
                 hex(want, l->id->build_id, l->id->build_id_size);
@@ -135,16 +145,9 @@ static int try_build_id_candidate(Lookup *l, const char *cand, int cfd_in, Debug
 static int try_debuglink_candidate(Lookup *l, const char *cand, int cfd_in) {
         _cleanup_close_ int cfd = cfd_in;
         HelperIdentity cid;
-        _cleanup_free_ char *why = NULL;
-        int r = helper_client_identify(l->c, cfd, HELPER_IDENTIFY_WANT_FILE_CRC, &cid, &why);
-        if (r == HELPER_CLIENT_FAILED) {
-                add_note(l->ret, "%s: %s", cand, why ? why : "helper failed");
+        int r = identify_candidate(l, cand, cfd, HELPER_IDENTIFY_WANT_FILE_CRC, &cid);
+        if (r <= 0)
                 return r;
-        }
-        if (r < 0) {
-                refuse(l, "%s: not an ELF file (%s), not used", cand, why ? why : strerror(-r));
-                return 0;
-        }
         if (cid.file_crc != l->id->debuglink_crc) {
                 refuse(l, "%s: .gnu_debuglink CRC mismatch (file 0x%08x, expected 0x%08x), not used", cand, cid.file_crc,
                        l->id->debuglink_crc);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "basic.h"
 
 typedef struct ProcessTable {
         ProcessMapping *maps;
@@ -114,15 +114,7 @@ static int process_table_reserve(ProcessTable *t, size_t extra) {
 
 /* Index of the first mapping whose end is above address. */
 static size_t process_table_first_ending_after(const ProcessTable *t, uint64_t address) {
-        size_t lo = 0, hi = t->n_maps;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (t->maps[mid].end <= address)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return FIRST_ABOVE(t->maps, t->n_maps, end, address);
 }
 
 int process_maps_add(ProcessMaps *m, int32_t pid, const ProcessMapping *mapping) {

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc-util.h"
-#include "cleanup.h"
+#include "basic.h"
 
 typedef struct KernelSymbol {
         uint64_t addr;
@@ -100,14 +99,7 @@ int kallsyms_load(const char *path, Kallsyms **ret) {
 }
 
 const char *kallsyms_lookup(const Kallsyms *k, uint64_t addr, uint64_t *start, uint64_t *end) {
-        size_t lo = 0, hi = k->n;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (k->syms[mid].addr <= addr)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
+        size_t lo = FIRST_ABOVE(k->syms, k->n, addr, addr);
         if (lo == 0)
                 return NULL;
         const KernelSymbol *s = &k->syms[lo - 1];

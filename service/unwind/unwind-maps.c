@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic.h"
+
 static int reserve(UnwindMaps *maps, size_t extra) {
         if (maps->n_mappings + extra <= maps->allocated)
                 return 0;
@@ -21,15 +23,7 @@ static int reserve(UnwindMaps *maps, size_t extra) {
 
 /* Index of the first mapping whose end lies above addr. */
 static size_t first_ending_after(const UnwindMaps *maps, uint64_t addr) {
-        size_t lo = 0, hi = maps->n_mappings;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (maps->mappings[mid].end <= addr)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return FIRST_ABOVE(maps->mappings, maps->n_mappings, end, addr);
 }
 
 int unwind_maps_remove(UnwindMaps *maps, uint64_t start, uint64_t end) {

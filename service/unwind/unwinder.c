@@ -113,6 +113,16 @@ static UnwindStop row_step(const UnwindRow *row, const UnwindStack *s, FrameStat
         return _UNWIND_STOP_MAX;
 }
 
+/* Why a walk stops at the caller's ip: END at 0 (the outermost frame),
+ * BAD_IP outside user space; _UNWIND_STOP_MAX to go on. */
+static UnwindStop next_ip_stop(uint64_t ip) {
+        if (ip == 0)
+                return UNWIND_STOP_END;
+        if (ip >= USER_ADDRESS_LIMIT)
+                return UNWIND_STOP_BAD_IP;
+        return _UNWIND_STOP_MAX;
+}
+
 void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFindFunc find, void *userdata,
                      uint64_t *frames, size_t max_frames, UnwindResult *result) {
         FrameState f = { regs->ip, regs->sp, regs->fp };
@@ -158,14 +168,9 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
                 }
                 if (stop != _UNWIND_STOP_MAX)
                         break;
-                if (f.ip == 0) {
-                        stop = UNWIND_STOP_END;
+                stop = next_ip_stop(f.ip);
+                if (stop != _UNWIND_STOP_MAX)
                         break;
-                }
-                if (f.ip >= USER_ADDRESS_LIMIT) {
-                        stop = UNWIND_STOP_BAD_IP;
-                        break;
-                }
                 frames[n++] = f.ip;
                 exact_ip = signal;
         }
@@ -193,14 +198,9 @@ void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64
                 stop = fp_step(stack, &f);
                 if (stop != _UNWIND_STOP_MAX)
                         break;
-                if (f.ip == 0) {
-                        stop = UNWIND_STOP_END;
+                stop = next_ip_stop(f.ip);
+                if (stop != _UNWIND_STOP_MAX)
                         break;
-                }
-                if (f.ip >= USER_ADDRESS_LIMIT) {
-                        stop = UNWIND_STOP_BAD_IP;
-                        break;
-                }
                 result->n_fp_frames++;
                 frames[n++] = f.ip;
         }
