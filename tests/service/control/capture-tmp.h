@@ -4,16 +4,21 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <systemd/sd-event.h>
 
 #include "basic.h"
 #include "capture.h"
 
-/* A writer on a new temporary file, its capture starting now. */
-static inline int capture_tmp_new(FILE **ret_tmp, int *ret_fd, CaptureWriter **ret_writer) {
+/* An event loop and a writer on a new temporary file, its capture starting
+ * now: what every test of the service's writers starts with. */
+static inline int capture_tmp_new(sd_event **ret_event, FILE **ret_tmp, int *ret_fd, CaptureWriter **ret_writer) {
+        int r = sd_event_new(ret_event);
+        if (r < 0)
+                return r;
         FILE *tmp = tmpfile();
         if (!tmp)
                 return -errno;
-        int r = capture_writer_new_fd(fileno(tmp), now_monotonic_ns(), ret_writer);
+        r = capture_writer_new_fd(fileno(tmp), now_monotonic_ns(), ret_writer);
         if (r < 0) {
                 fclose(tmp);
                 return r;

@@ -395,12 +395,10 @@ static int test_threads(const char *client_path) {
 static int test_rate(const char *client_path) {
         const int n = 100000;
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        if (sd_event_new(&e) < 0)
-                return 1;
         FILE *tmp = NULL;
         int fd = -1;
         CaptureWriter *w;
-        if (capture_tmp_new(&tmp, &fd, &w) < 0)
+        if (capture_tmp_new(&e, &tmp, &fd, &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
         ControlServer *srv;
@@ -470,12 +468,10 @@ static bool has_mark(CaptureReader *rd, const char *name) {
 static int test_hostile(const char *client_path) {
         const int n_threads = 3, n_marks = 2000;
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        if (sd_event_new(&e) < 0)
-                return 1;
         FILE *tmp = NULL;
         int fd = -1;
         CaptureWriter *w;
-        if (capture_tmp_new(&tmp, &fd, &w) < 0)
+        if (capture_tmp_new(&e, &tmp, &fd, &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
         ControlServer *srv;

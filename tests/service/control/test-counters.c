@@ -109,13 +109,11 @@ typedef struct Sample {
 int main(void) {
         test_options();
 
-        sd_event *e;
-        if (sd_event_new(&e) < 0)
-                return 1;
+        sd_event *e = NULL;
         FILE *tmp = NULL;
         int fd = -1;
         CaptureWriter *w;
-        if (capture_tmp_new(&tmp, &fd, &w) < 0)
+        if (capture_tmp_new(&e, &tmp, &fd, &w) < 0)
                 return 1;
         CounterIdAllocator ids = {};
         Counters *c;
