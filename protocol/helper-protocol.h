@@ -41,7 +41,7 @@
 typedef enum HelperMessageType {
         HELPER_MSG_IDENTIFY          = 1,  /* fds: [file]; payload: u32 flags (HelperIdentifyRequestFlags) */
         HELPER_MSG_SYMBOLIZE         = 2,  /* fds: [file, debug file?]; payload: see below */
-        HELPER_MSG_COMPILE_UNWIND    = 3,  /* reserved for the unwind-table compiler (issue 5) */
+        HELPER_MSG_COMPILE_UNWIND    = 3,  /* compile a file's unwind table (unwind-table.h) */
 
         HELPER_MSG_REPLY             = 0x8000, /* reply type = request type | HELPER_MSG_REPLY */
         HELPER_MSG_IDENTIFY_REPLY    = HELPER_MSG_REPLY | HELPER_MSG_IDENTIFY,
@@ -146,7 +146,7 @@ typedef enum HelperFrameFlags {
         _HELPER_FRAME_FLAGS_ALL = HELPER_FRAME_INLINED | HELPER_FRAME_HAS_SOURCE,
 } HelperFrameFlags;
 
-/* ---- COMPILE_UNWIND ---- (issue 5, docs/unwinding.md)
+/* ---- COMPILE_UNWIND ---- (docs/unwinding.md)
  * request payload: u32 flags (HelperUnwindRequestFlags), u32 image_size,
  *   image_size bytes.
  *   Without HELPER_UNWIND_IMAGE: fds: [file], image_size == 0.

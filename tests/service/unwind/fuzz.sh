@@ -12,12 +12,12 @@ trap 'rm -rf "$tmp"' EXIT
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
         -DUNWIND_FUZZ_LIBFUZZER -I "$src/basic" -I "$src/protocol" -I "$src/service/unwind" \
         "$src/tests/service/unwind/fuzz-unwind.c" "$src/protocol/unwind-table.c" "$src/service/unwind/unwinder.c" \
-        "$src/service/unwind/unwind-maps.c" -o "$tmp/fuzz-unwind" || {
+        "$src/tests/service/unwind/unwind-maps.c" -o "$tmp/fuzz-unwind" || {
         echo "building the fuzz target failed (clang with libclang-rt-14-dev needed)"; exit 1; }
 # Seed corpus: the driver's seed, dumped by a one-off build of the driver.
 clang -O1 -D_GNU_SOURCE -std=gnu11 -I "$src/basic" -I "$src/protocol" -I "$src/service/unwind" \
         "$src/tests/service/unwind/fuzz-unwind.c" "$src/protocol/unwind-table.c" "$src/service/unwind/unwinder.c" \
-        "$src/service/unwind/unwind-maps.c" -o "$tmp/seed-driver"
+        "$src/tests/service/unwind/unwind-maps.c" -o "$tmp/seed-driver"
 mkdir "$tmp/corpus"
 "$tmp/seed-driver" --dump-seed "$tmp/corpus/seed"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
