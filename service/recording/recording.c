@@ -671,13 +671,13 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 if ((ret == -ESRCH || ret == -EPERM) && i >= r->options.n_given_pids && i < r->options.n_pids)
                         continue;
                 if (ret == -ESRCH)
-                        return recording_error(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
-                                                 "process %d exited before recording started", (int) pid);
+                        return recording_error(error, periscope_error_from_errno(ret),
+                                               "process %d exited before recording started", (int) pid);
                 if (ret == -EPERM)
-                        return recording_error(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
-                                                 "process %d is not yours (any more: did it exit, and its pid go to "
-                                                 "another process?); pass the pid of a process of yours",
-                                                 (int) pid);
+                        return recording_error(error, periscope_error_from_errno(ret),
+                                               "process %d is not yours (any more: did it exit, and its pid go to "
+                                               "another process?); pass the pid of a process of yours",
+                                               (int) pid);
                 if (ret < 0) {
                         char what[64];
                         snprintf(what, sizeof(what), "process %d", (int) pid);

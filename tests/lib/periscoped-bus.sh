@@ -56,6 +56,14 @@ periscoped_start() {
         fail "periscoped did not take its bus name"
 }
 
+# Starts $DEMO, the demo workload, for MILLISECONDS (killed at exit at the
+# latest): sets work to its pid.
+demo_start() { # milliseconds
+        "$DEMO" -t "$1" &
+        work=$!
+        private_bus_track $work
+}
+
 # Calls a method on the service with busctl: pcall PATH IFACE METHOD SIG ARGS…
 pcall() {
         local path=$1 iface=$2; shift 2

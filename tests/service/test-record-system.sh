@@ -7,8 +7,7 @@
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 private_bus_start
 periscoped_start
-"$DEMO" -t 60000 & work=$!  # killed at the end
-private_bus_track $work
+demo_start 60000 # killed at the end
 # Something that spends its time in the kernel.
 dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null & sys=$!
 private_bus_track $sys

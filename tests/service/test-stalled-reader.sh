@@ -6,8 +6,7 @@
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 private_bus_start
 periscoped_start
-"$DEMO" -t 60000 & work=$!   # killed at the end
-private_bus_track $work
+demo_start 60000 # killed at the end
 mkfifo "$TEST_TMP/fifo"
 # Hold the read end open without ever reading.
 sleep 60 <"$TEST_TMP/fifo" & holder=$!

@@ -392,17 +392,22 @@ static int test_threads(const char *client_path) {
         return ret;
 }
 
+/* A control server writing into a new temporary capture. */
+static int server_tmp_new(sd_event **e, FILE **tmp, int *fd, CaptureWriter **w, CounterIdAllocator *ids,
+                          ControlServer **ret) {
+        int r = capture_tmp_new(e, tmp, fd, w);
+        return r < 0 ? r : control_server_new(*e, *w, ids, ret);
+}
+
 static int test_rate(const char *client_path) {
         const int n = 100000;
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         FILE *tmp = NULL;
         int fd = -1;
         CaptureWriter *w;
-        if (capture_tmp_new(&e, &tmp, &fd, &w) < 0)
-                return 1;
         CounterIdAllocator ids = {};
         ControlServer *srv;
-        if (control_server_new(e, w, &ids, &srv) < 0)
+        if (server_tmp_new(&e, &tmp, &fd, &w, &ids, &srv) < 0)
                 return 1;
         int cfd;
         if (control_server_open_fd(srv, &cfd) < 0)
@@ -471,11 +476,9 @@ static int test_hostile(const char *client_path) {
         FILE *tmp = NULL;
         int fd = -1;
         CaptureWriter *w;
-        if (capture_tmp_new(&e, &tmp, &fd, &w) < 0)
-                return 1;
         CounterIdAllocator ids = {};
         ControlServer *srv;
-        if (control_server_new(e, w, &ids, &srv) < 0)
+        if (server_tmp_new(&e, &tmp, &fd, &w, &ids, &srv) < 0)
                 return 1;
 
         /* Each misbehaving program gets its own control socket, as does the
