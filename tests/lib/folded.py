@@ -13,10 +13,12 @@ class Stack:
     count: int    # samples with this stack
 
 
-def stacks(path):
-    """Yields a Stack per line of a --folded report."""
+def stacks(path, containing=None):
+    """Yields a Stack per line of a --folded report (only those with the
+    frame `containing`, when given)."""
     for line in open(path):
         line = line.rstrip("\n")
         text, _, count = line.rpartition(" ")
         frames = text.split(";")
-        yield Stack(line, text, frames, [f for f in frames if not f.endswith("[kernel]")], int(count))
+        if containing is None or containing in frames:
+            yield Stack(line, text, frames, [f for f in frames if not f.endswith("[kernel]")], int(count))
