@@ -27,9 +27,9 @@ record() {
 }
 # The whole system while two known programs run.
 "$WORKLOAD_BURN" 100000000 >/dev/null & burn=$!
-_cleanup_pids+=($burn)
+private_bus_track $burn
 "$TEST_TMP/workload-shift" 100000 1 >/dev/null & shift_pid=$!
-_cleanup_pids+=($shift_pid)
+private_bus_track $shift_pid
 sleep 0.3
 "$PERISCOPE" record --address "$BUS_ADDRESS" --system --duration 1.5 -o "$TEST_TMP/system.syscap" >"$TEST_TMP/record.out" 2>&1 ||
         { cat "$TEST_TMP/record.out"; fail "record --system failed"; }

@@ -40,7 +40,7 @@ chmod +x "$TEST_TMP/storm.sh"
 "$DEEP_STATIC" 600000 & static=$!
 "$THREADS" 600000 & threads=$!
 "$TEST_TMP/go-chain" 600 & gochain=$!
-_cleanup_pids+=($deep $py $static $threads $gochain)
+private_bus_track $deep $py $static $threads $gochain
 sleep 0.5
 
 # The whole system while the storm runs.
