@@ -194,8 +194,8 @@ int capture_writer_add_raw_frame(CaptureWriter *w, const void *frame, size_t siz
             src[16] >= _CAPTURE_FRAME_TYPE_MAX)
                 return -EINVAL;
         uint8_t *f;
-        int r = frame_begin(w, size, src[16], (int64_t) capture_load_u64(src + 8, true),
-                            (int16_t) capture_load_u16(src + 2, true), (int32_t) capture_load_u32(src + 4, true), &f);
+        int r = frame_begin(w, size, src[16], (int64_t) unaligned_load_u64(src + 8, true),
+                            (int16_t) unaligned_load_u16(src + 2, true), (int32_t) unaligned_load_u32(src + 4, true), &f);
         if (r < 0)
                 return r;
         memcpy(f + CAPTURE_FRAME_HEADER_SIZE, src + CAPTURE_FRAME_HEADER_SIZE, size - CAPTURE_FRAME_HEADER_SIZE);

@@ -1,5 +1,5 @@
 # debuginfod-server.sh (sourced by helper tests, after
-# tests/service/private-bus.sh): a real debuginfod on 127.0.0.1.
+# tests/lib/periscoped-bus.sh): a real debuginfod on 127.0.0.1.
 #   debuginfod_start DIR   serves the debug files in DIR, waits until it has
 #                          scanned one, sets DEBUGINFOD_URL; stopped on exit
 debuginfod_start() {
@@ -7,7 +7,7 @@ debuginfod_start() {
         command -v debuginfod >/dev/null || fail "debuginfod is missing: apt-get install -y debuginfod"
         port=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
         debuginfod -F -p "$port" -d "$TEST_TMP/debuginfod.sqlite" -t 1 "$dir" >"$TEST_TMP/debuginfod.log" 2>&1 &
-        _cleanup_pids+=($!)
+        private_bus_track $!
         for _ in $(seq 200); do
                 n=$( (curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null || true) |
                         awk '/^scanned_files_total/ {s += $NF} END {print s + 0}')

@@ -19,8 +19,8 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         echo "building the fuzz target failed (clang with libclang-rt-14-dev needed)"; exit 1; }
 # the service side: validation of answers from a (possibly compromised) helper
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
-        -DPERISCOPE_LIBEXECDIR='"/nonexistent"' -I "$src/basic" -I "$src/protocol" -I "$src/service/helper" \
-        "$src/tests/sandbox-helper/fuzz-client.c" "$src/service/helper/helper-client.c" "$src/protocol/helper-protocol.c" "$src/protocol/unwind-table.c" \
+        -DPERISCOPE_LIBEXECDIR='"/nonexistent"' -I "$src/basic" -I "$src/protocol" -I "$src/helper-client/" \
+        "$src/tests/sandbox-helper/fuzz-client.c" "$src/helper-client/helper-client.c" "$src/protocol/helper-protocol.c" "$src/protocol/unwind-table.c" \
         -o "$tmp/fuzz-client" || { echo "building the client fuzz target failed"; exit 1; }
 mkdir "$tmp/client-corpus"
 # seed: a valid one-address SYMBOLIZE answer ("main", from the symbol table)

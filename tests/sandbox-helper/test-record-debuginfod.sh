@@ -3,7 +3,7 @@
 # workload whose debug file only a debuginfod server on 127.0.0.1 has. With
 # the option on, the capture names the inlined hot loop; with it off (the
 # default) the service does not ask and the names are missing.
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${SRCDIR:?}"
 command -v debuginfod >/dev/null || fail "debuginfod is missing: apt-get install -y debuginfod"
 command -v gdbus >/dev/null || fail "gdbus is missing: apt-get install -y libglib2.0-bin"
@@ -23,7 +23,7 @@ periscoped_start
 
 record() { # OUTPUT DEBUGINFOD(true|false)
         "$w" 4000 & local pid=$!
-        _cleanup_pids+=($pid)
+        private_bus_track $pid
         gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
                 -m org.periscope.Profiler1.Record \
                 "{'pids': <[$pid]>, 'duration-ms': <uint32 1500>, 'unwind': <'fp'>, 'debuginfod': <$2>}" 3 3>"$1" \

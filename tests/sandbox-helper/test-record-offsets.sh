@@ -3,7 +3,7 @@
 # no symbols for most of its code; each such frame is its own row,
 # python3.11+0xOFFSET (the file offset), and the capture keeps the file's
 # build-id beside them so the frames can be named later.
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}"
 py=/usr/bin/python3.11
 [ -x $py ] || fail "$py missing: apt-get install -y python3.11"

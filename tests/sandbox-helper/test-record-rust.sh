@@ -4,7 +4,7 @@
 # the report names workload::deep::chain_a → chain_b → chain_c demangled
 # (no `::h<hash>` suffix, no `_R`/`_ZN` prefix, no `$u7b$` escapes), with
 # source lines and inline frames from DWARF like C's.
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${SRCDIR:?}"
 RUSTC=${RUSTC:-/usr/bin/rustc}
 [ -x "$RUSTC" ] || fail "Debian's rustc is missing: apt-get install -y rustc"

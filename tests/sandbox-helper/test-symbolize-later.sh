@@ -7,7 +7,7 @@
 # reads (__symbols__); then without any copy of the binary, from the
 # debug file alone, and fetched with --debuginfod; only PLT stubs, which no symbol covers, may stay
 # offset rows. A second run finds an unstripped copy at DIR/<path>.
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${SRCDIR:?}" "${SYSPROF_NAMES:?}"
 full=$TEST_TMP/spin-full
 w=$TEST_TMP/spin

@@ -3,7 +3,7 @@
 # its own _start without call frame information, sits at the top of the
 # stack. Its stacks end at _start: no invented outermost frame
 # ("[unresolved: no mapping contains this address]") past it.
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${SRCDIR:?}"
 w=$TEST_TMP/entry
 gcc -O2 -g -fno-omit-frame-pointer -nostartfiles -o "$w" "$SRCDIR/workload-entry.c" || fail "cannot build the workload (gcc)"
