@@ -41,14 +41,8 @@ driver = "overlay"
 [storage.options.overlay]
 mount_program = "/usr/bin/fuse-overlayfs"
 EOF2
-        runuser -u "$user" -- tee "$home/.config/containers/containers.conf" >/dev/null <<'EOF2'
-[containers]
-default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-EOF2
+        # The same engine settings as root's.
+        runuser -u "$user" -- tee "$home/.config/containers/containers.conf" >/dev/null <"$conf_dir/containers.conf"
 }
 [ -e /dev/fuse ] && chmod 666 /dev/fuse
 setup_rootless_user periscope-rl 200000
