@@ -6,7 +6,7 @@
 #   preloaded, no fd         libperiscope-memory.so without a control fd (off)
 #   Periscope                libperiscope-memory.so recorded through the
 #                            control-ring server periscoped runs
-#                            (tests/control/control-record)
+#                            (tests/service/control/control-record)
 #   Sysprof                  `sysprof-cli --memprof --no-perf` (Sysprof 3.46's
 #                            libsysprof-memory-4.so), sysprofd on a private bus
 # and how many of the 2N allocation/free events each capture holds.
@@ -19,7 +19,7 @@ n=${2:-200000}
 runs=${RUNS:-3}
 bench=$build/bench/memory-bench
 lib=$build/collector/libperiscope-memory.so
-rec=$build/tests/control/control-record
+rec=$build/tests/service/control/control-record
 for f in "$bench" "$lib" "$rec" "$build/cli/periscope"; do
         [ -e "$f" ] || { echo "missing $f: build the tree first (meson setup build && ninja -C build)"; exit 1; }
 done

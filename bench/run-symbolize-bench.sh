@@ -8,8 +8,8 @@ set -euo pipefail
 build=${1:?usage: run-symbolize-bench.sh BUILD [BINARY] [N]}
 bin=${2:-/usr/bin/node}
 n=${3:-2000}
-tool=$build/tests/helper/helper-tool
-[ -x "$tool" ] || { echo "build $build first (tests/helper/helper-tool)"; exit 1; }
+tool=$build/tests/sandbox-helper/helper-tool
+[ -x "$tool" ] || { echo "build $build first (tests/sandbox-helper/helper-tool)"; exit 1; }
 read -r off vaddr size < <(readelf -lW "$bin" | awk '$1 == "LOAD" && / R E | RWE / { print $2, $3, $5 }' |
         while read -r o v s; do echo $((o)) $((v)) $((s)); done | sort -k3 -n | tail -1)
 mapfile -t offs < <(python3 -c "

@@ -23,8 +23,8 @@ secs=${SECONDS_RECORDED:-10}
 [ "$(id -u)" = 0 ] || { echo "run as root (whole-system perf events)"; exit 1; }
 for c in perf go; do command -v $c >/dev/null || { echo "$c missing: scripts/install-deps.sh"; exit 1; }; done
 for f in "$build/cli/periscope" "$build/service/periscoped" "$build/sandbox-helper/periscope-helper" \
-         "$build/tests/unwind/unwind-workload-deep" "$build/tests/unwind/unwind-workload-deep-static" \
-         "$build/tests/unwind/unwind-workload-threads"; do
+         "$build/tests/service/unwind/unwind-workload-deep" "$build/tests/service/unwind/unwind-workload-deep-static" \
+         "$build/tests/service/unwind/unwind-workload-threads"; do
         [ -x "$f" ] || { echo "missing $f: build the tree first (meson setup build && ninja -C build)"; exit 1; }
 done
 tmp=$(mktemp -d /tmp/periscope-system-bench.XXXXXX)
@@ -41,8 +41,8 @@ daemon=$!
 private_bus_track $daemon
 private_bus_wait_name org.periscope.Profiler1 10 $daemon || { cat "$tmp/periscoped.log"; exit 1; }
 
-GOCACHE=$tmp/gocache GOPATH=$tmp/gopath go build -o "$tmp/go-chain" "$top/tests/unwind/workloads/go-chain.go"
-cp "$build/tests/unwind/unwind-workload-deep" "$tmp/short-deep"
+GOCACHE=$tmp/gocache GOPATH=$tmp/gopath go build -o "$tmp/go-chain" "$top/tests/service/unwind/workloads/go-chain.go"
+cp "$build/tests/service/unwind/unwind-workload-deep" "$tmp/short-deep"
 
 python3 - "$top" "$build" "$tmp" "$secs" "$daemon" "${SYSPROF_REASON:-}" <<'PY'
 import os, re, signal, subprocess, sys, time
@@ -56,7 +56,7 @@ GO_ROOTS = {"runtime.goexit.abi0", "runtime.clone.abi0", "runtime.rt0_go.abi0", 
 def start_mix():
     long = {
         "deep (no fp)": [f"{U}/unwind-workload-deep", "600000"],
-        "python3": ["/usr/bin/python3", f"{top}/tests/unwind/workloads/py-fib.py", "600"],
+        "python3": ["/usr/bin/python3", f"{top}/tests/service/unwind/workloads/py-fib.py", "600"],
         "static": [f"{U}/unwind-workload-deep-static", "600000"],
         "4 threads": [f"{U}/unwind-workload-threads", "600000"],
         "Go": [f"{tmp}/go-chain", "600"],

@@ -25,7 +25,7 @@ replay_s=${REPLAY_S:-5}
 command -v perf >/dev/null || { echo "perf missing: apt-get install -y linux-perf"; exit 1; }
 W=$build/bench/unwind-bench-workload
 for f in "$W" "$build/cli/periscope" "$build/service/periscoped" "$build/sandbox-helper/periscope-helper" \
-         "$build/tests/service/capture-json" "$build/tests/unwind/unwind-record"; do
+         "$build/tests/service/capture-json" "$build/tests/service/unwind/unwind-record"; do
         [ -x "$f" ] || { echo "missing $f: build the tree first (meson setup build && ninja -C build)"; exit 1; }
 done
 export PERISCOPED=$build/service/periscoped PERISCOPE_HELPER=$build/sandbox-helper/periscope-helper
@@ -76,7 +76,7 @@ def run_mode(mode):
         if p.returncode != 0:
             sys.exit(f"periscope record failed: {p.stderr[-800:]}")
         work, end, cpu = parse_workload(p.stdout)
-        args = ["python3", f"{top}/tests/unwind/check-service-capture.py", f"{build}/tests/service/capture-json",
+        args = ["python3", f"{top}/tests/service/unwind/check-service-capture.py", f"{build}/tests/service/capture-json",
                 cap + ".syscap", W, "--min-samples", "1"]
         for c in chains:
             args += ["--chain", c]
@@ -91,7 +91,7 @@ def run_mode(mode):
                            text=True)
         done = time.monotonic_ns()
         work, end, cpu = parse_workload(p.stdout)
-        args = ["python3", f"{top}/tests/unwind/check-service-capture.py", f"{build}/tests/service/capture-json",
+        args = ["python3", f"{top}/tests/service/unwind/check-service-capture.py", f"{build}/tests/service/capture-json",
                 cap + ".sp.syscap", W, "--min-samples", "1"]
         for c in chains:
             args += ["--chain", c]
@@ -155,7 +155,7 @@ print(f"CPU slowdown of the workload: Periscope dwarf {med('periscope-dwarf','cp
 
 # The unwinder alone: samples recorded with perf_event_open in the harness,
 # then replayed for REPLAY_S seconds on CPU 0.
-p = subprocess.run(["taskset", "-c", "0", f"{build}/tests/unwind/unwind-record", "--min-ok", "0", "--min-full", "0",
+p = subprocess.run(["taskset", "-c", "0", f"{build}/tests/service/unwind/unwind-record", "--min-ok", "0", "--min-full", "0",
                     "--replay-seconds", replay_s, "--chain", "main", "--", W, "300"], capture_output=True, text=True)
 m = re.search(r"replay: .*", p.stdout)
 print("\nunwinder alone (one core):", m.group(0) if m else f"failed: {p.stdout} {p.stderr[-500:]}")

@@ -5,20 +5,10 @@
 sysprof_bus_start() {
         local tmp=$1 top
         top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+        . "$top/tests/lib/private-bus.sh"
         SYSPROF_REASON=""
-        if ! command -v sysprof-cli >/dev/null || [ ! -x /usr/libexec/sysprofd ]; then
-                SYSPROF_REASON="sysprof not installed (apt-get install -y sysprof polkitd)"
-        elif ! grep -qs 'org.gnome.sysprof' /etc/polkit-1/rules.d/*.rules; then
-                SYSPROF_REASON="no polkit rule for root (scripts/setup.d/20-polkit-sysprof.sh)"
-        else
-                . "$top/tests/lib/private-bus.sh"
-                if private_bus_start && private_polkit_start; then
-                        /usr/libexec/sysprofd >"$tmp/sysprofd.log" 2>&1 &
-                        private_bus_track $!
-                        private_bus_wait_name org.gnome.Sysprof3 10 $! || SYSPROF_REASON="sysprofd did not start"
-                else
-                        SYSPROF_REASON="private system bus or polkitd did not start"
-                fi
+        if ! private_sysprofd_start "$tmp" >"$tmp/sysprofd-start.log" 2>&1; then
+                SYSPROF_REASON=$(tail -1 "$tmp/sysprofd-start.log")
         fi
         export SYSPROF_REASON
 }

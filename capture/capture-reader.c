@@ -10,8 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture-bytes.h"
-#include "cleanup.h"
+#include "basic.h"
 
 #define READER_MAX_STREAM_SIZE (4ull << 30) /* non-file inputs are buffered in memory */
 
@@ -65,28 +64,14 @@ __attribute__((format(printf, 3, 4))) static int reader_fail(CaptureReader *r, i
         return err;
 }
 
-/* Makes room for n elements; allocates even for n == 0 so decoded arrays are
- * never NULL (callers may memcpy() them, and memcpy(…, NULL, 0) is UB). */
-static int grow(void **p, size_t *alloc, size_t n, size_t elem) {
-        if (*p && n <= *alloc)
-                return 0;
-        size_t want = n < 64 ? 64 : n;
-        void *q = reallocarray(*p, want, elem);
-        if (!q)
-                return -ENOMEM;
-        *p = q;
-        *alloc = want;
-        return 0;
-}
-
 static int header_parse(CaptureReader *r) {
         if (r->size < CAPTURE_FILE_HEADER_SIZE)
                 return reader_fail(r, -EBADMSG, "file is %zu bytes, shorter than the %d-byte capture header", r->size,
                                    CAPTURE_FILE_HEADER_SIZE);
         const uint8_t *h = r->data;
-        if (capture_load_u32(h, true) != CAPTURE_MAGIC)
+        if (unaligned_load_u32(h, true) != CAPTURE_MAGIC)
                 return reader_fail(r, -EBADMSG, "offset 0: not a Sysprof capture (bad magic 0x%08x)",
-                                   capture_load_u32(h, true));
+                                   unaligned_load_u32(h, true));
         r->header.version = h[4];
         if (r->header.version != CAPTURE_VERSION)
                 return reader_fail(r, -EPROTONOSUPPORT, "offset 4: capture format version %u, only version %d is supported",
@@ -94,9 +79,9 @@ static int header_parse(CaptureReader *r) {
         /* A little-endian writer sets bit 0 of byte 5; a big-endian one stores
          * the flag (0) in bit 7 and leaves the rest zero. */
         r->le = r->header.little_endian = h[5] & 0x01;
-        capture_load_fixed_string(r->header.capture_time, h + 8, 64);
-        r->header.start_time = (int64_t) capture_load_u64(h + 72, r->le);
-        r->header.end_time = (int64_t) capture_load_u64(h + 80, r->le);
+        unaligned_load_fixed_string(r->header.capture_time, h + 8, 64);
+        r->header.start_time = (int64_t) unaligned_load_u64(h + 72, r->le);
+        r->header.end_time = (int64_t) unaligned_load_u64(h + 80, r->le);
         r->pos = CAPTURE_FILE_HEADER_SIZE;
         return 0;
 }
@@ -196,9 +181,9 @@ int capture_reader_open_memory(const void *data, size_t size, CaptureReader **re
         return reader_new(ret, error, "buffer", r);
 }
 
-void capture_reader_free(CaptureReader *r) {
+CaptureReader *capture_reader_free(CaptureReader *r) {
         if (!r)
-                return;
+                return NULL;
         if (r->mapping)
                 munmap(r->mapping, r->size);
         free(r->owned);
@@ -208,6 +193,7 @@ void capture_reader_free(CaptureReader *r) {
         free(r->values);
         free(r->jit);
         free(r);
+        return NULL;
 }
 
 const CaptureFileHeader *capture_reader_get_header(const CaptureReader *r) {
@@ -240,10 +226,12 @@ static const char *frame_string(const uint8_t *f, size_t off, size_t end) {
 }
 
 static int decode_addrs(CaptureReader *r, const uint8_t *src, size_t n, const uint64_t **ret) {
-        if (grow((void **) &r->addrs, &r->addrs_alloc, n, sizeof(uint64_t)) < 0)
+        /* Room for at least one element: decoded arrays are never NULL
+         * (callers may memcpy() them, and memcpy(…, NULL, 0) is UB). */
+        if (GROW_ARRAY(r->addrs, r->addrs_alloc, n ? n : 1, 64) < 0)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
-                r->addrs[i] = capture_load_u64(src + 8 * i, r->le);
+                r->addrs[i] = unaligned_load_u64(src + 8 * i, r->le);
         *ret = r->addrs;
         return 0;
 }
@@ -271,7 +259,7 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
                 bool sample = fr->type == CAPTURE_FRAME_SAMPLE;
                 size_t base = sample ? CAPTURE_SAMPLE_SIZE : CAPTURE_ALLOCATION_SIZE;
                 NEED(base);
-                uint16_t n = capture_load_u16(f + (sample ? 24 : 44), le);
+                uint16_t n = unaligned_load_u16(f + (sample ? 24 : 44), le);
                 if ((size_t) n * 8 > len - base)
                         return BAD("%u addresses need %zu bytes, the frame has %zu", n, (size_t) n * 8, len - base);
                 const uint64_t *addrs;
@@ -279,12 +267,12 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
                         return -ENOMEM;
                 if (sample) {
                         fr->sample.n_addrs = n;
-                        fr->sample.tid = (int32_t) capture_load_u32(f + 28, le);
+                        fr->sample.tid = (int32_t) unaligned_load_u32(f + 28, le);
                         fr->sample.addrs = addrs;
                 } else {
-                        fr->allocation.alloc_addr = capture_load_u64(f + 24, le);
-                        fr->allocation.alloc_size = (int64_t) capture_load_u64(f + 32, le);
-                        fr->allocation.tid = (int32_t) capture_load_u32(f + 40, le);
+                        fr->allocation.alloc_addr = unaligned_load_u64(f + 24, le);
+                        fr->allocation.alloc_size = (int64_t) unaligned_load_u64(f + 32, le);
+                        fr->allocation.tid = (int32_t) unaligned_load_u32(f + 40, le);
                         fr->allocation.n_addrs = n;
                         fr->allocation.addrs = addrs;
                 }
@@ -293,10 +281,10 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
 
         case CAPTURE_FRAME_MAP:
                 NEED(CAPTURE_MAP_SIZE + 1);
-                fr->map.start = capture_load_u64(f + 24, le);
-                fr->map.end = capture_load_u64(f + 32, le);
-                fr->map.offset = capture_load_u64(f + 40, le);
-                fr->map.inode = capture_load_u64(f + 48, le);
+                fr->map.start = unaligned_load_u64(f + 24, le);
+                fr->map.end = unaligned_load_u64(f + 32, le);
+                fr->map.offset = unaligned_load_u64(f + 40, le);
+                fr->map.inode = unaligned_load_u64(f + 48, le);
                 fr->map.filename = frame_string(f, CAPTURE_MAP_SIZE, len);
                 if (!fr->map.filename)
                         return BAD("file name has no terminator");
@@ -311,22 +299,22 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
 
         case CAPTURE_FRAME_FORK:
                 NEED(CAPTURE_FORK_SIZE);
-                fr->fork.child_pid = (int32_t) capture_load_u32(f + 24, le);
+                fr->fork.child_pid = (int32_t) unaligned_load_u32(f + 24, le);
                 return 0;
 
         case CAPTURE_FRAME_JITMAP: {
                 NEED(CAPTURE_JITMAP_SIZE);
-                uint32_t n = capture_load_u32(f + 24, le);
+                uint32_t n = unaligned_load_u32(f + 24, le);
                 /* Each entry takes at least 9 bytes: bound n before allocating. */
                 if ((uint64_t) n * 9 > len - CAPTURE_JITMAP_SIZE)
                         return BAD("%u entries cannot fit in %zu bytes", n, len - CAPTURE_JITMAP_SIZE);
-                if (grow((void **) &r->jit, &r->jit_alloc, n, sizeof(CaptureJitmapEntry)) < 0)
+                if (GROW_ARRAY(r->jit, r->jit_alloc, n ? n : 1, 64) < 0)
                         return -ENOMEM;
                 size_t p = CAPTURE_JITMAP_SIZE;
                 for (uint32_t i = 0; i < n; i++) {
                         if (len - p < 9)
                                 return BAD("entry %u runs past the frame", i);
-                        r->jit[i].address = capture_load_u64(f + p, le);
+                        r->jit[i].address = unaligned_load_u64(f + p, le);
                         r->jit[i].name = frame_string(f, p + 8, len);
                         if (!r->jit[i].name)
                                 return BAD("entry %u name has no terminator", i);
@@ -339,23 +327,23 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
 
         case CAPTURE_FRAME_CTRDEF: {
                 NEED(CAPTURE_CTRDEF_SIZE);
-                uint16_t n = capture_load_u16(f + 24, le);
+                uint16_t n = unaligned_load_u16(f + 24, le);
                 if ((size_t) n * CAPTURE_COUNTER_SIZE > len - CAPTURE_CTRDEF_SIZE)
                         return BAD("%u counters need %zu bytes, the frame has %zu", n,
                                    (size_t) n * CAPTURE_COUNTER_SIZE, len - CAPTURE_CTRDEF_SIZE);
-                if (grow((void **) &r->counters, &r->counters_alloc, n, sizeof(CaptureCounterDef)) < 0)
+                if (GROW_ARRAY(r->counters, r->counters_alloc, n ? n : 1, 64) < 0)
                         return -ENOMEM;
                 for (uint16_t i = 0; i < n; i++) {
                         const uint8_t *c = f + CAPTURE_CTRDEF_SIZE + (size_t) CAPTURE_COUNTER_SIZE * i;
                         CaptureCounterDef *d = &r->counters[i];
-                        capture_load_fixed_string(d->category, c, CAPTURE_COUNTER_CATEGORY_LEN);
-                        capture_load_fixed_string(d->name, c + 32, CAPTURE_COUNTER_NAME_LEN);
-                        capture_load_fixed_string(d->description, c + 64, CAPTURE_COUNTER_DESCRIPTION_LEN);
+                        unaligned_load_fixed_string(d->category, c, CAPTURE_COUNTER_CATEGORY_LEN);
+                        unaligned_load_fixed_string(d->name, c + 32, CAPTURE_COUNTER_NAME_LEN);
+                        unaligned_load_fixed_string(d->description, c + 64, CAPTURE_COUNTER_DESCRIPTION_LEN);
                         /* id is 24 bits in the file's byte order; type is byte 119 either way. */
                         d->id = le ? (uint32_t) c[116] | (uint32_t) c[117] << 8 | (uint32_t) c[118] << 16
                                    : (uint32_t) c[118] | (uint32_t) c[117] << 8 | (uint32_t) c[116] << 16;
                         d->type = c[119];
-                        d->value.v64 = (int64_t) capture_load_u64(c + 120, le);
+                        d->value.v64 = (int64_t) unaligned_load_u64(c + 120, le);
                 }
                 fr->ctrdef.n_counters = n;
                 fr->ctrdef.counters = r->counters;
@@ -364,21 +352,21 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
 
         case CAPTURE_FRAME_CTRSET: {
                 NEED(CAPTURE_CTRSET_SIZE);
-                uint16_t n = capture_load_u16(f + 24, le);
+                uint16_t n = unaligned_load_u16(f + 24, le);
                 if ((size_t) n * CAPTURE_CTRSET_GROUP_SIZE > len - CAPTURE_CTRSET_SIZE)
                         return BAD("%u value groups need %zu bytes, the frame has %zu", n,
                                    (size_t) n * CAPTURE_CTRSET_GROUP_SIZE, len - CAPTURE_CTRSET_SIZE);
-                if (grow((void **) &r->values, &r->values_alloc, (size_t) n * 8, sizeof(CaptureCounterSetValue)) < 0)
+                if (GROW_ARRAY(r->values, r->values_alloc, n ? (size_t) n * 8 : 1, 64) < 0)
                         return -ENOMEM;
                 uint32_t k = 0;
                 for (uint16_t g = 0; g < n; g++) {
                         const uint8_t *grp = f + CAPTURE_CTRSET_SIZE + (size_t) CAPTURE_CTRSET_GROUP_SIZE * g;
                         for (int i = 0; i < 8; i++) {
-                                uint32_t id = capture_load_u32(grp + 4 * i, le);
+                                uint32_t id = unaligned_load_u32(grp + 4 * i, le);
                                 if (id == 0)
                                         continue;
                                 r->values[k].id = id;
-                                r->values[k].value.v64 = (int64_t) capture_load_u64(grp + 32 + 8 * i, le);
+                                r->values[k].value.v64 = (int64_t) unaligned_load_u64(grp + 32 + 8 * i, le);
                                 k++;
                         }
                 }
@@ -390,9 +378,9 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
 
         case CAPTURE_FRAME_MARK:
                 NEED(CAPTURE_MARK_SIZE);
-                fr->mark.duration = (int64_t) capture_load_u64(f + 24, le);
-                capture_load_fixed_string(fr->mark.group, f + 32, CAPTURE_MARK_GROUP_LEN);
-                capture_load_fixed_string(fr->mark.name, f + 56, CAPTURE_MARK_NAME_LEN);
+                fr->mark.duration = (int64_t) unaligned_load_u64(f + 24, le);
+                unaligned_load_fixed_string(fr->mark.group, f + 32, CAPTURE_MARK_GROUP_LEN);
+                unaligned_load_fixed_string(fr->mark.name, f + 56, CAPTURE_MARK_NAME_LEN);
                 /* Sysprof writes marks whose message is empty without room for
                  * a terminator only when the frame is exactly 96 bytes. */
                 fr->mark.message = len == CAPTURE_MARK_SIZE ? "" : frame_string(f, CAPTURE_MARK_SIZE, len);
@@ -402,7 +390,7 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
 
         case CAPTURE_FRAME_METADATA:
                 NEED(CAPTURE_METADATA_SIZE);
-                capture_load_fixed_string(fr->metadata.id, f + 24, CAPTURE_METADATA_ID_LEN);
+                unaligned_load_fixed_string(fr->metadata.id, f + 24, CAPTURE_METADATA_ID_LEN);
                 fr->metadata.metadata = len == CAPTURE_METADATA_SIZE ? "" : frame_string(f, CAPTURE_METADATA_SIZE, len);
                 if (!fr->metadata.metadata)
                         return BAD("metadata has no terminator");
@@ -410,8 +398,8 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
 
         case CAPTURE_FRAME_LOG:
                 NEED(CAPTURE_LOG_SIZE);
-                fr->log.severity = capture_load_u16(f + 24, le);
-                capture_load_fixed_string(fr->log.domain, f + 32, CAPTURE_LOG_DOMAIN_LEN);
+                fr->log.severity = unaligned_load_u16(f + 24, le);
+                unaligned_load_fixed_string(fr->log.domain, f + 32, CAPTURE_LOG_DOMAIN_LEN);
                 fr->log.message = len == CAPTURE_LOG_SIZE ? "" : frame_string(f, CAPTURE_LOG_SIZE, len);
                 if (!fr->log.message)
                         return BAD("message has no terminator");
@@ -419,10 +407,10 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
 
         case CAPTURE_FRAME_FILE_CHUNK: {
                 NEED(CAPTURE_FILE_CHUNK_SIZE);
-                uint32_t v = capture_load_u32(f + 24, le);
+                uint32_t v = unaligned_load_u32(f + 24, le);
                 fr->file_chunk.is_last = le ? (v & 1) : (v >> 31);
                 fr->file_chunk.len = le ? (uint16_t) (v >> 16) : (uint16_t) (v & 0xffff);
-                capture_load_fixed_string(fr->file_chunk.path, f + 28, CAPTURE_FILE_PATH_LEN);
+                unaligned_load_fixed_string(fr->file_chunk.path, f + 28, CAPTURE_FILE_PATH_LEN);
                 if (fr->file_chunk.len > len - CAPTURE_FILE_CHUNK_SIZE)
                         return BAD("chunk of %u bytes, the frame holds %zu", fr->file_chunk.len,
                                    len - CAPTURE_FILE_CHUNK_SIZE);
@@ -433,7 +421,7 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
         case CAPTURE_FRAME_OVERLAY: {
                 NEED(CAPTURE_OVERLAY_SIZE);
                 fr->overlay.layer = f[24];
-                size_t sl = capture_load_u16(f + 28, le), dl = capture_load_u16(f + 30, le);
+                size_t sl = unaligned_load_u16(f + 28, le), dl = unaligned_load_u16(f + 30, le);
                 if (sl + 1 + dl + 1 > len - CAPTURE_OVERLAY_SIZE)
                         return BAD("paths of %zu and %zu bytes do not fit", sl, dl);
                 const uint8_t *s = f + CAPTURE_OVERLAY_SIZE;
@@ -456,7 +444,7 @@ int capture_reader_next(CaptureReader *r, CaptureFrame *fr) {
                         return reader_fail(r, -EBADMSG, "offset %zu: truncated frame header (%zu of %d bytes)", r->pos,
                                            left, CAPTURE_FRAME_HEADER_SIZE);
                 const uint8_t *f = r->data + r->pos;
-                size_t len = capture_load_u16(f, r->le);
+                size_t len = unaligned_load_u16(f, r->le);
                 if (len < CAPTURE_FRAME_HEADER_SIZE)
                         return reader_fail(r, -EBADMSG, "offset %zu: frame length %zu is shorter than a frame header",
                                            r->pos, len);
@@ -475,9 +463,9 @@ int capture_reader_next(CaptureReader *r, CaptureFrame *fr) {
                 fr->offset = r->pos;
                 fr->len = (uint16_t) len;
                 fr->type = type;
-                fr->cpu = (int16_t) capture_load_u16(f + 2, r->le);
-                fr->pid = (int32_t) capture_load_u32(f + 4, r->le);
-                fr->time = (int64_t) capture_load_u64(f + 8, r->le);
+                fr->cpu = (int16_t) unaligned_load_u16(f + 2, r->le);
+                fr->pid = (int32_t) unaligned_load_u32(f + 4, r->le);
+                fr->time = (int64_t) unaligned_load_u64(f + 8, r->le);
                 int k = decode_payload(r, f, len, fr);
                 if (k < 0)
                         return k;
@@ -534,7 +522,7 @@ int capture_reader_decode_frame(CaptureReader *r, const void *data, size_t size,
         if (size < CAPTURE_FRAME_HEADER_SIZE)
                 return reader_fail(r, -EBADMSG, "offset 0: truncated frame header (%zu of %d bytes)", size,
                                    CAPTURE_FRAME_HEADER_SIZE);
-        size_t len = capture_load_u16(f, r->le);
+        size_t len = unaligned_load_u16(f, r->le);
         if (len < CAPTURE_FRAME_HEADER_SIZE)
                 return reader_fail(r, -EBADMSG, "offset 0: frame length %zu is shorter than a frame header", len);
         if (len > size)
@@ -542,9 +530,9 @@ int capture_reader_decode_frame(CaptureReader *r, const void *data, size_t size,
                                    size);
         fr->len = (uint16_t) len;
         fr->type = f[16];
-        fr->cpu = (int16_t) capture_load_u16(f + 2, r->le);
-        fr->pid = (int32_t) capture_load_u32(f + 4, r->le);
-        fr->time = (int64_t) capture_load_u64(f + 8, r->le);
+        fr->cpu = (int16_t) unaligned_load_u16(f + 2, r->le);
+        fr->pid = (int32_t) unaligned_load_u32(f + 4, r->le);
+        fr->time = (int64_t) unaligned_load_u64(f + 8, r->le);
         if (!capture_frame_type_to_string(fr->type))
                 return 0;
 

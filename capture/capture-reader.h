@@ -35,7 +35,7 @@ int capture_reader_open_path(const char *path, CaptureReader **ret, char **error
 /* Same for a caller-owned buffer (used by the fuzzer); data must outlive the reader. */
 int capture_reader_open_memory(const void *data, size_t size, CaptureReader **ret, char **error);
 
-void capture_reader_free(CaptureReader *r);
+CaptureReader *capture_reader_free(CaptureReader *r);
 
 const CaptureFileHeader *capture_reader_get_header(const CaptureReader *r);
 

@@ -10,8 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture-bytes.h"
-#include "cleanup.h"
+#include "basic.h"
 
 #define WRITER_BUFFER_SIZE (256 * 1024)
 
@@ -59,7 +58,7 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done) {
 
 static void header_encode(uint8_t hdr[CAPTURE_FILE_HEADER_SIZE], int64_t start_time, int64_t end_time) {
         memset(hdr, 0, CAPTURE_FILE_HEADER_SIZE);
-        capture_store_u32(hdr, CAPTURE_MAGIC);
+        unaligned_store_u32(hdr, CAPTURE_MAGIC);
         hdr[4] = CAPTURE_VERSION;
         hdr[5] = 0x01; /* little_endian bit */
 
@@ -67,8 +66,8 @@ static void header_encode(uint8_t hdr[CAPTURE_FILE_HEADER_SIZE], int64_t start_t
         struct tm tm;
         if (gmtime_r(&now, &tm))
                 strftime((char *) hdr + 8, 64, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        capture_store_u64(hdr + 72, (uint64_t) start_time);
-        capture_store_u64(hdr + 80, (uint64_t) end_time);
+        unaligned_store_u64(hdr + 72, (uint64_t) start_time);
+        unaligned_store_u64(hdr + 80, (uint64_t) end_time);
 }
 
 int capture_writer_new_fd(int fd, int64_t start_time, CaptureWriter **ret) {
@@ -105,11 +104,12 @@ int capture_writer_new_fd(int fd, int64_t start_time, CaptureWriter **ret) {
         return 0;
 }
 
-void capture_writer_free(CaptureWriter *w) {
+CaptureWriter *capture_writer_free(CaptureWriter *w) {
         if (!w)
-                return;
+                return NULL;
         safe_close(w->fd);
         free(w);
+        return NULL;
 }
 
 int capture_writer_flush(CaptureWriter *w) {
@@ -126,7 +126,7 @@ int capture_writer_flush(CaptureWriter *w) {
 
         if (w->seekable) {
                 uint8_t t[8];
-                capture_store_u64(t, (uint64_t) w->end_time);
+                unaligned_store_u64(t, (uint64_t) w->end_time);
                 if (pwrite(w->fd, t, sizeof(t), 80) != (ssize_t) sizeof(t))
                         return errno > 0 ? -errno : -EIO;
         }
@@ -163,10 +163,10 @@ static int frame_begin(CaptureWriter *w, size_t size, uint8_t type, int64_t time
         }
         uint8_t *f = w->buf + w->len;
         memset(f, 0, len);
-        capture_store_u16(f, (uint16_t) len);
-        capture_store_u16(f + 2, (uint16_t) (int16_t) cpu);
-        capture_store_u32(f + 4, (uint32_t) pid);
-        capture_store_u64(f + 8, (uint64_t) time);
+        unaligned_store_u16(f, (uint16_t) len);
+        unaligned_store_u16(f + 2, (uint16_t) (int16_t) cpu);
+        unaligned_store_u32(f + 4, (uint32_t) pid);
+        unaligned_store_u64(f + 8, (uint64_t) time);
         f[16] = type;
         w->len += len;
         w->frame_count[type]++;
@@ -194,8 +194,8 @@ int capture_writer_add_raw_frame(CaptureWriter *w, const void *frame, size_t siz
             src[16] >= _CAPTURE_FRAME_TYPE_MAX)
                 return -EINVAL;
         uint8_t *f;
-        int r = frame_begin(w, size, src[16], (int64_t) capture_load_u64(src + 8, true),
-                            (int16_t) capture_load_u16(src + 2, true), (int32_t) capture_load_u32(src + 4, true), &f);
+        int r = frame_begin(w, size, src[16], (int64_t) unaligned_load_u64(src + 8, true),
+                            (int16_t) unaligned_load_u16(src + 2, true), (int32_t) unaligned_load_u32(src + 4, true), &f);
         if (r < 0)
                 return r;
         memcpy(f + CAPTURE_FRAME_HEADER_SIZE, src + CAPTURE_FRAME_HEADER_SIZE, size - CAPTURE_FRAME_HEADER_SIZE);
@@ -204,7 +204,7 @@ int capture_writer_add_raw_frame(CaptureWriter *w, const void *frame, size_t siz
 
 static void store_addrs(uint8_t *dst, const uint64_t *addrs, size_t n) {
         for (size_t i = 0; i < n; i++)
-                capture_store_u64(dst + 8 * i, addrs[i]);
+                unaligned_store_u64(dst + 8 * i, addrs[i]);
 }
 
 int capture_writer_add_sample(CaptureWriter *w, int64_t time, int cpu, int32_t pid, int32_t tid,
@@ -215,8 +215,8 @@ int capture_writer_add_sample(CaptureWriter *w, int64_t time, int cpu, int32_t p
         int r = frame_begin(w, CAPTURE_SAMPLE_SIZE + 8 * n_addrs, CAPTURE_FRAME_SAMPLE, time, cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u16(f + 24, (uint16_t) n_addrs);
-        capture_store_u32(f + 28, (uint32_t) tid);
+        unaligned_store_u16(f + 24, (uint16_t) n_addrs);
+        unaligned_store_u32(f + 28, (uint32_t) tid);
         store_addrs(f + 32, addrs, n_addrs);
         return 0;
 }
@@ -228,10 +228,10 @@ int capture_writer_add_map(CaptureWriter *w, int64_t time, int cpu, int32_t pid,
         int r = frame_begin(w, CAPTURE_MAP_SIZE + l + 1, CAPTURE_FRAME_MAP, time, cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u64(f + 24, start);
-        capture_store_u64(f + 32, end);
-        capture_store_u64(f + 40, offset);
-        capture_store_u64(f + 48, inode);
+        unaligned_store_u64(f + 24, start);
+        unaligned_store_u64(f + 32, end);
+        unaligned_store_u64(f + 40, offset);
+        unaligned_store_u64(f + 48, inode);
         if (l)
                 memcpy(f + 56, filename, l);
         return 0;
@@ -257,7 +257,7 @@ int capture_writer_add_fork(CaptureWriter *w, int64_t time, int cpu, int32_t pid
         int r = frame_begin(w, CAPTURE_FORK_SIZE, CAPTURE_FRAME_FORK, time, cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u32(f + 24, (uint32_t) child_pid);
+        unaligned_store_u32(f + 24, (uint32_t) child_pid);
         return 0;
 }
 
@@ -278,12 +278,12 @@ int capture_writer_add_jitmap(CaptureWriter *w, int64_t time, int cpu, int32_t p
         int r = frame_begin(w, size, CAPTURE_FRAME_JITMAP, time, cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u32(f + 24, (uint32_t) n_entries);
+        unaligned_store_u32(f + 24, (uint32_t) n_entries);
         uint8_t *p = f + CAPTURE_JITMAP_SIZE;
         for (size_t i = 0; i < n_entries; i++) {
                 const char *name = entries[i].name ? entries[i].name : "";
                 size_t l = strlen(name) + 1;
-                capture_store_u64(p, entries[i].address);
+                unaligned_store_u64(p, entries[i].address);
                 memcpy(p + 8, name, l);
                 p += 8 + l;
         }
@@ -302,14 +302,14 @@ int capture_writer_add_counter_defs(CaptureWriter *w, int64_t time, int cpu, int
                             cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u16(f + 24, (uint16_t) n_counters);
+        unaligned_store_u16(f + 24, (uint16_t) n_counters);
         for (size_t i = 0; i < n_counters; i++) {
                 uint8_t *c = f + CAPTURE_CTRDEF_SIZE + CAPTURE_COUNTER_SIZE * i;
                 store_fixed_string(c, counters[i].category, CAPTURE_COUNTER_CATEGORY_LEN);
                 store_fixed_string(c + 32, counters[i].name, CAPTURE_COUNTER_NAME_LEN);
                 store_fixed_string(c + 64, counters[i].description, CAPTURE_COUNTER_DESCRIPTION_LEN);
-                capture_store_u32(c + 116, (counters[i].id & 0xffffff) | (uint32_t) counters[i].type << 24);
-                capture_store_u64(c + 120, (uint64_t) counters[i].value.v64);
+                unaligned_store_u32(c + 116, (counters[i].id & 0xffffff) | (uint32_t) counters[i].type << 24);
+                unaligned_store_u64(c + 120, (uint64_t) counters[i].value.v64);
         }
         return 0;
 }
@@ -327,11 +327,11 @@ int capture_writer_add_counter_values(CaptureWriter *w, int64_t time, int cpu, i
                             time, cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u16(f + 24, (uint16_t) n_groups);
+        unaligned_store_u16(f + 24, (uint16_t) n_groups);
         for (size_t i = 0; i < n_values; i++) {
                 uint8_t *g = f + CAPTURE_CTRSET_SIZE + CAPTURE_CTRSET_GROUP_SIZE * (i / 8);
-                capture_store_u32(g + 4 * (i % 8), values[i].id);
-                capture_store_u64(g + 32 + 8 * (i % 8), (uint64_t) values[i].value.v64);
+                unaligned_store_u32(g + 4 * (i % 8), values[i].id);
+                unaligned_store_u64(g + 32 + 8 * (i % 8), (uint64_t) values[i].value.v64);
         }
         return 0;
 }
@@ -343,7 +343,7 @@ int capture_writer_add_mark(CaptureWriter *w, int64_t time, int cpu, int32_t pid
         int r = frame_begin(w, CAPTURE_MARK_SIZE + l + 1, CAPTURE_FRAME_MARK, time, cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u64(f + 24, (uint64_t) duration);
+        unaligned_store_u64(f + 24, (uint64_t) duration);
         store_fixed_string(f + 32, group, CAPTURE_MARK_GROUP_LEN);
         store_fixed_string(f + 56, name, CAPTURE_MARK_NAME_LEN);
         if (l)
@@ -374,7 +374,7 @@ int capture_writer_add_log(CaptureWriter *w, int64_t time, int cpu, int32_t pid,
         int r = frame_begin(w, CAPTURE_LOG_SIZE + l + 1, CAPTURE_FRAME_LOG, time, cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u16(f + 24, (uint16_t) severity);
+        unaligned_store_u16(f + 24, (uint16_t) severity);
         store_fixed_string(f + 32, domain, CAPTURE_LOG_DOMAIN_LEN);
         if (l)
                 memcpy(f + CAPTURE_LOG_SIZE, message, l);
@@ -391,7 +391,7 @@ int capture_writer_add_file_chunk(CaptureWriter *w, int64_t time, int cpu, int32
         int r = frame_begin(w, CAPTURE_FILE_CHUNK_SIZE + len, CAPTURE_FRAME_FILE_CHUNK, time, cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u32(f + 24, (is_last ? 1u : 0u) | (uint32_t) len << 16);
+        unaligned_store_u32(f + 24, (is_last ? 1u : 0u) | (uint32_t) len << 16);
         store_fixed_string(f + 28, path, CAPTURE_FILE_PATH_LEN);
         if (len)
                 memcpy(f + CAPTURE_FILE_CHUNK_SIZE, data, len);
@@ -462,10 +462,10 @@ int capture_writer_add_allocation(CaptureWriter *w, int64_t time, int cpu, int32
         int r = frame_begin(w, CAPTURE_ALLOCATION_SIZE + 8 * n_addrs, CAPTURE_FRAME_ALLOCATION, time, cpu, pid, &f);
         if (r < 0)
                 return r;
-        capture_store_u64(f + 24, alloc_addr);
-        capture_store_u64(f + 32, (uint64_t) alloc_size);
-        capture_store_u32(f + 40, (uint32_t) tid);
-        capture_store_u16(f + 44, (uint16_t) n_addrs);
+        unaligned_store_u64(f + 24, alloc_addr);
+        unaligned_store_u64(f + 32, (uint64_t) alloc_size);
+        unaligned_store_u32(f + 40, (uint32_t) tid);
+        unaligned_store_u16(f + 44, (uint16_t) n_addrs);
         store_addrs(f + 48, addrs, n_addrs);
         return 0;
 }
@@ -480,8 +480,8 @@ int capture_writer_add_overlay(CaptureWriter *w, int64_t time, int cpu, int32_t 
         if (r < 0)
                 return r;
         f[24] = layer;
-        capture_store_u16(f + 28, (uint16_t) sl);
-        capture_store_u16(f + 30, (uint16_t) dl);
+        unaligned_store_u16(f + 28, (uint16_t) sl);
+        unaligned_store_u16(f + 30, (uint16_t) dl);
         if (sl)
                 memcpy(f + CAPTURE_OVERLAY_SIZE, src, sl);
         if (dl)

@@ -21,7 +21,7 @@ typedef struct CaptureWriter CaptureWriter;
 int capture_writer_new_fd(int fd, int64_t start_time, CaptureWriter **ret);
 
 /* Flushes nothing; frees the writer and closes its fd. NULL is a no-op. */
-void capture_writer_free(CaptureWriter *w);
+CaptureWriter *capture_writer_free(CaptureWriter *w);
 
 /* Writes all buffered frames, then (if seekable) the header's end time. */
 int capture_writer_flush(CaptureWriter *w);

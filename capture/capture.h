@@ -1,6 +1,9 @@
-/* capture.h: the capture library's public API in one include. */
+/* capture.h: capture/'s public header: the Sysprof-compatible capture file
+ * format (reader, writer, the symbol tables a capture carries). Uses only
+ * basic/ (docs/ARCHITECTURE.md). */
 #pragma once
 
-#include "capture-types.h"
 #include "capture-reader.h"
+#include "capture-types.h"
 #include "capture-writer.h"
+#include "symbols.h"

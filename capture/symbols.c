@@ -6,12 +6,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture-bytes.h"
-#include "cleanup.h"
+#include "basic.h"
 
 /* "__periscope/symbols" layout, version 1 (all little-endian). */
 #define PSYM_MAGIC "PSCPSYMB"
@@ -155,23 +155,6 @@ struct SymbolTableBuilder {
         size_t n_pids, pids_alloc;
 };
 
-static int grow_array(void **p, size_t *alloc, size_t need, size_t elem) {
-        if (need <= *alloc)
-                return 0;
-        size_t want = *alloc ? *alloc : 64;
-        while (want < need) {
-                if (want > SIZE_MAX / 2 / elem)
-                        return -ENOMEM;
-                want *= 2;
-        }
-        void *q = reallocarray(*p, want, elem);
-        if (!q)
-                return -ENOMEM;
-        *p = q;
-        *alloc = want;
-        return 0;
-}
-
 int symbol_table_builder_new(SymbolTableBuilder **ret) {
         SymbolTableBuilder *b = calloc(1, sizeof(*b));
         if (!b)
@@ -180,15 +163,16 @@ int symbol_table_builder_new(SymbolTableBuilder **ret) {
         return 0;
 }
 
-void symbol_table_builder_free(SymbolTableBuilder *b) {
+SymbolTableBuilder *symbol_table_builder_free(SymbolTableBuilder *b) {
         if (!b)
-                return;
+                return NULL;
         string_pool_done(&b->strings);
         free(b->frames);
         free(b->ranges);
         free(b->mappings);
         free(b->pids);
         free(b);
+        return NULL;
 }
 
 size_t symbol_table_builder_get_n_ranges(const SymbolTableBuilder *b) {
@@ -205,10 +189,10 @@ int symbol_table_builder_add_range(SymbolTableBuilder *b, int32_t pid, uint64_t 
         if (b->n_frames + n_frames > UINT32_MAX || b->n_ranges >= UINT32_MAX)
                 return -E2BIG;
 
-        int r = grow_array((void **) &b->frames, &b->frames_alloc, b->n_frames + n_frames, sizeof(BuilderFrame));
+        int r = GROW_ARRAY(b->frames, b->frames_alloc, b->n_frames + n_frames, 64);
         if (r < 0)
                 return r;
-        r = grow_array((void **) &b->ranges, &b->ranges_alloc, b->n_ranges + 1, sizeof(BuilderRange));
+        r = GROW_ARRAY(b->ranges, b->ranges_alloc, b->n_ranges + 1, 64);
         if (r < 0)
                 return r;
 
@@ -273,7 +257,7 @@ int symbol_table_builder_add_mapping(SymbolTableBuilder *b, const SymbolMapping 
                 return -EINVAL;
         if (b->n_mappings >= UINT32_MAX)
                 return -E2BIG;
-        int r = grow_array((void **) &b->mappings, &b->mappings_alloc, b->n_mappings + 1, sizeof(BuilderMapping));
+        int r = GROW_ARRAY(b->mappings, b->mappings_alloc, b->n_mappings + 1, 64);
         if (r < 0)
                 return r;
         int64_t s[4] = {
@@ -301,7 +285,7 @@ int symbol_table_builder_add_mapping(SymbolTableBuilder *b, const SymbolMapping 
 int symbol_table_builder_add_pid(SymbolTableBuilder *b, int32_t pid) {
         if (pid < 0)
                 return -EINVAL;
-        int r = grow_array((void **) &b->pids, &b->pids_alloc, b->n_pids + 1, sizeof(int32_t));
+        int r = GROW_ARRAY(b->pids, b->pids_alloc, b->n_pids + 1, 64);
         if (r < 0)
                 return r;
         b->pids[b->n_pids++] = pid;
@@ -344,12 +328,12 @@ static void builder_normalize(SymbolTableBuilder *b) {
 }
 
 static void put_u32(uint8_t **p, uint32_t v) {
-        capture_store_u32(*p, v);
+        unaligned_store_u32(*p, v);
         *p += 4;
 }
 
 static void put_u64(uint8_t **p, uint64_t v) {
-        capture_store_u64(*p, v);
+        unaligned_store_u64(*p, v);
         *p += 8;
 }
 
@@ -431,33 +415,51 @@ static int builder_mapping_cmp(const void *a, const void *b) {
         return c ? c : cmp_u64(x->start, y->start);
 }
 
-/* The basename of the file mapped at addr in pid, interned, or 0. The
- * mappings must be sorted by builder_mapping_cmp. */
-static int64_t builder_module_tag(SymbolTableBuilder *b, int32_t pid, uint64_t addr) {
-        size_t lo = 0, hi = b->n_mappings;
+/* The mapping of pid that holds addr in an array sorted by (pid, start),
+ * whose elements have pid, start and end members; NULL when none. Mappings
+ * may overlap (a file mapped again): scans back from the last one starting
+ * at or before addr within pid. */
+static const void *mapping_find(const void *array, size_t n, size_t size, size_t pid_offset, size_t start_offset,
+                                size_t end_offset, int32_t pid, uint64_t addr) {
+#define FIELD(i, off, type) (*(const type *) ((const uint8_t *) array + (i) * size + (off)))
+        size_t lo = 0, hi = n;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                const BuilderMapping *m = &b->mappings[mid];
-                int c = cmp_pid(m->pid, pid);
-                if (c < 0 || (c == 0 && m->start <= addr))
+                int c = cmp_pid(FIELD(mid, pid_offset, int32_t), pid);
+                if (c < 0 || (c == 0 && FIELD(mid, start_offset, uint64_t) <= addr))
                         lo = mid + 1;
                 else
                         hi = mid;
         }
         for (size_t i = lo; i > 0; i--) {
-                const BuilderMapping *m = &b->mappings[i - 1];
-                if (m->pid != pid)
+                if (FIELD(i - 1, pid_offset, int32_t) != pid)
                         break;
-                if (addr >= m->end)
-                        continue;
-                const char *path = string_pool_get(&b->strings, m->path);
-                const char *slash = strrchr(path, '/');
-                _cleanup_free_ char *base = strdup(slash ? slash + 1 : path);
-                if (!base)
-                        return -ENOMEM;
-                return string_pool_intern(&b->strings, base);
+                if (addr < FIELD(i - 1, end_offset, uint64_t))
+                        return (const uint8_t *) array + (i - 1) * size;
         }
-        return 0;
+        return NULL;
+#undef FIELD
+}
+
+#define MAPPING_FIND(array, n, want_pid, want_addr)                                                   \
+        ((const __typeof__(*(array)) *) mapping_find((array), (n), sizeof(*(array)),                     \
+                                                     offsetof(__typeof__(*(array)), pid),                \
+                                                     offsetof(__typeof__(*(array)), start),              \
+                                                     offsetof(__typeof__(*(array)), end), (want_pid),    \
+                                                     (want_addr)))
+
+/* The basename of the file mapped at addr in pid, interned, or 0. The
+ * mappings must be sorted by builder_mapping_cmp. */
+static int64_t builder_module_tag(SymbolTableBuilder *b, int32_t pid, uint64_t addr) {
+        const BuilderMapping *m = MAPPING_FIND(b->mappings, b->n_mappings, pid, addr);
+        if (!m)
+                return 0;
+        const char *path = string_pool_get(&b->strings, m->path);
+        const char *slash = strrchr(path, '/');
+        _cleanup_free_ char *base = strdup(slash ? slash + 1 : path);
+        if (!base)
+                return -ENOMEM;
+        return string_pool_intern(&b->strings, base);
 }
 
 int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_data, size_t *ret_len) {
@@ -585,14 +587,15 @@ struct SymbolTable {
         size_t n_mappings;
 };
 
-void symbol_table_free(SymbolTable *t) {
+SymbolTable *symbol_table_free(SymbolTable *t) {
         if (!t)
-                return;
+                return NULL;
         free(t->blob);
         free(t->ranges);
         free(t->frames);
         free(t->mappings);
         free(t);
+        return NULL;
 }
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(SymbolTable *, symbol_table_free);
@@ -649,16 +652,16 @@ int symbol_table_parse_periscope(const uint8_t *data, size_t len, SymbolTable **
         if (len < PSYM_HEADER_SIZE || memcmp(data, PSYM_MAGIC, 8) != 0)
                 return table_fail(error, -EBADMSG, "%s: not a Periscope symbol table (bad magic or %zu bytes)",
                                   SYMBOLS_PERISCOPE_PATH, len);
-        uint32_t version = capture_load_u32(data + 8, true);
+        uint32_t version = unaligned_load_u32(data + 8, true);
         if (version != PSYM_VERSION)
                 return table_fail(error, -EPROTONOSUPPORT,
                                   "%s: version %u is not supported (this periscope reads version %d)",
                                   SYMBOLS_PERISCOPE_PATH, version, PSYM_VERSION);
-        uint64_t header_size = capture_load_u32(data + 12, true);
-        uint64_t n_ranges = capture_load_u32(data + 16, true);
-        uint64_t n_frames = capture_load_u32(data + 20, true);
-        uint64_t n_mappings = capture_load_u32(data + 24, true);
-        uint64_t strings_size = capture_load_u32(data + 28, true);
+        uint64_t header_size = unaligned_load_u32(data + 12, true);
+        uint64_t n_ranges = unaligned_load_u32(data + 16, true);
+        uint64_t n_frames = unaligned_load_u32(data + 20, true);
+        uint64_t n_mappings = unaligned_load_u32(data + 24, true);
+        uint64_t strings_size = unaligned_load_u32(data + 28, true);
         /* All counts are 32-bit, so this sum cannot overflow 64 bits. */
         uint64_t need = header_size + n_ranges * PSYM_RANGE_SIZE + n_frames * PSYM_FRAME_SIZE +
                         n_mappings * PSYM_MAPPING_SIZE + strings_size;
@@ -690,7 +693,7 @@ int symbol_table_parse_periscope(const uint8_t *data, size_t len, SymbolTable **
         const uint8_t *mp = fp + n_frames * PSYM_FRAME_SIZE;
 
         for (size_t i = 0; i < n_frames; i++, fp += PSYM_FRAME_SIZE) {
-                uint32_t fn = capture_load_u32(fp, true), file = capture_load_u32(fp + 4, true);
+                uint32_t fn = unaligned_load_u32(fp, true), file = unaligned_load_u32(fp + 4, true);
                 SymbolFrame *f = &t->frames[i];
                 f->function = blob_string(strings, strings_size, fn);
                 if (!fn || !f->function)
@@ -699,17 +702,17 @@ int symbol_table_parse_periscope(const uint8_t *data, size_t len, SymbolTable **
                 if (file && !(f->file = blob_string(strings, strings_size, file)))
                         return table_fail(error, -EBADMSG, "%s: frame %zu has a bad file name offset %u",
                                           SYMBOLS_PERISCOPE_PATH, i, file);
-                f->line = capture_load_u32(fp + 8, true);
-                f->flags = capture_load_u32(fp + 12, true);
-                f->offset = capture_load_u64(fp + 16, true);
+                f->line = unaligned_load_u32(fp + 8, true);
+                f->flags = unaligned_load_u32(fp + 12, true);
+                f->offset = unaligned_load_u64(fp + 16, true);
         }
         for (size_t i = 0; i < n_ranges; i++, rp += PSYM_RANGE_SIZE) {
                 SymbolRange *r = &t->ranges[i];
-                uint64_t first = capture_load_u32(rp + 4, true);
-                r->pid = (int32_t) capture_load_u32(rp, true);
-                r->begin = capture_load_u64(rp + 8, true);
-                r->end = capture_load_u64(rp + 16, true);
-                r->n_frames = capture_load_u32(rp + 24, true);
+                uint64_t first = unaligned_load_u32(rp + 4, true);
+                r->pid = (int32_t) unaligned_load_u32(rp, true);
+                r->begin = unaligned_load_u64(rp + 8, true);
+                r->end = unaligned_load_u64(rp + 16, true);
+                r->n_frames = unaligned_load_u32(rp + 24, true);
                 if (r->begin >= r->end)
                         return table_fail(error, -EBADMSG, "%s: range %zu is empty or reversed (%#" PRIx64
                                           "-%#" PRIx64 ")", SYMBOLS_PERISCOPE_PATH, i, r->begin, r->end);
@@ -723,12 +726,12 @@ int symbol_table_parse_periscope(const uint8_t *data, size_t len, SymbolTable **
                 SymbolMapping *m = &t->mappings[i];
                 uint32_t offs[4];
                 const char **dst[4] = { &m->path, &m->method, &m->verdict, &m->build_id };
-                m->pid = (int32_t) capture_load_u32(mp, true);
-                m->flags = capture_load_u32(mp + 4, true);
-                m->start = capture_load_u64(mp + 8, true);
-                m->end = capture_load_u64(mp + 16, true);
+                m->pid = (int32_t) unaligned_load_u32(mp, true);
+                m->flags = unaligned_load_u32(mp + 4, true);
+                m->start = unaligned_load_u64(mp + 8, true);
+                m->end = unaligned_load_u64(mp + 16, true);
                 for (size_t k = 0; k < 4; k++) {
-                        offs[k] = capture_load_u32(mp + 24 + 4 * k, true);
+                        offs[k] = unaligned_load_u32(mp + 24 + 4 * k, true);
                         if (offs[k] && !(*dst[k] = blob_string(strings, strings_size, offs[k])))
                                 return table_fail(error, -EBADMSG,
                                                   "%s: mapping %zu has a bad string offset %u",
@@ -754,8 +757,8 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
         bool found = false;
         for (size_t at = 0; at + SYSPROF_ENTRY_SIZE < len; at += SYSPROF_ENTRY_SIZE, n++) {
                 const uint8_t *e = data + at;
-                if (capture_load_u64(e, little_endian) == 0 && capture_load_u64(e + 8, little_endian) == 0 &&
-                    capture_load_u32(e + 16, little_endian) == 0 && capture_load_u32(e + 20, little_endian) == 0) {
+                if (unaligned_load_u64(e, little_endian) == 0 && unaligned_load_u64(e + 8, little_endian) == 0 &&
+                    unaligned_load_u32(e + 16, little_endian) == 0 && unaligned_load_u32(e + 20, little_endian) == 0) {
                         found = true;
                         break;
                 }
@@ -779,11 +782,11 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
         size_t strings_start = (n + 1) * SYSPROF_ENTRY_SIZE, out = 0;
         for (size_t i = 0; i < n; i++) {
                 const uint8_t *e = t->blob + i * SYSPROF_ENTRY_SIZE;
-                uint64_t begin = capture_load_u64(e, little_endian);
-                uint64_t end = capture_load_u64(e + 8, little_endian);
-                int32_t pid = (int32_t) capture_load_u32(e + 16, little_endian);
-                uint32_t off = capture_load_u32(e + 20, little_endian);
-                uint32_t tag = capture_load_u32(e + 24, little_endian);
+                uint64_t begin = unaligned_load_u64(e, little_endian);
+                uint64_t end = unaligned_load_u64(e + 8, little_endian);
+                int32_t pid = (int32_t) unaligned_load_u32(e + 16, little_endian);
+                uint32_t off = unaligned_load_u32(e + 20, little_endian);
+                uint32_t tag = unaligned_load_u32(e + 24, little_endian);
                 if (off == 0)
                         continue; /* Sysprof: no name */
                 if (off < strings_start || off >= len)
@@ -912,24 +915,5 @@ const SymbolRange *symbol_table_lookup(const SymbolTable *t, int32_t pid, uint64
 }
 
 const SymbolMapping *symbol_table_lookup_mapping(const SymbolTable *t, int32_t pid, uint64_t addr) {
-        /* Mappings may overlap (a file mapped again), so scan back from the
-         * last one starting at or before addr within pid. */
-        size_t lo = 0, hi = t->n_mappings;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                const SymbolMapping *m = &t->mappings[mid];
-                int c = cmp_pid(m->pid, pid);
-                if (c < 0 || (c == 0 && m->start <= addr))
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        for (size_t i = lo; i > 0; i--) {
-                const SymbolMapping *m = &t->mappings[i - 1];
-                if (m->pid != pid)
-                        break;
-                if (addr < m->end)
-                        return m;
-        }
-        return NULL;
+        return MAPPING_FIND(t->mappings, t->n_mappings, pid, addr);
 }

@@ -85,7 +85,7 @@ typedef struct SymbolTableBuilder SymbolTableBuilder;
 int symbol_table_builder_new(SymbolTableBuilder **ret);
 
 /* Frees a builder and every string it copied; NULL is a no-op. */
-void symbol_table_builder_free(SymbolTableBuilder *b);
+SymbolTableBuilder *symbol_table_builder_free(SymbolTableBuilder *b);
 
 /* Adds [begin, end) of pid with its chain (innermost first, 1..65535
  * frames; strings are copied). Ranges that overlap an earlier range of the
@@ -151,7 +151,7 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
 int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error);
 
 /* Frees a table; NULL is a no-op. */
-void symbol_table_free(SymbolTable *t);
+SymbolTable *symbol_table_free(SymbolTable *t);
 
 /* Which table was decoded. */
 SymbolTableKind symbol_table_get_kind(const SymbolTable *t);

@@ -13,6 +13,9 @@
 
 #include <gio/gunixfdlist.h>
 
+#include "basic.h"
+#include "protocol.h"
+
 #ifndef PERISCOPE_MEMORY_LIBDIR
 #define PERISCOPE_MEMORY_LIBDIR "/usr/local/lib/periscope"
 #endif
@@ -25,25 +28,11 @@ int record_control_gate_new(int gate[2]) {
 }
 
 int record_control_child_wait(int gate_fd, const char *preload) {
-        char byte;
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                uint8_t buf[CMSG_SPACE(sizeof(int))];
-        } control;
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
-                              .msg_controllen = sizeof(control.buf) };
-        ssize_t k;
-        do
-                k = recvmsg(gate_fd, &msg, 0);
-        while (k < 0 && errno == EINTR);
-        if (k != 1)
+        /* Received without MSG_CMSG_CLOEXEC: the command inherits the fd. */
+        int fd;
+        if (fd_receive_with_byte(gate_fd, 0, NULL, &fd) < 0)
                 return -EPIPE;
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int))) {
-                int fd;
-                memcpy(&fd, CMSG_DATA(c), sizeof(int));
-                /* Received without MSG_CMSG_CLOEXEC: the command inherits it. */
+        if (fd >= 0) {
                 char num[16];
                 snprintf(num, sizeof(num), "%d", fd);
                 setenv("SYSPROF_CONTROL_FD", num, 1);
@@ -68,7 +57,7 @@ int record_control_open(GDBusConnection *conn, const char *owner, const char *re
         g_autoptr(GError) error = NULL;
         g_autoptr(GUnixFDList) fds = NULL;
         g_autoptr(GVariant) reply = g_dbus_connection_call_with_unix_fd_list_sync(
-                conn, owner, recording, "org.periscope.Recording1", "OpenControlFd", NULL, G_VARIANT_TYPE("(h)"),
+                conn, owner, recording, RECORDING_INTERFACE, "OpenControlFd", NULL, G_VARIANT_TYPE("(h)"),
                 G_DBUS_CALL_FLAGS_NONE, 25000, NULL, &fds, NULL, &error);
         if (!reply) {
                 g_dbus_error_strip_remote_error(error);
@@ -86,28 +75,7 @@ int record_control_open(GDBusConnection *conn, const char *owner, const char *re
 }
 
 int record_control_release(int gate_fd, int control_fd) {
-        char byte = 'g';
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                uint8_t buf[CMSG_SPACE(sizeof(int))];
-        } control;
-        memset(&control, 0, sizeof(control));
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-        if (control_fd >= 0) {
-                msg.msg_control = &control;
-                msg.msg_controllen = sizeof(control.buf);
-                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(c), &control_fd, sizeof(int));
-        }
-        ssize_t k;
-        do
-                k = sendmsg(gate_fd, &msg, MSG_NOSIGNAL);
-        while (k < 0 && errno == EINTR);
-        return k == 1 ? 0 : -errno;
+        return fd_send_with_byte(gate_fd, 'g', control_fd, MSG_NOSIGNAL);
 }
 
 char *record_control_find_memory_lib(GError **error) {

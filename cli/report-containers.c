@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "capture-reader.h"
+#include "capture.h"
 
 #define CONTAINER_CHUNK_PATH "periscope:container"
 #define HOST_LABEL "host (no container)"

@@ -4,7 +4,7 @@
 
 #include <glib.h>
 
-#include "capture-reader.h"
+#include "capture.h"
 #include "report-pid-filter.h"
 
 typedef struct CounterPoint {

@@ -7,8 +7,8 @@
 
 #include <glib.h>
 
+#include "capture.h"
 #include "report-memory.h"
-#include "symbols.h"
 
 int report_extras_path(const char *path, gboolean marks, gboolean counters, const char *timeline, gboolean memory,
                        int limit, const ReportPidFilter *filter, FILE *out) {

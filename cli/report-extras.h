@@ -12,7 +12,7 @@
 
 #include <glib.h>
 
-#include "capture-reader.h"
+#include "capture.h"
 #include "report-pid-filter.h"
 
 int report_marks(CaptureReader *r, int limit, const ReportPidFilter *filter, FILE *out);

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "capture-types.h"
+#include "capture.h"
 
 struct ReportLabels {
         const ReportProfile *profile;

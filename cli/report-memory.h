@@ -8,9 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "capture-reader.h"
+#include "capture.h"
 #include "report-pid-filter.h"
-#include "symbols.h"
 
 typedef struct ReportMemoryOptions {
         int limit;          /* rows per table; 0: 25 */

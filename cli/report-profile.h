@@ -6,7 +6,7 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "symbols.h"
+#include "capture.h"
 
 typedef struct ReportMap {
         uint64_t start, end, offset;

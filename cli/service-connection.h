@@ -9,9 +9,7 @@
 
 #include <gio/gio.h>
 
-#define PROFILER_NAME "org.periscope.Profiler1"
-#define PROFILER_PATH "/org/periscope/Profiler1"
-#define RECORDING_INTERFACE "org.periscope.Recording1"
+#include "dbus-api.h"
 
 typedef struct ServiceWhere {
         const char *address;       /* a bus address, or NULL */

@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic.h"
+
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
@@ -132,12 +134,6 @@ static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
 static bool thread_key_ok;
 
-static int64_t now_nsec(void) {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 static int control_fd(void) {
         const char *s = getenv("SYSPROF_CONTROL_FD");
         if (!s || !*s)
@@ -161,25 +157,9 @@ static int ring_request(int sock) {
                         return -1;
                 sent += (size_t) k;
         }
-        char byte;
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                uint8_t buf[CMSG_SPACE(sizeof(int))];
-        } control;
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
-                              .msg_controllen = sizeof(control.buf) };
-        ssize_t k;
-        do
-                k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-        while (k < 0 && errno == EINTR);
-        if (k != 1)
-                return -1;
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-                return -1; /* the service refused (no fd) */
-        int fd;
-        memcpy(&fd, CMSG_DATA(c), sizeof(int));
+        int fd = -1;
+        if (fd_receive_with_byte(sock, MSG_CMSG_CLOEXEC, NULL, &fd) < 0 || fd < 0)
+                return -1; /* gone, or the service refused (no fd) */
 
         long page = sysconf(_SC_PAGESIZE);
         struct stat st;
@@ -236,7 +216,7 @@ static void frame_header(uint8_t *f, uint16_t len, uint8_t type) {
         int16_t cpu = -1;
         memcpy(f + 2, &cpu, 2);
         memcpy(f + 4, &ts.pid, 4);
-        int64_t t = now_nsec();
+        int64_t t = now_monotonic_ns();
         memcpy(f + 8, &t, 8);
         f[16] = type;
         memset(f + 17, 0, 7);

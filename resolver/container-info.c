@@ -12,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "safe-open.h"
+#include "basic.h"
 
 #define PROC_SMALL_MAX (256u * 1024)
 #define CONMON_SEARCH_DEPTH 16

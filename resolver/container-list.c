@@ -1,7 +1,7 @@
 /* container-list.c: containers and Flatpak instances from /proc (see
  * container-list.h). */
+#include "basic.h"
 #include "container-list.h"
-#include "proc-pid.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,15 +13,17 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
 #include "podman-storage.h"
 
-void container_instances_free(ContainerInstance *list, size_t n) {
+ContainerInstance *container_instances_free(ContainerInstance *list, size_t n) {
+        if (!list)
+                return NULL;
         for (size_t i = 0; list && i < n; i++) {
                 container_info_clear(&list[i].info);
                 free(list[i].pids);
         }
         free(list);
+        return NULL;
 }
 
 bool container_instance_matches(const ContainerInfo *info, const char *query) {
@@ -94,17 +96,14 @@ static int add_pid(ContainerInstance *inst, pid_t pid) {
 }
 
 int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n) {
-        DIR *d = opendir("/proc");
+        _cleanup_closedir_ DIR *d = opendir("/proc");
         ContainerInstance *list = NULL;
         size_t n = 0;
         int k = 0;
         if (!d)
                 return -errno;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                pid_t pid;
-                if (!proc_entry_pid(de->d_name, &pid))
-                        continue;
+        pid_t pid;
+        while (proc_dir_next_pid(d, &pid, NULL)) {
                 ContainerInfo info;
                 if (container_info_classify(pid, &info) < 0)
                         continue;
@@ -132,7 +131,6 @@ int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n
                 if (k < 0)
                         break;
         }
-        closedir(d);
         if (k < 0) {
                 container_instances_free(list, n);
                 return k;

@@ -19,7 +19,7 @@ typedef struct ContainerInstance {
  * Podman names and images come from the owners' stores through r. */
 int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n);
 
-void container_instances_free(ContainerInstance *list, size_t n);
+ContainerInstance *container_instances_free(ContainerInstance *list, size_t n);
 
 /* True when query names a container or app that exists but may not run now:
  * a Podman container in uid's store (0: the rootful one) or a Flatpak app

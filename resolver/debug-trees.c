@@ -12,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "safe-open.h"
+#include "basic.h"
 #include "tree-open.h"
 
 #define FLATPAK_SYSTEM_INSTALLATION "/var/lib/flatpak"
@@ -86,13 +85,9 @@ int flatpak_extension_open(const char *id, const char *arch, const char *branch,
                 if (fd >= 0)
                         return fd;
         }
-        /* The owner's per-user installation: its home from the user database
-         * (trusted), everything below it the user's, opened beneath it. */
-        struct passwd pw, *res = NULL;
-        char buf[4096];
-        if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0 || !res || !pw.pw_dir || pw.pw_dir[0] != '/')
-                return -ENOENT;
-        _cleanup_close_ int home = open(pw.pw_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* The owner's per-user installation, opened beneath its home. */
+        char home_path[1024];
+        _cleanup_close_ int home = open_home_dir(uid, home_path, sizeof(home_path));
         if (home < 0)
                 return -ENOENT;
         _cleanup_close_ int inst = safe_open_beneath(home, FLATPAK_USER_INSTALLATION, O_PATH | O_DIRECTORY, false);
@@ -100,7 +95,7 @@ int flatpak_extension_open(const char *id, const char *arch, const char *branch,
         if (inst < 0 || fstat(inst, &st) < 0 || st.st_uid != uid)
                 return -ENOENT;
         char inst_path[PATH_MAX];
-        snprintf(inst_path, sizeof(inst_path), "%s/%s", pw.pw_dir, FLATPAK_USER_INSTALLATION);
+        snprintf(inst_path, sizeof(inst_path), "%s/%s", home_path, FLATPAK_USER_INSTALLATION);
         int fd = extension_in_installation(inst, inst_path, id, arch, branch, shown, shown_size);
         return fd == -ENOTDIR || fd == -ELOOP ? -ENOENT : fd;
 }

@@ -22,9 +22,9 @@ static void skip_ws(Parser *ps) {
                 ps->p++;
 }
 
-void json_value_free(JsonValue *v) {
+JsonValue *json_value_free(JsonValue *v) {
         if (!v)
-                return;
+                return NULL;
         free(v->string);
         for (size_t i = 0; i < v->n_items; i++) {
                 json_value_free(v->items[i]);
@@ -34,6 +34,7 @@ void json_value_free(JsonValue *v) {
         free(v->items);
         free(v->keys);
         free(v);
+        return NULL;
 }
 
 static JsonValue *new_value(Parser *ps, JsonType type) {

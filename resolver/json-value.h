@@ -37,7 +37,7 @@ struct JsonValue {
 int json_parse(const char *data, size_t len, size_t max_values, JsonValue **ret, size_t *ret_error_offset);
 
 /* Frees a tree from json_parse(); NULL is a no-op. */
-void json_value_free(JsonValue *v);
+JsonValue *json_value_free(JsonValue *v);
 
 /* The member called key of an object, or NULL (also when v is no object). */
 const JsonValue *json_object_get(const JsonValue *v, const char *key);

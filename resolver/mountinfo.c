@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "safe-open.h"
+#include "basic.h"
 
 #define MOUNTINFO_MAX_BYTES (16u * 1024 * 1024)
 
@@ -49,13 +48,14 @@ static void entry_clear(MountEntry *m) {
         free(m->super_options);
 }
 
-void mount_table_free(MountTable *t) {
+MountTable *mount_table_free(MountTable *t) {
         if (!t)
-                return;
+                return NULL;
         for (size_t i = 0; i < t->n_entries; i++)
                 entry_clear(&t->entries[i]);
         free(t->entries);
         free(t);
+        return NULL;
 }
 
 static int parse_line(char *line, MountEntry *m) {

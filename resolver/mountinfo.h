@@ -28,7 +28,7 @@ int mount_table_parse(const char *text, MountTable **ret);
 /* Reads /proc/PID/mountinfo (pid 0: our own). */
 int mount_table_load(pid_t pid, MountTable **ret);
 
-void mount_table_free(MountTable *t);
+MountTable *mount_table_free(MountTable *t);
 
 /* The mount that contains path (longest mount-point prefix, last mounted
  * wins), with *ret_rest pointing into path after the mount point ("" or

@@ -5,16 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "json-value.h"
-#include "safe-open.h"
 
 #define ROOTFUL_STORAGE "/var/lib/containers/storage"
 #define ROOTLESS_STORAGE ".local/share/containers/storage"
@@ -53,17 +51,13 @@ int podman_storage_open(uid_t uid, PodmanWarnFunc warn, void *userdata, PodmanSt
                         return -errno;
                 snprintf(s->path, sizeof(s->path), "%s", ROOTFUL_STORAGE);
         } else {
-                /* The home directory comes from the user database (trusted);
-                 * everything below it is the user's and opened beneath it. */
-                struct passwd pw, *res = NULL;
-                char buf[4096];
-                if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0 || !res || !pw.pw_dir || pw.pw_dir[0] != '/')
-                        return -ENOENT;
-                _cleanup_close_ int home = open(pw.pw_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                /* Everything below the home directory is the user's. */
+                char home_path[1024];
+                _cleanup_close_ int home = open_home_dir(uid, home_path, sizeof(home_path));
                 if (home < 0)
-                        return -errno;
+                        return home;
                 s->dirfd = safe_open_beneath(home, ROOTLESS_STORAGE, O_PATH | O_DIRECTORY, false);
-                snprintf(s->path, sizeof(s->path), "%s/%s", pw.pw_dir, ROOTLESS_STORAGE);
+                snprintf(s->path, sizeof(s->path), "%s/%s", home_path, ROOTLESS_STORAGE);
                 if (s->dirfd < 0) {
                         int r = s->dirfd;
                         if (r == -ELOOP || r == -EXDEV)
@@ -88,11 +82,12 @@ int podman_storage_open(uid_t uid, PodmanWarnFunc warn, void *userdata, PodmanSt
         return 0;
 }
 
-void podman_storage_free(PodmanStorage *s) {
+PodmanStorage *podman_storage_free(PodmanStorage *s) {
         if (!s)
-                return;
+                return NULL;
         safe_close(s->dirfd);
         free(s);
+        return NULL;
 }
 
 const char *podman_storage_path(const PodmanStorage *s) {

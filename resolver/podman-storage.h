@@ -32,7 +32,7 @@ typedef void (*PodmanWarnFunc)(void *userdata, const char *message);
 /* Opens the store of uid (0: rootful). -ENOENT when there is none. */
 int podman_storage_open(uid_t uid, PodmanWarnFunc warn, void *userdata, PodmanStorage **ret);
 
-void podman_storage_free(PodmanStorage *s);
+PodmanStorage *podman_storage_free(PodmanStorage *s);
 
 /* Host path of the store (for provenance and logs). */
 const char *podman_storage_path(const PodmanStorage *s);

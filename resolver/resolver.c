@@ -11,10 +11,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "mountinfo.h"
 #include "podman-storage.h"
-#include "safe-open.h"
 
 #define MAPS_MAX_BYTES (64u * 1024 * 1024)
 #define DELETED_SUFFIX " (deleted)"
@@ -103,8 +102,11 @@ int resolver_methods_from_string(const char *s, unsigned *ret_mask) {
         return 0;
 }
 
-static void default_log(void *userdata, const char *message) {
-        fprintf(stderr, "periscope-resolver: %s\n", message);
+static void no_log(void *userdata, const char *message) {
+}
+
+void resolver_log_warning(void *userdata, const char *message) {
+        log_warning("resolver: %s", message);
 }
 
 static void podman_warn(void *userdata, const char *message) {
@@ -117,7 +119,7 @@ int resolver_new(Resolver **ret) {
         if (!r)
                 return -ENOMEM;
         r->methods = ~0u;
-        r->log_func = default_log;
+        r->log_func = no_log;
         *ret = r;
         return 0;
 }
@@ -135,9 +137,9 @@ static void snapshot_freep(ProcessSnapshot **p) {
         snapshot_free(*p);
 }
 
-void resolver_free(Resolver *r) {
+Resolver *resolver_free(Resolver *r) {
         if (!r)
-                return;
+                return NULL;
         for (size_t i = 0; i < r->n_pins; i++)
                 safe_close(r->pins[i].fd);
         free(r->pins);
@@ -149,6 +151,7 @@ void resolver_free(Resolver *r) {
         free(r->storages);
         mount_table_free(r->host_mounts);
         free(r);
+        return NULL;
 }
 
 void resolver_set_build_id_func(Resolver *r, ResolverBuildIdFunc f, void *userdata) {
@@ -162,7 +165,7 @@ void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdat
 }
 
 void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata) {
-        r->log_func = f ? f : default_log;
+        r->log_func = f ? f : no_log;
         r->log_userdata = userdata;
 }
 
@@ -468,6 +471,28 @@ static int try_pinned(Attempt *a, pid_t pid, int *ret_fd) {
         return 0;
 }
 
+/* One line of /proc/PID/maps: its range and the identity of the file. */
+typedef struct MapsLine {
+        uint64_t start, end, inode;
+        unsigned major, minor;
+} MapsLine;
+
+/* Reads /proc/PID/maps; its lines go to maps_next(). */
+static int maps_read(pid_t pid, char **ret) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+        return read_file_bounded(AT_FDCWD, path, MAPS_MAX_BYTES, true, ret, NULL);
+}
+
+/* The next line of maps (first call: *save NULL) that parses. */
+static bool maps_next(char *maps, char **save, MapsLine *ret) {
+        for (char *line = strtok_r(*save ? NULL : maps, "\n", save); line; line = strtok_r(NULL, "\n", save))
+                if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*x %x:%x %" SCNu64, &ret->start, &ret->end, &ret->major,
+                           &ret->minor, &ret->inode) == 5)
+                        return true;
+        return false;
+}
+
 static int try_map_files(Attempt *a, pid_t pid, int *ret_fd) {
         const MappingIdentity *id = a->id;
         char path[96];
@@ -481,17 +506,14 @@ static int try_map_files(Attempt *a, pid_t pid, int *ret_fd) {
         }
         /* Any other mapping of the same file will do (ranges split on mprotect). */
         _cleanup_free_ char *maps = NULL;
-        snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
-        if (read_file_bounded(AT_FDCWD, path, MAPS_MAX_BYTES, true, &maps, NULL) >= 0) {
+        if (maps_read(pid, &maps) >= 0) {
                 char *save = NULL;
-                for (char *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                        uint64_t s, e, ino;
-                        unsigned maj, min;
-                        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*x %x:%x %" SCNu64, &s, &e, &maj, &min, &ino) != 5)
+                MapsLine m;
+                while (maps_next(maps, &save, &m)) {
+                        if (m.inode != id->inode || m.major != id->dev_major || m.minor != id->dev_minor)
                                 continue;
-                        if (ino != id->inode || maj != id->dev_major || min != id->dev_minor)
-                                continue;
-                        snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int) pid, s, e);
+                        snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int) pid, m.start,
+                                 m.end);
                         int fd = open(path, O_RDONLY | O_CLOEXEC);
                         if (fd >= 0)
                                 return consider(a, RESOLVER_METHOD_MAP_FILES, fd, path, NULL, ret_fd);
@@ -667,25 +689,19 @@ static void strip_deleted(const char *path, char *buf, size_t size) {
 }
 
 int resolver_identity_from_maps(pid_t pid, uint64_t start, unsigned *ret_major, unsigned *ret_minor, uint64_t *ret_inode) {
-        char path[64];
         _cleanup_free_ char *maps = NULL;
-        snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
-        int k = read_file_bounded(AT_FDCWD, path, MAPS_MAX_BYTES, true, &maps, NULL);
+        int k = maps_read(pid, &maps);
         if (k < 0)
                 return k == -EACCES ? k : -ENOENT;
         char *save = NULL;
-        for (char *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                uint64_t s, e, ino;
-                unsigned maj, min;
-                if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*x %x:%x %" SCNu64, &s, &e, &maj, &min, &ino) != 5)
-                        continue;
-                if (s == start && ino != 0) {
-                        *ret_major = maj;
-                        *ret_minor = min;
-                        *ret_inode = ino;
+        MapsLine m;
+        while (maps_next(maps, &save, &m))
+                if (m.start == start && m.inode != 0) {
+                        *ret_major = m.major;
+                        *ret_minor = m.minor;
+                        *ret_inode = m.inode;
                         return 0;
                 }
-        }
         return -ENOENT;
 }
 

@@ -79,12 +79,16 @@ typedef int (*ResolverPinLookupFunc)(void *userdata, pid_t pid, const MappingIde
 typedef void (*ResolverLogFunc)(void *userdata, const char *message);
 
 int resolver_new(Resolver **ret);
-void resolver_free(Resolver *r);
+Resolver *resolver_free(Resolver *r);
 
 void resolver_set_build_id_func(Resolver *r, ResolverBuildIdFunc f, void *userdata);
 void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdata);
-/* Default: warnings go to stderr prefixed "periscope-resolver: ". */
+/* Where the resolver's warnings (what it rejected and why) go; by default
+ * nowhere: the program decides. */
 void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata);
+
+/* A ResolverLogFunc for programs: "PROGRAM: resolver: MESSAGE" (basic/log.h). */
+void resolver_log_warning(void *userdata, const char *message);
 
 /* Restricts the methods tried (bit (1 << ResolverMethod)); for tests and
  * for callers that already tried some. Default: all. */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 
 int tree_path_normalize(const char *path, char *out, size_t out_size) {
         if (!path || path[0] != '/')

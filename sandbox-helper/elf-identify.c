@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic.h"
+
 static const struct {
         const char *name;
         uint32_t bit;
@@ -27,12 +29,9 @@ static int file_crc32(int fd, uint32_t *ret) {
         uint32_t crc = 0;
         off_t off = 0;
         for (;;) {
-                ssize_t k = pread(fd, buf, sizeof buf, off);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
+                ssize_t k = read_full(fd, buf, sizeof buf, off);
+                if (k < 0)
+                        return (int) k;
                 if (k == 0)
                         break;
                 crc = helper_crc32(crc, buf, (size_t) k);

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "helper-protocol.h"
+#include "protocol.h"
 
 /* Reads the ELF file open at `fd` (never by path) and fills *ret. With
  * HELPER_IDENTIFY_WANT_FILE_CRC in flags, also the whole file's CRC32.

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "helper-protocol.h"
+#include "protocol.h"
 
 /* Handles one decoded request (type, payload, fds) and builds the reply:
  * *reply_type and the payload in `reply` (HELPER_MSG_ERROR with a message

@@ -1,5 +1,5 @@
 /* periscope-helper: the only Periscope program that parses ELF/DWARF. Started
- * by resolver/helper-client.c through bwrap; serves requests on an inherited
+ * by the service's helper client through bwrap; serves requests on an inherited
  * SOCK_SEQPACKET socket (docs/sandbox-helper.md).
  *   periscope-helper --fd N                     serve on fd N
  *   periscope-helper --probe [--open PATH]... [--connect PORT]   report confinement */
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "basic.h"
 #include "helper-server.h"
 #include "probe.h"
 
@@ -43,7 +44,7 @@ int main(int argc, char *argv[]) {
                 switch (c) {
                 case ARG_FD:
                         if (parse_int(optarg, 3, 65535, &fd) < 0) {
-                                fprintf(stderr, "periscope-helper: invalid --fd '%s'\n", optarg);
+                                log_error("invalid --fd '%s'", optarg);
                                 return 2;
                         }
                         break;
@@ -51,15 +52,15 @@ int main(int argc, char *argv[]) {
                         probe = true;
                         break;
                 case ARG_OPEN:
-                        if (n_paths >= sizeof paths / sizeof paths[0]) {
-                                fprintf(stderr, "periscope-helper: too many --open\n");
+                        if (n_paths >= ELEMENTSOF(paths)) {
+                                log_error("too many --open");
                                 return 2;
                         }
                         paths[n_paths++] = optarg;
                         break;
                 case ARG_CONNECT:
                         if (parse_int(optarg, 1, 65535, &port) < 0) {
-                                fprintf(stderr, "periscope-helper: invalid --connect '%s'\n", optarg);
+                                log_error("invalid --connect '%s'", optarg);
                                 return 2;
                         }
                         break;
@@ -70,22 +71,22 @@ int main(int argc, char *argv[]) {
         if (probe)
                 return helper_probe(paths, n_paths, port, stdout) < 0 ? 1 : 0;
         if (fd < 0) {
-                fprintf(stderr, "periscope-helper: started by periscoped; use --fd N (or --probe)\n");
+                log_error("started by periscoped; use --fd N (or --probe)");
                 return 2;
         }
         int type = 0;
         socklen_t len = sizeof type;
         if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET) {
-                fprintf(stderr, "periscope-helper: fd %d is not a SOCK_SEQPACKET socket\n", fd);
+                log_error("fd %d is not a SOCK_SEQPACKET socket", fd);
                 return 2;
         }
         if (elf_version(EV_CURRENT) == EV_NONE) {
-                fprintf(stderr, "periscope-helper: libelf is too old\n");
+                log_error("libelf is too old");
                 return 1;
         }
         int r = helper_serve(fd);
         if (r < 0) {
-                fprintf(stderr, "periscope-helper: %s\n", strerror(-r));
+                log_error_errno(r, "%m");
                 return 1;
         }
         return 0;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "basic.h"
 
 static Elf_Scn *find_section(Elf *elf, const char *wanted) {
         size_t shstrndx;

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 
 static void probe_status_field(FILE *out, const char *field) {
         FILE *f = fopen("/proc/self/status", "re");

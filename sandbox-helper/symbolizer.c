@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "demangle.h"
 #include "dwarf-scopes.h"
 #include "symbol-index.h"

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "helper-protocol.h"
+#include "protocol.h"
 
 /* Symbolizes `n` file offsets of the ELF file open at `fd` (never by path),
  * using the separate debug file `debug_fd` when >= 0, else the file's own

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "unwind-table.h"
+#include "basic.h"
+#include "protocol.h"
 
 /* DWARF register numbers of the x86-64 psABI. */
 #define X86_64_DWARF_RBP 6
@@ -92,27 +92,15 @@ static int push_row(Compiler *c, uint64_t vstart, uint64_t vend, const UnwindRow
                 return 0;
         if (last >= UINT32_MAX)
                 return 0; /* files beyond 4 GiB are not covered (documented) */
-        if (c->n_rows == c->allocated) {
-                size_t n = c->allocated ? c->allocated * 2 : 1024;
-                PendingRow *p = reallocarray(c->rows, n, sizeof(PendingRow));
-                if (!p)
-                        return -ENOMEM;
-                c->rows = p;
-                c->allocated = n;
-        }
+        if (GROW_ARRAY(c->rows, c->allocated, c->n_rows + 1, 1024) < 0)
+                return -ENOMEM;
         c->rows[c->n_rows++] = (PendingRow) { start, last + 1, *row };
         return 0;
 }
 
 static int push_eh_range(Compiler *c, uint64_t lo, uint64_t hi) {
-        if (c->n_eh_ranges == c->allocated_eh) {
-                size_t n = c->allocated_eh ? c->allocated_eh * 2 : 256;
-                void *p = reallocarray(c->eh_ranges, n, sizeof(c->eh_ranges[0]));
-                if (!p)
-                        return -ENOMEM;
-                c->eh_ranges = p;
-                c->allocated_eh = n;
-        }
+        if (GROW_ARRAY(c->eh_ranges, c->allocated_eh, c->n_eh_ranges + 1, 256) < 0)
+                return -ENOMEM;
         c->eh_ranges[c->n_eh_ranges][0] = lo;
         c->eh_ranges[c->n_eh_ranges][1] = hi;
         c->n_eh_ranges++;

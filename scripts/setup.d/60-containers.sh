@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Machine setup for the container tests (tests/containers/), idempotent, as
+# Machine setup for the container tests (tests/resolver/), idempotent, as
 # root: a Podman configuration that works on this kernel (runc, cgroupfs,
 # lower ulimits), and an unprivileged user for rootless Podman with
 # fuse-overlayfs. See /work/shared/RECIPES.md and docs/containers.md.
@@ -41,19 +41,13 @@ driver = "overlay"
 [storage.options.overlay]
 mount_program = "/usr/bin/fuse-overlayfs"
 EOF2
-        runuser -u "$user" -- tee "$home/.config/containers/containers.conf" >/dev/null <<'EOF2'
-[containers]
-default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-EOF2
+        # The same engine settings as root's.
+        runuser -u "$user" -- tee "$home/.config/containers/containers.conf" >/dev/null <"$conf_dir/containers.conf"
 }
 [ -e /dev/fuse ] && chmod 666 /dev/fuse
 setup_rootless_user periscope-rl 200000
 setup_rootless_user periscope-rlh 300000
-# The rootless-caller test (tests/containers/test-record-rootless-caller.sh):
+# The rootless-caller test (tests/resolver/test-record-rootless-caller.sh):
 # a user recording its own rootless container through periscoped, and
 # another user whose container it must not get.
 setup_rootless_user periscope-ns 400000

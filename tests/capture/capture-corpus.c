@@ -5,21 +5,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 #define FRAME0 CAPTURE_FILE_HEADER_SIZE /* offset of the first frame */
 
 typedef void (*AddFrames)(CaptureWriter *w);
 
 static uint8_t *build(AddFrames add, size_t *ret_len) {
-        _cleanup_close_ int fd = test_memfd("corpus");
-        CaptureWriter *w;
-        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
-        add(w);
-        CHECK_OK(capture_writer_flush(w));
-        capture_writer_free(w);
-        return test_read_all(fd, ret_len);
+        return test_capture_bytes(add, false, ret_len);
 }
 
 static void put16(uint8_t *p, uint16_t v) {

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 
 const uint64_t test_sample_addrs[TEST_N_SAMPLE_ADDRS] = {
         CAPTURE_CONTEXT_KERNEL, 0xffffffff81000010ull, 0xffffffff81000220ull, CAPTURE_CONTEXT_USER,
@@ -311,6 +311,19 @@ uint8_t *test_read_all(int fd, size_t *ret_len) {
                 off += k;
         }
         *ret_len = len;
+        return buf;
+}
+
+uint8_t *test_capture_bytes(void (*add)(CaptureWriter *w), bool big_endian, size_t *ret_len) {
+        _cleanup_close_ int fd = test_memfd("capture");
+        CaptureWriter *w;
+        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
+        add(w);
+        CHECK_OK(capture_writer_flush(w));
+        capture_writer_free(w);
+        uint8_t *buf = test_read_all(fd, ret_len);
+        if (big_endian)
+                test_swap_to_big_endian(buf, *ret_len);
         return buf;
 }
 

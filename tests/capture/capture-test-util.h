@@ -76,3 +76,7 @@ void test_swap_to_big_endian(uint8_t *buf, size_t size);
 
 /* An anonymous temporary file (memfd). */
 int test_memfd(const char *name);
+
+/* The bytes of a capture (starting at TEST_T0) that add() writes frames
+ * into; big-endian as Sysprof's structs on such a host when asked. */
+uint8_t *test_capture_bytes(void (*add)(CaptureWriter *w), bool big_endian, size_t *ret_len);

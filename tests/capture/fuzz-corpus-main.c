@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture-corpus.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -52,16 +52,7 @@ static void run_path(const char *path) {
 }
 
 static uint8_t *reference(bool big_endian, size_t *ret_len) {
-        _cleanup_close_ int fd = test_memfd("reference");
-        CaptureWriter *w;
-        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
-        test_write_all_types(w);
-        CHECK_OK(capture_writer_flush(w));
-        capture_writer_free(w);
-        uint8_t *buf = test_read_all(fd, ret_len);
-        if (big_endian)
-                test_swap_to_big_endian(buf, *ret_len);
-        return buf;
+        return test_capture_bytes(test_write_all_types, big_endian, ret_len);
 }
 
 int main(int argc, char **argv) {

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 static void write_rich(CaptureWriter *w) {
         const int64_t t = TEST_T0;

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture-corpus.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 /* Reads every frame; returns the first error (0 if none) and counts frames. */
 static int drain(CaptureReader *r, unsigned *ret_frames) {
@@ -91,16 +91,8 @@ static void check_case(const CorpusCase *c, const char *tmpdir) {
 }
 
 static void write_seed(const char *dir, const char *name, bool big_endian) {
-        _cleanup_close_ int fd = test_memfd("seed");
-        CaptureWriter *w;
-        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
-        test_write_all_types(w);
-        CHECK_OK(capture_writer_flush(w));
-        capture_writer_free(w);
         size_t len;
-        _cleanup_free_ uint8_t *buf = test_read_all(fd, &len);
-        if (big_endian)
-                test_swap_to_big_endian(buf, len);
+        _cleanup_free_ uint8_t *buf = test_capture_bytes(test_write_all_types, big_endian, &len);
         _cleanup_free_ char *path = NULL;
         CHECK(asprintf(&path, "%s/%s", dir, name) >= 0);
         _cleanup_close_ int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -14,8 +14,8 @@
 
 #include <sysprof-capture.h>
 
+#include "basic.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 /* Decodes every frame with Sysprof's reader into our CaptureFrame view and
  * describes it with test_describe_frame(), so both readers can be compared. */

@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "capture-test-util.h"
-#include "cleanup.h"
 
 static CaptureReader *open_fd_checked(int fd) {
         CaptureReader *r = NULL;
@@ -358,14 +358,8 @@ static size_t put_raw_frame(uint8_t *buf, uint8_t type, uint16_t len) {
 }
 
 static void test_unknown_types(void) {
-        _cleanup_close_ int fd = test_memfd("unknown");
-        CaptureWriter *w;
-        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
-        test_write_all_types(w);
-        CHECK_OK(capture_writer_flush(w));
-        capture_writer_free(w);
         size_t len;
-        _cleanup_free_ uint8_t *ref = test_read_all(fd, &len);
+        _cleanup_free_ uint8_t *ref = test_capture_bytes(test_write_all_types, false, &len);
 
         /* header + TRACE(16) + frames 1..15 with DBUS_MESSAGE(17) after the 3rd + TRACE at the end */
         _cleanup_free_ uint8_t *buf = malloc(len + 4096);

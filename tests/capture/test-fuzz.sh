@@ -20,7 +20,7 @@ trap '[ $keep = 1 ] || rm -rf "$tmp"' EXIT
 # -fsanitize=fuzzer needs libclang-rt-14-dev; say so if the link fails.
 if ! "$clang" -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        -I"$src/capture" \
+        -I"$src/basic" -I"$src/capture" \
         "$src/capture/capture-reader.c" "$src/tests/capture/fuzz-capture-reader.c" \
         -o "$tmp/fuzz-capture-reader" 2>"$tmp/cc.log"; then
         cat "$tmp/cc.log"

@@ -10,22 +10,11 @@ periscope=$2
 interop=$3
 
 fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || fail "must run as root (sysprofd opens perf events for the whole system)"
-command -v sysprof-cli >/dev/null || fail "sysprof-cli is missing (apt-get install -y sysprof)"
-[ -x /usr/libexec/sysprofd ] || fail "/usr/libexec/sysprofd is missing (apt-get install -y sysprof)"
 command -v jq >/dev/null || fail "jq is missing (apt-get install -y jq)"
-grep -qs 'org.gnome.sysprof' /etc/polkit-1/rules.d/*.rules ||
-        fail "no polkit rule lets root use sysprofd: run scripts/setup.d/20-polkit-sysprof.sh as root"
-
 . "$src/tests/lib/private-bus.sh"
 tmp=$(mktemp -d)
 trap 'private_bus_stop; rm -rf "$tmp"' EXIT
-
-private_bus_start || fail "could not start a private system bus"
-private_polkit_start || fail "could not start polkitd on the private bus"
-/usr/libexec/sysprofd >"$tmp/sysprofd.log" 2>&1 &
-private_bus_track $!
-private_bus_wait_name org.gnome.Sysprof3 10 $! || { cat "$tmp/sysprofd.log"; fail "sysprofd did not start"; }
+private_sysprofd_start "$tmp" || fail "sysprofd cannot run on a private system bus"
 
 # A workload that burns CPU for about a second; its command line carries a
 # marker so it can be found among the system's processes.

@@ -1,4 +1,4 @@
-# lib.sh: sourced by the export tests after tests/service/private-bus.sh.
+# lib.sh: sourced by the export tests after tests/lib/periscoped-bus.sh.
 # Builds this folder's workloads and records them through a periscoped on a
 # private bus.
 #   record_cpu    → $TEST_TMP/cpu.syscap: workload-export for 2 s

@@ -4,7 +4,7 @@
 # "_[k]", inlined "_[i]") that are exactly `periscope report --folded`'s
 # stacks, counts adding up to the capture's samples; the JSON dump names
 # every address next to it, inline chain innermost first with file:line.
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$SRCDIR/lib.sh"
 record_cpu
 cap=$TEST_TMP/cpu.syscap

@@ -4,7 +4,7 @@
 # machine, printed with the same fields), and the perf importer of the
 # speedscope app (in headless Chromium) reads it: the workload's functions
 # and one profile named after the thread.
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$SRCDIR/lib.sh"
 command -v perf >/dev/null || fail "perf missing: apt-get install -y linux-perf"
 speedscope_app

@@ -5,7 +5,7 @@
 # a `record --memory` capture shows its allocations as alloc/inuse space
 # and objects with the exact bytes (and the folded export weighs them by
 # bytes).
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$SRCDIR/lib.sh"
 command -v go >/dev/null || fail "go missing: apt-get install -y golang-go"
 # go tool pprof offline, with its caches in the test's directory

@@ -5,7 +5,7 @@
 # itself in headless Chromium, which lists the workload's functions with
 # hot_heavy about 3x hot_light. The same check fails on a profile whose
 # names are wrong.
-. "$SERVICE_TESTS/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$SRCDIR/lib.sh"
 speedscope_app
 record_cpu

@@ -34,6 +34,12 @@ private_bus_track() {
 # EXTERNAL auth) listening on $PRIVATE_BUS_DIR/system_bus_socket and exports
 # DBUS_SYSTEM_BUS_ADDRESS for everything started afterwards.
 private_bus_start() {
+        _private_bus_start_daemon
+}
+
+# The body of private_bus_start, under a second name so that
+# periscoped-bus.sh can wrap private_bus_start.
+_private_bus_start_daemon() {
         command -v dbus-daemon >/dev/null || { echo "private-bus: dbus-daemon is missing (apt-get install -y dbus)"; return 1; }
         local dir
         PRIVATE_BUS_SAVED_PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)
@@ -104,6 +110,30 @@ private_bus_wait_name() {
         return 1
 }
 
+# private_periscoped_start: starts $PERISCOPED --system on the private bus
+# (its stderr in $PRIVATE_BUS_DIR/periscoped.log) and waits for its name.
+private_periscoped_start() {
+        "$PERISCOPED" --system 2>"$PRIVATE_BUS_DIR/periscoped.log" &
+        private_bus_track $!
+        private_bus_wait_name org.periscope.Profiler1 10 $!
+}
+
+# private_sysprofd_start LOGDIR: Sysprof's sysprofd and polkitd on the
+# private bus (sysprofd.log in LOGDIR), for tests that record with Debian's
+# sysprof-cli; checks its prerequisites first.
+private_sysprofd_start() {
+        [ "$(id -u)" = 0 ] || { echo "private-bus: must run as root (sysprofd opens perf events)"; return 1; }
+        command -v sysprof-cli >/dev/null || { echo "private-bus: sysprof-cli is missing (apt-get install -y sysprof)"; return 1; }
+        [ -x /usr/libexec/sysprofd ] || { echo "private-bus: /usr/libexec/sysprofd is missing (apt-get install -y sysprof)"; return 1; }
+        grep -qs 'org.gnome.sysprof' /etc/polkit-1/rules.d/*.rules ||
+                { echo "private-bus: no polkit rule lets root use sysprofd: run scripts/setup.d/20-polkit-sysprof.sh as root"; return 1; }
+        private_bus_start || { echo "private-bus: the private system bus did not start"; return 1; }
+        private_polkit_start || { echo "private-bus: polkitd did not start on the private bus"; return 1; }
+        /usr/libexec/sysprofd >"$1/sysprofd.log" 2>&1 &
+        private_bus_track $!
+        private_bus_wait_name org.gnome.Sysprof3 10 $! || { cat "$1/sysprofd.log"; echo "private-bus: sysprofd did not start"; return 1; }
+}
+
 # private_polkit_start: starts polkitd on the private bus and waits for
 # org.freedesktop.PolicyKit1.
 private_polkit_start() {
@@ -123,14 +153,14 @@ private_polkit_start() {
 }
 
 # private_bus_stop: kills every tracked pid (newest first: services, polkitd,
-# then the bus), waits a moment for each, then SIGKILLs what is left.
+# then the bus), waits up to 10 s for each, then SIGKILLs what is left.
 private_bus_stop() {
         local i pid
         for ((i = ${#PRIVATE_BUS_PIDS[@]} - 1; i >= 0; i--)); do
                 pid=${PRIVATE_BUS_PIDS[$i]}
                 kill -TERM "$pid" 2>/dev/null || continue
                 local n
-                for n in $(seq 40); do
+                for n in $(seq 200); do # 10 s: a sanitized daemon writes its report first
                         kill -0 "$pid" 2>/dev/null || break
                         sleep 0.05
                 done

@@ -3,7 +3,7 @@
 # cannot record root's processes or the whole system and is told why; it can
 # record its own process, with kernel addresses only where perf_event_paranoid
 # and kptr_restrict allow them.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 user=periscope-user
 id -u $user >/dev/null 2>&1 || fail "user $user is missing: run scripts/setup.d/30-periscope-users.sh as root"
@@ -14,7 +14,7 @@ mkdir "$dir"; chown $user: "$dir"
 as_user() { runuser -u $user -- "$@"; }
 
 sleep 60 & root_proc=$!
-_cleanup_pids+=($root_proc)
+private_bus_track $root_proc
 if as_user "$PERISCOPE" record --address "$BUS_ADDRESS" -p $root_proc --duration 0.5 -o "$dir/root.syscap" 2>"$dir/err1"; then
         fail "$user recorded root's process $root_proc"
 fi
@@ -63,7 +63,7 @@ print(f"ok: kernel addresses for {sys.argv[1]}: {kernel} (perf_event_paranoid/kp
 
 # Asking for kernel stacks explicitly: refused with the reason unless allowed.
 setpriv --reuid=$user --regid=$user --clear-groups sleep 60 & own=$!
-_cleanup_pids+=($own)
+private_bus_track $own
 sleep 0.2
 for attempt in 1 2 3; do
         before=$(kernel_allowed)

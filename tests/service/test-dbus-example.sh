@@ -2,12 +2,12 @@
 # Runs the example of docs/dbus-api.md (the block after
 # "<!-- test: dbus-api-example -->") as written, against periscoped on a
 # private bus, and checks the capture it leaves.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}" "${DBUS_API_DOC:?}"
 private_bus_start
 periscoped_start
 "$DEMO" -t 20000 & PID=$!
-_cleanup_pids+=($PID)
+private_bus_track $PID
 export PID
 mkdir -p "$TEST_TMP/bin"
 ln -s "$PERISCOPE" "$TEST_TMP/bin/periscope"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # A bus-activated periscoped exits once idle (--idle-timeout), but never
 # during a recording; it releases its name so D-Bus can start a new one.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${CAPTURE_JSON:?}"
 private_bus_start
 periscoped_start --idle-timeout=1
 sleep 30 & work=$!
-_cleanup_pids+=($work)
+private_bus_track $work
 # Busy for 2.5 s: longer than the idle timeout.
 "$PERISCOPE" record --address "$BUS_ADDRESS" -p $work --duration 2.5 -o "$TEST_TMP/a.syscap" 2>"$TEST_TMP/err" ||
         { cat "$TEST_TMP/err"; fail "the recording failed (did the service exit while busy?)"; }

@@ -2,12 +2,12 @@
 # The introspection XML in dbus/ is what the running service serves: same
 # interfaces, methods, arguments (names, types, directions), properties
 # (types, access) and signals, on the Profiler1 and a Recording1 object.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${DBUS_INTROSPECTION_XML:?}"
 private_bus_start
 periscoped_start
 sleep 30 & target=$!
-_cleanup_pids+=($target)
+private_bus_track $target
 gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
         -m org.periscope.Profiler1.Record "{'pids': <[$target]>, 'duration-ms': <uint32 20000>}" 3 3>"$TEST_TMP/c.syscap" >"$TEST_TMP/rec"
 rec=$(grep -o "/org/periscope/Recording/[0-9]*" "$TEST_TMP/rec") || fail "Record returned no path"

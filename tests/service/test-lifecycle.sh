@@ -3,7 +3,7 @@
 # finalizes the capture; two recordings run at once; a duration ends one by
 # itself; and when the service itself is SIGKILLed the capture is readable
 # up to its last flush.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 check() { "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$@"; }
 # Waits (up to 30 s: sanitizer builds on a loaded machine are slow) until the
@@ -18,7 +18,7 @@ wait_for_flushed_samples() {
 private_bus_start
 periscoped_start
 "$DEMO" -t 30000 & work=$!
-_cleanup_pids+=($work)
+private_bus_track $work
 
 # Client vanishes: SIGKILL the CLI; the service notices it left the bus.
 "$PERISCOPE" record --address "$BUS_ADDRESS" -p $work -o "$TEST_TMP/vanish.syscap" 2>/dev/null & cli=$!
@@ -41,7 +41,7 @@ check "$TEST_TMP/two.syscap" readable --min-samples 5 --reason duration
 
 # The service is SIGKILLed mid-recording: what was flushed stays readable.
 "$PERISCOPE" record --address "$BUS_ADDRESS" -p $work -o "$TEST_TMP/crash.syscap" >/dev/null 2>&1 & cli=$!
-_cleanup_pids+=($cli)
+private_bus_track $cli
 wait_for_flushed_samples "$TEST_TMP/crash.syscap"
 kill -KILL "$PERISCOPED_PID"
 sleep 0.3

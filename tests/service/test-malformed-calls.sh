@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Malformed calls get org.periscope.Error.* (or the bus's InvalidArgs) that
 # name the problem, and the service keeps serving afterwards.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 private_bus_start
 periscoped_start
 sleep 60 & target=$!
-_cleanup_pids+=($target)
+private_bus_track $target
 
 record() { # OPTIONS REDIRECT…: gdbus Record call with fd 3; prints the reply or error
         local opts=$1

@@ -18,9 +18,7 @@ done
         fail "polkit action org.periscope.profile-system not installed: run scripts/setup.d/30-periscope-users.sh"
 private_bus_start || fail "no private bus"
 private_polkit_start || fail "no polkitd"
-"$PERISCOPED" --system 2>"$PRIVATE_BUS_DIR/periscoped.log" &
-private_bus_track $!
-private_bus_wait_name org.periscope.Profiler1 10 $! || fail "periscoped did not start"
+private_periscoped_start || fail "periscoped did not start"
 dir=$PRIVATE_BUS_DIR/out
 mkdir "$dir" && chmod 777 "$dir"
 sleep 60 & root_proc=$!

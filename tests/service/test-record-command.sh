@@ -3,7 +3,7 @@
 # the exit status is the command's, most samples carry complete
 # frame-pointer stacks (inner_c → middle_b → outer_a → run_workload → main)
 # inside the workload's text, and exec'd children appear with their maps.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 private_bus_start
 periscoped_start

@@ -3,15 +3,14 @@
 # from several processes, kernel stacks with the kernel context marker.
 # Ctrl-C (SIGINT) stops a recording cleanly, and on a terminal a live line
 # shows progress.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 private_bus_start
 periscoped_start
-"$DEMO" -t 60000 & work=$!  # killed at the end
-_cleanup_pids+=($work)
+demo_start 60000 # killed at the end
 # Something that spends its time in the kernel.
 dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null & sys=$!
-_cleanup_pids+=($sys)
+private_bus_track $sys
 
 t0=$SECONDS
 "$PERISCOPE" record --address "$BUS_ADDRESS" --system --duration 1.5 -o "$TEST_TMP/sys.syscap" 2>"$TEST_TMP/sys.err" ||

@@ -6,11 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "address-set.h"
-#include "capture-types.h"
+#include "capture.h"
 #include "perf-events.h"
 #include "perf-record.h"
 #include "perf-spill.h"

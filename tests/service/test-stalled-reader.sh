@@ -2,16 +2,15 @@
 # A client that hands over a pipe and never reads it cannot stall the
 # service: its recording ends with a write error (Finished ok=false) while
 # another recording, and the bus API, keep working.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 private_bus_start
 periscoped_start
-"$DEMO" -t 60000 & work=$!   # killed at the end
-_cleanup_pids+=($work)
+demo_start 60000 # killed at the end
 mkfifo "$TEST_TMP/fifo"
 # Hold the read end open without ever reading.
 sleep 60 <"$TEST_TMP/fifo" & holder=$!
-_cleanup_pids+=($holder)
+private_bus_track $holder
 exec 5>"$TEST_TMP/fifo"
 gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
         -m org.periscope.Profiler1.Record "{'pids': <[$work]>, 'frequency': <uint32 4999>, 'duration-ms': <uint32 30000>}" 5 >"$TEST_TMP/rec"

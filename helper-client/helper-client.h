@@ -1,0 +1,120 @@
+/* helper-client.h: the service's side of the sandboxed ELF/DWARF helper:
+ * spawns periscope-helper under bwrap with resource limits, sends files as
+ * fds, waits for answers with a timeout (poll; no threads, no GLib) and
+ * validates every answer. A helper that crashes, hangs or answers garbage is
+ * killed; the next request starts a fresh one. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol.h"
+
+typedef struct HelperClient HelperClient;
+
+typedef struct HelperClientConfig {
+        const char *helper_path;  /* NULL: $PERISCOPE_HELPER, else LIBEXECDIR/periscope-helper */
+        const char *bwrap_path;   /* NULL: /usr/bin/bwrap */
+        uint64_t memory_limit;    /* RLIMIT_AS in bytes; 0: 2 GiB (not applied in sanitizer builds) */
+        unsigned cpu_seconds;     /* RLIMIT_CPU; 0: 60 */
+        unsigned max_files;       /* RLIMIT_NOFILE; 0: 64 */
+        unsigned timeout_ms;      /* per request; 0: 10000 */
+        /* Called about every HELPER_CLIENT_WAIT_HOOK_MS while a request waits
+         * for its answer, so the caller can keep urgent work going (the
+         * daemon moves perf records out of its rings). It must not use this
+         * client. NULL: none. */
+        void (*wait_hook)(void *userdata);
+        void *wait_hook_userdata;
+} HelperClientConfig;
+
+#define HELPER_CLIENT_WAIT_HOOK_MS 20
+
+/* One frame of an address's inline chain (innermost first). */
+typedef struct HelperFrame {
+        char *name;      /* demangled, valid UTF-8, never empty */
+        char *file;      /* source file or NULL */
+        uint32_t line;   /* 0 when unknown */
+        uint32_t column;
+        uint64_t offset; /* into the function */
+        uint8_t flags;   /* HelperFrameFlags */
+        uint8_t source;  /* one HelperSymbolSource bit */
+} HelperFrame;
+
+typedef struct HelperAddressSymbols {
+        uint8_t status;  /* HelperAddressStatus */
+        size_t n_frames;
+        HelperFrame *frames;
+} HelperAddressSymbols;
+
+typedef struct HelperSymbols {
+        uint32_t sources; /* HelperSymbolSource bits used for this file */
+        size_t n_addresses;
+        HelperAddressSymbols *addresses; /* in request order */
+} HelperSymbols;
+
+/* Return codes beyond -errno: the helper failed (was killed / will restart);
+ * `why` then says how. Any other negative value is the helper's own verdict
+ * on the file (e.g. not ELF) and the helper stays up. */
+#define HELPER_CLIENT_FAILED (-EPROTO)
+
+/* Creates a client; the helper is started on the first request. */
+int helper_client_new(const HelperClientConfig *config, HelperClient **ret);
+/* Kills the helper (if running) and frees the client. Returns NULL. */
+HelperClient *helper_client_free(HelperClient *c);
+
+/* IDENTIFY the regular file `fd`. On failure returns < 0 and, when why is
+ * not NULL, a malloc'ed reason ("helper failed: timed out after 10000 ms"). */
+int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdentity *ret, char **why);
+
+/* SYMBOLIZE n file offsets (file offset = address - mapping start + pgoff) of
+ * `fd`, with the separate debug file `debug_fd` when >= 0. Batches as needed.
+ * *ret holds one entry per offset. Returns 0 or < 0 with *why as above. */
+int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_t *offsets, size_t n,
+                            HelperSymbols **ret, char **why);
+
+/* As helper_client_symbolize() for a debug file alone (no binary): the
+ * offsets are addresses minus the start of the executable mapping, placed
+ * through the debug file's executable PT_LOAD. */
+int helper_client_symbolize_segment(HelperClient *c, int debug_fd, const uint64_t *offsets, size_t n,
+                                    HelperSymbols **ret, char **why);
+
+/* COMPILE_UNWIND: the unwind table (capture/unwind-table.h) of the regular
+ * file `fd`, or, when fd < 0, of the ELF image[0..image_size) (the vdso copied
+ * out of a process). The answer is validated here; on success *ret_blob is a
+ * malloc'ed table that unwind_table_validate() accepted and *ret_size its size.
+ * -ENODATA: the file has no call frame information. Otherwise as IDENTIFY. */
+int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, size_t image_size,
+                                 void **ret_blob, size_t *ret_size, char **why);
+
+/* Validates and decodes an IDENTIFY reply payload (for the request flags);
+ * false when anything is out of spec. Used by the client; public for the
+ * fuzz target. */
+bool helper_identify_reply_decode(const uint8_t *payload, size_t size, uint32_t flags, HelperIdentity *ret);
+
+/* Validates and decodes one SYMBOLIZE reply payload for `count` addresses;
+ * -EBADMSG when anything is out of spec. Public for the fuzz target. */
+int helper_symbolize_reply_decode(const uint8_t *payload, size_t size, size_t count, HelperSymbols **ret);
+
+/* Frees a HelperSymbols. Returns NULL. */
+HelperSymbols *helper_symbols_free(HelperSymbols *s);
+
+/* How many helpers this client has started (restarts show up here). */
+unsigned helper_client_get_starts(const HelperClient *c);
+
+/* Pid of the running helper's bwrap, or 0 (for tests that kill it). */
+int helper_client_get_pid(const HelperClient *c);
+
+/* Runs `periscope-helper --probe ARGS…` through the same sandbox launcher and
+ * returns its output (the confinement test's view from inside). */
+int helper_client_run_probe(const HelperClientConfig *config, char *const *probe_args, char **ret_output);
+
+static inline void helper_client_freep(HelperClient **c) {
+        if (*c)
+                helper_client_free(*c);
+}
+static inline void helper_symbols_freep(HelperSymbols **s) {
+        if (*s)
+                helper_symbols_free(*s);
+}

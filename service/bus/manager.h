@@ -1,0 +1,56 @@
+/* manager.h: the daemon's state: the event loop, the bus connection, the
+ * recordings being served on it, and what they share (the unwind tables,
+ * how helpers are started). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "helper-client.h"
+
+typedef struct RecordingBus RecordingBus;
+
+typedef struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        bool peer;                 /* one client over a private peer-to-peer connection */
+        sd_bus_slot *profiler_slot;
+        RecordingBus **recordings; /* their D-Bus faces, which own them */
+        size_t n_recordings, allocated_recordings;
+        unsigned next_recording_id;
+        unsigned rlimit_files;     /* fds the process may hold */
+        bool exiting;              /* leave the event loop once no recording is left */
+        unsigned n_pending_records;/* Record calls waiting for polkit */
+        uint64_t idle_timeout_usec;/* exit after this long without work; 0 = never */
+        uint64_t busy_until;       /* CLOCK_MONOTONIC usec of the last moment with work */
+        sd_event_source *idle_timer;
+        struct UnwindTables *unwind_tables; /* daemon-lifetime unwind tables (created on first use) */
+        HelperClientConfig helper_config; /* every helper the daemon starts (wait hook: manager_spill_rings) */
+} Manager;
+
+/* The helper configuration of the daemon: while a helper request waits,
+ * every recording's rings are spilled (manager_spill_rings). */
+void manager_init_helper_config(Manager *m);
+
+/* Moves every recording's ring contents to its spill (a HelperClient wait
+ * hook: the single-threaded daemon is waiting for the helper). */
+void manager_spill_rings(void *userdata);
+
+/* The daemon's unwind tables, created on first use; NULL when out of memory. */
+struct UnwindTables *manager_get_unwind_tables(Manager *m);
+
+/* Adds rb to the manager's list. */
+int manager_add_recording(Manager *m, RecordingBus *rb);
+
+/* Removes rb from the list (called by recording_bus_free). When the manager serves
+ * a vanished peer and nothing is left, the event loop exits. */
+void manager_remove_recording(Manager *m, RecordingBus *rb);
+
+/* Ends every recording because the service is going away (SIGTERM, peer gone). */
+void manager_end_all(Manager *m);
+
+/* Registers org.periscope.Profiler1 at /org/periscope/Profiler1 (profiler.c). */
+int profiler_register(Manager *m);

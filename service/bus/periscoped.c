@@ -1,0 +1,303 @@
+/* periscoped.c: entry point of the Periscope profiling service. Serves
+ * org.periscope.Profiler1 on the system bus (default), a session bus, a bus at
+ * an address, or one client over a peer-to-peer connection on an inherited fd. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+#include <systemd/sd-id128.h>
+#include <unistd.h>
+
+#include "basic.h"
+#include "manager.h"
+#include "protocol.h"
+#include "recording-bus.h"
+#include "unwind-tables.h"
+
+typedef enum BusKind { BUS_SYSTEM, BUS_SESSION, BUS_ADDRESS, BUS_PEER } BusKind;
+
+static void usage(FILE *out) {
+        fprintf(out,
+                "Usage: periscoped [--system | --session-bus | --address=ADDRESS | --peer-fd=FD]\n\n"
+                "The Periscope profiling service: records CPU stacks into Sysprof captures over D-Bus.\n\n"
+                "  --system           own %s on the system bus (default)\n"
+                "  --session-bus      own it on the session bus (tests)\n"
+                "  --address=ADDRESS  own it on the bus at ADDRESS (tests)\n"
+                "  --peer-fd=FD       serve one client over the connected socket FD (no bus); exit\n"
+                "                     once it hangs up and its recordings are finalized\n"
+                "  --idle-timeout=SECONDS  exit after SECONDS without recordings (default 120 with\n"
+                "                     --system, where D-Bus activation restarts it; 0 = never)\n"
+                "  --version          print the version\n",
+                PROFILER_NAME);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        log_info("signal %u, finalizing %zu recording(s)", si->ssi_signo, m->n_recordings);
+        manager_end_all(m);
+        return 0;
+}
+
+#define IDLE_CHECK_USEC (5ull * 1000000)
+/* nice value periscoped takes where it may (see raise_priority) */
+#define PERISCOPED_NICE (-10)
+
+/* Exits a bus-activated service nobody has used for a while; D-Bus starts
+ * it again on the next call. */
+static int on_idle_check(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        uint64_t now;
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (m->n_recordings > 0 || m->n_pending_records > 0 || sd_bus_get_n_queued_read(m->bus, NULL) > 0)
+                m->busy_until = now;
+        else if (now - m->busy_until >= m->idle_timeout_usec) {
+                log_info("idle for %llu s, exiting",
+                        (unsigned long long) (m->idle_timeout_usec / 1000000));
+                (void) sd_bus_release_name(m->bus, PROFILER_NAME);
+                (void) sd_event_exit(m->event, 0);
+                return 0;
+        }
+        uint64_t next = m->idle_timeout_usec < IDLE_CHECK_USEC ? m->idle_timeout_usec : IDLE_CHECK_USEC;
+        int r = sd_event_source_set_time_relative(s, next > 0 ? next : 1);
+        return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        manager_end_all(m);
+        return 0;
+}
+
+static int connect_bus(BusKind kind, const char *address, int peer_fd, sd_bus **ret) {
+        sd_bus *bus = NULL;
+        int r;
+        switch (kind) {
+        case BUS_SYSTEM:
+                return sd_bus_open_system(ret);
+        case BUS_SESSION:
+                return sd_bus_open_user(ret);
+        case BUS_ADDRESS:
+                r = sd_bus_new(&bus);
+                if (r < 0)
+                        return r;
+                if ((r = sd_bus_set_address(bus, address)) < 0 || (r = sd_bus_set_bus_client(bus, true)) < 0 ||
+                    (r = sd_bus_negotiate_fds(bus, true)) < 0 || (r = sd_bus_start(bus)) < 0) {
+                        sd_bus_unref(bus);
+                        return r;
+                }
+                *ret = bus;
+                return 0;
+        case BUS_PEER: {
+                sd_id128_t id;
+                r = sd_id128_randomize(&id);
+                if (r < 0)
+                        return r;
+                r = sd_bus_new(&bus);
+                if (r < 0)
+                        return r;
+                if ((r = sd_bus_set_fd(bus, peer_fd, peer_fd)) < 0 || (r = sd_bus_set_server(bus, true, id)) < 0 ||
+                    (r = sd_bus_negotiate_fds(bus, true)) < 0 || (r = sd_bus_start(bus)) < 0) {
+                        sd_bus_unref(bus);
+                        return r;
+                }
+                *ret = bus;
+                return 0;
+        }
+        }
+        return -EINVAL;
+}
+
+/* Completes the server side of authentication before the event loop runs,
+ * then handles whatever the client sent in the same read as "BEGIN": sd-bus
+ * keeps such bytes buffered and the event loop would not wake up for them. */
+static int peer_finish_auth(sd_bus *bus) {
+        int r;
+        while (!sd_bus_is_ready(bus)) {
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
+                r = sd_bus_wait(bus, 10 * 1000000ull);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return -ETIMEDOUT;
+        }
+        do
+                r = sd_bus_process(bus, NULL);
+        while (r > 0);
+        return r;
+}
+
+/* Pinned files need many fds: take the hard limit. */
+static unsigned raise_fd_limit(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return 1024;
+        if (rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+                (void) getrlimit(RLIMIT_NOFILE, &rl);
+        }
+        return rl.rlim_cur > 1u << 20 ? 1u << 20 : (unsigned) rl.rlim_cur;
+}
+
+/* The daemon's work is latency: a perf ring holds about a quarter of a
+ * second of DWARF samples, and on a loaded machine a daemon at the same
+ * priority as the programs it profiles drains too late. Where allowed
+ * (root, or the unit's Nice=), run ahead of them; the helper goes back to 0. */
+static void raise_priority(void) {
+        errno = 0;
+        int nice_now = getpriority(PRIO_PROCESS, 0);
+        if (errno == 0 && nice_now > PERISCOPED_NICE)
+                (void) setpriority(PRIO_PROCESS, 0, PERISCOPED_NICE);
+}
+
+int main(int argc, char **argv) {
+        static const struct option options[] = {
+                { "system", no_argument, NULL, 's' },
+                { "session-bus", no_argument, NULL, 'S' },
+                { "address", required_argument, NULL, 'a' },
+                { "peer-fd", required_argument, NULL, 'p' },
+                { "idle-timeout", required_argument, NULL, 'i' },
+                { "version", no_argument, NULL, 'V' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        BusKind kind = BUS_SYSTEM;
+        const char *address = NULL;
+        int peer_fd = -1, c, r;
+        long idle_timeout = -1;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                switch (c) {
+                case 's':
+                        kind = BUS_SYSTEM;
+                        break;
+                case 'S':
+                        kind = BUS_SESSION;
+                        break;
+                case 'a':
+                        kind = BUS_ADDRESS;
+                        address = optarg;
+                        break;
+                case 'p': {
+                        char *end;
+                        long v = strtol(optarg, &end, 10);
+                        if (*end || v < 0 || v > 65535) {
+                                log_error("--peer-fd needs an fd number, got '%s'", optarg);
+                                return 2;
+                        }
+                        kind = BUS_PEER;
+                        peer_fd = (int) v;
+                        break;
+                }
+                case 'i': {
+                        char *end;
+                        idle_timeout = strtol(optarg, &end, 10);
+                        if (*end || idle_timeout < 0 || idle_timeout > 86400) {
+                                log_error("--idle-timeout needs 0…86400 seconds, got '%s'", optarg);
+                                return 2;
+                        }
+                        break;
+                }
+                case 'V':
+                        printf("periscoped %s\n", PERISCOPE_VERSION);
+                        return 0;
+                case 'h':
+                        usage(stdout);
+                        return 0;
+                default:
+                        usage(stderr);
+                        return 2;
+                }
+        }
+        if (optind < argc) {
+                usage(stderr);
+                return 2;
+        }
+
+        Manager m = { .peer = kind == BUS_PEER };
+        if (idle_timeout < 0)
+                idle_timeout = kind == BUS_SYSTEM ? 120 : 0;
+        m.idle_timeout_usec = (uint64_t) idle_timeout * 1000000;
+        m.rlimit_files = raise_fd_limit();
+        raise_priority();
+        manager_init_helper_config(&m);
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        signal(SIGPIPE, SIG_IGN);
+
+        r = sd_event_default(&m.event);
+        if (r < 0) {
+                log_error("cannot create the event loop: %s", strerror(-r));
+                return 1;
+        }
+        r = connect_bus(kind, address, peer_fd, &m.bus);
+        if (r < 0) {
+                log_error("cannot connect to %s: %s",
+                        kind == BUS_PEER ? "the peer" : kind == BUS_ADDRESS ? address : kind == BUS_SESSION ? "the session bus" : "the system bus",
+                        strerror(-r));
+                sd_event_unref(m.event);
+                return 1;
+        }
+        if ((r = sd_bus_attach_event(m.bus, m.event, SD_EVENT_PRIORITY_NORMAL)) < 0 || (r = profiler_register(&m)) < 0 ||
+            (r = sd_bus_add_match(m.bus, NULL, "type='signal',path='/org/freedesktop/DBus/Local',"
+                                               "interface='org.freedesktop.DBus.Local',member='Disconnected'",
+                                  on_disconnected, &m)) < 0 ||
+            (r = sd_event_add_signal(m.event, NULL, SIGTERM, on_signal, &m)) < 0 ||
+            (r = sd_event_add_signal(m.event, NULL, SIGINT, on_signal, &m)) < 0) {
+                log_error("setting up failed: %s", strerror(-r));
+                goto out;
+        }
+        (void) sd_bus_set_exit_on_disconnect(m.bus, false);
+        if (kind == BUS_PEER) {
+                r = peer_finish_auth(m.bus);
+                if (r < 0) {
+                        log_error("the peer did not authenticate: %s", strerror(-r));
+                        goto out;
+                }
+        } else {
+                r = sd_bus_request_name(m.bus, PROFILER_NAME, 0);
+                if (r < 0) {
+                        log_error("cannot own %s: %s (is another periscoped running, and does "
+                                        "the bus policy dbus/org.periscope.Profiler1.conf allow it?)",
+                                PROFILER_NAME, strerror(-r));
+                        goto out;
+                }
+        }
+        if (kind != BUS_PEER && m.idle_timeout_usec > 0) {
+                (void) sd_event_now(m.event, CLOCK_MONOTONIC, &m.busy_until);
+                r = sd_event_add_time_relative(m.event, &m.idle_timer, CLOCK_MONOTONIC,
+                                               m.idle_timeout_usec < IDLE_CHECK_USEC ? m.idle_timeout_usec : IDLE_CHECK_USEC,
+                                               0, on_idle_check, &m);
+                if (r < 0) {
+                        log_error("idle timer: %s", strerror(-r));
+                        goto out;
+                }
+        }
+        r = sd_event_loop(m.event);
+        if (r < 0)
+                log_error("event loop failed: %s", strerror(-r));
+out:
+        /* Anything still alive is finalized without stages; each free
+         * removes it from the list. */
+        while (m.n_recordings > 0)
+                recording_bus_free(m.recordings[m.n_recordings - 1]);
+        free(m.recordings);
+        sd_event_source_disable_unref(m.idle_timer);
+        unwind_tables_free(m.unwind_tables);
+        sd_bus_slot_unref(m.profiler_slot);
+        sd_bus_flush_close_unref(m.bus);
+        sd_event_unref(m.event);
+        return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,288 @@
+/* profiler.c: the org.periscope.Profiler1 object: Record, ListTargets,
+ * Version, Capabilities. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "authorization.h"
+#include "basic.h"
+#include "container-targets.h"
+#include "counters.h"
+#include "manager.h"
+#include "process-ownership.h"
+#include "process-snapshot.h"
+#include "protocol.h"
+#include "record-options.h"
+#include "recording-bus.h"
+
+/* The capture fd must be something we can write a stream to: a regular file
+ * open for writing at offset 0 without O_APPEND, or a pipe/socket. */
+static int check_capture_fd(int fd, sd_bus_error *error) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
+                                         strerror(errno));
+        int flags = fcntl(fd, F_GETFL);
+        if (flags < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
+                                         strerror(errno));
+        if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
+                                         "the capture fd is not open for writing; open the file with O_WRONLY");
+        if (S_ISREG(st.st_mode)) {
+                if (flags & O_APPEND)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
+                                                 "the capture file is open with O_APPEND; open it with O_TRUNC instead");
+                return 0;
+        }
+        if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+                return 0;
+        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
+                                 "the capture fd must be a regular file, a pipe or a socket");
+}
+
+/* A Record call waiting for polkit's answer. */
+typedef struct PendingRecord {
+        Manager *mgr;
+        sd_bus_message *call;      /* owns the capture fd */
+        Caller caller;             /* sender points into call */
+        RecordOptions options;
+        int fd;
+} PendingRecord;
+
+static void pending_record_free(void *p) {
+        PendingRecord *pr = p;
+        if (pr->mgr)
+                pr->mgr->n_pending_records--;
+        record_options_done(&pr->options);
+        sd_bus_message_unref(pr->call);
+        free(pr);
+}
+
+/* An fd for the capture writer whose writes never block the event loop: a
+ * pipe is reopened through /proc/self/fd with O_NONBLOCK (a description of
+ * our own, the client's stays as it is); a socket is switched to O_NONBLOCK
+ * (sockets cannot be reopened). A reader that stalls then costs that
+ * recording a write error after the writer's bounded wait, not the service. */
+static int capture_fd_for_writer(int fd) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISFIFO(st.st_mode)) {
+                char path[64];
+                snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+                int nfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+                return nfd < 0 ? -errno : nfd;
+        }
+        if (S_ISSOCK(st.st_mode)) {
+                int flags = fcntl(fd, F_GETFL);
+                if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+                        return -errno;
+        }
+        int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        return nfd < 0 ? -errno : nfd;
+}
+
+/* Starts the recording for an authorized call and answers it. */
+static int start_and_reply(Manager *mgr, sd_bus_message *call, const Caller *caller, RecordOptions *options,
+                           const Authorization *auth, int fd, sd_bus_error *error) {
+        RecordingBus *rb;
+        _cleanup_close_ int wfd = capture_fd_for_writer(fd);
+        if (wfd < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
+                                         strerror(-wfd));
+        int r = recording_bus_start(mgr, call, caller, options, auth, wfd, &rb, error);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(call, "o", recording_bus_get_path(rb));
+}
+
+static void on_authorized(const Authorization *auth, const sd_bus_error *error, void *userdata) {
+        PendingRecord *pr = userdata;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        if (error) {
+                (void) sd_bus_reply_method_error(pr->call, error);
+                return;
+        }
+        int r = start_and_reply(pr->mgr, pr->call, &pr->caller, &pr->options, auth, pr->fd, &e);
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&e))
+                        sd_bus_error_set_errno(&e, r);
+                (void) sd_bus_reply_method_error(pr->call, &e);
+        }
+}
+
+static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *mgr = userdata;
+        _cleanup_(record_options_done) RecordOptions options = {};
+        Caller caller;
+        int fd, r;
+
+        r = caller_from_message(m, &caller);
+        if (r < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "cannot tell who is calling: %s", strerror(-r));
+        r = record_options_parse(m, caller.uid, &options, error);
+        if (r < 0 || sd_bus_error_is_set(error))
+                return r < 0 ? r : -EINVAL;
+        r = sd_bus_message_read(m, "h", &fd);
+        if (r < 0)
+                return r;
+        r = check_capture_fd(fd, error);
+        if (r < 0)
+                return r;
+        PendingRecord *pr = calloc(1, sizeof(PendingRecord));
+        if (!pr)
+                return -ENOMEM;
+        Authorization auth;
+        sd_bus_slot *slot = NULL;
+        r = authorize_recording_async(mgr->bus, &caller, &options, &auth, on_authorized, pr, pending_record_free, &slot,
+                                      error);
+        if (r == 1) {
+                /* polkit is being asked; the slot owns pr from now on. */
+                *pr = (PendingRecord) { .mgr = mgr, .call = sd_bus_message_ref(m), .caller = caller,
+                                        .options = options, .fd = fd };
+                options = (RecordOptions) {};
+                mgr->n_pending_records++;
+                (void) sd_bus_slot_set_floating(slot, true);
+                sd_bus_slot_unref(slot);
+                return 1;
+        }
+        free(pr);
+        if (r < 0)
+                return r;
+        r = start_and_reply(mgr, m, &caller, &options, &auth, fd, error);
+        return r < 0 ? r : 1;
+}
+
+/* One target: a process the caller may record. */
+static int append_process_target(sd_bus_message *reply, pid_t pid) {
+        _cleanup_free_ char *cmdline = process_read_cmdline(pid, NULL);
+        char path[64];
+        struct stat st;
+        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+        if (!cmdline || stat(path, &st) < 0)
+                return 0;
+        return sd_bus_message_append(reply, "a{sv}", 4, "kind", "s", "process", "pid", "i", (int32_t) pid, "uid",
+                                     "u", (uint32_t) st.st_uid, "cmdline", "s", cmdline);
+}
+
+static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Caller caller;
+        int r = caller_from_message(m, &caller);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        if (r < 0)
+                return r;
+        _cleanup_closedir_ DIR *d = opendir("/proc");
+        if (!d)
+                return -errno;
+        pid_t pid;
+        while (proc_dir_next_pid(d, &pid, NULL)) {
+                if (caller.uid != 0 && !process_owned_by(pid, caller.uid))
+                        continue;
+                r = append_process_target(reply, pid);
+                if (r < 0)
+                        break;
+        }
+        if (r < 0)
+                return r;
+        /* Podman containers and Flatpak instances, with their processes. */
+        r = container_targets_append(reply, caller.uid);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                            sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "s", PERISCOPE_VERSION);
+}
+
+static int append_strv_entry(sd_bus_message *reply, const char *key, char **strv) {
+        int r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", key);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "as");
+        if (r >= 0)
+                r = sd_bus_message_append_strv(reply, strv);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+/* Appends the Capabilities entries "counters" (sources this machine has)
+ * and "counters-unavailable" (known sources it lacks) to an open a{sv}. */
+static int append_counter_capabilities(sd_bus_message *reply) {
+        const char *const *known = counters_known_sources();
+        const char *have[16] = { NULL }, *lack[16] = { NULL };
+        size_t n_have = 0, n_lack = 0;
+        for (size_t i = 0; known[i] && i < 15; i++) {
+                if (counters_source_available(known[i]))
+                        have[n_have++] = known[i];
+                else
+                        lack[n_lack++] = known[i];
+        }
+        int r = append_strv_entry(reply, "counters", (char **) have);
+        if (r < 0)
+                return r;
+        return append_strv_entry(reply, "counters-unavailable", (char **) lack);
+}
+
+static int property_capabilities(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        bool kernel = kernel_addresses_allowed_for_users();
+        sd_bus_message *call = sd_bus_get_current_message(bus);
+        Caller caller;
+        if (call && caller_from_message(call, &caller) >= 0 && caller.uid == 0)
+                kernel = true;
+        FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+        unsigned max = 0;
+        if (f) {
+                if (fscanf(f, "%u", &max) != 1)
+                        max = 0;
+                fclose(f);
+        }
+        int r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}", "unwinders", "as", 3, "fp", "dwarf", "auto",
+                                  "max-frequency", "u", max, "kernel-stacks", "b", kernel, "options", "s",
+                                  record_options_known_keys());
+        if (r < 0)
+                return r;
+        r = append_counter_capabilities(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static const sd_bus_vtable profiler_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Record", SD_BUS_ARGS("a{sv}", options, "h", capture), SD_BUS_RESULT("o", recording),
+                                method_record, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListTargets", SD_BUS_NO_ARGS, SD_BUS_RESULT("aa{sv}", targets), method_list_targets,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Capabilities", "a{sv}", property_capabilities, 0, 0),
+        SD_BUS_VTABLE_END,
+};
+
+int profiler_register(Manager *m) {
+        return sd_bus_add_object_vtable(m->bus, &m->profiler_slot, PROFILER_PATH, PROFILER_INTERFACE, profiler_vtable,
+                                        m);
+}

@@ -1,0 +1,424 @@
+/* record-options.c: the option table of Record() and its checks. */
+#include "record-options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "authorization.h"
+#include "process-ownership.h"
+#include "cleanup.h"
+#include "container-list.h"
+#include "counters.h"
+#include "dbus-api.h"
+
+typedef struct RecordOptionSpec RecordOptionSpec;
+
+/* Reads the option's value (the variant is entered, its type checked). */
+typedef int (*RecordOptionParser)(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                                  sd_bus_error *error);
+
+struct RecordOptionSpec {
+        const char *key;
+        const char *signature;
+        RecordOptionParser parse;
+};
+
+static int invalid(sd_bus_error *error, const char *key, const char *fmt, const char *detail) {
+        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "option '%s': %s%s", key, fmt,
+                                 detail ? detail : "");
+}
+
+static int process_exists(int32_t pid) {
+        char path[32];
+        struct stat st;
+        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+        return stat(path, &st) == 0;
+}
+
+static int parse_pids(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        const void *data;
+        size_t size;
+        int r = sd_bus_message_read_array(m, 'i', &data, &size);
+        if (r < 0)
+                return r;
+        size_t n = size / sizeof(int32_t);
+        if (n == 0)
+                return invalid(error, spec->key, "the list of pids is empty", NULL);
+        if (n > RECORD_OPTIONS_MAX_PIDS) {
+                char buf[64];
+                snprintf(buf, sizeof(buf), "%zu pids given, at most %d", n, RECORD_OPTIONS_MAX_PIDS);
+                return invalid(error, spec->key, buf, " (use system=true for many processes)");
+        }
+        o->pids = malloc(size);
+        if (!o->pids)
+                return -ENOMEM;
+        memcpy(o->pids, data, size);
+        o->n_pids = o->n_given_pids = n;
+        for (size_t i = 0; i < n; i++) {
+                if (o->pids[i] <= 0)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                 "option 'pids': %d is not a process id (must be > 0)",
+                                                 (int) o->pids[i]);
+                if (!process_exists(o->pids[i]))
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
+                                                 "option 'pids': process %d does not exist", (int) o->pids[i]);
+        }
+        return 0;
+}
+
+static int parse_bool(sd_bus_message *m, bool *ret) {
+        int b;
+        int r = sd_bus_message_read_basic(m, 'b', &b);
+        if (r < 0)
+                return r;
+        *ret = b;
+        return 0;
+}
+
+static int parse_system(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        return parse_bool(m, &o->system);
+}
+
+static int parse_symbolize(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                           sd_bus_error *error) {
+        return parse_bool(m, &o->symbolize);
+}
+
+static int parse_debuginfod(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                            sd_bus_error *error) {
+        return parse_bool(m, &o->debuginfod);
+}
+
+static int parse_kernel(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        bool b;
+        int r = parse_bool(m, &b);
+        if (r < 0)
+                return r;
+        o->kernel = b;
+        return 0;
+}
+
+static int parse_command_pid(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                             sd_bus_error *error) {
+        int32_t pid;
+        int r = sd_bus_message_read_basic(m, 'i', &pid);
+        if (r < 0)
+                return r;
+        if (pid <= 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'command-pid': %d is not a process id (must be > 0)", (int) pid);
+        if (!process_exists(pid))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
+                                         "option 'command-pid': process %d does not exist", (int) pid);
+        o->command_pid = pid;
+        return 0;
+}
+
+static uint32_t max_sample_rate(void) {
+        _cleanup_free_ char *line = NULL;
+        FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+        unsigned long v = 0;
+        if (f) {
+                if (fscanf(f, "%lu", &v) != 1)
+                        v = 0;
+                fclose(f);
+        }
+        return v > 0 && v < UINT32_MAX ? (uint32_t) v : 100000;
+}
+
+static int parse_frequency(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                           sd_bus_error *error) {
+        uint32_t hz;
+        int r = sd_bus_message_read_basic(m, 'u', &hz);
+        if (r < 0)
+                return r;
+        uint32_t max = max_sample_rate();
+        if (hz == 0 || hz > max)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'frequency': %u Hz is out of range (1..%u, the limit is "
+                                         "/proc/sys/kernel/perf_event_max_sample_rate)",
+                                         hz, max);
+        o->frequency = hz;
+        return 0;
+}
+
+static int parse_duration(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                          sd_bus_error *error) {
+        uint32_t ms;
+        int r = sd_bus_message_read_basic(m, 'u', &ms);
+        if (r < 0)
+                return r;
+        if (ms == 0 || ms > RECORD_OPTIONS_MAX_DURATION_MS)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'duration-ms': %u is out of range (1..%u; leave it out to "
+                                         "record until Stop)",
+                                         ms, RECORD_OPTIONS_MAX_DURATION_MS);
+        o->duration_ms = ms;
+        return 0;
+}
+
+static int parse_unwind(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        const char *s;
+        int r = sd_bus_message_read_basic(m, 's', &s);
+        if (r < 0)
+                return r;
+        int u = record_unwind_from_string(s);
+        if (u >= 0) {
+                o->unwind = (RecordUnwind) u;
+                return 0;
+        }
+        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                 "option 'unwind': '%.64s' is not an unwinder (use 'fp', 'dwarf' or 'auto')", s);
+}
+
+static int parse_stack_size(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        uint32_t v;
+        int r = sd_bus_message_read_basic(m, 'u', &v);
+        if (r < 0)
+                return r;
+        if (v == 0 || v % 8 != 0 || v > RECORD_OPTIONS_MAX_STACK_SIZE)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'stack-size': %u is not a multiple of 8 between 8 and %u "
+                                         "(bytes of user stack copied per sample; default %u)",
+                                         v, RECORD_OPTIONS_MAX_STACK_SIZE, RECORD_OPTIONS_DEFAULT_STACK_SIZE);
+        o->stack_size = v;
+        return 0;
+}
+
+static int parse_container(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        const char *s;
+        int r = sd_bus_message_read(m, "s", &s);
+        if (r < 0)
+                return r;
+        size_t len = strlen(s);
+        if (len == 0 || len > 255)
+                return invalid(error, spec->key, "give a Podman container name or id, or a Flatpak app id (1-255 characters)", NULL);
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char) s[i] < 0x20 || s[i] == '/')
+                        return invalid(error, spec->key, "a container name has no control characters or '/'", NULL);
+        o->container = strdup(s);
+        return o->container ? 0 : -ENOMEM;
+}
+
+/* Whether caller_uid may record any process of inst on its own (root: yes). */
+static bool instance_is_callers(const ContainerInstance *inst, uid_t caller_uid) {
+        if (caller_uid == 0)
+                return true;
+        for (size_t j = 0; j < inst->n_pids; j++)
+                if (process_owned_by(inst->pids[j], caller_uid))
+                        return true;
+        return false;
+}
+
+/* Adds the processes of every running container/app matching o->container
+ * to o->pids. When some of the matches are the caller's own (rootless
+ * containers of different users often share names), only those. Authorization
+ * then applies to each pid as to given ones. */
+static int expand_container(RecordOptions *o, uid_t caller_uid, sd_bus_error *error) {
+        _cleanup_resolver_ Resolver *r = NULL;
+        ContainerInstance *inst = NULL;
+        size_t n = 0, added = 0;
+        int k = resolver_new(&r);
+        if (k >= 0)
+                resolver_set_log_func(r, resolver_log_warning, NULL);
+        if (k >= 0)
+                k = container_list_instances(r, &inst, &n);
+        if (k < 0)
+                return k;
+        bool *take = calloc(n ? n : 1, sizeof(bool));
+        if (!take) {
+                container_instances_free(inst, n);
+                return -ENOMEM;
+        }
+        bool any_callers = false;
+        for (size_t i = 0; i < n; i++)
+                if (container_instance_matches(&inst[i].info, o->container)) {
+                        take[i] = true;
+                        any_callers = any_callers || instance_is_callers(&inst[i], caller_uid);
+                }
+        for (size_t i = 0; i < n && k >= 0; i++) {
+                if (!take[i] || (any_callers && !instance_is_callers(&inst[i], caller_uid)))
+                        continue;
+                for (size_t j = 0; j < inst[i].n_pids; j++) {
+                        if (o->n_pids >= RECORD_OPTIONS_MAX_PIDS) {
+                                k = sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                      "option 'container': '%s' has more than %d processes (use system=true)",
+                                                      o->container, RECORD_OPTIONS_MAX_PIDS);
+                                break;
+                        }
+                        int32_t *np = realloc(o->pids, (o->n_pids + 1) * sizeof(int32_t));
+                        if (!np) {
+                                k = -ENOMEM;
+                                break;
+                        }
+                        o->pids = np;
+                        o->pids[o->n_pids++] = inst[i].pids[j];
+                        added++;
+                }
+        }
+        free(take);
+        container_instances_free(inst, n);
+        if (k < 0)
+                return k;
+        /* Not running now but it exists (a stopped Podman container, an
+         * installed Flatpak app): the recording waits for its processes. */
+        if (added == 0 && container_exists(o->container, caller_uid)) {
+                o->container_waiting = true;
+                return 0;
+        }
+        if (added == 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
+                                         "option 'container': no running Podman container or Flatpak app matches '%s', "
+                                         "and no stopped container or installed app has that name "
+                                         "(ListTargets shows them; `podman ps -a`, `flatpak list --app`)",
+                                         o->container);
+        return 0;
+}
+
+static int parse_counters(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        char **names = NULL;
+        int r = sd_bus_message_read_strv(m, &names);
+        if (r < 0)
+                return r;
+        o->counters = names; /* freed by record_options_done(), also on the error below */
+        _cleanup_free_ char *msg = NULL;
+        if (counters_validate(names, 0, &msg) < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "option 'counters': %s",
+                                         msg ? msg : "invalid");
+        return 0;
+}
+
+static int parse_counter_interval(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                                  sd_bus_error *error) {
+        uint32_t ms;
+        int r = sd_bus_message_read_basic(m, 'u', &ms);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *msg = NULL;
+        if (ms == 0 || counters_validate(NULL, ms, &msg) < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'counter-interval-ms': %u is out of range (%d..%d)", ms,
+                                         COUNTERS_MIN_INTERVAL_MS, COUNTERS_MAX_INTERVAL_MS);
+        o->counter_interval_ms = ms;
+        return 0;
+}
+
+/* One row per option. Keep docs/dbus-api.md in step. */
+static const RecordOptionSpec option_table[] = {
+        { "pids", "ai", parse_pids },
+        { "system", "b", parse_system },
+        { "command-pid", "i", parse_command_pid },
+        { "frequency", "u", parse_frequency },
+        { "kernel", "b", parse_kernel },
+        { "duration-ms", "u", parse_duration },
+        { "unwind", "s", parse_unwind },
+        { "stack-size", "u", parse_stack_size },
+        { "symbolize", "b", parse_symbolize },
+        { "debuginfod", "b", parse_debuginfod },
+        { "container", "s", parse_container },
+        { "counters", "as", parse_counters },
+        { "counter-interval-ms", "u", parse_counter_interval },
+};
+
+const char *record_options_known_keys(void) {
+        static char buf[512];
+        if (buf[0] == 0) {
+                size_t off = 0;
+                for (size_t i = 0; i < ELEMENTSOF(option_table); i++)
+                        off += (size_t) snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "",
+                                                 option_table[i].key);
+        }
+        return buf;
+}
+
+static const RecordOptionSpec *find_option(const char *key) {
+        for (size_t i = 0; i < ELEMENTSOF(option_table); i++)
+                if (strcmp(option_table[i].key, key) == 0)
+                        return &option_table[i];
+        return NULL;
+}
+
+static int record_options_check(RecordOptions *o, uid_t caller_uid, sd_bus_error *error) {
+        if (o->container && o->system)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'system': already records every process; leave out 'container'");
+        if (o->container) {
+                int k = expand_container(o, caller_uid, error);
+                if (k < 0)
+                        return k;
+        }
+        int targets = (o->n_pids > 0 || o->container_waiting) + o->system + (o->command_pid > 0);
+        if (targets == 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "no target: give 'pids', 'command-pid', 'container' or 'system'");
+        /* With 'system', 'command-pid' only says when to end (the command
+         * exited), as `perf record -a -- COMMAND` does. */
+        if (o->system && o->n_pids > 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'system': already records every process; leave out 'pids'");
+        return 0;
+}
+
+int record_options_parse(sd_bus_message *m, uid_t caller_uid, RecordOptions *o, sd_bus_error *error) {
+        bool seen[ELEMENTSOF(option_table)] = {};
+        int r;
+
+        *o = (RecordOptions) {
+                .frequency = RECORD_OPTIONS_DEFAULT_FREQUENCY,
+                .kernel = -1,
+                .unwind = RECORD_UNWIND_AUTO,
+                .stack_size = RECORD_OPTIONS_DEFAULT_STACK_SIZE,
+                .symbolize = true,
+        };
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const char *key, *contents;
+                char type;
+                r = sd_bus_message_enter_container(m, 'e', "sv");
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                r = sd_bus_message_read_basic(m, 's', &key);
+                if (r < 0)
+                        return r;
+                const RecordOptionSpec *spec = find_option(key);
+                if (!spec)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                 "unknown option '%.64s' (known options: %s)", key,
+                                                 record_options_known_keys());
+                if (seen[spec - option_table])
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                 "option '%s' is given twice", spec->key);
+                seen[spec - option_table] = true;
+                r = sd_bus_message_peek_type(m, &type, &contents);
+                if (r < 0)
+                        return r;
+                if (type != 'v' || !contents || strcmp(contents, spec->signature) != 0)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                                 "option '%s' must have type '%s', got '%.32s'", spec->key,
+                                                 spec->signature, contents ? contents : "?");
+                r = sd_bus_message_enter_container(m, 'v', contents);
+                if (r < 0)
+                        return r;
+                r = spec->parse(m, o, spec, error);
+                if (r < 0 || sd_bus_error_is_set(error))
+                        return r < 0 ? r : -EINVAL;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        r = record_options_check(o, caller_uid, error);
+        return r < 0 ? r : 0;
+}

@@ -1,0 +1,369 @@
+/* recording-bus.c: the D-Bus face of one recording (recording-bus.h). */
+#include "recording-bus.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic.h"
+#include "manager.h"
+#include "protocol.h"
+#include "recording-control.h"
+
+#define RECORDING_LINGER_USEC (300ull * 1000 * 1000)
+#define ADD_MARK_MAX_MESSAGE 4096
+
+struct RecordingBus {
+        Manager *manager;
+        Recording *recording;
+        unsigned id;
+        uid_t owner_uid;
+        char *path;
+        sd_bus_slot *slot;
+        sd_bus_track *track;       /* the client that started it; NULL for a peer */
+        sd_bus_message **stop_waiters;
+        size_t n_stop_waiters;
+        sd_event_source *linger;   /* frees a finished recording nobody collects */
+        bool free_pending;
+        bool freeing;
+};
+
+const char *recording_bus_get_path(const RecordingBus *rb) {
+        return rb->path;
+}
+
+Recording *recording_bus_get_recording(const RecordingBus *rb) {
+        return rb->recording;
+}
+
+static int on_free_deferred(sd_event_source *s, void *userdata) {
+        sd_event_source_disable_unref(s);
+        recording_bus_free(userdata);
+        return 0;
+}
+
+/* Frees it from the event loop, outside the callback that decided it. */
+static void recording_bus_free_later(RecordingBus *rb) {
+        sd_event_source *s = NULL;
+        if (rb->free_pending || rb->freeing)
+                return;
+        rb->free_pending = true;
+        if (sd_event_add_defer(rb->manager->event, &s, on_free_deferred, rb) < 0)
+                return; /* the linger timer still frees it */
+        (void) sd_event_source_set_floating(s, true);
+}
+
+static int on_linger(sd_event_source *s, uint64_t usec, void *userdata) {
+        recording_bus_free(userdata);
+        return 0;
+}
+
+static int on_owner_gone(sd_bus_track *t, void *userdata) {
+        RecordingBus *rb = userdata;
+        /* The owner is gone for good: stop tracking (a handler returning 0
+         * with the track still set would be called again). */
+        rb->track = sd_bus_track_unref(rb->track);
+        RecordingStats st;
+        recording_get_stats(rb->recording, &st);
+        if (st.state == RECORDING_STATE_FINISHED) {
+                recording_bus_free_later(rb);
+                return 1;
+        }
+        /* A recording bounded by a duration or a command may outlive its
+         * client (busctl exits right after Record); others end now. */
+        if (st.state == RECORDING_STATE_RECORDING && !recording_outlives_client(rb->recording))
+                recording_end(rb->recording, RECORDING_END_CLIENT_VANISHED, 0, NULL);
+        return 1;
+}
+
+/* ---- what the recording tells ---- */
+
+static void on_changed(Recording *r, void *userdata) {
+        RecordingBus *rb = userdata;
+        if (rb->slot)
+                (void) sd_bus_emit_properties_changed(rb->manager->bus, rb->path, RECORDING_INTERFACE, "State",
+                                                      "Samples", "LostSamples", "Bytes", "Processes", NULL);
+}
+
+static void on_progress(Recording *r, const char *stage, uint64_t done, uint64_t total, void *userdata) {
+        RecordingBus *rb = userdata;
+        if (!rb->slot)
+                return;
+        (void) sd_bus_emit_signal(rb->manager->bus, rb->path, RECORDING_INTERFACE, "Progress", "stt", stage, done,
+                                  total);
+        /* Stages run synchronously: send now, or the signals arrive together. */
+        (void) sd_bus_flush(rb->manager->bus);
+}
+
+static int append_stats(sd_bus_message *m, const RecordingStats *st) {
+        int ret = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (ret < 0)
+                return ret;
+        ret = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}", "reason", "s",
+                                    recording_end_reason_to_string(st->reason), "samples", "t", st->samples,
+                                    "lost-samples", "t", st->lost_samples, "bytes", "t", st->bytes, "processes", "u",
+                                    (uint32_t) st->processes, "pinned-files", "u", (uint32_t) st->pinned_files,
+                                    "bad-records", "t", st->bad_records);
+        if (ret >= 0 && st->follows_container)
+                ret = sd_bus_message_append(m, "{sv}{sv}", "joined-processes", "u", st->joined_processes,
+                                            "container-stopped", "b", (int) st->container_stopped);
+        if (ret < 0)
+                return ret;
+        return sd_bus_message_close_container(m);
+}
+
+static void on_finished(Recording *r, void *userdata) {
+        RecordingBus *rb = userdata;
+        RecordingStats st;
+        recording_get_stats(r, &st);
+        if (rb->slot) {
+                sd_bus_message *sig = NULL;
+                if (sd_bus_message_new_signal(rb->manager->bus, &sig, rb->path, RECORDING_INTERFACE, "Finished") >= 0 &&
+                    sd_bus_message_append(sig, "bs", !st.error_message, st.error_message ? st.error_message : "") >= 0 &&
+                    append_stats(sig, &st) >= 0)
+                        (void) sd_bus_send(rb->manager->bus, sig, NULL);
+                sd_bus_message_unref(sig);
+        }
+        on_changed(r, rb);
+        for (size_t i = 0; i < rb->n_stop_waiters; i++) {
+                (void) sd_bus_reply_method_return(rb->stop_waiters[i], "");
+                sd_bus_message_unref(rb->stop_waiters[i]);
+        }
+        rb->n_stop_waiters = 0;
+        if (rb->freeing)
+                return;
+        /* Nobody will come for it: free it now; else keep it a while for its properties. */
+        if (!rb->track || sd_bus_track_count(rb->track) == 0)
+                recording_bus_free_later(rb);
+        else
+                (void) sd_event_add_time_relative(rb->manager->event, &rb->linger, CLOCK_MONOTONIC,
+                                                  RECORDING_LINGER_USEC, 0, on_linger, rb);
+}
+
+static const RecordingObserver recording_bus_observer = {
+        .changed = on_changed,
+        .progress = on_progress,
+        .finished = on_finished,
+};
+
+/* ---- org.periscope.Recording1 ---- */
+
+/* Only the recording's owner (or root) may stop or feed it. */
+static int check_owner(sd_bus_message *m, RecordingBus *rb, const char *what, Caller *ret, sd_bus_error *error) {
+        int r = caller_from_message(m, ret);
+        if (r < 0)
+                return r;
+        if (ret->uid != 0 && ret->uid != rb->owner_uid)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "recording %u belongs to uid %u; only its owner or root may %s", rb->id,
+                                         (unsigned) rb->owner_uid, what);
+        return 0;
+}
+
+/* For OpenControlFd and AddMark: the recording must still record. */
+static int check_recording(RecordingBus *rb, const char *what, sd_bus_error *error) {
+        RecordingStats st;
+        recording_get_stats(rb->recording, &st);
+        if (st.state != RECORDING_STATE_RECORDING)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
+                                         "recording %u is %s: %s works only while it records", rb->id,
+                                         recording_state_to_string(st.state), what);
+        return 0;
+}
+
+static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        RecordingBus *rb = userdata;
+        Caller caller;
+        int r = check_owner(m, rb, "stop it", &caller, error);
+        if (r < 0)
+                return r;
+        RecordingStats st;
+        recording_get_stats(rb->recording, &st);
+        if (st.state == RECORDING_STATE_FINISHED)
+                return sd_bus_reply_method_return(m, "");
+        sd_bus_message **w = reallocarray(rb->stop_waiters, rb->n_stop_waiters + 1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        rb->stop_waiters = w;
+        rb->stop_waiters[rb->n_stop_waiters++] = sd_bus_message_ref(m);
+        recording_end(rb->recording, RECORDING_END_STOPPED, 0, NULL);
+        return 1;
+}
+
+static int method_open_control_fd(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        RecordingBus *rb = userdata;
+        Caller caller;
+        int r = check_owner(m, rb, "open a control fd", &caller, error);
+        if (r >= 0)
+                r = check_recording(rb, "open a control fd", error);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int fd = -1;
+        r = recording_open_control_fd(rb->recording, &fd);
+        if (r == -EMFILE)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
+                                         "recording %u already serves %d control fds; pass one on instead "
+                                         "(children inherit it)",
+                                         rb->id, CONTROL_MAX_PEERS);
+        if (r < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "cannot create a control fd: %s", strerror(-r));
+        return sd_bus_reply_method_return(m, "h", fd); /* sd-bus dups it */
+}
+
+static int method_add_mark(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        RecordingBus *rb = userdata;
+        int64_t time, duration;
+        const char *group, *name, *message;
+        int r = sd_bus_message_read(m, "xxsss", &time, &duration, &group, &name, &message);
+        if (r < 0)
+                return r;
+        Caller caller;
+        r = check_owner(m, rb, "add marks", &caller, error);
+        if (r >= 0)
+                r = check_recording(rb, "add marks", error);
+        if (r < 0)
+                return r;
+        if (strlen(group) > CAPTURE_MARK_GROUP_LEN - 1 || strlen(name) > CAPTURE_MARK_NAME_LEN - 1 ||
+            strlen(message) > ADD_MARK_MAX_MESSAGE)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "AddMark: group is at most %d bytes, name %d, message %d",
+                                         CAPTURE_MARK_GROUP_LEN - 1, CAPTURE_MARK_NAME_LEN - 1, ADD_MARK_MAX_MESSAGE);
+        if (duration < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "AddMark: duration is %lld ns; it cannot be negative", (long long) duration);
+        int64_t now = now_monotonic_ns(), start = rb->recording->start_time;
+        if (time == 0)
+                time = now; /* "now", for clients without CLOCK_MONOTONIC at hand */
+        if (time < start || time > now)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "AddMark: time %lld is outside the recording (CLOCK_MONOTONIC ns "
+                                         "%lld..%lld; 0 means now)",
+                                         (long long) time, (long long) start, (long long) now);
+        r = recording_add_mark(rb->recording, time, duration, caller.pid, group, name, message);
+        if (r < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "writing the mark failed: %s", strerror(-r));
+        return sd_bus_reply_method_return(m, "");
+}
+
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        RecordingBus *rb = userdata;
+        RecordingStats st;
+        recording_get_stats(rb->recording, &st);
+        if (strcmp(property, "State") == 0)
+                return sd_bus_message_append(reply, "s", recording_state_to_string(st.state));
+        if (strcmp(property, "Samples") == 0)
+                return sd_bus_message_append(reply, "t", st.samples);
+        if (strcmp(property, "LostSamples") == 0)
+                return sd_bus_message_append(reply, "t", st.lost_samples);
+        if (strcmp(property, "Bytes") == 0)
+                return sd_bus_message_append(reply, "t", st.bytes);
+        if (strcmp(property, "Processes") == 0)
+                return sd_bus_message_append(reply, "u", (uint32_t) st.processes);
+        return -ENOENT;
+}
+
+static const sd_bus_vtable recording_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("OpenControlFd", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", control_fd),
+                                method_open_control_fd, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("AddMark",
+                                SD_BUS_ARGS("x", time, "x", duration, "s", group, "s", name, "s", message),
+                                SD_BUS_NO_RESULT, method_add_mark, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_PROPERTY("State", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Samples", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("LostSamples", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Bytes", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Processes", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_SIGNAL_WITH_ARGS("Progress", SD_BUS_ARGS("s", stage, "t", done, "t", total), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("Finished", SD_BUS_ARGS("b", ok, "s", error, "a{sv}", stats), 0),
+        SD_BUS_VTABLE_END,
+};
+
+/* ---- life ---- */
+
+/* Pinned files need fds: a recording may use three quarters of the budget,
+ * the rest is for events, clients and the helper. */
+static size_t max_pinned_files(const Manager *m) {
+        return m->rlimit_files > 1024 ? m->rlimit_files - m->rlimit_files / 4 : 512;
+}
+
+int recording_bus_start(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
+                        const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error) {
+        assert(m && call && caller && options && auth && ret);
+        _cleanup_free_ RecordingBus *rb = calloc(1, sizeof(RecordingBus));
+        if (!rb)
+                return -ENOMEM;
+        rb->manager = m;
+        rb->id = ++m->next_recording_id;
+        rb->owner_uid = caller->uid;
+        if (asprintf(&rb->path, RECORDING_PATH_PREFIX "/%u", rb->id) < 0) {
+                rb->path = NULL;
+                return -ENOMEM;
+        }
+        RecordingSetup setup = {
+                .event = m->event,
+                .id = rb->id,
+                .owner_uid = caller->uid,
+                .kernel = auth->kernel,
+                .check_owner = caller->uid != 0 && !auth->via_polkit,
+                .max_pinned_files = max_pinned_files(m),
+                .unwind_tables = options->unwind != RECORD_UNWIND_FP ? manager_get_unwind_tables(m) : NULL,
+                .helper = m->helper_config,
+                .observer = &recording_bus_observer,
+                .observer_userdata = rb,
+        };
+        RecordingError e = {};
+        int r = recording_start(&setup, options, capture_fd, &rb->recording, &e);
+        if (r < 0) {
+                free(rb->path);
+                if (e.name)
+                        return sd_bus_error_set(error, e.name, e.message);
+                return r;
+        }
+        r = manager_add_recording(m, rb);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_add_object_vtable(m->bus, &rb->slot, rb->path, RECORDING_INTERFACE, recording_vtable, rb);
+        if (r < 0)
+                goto fail;
+        const char *sender = sd_bus_message_get_sender(call);
+        if (sender) {
+                r = sd_bus_track_new(m->bus, &rb->track, on_owner_gone, rb);
+                if (r >= 0)
+                        r = sd_bus_track_add_sender(rb->track, call);
+                if (r < 0)
+                        goto fail;
+        }
+        *ret = TAKE_PTR(rb);
+        return 0;
+fail:
+        sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "starting the recording failed: %s", strerror(-r));
+        recording_bus_free(TAKE_PTR(rb));
+        return r;
+}
+
+RecordingBus *recording_bus_free(RecordingBus *rb) {
+        if (!rb)
+                return NULL;
+        rb->freeing = true;
+        /* Still recording (service exiting): finalized without stages; its
+         * Finished goes out and Stop callers get their answer. */
+        rb->recording = recording_free(rb->recording);
+        for (size_t i = 0; i < rb->n_stop_waiters; i++) {
+                (void) sd_bus_reply_method_errorf(rb->stop_waiters[i], PERISCOPE_ERROR_FAILED,
+                                                  "the recording was discarded");
+                sd_bus_message_unref(rb->stop_waiters[i]);
+        }
+        free(rb->stop_waiters);
+        rb->linger = sd_event_source_disable_unref(rb->linger);
+        sd_bus_slot_unref(rb->slot);
+        sd_bus_track_unref(rb->track);
+        manager_remove_recording(rb->manager, rb);
+        free(rb->path);
+        free(rb);
+        return NULL;
+}

@@ -1,0 +1,323 @@
+/* perf-events.c: opens the sampling events and reads their rings. */
+#include "perf-events.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "perf-record.h"
+
+#define PERF_RING_DEFAULT_PAGES 64u
+#define PERF_RING_MIN_PAGES 4u
+
+typedef struct PerfRing {
+        int cpu;
+        int fd;                    /* the event whose mmap this is (owned by events[]) */
+        void *base;                /* metadata page + data */
+        size_t mmap_size;
+        uint8_t *data;
+        uint64_t data_size;        /* power of two */
+        uint8_t *copy;             /* a record that wraps around the end, made contiguous */
+} PerfRing;
+
+/* One opened event: the task it samples (-1: a CPU), and whether it was
+ * revoked (disabled for good: enabling all events skips it). */
+typedef struct PerfEventFd {
+        int fd;
+        pid_t tid;
+        bool revoked;
+} PerfEventFd;
+
+struct PerfEvents {
+        PerfEventsConfig config;
+        bool build_ids;            /* attr.build_id accepted */
+        int n_cpus;
+        PerfRing *rings;           /* n_cpus entries, fd == -1 until the CPU has an event */
+        PerfRingReader *readers;   /* n_cpus entries, scratch for perf_events_drain */
+        PerfEventFd *fds;
+        size_t n_fds, allocated_fds;
+        uint64_t bad_records;
+        long page_size;
+        bool enabled;              /* events opened from now on start enabled */
+};
+
+static int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid, int cpu) {
+        long fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        return fd < 0 ? -errno : (int) fd;
+}
+
+int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret) {
+        _cleanup_free_ PerfEvents *p = calloc(1, sizeof(PerfEvents));
+        if (!p)
+                return -ENOMEM;
+        p->config = *config;
+        if (p->config.ring_pages == 0)
+                p->config.ring_pages = PERF_RING_DEFAULT_PAGES;
+        if (p->config.ring_pages & (p->config.ring_pages - 1))
+                return -EINVAL;
+        p->build_ids = true;
+        p->page_size = sysconf(_SC_PAGESIZE);
+        long n = sysconf(_SC_NPROCESSORS_CONF);
+        if (n <= 0 || n > 4096)
+                return -EINVAL;
+        p->n_cpus = (int) n;
+        p->rings = calloc((size_t) n, sizeof(PerfRing));
+        if (!p->rings)
+                return -ENOMEM;
+        p->readers = calloc((size_t) n, sizeof(PerfRingReader));
+        if (!p->readers) {
+                free(TAKE_PTR(p->rings));
+                return -ENOMEM;
+        }
+        for (int i = 0; i < p->n_cpus; i++) {
+                p->rings[i].cpu = i;
+                p->rings[i].fd = -1;
+        }
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+PerfEvents *perf_events_free(PerfEvents *p) {
+        if (!p)
+                return NULL;
+        for (int i = 0; i < p->n_cpus; i++) {
+                if (p->rings[i].base)
+                        munmap(p->rings[i].base, p->rings[i].mmap_size);
+                free(p->rings[i].copy);
+        }
+        for (size_t i = 0; i < p->n_fds; i++)
+                safe_close(p->fds[i].fd);
+        free(p->fds);
+        free(p->rings);
+        free(p->readers);
+        free(p);
+        return NULL;
+}
+
+static void perf_events_fill_attr(const PerfEvents *p, bool inherit, struct perf_event_attr *attr) {
+        memset(attr, 0, sizeof(*attr));
+        attr->size = sizeof(*attr);
+        attr->type = PERF_TYPE_SOFTWARE;
+        attr->config = PERF_COUNT_SW_CPU_CLOCK;
+        attr->freq = 1;
+        attr->sample_freq = p->config.frequency;
+        attr->sample_type = p->config.sample_type;
+        attr->sample_regs_user = p->config.sample_regs_user;
+        attr->sample_stack_user = p->config.sample_stack_user;
+        attr->exclude_callchain_user = p->config.exclude_callchain_user;
+        attr->disabled = 1;
+        attr->inherit = inherit;
+        attr->mmap = 1;
+        attr->mmap2 = 1;
+        attr->comm = 1;
+        attr->comm_exec = 1;
+        attr->task = 1;
+        attr->sample_id_all = 1;
+        attr->exclude_kernel = !p->config.kernel;
+        attr->exclude_callchain_kernel = !p->config.kernel;
+        attr->exclude_hv = 1;
+        attr->exclude_guest = 1;
+        attr->use_clockid = 1;
+        attr->clockid = CLOCK_MONOTONIC;
+        attr->build_id = p->build_ids;
+        attr->watermark = 1;
+        attr->wakeup_watermark = (uint32_t) (p->config.ring_pages * (uint64_t) p->page_size / 2);
+}
+
+static int perf_events_track_fd(PerfEvents *p, int fd, pid_t tid) {
+        if (p->n_fds == p->allocated_fds) {
+                size_t n = p->allocated_fds ? p->allocated_fds * 2 : 16;
+                PerfEventFd *fds = reallocarray(p->fds, n, sizeof(PerfEventFd));
+                if (!fds)
+                        return -ENOMEM;
+                p->fds = fds;
+                p->allocated_fds = n;
+        }
+        p->fds[p->n_fds++] = (PerfEventFd) { .fd = fd, .tid = tid };
+        return 0;
+}
+
+/* Maps the ring of a CPU on its first event, shrinking the ring when the
+ * locked-memory budget (perf_event_mlock_kb) does not allow the default. */
+static int perf_ring_map(PerfEvents *p, PerfRing *ring, int fd) {
+        for (unsigned pages = p->config.ring_pages; pages >= PERF_RING_MIN_PAGES; pages /= 2) {
+                size_t size = (size_t) (pages + 1) * (size_t) p->page_size;
+                void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+                if (base == MAP_FAILED) {
+                        if (errno == EPERM || errno == ENOMEM)
+                                continue;
+                        return -errno;
+                }
+                ring->copy = malloc(UINT16_MAX + 1);
+                if (!ring->copy) {
+                        munmap(base, size);
+                        return -ENOMEM;
+                }
+                ring->base = base;
+                ring->mmap_size = size;
+                ring->data = (uint8_t *) base + p->page_size;
+                ring->data_size = (uint64_t) pages * (uint64_t) p->page_size;
+                ring->fd = fd;
+                return 0;
+        }
+        return -ENOMEM;
+}
+
+static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inherit) {
+        struct perf_event_attr attr;
+        perf_events_fill_attr(p, inherit, &attr);
+        int fd = perf_event_open_fd(&attr, pid, cpu);
+        if (fd == -EINVAL && p->build_ids) {
+                /* Kernels before 5.12 do not know attr.build_id. */
+                p->build_ids = false;
+                perf_events_fill_attr(p, inherit, &attr);
+                fd = perf_event_open_fd(&attr, pid, cpu);
+        }
+        if (fd < 0)
+                return fd;
+        _cleanup_close_ int owned = fd;
+        int r = perf_events_track_fd(p, fd, pid);
+        if (r < 0)
+                return r;
+        TAKE_FD(owned);
+
+        PerfRing *ring = &p->rings[cpu];
+        if (ring->fd < 0)
+                r = perf_ring_map(p, ring, fd);
+        else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0)
+                r = -errno;
+        if (r < 0)
+                return r;
+        /* A task added while recording (a process joining a container)
+         * starts sampling at once, into the CPU's existing ring. */
+        if (p->enabled && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+int perf_events_add_task(PerfEvents *p, pid_t tid) {
+        int opened = 0;
+        if (tid <= 0)
+                return -EINVAL;
+        for (int cpu = 0; cpu < p->n_cpus; cpu++) {
+                int r = perf_events_open_on_cpu(p, tid, cpu, true);
+                if (r == -ENODEV || r == -ENOENT) /* CPU offline */
+                        continue;
+                if (r < 0)
+                        return r;
+                opened++;
+        }
+        return opened > 0 ? 0 : -ENODEV;
+}
+
+int perf_events_add_system(PerfEvents *p) {
+        int opened = 0;
+        for (int cpu = 0; cpu < p->n_cpus; cpu++) {
+                int r = perf_events_open_on_cpu(p, -1, cpu, false);
+                if (r == -ENODEV || r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        return r;
+                opened++;
+        }
+        return opened > 0 ? 0 : -ENODEV;
+}
+
+static int perf_events_ioctl_all(PerfEvents *p, unsigned long request) {
+        for (size_t i = 0; i < p->n_fds; i++)
+                if (!p->fds[i].revoked && ioctl(p->fds[i].fd, request, 0) < 0)
+                        return -errno;
+        return 0;
+}
+
+int perf_events_revoke_task(PerfEvents *p, pid_t tid) {
+        int n = 0;
+        for (size_t i = 0; i < p->n_fds; i++) {
+                if (p->fds[i].tid != tid || p->fds[i].revoked)
+                        continue;
+                /* Disabled, not closed: the fd may own its CPU's ring. */
+                if (ioctl(p->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
+                        return -errno;
+                p->fds[i].revoked = true;
+                n++;
+        }
+        return n;
+}
+
+int perf_events_enable(PerfEvents *p) {
+        int r = perf_events_ioctl_all(p, PERF_EVENT_IOC_ENABLE);
+        if (r >= 0)
+                p->enabled = true;
+        return r;
+}
+
+int perf_events_disable(PerfEvents *p) {
+        p->enabled = false;
+        return perf_events_ioctl_all(p, PERF_EVENT_IOC_DISABLE);
+}
+
+size_t perf_events_get_n_rings(const PerfEvents *p) {
+        return (size_t) p->n_cpus;
+}
+
+int perf_events_get_ring_fd(const PerfEvents *p, size_t i) {
+        if (i >= (size_t) p->n_cpus)
+                return -1;
+        return p->rings[i].fd;
+}
+
+/* Time of a record from the layout the events were opened with. */
+static uint64_t perf_events_record_time(const struct perf_event_header *h, size_t size, void *userdata) {
+        const PerfEvents *p = userdata;
+        PerfRecordLayout layout = { .sample_type = p->config.sample_type,
+                                    .sample_regs_user = p->config.sample_regs_user };
+        return perf_record_time(&layout, h, size);
+}
+
+int perf_events_drain(PerfEvents *p, PerfRecordHandler handler, void *userdata) {
+        PerfRingReader *readers = p->readers;
+        size_t n = 0;
+
+        /* One snapshot of every head first, then one merge by time. */
+        for (int i = 0; i < p->n_cpus; i++) {
+                PerfRing *ring = &p->rings[i];
+                if (!ring->base)
+                        continue;
+                struct perf_event_mmap_page *meta = ring->base;
+                readers[n++] = (PerfRingReader) {
+                        .data = ring->data, .data_size = ring->data_size,
+                        .head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE),
+                        .tail = meta->data_tail, .copy = ring->copy,
+                };
+        }
+        int total = perf_rings_merge(readers, n, perf_events_record_time, p, handler, userdata);
+        n = 0;
+        for (int i = 0; i < p->n_cpus; i++) {
+                PerfRing *ring = &p->rings[i];
+                if (!ring->base)
+                        continue;
+                struct perf_event_mmap_page *meta = ring->base;
+                p->bad_records += readers[n].bad_records;
+                __atomic_store_n(&meta->data_tail, readers[n].tail, __ATOMIC_RELEASE);
+                n++;
+        }
+        return total;
+}
+
+uint64_t perf_events_get_bad_records(const PerfEvents *p) {
+        return p->bad_records;
+}
+
+size_t perf_events_get_n_events(const PerfEvents *p) {
+        return p->n_fds;
+}
+
+bool perf_events_have_build_ids(const PerfEvents *p) {
+        return p->build_ids;
+}

@@ -1,0 +1,70 @@
+/* perf-events.h: the perf_event_open side of a recording. Opens cpu-clock
+ * sampling events (per task with inherit, or per CPU for the whole system),
+ * maps one ring buffer per CPU, and hands every record found in the rings to
+ * a callback after checking its size against the ring. Nothing here knows
+ * about captures; perf-record.h decodes the records. */
+#pragma once
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "perf-ring.h"
+
+typedef struct PerfEvents PerfEvents;
+
+typedef struct PerfEventsConfig {
+        uint32_t frequency;        /* samples per second per CPU/task */
+        bool kernel;               /* kernel samples and kernel callchains */
+        uint64_t sample_type;      /* PERF_SAMPLE_* (IP|TID|TIME|CPU|CALLCHAIN at least) */
+        uint64_t sample_regs_user; /* with PERF_SAMPLE_REGS_USER */
+        uint32_t sample_stack_user;/* bytes, with PERF_SAMPLE_STACK_USER */
+        bool exclude_callchain_user; /* kernel part only in the callchain (user part unwound from the copy) */
+        unsigned ring_pages;       /* data pages per CPU ring (power of two); 0: default */
+} PerfEventsConfig;
+
+/* Prepares an empty set of events with one (not yet mapped) ring per CPU. */
+int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret);
+
+/* Frees events and rings. NULL is a no-op. */
+PerfEvents *perf_events_free(PerfEvents *p);
+
+/* Samples task `tid` (and, through inherit, every thread and child it
+ * creates later) on every CPU. After perf_events_enable() the new events
+ * start enabled, writing into the same per-CPU rings. */
+int perf_events_add_task(PerfEvents *p, pid_t tid);
+
+/* Stops the events of task tid for good (perf_events_enable() skips them):
+ * for a task that turned out not to be the one that was authorized (its
+ * process ended and the pid was reused while the events were opened).
+ * Returns how many events were revoked. */
+int perf_events_revoke_task(PerfEvents *p, pid_t tid);
+
+/* Samples everything on every CPU. */
+int perf_events_add_system(PerfEvents *p);
+
+/* Starts/stops counting on every event. */
+int perf_events_enable(PerfEvents *p);
+int perf_events_disable(PerfEvents *p);
+
+/* Number of rings (one per CPU that has at least one event) and the fd that
+ * polls readable when ring i passes its watermark. */
+size_t perf_events_get_n_rings(const PerfEvents *p);
+int perf_events_get_ring_fd(const PerfEvents *p, size_t i);
+
+/* Hands every pending record of every ring to handler, all rings merged in
+ * time order. Records whose size does not fit the ring are counted
+ * (perf_events_get_bad_records) and the rest of that ring is dropped.
+ * Returns the number of records handled. */
+int perf_events_drain(PerfEvents *p, PerfRecordHandler handler, void *userdata);
+
+/* Records dropped because their header was malformed. */
+uint64_t perf_events_get_bad_records(const PerfEvents *p);
+
+/* Number of perf events opened so far. */
+size_t perf_events_get_n_events(const PerfEvents *p);
+
+/* True if the running kernel fills in build-ids in MMAP2 records. */
+bool perf_events_have_build_ids(const PerfEvents *p);

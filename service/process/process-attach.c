@@ -1,0 +1,123 @@
+/* process-attach.c: a process's events, opened on the process that was
+ * checked (see process-attach.h). */
+#include "process-attach.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "process-ownership.h"
+#include "cleanup.h"
+#include "proc-util.h"
+
+/* Threads created while /proc/PID/task is read are caught by another read;
+ * inherit covers the ones they create after their own events are open. */
+#define PROCESS_ATTACH_MAX_TASK_SCANS 8
+
+/* Not reaped yet (a zombie counts): its pid is still its own. */
+static bool pidfd_alive(int pidfd) {
+        return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno == EPERM;
+}
+
+/* Whether thread id tid now belongs to another process than pid. A tid
+ * that is simply gone is not: the thread ended (its events died with it),
+ * or it exec'd and became pid's leader under pid's id (its events are the
+ * ones that go on sampling the new program). */
+static bool task_moved(pid_t pid, pid_t tid) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) tid);
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        if (!f)
+                return false;
+        char line[128];
+        while (fgets(line, sizeof(line), f)) {
+                int tgid;
+                if (sscanf(line, "Tgid: %d", &tgid) == 1)
+                        return tgid != (int) pid;
+        }
+        return false;
+}
+
+static void revoke_all(PerfEvents *events, const pid_t *tids, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                (void) perf_events_revoke_task(events, tids[i]);
+}
+
+int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t owner) {
+        char path[64];
+        if (pid <= 0)
+                return -ESRCH;
+        long fd = syscall(SYS_pidfd_open, pid, 0);
+        if (fd < 0)
+                return errno == ESRCH ? -ESRCH : -errno;
+        _cleanup_close_ int pidfd = (int) fd;
+        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+        _cleanup_close_ int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        if (check_owner && !process_owned_by(pid, owner))
+                return pidfd_alive(pidfd) ? -EPERM : -ESRCH;
+        /* Alive after the check and the open: both saw the pidfd's process. */
+        if (!pidfd_alive(pidfd))
+                return -ESRCH;
+
+        _cleanup_free_ pid_t *seen = NULL;
+        size_t n_seen = 0;
+        int ret = 0;
+        for (int round = 0; round < PROCESS_ATTACH_MAX_TASK_SCANS && ret >= 0; round++) {
+                int tdfd = openat(dir, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (tdfd < 0) {
+                        ret = errno == ENOENT ? -ESRCH : -errno;
+                        break;
+                }
+                DIR *d = fdopendir(tdfd);
+                if (!d) {
+                        ret = -errno;
+                        safe_close(tdfd);
+                        break;
+                }
+                bool new_task = false;
+                struct dirent *de;
+                while (ret >= 0 && (de = readdir(d))) {
+                        pid_t tid;
+                        if (!proc_entry_pid(de->d_name, &tid))
+                                continue;
+                        bool known = false;
+                        for (size_t i = 0; i < n_seen && !known; i++)
+                                known = seen[i] == tid;
+                        if (known)
+                                continue;
+                        pid_t *s = reallocarray(seen, n_seen + 1, sizeof(pid_t));
+                        if (!s) {
+                                ret = -ENOMEM;
+                                break;
+                        }
+                        seen = s;
+                        seen[n_seen++] = tid;
+                        new_task = true;
+                        ret = perf_events_add_task(events, tid);
+                        if (ret == -ESRCH)
+                                ret = 0; /* the thread ended meanwhile */
+                        /* The thread ended and its id went to another
+                         * process between readdir and perf_event_open. */
+                        else if (ret >= 0 && task_moved(pid, tid))
+                                ret = perf_events_revoke_task(events, tid) < 0 ? -EIO : 0;
+                }
+                closedir(d);
+                if (!new_task)
+                        break;
+        }
+        if (ret >= 0 && n_seen == 0)
+                ret = -ESRCH;
+        /* The process ended while its events were opened: the pid may have
+         * gone to another process since, and the events with it. */
+        if (ret >= 0 && !pidfd_alive(pidfd)) {
+                revoke_all(events, seen, n_seen);
+                ret = -ESRCH;
+        }
+        return ret;
+}

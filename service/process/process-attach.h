@@ -1,0 +1,19 @@
+/* process-attach.h: opens the sampling events of one process, every thread
+ * of it (inherit follows what they create later), such that they sample the
+ * process that was authorized and no other. A pidfd holds the process from
+ * before the ownership check until every event is open: while it has not
+ * been reaped its pid cannot be reused. A thread id that belongs to another
+ * process once its events are open, or a process that ended while
+ * they were opened (its pid free for reuse), gets its events revoked. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "perf-events.h"
+
+/* Attaches events to pid's threads. With check_owner, pid must be owner's
+ * (process_owned_by(): its uid, or its user namespace's). Returns 0,
+ * -ESRCH when the process is gone (nothing of it is sampled), -EPERM when it
+ * is not owner's, or another negative errno from perf_event_open. */
+int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t owner);

@@ -1,0 +1,159 @@
+/* process-snapshot.c: /proc readers for the start-of-recording snapshot. */
+#include "process-snapshot.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "cleanup.h"
+#include "container-snapshot.h"
+#include "proc-util.h"
+#include "vdso-image.h"
+
+#define MOUNTINFO_MAX_BYTES (4u << 20)
+
+char *process_read_cmdline(pid_t pid, const char *fallback) {
+        char path[64], buf[4096];
+        snprintf(path, sizeof(path), "/proc/%d/cmdline", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+        if (n > 0) {
+                for (ssize_t i = 0; i < n; i++)
+                        if (buf[i] == 0)
+                                buf[i] = ' ';
+                while (n > 0 && buf[n - 1] == ' ')
+                        n--;
+                buf[n] = 0;
+                if (n > 0)
+                        return strdup(buf);
+        }
+        if (fallback) {
+                char *s;
+                return asprintf(&s, "[%s]", fallback) < 0 ? NULL : s;
+        }
+        snprintf(path, sizeof(path), "/proc/%d/comm", (int) pid);
+        safe_close(fd);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        n = fd >= 0 ? read(fd, buf, sizeof(buf) - 3) : -1;
+        if (n <= 0)
+                return NULL;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == 0))
+                n--;
+        buf[n] = 0;
+        char *s;
+        return asprintf(&s, "[%s]", buf) < 0 ? NULL : s;
+}
+
+int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, ProcessMapping *mapping) {
+        PinnedFile *p = NULL;
+        if (vdso_is_mapping(mapping->filename)) {
+                /* No file: its image out of the process (gone: no names). */
+                if (pinned_files_pin_vdso(pinned, pid, mapping->start, mapping->end, &p) >= 0)
+                        mapping->pinned = p;
+                return process_maps_add(maps, pid, mapping);
+        }
+        uint64_t dev = makedev(mapping->dev_major, mapping->dev_minor);
+        bool known = mapping->dev_major || mapping->dev_minor || mapping->inode;
+        if (pinned_files_pin_mapping(pinned, pid, mapping->start, mapping->end, mapping->filename,
+                                     known ? dev : 0, known ? mapping->inode : 0, &p) >= 0) {
+                mapping->pinned = p;
+                if (!known) {
+                        /* MMAP2 with a build-id carries no identity: take the pinned file's. */
+                        mapping->dev_major = major(p->dev);
+                        mapping->dev_minor = minor(p->dev);
+                        mapping->inode = p->inode;
+                }
+        }
+        return process_maps_add(maps, pid, mapping);
+}
+
+/* Parses one /proc/PID/maps line; returns 1 for an executable mapping. */
+static int parse_maps_line(char *line, ProcessMapping *m) {
+        unsigned long long start, end, off, ino;
+        unsigned maj, min;
+        char perms[8];
+        int pos = 0;
+        if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min, &ino, &pos) < 7)
+                return -EBADMSG;
+        if (strlen(perms) < 3 || perms[2] != 'x' || end <= start)
+                return 0;
+        char *name = line + pos;
+        size_t len = strlen(name);
+        while (len > 0 && (name[len - 1] == '\n' || isspace((unsigned char) name[len - 1])))
+                name[--len] = 0;
+        *m = (ProcessMapping) {
+                .start = start, .end = end, .pgoff = off,
+                .dev_major = maj, .dev_minor = min, .inode = ino,
+                .filename = name,
+        };
+        return 1;
+}
+
+int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
+                     char **ret_cmdline) {
+        char path[64];
+        int r;
+
+        _cleanup_free_ char *cmdline = process_read_cmdline(pid, NULL);
+        if (!cmdline)
+                return -ESRCH;
+        snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : -errno;
+        if (ret_cmdline)
+                *ret_cmdline = TAKE_PTR(cmdline);
+        else if ((r = capture_writer_add_process(w, time, -1, pid, cmdline)) < 0)
+                return r;
+
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0;
+        while (getline(&line, &n, f) > 0) {
+                ProcessMapping m;
+                if (parse_maps_line(line, &m) <= 0)
+                        continue;
+                r = process_track_mapping(maps, pinned, pid, &m);
+                if (r < 0)
+                        return r;
+                r = capture_writer_add_map(w, time, -1, pid, m.start, m.end, m.pgoff, m.inode, m.filename);
+                if (r < 0)
+                        return r;
+        }
+
+        snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+                r = capture_writer_add_file_fd(w, time, -1, pid, path, fd, MOUNTINFO_MAX_BYTES);
+                if (r < 0 && r != -EFBIG)
+                        return r;
+        }
+        /* Container/app, /.flatpak-info, /run/.containerenv, Podman layers. */
+        return container_snapshot_process(w, pinned_files_get_resolver(pinned), time, pid);
+}
+
+int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
+                         void (*between)(void *userdata), void *userdata) {
+        _cleanup_closedir_ DIR *d = opendir("/proc");
+        if (!d)
+                return -errno;
+        int count = 0, r = 0;
+        pid_t pid;
+        while (proc_dir_next_pid(d, &pid, NULL)) {
+                r = process_snapshot(w, maps, pinned, time, pid, NULL);
+                if (between)
+                        between(userdata);
+                if (r == -ESRCH || r == -EACCES) {
+                        r = 0;
+                        continue;
+                }
+                if (r < 0)
+                        break;
+                count++;
+        }
+        return r < 0 ? r : count;
+}

@@ -1,0 +1,102 @@
+/* recording-control.c: a recording's control fd server and counters, and
+ * what its D-Bus face's OpenControlFd and AddMark do with them. */
+#include "recording-control.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "basic.h"
+#include "capture.h"
+#include "protocol.h"
+#include "recording.h"
+
+/* Code addresses that programs put in their rings get symbolized at Stop
+ * like those of perf samples. */
+static void on_ring_addresses(int32_t pid, const uint64_t *addrs, size_t n, void *userdata) {
+        Recording *r = userdata;
+        bool kernel = false;
+        for (size_t i = 0; i < n; i++) {
+                if (capture_address_is_context(addrs[i])) {
+                        kernel = addrs[i] == CAPTURE_CONTEXT_KERNEL;
+                        continue;
+                }
+                if (kernel || addrs[i] == 0)
+                        continue; /* a program cannot vouch for kernel addresses */
+                /* backtrace() stacks: return addresses, every one */
+                if (address_set_add(r->addresses, pid, addrs[i], true) < 0)
+                        return;
+        }
+}
+
+/* Fills a start failure (see RecordingError). */
+static int control_error(RecordingError *e, int ret, const char *name, const char *what, const char *why) {
+        e->name = name;
+        snprintf(e->message, sizeof(e->message), "%s: %s", what, why);
+        return ret;
+}
+
+int recording_control_start(Recording *r, RecordingError *error) {
+        sd_event *e = r->event;
+        int ret = control_server_new(e, r->writer, &r->counter_ids, &r->control);
+        if (ret < 0)
+                return control_error(error, ret, PERISCOPE_ERROR_FAILED, "cannot start the control fd server",
+                                     strerror(-ret));
+        control_server_set_address_func(r->control, on_ring_addresses, r);
+
+        /* An empty `counters` list turns the counters off. */
+        if (r->options.counters && !r->options.counters[0])
+                return 0;
+        _cleanup_free_ char *msg = NULL;
+        ret = counters_new(e, r->writer, &r->counter_ids, r->options.counters, r->options.counter_interval_ms,
+                           &r->counters, &msg);
+        if (ret < 0)
+                return control_error(error, ret, periscope_error_from_errno(ret), "cannot start the counters",
+                                     msg ? msg : strerror(-ret));
+        return 0;
+}
+
+void recording_control_stop(Recording *r) {
+        if (r->counters && r->writer)
+                (void) counters_sample(r->counters);
+        counters_free(TAKE_PTR(r->counters));
+        if (!r->control)
+                return;
+        control_server_stop(r->control); /* last drain */
+        const ControlServerStats *st = control_server_get_stats(r->control);
+        if (r->writer) {
+                char buf[512];
+                int len = snprintf(buf, sizeof(buf),
+                                   "control_sockets=%llu\nrings=%llu\nrings_ended=%llu\nrings_dropped=%llu\n"
+                                   "rings_refused=%llu\nframes=%llu\nframes_skipped=%llu\nbytes=%llu\n",
+                                   (unsigned long long) st->peers, (unsigned long long) st->rings_created,
+                                   (unsigned long long) st->rings_ended, (unsigned long long) st->rings_dropped,
+                                   (unsigned long long) st->rings_refused, (unsigned long long) st->frames_copied,
+                                   (unsigned long long) st->frames_skipped, (unsigned long long) st->bytes_drained);
+                if (st->peers > 0)
+                        (void) capture_writer_add_metadata(r->writer, now_monotonic_ns(), -1, -1, "periscope.control", buf,
+                                                           (size_t) len);
+        }
+        if (st->write_error < 0)
+                log_recording(LOG_ERR, r->id, "writing control ring frames failed: %s", strerror(-st->write_error));
+        control_server_free(TAKE_PTR(r->control));
+}
+
+void recording_control_free(Recording *r) {
+        counters_free(TAKE_PTR(r->counters));
+        control_server_free(TAKE_PTR(r->control));
+}
+
+int recording_open_control_fd(Recording *r, int *ret_fd) {
+        if (r->state != RECORDING_STATE_RECORDING || !r->control)
+                return -ESTALE;
+        return control_server_open_fd(r->control, ret_fd);
+}
+
+int recording_add_mark(Recording *r, int64_t time, int64_t duration, pid_t pid, const char *group, const char *name,
+                       const char *message) {
+        if (r->state != RECORDING_STATE_RECORDING || !r->writer)
+                return -ESTALE;
+        return capture_writer_add_mark(r->writer, time, -1, pid > 0 ? pid : -1, duration, group, name, message);
+}

@@ -1,0 +1,31 @@
+/* recording-control.h: what a recording does with the control fd (Sysprof's
+ * collector protocol, control-ring.c) and the system counters (counters.c):
+ * started with the recording, drained and closed before its post-stop
+ * stages so ring addresses get symbolized too; and what its D-Bus face's
+ * OpenControlFd and AddMark ask of it. */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "recording.h"
+
+/* Starts the control server and the counters (option `counters`). On
+ * failure *error says why. */
+int recording_control_start(Recording *r, RecordingError *error);
+
+/* Last drain of every ring and last counter sample; writes the control
+ * statistics (METADATA "periscope.control") and frees both. */
+void recording_control_stop(Recording *r);
+
+/* Frees what is left (a recording that failed to start). */
+void recording_control_free(Recording *r);
+
+/* A new control fd for a program to inherit. -ESTALE once the recording no
+ * longer records, -EMFILE when it serves CONTROL_MAX_PEERS already. */
+int recording_open_control_fd(Recording *r, int *ret_fd);
+
+/* Writes a mark (checked by the caller: time within the recording, sizes
+ * within the capture's fields). -ESTALE once the recording no longer records. */
+int recording_add_mark(Recording *r, int64_t time, int64_t duration, pid_t pid, const char *group, const char *name,
+                       const char *message);

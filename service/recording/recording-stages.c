@@ -1,0 +1,96 @@
+/* recording-stages.c: the post-stop stages, in the order they run. */
+#include "recording-stages.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "basic.h"
+#include "symbolize-stage.h"
+
+/* Writes which files were pinned and how, as the embedded file
+ * /.periscope/pinned-files (one line per file:
+ * "major:minor inode how checked|unchecked path"), so a report can
+ * say where each file's symbols came from. */
+static int stage_pinned_files(const RecordingStageInput *in, RecordingStageProgress progress, void *userdata) {
+        size_t n = pinned_files_get_n(in->pinned);
+        size_t size = 0, allocated = 0;
+        _cleanup_free_ char *buf = NULL;
+        progress("pinned-files", 0, n, userdata);
+        for (size_t i = 0; i < n; i++) {
+                const PinnedFile *p = pinned_files_get(in->pinned, i);
+                char line[PATH_MAX + 128];
+                int len = snprintf(line, sizeof(line), "%u:%u %llu %s %s %s\n", major(p->dev), minor(p->dev),
+                                   (unsigned long long) p->inode, pinned_file_how_to_string(p->how),
+                                   p->identity_checked ? "checked" : "unchecked", p->path);
+                if (len < 0 || (size_t) len >= sizeof(line))
+                        continue;
+                if (size + (size_t) len + 1 > allocated) {
+                        size_t a = allocated ? allocated * 2 : 4096;
+                        while (a < size + (size_t) len + 1)
+                                a *= 2;
+                        char *b = realloc(buf, a);
+                        if (!b)
+                                return -ENOMEM;
+                        buf = b;
+                        allocated = a;
+                }
+                memcpy(buf + size, line, (size_t) len);
+                size += (size_t) len;
+        }
+        progress("pinned-files", n, n, userdata);
+        if (size == 0 || !in->writer)
+                return 0;
+        /* A METADATA frame holds at most one frame of text: large lists go in a file. */
+        return capture_writer_add_file(in->writer, in->start_time, -1, -1, "/.periscope/pinned-files", buf, size);
+}
+
+/* Progress callback of the symbolize stage, in the stage's name. */
+typedef struct SymbolizeProgress {
+        RecordingStageProgress func;
+        void *userdata;
+} SymbolizeProgress;
+
+static void symbolize_progress(uint64_t done, uint64_t total, void *userdata) {
+        SymbolizeProgress *p = userdata;
+        p->func("symbolize", done, total, p->userdata);
+}
+
+/* Names every address the recording noted and embeds the symbol tables in
+ * its capture (option "symbolize"; skipped when off). */
+static int stage_symbolize(const RecordingStageInput *in, RecordingStageProgress progress, void *userdata) {
+        if (!in->options->symbolize || !in->writer || !in->addresses)
+                return 0;
+        SymbolizeStageInput si = {
+                .writer = in->writer,
+                .addresses = in->addresses,
+                .maps = in->maps,
+                .pinned = in->pinned,
+                .resolver = in->resolver,
+                .kernel_symbols = in->kernel,
+                .debuginfod = in->options->debuginfod,
+                .helper = in->helper,
+        };
+        SymbolizeProgress p = { progress, userdata };
+        SymbolizeStats st;
+        int64_t msec;
+        int r = symbolize_stage_run(&si, symbolize_progress, &p, &st, &msec);
+        if (r < 0)
+                return r;
+        log_recording(LOG_INFO, in->recording_id,
+                      "symbolized %llu addresses (%llu named, %llu unresolved) in %llu files, %llu debug files, "
+                      "%llu helper failures, %lld ms",
+                      (unsigned long long) st.addresses, (unsigned long long) st.resolved,
+                      (unsigned long long) st.unresolved, (unsigned long long) st.files,
+                      (unsigned long long) st.debug_files, (unsigned long long) st.helper_failures, (long long) msec);
+        return 0;
+}
+
+const RecordingStage recording_stages[] = {
+        { "pinned-files", stage_pinned_files },
+        { "symbolize", stage_symbolize },
+};
+
+const size_t recording_n_stages = ELEMENTSOF(recording_stages);

@@ -1,0 +1,916 @@
+/* recording.c: a recording's life from its start to its end, without D-Bus. */
+#include "recording.h"
+
+#include <assert.h>
+#include <dirent.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic.h"
+#include "container-snapshot.h"
+#include "dbus-api.h"
+#include "process-attach.h"
+#include "process-snapshot.h"
+#include "recording-control.h"
+#include "recording-stages.h"
+#include "sample-stack.h"
+
+#define RECORDING_TICK_USEC (100 * 1000)
+#define RECORDING_PUBLISH_TICKS 5          /* PropertiesChanged at most every 500 ms */
+#define RECORDING_FOLLOW_TICKS 2           /* container membership rescan every 200 ms */
+
+static const char *const reason_names[] = {
+        [RECORDING_END_NONE] = "none",
+        [RECORDING_END_STOPPED] = "stopped",
+        [RECORDING_END_DURATION] = "duration",
+        [RECORDING_END_COMMAND_EXITED] = "command-exited",
+        [RECORDING_END_CLIENT_VANISHED] = "client-vanished",
+        [RECORDING_END_SHUTDOWN] = "shutdown",
+        [RECORDING_END_ERROR] = "error",
+        [RECORDING_END_TARGETS_EXITED] = "targets-exited",
+};
+
+const char *recording_end_reason_to_string(RecordingEndReason reason) {
+        return (size_t) reason < ELEMENTSOF(reason_names) ? reason_names[reason] : "unknown";
+}
+
+const char *recording_state_to_string(RecordingState state) {
+        switch (state) {
+        case RECORDING_STATE_RECORDING:
+                return "recording";
+        case RECORDING_STATE_STOPPING:
+                return "stopping";
+        case RECORDING_STATE_FINISHED:
+                return "finished";
+        }
+        return "unknown";
+}
+
+/* Fills a start failure: its org.periscope.Error.* name and message. */
+static int recording_error(RecordingError *e, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int recording_error(RecordingError *e, const char *name, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->message, sizeof(e->message), fmt, ap);
+        va_end(ap);
+        e->name = name;
+        return -EINVAL;
+}
+
+/* A resolver whose refusals and warnings go to the daemon's log. */
+static int recording_resolver_new(Resolver **ret) {
+        int r = resolver_new(ret);
+        if (r >= 0)
+                resolver_set_log_func(*ret, resolver_log_warning, NULL);
+        return r;
+}
+
+/* Remembers the first failure; the recording ends with it. */
+static void recording_fail(Recording *r, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void recording_fail(Recording *r, int error, const char *fmt, ...) {
+        if (r->error_message)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(&r->error_message, fmt, ap) < 0)
+                r->error_message = NULL;
+        va_end(ap);
+        r->error = error < 0 ? error : -EIO;
+        log_recording(LOG_ERR, r->id, "%s", r->error_message ? r->error_message : "failed");
+}
+
+/* ---- from perf records to capture frames ---- */
+
+/* Writes one built SAMPLE and notes its addresses for symbolization. */
+static int recording_emit_sample(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata) {
+        Recording *r = userdata;
+        bool kernel_part = false;
+        size_t depth = 0; /* frames since the context marker: the first is the sampled IP */
+        for (size_t i = 0; i < n; i++) {
+                uint64_t a = addrs[i];
+                if (capture_address_is_context(a)) {
+                        kernel_part = a == CAPTURE_CONTEXT_KERNEL;
+                        depth = 0;
+                        continue;
+                }
+                if (address_set_add(r->addresses, kernel_part ? ADDRESS_SET_KERNEL_PID : (int32_t) s->pid, a,
+                                    depth++ > 0) < 0)
+                        return -ENOMEM;
+        }
+        int ret = capture_writer_add_sample(r->writer, (int64_t) s->time, (int) s->cpu, (int32_t) s->pid,
+                                            (int32_t) s->tid, addrs, n);
+        if (ret < 0)
+                return ret;
+        r->samples++;
+        return 0;
+}
+
+static int recording_handle_sample(Recording *r, const struct perf_event_header *h, size_t size) {
+        PerfSample s;
+        if (perf_record_parse_sample(&r->layout, h, size, &s) < 0) {
+                r->bad_records++;
+                return 0;
+        }
+        bool deferred = false;
+        if (r->options.unwind != RECORD_UNWIND_FP && !r->unwinder.tables)
+                r->unwinder.tables = r->unwind_tables;
+        SampleStackContext ctx = {
+                .kernel = r->kernel, .unwind = r->options.unwind, .maps = r->maps,
+                .unwinder = r->unwinder.tables ? &r->unwinder : NULL, .deferred = &deferred,
+        };
+        size_t n = sample_stack_build(&ctx, &s, r->sample_buffer, ELEMENTSOF(r->sample_buffer));
+        if (n == 0)
+                return 0; /* nothing to keep, or queued until the drain ends */
+        return recording_emit_sample(&s, r->sample_buffer, n, r);
+}
+
+static int recording_handle_mmap2(Recording *r, const struct perf_event_header *h, size_t size) {
+        PerfMmap2 m;
+        if (perf_record_parse_mmap2(&r->layout, h, size, &m) < 0) {
+                r->bad_records++;
+                return 0;
+        }
+        if (!(m.prot & PROT_EXEC) || m.len == 0)
+                return 0;
+        ProcessMapping pm = {
+                .start = m.addr, .end = m.addr + m.len, .pgoff = m.pgoff,
+                .dev_major = m.dev_major, .dev_minor = m.dev_minor, .inode = m.inode,
+                .build_id_size = m.build_id_size,
+                .filename = (char *) m.filename,
+                .time = (int64_t) m.id.time,
+        };
+        memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
+        /* A process seen for the first time: which container/app it is in. */
+        int ret = container_snapshot_process(r->writer, r->resolver, (int64_t) m.id.time, (pid_t) m.pid);
+        if (ret < 0)
+                return ret;
+        ret = process_track_mapping(r->maps, r->pinned, (pid_t) m.pid, &pm);
+        if (ret < 0)
+                return ret;
+        return capture_writer_add_map(r->writer, (int64_t) m.id.time, (int) m.id.cpu, (int32_t) m.pid, pm.start,
+                                      pm.end, pm.pgoff, pm.inode, m.filename);
+}
+
+static int recording_handle_comm(Recording *r, const struct perf_event_header *h, size_t size) {
+        PerfComm c;
+        if (perf_record_parse_comm(&r->layout, h, size, &c) < 0) {
+                r->bad_records++;
+                return 0;
+        }
+        /* Only an exec starts a new program; thread renames are not processes. */
+        if (!c.exec || c.pid != c.tid)
+                return 0;
+        int ret = process_maps_exec(r->maps, (int32_t) c.pid, (int64_t) c.id.time);
+        if (ret < 0)
+                return ret;
+        if ((pid_t) c.pid == r->options.command_pid) {
+                free(r->command_cmdline); /* named by this exec */
+                r->command_cmdline = NULL;
+        }
+        _cleanup_free_ char *cmdline = process_read_cmdline((pid_t) c.pid, c.comm);
+        if (!cmdline)
+                return -ENOMEM;
+        return capture_writer_add_process(r->writer, (int64_t) c.id.time, (int) c.id.cpu, (int32_t) c.pid, cmdline);
+}
+
+static int recording_handle_task(Recording *r, const struct perf_event_header *h, size_t size) {
+        PerfTask t;
+        if (perf_record_parse_task(&r->layout, h, size, &t) < 0) {
+                r->bad_records++;
+                return 0;
+        }
+        if (h->type == PERF_RECORD_FORK) {
+                if (t.pid == t.ppid)
+                        return 0; /* a new thread */
+                /* The child has inherited events: the rescan must not add it again. */
+                int ret = r->follow ? container_follow_note_recorded(r->follow, (pid_t) t.pid) : 0;
+                if (ret < 0)
+                        return ret;
+                ret = process_maps_fork(r->maps, (int32_t) t.ppid, (int32_t) t.pid, (int64_t) t.time);
+                if (ret < 0)
+                        return ret;
+                return capture_writer_add_fork(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.ppid,
+                                               (int32_t) t.pid);
+        }
+        if (t.pid != t.tid)
+                return 0; /* a thread ended */
+        return capture_writer_add_exit(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.pid);
+}
+
+static int recording_handle_record(const struct perf_event_header *h, size_t size, void *userdata) {
+        Recording *r = userdata;
+        uint64_t lost;
+        int ret = 0;
+
+        switch (h->type) {
+        case PERF_RECORD_SAMPLE:
+                if (!r->replaying && (r->spill.size > 0 || sample_unwinder_queue_full(&r->unwinder))) {
+                        /* The unwinder's queue is full (tables compile slower
+                         * than samples come): the sample waits in the spill,
+                         * behind the ones already there. Never compile here. */
+                        ret = perf_spill_add(h, size, &r->spill);
+                        break;
+                }
+                if (r->replaying && sample_unwinder_queue_full(&r->unwinder))
+                        return -EAGAIN; /* stays in the spill */
+                ret = recording_handle_sample(r, h, size);
+                break;
+        case PERF_RECORD_MMAP2:
+                ret = recording_handle_mmap2(r, h, size);
+                break;
+        case PERF_RECORD_COMM:
+                ret = recording_handle_comm(r, h, size);
+                break;
+        case PERF_RECORD_FORK:
+        case PERF_RECORD_EXIT:
+                ret = recording_handle_task(r, h, size);
+                break;
+        case PERF_RECORD_LOST:
+        case PERF_RECORD_LOST_SAMPLES:
+                if (perf_record_parse_lost(h, size, &lost) == 0)
+                        r->lost_samples += lost;
+                else
+                        r->bad_records++;
+                break;
+        default:
+                break; /* THROTTLE, ITRACE_START, ... carry nothing we keep */
+        }
+        if (ret < 0) {
+                recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+                return ret;
+        }
+        return 0;
+}
+
+static void recording_drain(Recording *r) {
+        if (!r->perf || r->error)
+                return;
+        r->draining = true;
+        /* What was moved out of the rings while the helper worked comes
+         * first, as far as the unwinder's queue takes it; the rings are read
+         * either way (their samples join the spill while it is not empty). */
+        if (r->spill.size > 0) {
+                r->replaying = true;
+                (void) perf_spill_replay(&r->spill, recording_handle_record, r);
+                r->replaying = false;
+        }
+        if (!r->error)
+                (void) perf_events_drain(r->perf, recording_handle_record, r);
+        r->lost_samples += r->spill.dropped_samples;
+        r->spill.dropped_samples = 0;
+        r->draining = false;
+        /* Samples that waited for an unwind table (compiled now, after the
+         * drain handled every COMM/MMAP/FORK record in time). */
+        if (r->unwinder.n_pending > 0) {
+                int ret = sample_unwinder_flush(&r->unwinder, r->maps, r->kernel, r->sample_buffer,
+                                                ELEMENTSOF(r->sample_buffer),
+                                                r->state != RECORDING_STATE_RECORDING, recording_emit_sample, r);
+                if (ret < 0)
+                        recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+        }
+}
+
+void recording_spill_rings(Recording *r) {
+        /* not while this recording reads its rings (a compile in the middle
+         * of a drain): the drain's readers are in use */
+        if (r->state != RECORDING_STATE_RECORDING || !r->perf || r->draining || r->error)
+                return;
+        r->draining = true;
+        (void) perf_events_drain(r->perf, perf_spill_add, &r->spill);
+        r->draining = false;
+}
+
+static void recording_flush(Recording *r) {
+        if (!r->writer || r->error)
+                return;
+        int ret = capture_writer_flush(r->writer);
+        if (ret < 0)
+                recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+}
+
+/* Tells the observer that what the D-Bus face shows changed. */
+static void recording_publish(Recording *r) {
+        if (r->observer && r->observer->changed)
+                r->observer->changed(r, r->observer_userdata);
+        r->published_samples = r->samples;
+}
+
+/* ---- processes joining the recorded container ---- */
+
+static int recording_add_process_tasks(Recording *r, pid_t pid);
+static int recording_watch_rings(Recording *r);
+
+/* Records a process that entered the container/app during the recording:
+ * events on its threads (inherit follows its children), then its PROCESS,
+ * MAP, mountinfo and container frames, as the start snapshot writes them. */
+static int recording_join_process(pid_t pid, void *userdata) {
+        Recording *r = userdata;
+        int64_t time = now_monotonic_ns();
+        /* Like a `pids` entry: root and polkit-authorized callers may record
+         * any process, others their own (checked with the process held). */
+        int ret = recording_add_process_tasks(r, pid);
+        if (ret == -ESRCH)
+                return ret;
+        if (ret == -EPERM) {
+                log_recording(LOG_INFO, r->id, "process %d joined container '%s' but is not uid %u's; "
+                        "not recorded", (int) pid, r->options.container, (unsigned) r->owner_uid);
+                return ret;
+        }
+        if (ret < 0) {
+                log_recording(LOG_INFO, r->id, "cannot record process %d that joined container '%s': "
+                        "perf_event_open: %s", (int) pid, r->options.container, strerror(-ret));
+                return ret;
+        }
+        ret = process_snapshot(r->writer, r->maps, r->pinned, time, pid, NULL);
+        if (ret < 0 && ret != -ESRCH) {
+                /* The capture itself failed: the recording ends with it. */
+                recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+                return ret;
+        }
+        /* Gone during the snapshot: its events still hold what it did. */
+        _cleanup_free_ char *cmdline = process_read_cmdline(pid, NULL);
+        log_recording(LOG_INFO, r->id, "process %d (%.80s) joined container '%s'", (int) pid,
+                cmdline ? cmdline : "?", r->options.container);
+        return 0;
+}
+
+/* Rescans /proc for processes that joined the container; tells once when
+ * it has no process left (the recording goes on until Stop/duration). */
+static void recording_follow_container(Recording *r) {
+        if (r->error)
+                return;
+        bool was_stopped = container_follow_get_stats(r->follow).stopped;
+        int ret = container_follow_scan(r->follow, r->resolver, recording_join_process, r);
+        if (ret < 0) {
+                if (!r->error)
+                        log_recording(LOG_INFO, r->id, "scanning for processes of container '%s' failed: %s", r->options.container, strerror(-ret));
+                return;
+        }
+        ContainerFollowStats st = container_follow_get_stats(r->follow);
+        if (st.stopped && !was_stopped && !(r->options.container_waiting && st.joined == 0))
+                log_recording(LOG_INFO, r->id, "container '%s' has no process left; recording goes on "
+                        "until Stop or the duration (processes that join it are added)", r->options.container);
+        else if (!st.stopped && was_stopped)
+                log_recording(LOG_INFO, r->id, "container '%s' has processes (again)",
+                        r->options.container);
+        if (ret > 0 && recording_watch_rings(r) < 0)
+                log_recording(LOG_INFO, r->id, "cannot poll the rings of joined processes; the tick drains them");
+        if (ret > 0)
+                recording_publish(r); /* Processes changed */
+}
+
+/* ---- event sources ---- */
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        Recording *r = userdata;
+        recording_drain(r);
+        /* After the drain: every FORK record of a child inherit follows is in. */
+        if (r->follow && r->ticks % RECORDING_FOLLOW_TICKS == 0)
+                recording_follow_container(r);
+        recording_flush(r);
+        if (r->error) {
+                recording_end(r, RECORDING_END_ERROR, r->error, NULL);
+                return 0;
+        }
+        if (++r->ticks % RECORDING_PUBLISH_TICKS == 0 && r->samples != r->published_samples)
+                recording_publish(r);
+        int ret = sd_event_source_set_time_relative(s, RECORDING_TICK_USEC);
+        if (ret < 0)
+                return ret;
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Recording *r = userdata;
+        recording_drain(r);
+        /* A per-task event hangs up when its task is gone; the tick drains the rest. */
+        if (revents & (EPOLLHUP | EPOLLERR))
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (r->error)
+                recording_end(r, RECORDING_END_ERROR, r->error, NULL);
+        return 0;
+}
+
+static int on_duration(sd_event_source *s, uint64_t usec, void *userdata) {
+        recording_end(userdata, RECORDING_END_DURATION, 0, NULL);
+        return 0;
+}
+
+/* Whether the command died of SIGINT: the terminal's Ctrl-C, which also
+ * reached `periscope record` and stops the recording; whichever of the two
+ * the service sees first, the recording was stopped. The status is read
+ * from the zombie's /proc/PID/stat (exit_code, field 52) while its parent
+ * has not reaped it (periscope record reaps after Finished); the pidfd
+ * still signalling afterwards proves the read was of that zombie. */
+static bool command_interrupted(Recording *r) {
+        char path[64], buf[2048];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) r->options.command_pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return false;
+        buf[n] = 0;
+        /* the comm (field 2) may hold anything: fields 3… follow its last ')' */
+        const char *p = strrchr(buf, ')');
+        for (int field = 3; p && field <= 52; field++)
+                p = strchr(p + 1, ' ');
+        if (!p)
+                return false;
+        char *end;
+        long status = strtol(p + 1, &end, 10);
+        if (end == p + 1 || syscall(SYS_pidfd_send_signal, r->command_pidfd, 0, NULL, 0) < 0)
+                return false;
+        return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
+}
+
+static int on_command_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Recording *r = userdata;
+        recording_end(r, command_interrupted(r) ? RECORDING_END_STOPPED : RECORDING_END_COMMAND_EXITED, 0, NULL);
+        return 0;
+}
+
+/* A process given in "pids" exited: when it was the last, so does the
+ * recording (as `perf record -p` does). */
+static int on_target_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Recording *r = userdata;
+        (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (r->n_targets_alive > 0 && --r->n_targets_alive == 0)
+                recording_end(r, RECORDING_END_TARGETS_EXITED, 0, NULL);
+        return 0;
+}
+
+/* Watches the "pids" processes when nothing else bounds the recording's
+ * targets: no command, no container (it may get new processes), not the
+ * whole system. A process gone already counts as exited. */
+static int recording_watch_targets(Recording *r) {
+        const RecordOptions *o = &r->options;
+        if (o->n_given_pids == 0 || o->command_pid > 0 || o->container || o->system)
+                return 0;
+        r->target_sources = calloc(o->n_given_pids, sizeof(sd_event_source *));
+        if (!r->target_sources)
+                return -ENOMEM;
+        r->n_target_sources = o->n_given_pids;
+        for (size_t i = 0; i < o->n_given_pids; i++) {
+                long fd = syscall(SYS_pidfd_open, o->pids[i], 0);
+                if (fd < 0) {
+                        if (errno == ESRCH)
+                                continue;
+                        return -errno;
+                }
+                int ret = sd_event_add_io(r->event, &r->target_sources[i], (int) fd, EPOLLIN, on_target_exit, r);
+                if (ret < 0) {
+                        close((int) fd);
+                        return ret;
+                }
+                (void) sd_event_source_set_io_fd_own(r->target_sources[i], true);
+                r->n_targets_alive++;
+        }
+        if (r->n_targets_alive == 0)
+                return -ESRCH;
+        return 0;
+}
+
+/* ---- the end sequence ---- */
+
+static void recording_write_stats(Recording *r) {
+        char buf[1024];
+        int64_t now = now_monotonic_ns();
+        size_t n_pids;
+        (void) process_maps_get_pids(r->maps, &n_pids);
+        size_t n_addrs;
+        (void) address_set_get_entries(r->addresses, &n_addrs);
+        int len = snprintf(buf, sizeof(buf),
+                           "samples=%llu\nlost_samples=%llu\nbad_records=%llu\nprocesses=%zu\n"
+                           "pinned_files=%zu\npin_failures=%llu\naddresses=%zu\nreason=%s\nduration_ns=%lld\n"
+                           "unwind=%s\nkernel=%s\nunwound_samples=%llu\nunwound_frames=%llu\n"
+                           "unwind_fp_frames=%llu\nunwind_ends=%llu\nunwind_stops_early=%llu\n"
+                           "spilled_records=%llu\n",
+                           (unsigned long long) r->samples, (unsigned long long) r->lost_samples,
+                           (unsigned long long) r->bad_records, n_pids, pinned_files_get_n(r->pinned),
+                           (unsigned long long) pinned_files_get_failures(r->pinned), n_addrs,
+                           recording_end_reason_to_string(r->reason), (long long) (now - r->start_time),
+                           record_unwind_to_string(r->options.unwind), r->kernel ? "true" : "false",
+                           (unsigned long long) r->unwinder.stats.samples, (unsigned long long) r->unwinder.stats.frames,
+                           (unsigned long long) r->unwinder.stats.fp_frames,
+                           (unsigned long long) r->unwinder.stats.stops[UNWIND_STOP_END],
+                           (unsigned long long) (r->unwinder.stats.samples - r->unwinder.stats.stops[UNWIND_STOP_END]),
+                           (unsigned long long) r->spill.spilled_records);
+        /* Why user stacks ended, one line per reason ("unwind_stop_no_info=3"). */
+        for (int i = 0; i < _UNWIND_STOP_MAX && len > 0 && (size_t) len < sizeof(buf); i++)
+                if (r->unwinder.stats.stops[i] > 0)
+                        len += snprintf(buf + len, sizeof(buf) - (size_t) len, "unwind_stop_%s=%llu\n",
+                                        unwind_stop_to_string(i), (unsigned long long) r->unwinder.stats.stops[i]);
+        /* `container`: processes that joined it during the recording; whether
+         * any was left at the last rescan (a stopped container). */
+        if (r->follow && len > 0 && (size_t) len < sizeof(buf)) {
+                ContainerFollowStats st = container_follow_get_stats(r->follow);
+                len += snprintf(buf + len, sizeof(buf) - (size_t) len,
+                                "container_joined=%u\ncontainer_refused=%u\ncontainer_failed=%u\n"
+                                "container_processes_left=%u\ncontainer_stopped=%s\n",
+                                st.joined, st.refused, st.failed, st.members, st.stopped ? "true" : "false");
+        }
+        if (len > 0 && (size_t) len >= sizeof(buf))
+                len = (int) sizeof(buf) - 1;
+        int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
+        if (ret < 0)
+                recording_fail(r, ret, "writing the statistics failed: %s", strerror(-ret));
+        capture_writer_set_end_time(r->writer, now);
+}
+
+static void recording_finish(Recording *r) {
+        recording_write_stats(r);
+        recording_flush(r);
+        r->state = RECORDING_STATE_FINISHED;
+        /* Closed before the observer hears of it: a client acting on
+         * Finished sees the capture complete. */
+        r->final_bytes = capture_writer_get_bytes(r->writer);
+        r->writer = capture_writer_free(r->writer);
+        log_info("recording %u finished (%s): %llu samples, %llu lost, %llu records spilled while the helper worked",
+                 r->id, recording_end_reason_to_string(r->reason), (unsigned long long) r->samples,
+                 (unsigned long long) r->lost_samples, (unsigned long long) r->spill.spilled_records);
+        if (r->observer && r->observer->finished)
+                r->observer->finished(r, r->observer_userdata);
+}
+
+/* A stage's progress, to the observer. */
+static void recording_stage_progress(const char *stage, uint64_t done, uint64_t total, void *userdata) {
+        Recording *r = userdata;
+        if (r->observer && r->observer->progress)
+                r->observer->progress(r, stage, done, total, r->observer_userdata);
+}
+
+/* Runs the stages left (none when freed while recording), then finishes. */
+static void recording_run_stages(Recording *r) {
+        const RecordingStageInput in = {
+                .recording_id = r->id,
+                .writer = r->writer,
+                .start_time = r->start_time,
+                .options = &r->options,
+                .kernel = r->kernel,
+                .maps = r->maps,
+                .pinned = r->pinned,
+                .addresses = r->addresses,
+                .resolver = r->resolver,
+                .helper = r->helper,
+        };
+        for (; r->stage < recording_n_stages; r->stage++) {
+                const RecordingStage *st = &recording_stages[r->stage];
+                int ret = st->run(&in, recording_stage_progress, r);
+                if (ret < 0)
+                        log_recording(LOG_WARNING, r->id, "stage %s failed: %s", st->name, strerror(-ret));
+        }
+        recording_finish(r);
+}
+
+static void recording_disarm(Recording *r) {
+        r->tick = sd_event_source_disable_unref(r->tick);
+        for (size_t i = 0; i < r->n_ring_sources; i++)
+                r->ring_sources[i] = sd_event_source_disable_unref(r->ring_sources[i]);
+        r->duration_timer = sd_event_source_disable_unref(r->duration_timer);
+        r->command_source = sd_event_source_disable_unref(r->command_source);
+        r->command_pidfd = safe_close(r->command_pidfd);
+        for (size_t i = 0; i < r->n_target_sources; i++)
+                r->target_sources[i] = sd_event_source_disable_unref(r->target_sources[i]);
+}
+
+void recording_end(Recording *r, RecordingEndReason reason, int error, const char *message) {
+        if (r->state != RECORDING_STATE_RECORDING)
+                return;
+        r->state = RECORDING_STATE_STOPPING;
+        r->reason = error ? RECORDING_END_ERROR : reason;
+        if (error && !r->error)
+                recording_fail(r, error, "%s", message ? message : strerror(-error));
+        recording_disarm(r);
+        if (r->perf) {
+                (void) perf_events_disable(r->perf);
+                recording_drain(r);
+                r->bad_records += perf_events_get_bad_records(r->perf);
+                perf_events_free(TAKE_PTR(r->perf));
+        }
+        if (r->command_cmdline && r->writer) /* the command never exec'd: named as it was */
+                (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
+                                                  r->command_cmdline);
+        recording_control_stop(r);
+        recording_flush(r);
+        recording_publish(r);
+        recording_run_stages(r);
+}
+
+/* ---- start ---- */
+
+/* Opens events for every thread of pid, rescanning until no new thread shows
+ * up (threads created after their creator's event are inherited). */
+/* Events on pid's threads; a caller on its own rights is checked again
+ * here, with the process held, whatever the authorization saw before. */
+static int recording_add_process_tasks(Recording *r, pid_t pid) {
+        return process_attach_events(r->perf, pid, r->check_owner, r->owner_uid);
+}
+
+static int perf_error(RecordingError *error, int ret, const char *what) {
+        if (ret == -EMFILE || ret == -ENFILE)
+                return recording_error(error, PERISCOPE_ERROR_PERF_FAILED,
+                                         "perf_event_open for %s: too many open files (one event per CPU "
+                                         "and thread); record fewer threads",
+                                         what);
+        return recording_error(error, PERISCOPE_ERROR_PERF_FAILED,
+                                 "perf_event_open for %s failed: %s (is perf supported by this kernel, and "
+                                 "does periscoped run with CAP_PERFMON?)",
+                                 what, strerror(-ret));
+}
+
+static int recording_arm_perf(Recording *r, RecordingError *error) {
+        PerfEventsConfig cfg = {
+                .frequency = r->options.frequency,
+                .kernel = r->kernel,
+                .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                               PERF_SAMPLE_CALLCHAIN,
+        };
+        if (r->options.unwind != RECORD_UNWIND_FP) {
+                /* DWARF user stacks (docs/unwinding.md): registers and a copy of
+                 * the stack; the kernel keeps only its own part of the callchain.
+                 * Bigger rings (4 MiB per CPU) hold ~16 KiB samples while a
+                 * table is being compiled. */
+                cfg.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+                cfg.sample_regs_user = SAMPLE_UNWIND_REGS_MASK;
+                cfg.sample_stack_user = r->options.stack_size;
+                cfg.exclude_callchain_user = true;
+                cfg.ring_pages = 1024;
+        }
+        r->layout = (PerfRecordLayout) { .sample_type = cfg.sample_type, .sample_regs_user = cfg.sample_regs_user };
+        r->spill.layout = r->layout;
+        int ret = perf_events_new(&cfg, &r->perf);
+        if (ret < 0)
+                return perf_error(error, ret, "this recording");
+        if (r->options.system) {
+                ret = perf_events_add_system(r->perf);
+                if (ret < 0)
+                        return perf_error(error, ret, "the whole system");
+        }
+        for (size_t i = 0; i <= r->options.n_pids && !r->options.system; i++) {
+                pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
+                if (pid <= 0)
+                        continue;
+                ret = recording_add_process_tasks(r, pid);
+                /* A container's short-lived process may be gone already (its
+                 * pid perhaps another process's now): fine. */
+                if ((ret == -ESRCH || ret == -EPERM) && i >= r->options.n_given_pids && i < r->options.n_pids)
+                        continue;
+                if (ret == -ESRCH)
+                        return recording_error(error, periscope_error_from_errno(ret),
+                                               "process %d exited before recording started", (int) pid);
+                if (ret == -EPERM)
+                        return recording_error(error, periscope_error_from_errno(ret),
+                                               "process %d is not yours (any more: did it exit, and its pid go to "
+                                               "another process?); pass the pid of a process of yours",
+                                               (int) pid);
+                if (ret < 0) {
+                        char what[64];
+                        snprintf(what, sizeof(what), "process %d", (int) pid);
+                        return perf_error(error, ret, what);
+                }
+        }
+        ret = perf_events_enable(r->perf);
+        if (ret < 0)
+                return perf_error(error, ret, "enabling the events");
+        return 0;
+}
+
+/* `container`: processes that join it later are found by rescans; the
+ * targets found now have their events already. */
+static int recording_follow_start(Recording *r) {
+        if (!r->options.container)
+                return 0;
+        int ret = container_follow_new(r->options.container, &r->follow);
+        if (ret < 0)
+                return ret;
+        /* A caller recording on its own rights: its own containers and apps
+         * only, as the start picked them (others' would be refused anyway). */
+        if (r->check_owner)
+                container_follow_set_owner(r->follow, r->owner_uid);
+        for (size_t i = 0; i <= r->options.n_pids; i++) {
+                pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
+                if (pid > 0 && (ret = container_follow_note_recorded(r->follow, pid)) < 0)
+                        return ret;
+        }
+        return 0;
+}
+
+/* The rings run while the snapshot reads /proc: keep them from overflowing. */
+static void spill_between(void *userdata) {
+        recording_spill_rings(userdata);
+}
+
+static int recording_snapshot(Recording *r) {
+        int ret;
+        if (r->options.system) {
+                ret = process_snapshot_all(r->writer, r->maps, r->pinned, r->start_time, spill_between, r);
+                return ret < 0 ? ret : 0;
+        }
+        for (size_t i = 0; i <= r->options.n_pids; i++) {
+                pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
+                if (pid <= 0)
+                        continue;
+                /* The command (periscope record's child, held before its
+                 * exec) still runs our client's program: its PROCESS frame
+                 * comes with its exec, or at the end if it never execs. */
+                bool held = i == r->options.n_pids;
+                ret = process_snapshot(r->writer, r->maps, r->pinned, r->start_time, pid,
+                                       held ? &r->command_cmdline : NULL);
+                if (ret < 0 && ret != -ESRCH)
+                        return ret;
+        }
+        return 0;
+}
+
+/* Polls every ring that exists and is not polled yet (a CPU's ring appears
+ * with its first event: at start, or when a process joins a container that
+ * had none). */
+static int recording_watch_rings(Recording *r) {
+        size_t n = perf_events_get_n_rings(r->perf);
+        if (!r->ring_sources) {
+                r->ring_sources = calloc(n, sizeof(sd_event_source *));
+                if (!r->ring_sources)
+                        return -ENOMEM;
+                r->n_ring_sources = n;
+        }
+        for (size_t i = 0; i < n && i < r->n_ring_sources; i++) {
+                int fd = perf_events_get_ring_fd(r->perf, i);
+                if (fd < 0 || r->ring_sources[i])
+                        continue;
+                int ret = sd_event_add_io(r->event, &r->ring_sources[i], fd, EPOLLIN, on_ring, r);
+                if (ret < 0)
+                        return ret;
+        }
+        return 0;
+}
+
+static int recording_add_sources(Recording *r) {
+        sd_event *e = r->event;
+        int ret = sd_event_add_time_relative(e, &r->tick, CLOCK_MONOTONIC, RECORDING_TICK_USEC, 10 * 1000, on_tick, r);
+        if (ret < 0)
+                return ret;
+        ret = recording_watch_rings(r);
+        if (ret < 0)
+                return ret;
+        if (r->options.duration_ms) {
+                ret = sd_event_add_time_relative(e, &r->duration_timer, CLOCK_MONOTONIC,
+                                                 r->options.duration_ms * 1000ull, 1000, on_duration, r);
+                if (ret < 0)
+                        return ret;
+        }
+        if (r->options.command_pid > 0) {
+                long fd = syscall(SYS_pidfd_open, r->options.command_pid, 0);
+                if (fd < 0)
+                        return -errno;
+                r->command_pidfd = (int) fd;
+                ret = sd_event_add_io(e, &r->command_source, r->command_pidfd, EPOLLIN, on_command_exit, r);
+                if (ret < 0)
+                        return ret;
+        }
+        return recording_watch_targets(r);
+}
+
+int recording_start(const RecordingSetup *setup, RecordOptions *options, int capture_fd, Recording **ret,
+                    RecordingError *error) {
+        assert(setup && setup->event && options && ret && error);
+        *error = (RecordingError) {};
+        int r_;
+        Recording *r = calloc(1, sizeof(Recording));
+        if (!r)
+                return -ENOMEM;
+        r->id = setup->id;
+        r->owner_uid = setup->owner_uid;
+        r->kernel = setup->kernel;
+        r->check_owner = setup->check_owner;
+        r->event = sd_event_ref(setup->event);
+        r->unwind_tables = setup->unwind_tables;
+        r->helper = setup->helper;
+        r->observer = setup->observer;
+        r->observer_userdata = setup->observer_userdata;
+        r->options = *options;
+        *options = (RecordOptions) {};
+        r->command_pidfd = -1;
+        r->start_time = now_monotonic_ns();
+        if (r->options.kernel == 0)
+                r->kernel = false;
+
+        if ((r_ = process_maps_new(&r->maps)) < 0 ||
+            (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
+            (r_ = address_set_new(&r->addresses)) < 0 || (r_ = recording_resolver_new(&r->resolver)) < 0)
+                goto fail;
+        pinned_files_set_resolver(r->pinned, r->resolver);
+        r_ = capture_writer_new_fd(capture_fd, r->start_time, &r->writer);
+        if (r_ < 0) {
+                recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
+                goto fail;
+        }
+        r_ = recording_arm_perf(r, error);
+        if (r_ < 0)
+                goto fail;
+        r_ = recording_follow_start(r);
+        if (r_ < 0)
+                goto fail;
+        int64_t snapshot_start = now_monotonic_ns();
+        r_ = recording_snapshot(r);
+        if (r_ < 0) {
+                recording_error(error, PERISCOPE_ERROR_FAILED, "taking the process snapshot failed: %s", strerror(-r_));
+                goto fail;
+        }
+        size_t n_snapshot = 0;
+        (void) process_maps_get_pids(r->maps, &n_snapshot);
+        log_recording(LOG_INFO, r->id, "snapshot of %zu processes in %lld ms", n_snapshot,
+                      (long long) ((now_monotonic_ns() - snapshot_start) / 1000000));
+        r_ = capture_writer_flush(r->writer);
+        if (r_ < 0) {
+                recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
+                goto fail;
+        }
+        r_ = recording_control_start(r, error);
+        if (r_ < 0)
+                goto fail;
+        r_ = recording_add_sources(r);
+        if (r_ < 0)
+                goto fail;
+        log_info("recording %u started for uid %u (%s)", r->id, (unsigned) r->owner_uid,
+                 r->options.system ? "system" : "processes");
+        if (r->options.container_waiting)
+                log_recording(LOG_INFO, r->id, "container '%s' does not run now; its processes are added when it starts",
+                              r->options.container);
+        *ret = r;
+        return 0;
+fail:
+        if (!error->name)
+                recording_error(error, PERISCOPE_ERROR_FAILED, "starting the recording failed: %s", strerror(-r_));
+        r->observer = NULL; /* it never started: nothing to tell */
+        r->state = RECORDING_STATE_FINISHED;
+        recording_free(r);
+        return r_ < 0 ? r_ : -EIO;
+}
+
+Recording *recording_free(Recording *r) {
+        if (!r)
+                return NULL;
+        if (r->state == RECORDING_STATE_RECORDING) {
+                /* Freed while recording (service exiting): finalize without stages. */
+                r->stage = recording_n_stages;
+                recording_end(r, RECORDING_END_SHUTDOWN, 0, NULL);
+        }
+        recording_disarm(r);
+        recording_control_free(r);
+        perf_events_free(r->perf);
+        capture_writer_free(r->writer);
+        free(r->target_sources);
+        sample_unwinder_done(&r->unwinder);
+        perf_spill_done(&r->spill);
+        container_follow_free(r->follow);
+        process_maps_free(r->maps);
+        pinned_files_free(r->pinned);
+        resolver_free(r->resolver);
+        address_set_free(r->addresses);
+        record_options_done(&r->options);
+        sd_event_unref(r->event);
+        free(r->ring_sources);
+        free(r->error_message);
+        free(r->command_cmdline);
+        free(r);
+        return NULL;
+}
+
+bool recording_outlives_client(const Recording *r) {
+        return r->options.duration_ms > 0 || r->options.command_pid > 0;
+}
+
+void recording_get_stats(const Recording *r, RecordingStats *ret) {
+        size_t n_pids = 0;
+        (void) process_maps_get_pids(r->maps, &n_pids);
+        ContainerFollowStats st = r->follow ? container_follow_get_stats(r->follow) : (ContainerFollowStats) {};
+        *ret = (RecordingStats) {
+                .state = r->state,
+                .reason = r->reason,
+                .error_message = r->error == 0 ? NULL : r->error_message ? r->error_message : strerror(-r->error),
+                .samples = r->samples,
+                .lost_samples = r->lost_samples,
+                .bad_records = r->bad_records,
+                .bytes = r->writer ? capture_writer_get_bytes(r->writer) : r->final_bytes,
+                .processes = n_pids,
+                .pinned_files = pinned_files_get_n(r->pinned),
+                .follows_container = r->follow != NULL,
+                .joined_processes = st.joined,
+                .container_stopped = st.stopped,
+        };
+}

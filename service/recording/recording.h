@@ -1,0 +1,183 @@
+/* recording.h: one recording, without D-Bus: its perf events, capture
+ * writer, process tables, event sources and post-stop stages. Its life:
+ *   recording_start()  given what it needs (RecordingSetup): the caller
+ *                      authorized it; snapshot + perf armed
+ *   → records drained into the capture every 100 ms (and at watermarks)
+ *   → recording_end(reason): Stop, duration, command exit, client gone, error
+ *   → drain → post-stop stages (recording-stages.c, each given its inputs and
+ *     a progress callback) → stats METADATA → flush → observer's finished()
+ * Its D-Bus face is bus/recording-bus.c; what it tells the world goes
+ * through its RecordingObserver. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "address-set.h"
+#include "capture.h"
+#include "container-follow.h"
+#include "control-ring.h"
+#include "counters.h"
+#include "helper-client.h"
+#include "perf-events.h"
+#include "perf-record.h"
+#include "perf-spill.h"
+#include "pinned-files.h"
+#include "process-maps.h"
+#include "recording-options.h"
+#include "resolver.h"
+#include "sample-unwind.h"
+
+typedef struct Recording Recording;
+
+typedef enum RecordingState {
+        RECORDING_STATE_RECORDING,
+        RECORDING_STATE_STOPPING,  /* draining and running post-stop stages */
+        RECORDING_STATE_FINISHED,
+} RecordingState;
+
+typedef enum RecordingEndReason {
+        RECORDING_END_NONE,
+        RECORDING_END_STOPPED,     /* Stop() */
+        RECORDING_END_DURATION,    /* duration-ms elapsed */
+        RECORDING_END_COMMAND_EXITED,
+        RECORDING_END_CLIENT_VANISHED,
+        RECORDING_END_SHUTDOWN,    /* the service is stopping */
+        RECORDING_END_ERROR,
+        RECORDING_END_TARGETS_EXITED, /* every process given in "pids" exited */
+} RecordingEndReason;
+
+/* What a recording tells its owner (the D-Bus face), as it happens. */
+typedef struct RecordingObserver {
+        /* State, Samples, LostSamples, Bytes or Processes changed. */
+        void (*changed)(Recording *r, void *userdata);
+        /* A post-stop stage's progress. */
+        void (*progress)(Recording *r, const char *stage, uint64_t done, uint64_t total, void *userdata);
+        /* The recording is over and its capture closed (recording_get_stats()
+         * says how it went). The recording is still valid; free it later,
+         * never from this callback. */
+        void (*finished)(Recording *r, void *userdata);
+} RecordingObserver;
+
+/* What a recording gets when it starts, instead of knowing the daemon. */
+typedef struct RecordingSetup {
+        sd_event *event;
+        unsigned id;                     /* for logs and the D-Bus path */
+        uid_t owner_uid;                 /* who asked */
+        bool kernel;                     /* the owner may see kernel addresses */
+        bool check_owner;                /* on the owner's own rights: each process is checked again,
+                                          * held by pidfd, when its events are opened */
+        size_t max_pinned_files;         /* the recording's share of the daemon's fds */
+        UnwindTables *unwind_tables;     /* the daemon's (dwarf/auto; NULL for fp) */
+        HelperClientConfig helper;       /* how helpers are started (symbolize stage) */
+        const RecordingObserver *observer;
+        void *observer_userdata;
+} RecordingSetup;
+
+/* Why a recording could not start: an org.periscope.Error.* name
+ * (protocol/dbus-api.h) and a message that says what to do. */
+typedef struct RecordingError {
+        const char *name;
+        char message[512];
+} RecordingError;
+
+struct Recording {
+        unsigned id;
+        uid_t owner_uid;
+        bool kernel;
+        bool check_owner;
+        sd_event *event;
+        UnwindTables *unwind_tables;
+        HelperClientConfig helper;
+        const RecordingObserver *observer;
+        void *observer_userdata;
+
+        RecordOptions options;
+        int64_t start_time;        /* CLOCK_MONOTONIC ns, as in the capture header */
+
+        CaptureWriter *writer;
+        PerfEvents *perf;
+        PerfRecordLayout layout;
+        ProcessMaps *maps;
+        PinnedFiles *pinned;
+        Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */
+        AddressSet *addresses;
+        ContainerFollow *follow;   /* `container`: processes joining it are added on the tick */
+
+        sd_event_source *tick;     /* drain + flush */
+        sd_event_source **ring_sources;
+        size_t n_ring_sources;
+        sd_event_source *duration_timer;
+        sd_event_source *command_source;
+        int command_pidfd;
+        sd_event_source **target_sources; /* one per "pids" process (pidfd), when they bound the recording */
+        size_t n_target_sources, n_targets_alive;
+        char *command_cmdline;     /* the held command's until its exec names it */
+
+        RecordingState state;
+        RecordingEndReason reason;
+        int error;                 /* negative errno of the first failure */
+        char *error_message;
+        size_t stage;              /* index into recording_stages */
+
+        uint64_t samples;
+        uint64_t lost_samples;
+        uint64_t bad_records;      /* malformed records from the kernel, dropped */
+        PerfSpill spill;           /* records moved out of the rings while the helper worked */
+        bool draining;             /* reading the rings or the spill right now */
+        bool replaying;            /* reading the spill right now */
+        SampleUnwinder unwinder;   /* dwarf/auto: tables, queue and counters */
+        uint64_t published_samples;
+        uint64_t final_bytes;      /* Bytes once the writer is closed */
+        unsigned ticks;
+        uint64_t sample_buffer[CAPTURE_SAMPLE_MAX_ADDRS];
+
+        /* Control fd rings and system counters (recording-control.c). */
+        ControlServer *control;
+        Counters *counters;
+        CounterIdAllocator counter_ids;
+};
+
+/* What the D-Bus face shows of a recording. */
+typedef struct RecordingStats {
+        RecordingState state;
+        RecordingEndReason reason;
+        const char *error_message; /* NULL unless it failed */
+        uint64_t samples, lost_samples, bad_records, bytes;
+        size_t processes, pinned_files;
+        bool follows_container;    /* option "container": the two below mean something */
+        unsigned joined_processes;
+        bool container_stopped;
+} RecordingStats;
+
+/* Starts a recording into capture_fd (already checked). Takes over
+ * *options. On failure *ret_error says why. */
+int recording_start(const RecordingSetup *setup, RecordOptions *options, int capture_fd, Recording **ret,
+                    RecordingError *ret_error);
+
+/* Ends the recording (no-op unless recording): see the sequence above. */
+void recording_end(Recording *r, RecordingEndReason reason, int error, const char *message);
+
+/* Frees everything (ends it first if needed, without stages: the observer
+ * still hears finished()). Accepts NULL; returns NULL. */
+Recording *recording_free(Recording *r);
+
+/* For asynchronous stages: the current stage is over (result < 0: it
+ * failed; the failure is logged and the next stage runs). */
+void recording_stage_done(Recording *r, int result);
+
+/* Moves the records in the rings to the spill (a helper request is under
+ * way and the rings would overflow); the next drain handles them first. */
+void recording_spill_rings(Recording *r);
+
+/* Whether the recording ends by itself (a duration or a command), so it may
+ * outlive the client that started it. */
+bool recording_outlives_client(const Recording *r);
+
+void recording_get_stats(const Recording *r, RecordingStats *ret);
+
+/* Name of a reason, as in Finished's stats "reason". */
+const char *recording_end_reason_to_string(RecordingEndReason reason);
+const char *recording_state_to_string(RecordingState state);

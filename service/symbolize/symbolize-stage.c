@@ -1,0 +1,186 @@
+/* symbolize-stage.c: glue between a recording's data (address set, process
+ * maps, pinned files) and the symbolization engine. */
+#include "symbolize-stage.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+#include "basic.h"
+#include "debug-trees.h"
+#include "symbolize.h"
+
+#define STAGE_MAX_TREES 4
+
+typedef struct StageProgress {
+        SymbolizeStageProgress func;
+        void *userdata;
+        int64_t last_ms;
+} StageProgress;
+
+/* At most every 100 ms (and at both ends). */
+static void stage_progress(uint64_t done, uint64_t total, void *userdata) {
+        StageProgress *p = userdata;
+        int64_t now = now_monotonic_ms();
+        if (done != 0 && done != total && now - p->last_ms < 100)
+                return;
+        p->last_ms = now;
+        if (p->func)
+                p->func(done, total, p->userdata);
+}
+
+/* The debug-file trees of one process, for symbolize_addresses(). */
+typedef struct StageTrees {
+        Resolver *resolver;
+        struct StageTreeSlot {
+                Resolver *resolver;
+                pid_t pid;
+                DebugTree tree;
+        } slots[STAGE_MAX_TREES];
+} StageTrees;
+
+static int stage_tree_open(void *userdata, const char *path, char *shown, size_t shown_size, char *why, size_t why_size) {
+        struct StageTreeSlot *s = userdata;
+        return debug_trees_open(s->resolver, s->pid, s->tree, path, shown, shown_size, why, why_size);
+}
+
+static size_t stage_debug_trees(void *userdata, int32_t pid, DebugFileTree *trees, size_t max) {
+        StageTrees *st = userdata;
+        DebugTree kinds[STAGE_MAX_TREES];
+        size_t n = debug_trees_list(st->resolver, pid, kinds, max < STAGE_MAX_TREES ? max : STAGE_MAX_TREES);
+        for (size_t i = 0; i < n; i++) {
+                st->slots[i] = (struct StageTreeSlot) { st->resolver, pid, kinds[i] };
+                trees[i] = (DebugFileTree) {
+                        .source = debug_tree_to_string(st->resolver, pid, kinds[i]),
+                        .holds_binary = kinds[i] == DEBUG_TREE_ROOT,
+                        .open = stage_tree_open,
+                        .userdata = &st->slots[i],
+                };
+                for (size_t d = 0; d < DEBUG_FILE_TREE_MAX_DIRS; d++)
+                        trees[i].debug_dirs[d] = debug_tree_debug_dir(st->resolver, pid, kinds[i], d);
+        }
+        return n;
+}
+
+static void stage_debug_log(void *userdata, const char *message) {
+        resolver_log(userdata, message);
+}
+
+static const char *unavailable_reason(const SymbolizeStageInput *in, const ProcessMapping *m) {
+        if (!m->filename || m->filename[0] == '\0')
+                return "anonymous memory (no file; JIT code?)";
+        if (m->filename[0] == '[')
+                return "no file backs this mapping";
+        const char *changed = pinned_files_get_failure_reason(in->pinned, makedev(m->dev_major, m->dev_minor), m->inode);
+        if (changed)
+                return changed;
+        return "the mapped file could not be pinned while the process ran";
+}
+
+static SymbolizeMapping symbolize_mapping_of(const SymbolizeStageInput *in, int32_t pid, const ProcessMapping *m) {
+        const PinnedFile *pin = m->pinned;
+        return (SymbolizeMapping) {
+                .pid = pid,
+                .start = m->start,
+                .end = m->end,
+                .pgoff = m->pgoff,
+                .fd = pin ? pin->fd : -1,
+                .path = pin ? pin->path : m->filename,
+                .method = pin ? pinned_file_how_to_string(pin->how) : "not pinned",
+                .verdict = !pin ? "no file"
+                           : pin->how == PINNED_VIA_PROCESS_MEMORY ? "image read from the process"
+                           : pin->identity_checked ? "device+inode match"
+                                                   : "identity not checked",
+                /* the vdso's bytes are what the process had mapped */
+                .verified = pin && (pin->identity_checked || pin->how == PINNED_VIA_PROCESS_MEMORY),
+                .why_unavailable = unavailable_reason(in, m),
+                .build_id = m->build_id_size ? m->build_id : NULL,
+                .build_id_size = m->build_id_size,
+        };
+}
+
+int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress progress_func, void *userdata,
+                        SymbolizeStats *ret_stats, int64_t *ret_msec) {
+        assert(in && in->writer && in->addresses && ret_stats && ret_msec);
+        *ret_stats = (SymbolizeStats) {};
+        *ret_msec = 0;
+        size_t n_addrs = 0;
+        const AddressSetEntry *entries = address_set_get_entries(in->addresses, &n_addrs);
+
+        /* every mapping of every process */
+        size_t n_pids = 0, n_maps = 0;
+        const int32_t *pids = in->maps ? process_maps_get_pids(in->maps, &n_pids) : NULL;
+        _cleanup_free_ int32_t *pid_copy = malloc((n_pids ? n_pids : 1) * sizeof(int32_t));
+        if (!pid_copy)
+                return -ENOMEM;
+        if (n_pids)
+                memcpy(pid_copy, pids, n_pids * sizeof(int32_t));
+        for (size_t i = 0; i < n_pids; i++) {
+                size_t n = 0, n_retired = 0;
+                (void) process_maps_get(in->maps, pid_copy[i], &n);
+                (void) process_maps_get_retired(in->maps, pid_copy[i], &n_retired);
+                n_maps += n + n_retired;
+        }
+        _cleanup_free_ SymbolizeMapping *maps = malloc((n_maps ? n_maps : 1) * sizeof *maps);
+        _cleanup_free_ SymbolizeAddress *addrs = malloc((n_addrs ? n_addrs : 1) * sizeof *addrs);
+        if (!maps || !addrs)
+                return -ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < n_pids; i++) {
+                size_t n = 0, n_retired = 0;
+                const ProcessMapping *pm = process_maps_get(in->maps, pid_copy[i], &n);
+                size_t first = k;
+                for (size_t j = 0; j < n; j++)
+                        maps[k++] = symbolize_mapping_of(in, pid_copy[i], &pm[j]);
+                /* Before an exec: the old image's mappings, where nothing
+                 * newer lies (an address means one thing per pid in the
+                 * capture's symbol tables). */
+                const ProcessMapping *old = process_maps_get_retired(in->maps, pid_copy[i], &n_retired);
+                for (size_t j = 0; j < n_retired; j++) {
+                        bool overlaps = false;
+                        for (size_t q = first; q < k && !overlaps; q++)
+                                overlaps = old[j].start < maps[q].end && maps[q].start < old[j].end;
+                        if (!overlaps)
+                                maps[k++] = symbolize_mapping_of(in, pid_copy[i], &old[j]);
+                }
+        }
+        for (size_t i = 0; i < n_addrs; i++)
+                addrs[i] = (SymbolizeAddress) {
+                        .pid = entries[i].pid,
+                        .address = entries[i].address,
+                        .kernel = entries[i].pid == ADDRESS_SET_KERNEL_PID,
+                        .return_address = entries[i].return_address,
+                };
+
+        SymbolTableBuilder *b = NULL;
+        int ret = symbol_table_builder_new(&b);
+        if (ret < 0)
+                return ret;
+        for (size_t i = 0; i < n_pids; i++)
+                if ((ret = symbol_table_builder_add_pid(b, pid_copy[i])) < 0)
+                        goto out;
+        StageProgress progress = { .func = progress_func, .userdata = userdata };
+        StageTrees trees = { .resolver = in->resolver };
+        SymbolizeOptions o = {
+                .helper = in->helper,
+                .debug = { .debuginfod = in->debuginfod, .log = in->resolver ? stage_debug_log : NULL,
+                           .log_userdata = in->resolver },
+                .debug_trees = in->resolver ? stage_debug_trees : NULL,
+                .debug_trees_userdata = &trees,
+                .kernel_symbols = in->kernel_symbols,
+                .progress = stage_progress,
+                .userdata = &progress,
+        };
+        int64_t t0 = now_monotonic_ms();
+        ret = symbolize_addresses(&o, maps, k, addrs, n_addrs, b, ret_stats);
+        if (ret < 0)
+                goto out;
+        ret = symbol_table_builder_write(b, in->writer, now_monotonic_ns());
+        *ret_msec = now_monotonic_ms() - t0;
+out:
+        symbol_table_builder_free(b);
+        return ret;
+}

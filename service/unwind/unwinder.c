@@ -1,0 +1,209 @@
+/* unwinder.c: the table executor (x86-64). See docs/unwinding.md. */
+#include "unwinder.h"
+
+#include <string.h>
+
+/* Highest plausible user-space address (57-bit virtual addresses); anything
+ * above is a kernel address or a perf context marker. */
+#define USER_ADDRESS_LIMIT (1ull << 56)
+
+const char *unwind_stop_to_string(UnwindStop stop) {
+        static const char *const names[_UNWIND_STOP_MAX] = {
+                [UNWIND_STOP_END] = "end",
+                [UNWIND_STOP_LIMIT] = "limit",
+                [UNWIND_STOP_NO_INFO] = "no-info",
+                [UNWIND_STOP_OUT_OF_STACK] = "out-of-stack",
+                [UNWIND_STOP_BAD_SP] = "bad-sp",
+                [UNWIND_STOP_BAD_IP] = "bad-ip",
+                [UNWIND_STOP_NO_MAPPING] = "no-mapping",
+        };
+        return (unsigned) stop < _UNWIND_STOP_MAX ? names[stop] : NULL;
+}
+
+/* Loads the 8 bytes at addr from the copy; false when any byte is outside it. */
+static inline bool stack_load(const UnwindStack *s, uint64_t addr, uint64_t *ret) {
+        uint64_t off = addr - s->base;
+
+        if (addr < s->base || s->size < 8 || off > s->size - 8)
+                return false;
+        memcpy(ret, s->data + off, 8);
+        return true;
+}
+
+typedef struct FrameState {
+        uint64_t ip, sp, fp;
+} FrameState;
+
+static inline uint64_t reg_value(const FrameState *f, unsigned reg) {
+        return reg == UNWIND_REG_SP ? f->sp : f->fp; /* the validator admits SP and FP only */
+}
+
+/* One frame-pointer step: caller's IP at fp+8, caller's FP at fp, CFA fp+16. */
+static UnwindStop fp_step(const UnwindStack *s, FrameState *f) {
+        uint64_t ra, caller_fp;
+
+        if (f->fp < f->sp || f->fp < s->base)
+                return UNWIND_STOP_NO_INFO;
+        if (!stack_load(s, f->fp + 8, &ra) || !stack_load(s, f->fp, &caller_fp))
+                return UNWIND_STOP_NO_INFO;
+        f->sp = f->fp + 16;
+        f->fp = caller_fp;
+        f->ip = ra;
+        return _UNWIND_STOP_MAX;
+}
+
+/* Applies one validated row; returns _UNWIND_STOP_MAX to continue. */
+static UnwindStop row_step(const UnwindRow *row, const UnwindStack *s, FrameState *f) {
+        unsigned cfa_kind = unwind_rule_kind(row->cfa);
+        uint64_t base = reg_value(f, unwind_rule_reg(row->cfa)), cfa, ra, fp = f->fp;
+
+        switch (cfa_kind) {
+        case UNWIND_CFA_REG_OFFSET:
+                cfa = base + (uint64_t) (int64_t) row->cfa_offset;
+                break;
+        case UNWIND_CFA_DEREF:
+                if (!stack_load(s, base + (uint64_t) (int64_t) row->cfa_offset, &cfa))
+                        return UNWIND_STOP_OUT_OF_STACK;
+                break;
+        case UNWIND_CFA_PLT:
+                cfa = base + (uint64_t) (int64_t) row->cfa_offset + ((f->ip & 15) >= (uint64_t) (row->flags >> 4) ? 8 : 0);
+                break;
+        default:
+                return UNWIND_STOP_NO_INFO;
+        }
+
+        switch (unwind_rule_kind(row->ra)) {
+        case UNWIND_SAVED_AT_CFA:
+                if (!stack_load(s, cfa + (uint64_t) (int64_t) row->ra_offset, &ra))
+                        return UNWIND_STOP_OUT_OF_STACK;
+                break;
+        case UNWIND_SAVED_AT_REG:
+                if (!stack_load(s, reg_value(f, unwind_rule_reg(row->ra)) + (uint64_t) (int64_t) row->ra_offset, &ra))
+                        return UNWIND_STOP_OUT_OF_STACK;
+                break;
+        default: /* undefined: the outermost frame (SAME is aarch64-only) */
+                return UNWIND_STOP_END;
+        }
+
+        switch (unwind_rule_kind(row->fp)) {
+        case UNWIND_SAVED_SAME:
+                break;
+        case UNWIND_SAVED_AT_CFA:
+                if (!stack_load(s, cfa + (uint64_t) (int64_t) row->fp_offset, &fp))
+                        fp = 0;
+                break;
+        case UNWIND_SAVED_AT_REG:
+                if (!stack_load(s, reg_value(f, unwind_rule_reg(row->fp)) + (uint64_t) (int64_t) row->fp_offset, &fp))
+                        fp = 0;
+                break;
+        default:
+                fp = 0;
+                break;
+        }
+
+        if (row->flags & UNWIND_ROW_SIGNAL_FRAME) {
+                /* The interrupted SP may be anywhere (sigaltstack), but it must move. */
+                if (cfa == f->sp)
+                        return UNWIND_STOP_BAD_SP;
+        } else if (cfa <= f->sp)
+                return UNWIND_STOP_BAD_SP;
+        f->sp = cfa;
+        f->fp = fp;
+        f->ip = ra;
+        return _UNWIND_STOP_MAX;
+}
+
+/* Why a walk stops at the caller's ip: END at 0 (the outermost frame),
+ * BAD_IP outside user space; _UNWIND_STOP_MAX to go on. */
+static UnwindStop next_ip_stop(uint64_t ip) {
+        if (ip == 0)
+                return UNWIND_STOP_END;
+        if (ip >= USER_ADDRESS_LIMIT)
+                return UNWIND_STOP_BAD_IP;
+        return _UNWIND_STOP_MAX;
+}
+
+void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFindFunc find, void *userdata,
+                     uint64_t *frames, size_t max_frames, UnwindResult *result) {
+        FrameState f = { regs->ip, regs->sp, regs->fp };
+        bool exact_ip = true; /* the sampled IP and IPs restored by signal frames are not return addresses */
+        UnwindStop stop;
+        size_t n = 0;
+
+        *result = (UnwindResult) {};
+        if (max_frames == 0) {
+                result->stop = UNWIND_STOP_LIMIT;
+                return;
+        }
+        if (f.ip == 0 || f.ip >= USER_ADDRESS_LIMIT) {
+                result->stop = UNWIND_STOP_BAD_IP;
+                return;
+        }
+        frames[n++] = f.ip;
+
+        for (;;) {
+                const UnwindTable *table = NULL;
+                const UnwindRow *row = NULL;
+                uint64_t offset = 0, lookup_ip = exact_ip ? f.ip : f.ip - 1;
+                bool signal = false;
+
+                if (n >= max_frames) {
+                        stop = UNWIND_STOP_LIMIT;
+                        break;
+                }
+                if (!find(userdata, lookup_ip, &table, &offset)) {
+                        stop = UNWIND_STOP_NO_MAPPING;
+                        n -= n > 1; /* a return address in no executable mapping was read past the last frame */
+                        break;
+                }
+                if (table)
+                        row = unwind_table_lookup(table, offset);
+                if (row && unwind_rule_kind(row->cfa) >= UNWIND_CFA_REG_OFFSET) {
+                        signal = row->flags & UNWIND_ROW_SIGNAL_FRAME;
+                        stop = row_step(row, stack, &f);
+                } else {
+                        stop = fp_step(stack, &f);
+                        if (stop == _UNWIND_STOP_MAX)
+                                result->n_fp_frames++;
+                }
+                if (stop != _UNWIND_STOP_MAX)
+                        break;
+                stop = next_ip_stop(f.ip);
+                if (stop != _UNWIND_STOP_MAX)
+                        break;
+                frames[n++] = f.ip;
+                exact_ip = signal;
+        }
+        result->n_frames = n;
+        result->stop = stop;
+}
+
+void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64_t *frames, size_t max_frames,
+                        UnwindResult *result) {
+        FrameState f = { regs->ip, regs->sp, regs->fp };
+        size_t n = 0;
+        UnwindStop stop;
+
+        *result = (UnwindResult) {};
+        if (max_frames == 0 || f.ip == 0 || f.ip >= USER_ADDRESS_LIMIT) {
+                result->stop = max_frames == 0 ? UNWIND_STOP_LIMIT : UNWIND_STOP_BAD_IP;
+                return;
+        }
+        frames[n++] = f.ip;
+        for (;;) {
+                if (n >= max_frames) {
+                        stop = UNWIND_STOP_LIMIT;
+                        break;
+                }
+                stop = fp_step(stack, &f);
+                if (stop != _UNWIND_STOP_MAX)
+                        break;
+                stop = next_ip_stop(f.ip);
+                if (stop != _UNWIND_STOP_MAX)
+                        break;
+                result->n_fp_frames++;
+                frames[n++] = f.ip;
+        }
+        result->n_frames = n;
+        result->stop = stop;
+}

@@ -1,0 +1,71 @@
+# periscoped-bus.sh: sourced by tests of the real periscoped. Starts a
+# private system bus (private-bus.sh) and periscoped on it, both stopped on
+# exit; a sanitizer report in the daemon's log fails the test. Needs
+# PERISCOPED (the daemon to test).
+#   private_bus_start            sets BUS_ADDRESS, exports DBUS_SYSTEM_BUS_ADDRESS
+#   periscoped_start [ARGS…]     starts $PERISCOPED on it, sets PERISCOPED_PID
+#   pcall PATH IFACE METHOD…     busctl call on the service
+#   fail MESSAGE                 prints and exits 1
+set -euo pipefail
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# The system interpreter: a pyenv shim in PATH costs seconds per start.
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
+
+: "${PERISCOPED:?PERISCOPED must name the periscoped binary to test}"
+[ -x "$PERISCOPED" ] || fail "periscoped not found at $PERISCOPED"
+
+. "$(dirname "${BASH_SOURCE[0]}")/private-bus.sh"
+# folded.py for the checks' Python.
+export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+
+TEST_TMP=$(mktemp -d /tmp/periscope-test.XXXXXX)
+chmod 755 "$TEST_TMP"
+_periscoped_bus_cleanup() {
+        local st=$? bad=0
+        private_bus_stop
+        # A sanitizer report from the daemon fails the test.
+        if grep -qE "Sanitizer|runtime error:" "$TEST_TMP"/periscoped*.log 2>/dev/null; then
+                echo "FAIL: periscoped reported memory errors:" >&2
+                cat "$TEST_TMP"/periscoped*.log >&2
+                bad=1
+        fi
+        rm -rf "$TEST_TMP"
+        [ $bad = 0 ] || exit 1
+        exit $st
+}
+trap _periscoped_bus_cleanup EXIT
+
+# The private bus of private-bus.sh, its socket open to every user (tests
+# call as unprivileged users too), its address in BUS_ADDRESS.
+private_bus_start() {
+        _private_bus_start_daemon || fail "dbus-daemon did not start"
+        chmod 666 "$PRIVATE_BUS_DIR/system_bus_socket"
+        BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS
+}
+
+periscoped_start() {
+        "$PERISCOPED" --address="$BUS_ADDRESS" "$@" 2>>"$TEST_TMP/periscoped.log" &
+        PERISCOPED_PID=$!
+        private_bus_track $PERISCOPED_PID
+        for _ in $(seq 100); do
+                busctl --address="$BUS_ADDRESS" status org.periscope.Profiler1 >/dev/null 2>&1 && return 0
+                kill -0 $PERISCOPED_PID 2>/dev/null || { cat "$TEST_TMP/periscoped.log" >&2; fail "periscoped exited at start"; }
+                sleep 0.05
+        done
+        fail "periscoped did not take its bus name"
+}
+
+# Starts $DEMO, the demo workload, for MILLISECONDS (killed at exit at the
+# latest): sets work to its pid.
+demo_start() { # milliseconds
+        "$DEMO" -t "$1" &
+        work=$!
+        private_bus_track $work
+}
+
+# Calls a method on the service with busctl: pcall PATH IFACE METHOD SIG ARGS…
+pcall() {
+        local path=$1 iface=$2; shift 2
+        busctl --address="$BUS_ADDRESS" call org.periscope.Profiler1 "$path" "$iface" "$@"
+}

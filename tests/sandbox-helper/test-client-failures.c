@@ -1,0 +1,111 @@
+/* test-client-failures.c: the helper client under a misbehaving helper
+ * (fake-helper through the real bwrap launcher): every hang, crash and
+ * garbage answer costs exactly that file's symbols, with a reason, and the
+ * next file is served by a fresh helper. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "basic.h"
+#include "helper-client.h"
+
+#define CHECK(x) do { if (!(x)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); exit(1); } } while (0)
+
+static int file_with(const char *content) {
+        int fd = memfd_create("test-file", MFD_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(write(fd, content, strlen(content)) == (ssize_t) strlen(content));
+        return fd;
+}
+
+static void expect_ok(HelperClient *c) {
+        _cleanup_close_ int fd = file_with("OK");
+        uint64_t offs[3] = { 1, 2, 3 };
+        HelperSymbols *s = NULL;
+        char *why = NULL;
+        int r = helper_client_symbolize(c, fd, -1, offs, 3, &s, &why);
+        if (r < 0)
+                fprintf(stderr, "valid request failed: %s\n", why);
+        CHECK(r == 0);
+        CHECK(s->n_addresses == 3);
+        for (size_t i = 0; i < 3; i++) {
+                CHECK(s->addresses[i].status == HELPER_ADDRESS_OK);
+                CHECK(s->addresses[i].n_frames == 1);
+                CHECK(strcmp(s->addresses[i].frames[0].name, "ok_function") == 0);
+        }
+        helper_symbols_free(s);
+        free(why);
+}
+
+static void expect_failure(HelperClient *c, const char *mode, const char *reason) {
+        unsigned starts = helper_client_get_starts(c);
+        _cleanup_close_ int fd = file_with(mode);
+        uint64_t off = 0x1000;
+        HelperSymbols *s = NULL;
+        char *why = NULL;
+        int r = helper_client_symbolize(c, fd, -1, &off, 1, &s, &why);
+        fprintf(stderr, "%s: r=%d why=%s\n", mode, r, why ? why : "(null)");
+        CHECK(r == HELPER_CLIENT_FAILED);
+        CHECK(s == NULL);
+        CHECK(why && strncmp(why, "helper failed: ", 15) == 0);
+        CHECK(strstr(why, reason));
+        CHECK(helper_client_get_pid(c) == 0); /* killed and reaped */
+        free(why);
+        /* the next file works, with a new helper */
+        expect_ok(c);
+        CHECK(helper_client_get_starts(c) == starts + 1);
+}
+
+int main(int argc, char **argv) {
+        HelperClientConfig cfg = { .helper_path = getenv("FAKE_HELPER"), .timeout_ms = 1500 };
+        CHECK(cfg.helper_path);
+        HelperClient *c = NULL;
+        CHECK(helper_client_new(&cfg, &c) == 0);
+        expect_ok(c);
+        pid_t first = helper_client_get_pid(c);
+        CHECK(first > 0);
+
+        expect_failure(c, "HANG", "timed out after 1500 ms");
+        CHECK(kill(first, 0) < 0); /* the hung sandbox is gone, not a zombie */
+        #ifdef PERISCOPE_SANITIZED
+        /* the sanitizer runtime catches the SIGSEGV and exits (or aborts) itself */
+        expect_failure(c, "CRASH", getenv("ASAN_OPTIONS") && strstr(getenv("ASAN_OPTIONS"), "abort_on_error=1")
+                                   ? "crashed (signal 6" : "exited with status 1");
+#else
+        expect_failure(c, "CRASH", "crashed (signal 11");
+#endif
+        expect_failure(c, "EXIT", "exited with status 3");
+        expect_failure(c, "GARBAGE", "invalid answer");
+        expect_failure(c, "WRONGID", "invalid answer");
+        expect_failure(c, "WRONGTYPE", "invalid answer");
+        expect_failure(c, "BADUTF8", "invalid answer to SYMBOLIZE");
+        expect_failure(c, "COUNT", "invalid answer to SYMBOLIZE");
+        expect_failure(c, "FRAMES", "invalid answer to SYMBOLIZE");
+        expect_failure(c, "HUGE", "invalid answer to SYMBOLIZE");
+        expect_failure(c, "NOSTATUS", "invalid answer to SYMBOLIZE");
+        expect_failure(c, "EXTRA", "invalid answer to SYMBOLIZE");
+        expect_failure(c, "UNSEALED", "invalid answer");
+
+        /* the helper killed from outside between requests */
+        pid_t p = helper_client_get_pid(c);
+        CHECK(p > 0);
+        kill(p, SIGKILL);
+        usleep(100 * 1000);
+        _cleanup_close_ int fd = file_with("OK");
+        uint64_t off = 1;
+        HelperSymbols *s = NULL;
+        char *why = NULL;
+        int r = helper_client_symbolize(c, fd, -1, &off, 1, &s, &why);
+        fprintf(stderr, "killed: r=%d why=%s\n", r, why ? why : "-");
+        CHECK(r == HELPER_CLIENT_FAILED && strstr(why, "helper failed"));
+        free(why);
+        expect_ok(c);
+
+        helper_client_free(c);
+        printf("client failures: ok\n");
+        return 0;
+}

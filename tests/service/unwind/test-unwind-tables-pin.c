@@ -1,0 +1,107 @@
+/* test-unwind-tables-pin.c: an unwind table is compiled only from a file
+ * that is the one the kernel mapped. A pin whose device/inode could not be
+ * checked (an MMAP2 with only a build-id, its process gone, the file opened
+ * by path after an upgrade) must carry the mapping's build-id: from the
+ * right file the daemon's UnwindTables compile a table through the real
+ * sandboxed helper; from a file with another build-id they refuse, decide
+ * it for good (peek says "known, no table", so samples do not queue
+ * forever) and leave the right file's table alone.
+ *
+ *   test-unwind-tables-pin MAPPED-BINARY OTHER-BINARY */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "basic.h"
+#include "helper-client.h"
+#include "test-check.h"
+#include "unwind-tables.h"
+
+/* A pin as pinned_files_pin_mapping() leaves it when it fell back to the
+ * path with nothing to check the file against. */
+static PinnedFile unchecked_pin(const char *path, int fd) {
+        struct stat st = {};
+        (void) fstat(fd, &st);
+        return (PinnedFile) { .dev = st.st_dev, .inode = st.st_ino, .fd = fd, .path = (char *) path,
+                              .how = PINNED_VIA_PATH, .identity_checked = false };
+}
+
+static ProcessMapping mapping_of(PinnedFile *pin, const uint8_t *build_id, size_t build_id_size) {
+        ProcessMapping m = { .start = 0x400000, .end = 0x800000, .pgoff = 0,
+                             .dev_major = major(pin->dev), .dev_minor = minor(pin->dev), .inode = pin->inode,
+                             .build_id_size = (uint8_t) build_id_size, .filename = pin->path, .pinned = pin };
+        memcpy(m.build_id, build_id, build_id_size);
+        return m;
+}
+
+int main(int argc, char **argv) {
+        if (argc != 3) {
+                fprintf(stderr, "usage: %s MAPPED-BINARY OTHER-BINARY\n", argv[0]);
+                return 2;
+        }
+        _cleanup_close_ int mapped_fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+        _cleanup_close_ int other_fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+        if (mapped_fd < 0 || other_fd < 0) {
+                fprintf(stderr, "FAIL: cannot open %s or %s\n", argv[1], argv[2]);
+                return 1;
+        }
+
+        /* The build-id the kernel would report for MAPPED-BINARY. */
+        _cleanup_(helper_client_freep) HelperClient *helper = NULL;
+        HelperIdentity id;
+        _cleanup_free_ char *why = NULL;
+        if (helper_client_new(NULL, &helper) < 0 || helper_client_identify(helper, mapped_fd, 0, &id, &why) < 0 ||
+            id.build_id_size == 0 || id.build_id_size > 20) {
+                fprintf(stderr, "FAIL: the helper cannot identify %s (%s); is PERISCOPE_HELPER set?\n", argv[1],
+                        why ? why : "no build-id");
+                return 1;
+        }
+
+        UnwindTables *tables = NULL;
+        CHECK(unwind_tables_new(NULL, &tables) >= 0);
+        if (!tables)
+                return 1;
+
+        /* The right file: a table, and the check is remembered. */
+        PinnedFile right = unchecked_pin(argv[1], mapped_fd);
+        ProcessMapping m_right = mapping_of(&right, id.build_id, id.build_id_size);
+        bool known = true;
+        CHECK(unwind_tables_peek(tables, &m_right, &known) == NULL && !known);
+        const UnwindTable *t_right = unwind_tables_get(tables, 1, &m_right);
+        CHECK(t_right != NULL);
+        CHECK(right.build_id_check == PINNED_BUILD_ID_MATCHES);
+        CHECK(unwind_tables_peek(tables, &m_right, &known) == t_right && known);
+
+        /* Another file under the mapped file's build-id: refused for good. */
+        PinnedFile wrong = unchecked_pin(argv[2], other_fd);
+        ProcessMapping m_wrong = mapping_of(&wrong, id.build_id, id.build_id_size);
+        uint64_t failed_before = unwind_tables_get_stats(tables).failed;
+        CHECK(unwind_tables_get(tables, 1, &m_wrong) == NULL);
+        CHECK(wrong.build_id_check == PINNED_BUILD_ID_DIFFERS);
+        CHECK(unwind_tables_get_stats(tables).failed == failed_before + 1);
+        known = false;
+        CHECK(unwind_tables_peek(tables, &m_wrong, &known) == NULL && known);
+        CHECK(unwind_tables_get(tables, 1, &m_wrong) == NULL);
+        CHECK(unwind_tables_get_stats(tables).failed == failed_before + 1); /* asked the helper once */
+
+        /* A pin whose identity was checked by device/inode needs no build-id. */
+        PinnedFile checked = unchecked_pin(argv[2], other_fd);
+        checked.identity_checked = true;
+        ProcessMapping m_checked = mapping_of(&checked, (const uint8_t *) "\1\2\3\4", 4);
+        m_checked.start = 0x1000000;
+        m_checked.end = 0x1400000;
+        CHECK(unwind_tables_get(tables, 1, &m_checked) != NULL);
+        CHECK(checked.build_id_check == PINNED_BUILD_ID_UNCHECKED);
+
+        /* The right file's table is untouched. */
+        CHECK(unwind_tables_peek(tables, &m_right, &known) == t_right && known);
+
+        unwind_tables_free(tables);
+        if (failures)
+                return 1;
+        printf("ok: unwind tables come only from a file with the mapped build-id\n");
+        return 0;
+}
