@@ -106,6 +106,9 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
                                     "lost-samples", "t", st->lost_samples, "bytes", "t", st->bytes, "processes", "u",
                                     (uint32_t) st->processes, "pinned-files", "u", (uint32_t) st->pinned_files,
                                     "bad-records", "t", st->bad_records);
+        if (ret >= 0)
+                ret = sd_bus_message_append(m, "{sv}", "helper-failures", "u",
+                                            (uint32_t) (st->helper_failures > UINT32_MAX ? UINT32_MAX : st->helper_failures));
         if (ret >= 0 && st->follows_container)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "joined-processes", "u", st->joined_processes,
                                             "container-stopped", "b", (int) st->container_stopped);

@@ -14,7 +14,8 @@
  * /.periscope/pinned-files (one line per file:
  * "major:minor inode how checked|unchecked path"), so a report can
  * say where each file's symbols came from. */
-static int stage_pinned_files(const RecordingStageInput *in, RecordingStageProgress progress, void *userdata) {
+static int stage_pinned_files(const RecordingStageInput *in, RecordingStageResults *results,
+                              RecordingStageProgress progress, void *userdata) {
         size_t n = pinned_files_get_n(in->pinned);
         size_t size = 0, allocated = 0;
         _cleanup_free_ char *buf = NULL;
@@ -60,7 +61,8 @@ static void symbolize_progress(uint64_t done, uint64_t total, void *userdata) {
 
 /* Names every address the recording noted and embeds the symbol tables in
  * its capture (option "symbolize"; skipped when off). */
-static int stage_symbolize(const RecordingStageInput *in, RecordingStageProgress progress, void *userdata) {
+static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults *results,
+                           RecordingStageProgress progress, void *userdata) {
         if (!in->options->symbolize || !in->writer || !in->addresses)
                 return 0;
         SymbolizeStageInput si = {
@@ -79,6 +81,7 @@ static int stage_symbolize(const RecordingStageInput *in, RecordingStageProgress
         int r = symbolize_stage_run(&si, symbolize_progress, &p, &st, &msec);
         if (r < 0)
                 return r;
+        results->helper_failures += st.helper_failures;
         log_recording(LOG_INFO, in->recording_id,
                       "symbolized %llu addresses (%llu named, %llu unresolved) in %llu files, %llu debug files, "
                       "%llu helper failures, %lld ms",

@@ -32,12 +32,18 @@ typedef struct RecordingStageInput {
         HelperClientConfig helper;
 } RecordingStageInput;
 
+/* What stages report back, summed over the stages. */
+typedef struct RecordingStageResults {
+        uint64_t helper_failures;     /* files the sandboxed helper failed on */
+} RecordingStageResults;
+
 /* A stage's progress (Progress(stage, done, total) on D-Bus). */
 typedef void (*RecordingStageProgress)(const char *stage, uint64_t done, uint64_t total, void *userdata);
 
 typedef struct RecordingStage {
         const char *name;          /* Progress's stage argument */
-        int (*run)(const RecordingStageInput *in, RecordingStageProgress progress, void *userdata);
+        int (*run)(const RecordingStageInput *in, RecordingStageResults *results, RecordingStageProgress progress,
+                   void *userdata);
 } RecordingStage;
 
 extern const RecordingStage recording_stages[];

@@ -487,6 +487,16 @@ static int recording_watch_targets(Recording *r) {
 
 /* ---- the end sequence ---- */
 
+/* Files the sandboxed helper failed on during this recording: in its
+ * post-stop stages, and compiling unwind tables (the daemon's tables are
+ * shared: what failed while this recording ran). */
+static uint64_t recording_helper_failures(const Recording *r) {
+        uint64_t n = r->stage_results.helper_failures;
+        if (r->unwind_tables)
+                n += unwind_tables_get_stats(r->unwind_tables).helper_failures - r->unwind_helper_failures_start;
+        return n;
+}
+
 static void recording_write_stats(Recording *r) {
         char buf[1024];
         int64_t now = now_monotonic_ns();
@@ -499,7 +509,7 @@ static void recording_write_stats(Recording *r) {
                            "pinned_files=%zu\npin_failures=%llu\naddresses=%zu\nreason=%s\nduration_ns=%lld\n"
                            "unwind=%s\nkernel=%s\nunwound_samples=%llu\nunwound_frames=%llu\n"
                            "unwind_fp_frames=%llu\nunwind_ends=%llu\nunwind_stops_early=%llu\n"
-                           "spilled_records=%llu\n",
+                           "spilled_records=%llu\nhelper_failures=%llu\n",
                            (unsigned long long) r->samples, (unsigned long long) r->lost_samples,
                            (unsigned long long) r->bad_records, n_pids, pinned_files_get_n(r->pinned),
                            (unsigned long long) pinned_files_get_failures(r->pinned), n_addrs,
@@ -509,7 +519,8 @@ static void recording_write_stats(Recording *r) {
                            (unsigned long long) r->unwinder.stats.fp_frames,
                            (unsigned long long) r->unwinder.stats.stops[UNWIND_STOP_END],
                            (unsigned long long) (r->unwinder.stats.samples - r->unwinder.stats.stops[UNWIND_STOP_END]),
-                           (unsigned long long) r->spill.spilled_records);
+                           (unsigned long long) r->spill.spilled_records,
+                           (unsigned long long) recording_helper_failures(r));
         /* Why user stacks ended, one line per reason ("unwind_stop_no_info=3"). */
         for (int i = 0; i < _UNWIND_STOP_MAX && len > 0 && (size_t) len < sizeof(buf); i++)
                 if (r->unwinder.stats.stops[i] > 0)
@@ -570,7 +581,7 @@ static void recording_run_stages(Recording *r) {
         };
         for (; r->stage < recording_n_stages; r->stage++) {
                 const RecordingStage *st = &recording_stages[r->stage];
-                int ret = st->run(&in, recording_stage_progress, r);
+                int ret = st->run(&in, &r->stage_results, recording_stage_progress, r);
                 if (ret < 0)
                         log_recording(LOG_WARNING, r->id, "stage %s failed: %s", st->name, strerror(-ret));
         }
@@ -799,6 +810,8 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         r->check_owner = setup->check_owner;
         r->event = sd_event_ref(setup->event);
         r->unwind_tables = setup->unwind_tables;
+        if (r->unwind_tables)
+                r->unwind_helper_failures_start = unwind_tables_get_stats(r->unwind_tables).helper_failures;
         r->helper = setup->helper;
         r->observer = setup->observer;
         r->observer_userdata = setup->observer_userdata;
@@ -906,6 +919,7 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
                 .samples = r->samples,
                 .lost_samples = r->lost_samples,
                 .bad_records = r->bad_records,
+                .helper_failures = recording_helper_failures(r),
                 .bytes = r->writer ? capture_writer_get_bytes(r->writer) : r->final_bytes,
                 .processes = n_pids,
                 .pinned_files = pinned_files_get_n(r->pinned),

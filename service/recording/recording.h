@@ -27,6 +27,7 @@
 #include "pinned-files.h"
 #include "process-maps.h"
 #include "recording-options.h"
+#include "recording-stages.h"
 #include "resolver.h"
 #include "sample-unwind.h"
 
@@ -125,7 +126,9 @@ struct Recording {
         uint64_t samples;
         uint64_t lost_samples;
         uint64_t bad_records;      /* malformed records from the kernel, dropped */
-        PerfSpill spill;           /* records moved out of the rings while the helper worked */
+        PerfSpill spill;
+        RecordingStageResults stage_results;  /* what the post-stop stages reported */
+        uint64_t unwind_helper_failures_start; /* the shared tables' count when the recording began */           /* records moved out of the rings while the helper worked */
         bool draining;             /* reading the rings or the spill right now */
         bool replaying;            /* reading the spill right now */
         SampleUnwinder unwinder;   /* dwarf/auto: tables, queue and counters */
@@ -146,6 +149,7 @@ typedef struct RecordingStats {
         RecordingEndReason reason;
         const char *error_message; /* NULL unless it failed */
         uint64_t samples, lost_samples, bad_records, bytes;
+        uint64_t helper_failures;  /* files the sandboxed helper failed on (tables and symbols) */
         size_t processes, pinned_files;
         bool follows_container;    /* option "container": the two below mean something */
         unsigned joined_processes;

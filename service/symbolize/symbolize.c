@@ -68,7 +68,7 @@ static void hex(char *out, const uint8_t *p, size_t n) {
 
 /* Provenance of every mapping of this file that had samples. */
 static int add_provenance(SymbolTableBuilder *b, const WorkItem *items, size_t n, const HelperIdentity *id,
-                          const DebugFile *df, const char *failure) {
+                          const DebugFile *df, const char *failure, bool helper_failed) {
         char bid[2 * HELPER_MAX_BUILD_ID + 1] = "";
         if (id && id->build_id_size > 0)
                 hex(bid, id->build_id, id->build_id_size);
@@ -97,7 +97,8 @@ static int add_provenance(SymbolTableBuilder *b, const WorkItem *items, size_t n
                         .method = method,
                         .verdict = verdict,
                         .build_id = bid[0] ? bid : NULL,
-                        .flags = m->verified ? SYMBOL_MAPPING_VERIFIED : 0,
+                        .flags = (m->verified ? SYMBOL_MAPPING_VERIFIED : 0) |
+                                 (helper_failed ? SYMBOL_MAPPING_HELPER_FAILED : 0),
                 };
                 int r = symbol_table_builder_add_mapping(b, &sm);
                 if (r < 0)
@@ -137,7 +138,8 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
         _cleanup_free_ char *why = NULL;
         int r = helper_client_identify(c, fd, 0, &id, &why);
         if (r < 0) {
-                if (r == HELPER_CLIENT_FAILED)
+                bool helper_failed = r == HELPER_CLIENT_FAILED;
+                if (helper_failed)
                         st->helper_failures++;
                 _cleanup_free_ char *reason = NULL;
                 if (asprintf(&reason, "%s%s", r == HELPER_CLIENT_FAILED ? "" : "not a readable ELF file: ",
@@ -146,7 +148,7 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 for (size_t i = 0; i < n; i++)
                         if ((r = add_unresolved(b, st, items[i].addr, reason)) < 0)
                                 return r;
-                return add_provenance(b, items, n, NULL, NULL, reason);
+                return add_provenance(b, items, n, NULL, NULL, reason, helper_failed);
         }
 
         /* the kernel saw a build-id at mmap time: the pinned file must carry it */
@@ -159,7 +161,7 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 for (size_t k = 0; k < n; k++)
                         if ((r = add_unresolved(b, st, items[k].addr, reason)) < 0)
                                 return r;
-                return add_provenance(b, items, n, &id, NULL, reason);
+                return add_provenance(b, items, n, &id, NULL, reason, false);
         }
 
         DebugFile df = { .fd = -1 };
@@ -218,14 +220,15 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 r = helper_client_symbolize(c, fd, -1, offsets, n_offsets, &syms, &why);
         }
         if (r < 0) {
-                if (r == HELPER_CLIENT_FAILED)
+                bool helper_failed = r == HELPER_CLIENT_FAILED;
+                if (helper_failed)
                         st->helper_failures++;
                 for (size_t i = 0; i < n && r != -ENOMEM; i++)
                         if (add_unresolved(b, st, items[i].addr, why ? why : strerror(-r)) < 0) {
                                 debug_file_clear(&df);
                                 return -ENOMEM;
                         }
-                int k = add_provenance(b, items, n, &id, &df, why ? why : strerror(-r));
+                int k = add_provenance(b, items, n, &id, &df, why ? why : strerror(-r), helper_failed);
                 debug_file_clear(&df);
                 return k;
         }
@@ -236,7 +239,7 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                         return r;
                 }
         }
-        r = add_provenance(b, items, n, &id, &df, NULL);
+        r = add_provenance(b, items, n, &id, &df, NULL, false);
         debug_file_clear(&df);
         return r;
 }

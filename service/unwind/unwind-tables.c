@@ -100,6 +100,8 @@ static bool pin_build_id_matches(UnwindTables *t, const ProcessMapping *m) {
                 bool same = r >= 0 && id.build_id_size == m->build_id_size &&
                             memcmp(id.build_id, m->build_id, m->build_id_size) == 0;
                 pin->build_id_check = same ? PINNED_BUILD_ID_MATCHES : PINNED_BUILD_ID_DIFFERS;
+                if (r == HELPER_CLIENT_FAILED)
+                        t->stats.helper_failures++;
                 if (!same) {
                         log_warning("no unwind table for %s: %s", m->filename ? m->filename : "?",
                                 r < 0 ? (why ? why : strerror(-r))
@@ -155,6 +157,8 @@ const UnwindTable *unwind_tables_get(UnwindTables *t, int32_t pid, const Process
                 else
                         r = helper_client_compile_unwind(t->helper, m->pinned->fd, NULL, 0, &blob, &size, &why);
         }
+        if (r == HELPER_CLIENT_FAILED)
+                t->stats.helper_failures++;
         if (r < 0 && r != -ENODATA)
                 log_warning("no unwind table for %s: %s", m->filename ? m->filename : "?",
                         why ? why : strerror(-r));

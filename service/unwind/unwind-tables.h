@@ -18,6 +18,7 @@ typedef struct UnwindTables UnwindTables;
 typedef struct UnwindTablesStats {
         uint64_t compiled;         /* tables compiled and validated */
         uint64_t failed;           /* files without a table (no CFI, helper failure, invalid answer) */
+        uint64_t helper_failures;  /* of those, the helper failed (crashed, hung, could not start) */
         uint64_t bytes;            /* bytes of tables held */
 } UnwindTablesStats;
 

@@ -5,7 +5,7 @@
 # its fd limit is lowered, every other fd is closed): no helper failure in
 # the daemon's log or the capture, the program's functions named, its stacks
 # whole.
-. "$(dirname "$0")/private-bus.sh"
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${MANY_MAPS:?}"
 private_bus_start
 periscoped_start
