@@ -92,7 +92,7 @@ def folded_by_pid(capture):
     for line in p.stdout.splitlines():
         stack, _, n = line.rpartition(" ")
         frames = stack.split(";")
-        m = re.match(r"(.*) \(pid (\d+)\)$", frames[0])
+        m = re.match(r"(.*) \(pid (-?\d+)\)$", frames[0])
         if m:
             pid = int(m.group(2))
             by_pid.setdefault(pid, []).append((frames[1:], int(n)))

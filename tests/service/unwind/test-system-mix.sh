@@ -80,7 +80,7 @@ by_pid, by_comm = {}, {}
 for line in open(folded):
     stack, _, count = line.rstrip("\n").rpartition(" ")
     frames = stack.split(";")
-    m = re.match(r"(.*) \(pid (\d+)\)$", frames[0])
+    m = re.match(r"(.*) \(pid (-?\d+)\)$", frames[0])
     if not m:
         sys.exit(f"FAIL: no process root frame in: {line[:200]}")
     entry = (frames[1:], int(count))
