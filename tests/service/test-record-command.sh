@@ -19,3 +19,16 @@ set -e
 [ $st = 7 ] || fail "exit status $st, the command exited 7"
 "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/false.syscap" readable --min-samples 0 --reason command-exited
 echo "ok: exit status is the command's"
+
+# -p PID… ends when every recorded process has exited (as perf record -p),
+# with reason targets-exited; the capture is complete.
+"$DEMO" -t 600 & a=$!
+"$DEMO" -t 1200 & b=$!
+private_bus_track $a $b
+st=0
+timeout 60 "$PERISCOPE" record --address "$BUS_ADDRESS" -p $a,$b -o "$TEST_TMP/p.syscap" 2>"$TEST_TMP/p.err" || st=$?
+cat "$TEST_TMP/p.err"
+[ $st = 0 ] || fail "record -p exited $st when its processes ended (124: it never ended)"
+grep -q "(ended: targets-exited)" "$TEST_TMP/p.err" || fail "record -p did not end with reason targets-exited"
+"$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/p.syscap" readable --min-samples 50 --reason targets-exited
+echo "ok: -p ends when every recorded process exited"
