@@ -2,7 +2,8 @@
 # run-system-bench.sh: whole-system recording at 999 Hz while a mix of real
 # programs runs (a deep chain without frame pointers, Debian's python3, a
 # static binary, a 4-thread program, a Go program and an exec storm of 2000
-# short-lived processes with 50 ms programs among them), in one run, for:
+# short-lived processes of 300 distinct binaries with 50 ms programs among
+# them), in one run, for:
 #   periscope   periscoped on a private system bus, `periscope record --system`
 #   perf        `perf record -a --call-graph dwarf` + `perf report`
 #   sysprof     `sysprof-cli` through Sysprof 3.46's sysprofd (frame pointers)
@@ -43,12 +44,17 @@ private_bus_wait_name org.periscope.Profiler1 10 $daemon || { cat "$tmp/periscop
 
 GOCACHE=$tmp/gocache GOPATH=$tmp/gopath go build -o "$tmp/go-chain" "$top/tests/service/unwind/workloads/go-chain.go"
 cp "$build/tests/service/unwind/unwind-workload-deep" "$tmp/short-deep"
+mkdir "$tmp/bin"
+for i in $(seq 300); do
+        cp "$tmp/short-deep" "$tmp/bin/p$i"
+        printf 'distinct %d' "$i" >>"$tmp/bin/p$i"
+done
 
 python3 - "$top" "$build" "$tmp" "$secs" "$daemon" "${SYSPROF_REASON:-}" <<'PY'
 import os, re, signal, subprocess, sys, time
 top, build, tmp, secs, daemon, sysprof_reason = sys.argv[1:]
 secs, daemon = int(secs), int(daemon)
-U = f"{build}/tests/unwind"
+U = f"{build}/tests/service/unwind"
 C_ROOTS = {"_start", "_dl_start_user", "__clone3", "clone3", "start_thread"}
 GO_ROOTS = {"runtime.goexit.abi0", "runtime.clone.abi0", "runtime.rt0_go.abi0", "runtime.mstart.abi0",
             "runtime.goexit", "runtime.clone", "runtime.rt0_go", "runtime.mstart"}
@@ -62,7 +68,11 @@ def start_mix():
         "Go": [f"{tmp}/go-chain", "600"],
     }
     procs = {name: subprocess.Popen(argv, stdout=subprocess.DEVNULL) for name, argv in long.items()}
-    storm = subprocess.Popen(["bash", "-c", f"""for i in $(seq 2000); do /bin/true;
+    # 2000 short-lived processes: 300 distinct binaries (copies that differ
+    # in content, so each is its own file to pin and table to compile), the
+    # rest /bin/true, and a 50 ms program after every 10 of the first 200
+    storm = subprocess.Popen(["bash", "-c", f"""for i in $(seq 2000); do
+        if [ $i -le 300 ]; then {tmp}/bin/p$i 1; else /bin/true; fi
         [ $((i % 10)) = 0 ] && [ $i -le 200 ] && {tmp}/short-deep 50; done"""])
     return procs, storm
 
