@@ -91,7 +91,12 @@ def check_pid(pid):
 
     since = None
     if os.environ.get("SINCE_EXEC"):
-        execs = [f["time"] for f in frames if f["type"] == "PROCESS" and f["pid"] == pid and os.path.basename(f["cmdline"].split(" ")[0]) == os.path.basename(mapped)]
+        # the program's command line, or, for a process caught while it
+        # exec'd (its /proc cmdline not readable yet), the kernel's "[comm]"
+        # (comm is cut to 15 characters)
+        prog = os.path.basename(mapped)
+        execs = [f["time"] for f in frames if f["type"] == "PROCESS" and f["pid"] == pid and
+                 (os.path.basename(f["cmdline"].split(" ")[0]) == prog or f["cmdline"] == "[%s]" % prog[:15])]
         if not execs:
             fail("pid %d: no PROCESS frame running %s" % (pid, mapped))
         since = max(execs)
