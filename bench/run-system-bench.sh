@@ -55,9 +55,10 @@ import os, re, signal, subprocess, sys, time
 top, build, tmp, secs, daemon, sysprof_reason = sys.argv[1:]
 secs, daemon = int(secs), int(daemon)
 U = f"{build}/tests/service/unwind"
-C_ROOTS = {"_start", "_dl_start_user", "__clone3", "clone3", "start_thread"}
-GO_ROOTS = {"runtime.goexit.abi0", "runtime.clone.abi0", "runtime.rt0_go.abi0", "runtime.mstart.abi0",
-            "runtime.goexit", "runtime.clone", "runtime.rt0_go", "runtime.mstart"}
+sys.path.insert(0, f"{top}/tests/lib")
+from folded import C_ROOTS, GO_ROOTS, by_process
+# perf script names Go's assembly functions without the ABI suffix
+GO_ROOTS = GO_ROOTS | {r.removesuffix(".abi0") for r in GO_ROOTS}
 
 def start_mix():
     long = {
@@ -98,15 +99,7 @@ def shares(stacks_by_pid, procs, short_pids):
 def folded_by_pid(capture):
     p = subprocess.run([f"{build}/cli/periscope", "report", "--folded", "--process-root", capture],
                        capture_output=True, text=True)
-    by_pid, comm = {}, {}
-    for line in p.stdout.splitlines():
-        stack, _, n = line.rpartition(" ")
-        frames = stack.split(";")
-        m = re.match(r"(.*) \(pid (-?\d+)\)$", frames[0])
-        if m:
-            pid = int(m.group(2))
-            by_pid.setdefault(pid, []).append((frames[1:], int(n)))
-            comm[pid] = m.group(1)
+    by_pid, comm, _ = by_process(p.stdout.splitlines())
     return by_pid, comm
 
 def proc_cpu_ns(pid):

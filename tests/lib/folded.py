@@ -22,3 +22,28 @@ def stacks(path, containing=None):
         frames = text.split(";")
         if containing is None or containing in frames:
             yield Stack(line, text, frames, [f for f in frames if not f.endswith("[kernel]")], int(count))
+
+
+# Where a thread's stack begins: the program's _start (or ld.so's
+# _dl_start_user), a thread's clone; Go's goroutine and M starts.
+C_ROOTS = {"_start", "_dl_start_user", "__clone3", "clone3", "start_thread"}
+GO_ROOTS = {"runtime.goexit.abi0", "runtime.clone.abi0", "runtime.rt0_go.abi0", "runtime.mstart.abi0"}
+
+
+def by_process(lines):
+    """Groups the lines of `periscope report --folded --process-root` by
+    their root frame "comm (pid N)": returns ({pid: [(frames, count)]},
+    {pid: comm}, [lines without a process root]); frames exclude the root."""
+    import re
+    by_pid, comm_of, rootless = {}, {}, []
+    for line in lines:
+        text, _, count = line.rstrip("\n").rpartition(" ")
+        frames = text.split(";")
+        m = re.match(r"(.*) \(pid (-?\d+)\)$", frames[0])
+        if not m:
+            rootless.append(line)
+            continue
+        pid = int(m.group(2))
+        by_pid.setdefault(pid, []).append((frames[1:], int(count)))
+        comm_of[pid] = m.group(1)
+    return by_pid, comm_of, rootless

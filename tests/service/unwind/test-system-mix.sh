@@ -74,21 +74,13 @@ fi
 #    stack of vdso calls (time.now): the goroutine's frames are not in the
 #    copied stack, as for any unwinder.
 "$PYTHON" - "$TEST_TMP/folded" $deep $py $static $threads $gochain <<'PY' || fail "whole-system stacks are not whole"
-import re, sys
+import sys
+from folded import C_ROOTS, GO_ROOTS, by_process
 folded, deep, py, static, threads, gochain = sys.argv[1], *map(int, sys.argv[2:])
-by_pid, by_comm = {}, {}
-for line in open(folded):
-    stack, _, count = line.rstrip("\n").rpartition(" ")
-    frames = stack.split(";")
-    m = re.match(r"(.*) \(pid (-?\d+)\)$", frames[0])
-    if not m:
-        sys.exit(f"FAIL: no process root frame in: {line[:200]}")
-    entry = (frames[1:], int(count))
-    by_pid.setdefault(int(m.group(2)), []).append(entry)
-    by_comm.setdefault(m.group(1), []).append(entry)
+by_pid, comm_of, rootless = by_process(open(folded))
+if rootless:
+    sys.exit(f"FAIL: no process root frame in: {rootless[0][:200]}")
 
-C_ROOTS = {"_start", "_dl_start_user", "__clone3", "clone3", "start_thread"}
-GO_ROOTS = {"runtime.goexit.abi0", "runtime.clone.abi0", "runtime.rt0_go.abi0", "runtime.mstart.abi0"}
 GO_OTHER_STACKS = {"runtime.sigtramp.abi0", "runtime.sigreturn.abi0", "time.now"}
 EXEC = {"load_elf_binary [kernel]", "begin_new_exec [kernel]", "bprm_execve [kernel]"}
 ok = True
@@ -116,7 +108,7 @@ def check(label, stacks, names, min_pct, min_samples, go=False):
         for n, stack in sorted(missing, reverse=True)[:8]:
             print(f"    {n:5d}  {stack}")
 
-short = by_comm.get("short-deep", [])
+short = [e for pid, c in comm_of.items() if c == "short-deep" for e in by_pid[pid]]
 # whole stacks ...
 check("deep no-frame-pointer chain", by_pid.get(deep, []), C_ROOTS, 99, 20)
 check("Debian's python3 (stripped)", by_pid.get(py, []), C_ROOTS, 95, 20)
