@@ -11,7 +11,7 @@
  *     and for each mapping which file was used, how it was found and how its
  *     identity was verified.
  *
- * Writer side: the service's symbolizer fills a SymbolTableBuilder and calls
+ * Writer side: the service's symbolize stage fills a SymbolTableBuilder and calls
  * symbol_table_builder_write(). Reader side: symbol_table_load() prefers the
  * Periscope table and falls back to "__symbols__" (captures from Sysprof).
  * Every length, count and offset read from a capture is checked; a malformed

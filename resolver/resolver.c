@@ -24,14 +24,14 @@ typedef struct Pin {
         int fd;
 } Pin;
 
-typedef struct ProcessSnapshot {
+typedef struct RememberedProcess {
         pid_t pid;
         MountTable *mounts;            /* NULL when unreadable */
         ContainerInfo info;
         PodmanContainer *podman;       /* NULL unless a Podman container with readable storage */
         PodmanStorage *storage;        /* borrowed from Resolver.storages */
         bool described;                /* resolver_first_description() was true once */
-} ProcessSnapshot;
+} RememberedProcess;
 
 typedef struct StorageEntry {
         uid_t uid;
@@ -41,7 +41,7 @@ typedef struct StorageEntry {
 struct Resolver {
         Pin *pins;
         size_t n_pins;
-        ProcessSnapshot **procs;
+        RememberedProcess **procs;
         size_t n_procs;
         StorageEntry *storages;
         size_t n_storages;
@@ -124,7 +124,7 @@ int resolver_new(Resolver **ret) {
         return 0;
 }
 
-static void snapshot_free(ProcessSnapshot *p) {
+static void remembered_process_free(RememberedProcess *p) {
         if (!p)
                 return;
         mount_table_free(p->mounts);
@@ -133,8 +133,8 @@ static void snapshot_free(ProcessSnapshot *p) {
         free(p);
 }
 
-static void snapshot_freep(ProcessSnapshot **p) {
-        snapshot_free(*p);
+static void remembered_process_freep(RememberedProcess **p) {
+        remembered_process_free(*p);
 }
 
 Resolver *resolver_free(Resolver *r) {
@@ -144,7 +144,7 @@ Resolver *resolver_free(Resolver *r) {
                 safe_close(r->pins[i].fd);
         free(r->pins);
         for (size_t i = 0; i < r->n_procs; i++)
-                snapshot_free(r->procs[i]);
+                remembered_process_free(r->procs[i]);
         free(r->procs);
         for (size_t i = 0; i < r->n_storages; i++)
                 podman_storage_free(r->storages[i].storage);
@@ -188,7 +188,7 @@ int resolver_add_pin(Resolver *r, unsigned dev_major, unsigned dev_minor, uint64
         return 0;
 }
 
-/* ---- snapshots ------------------------------------------------------- */
+/* ---- remembered processes------------------------------------------------------ */
 
 static PodmanStorage *storage_for_uid(Resolver *r, uid_t uid) {
         for (size_t i = 0; i < r->n_storages; i++)
@@ -205,18 +205,18 @@ static PodmanStorage *storage_for_uid(Resolver *r, uid_t uid) {
         return s;
 }
 
-static ProcessSnapshot *find_snapshot(Resolver *r, pid_t pid) {
+static RememberedProcess *find_remembered(Resolver *r, pid_t pid) {
         for (size_t i = 0; i < r->n_procs; i++)
                 if (r->procs[i]->pid == pid)
                         return r->procs[i];
         return NULL;
 }
 
-int resolver_snapshot_process(Resolver *r, pid_t pid) {
-        if (find_snapshot(r, pid))
+int resolver_remember_process(Resolver *r, pid_t pid) {
+        if (find_remembered(r, pid))
                 return 0;
-        _cleanup_(snapshot_freep) ProcessSnapshot *p = NULL;
-        ProcessSnapshot *tmp = calloc(1, sizeof(*tmp));
+        _cleanup_(remembered_process_freep) RememberedProcess *p = NULL;
+        RememberedProcess *tmp = calloc(1, sizeof(*tmp));
         if (!tmp)
                 return -ENOMEM;
         p = tmp;
@@ -242,7 +242,7 @@ int resolver_snapshot_process(Resolver *r, pid_t pid) {
                         }
                 }
         }
-        ProcessSnapshot **np = realloc(r->procs, (r->n_procs + 1) * sizeof(*np));
+        RememberedProcess **np = realloc(r->procs, (r->n_procs + 1) * sizeof(*np));
         if (!np)
                 return -ENOMEM;
         r->procs = np;
@@ -266,9 +266,9 @@ int resolver_describe_container(Resolver *r, ContainerInfo *info) {
 }
 
 bool resolver_first_description(Resolver *r, pid_t pid) {
-        if (resolver_snapshot_process(r, pid) < 0)
+        if (resolver_remember_process(r, pid) < 0)
                 return false;
-        ProcessSnapshot *p = find_snapshot(r, pid);
+        RememberedProcess *p = find_remembered(r, pid);
         if (p->described)
                 return false;
         p->described = true;
@@ -276,16 +276,16 @@ bool resolver_first_description(Resolver *r, pid_t pid) {
 }
 
 const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid) {
-        if (resolver_snapshot_process(r, pid) < 0)
+        if (resolver_remember_process(r, pid) < 0)
                 return NULL;
-        return &find_snapshot(r, pid)->info;
+        return &find_remembered(r, pid)->info;
 }
 
 int resolver_get_podman(Resolver *r, pid_t pid, PodmanStorage **ret_storage, const PodmanContainer **ret_container) {
-        int k = resolver_snapshot_process(r, pid);
+        int k = resolver_remember_process(r, pid);
         if (k < 0)
                 return k;
-        ProcessSnapshot *p = find_snapshot(r, pid);
+        RememberedProcess *p = find_remembered(r, pid);
         if (!p->podman || !p->storage)
                 return -ENOENT;
         *ret_storage = p->storage;
@@ -298,12 +298,12 @@ void resolver_log(Resolver *r, const char *message) {
 }
 
 int resolver_get_layers(Resolver *r, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n) {
-        int k = resolver_snapshot_process(r, pid);
+        int k = resolver_remember_process(r, pid);
         *ret_paths = NULL;
         *ret_n = 0;
         if (k < 0)
                 return k;
-        ProcessSnapshot *p = find_snapshot(r, pid);
+        RememberedProcess *p = find_remembered(r, pid);
         if (!p->podman)
                 return 0;
         char (*paths)[RESOLVER_PATH_MAX] = calloc(p->podman->n_layers, RESOLVER_PATH_MAX);
@@ -544,7 +544,7 @@ static int try_proc_root(Attempt *a, pid_t pid, const char *path, int *ret_fd) {
 
 /* Host path for (mount entry of another namespace, rest): a host mount of
  * the same device whose root contains the entry's root. */
-static int try_mount(Attempt *a, ProcessSnapshot *p, const char *path, int *ret_fd) {
+static int try_mount(Attempt *a, RememberedProcess *p, const char *path, int *ret_fd) {
         const char *rest = NULL;
         const MountEntry *e = p->mounts ? mount_table_find_by_path(p->mounts, path, &rest) : NULL;
         if (!e) {
@@ -597,7 +597,7 @@ static int try_mount(Attempt *a, ProcessSnapshot *p, const char *path, int *ret_
         return result;
 }
 
-static int try_podman(Attempt *a, ProcessSnapshot *p, const char *path, int *ret_fd, bool need_identity) {
+static int try_podman(Attempt *a, RememberedProcess *p, const char *path, int *ret_fd, bool need_identity) {
         if (p->info.engine != CONTAINER_ENGINE_PODMAN)
                 return 0;
         if (!p->podman) {
@@ -647,7 +647,7 @@ static int try_podman(Attempt *a, ProcessSnapshot *p, const char *path, int *ret
         return 0;
 }
 
-static int try_flatpak(Attempt *a, ProcessSnapshot *p, const char *path, int *ret_fd) {
+static int try_flatpak(Attempt *a, RememberedProcess *p, const char *path, int *ret_fd) {
         const char *base = NULL, *rest = NULL;
         if (p->info.engine != CONTAINER_ENGINE_FLATPAK)
                 return 0;
@@ -726,8 +726,8 @@ int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *given, 
         ret->mapped_dev_minor = filled.dev_minor;
         ret->mapped_inode = filled.inode;
         strip_deleted(path, clean, sizeof(clean));
-        (void) resolver_snapshot_process(r, pid);
-        ProcessSnapshot *p = find_snapshot(r, pid);
+        (void) resolver_remember_process(r, pid);
+        RememberedProcess *p = find_remembered(r, pid);
         a.theirs = p ? p->mounts : NULL;
 
         if (method_on(r, RESOLVER_METHOD_PINNED))
@@ -770,8 +770,8 @@ int resolver_open_path(Resolver *r, pid_t pid, const char *path, int *ret_fd, Re
         *ret_fd = -1;
         if (!path || path[0] != '/')
                 return -EINVAL;
-        (void) resolver_snapshot_process(r, pid);
-        ProcessSnapshot *p = find_snapshot(r, pid);
+        (void) resolver_remember_process(r, pid);
+        RememberedProcess *p = find_remembered(r, pid);
         char root[64];
         snprintf(root, sizeof(root), "/proc/%d/root", (int) pid);
         _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);

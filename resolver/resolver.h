@@ -98,16 +98,16 @@ void resolver_set_methods(Resolver *r, unsigned mask);
  * identity in any process use it first. */
 int resolver_add_pin(Resolver *r, unsigned dev_major, unsigned dev_minor, uint64_t inode, int fd);
 
-/* Takes a snapshot of what is needed to resolve pid's mappings after it has
+/* Remembers what is needed to resolve pid's mappings after it has
  * exited: its mount table, container/app classification, storage chain.
  * Called automatically on first use; call it early (at MMAP/FORK time). */
-int resolver_snapshot_process(Resolver *r, pid_t pid);
+int resolver_remember_process(Resolver *r, pid_t pid);
 
-/* True the first time it is called for pid (and the snapshot exists): lets
+/* True the first time it is called for pid (and it is remembered): lets
  * the service describe each process's container once per recording. */
 bool resolver_first_description(Resolver *r, pid_t pid);
 
-/* Container or app of pid (from the snapshot), or NULL for unknown pids. */
+/* Container or app of pid (as remembered), or NULL for unknown pids. */
 const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid);
 
 /* Fills name and image of a Podman container from its owner's store
@@ -119,7 +119,7 @@ int resolver_describe_container(Resolver *r, ContainerInfo *info);
 int resolver_get_layers(Resolver *r, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n);
 
 /* The Podman store and container (with its layer chain) of pid, borrowed
- * from the snapshot; -ENOENT when pid is not in a Podman container whose
+ * as remembered; -ENOENT when pid is not in a Podman container whose
  * store could be read. */
 int resolver_get_podman(Resolver *r, pid_t pid, PodmanStorage **ret_storage, const PodmanContainer **ret_container);
 

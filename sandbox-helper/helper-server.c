@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "elf-identify.h"
-#include "symbolizer.h"
+#include "symbolize-request.h"
 #include "unwind-compile.h"
 
 static void reply_error(uint16_t *reply_type, HelperWriter *reply, int error, const char *what) {
@@ -62,7 +62,7 @@ static int handle_symbolize(HelperReader *r, const int *fds, size_t n_fds, Helpe
                 if (!is_regular_file(fds[i]))
                         return -EBADF;
         *what = "cannot symbolize ELF file";
-        return symbolizer_run(fds[0], with_debug ? fds[1] : -1, flags & HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets,
+        return symbolize_request_run(fds[0], with_debug ? fds[1] : -1, flags & HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets,
                               count, reply);
 }
 

@@ -14,7 +14,7 @@
 #include "counters.h"
 #include "manager.h"
 #include "process-ownership.h"
-#include "process-snapshot.h"
+#include "process-frames.h"
 #include "protocol.h"
 #include "record-options.h"
 #include "recording-bus.h"

@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "basic.h"
-#include "container-snapshot.h"
+#include "container-frames.h"
 #include "dbus-api.h"
 #include "process-attach.h"
-#include "process-snapshot.h"
+#include "process-frames.h"
 #include "recording-control.h"
 #include "recording-stages.h"
 #include "sample-stack.h"
@@ -154,7 +154,7 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
         };
         memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
         /* A process seen for the first time: which container/app it is in. */
-        int ret = container_snapshot_process(r->writer, r->resolver, (int64_t) m.id.time, (pid_t) m.pid);
+        int ret = container_frames_write(r->writer, r->resolver, (int64_t) m.id.time, (pid_t) m.pid);
         if (ret < 0)
                 return ret;
         ret = process_track_mapping(r->maps, r->pinned, (pid_t) m.pid, &pm);
@@ -334,7 +334,7 @@ static int recording_join_process(pid_t pid, void *userdata) {
                         "perf_event_open: %s", (int) pid, r->options.container, strerror(-ret));
                 return ret;
         }
-        ret = process_snapshot(r->writer, r->maps, r->pinned, time, pid, NULL);
+        ret = process_frames_write(r->writer, r->maps, r->pinned, time, pid, NULL);
         if (ret < 0 && ret != -ESRCH) {
                 /* The capture itself failed: the recording ends with it. */
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
@@ -729,7 +729,7 @@ static void spill_between(void *userdata) {
 static int recording_snapshot(Recording *r) {
         int ret;
         if (r->options.system) {
-                ret = process_snapshot_all(r->writer, r->maps, r->pinned, r->start_time, spill_between, r);
+                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, spill_between, r);
                 return ret < 0 ? ret : 0;
         }
         for (size_t i = 0; i <= r->options.n_pids; i++) {
@@ -740,7 +740,7 @@ static int recording_snapshot(Recording *r) {
                  * exec) still runs our client's program: its PROCESS frame
                  * comes with its exec, or at the end if it never execs. */
                 bool held = i == r->options.n_pids;
-                ret = process_snapshot(r->writer, r->maps, r->pinned, r->start_time, pid,
+                ret = process_frames_write(r->writer, r->maps, r->pinned, r->start_time, pid,
                                        held ? &r->command_cmdline : NULL);
                 if (ret < 0 && ret != -ESRCH)
                         return ret;

@@ -11,7 +11,7 @@
 
 #include "basic.h"
 #include "debug-trees.h"
-#include "symbolize.h"
+#include "symbolize-addresses.h"
 
 #define STAGE_MAX_TREES 4
 

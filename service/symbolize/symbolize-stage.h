@@ -1,6 +1,6 @@
 /* symbolize-stage.h: the "symbolize" post-stop stage of a recording: every
  * (pid, address) it noted is named through the sandbox helper
- * (symbolize.c) and __symbols__ and __periscope/symbols are embedded in its
+ * (symbolize-addresses.c) and __symbols__ and __periscope/symbols are embedded in its
  * capture. It gets its inputs and a progress callback, not the recording. */
 #pragma once
 
@@ -12,7 +12,7 @@
 #include "pinned-files.h"
 #include "process-maps.h"
 #include "resolver.h"
-#include "symbolize.h"
+#include "symbolize-addresses.h"
 
 typedef struct SymbolizeStageInput {
         CaptureWriter *writer;         /* the capture the tables go into */

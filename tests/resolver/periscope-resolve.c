@@ -207,7 +207,7 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "periscope-resolve: cannot read mappings of %d: %s\n", (int) pid, strerror(-k));
                 return 1;
         }
-        k = resolver_snapshot_process(r, pid);
+        k = resolver_remember_process(r, pid);
         if (k < 0) {
                 fprintf(stderr, "periscope-resolve: cannot snapshot %d: %s\n", (int) pid, strerror(-k));
                 return 1;

@@ -1,5 +1,5 @@
 /* symbolize-stage-tool: runs the service's symbolization stage
- * (service/symbolize.c) on a live process, the way periscoped does after a
+ * (service/symbolize-addresses.c) on a live process, the way periscoped does after a
  * recording, and reads the resulting capture's symbol tables back.
  *   symbolize-stage-tool record PID CAPTURE [--no-kernel] ADDR[k][r]...
  *       pins every file mapping of PID through /proc/PID/map_files, symbolizes
@@ -19,7 +19,7 @@
 
 #include "basic.h"
 #include "capture.h"
-#include "symbolize.h"
+#include "symbolize-addresses.h"
 
 static void progress(uint64_t done, uint64_t total, void *userdata) {
         printf("progress %" PRIu64 "/%" PRIu64 "\n", done, total);

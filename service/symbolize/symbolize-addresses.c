@@ -1,8 +1,8 @@
-/* symbolize.c: groups the addresses of a recording by mapped file (one file
+/* symbolize-addresses.c: groups the addresses of a recording by mapped file (one file
  * mapped by many processes is read once), identifies each file and finds its
  * debug file through the helper, symbolizes the file offsets in batches, and
  * turns every answer, or failure, into symbol-table entries. */
-#include "symbolize.h"
+#include "symbolize-addresses.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* process-snapshot.h: writes what a process looks like right now, from
+/* process-frames.h: writes what a process looks like right now, from
  * /proc: a PROCESS frame (command line), a MAP frame per executable mapping
  * (each file pinned and entered into the process tables), and its
  * mountinfo as a FILE_CHUNK named /proc/PID/mountinfo. */
@@ -14,13 +14,13 @@
 /* Snapshots one process. -ESRCH if it is gone. With ret_cmdline, its
  * PROCESS frame is not written but its command line returned (a command
  * held before its exec, whose PROCESS frame comes with the exec). */
-int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
+int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
                      char **ret_cmdline);
 
 /* Snapshots every process in /proc; returns how many were written.
  * `between` (may be NULL) runs after each process: with thousands of
  * processes the snapshot takes long enough for armed perf rings to fill. */
-int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
+int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
                          void (*between)(void *userdata), void *userdata);
 
 /* The command line of pid with spaces between arguments (like Sysprof), or

@@ -1,4 +1,4 @@
-/* symbolizer.h: the SYMBOLIZE request: file offsets to inline chains. */
+/* symbolize-request.h: the SYMBOLIZE request: file offsets to inline chains. */
 #pragma once
 
 #include <stddef.h>
@@ -12,4 +12,4 @@
  * offsets count from the executable PT_LOAD instead (a debug file alone).
  * Appends the SYMBOLIZE reply payload to w. Returns 0, -ENOEXEC when `fd` is
  * not a usable ELF file, or -errno. */
-int symbolizer_run(int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets, size_t n, HelperWriter *w);
+int symbolize_request_run(int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets, size_t n, HelperWriter *w);

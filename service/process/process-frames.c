@@ -1,5 +1,5 @@
-/* process-snapshot.c: /proc readers for the start-of-recording snapshot. */
-#include "process-snapshot.h"
+/* process-frames.c: /proc readers for the start-of-recording snapshot. */
+#include "process-frames.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "cleanup.h"
-#include "container-snapshot.h"
+#include "container-frames.h"
 #include "proc-util.h"
 #include "vdso-image.h"
 
@@ -94,7 +94,7 @@ static int parse_maps_line(char *line, ProcessMapping *m) {
         return 1;
 }
 
-int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
+int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
                      char **ret_cmdline) {
         char path[64];
         int r;
@@ -133,10 +133,10 @@ int process_snapshot(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, i
                         return r;
         }
         /* Container/app, /.flatpak-info, /run/.containerenv, Podman layers. */
-        return container_snapshot_process(w, pinned_files_get_resolver(pinned), time, pid);
+        return container_frames_write(w, pinned_files_get_resolver(pinned), time, pid);
 }
 
-int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
+int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
                          void (*between)(void *userdata), void *userdata) {
         _cleanup_closedir_ DIR *d = opendir("/proc");
         if (!d)
@@ -144,7 +144,7 @@ int process_snapshot_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
         int count = 0, r = 0;
         pid_t pid;
         while (proc_dir_next_pid(d, &pid, NULL)) {
-                r = process_snapshot(w, maps, pinned, time, pid, NULL);
+                r = process_frames_write(w, maps, pinned, time, pid, NULL);
                 if (between)
                         between(userdata);
                 if (r == -ESRCH || r == -EACCES) {

@@ -1,8 +1,8 @@
-/* symbolizer.c: SYMBOLIZE with libdwfl/libdw: for every file offset the chain
+/* symbolize-request.c: SYMBOLIZE with libdwfl/libdw: for every file offset the chain
  * of functions innermost first (DWARF inlined subroutines included), their
  * source positions, demangled names; symbol tables and MiniDebugInfo when the
  * file has no DWARF. Everything here runs inside the sandbox only. */
-#include "symbolizer.h"
+#include "symbolize-request.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -268,7 +268,7 @@ static void encode_frames(HelperWriter *w, uint8_t status, Frame *frames, size_t
         }
 }
 
-int symbolizer_run(int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets, size_t n, HelperWriter *w) {
+int symbolize_request_run(int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets, size_t n, HelperWriter *w) {
         SymbolizeContext ctx = { .debug_fd = debug_fd };
         _cleanup_(dwfl_endp) Dwfl *dwfl = dwfl_begin(&dwfl_callbacks);
         if (!dwfl)

@@ -1,4 +1,4 @@
-/* container-snapshot.h: what container or sandbox a process of a recording
+/* container-frames.h: what container or sandbox a process of a recording
  * belongs to, written into the capture once per process (see
  * docs/containers.md and docs/capture-format.md):
  *  - FILE_CHUNK "periscope:container" (frame pid = the process): key=value
@@ -18,4 +18,4 @@
 
 /* Writes pid's description the first time pid is seen by r; host processes
  * get nothing. 0, or a negative errno from the writer. */
-int container_snapshot_process(CaptureWriter *w, Resolver *r, int64_t time, pid_t pid);
+int container_frames_write(CaptureWriter *w, Resolver *r, int64_t time, pid_t pid);

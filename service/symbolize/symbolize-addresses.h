@@ -1,4 +1,4 @@
-/* symbolize.h: the symbolization stage at the end of a recording: every
+/* symbolize-addresses.h: the symbolization stage at the end of a recording: every
  * (pid, address) seen is mapped to its mapping, the mapped file (a pinned fd)
  * and its debug file go to the sandboxed helper, and the answers fill the
  * capture's symbol tables (capture/symbols.h) together with each mapping's

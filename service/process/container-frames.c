@@ -1,13 +1,13 @@
-/* container-snapshot.c: per-process container/app description frames (see
- * container-snapshot.h). */
-#include "container-snapshot.h"
+/* container-frames.c: per-process container/app description frames (see
+ * container-frames.h). */
+#include "container-frames.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int container_snapshot_process(CaptureWriter *w, Resolver *r, int64_t time, pid_t pid) {
+int container_frames_write(CaptureWriter *w, Resolver *r, int64_t time, pid_t pid) {
         if (!r || !resolver_first_description(r, pid))
                 return 0;
         const ContainerInfo *ci = resolver_get_container(r, pid);
