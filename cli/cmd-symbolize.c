@@ -22,9 +22,8 @@
 
 #include "capture-autoptr.h"
 #include "commands.h"
-#include "debug-files.h"
 #include "helper-client.h"
-#include "symbols.h"
+#include "capture.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SymbolTable, symbol_table_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SymbolTableBuilder, symbol_table_builder_free)

@@ -9,7 +9,7 @@
 
 #include <gio/gio.h>
 
-#include "dbus-api.h"
+#include "protocol.h"
 
 typedef struct ServiceWhere {
         const char *address;       /* a bus address, or NULL */

@@ -118,3 +118,6 @@ static inline void helper_symbols_freep(HelperSymbols **s) {
         if (*s)
                 helper_symbols_free(*s);
 }
+
+/* The rest of this folder's public interface: other folders include this header only. */
+#include "debug-files.h"

@@ -155,3 +155,8 @@ static inline void resolver_freep(Resolver **r) {
         resolver_free(*r);
 }
 #define _cleanup_resolver_ __attribute__((cleanup(resolver_freep)))
+
+/* The rest of this folder's public interface: other folders include this header only. */
+#include "container-list.h"
+#include "debug-trees.h"
+#include "mountinfo.h"

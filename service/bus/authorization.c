@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
-#include "dbus-api.h"
-#include "process-ownership.h"
+#include "basic.h"
+#include "protocol.h"
+#include "process.h"
 
 
 int caller_from_message(sd_bus_message *m, Caller *ret) {

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
-#include "dbus-api.h"
+#include "protocol.h"
 #include "record-options.h"
 
 typedef struct Caller {

@@ -5,8 +5,7 @@
 #include <errno.h>
 
 #include "authorization.h"
-#include "process-ownership.h"
-#include "container-list.h"
+#include "process.h"
 #include "resolver.h"
 
 static int append_instance(sd_bus_message *reply, const ContainerInstance *inst) {

@@ -7,7 +7,7 @@
 
 #include "basic.h"
 #include "recording-bus.h"
-#include "unwind-tables.h"
+#include "unwind.h"
 
 int manager_add_recording(Manager *m, RecordingBus *rb) {
         if (GROW_ARRAY(m->recordings, m->allocated_recordings, m->n_recordings + 1, 8) < 0)

@@ -17,7 +17,7 @@
 #include "manager.h"
 #include "protocol.h"
 #include "recording-bus.h"
-#include "unwind-tables.h"
+#include "unwind.h"
 
 typedef enum BusKind { BUS_SYSTEM, BUS_SESSION, BUS_ADDRESS, BUS_PEER } BusKind;
 

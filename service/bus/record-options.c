@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 
 #include "authorization.h"
-#include "process-ownership.h"
-#include "cleanup.h"
-#include "container-list.h"
+#include "process.h"
+#include "basic.h"
+#include "resolver.h"
 #include "counters.h"
-#include "dbus-api.h"
+#include "protocol.h"
 
 typedef struct RecordOptionSpec RecordOptionSpec;
 

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
-#include "recording-options.h"
+#include "recording.h"
 
 /* Reads the a{sv} at the message's read position into *ret (defaults for
  * what is absent) and checks every value; "container" prefers caller_uid's

@@ -10,7 +10,7 @@
 #include "basic.h"
 #include "manager.h"
 #include "protocol.h"
-#include "recording-control.h"
+#include "recording.h"
 
 #define RECORDING_LINGER_USEC (300ull * 1000 * 1000)
 #define ADD_MARK_MAX_MESSAGE 4096

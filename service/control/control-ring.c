@@ -14,10 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture-reader.h"
+#include "capture.h"
 #include "counter-remap.h"
-#include "fd-passing.h"
-#include "time-util.h"
+#include "basic.h"
 
 #define RING_END_TYPE 0xFF
 #define LOG_WARNING_SEVERITY 16 /* G_LOG_LEVEL_WARNING, as Sysprof shows it */

@@ -20,9 +20,9 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "capture-writer.h"
-#include "cleanup.h"
-#include "counter-ids.h"
+#include "capture.h"
+#include "basic.h"
+#include "counters.h"
 
 #define CONTROL_REQUEST "CreatRing"
 #define CONTROL_REQUEST_LEN 10          /* the text and its NUL */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "counter-ids.h"
+#include "counters.h"
 
 typedef struct CounterRemap CounterRemap;
 

@@ -13,8 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "io-util.h"
+#include "basic.h"
 
 #define MAX_DEVICES 16
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture-types.h"
+#include "capture.h"
 
 #define COUNTER_SOURCE_MAX_COUNTERS 160 /* per source: e.g. 64 CPUs + combined */
 

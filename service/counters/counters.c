@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "counter-sources.h"
-#include "time-util.h"
+#include "basic.h"
 
 struct Counters {
         sd_event_source *timer;

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "capture-writer.h"
-#include "cleanup.h"
+#include "capture.h"
+#include "basic.h"
 #include "counter-ids.h"
 
 #define COUNTERS_DEFAULT_INTERVAL_MS 250

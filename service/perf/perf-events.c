@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "perf-record.h"
 
 #define PERF_RING_DEFAULT_PAGES 64u

@@ -10,10 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alloc-util.h"
-#include "cleanup.h"
-#include "container-list.h"
-#include "proc-util.h"
+#include "basic.h"
+#include "resolver.h"
 
 #define PROC_STAT_MAX 1024
 #define COMM_MAX 16

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "capture-writer.h"
+#include "capture.h"
 #include "resolver.h"
 
 #define CONTAINER_CHUNK_PATH "periscope:container"

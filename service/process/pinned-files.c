@@ -12,8 +12,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
-#include "cleanup.h"
-#include "mountinfo.h"
+#include "basic.h"
 #include "resolver.h"
 #include "vdso-image.h"
 

@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "process-ownership.h"
-#include "cleanup.h"
-#include "proc-util.h"
+#include "basic.h"
 
 /* Threads created while /proc/PID/task is read are caught by another read;
  * inherit covers the ones they create after their own events are open. */

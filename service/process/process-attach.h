@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "perf-events.h"
+#include "perf.h"
 
 /* Attaches events to pid's threads. With check_owner, pid must be owner's
  * (process_owned_by(): its uid, or its user namespace's). Returns 0,

@@ -10,9 +10,8 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "container-frames.h"
-#include "proc-util.h"
 #include "vdso-image.h"
 
 #define MOUNTINFO_MAX_BYTES (4u << 20)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "capture-writer.h"
+#include "capture.h"
 #include "pinned-files.h"
 #include "process-maps.h"
 

@@ -10,8 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
-#include "safe-open.h"
+#include "basic.h"
 
 /* The kernel nests user namespaces at most 32 deep. */
 #define USERNS_MAX_DEPTH 33

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "basic.h"
 
 bool vdso_is_mapping(const char *filename) {
         return filename && strcmp(filename, "[vdso]") == 0;

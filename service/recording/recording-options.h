@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sample-stack.h"
+#include "unwind.h"
 
 #define RECORD_OPTIONS_MAX_PIDS 1024
 #define RECORD_OPTIONS_MAX_DURATION_MS (24u * 3600u * 1000u)

@@ -8,7 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "basic.h"
-#include "symbolize-stage.h"
+#include "symbolize.h"
 
 /* Writes which files were pinned and how, as the embedded file
  * /.periscope/pinned-files (one line per file:

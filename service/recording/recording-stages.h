@@ -10,11 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "address-set.h"
+#include "symbolize.h"
 #include "capture.h"
 #include "helper-client.h"
-#include "pinned-files.h"
-#include "process-maps.h"
+#include "process.h"
 #include "recording-options.h"
 #include "resolver.h"
 

@@ -20,13 +20,11 @@
 #include <unistd.h>
 
 #include "basic.h"
-#include "container-frames.h"
-#include "dbus-api.h"
-#include "process-attach.h"
-#include "process-frames.h"
+#include "process.h"
+#include "protocol.h"
 #include "recording-control.h"
 #include "recording-stages.h"
-#include "sample-stack.h"
+#include "unwind.h"
 
 #define RECORDING_TICK_USEC (100 * 1000)
 #define RECORDING_PUBLISH_TICKS 5          /* PropertiesChanged at most every 500 ms */

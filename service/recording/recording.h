@@ -15,21 +15,17 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-#include "address-set.h"
 #include "capture.h"
-#include "container-follow.h"
-#include "control-ring.h"
+#include "control.h"
 #include "counters.h"
 #include "helper-client.h"
-#include "perf-events.h"
-#include "perf-record.h"
-#include "perf-spill.h"
-#include "pinned-files.h"
-#include "process-maps.h"
+#include "perf.h"
+#include "process.h"
 #include "recording-options.h"
 #include "recording-stages.h"
 #include "resolver.h"
-#include "sample-unwind.h"
+#include "symbolize.h"
+#include "unwind.h"
 
 typedef struct Recording Recording;
 
@@ -185,3 +181,6 @@ void recording_get_stats(const Recording *r, RecordingStats *ret);
 /* Name of a reason, as in Finished's stats "reason". */
 const char *recording_end_reason_to_string(RecordingEndReason reason);
 const char *recording_state_to_string(RecordingState state);
+
+/* The rest of this folder's public interface: other folders include this header only. */
+#include "recording-control.h"

@@ -5,8 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "alloc-util.h"
-#include "cleanup.h"
+#include "basic.h"
 
 struct AddressSet {
         AddressSetEntry *entries;

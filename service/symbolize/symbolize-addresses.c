@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
+#include "basic.h"
 #include "kallsyms.h"
 
 #define SYMBOLIZE_MAX_DEBUG_TREES 4

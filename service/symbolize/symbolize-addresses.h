@@ -11,9 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "debug-files.h"
 #include "helper-client.h"
-#include "symbols.h"
+#include "capture.h"
 
 /* One mapping of one process, as recorded. */
 typedef struct SymbolizeMapping {

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "basic.h"
-#include "debug-trees.h"
+#include "resolver.h"
 #include "symbolize-addresses.h"
 
 #define STAGE_MAX_TREES 4

@@ -9,8 +9,7 @@
 
 #include "address-set.h"
 #include "capture.h"
-#include "pinned-files.h"
-#include "process-maps.h"
+#include "process.h"
 #include "resolver.h"
 #include "symbolize-addresses.h"
 

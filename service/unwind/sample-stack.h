@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perf-record.h"
-#include "process-maps.h"
+#include "perf.h"
+#include "process.h"
 #include "sample-unwind.h"
 
 /* How user stacks are taken (Record()'s option "unwind"). */

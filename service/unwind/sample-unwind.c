@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture-types.h"
+#include "capture.h"
 
 #define LOOKUP_MEMO 4
 

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perf-record.h"
-#include "process-maps.h"
+#include "perf.h"
+#include "process.h"
 #include "unwind-tables.h"
 #include "unwinder.h"
 

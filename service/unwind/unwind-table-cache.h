@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "unwind-table.h"
+#include "protocol.h"
 
 #define UNWIND_BUILD_ID_MAX 64
 

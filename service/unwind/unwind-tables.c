@@ -11,7 +11,7 @@
 
 #include "basic.h"
 #include "unwind-table-cache.h"
-#include "vdso-image.h"
+#include "process.h"
 
 /* The vdso has no file: its key is this device with the image size as
  * "inode" (one vdso image per kernel and ABI). */

@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "helper-client.h"
-#include "process-maps.h"
-#include "unwind-table.h"
+#include "process.h"
+#include "protocol.h"
 
 typedef struct UnwindTables UnwindTables;
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "unwind-table.h"
+#include "protocol.h"
 
 #define UNWINDER_MAX_FRAMES 1024
 

@@ -1,0 +1,7 @@
+/* symbolize.h: the symbolize layer's public header: the addresses a recording
+ * saw and the post-stop stage that names them into the capture.
+ * Other folders include this header only. */
+#pragma once
+
+#include "address-set.h"
+#include "symbolize-stage.h"

@@ -1,0 +1,8 @@
+/* unwind.h: the unwind layer's public header: a sample's user stack to
+ * frames (frame pointers or DWARF through the helper's compiled tables).
+ * Other folders include this header only. */
+#pragma once
+
+#include "unwind-tables.h"
+#include "sample-stack.h"
+#include "sample-unwind.h"
