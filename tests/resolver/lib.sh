@@ -29,7 +29,8 @@ on_exit() {
         for ((i = ${#CLEANUPS[@]} - 1; i >= 0; i--)); do
                 eval "${CLEANUPS[$i]}" >/dev/null 2>&1 || true
         done
-        rm -rf "$WORK"
+        # PERISCOPE_TEST_KEEP=1 keeps the work directory (captures, logs) to look at
+        if [ -n "${PERISCOPE_TEST_KEEP:-}" ]; then echo "kept: $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap on_exit EXIT
 trap 'exit 1' INT TERM
