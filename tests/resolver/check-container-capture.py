@@ -149,6 +149,12 @@ def check_pid(pid):
 if pid_spec.startswith("all:"):
     pids = sorted({f["pid"] for f in frames if f["type"] == "MAP" and f["filename"] == mapped})
     if len(pids) < int(pid_spec[4:]):
+        # What each process of the capture looked like, to see which one is missing and why.
+        for p in sorted({f["pid"] for f in frames if f["type"] in ("PROCESS", "MAP")}):
+            procs = [(f["time"], f["cmdline"]) for f in frames if f["type"] == "PROCESS" and f["pid"] == p]
+            files = sorted({f["filename"] for f in frames if f["type"] == "MAP" and f["pid"] == p})
+            n = sum(1 for f in frames if f["type"] == "SAMPLE" and f["pid"] == p)
+            print("  pid %d: %d samples, PROCESS %r, MAP %s" % (p, n, procs, " ".join(files)[:300]), file=sys.stderr)
         fail("only %d processes mapped %s, expected at least %s" % (len(pids), mapped, pid_spec[4:]))
     for p in pids:
         check_pid(p)
