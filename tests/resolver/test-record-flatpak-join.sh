@@ -110,7 +110,7 @@ echo "ok: $(grep "process $enter_pid " "$WORK/rec.err")"
 
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"
 SINCE_EXEC=1 CAPTURE="$WORK/c.syscap" python3 "$here/check-container-capture.py" "$WORK/c.json" all:3 flatpak $app_id 0 "$WORK/spin" /app/bin/joinapp map_files ||
-        fail "capture check of the joined workloads failed"
+        { cat "$WORK/rec.err"; fail "capture check of the joined workloads failed"; }
 python3 "$here/check-host-process-absent.py" "$WORK/c.json" "$outside" || fail "capture contents"
 python3 - "$WORK/c.json" "$outside" "$sleeper" "$app_id" "$instance" <<'PY' || fail "capture contents"
 import base64, json, sys
