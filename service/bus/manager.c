@@ -9,14 +9,9 @@
 #include "recording-bus.h"
 #include "unwind.h"
 
-int manager_add_recording(Manager *m, RecordingBus *rb) {
-        if (GROW_ARRAY(m->recordings, m->allocated_recordings, m->n_recordings + 1, 8) < 0)
-                return -ENOMEM;
-        m->recordings[m->n_recordings++] = rb;
-        return 0;
-}
-
-void manager_remove_recording(Manager *m, RecordingBus *rb) {
+/* The face of a recording is freed: the list forgets it (RecordingBusHost.released). */
+static void manager_remove_recording(RecordingBus *rb, void *userdata) {
+        Manager *m = userdata;
         for (size_t i = 0; i < m->n_recordings; i++)
                 if (m->recordings[i] == rb) {
                         memmove(m->recordings + i, m->recordings + i + 1,
@@ -26,6 +21,35 @@ void manager_remove_recording(Manager *m, RecordingBus *rb) {
                 }
         if (m->exiting && m->n_recordings == 0)
                 (void) sd_event_exit(m->event, 0);
+}
+
+/* Pinned files need fds: a recording may use three quarters of the budget,
+ * the rest is for events, clients and the helper. */
+static size_t max_pinned_files(const Manager *m) {
+        return m->rlimit_files > 1024 ? m->rlimit_files - m->rlimit_files / 4 : 512;
+}
+
+int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
+                            const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error) {
+        if (GROW_ARRAY(m->recordings, m->allocated_recordings, m->n_recordings + 1, 8) < 0)
+                return -ENOMEM; /* room first: a started recording is never left out of the list */
+        RecordingBusHost host = {
+                .event = m->event,
+                .bus = m->bus,
+                .id = ++m->next_recording_id,
+                .max_pinned_files = max_pinned_files(m),
+                .unwind_tables = options->unwind != RECORD_UNWIND_FP ? manager_get_unwind_tables(m) : NULL,
+                .helper = m->helper_config,
+                .released = manager_remove_recording,
+                .userdata = m,
+        };
+        RecordingBus *rb;
+        int r = recording_bus_start(&host, call, caller, options, auth, capture_fd, &rb, error);
+        if (r < 0)
+                return r;
+        m->recordings[m->n_recordings++] = rb;
+        *ret = rb;
+        return 0;
 }
 
 void manager_end_all(Manager *m) {

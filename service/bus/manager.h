@@ -10,8 +10,7 @@
 #include <systemd/sd-event.h>
 
 #include "helper-client.h"
-
-typedef struct RecordingBus RecordingBus;
+#include "recording-bus.h"
 
 typedef struct Manager {
         sd_event *event;
@@ -42,12 +41,12 @@ void manager_spill_rings(void *userdata);
 /* The daemon's unwind tables, created on first use; NULL when out of memory. */
 struct UnwindTables *manager_get_unwind_tables(Manager *m);
 
-/* Adds rb to the manager's list. */
-int manager_add_recording(Manager *m, RecordingBus *rb);
-
-/* Removes rb from the list (called by recording_bus_free). When the manager serves
- * a vanished peer and nothing is left, the event loop exits. */
-void manager_remove_recording(Manager *m, RecordingBus *rb);
+/* Starts a recording and its D-Bus face for the caller of `call` into
+ * capture_fd (recording_bus_start) and keeps it in the list until the face
+ * is freed; when the daemon is exiting and none is left, the event loop
+ * exits. Takes over *options. On failure error says why. */
+int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
+                            const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error);
 
 /* Ends every recording because the service is going away (SIGTERM, peer gone). */
 void manager_end_all(Manager *m);

@@ -94,7 +94,7 @@ static int start_and_reply(Manager *mgr, sd_bus_message *call, const Caller *cal
         if (wfd < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
                                          strerror(-wfd));
-        int r = recording_bus_start(mgr, call, caller, options, auth, wfd, &rb, error);
+        int r = manager_start_recording(mgr, call, caller, options, auth, wfd, &rb, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(call, "o", recording_bus_get_path(rb));

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "basic.h"
-#include "manager.h"
 #include "protocol.h"
 #include "recording.h"
 
@@ -16,7 +15,7 @@
 #define ADD_MARK_MAX_MESSAGE 4096
 
 struct RecordingBus {
-        Manager *manager;
+        RecordingBusHost host;     /* released: set once started */
         Recording *recording;
         unsigned id;
         uid_t owner_uid;
@@ -50,7 +49,7 @@ static void recording_bus_free_later(RecordingBus *rb) {
         if (rb->free_pending || rb->freeing)
                 return;
         rb->free_pending = true;
-        if (sd_event_add_defer(rb->manager->event, &s, on_free_deferred, rb) < 0)
+        if (sd_event_add_defer(rb->host.event, &s, on_free_deferred, rb) < 0)
                 return; /* the linger timer still frees it */
         (void) sd_event_source_set_floating(s, true);
 }
@@ -83,7 +82,7 @@ static int on_owner_gone(sd_bus_track *t, void *userdata) {
 static void on_changed(Recording *r, void *userdata) {
         RecordingBus *rb = userdata;
         if (rb->slot)
-                (void) sd_bus_emit_properties_changed(rb->manager->bus, rb->path, RECORDING_INTERFACE, "State",
+                (void) sd_bus_emit_properties_changed(rb->host.bus, rb->path, RECORDING_INTERFACE, "State",
                                                       "Samples", "LostSamples", "Bytes", "Processes", NULL);
 }
 
@@ -91,10 +90,10 @@ static void on_progress(Recording *r, const char *stage, uint64_t done, uint64_t
         RecordingBus *rb = userdata;
         if (!rb->slot)
                 return;
-        (void) sd_bus_emit_signal(rb->manager->bus, rb->path, RECORDING_INTERFACE, "Progress", "stt", stage, done,
+        (void) sd_bus_emit_signal(rb->host.bus, rb->path, RECORDING_INTERFACE, "Progress", "stt", stage, done,
                                   total);
         /* Stages run synchronously: send now, or the signals arrive together. */
-        (void) sd_bus_flush(rb->manager->bus);
+        (void) sd_bus_flush(rb->host.bus);
 }
 
 static int append_stats(sd_bus_message *m, const RecordingStats *st) {
@@ -123,10 +122,10 @@ static void on_finished(Recording *r, void *userdata) {
         recording_get_stats(r, &st);
         if (rb->slot) {
                 sd_bus_message *sig = NULL;
-                if (sd_bus_message_new_signal(rb->manager->bus, &sig, rb->path, RECORDING_INTERFACE, "Finished") >= 0 &&
+                if (sd_bus_message_new_signal(rb->host.bus, &sig, rb->path, RECORDING_INTERFACE, "Finished") >= 0 &&
                     sd_bus_message_append(sig, "bs", !st.error_message, st.error_message ? st.error_message : "") >= 0 &&
                     append_stats(sig, &st) >= 0)
-                        (void) sd_bus_send(rb->manager->bus, sig, NULL);
+                        (void) sd_bus_send(rb->host.bus, sig, NULL);
                 sd_bus_message_unref(sig);
         }
         on_changed(r, rb);
@@ -141,7 +140,7 @@ static void on_finished(Recording *r, void *userdata) {
         if (!rb->track || sd_bus_track_count(rb->track) == 0)
                 recording_bus_free_later(rb);
         else
-                (void) sd_event_add_time_relative(rb->manager->event, &rb->linger, CLOCK_MONOTONIC,
+                (void) sd_event_add_time_relative(rb->host.event, &rb->linger, CLOCK_MONOTONIC,
                                                   RECORDING_LINGER_USEC, 0, on_linger, rb);
 }
 
@@ -288,34 +287,30 @@ static const sd_bus_vtable recording_vtable[] = {
 
 /* ---- life ---- */
 
-/* Pinned files need fds: a recording may use three quarters of the budget,
- * the rest is for events, clients and the helper. */
-static size_t max_pinned_files(const Manager *m) {
-        return m->rlimit_files > 1024 ? m->rlimit_files - m->rlimit_files / 4 : 512;
-}
-
-int recording_bus_start(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
-                        const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error) {
-        assert(m && call && caller && options && auth && ret);
+int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, const Caller *caller,
+                        RecordOptions *options, const Authorization *auth, int capture_fd, RecordingBus **ret,
+                        sd_bus_error *error) {
+        assert(host && call && caller && options && auth && ret);
         _cleanup_free_ RecordingBus *rb = calloc(1, sizeof(RecordingBus));
         if (!rb)
                 return -ENOMEM;
-        rb->manager = m;
-        rb->id = ++m->next_recording_id;
+        rb->host = *host;
+        rb->host.released = NULL; /* until it is started */
+        rb->id = host->id;
         rb->owner_uid = caller->uid;
         if (asprintf(&rb->path, RECORDING_PATH_PREFIX "/%u", rb->id) < 0) {
                 rb->path = NULL;
                 return -ENOMEM;
         }
         RecordingSetup setup = {
-                .event = m->event,
+                .event = host->event,
                 .id = rb->id,
                 .owner_uid = caller->uid,
                 .kernel = auth->kernel,
                 .check_owner = caller->uid != 0 && !auth->via_polkit,
-                .max_pinned_files = max_pinned_files(m),
-                .unwind_tables = options->unwind != RECORD_UNWIND_FP ? manager_get_unwind_tables(m) : NULL,
-                .helper = m->helper_config,
+                .max_pinned_files = host->max_pinned_files,
+                .unwind_tables = host->unwind_tables,
+                .helper = host->helper,
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };
@@ -327,20 +322,18 @@ int recording_bus_start(Manager *m, sd_bus_message *call, const Caller *caller, 
                         return sd_bus_error_set(error, e.name, e.message);
                 return r;
         }
-        r = manager_add_recording(m, rb);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_add_object_vtable(m->bus, &rb->slot, rb->path, RECORDING_INTERFACE, recording_vtable, rb);
+        r = sd_bus_add_object_vtable(host->bus, &rb->slot, rb->path, RECORDING_INTERFACE, recording_vtable, rb);
         if (r < 0)
                 goto fail;
         const char *sender = sd_bus_message_get_sender(call);
         if (sender) {
-                r = sd_bus_track_new(m->bus, &rb->track, on_owner_gone, rb);
+                r = sd_bus_track_new(host->bus, &rb->track, on_owner_gone, rb);
                 if (r >= 0)
                         r = sd_bus_track_add_sender(rb->track, call);
                 if (r < 0)
                         goto fail;
         }
+        rb->host.released = host->released;
         *ret = TAKE_PTR(rb);
         return 0;
 fail:
@@ -365,7 +358,8 @@ RecordingBus *recording_bus_free(RecordingBus *rb) {
         rb->linger = sd_event_source_disable_unref(rb->linger);
         sd_bus_slot_unref(rb->slot);
         sd_bus_track_unref(rb->track);
-        manager_remove_recording(rb->manager, rb);
+        if (rb->host.released)
+                rb->host.released(rb, rb->host.userdata);
         free(rb->path);
         free(rb);
         return NULL;

@@ -12,14 +12,28 @@
 #include "authorization.h"
 #include "recording.h"
 
-typedef struct Manager Manager;
 typedef struct RecordingBus RecordingBus;
 
+/* What a recording's face needs from the daemon, given at start so that it
+ * does not know the manager (which keeps the list of faces). */
+typedef struct RecordingBusHost {
+        sd_event *event;
+        sd_bus *bus;
+        unsigned id;                        /* the recording's number: its object path */
+        size_t max_pinned_files;
+        struct UnwindTables *unwind_tables; /* NULL: frame pointers only */
+        HelperClientConfig helper;
+        /* Called once when the face is freed (the host forgets it). */
+        void (*released)(RecordingBus *rb, void *userdata);
+        void *userdata;
+} RecordingBusHost;
+
 /* Starts a recording for the caller of `call` into capture_fd (already
- * checked), registers its object and adds it to the manager. Takes over
- * *options. On failure error says why. */
-int recording_bus_start(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
-                        const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error);
+ * checked) and registers its object. Takes over *options. On failure error
+ * says why and host->released is not called. */
+int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, const Caller *caller,
+                        RecordOptions *options, const Authorization *auth, int capture_fd, RecordingBus **ret,
+                        sd_bus_error *error);
 
 /* Unregisters and frees the object and its recording (ended first, without
  * stages, if it still records). Accepts NULL; returns NULL. */
