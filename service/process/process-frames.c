@@ -16,6 +16,24 @@
 
 #define MOUNTINFO_MAX_BYTES (4u << 20)
 
+int process_read_state(pid_t pid, char *ret) {
+        char path[64], buf[512];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        ssize_t n = read_full(fd, buf, sizeof(buf) - 1, -1);
+        if (n < 0)
+                return (int) n;
+        buf[n] = 0;
+        /* the comm (field 2) may hold anything: the state follows its last ')' */
+        const char *p = strrchr(buf, ')');
+        if (!p || p[1] != ' ' || !p[2])
+                return -EBADMSG;
+        *ret = p[2];
+        return 0;
+}
+
 char *process_read_cmdline(pid_t pid, const char *fallback) {
         char path[64], buf[4096];
         snprintf(path, sizeof(path), "/proc/%d/cmdline", (int) pid);

@@ -28,6 +28,10 @@ int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *p
  * nothing (the process is gone). */
 char *process_read_cmdline(pid_t pid, const char *fallback);
 
+/* pid's state letter from /proc/PID/stat (R, S, D, Z, ...): 0, or -ESRCH
+ * when it is gone. */
+int process_read_state(pid_t pid, char *ret);
+
 /* Pins the mapping's file and adds it to pid's table; the MAP frame is the
  * caller's. Shared by the snapshot and MMAP2 handling. */
 int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, ProcessMapping *mapping);

@@ -276,6 +276,11 @@ const ProcessMapping *process_maps_get_retired(const ProcessMaps *m, int32_t pid
         return t ? t->retired : NULL;
 }
 
+int64_t process_maps_get_exec_time(const ProcessMaps *m, int32_t pid) {
+        const ProcessTable *t = process_maps_find(m, pid);
+        return t ? t->exec_time : 0;
+}
+
 const int32_t *process_maps_get_pids(const ProcessMaps *m, size_t *ret_n) {
         *ret_n = m->n_pids;
         return m->pids;

@@ -55,6 +55,9 @@ int process_maps_exec(ProcessMaps *m, int32_t pid, int64_t time);
  * taken before an exec (NULL/0 when none). */
 const ProcessMapping *process_maps_get_retired(const ProcessMaps *m, int32_t pid, size_t *ret_n);
 
+/* When pid last exec'd (record time), 0 when no exec of it was seen. */
+int64_t process_maps_get_exec_time(const ProcessMaps *m, int32_t pid);
+
 /* All mappings of pid, sorted by start (NULL/0 for an unknown pid). */
 const ProcessMapping *process_maps_get(const ProcessMaps *m, int32_t pid, size_t *ret_n);
 

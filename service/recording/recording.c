@@ -29,6 +29,9 @@
 #define RECORDING_TICK_USEC (100 * 1000)
 #define RECORDING_PUBLISH_TICKS 5          /* PropertiesChanged at most every 500 ms */
 #define RECORDING_FOLLOW_TICKS 2           /* container membership rescan every 200 ms */
+/* An EXIT record this soon after the process's exec, with the process
+ * alive, is the kernel removing its events (recording_events_removed_at_exec). */
+#define EXEC_EVENTS_REMOVED_WINDOW_NS (1000 * 1000 * 1000ll)
 
 static const char *const reason_names[] = {
         [RECORDING_END_NONE] = "none",
@@ -184,6 +187,50 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
         return capture_writer_add_process(r->writer, (int64_t) c.id.time, (int) c.id.cpu, (int32_t) c.pid, cmdline);
 }
 
+static int recording_add_process_tasks(Recording *r, pid_t pid);
+static int recording_watch_rings(Recording *r);
+
+/* An EXIT record of a process that is alive, right after its exec: the
+ * kernel removed its events because the exec made it non-dumpable (set-id,
+ * a gain of capabilities, a program it may not read: begin_new_exec calls
+ * perf_event_exit_task). The process goes on without them. */
+static bool recording_events_removed_at_exec(Recording *r, pid_t pid, int64_t time) {
+        int64_t exec_time = process_maps_get_exec_time(r->maps, (int32_t) pid);
+        if (exec_time <= 0 || time < exec_time || time - exec_time > EXEC_EVENTS_REMOVED_WINDOW_NS)
+                return false;
+        char state;
+        return process_read_state(pid, &state) >= 0 && state != 'Z' && state != 'X';
+}
+
+/* The process of recording_events_removed_at_exec(): callers that may
+ * record any process (root, polkit) get it sampled again with its new
+ * image's frames; others do not, as the kernel meant (the program may not
+ * be profiled with their rights). */
+static int recording_exec_lost_events(Recording *r, pid_t pid) {
+        if (r->check_owner) {
+                log_recording(LOG_INFO, r->id, "process %d exec'd a program that uid %u may not profile "
+                        "(set-id, file capabilities or not readable): the kernel stopped sampling it",
+                        (int) pid, (unsigned) r->owner_uid);
+                return 0;
+        }
+        int ret = recording_add_process_tasks(r, pid);
+        if (ret == -ESRCH)
+                return 0; /* gone meanwhile: its pidfd-held check saw it end */
+        if (ret < 0) {
+                log_recording(LOG_INFO, r->id, "process %d exec'd a program with other privileges and the kernel "
+                        "stopped sampling it; sampling it again failed: %s", (int) pid, strerror(-ret));
+                return 0;
+        }
+        ret = process_frames_write(r->writer, r->maps, r->pinned, now_monotonic_ns(), pid, NULL);
+        if (ret < 0 && ret != -ESRCH)
+                return ret;
+        log_recording(LOG_INFO, r->id, "process %d exec'd a program with other privileges (the kernel stopped "
+                "sampling it): sampled again", (int) pid);
+        if (recording_watch_rings(r) < 0)
+                log_recording(LOG_INFO, r->id, "cannot poll the ring of process %d; the tick drains it", (int) pid);
+        return 0;
+}
+
 static int recording_handle_task(Recording *r, const struct perf_event_header *h, size_t size) {
         PerfTask t;
         if (perf_record_parse_task(&r->layout, h, size, &t) < 0) {
@@ -205,6 +252,8 @@ static int recording_handle_task(Recording *r, const struct perf_event_header *h
         }
         if (t.pid != t.tid)
                 return 0; /* a thread ended */
+        if (recording_events_removed_at_exec(r, (pid_t) t.pid, (int64_t) t.time))
+                return recording_exec_lost_events(r, (pid_t) t.pid);
         return capture_writer_add_exit(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.pid);
 }
 
@@ -307,9 +356,6 @@ static void recording_publish(Recording *r) {
 }
 
 /* ---- processes joining the recorded container ---- */
-
-static int recording_add_process_tasks(Recording *r, pid_t pid);
-static int recording_watch_rings(Recording *r);
 
 /* Records a process that entered the container/app during the recording:
  * events on its threads (inherit follows its children), then its PROCESS,

@@ -11,6 +11,17 @@ cap=$TEST_TMP/demo.syscap
 "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$DEMO" -t 1200 -c 2 || fail "record exited $?"
 "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$cap" callchains "$DEMO" --children 2
 
+# An exec that gains capabilities (as a set-id program's does) makes the
+# kernel remove the process's events; a root caller's recording samples it
+# again, in its new image, and says so.
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/caps.syscap" -- "$EXEC_GAINS_CAPS" "$DEMO" -t 1200 2>"$TEST_TMP/caps.err" ||
+        { cat "$TEST_TMP/caps.err"; fail "record of a command that execs with a capability gain exited $?"; }
+"$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/caps.syscap" callchains "$DEMO" ||
+        { tail -20 "$TEST_TMP/periscoped.log"; fail "the program exec'd with a capability gain was not sampled after its exec"; }
+grep -q "process .* exec.d a program with other privileges .*: sampled again" "$TEST_TMP/periscoped.log" ||
+        { tail -20 "$TEST_TMP/periscoped.log"; fail "periscoped did not say it sampled the process again after its exec"; }
+echo "ok: a process whose exec gains capabilities is sampled again after it"
+
 # The exit status is the command's.
 set +e
 "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/false.syscap" -- sh -c 'exit 7'
