@@ -370,6 +370,15 @@ static void print_summary(RecordRun *run) {
                 fprintf(stderr, "periscope: %u of them joined the container during the recording\n", joined);
         if (run->stats && g_variant_lookup(run->stats, "container-stopped", "b", &stopped) && stopped)
                 fprintf(stderr, "periscope: the container had no process left at the end\n");
+        /* Sysprof trace fd: what the program wrote and the service refused */
+        guint64 trace_frames = 0, trace_refused = 0;
+        if (run->stats && g_variant_lookup(run->stats, "trace-frames", "t", &trace_frames) &&
+            g_variant_lookup(run->stats, "trace-frames-refused", "t", &trace_refused) &&
+            (trace_frames > 0 || trace_refused > 0))
+                fprintf(stderr, "periscope: %" G_GUINT64_FORMAT " frame%s from the program's SYSPROF_TRACE_FD merged, %"
+                        G_GUINT64_FORMAT " refused%s\n", trace_frames, trace_frames == 1 ? "" : "s", trace_refused,
+                        trace_refused ? " (malformed, another process's, or outside the recording; the capture's "
+                                        "log says why)" : "");
         struct stat st;
         if (!run->finished_ok && stat(run->output.path, &st) == 0 && S_ISREG(st.st_mode)) {
                 g_autofree char *kept = g_format_size(st.st_size);
@@ -454,11 +463,21 @@ static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
         if (gate >= 0) {
                 int control_fd = a->no_control_fd ? -1
                                                   : record_control_open(run->service.conn, run->service.owner,
-                                                                        run->recording);
-                if (record_control_release(gate, control_fd) < 0)
-                        fprintf(stderr, "periscope record: cannot release the command: %s\n", g_strerror(errno));
+                                                                        run->recording, "OpenControlFd", "control fd",
+                                                                        "marks and counters of the program are "
+                                                                        "not recorded");
+                int trace_fd = a->no_trace_fd ? -1
+                                              : record_control_open(run->service.conn, run->service.owner,
+                                                                    run->recording, "OpenTraceFd", "trace fd",
+                                                                    "what it writes to SYSPROF_TRACE_FD is not "
+                                                                    "recorded");
+                int r = record_control_release(gate, control_fd, trace_fd);
+                if (r < 0)
+                        fprintf(stderr, "periscope record: cannot release the command: %s\n", g_strerror(-r));
                 if (control_fd >= 0)
                         close(control_fd); /* the command's copy keeps it open; its end ends the rings */
+                if (trace_fd >= 0)
+                        close(trace_fd);   /* the service reads its own copy at the end */
                 run->exec_error = wait_exec(gate);
                 watch_child(run);
         }

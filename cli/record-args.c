@@ -173,6 +173,9 @@ int record_args_parse(RecordArgs *a, int argc, char **argv) {
                   "LIST" },
                 { "no-control-fd", 0, 0, G_OPTION_ARG_NONE, &a->no_control_fd,
                   "Do not give the command SYSPROF_CONTROL_FD (marks, logs, counters of the program)", NULL },
+                { "no-trace-fd", 0, 0, G_OPTION_ARG_NONE, &a->no_trace_fd,
+                  "Do not give the command SYSPROF_TRACE_FD, GJS_TRACE_FD and GTK_TRACE_FD (a Sysprof capture "
+                  "the program writes itself)", NULL },
                 { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->command, NULL, "[-- COMMAND ARGS…]" },
                 {},
         };

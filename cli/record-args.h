@@ -23,6 +23,7 @@ typedef struct RecordArgs {
         char **command;
         gboolean memory;           /* record-control.c: LD_PRELOAD libperiscope-memory.so */
         gboolean no_control_fd;
+        gboolean no_trace_fd;
         char **counters;           /* NULL: default; empty: none */
 } RecordArgs;
 

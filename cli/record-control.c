@@ -1,5 +1,5 @@
-/* record-control.c: hands the control fd and the memory profiler to the
- * command `periscope record` runs. */
+/* record-control.c: hands the control fd, the trace fd and the memory
+ * profiler to the command `periscope record` runs. */
 #include "record-control.h"
 
 #include <errno.h>
@@ -27,16 +27,31 @@ int record_control_gate_new(int gate[2]) {
         return 0;
 }
 
+/* The names a trace fd goes by: Sysprof's writer, GJS and GTK. */
+static const char *const trace_fd_variables[] = { "SYSPROF_TRACE_FD", "GJS_TRACE_FD", "GTK_TRACE_FD" };
+
+static void export_fd(const char *name, int fd) {
+        char num[16];
+        snprintf(num, sizeof(num), "%d", fd);
+        setenv(name, num, 1);
+}
+
 int record_control_child_wait(int gate_fd, const char *preload) {
-        /* Received without MSG_CMSG_CLOEXEC: the command inherits the fd. */
+        /* Received without MSG_CMSG_CLOEXEC: the command inherits the fds.
+         * A trace fd ('t') may come before the release. */
         int fd;
-        if (fd_receive_with_byte(gate_fd, 0, NULL, &fd) < 0)
-                return -EPIPE;
-        if (fd >= 0) {
-                char num[16];
-                snprintf(num, sizeof(num), "%d", fd);
-                setenv("SYSPROF_CONTROL_FD", num, 1);
+        char byte;
+        for (;;) {
+                if (fd_receive_with_byte(gate_fd, 0, &byte, &fd) < 0)
+                        return -EPIPE;
+                if (byte != RECORD_GATE_TRACE_FD)
+                        break;
+                if (fd >= 0)
+                        for (size_t i = 0; i < sizeof(trace_fd_variables) / sizeof(trace_fd_variables[0]); i++)
+                                export_fd(trace_fd_variables[i], fd);
         }
+        if (fd >= 0)
+                export_fd("SYSPROF_CONTROL_FD", fd);
         if (preload) {
                 const char *old = getenv("LD_PRELOAD");
                 if (old && *old) {
@@ -53,29 +68,34 @@ int record_control_child_wait(int gate_fd, const char *preload) {
         return 0;
 }
 
-int record_control_open(GDBusConnection *conn, const char *owner, const char *recording) {
+int record_control_open(GDBusConnection *conn, const char *owner, const char *recording, const char *method,
+                        const char *what, const char *without) {
         g_autoptr(GError) error = NULL;
         g_autoptr(GUnixFDList) fds = NULL;
         g_autoptr(GVariant) reply = g_dbus_connection_call_with_unix_fd_list_sync(
-                conn, owner, recording, RECORDING_INTERFACE, "OpenControlFd", NULL, G_VARIANT_TYPE("(h)"),
+                conn, owner, recording, RECORDING_INTERFACE, method, NULL, G_VARIANT_TYPE("(h)"),
                 G_DBUS_CALL_FLAGS_NONE, 25000, NULL, &fds, NULL, &error);
         if (!reply) {
                 g_dbus_error_strip_remote_error(error);
-                fprintf(stderr, "periscope record: no control fd for the command (marks and counters of the program "
-                                "are not recorded): %s\n", error->message);
+                fprintf(stderr, "periscope record: no %s for the command (%s): %s\n", what, without, error->message);
                 return -1;
         }
         gint32 handle;
         g_variant_get(reply, "(h)", &handle);
         int fd = fds ? g_unix_fd_list_get(fds, handle, &error) : -1;
         if (fd < 0)
-                fprintf(stderr, "periscope record: the control fd did not arrive: %s\n",
+                fprintf(stderr, "periscope record: the %s did not arrive: %s\n", what,
                         error ? error->message : "no fd in the reply");
         return fd;
 }
 
-int record_control_release(int gate_fd, int control_fd) {
-        return fd_send_with_byte(gate_fd, 'g', control_fd, MSG_NOSIGNAL);
+int record_control_release(int gate_fd, int control_fd, int trace_fd) {
+        if (trace_fd >= 0) {
+                int r = fd_send_with_byte(gate_fd, RECORD_GATE_TRACE_FD, trace_fd, MSG_NOSIGNAL);
+                if (r < 0)
+                        return r;
+        }
+        return fd_send_with_byte(gate_fd, RECORD_GATE_GO, control_fd, MSG_NOSIGNAL);
 }
 
 char *record_control_find_memory_lib(GError **error) {

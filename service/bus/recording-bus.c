@@ -108,6 +108,9 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
         if (ret >= 0)
                 ret = sd_bus_message_append(m, "{sv}", "helper-failures", "u",
                                             (uint32_t) (st->helper_failures > UINT32_MAX ? UINT32_MAX : st->helper_failures));
+        if (ret >= 0 && st->trace_fds > 0)
+                ret = sd_bus_message_append(m, "{sv}{sv}", "trace-frames", "t", st->trace_frames,
+                                            "trace-frames-refused", "t", st->trace_frames_refused);
         if (ret >= 0 && st->follows_container)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "joined-processes", "u", st->joined_processes,
                                             "container-stopped", "b", (int) st->container_stopped);
@@ -164,7 +167,7 @@ static int check_owner(sd_bus_message *m, RecordingBus *rb, const char *what, Ca
         return 0;
 }
 
-/* For OpenControlFd and AddMark: the recording must still record. */
+/* For OpenControlFd, OpenTraceFd and AddMark: the recording must still record. */
 static int check_recording(RecordingBus *rb, const char *what, sd_bus_error *error) {
         RecordingStats st;
         recording_get_stats(rb->recording, &st);
@@ -211,6 +214,26 @@ static int method_open_control_fd(sd_bus_message *m, void *userdata, sd_bus_erro
                                          rb->id, CONTROL_MAX_PEERS);
         if (r < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "cannot create a control fd: %s", strerror(-r));
+        return sd_bus_reply_method_return(m, "h", fd); /* sd-bus dups it */
+}
+
+static int method_open_trace_fd(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        RecordingBus *rb = userdata;
+        Caller caller;
+        int r = check_owner(m, rb, "open a trace fd", &caller, error);
+        if (r >= 0)
+                r = check_recording(rb, "open a trace fd", error);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int fd = -1;
+        r = recording_open_trace_fd(rb->recording, &fd);
+        if (r == -EMFILE)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
+                                         "recording %u already handed out %d trace fds; pass one on instead "
+                                         "(children inherit it)",
+                                         rb->id, TRACE_MAX_FDS);
+        if (r < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "cannot create a trace fd: %s", strerror(-r));
         return sd_bus_reply_method_return(m, "h", fd); /* sd-bus dups it */
 }
 
@@ -272,6 +295,8 @@ static const sd_bus_vtable recording_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenControlFd", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", control_fd),
                                 method_open_control_fd, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("OpenTraceFd", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", trace_fd),
+                                method_open_trace_fd, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("AddMark",
                                 SD_BUS_ARGS("x", time, "x", duration, "s", group, "s", name, "s", message),
                                 SD_BUS_NO_RESULT, method_add_mark, SD_BUS_VTABLE_UNPRIVILEGED),

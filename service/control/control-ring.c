@@ -14,9 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "counter-remap.h"
 #include "basic.h"
+#include "capture.h"
 
 #define RING_END_TYPE 0xFF
 #define LOG_WARNING_SEVERITY 16 /* G_LOG_LEVEL_WARNING, as Sysprof shows it */
@@ -56,8 +55,7 @@ struct ControlPeer {
 struct ControlServer {
         sd_event *event;
         CaptureWriter *writer;
-        CounterIdAllocator *ids;
-        CounterRemap *counters;
+        FrameCopier *copier;        /* into the capture, counter ids remapped */
         CaptureReader *decoder;     /* checks frames with the capture reader's rules */
         uint8_t decoder_header[CAPTURE_FILE_HEADER_SIZE];
         sd_event_source *timer;
@@ -66,12 +64,8 @@ struct ControlServer {
         unsigned n_peers, n_rings, next_serial;
         size_t page_size;
         bool stopped;
-        ControlAddressFunc address_func;
-        void *address_userdata;
         ControlServerStats stats;
         uint8_t frame[CAPTURE_FRAME_MAX + 8]; /* private copy of the frame being checked */
-        CaptureCounterDef defs[CAPTURE_CTRDEF_MAX_COUNTERS];
-        CaptureCounterSetValue values[CAPTURE_CTRSET_MAX_GROUPS * 8];
 };
 
 #define LIST_PREPEND(head, item)                     \
@@ -106,19 +100,6 @@ __attribute__((format(printf, 3, 4))) static void capture_log(ControlServer *s, 
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
         note_write_error(s, capture_writer_add_log(s->writer, now_monotonic_ns(), -1, pid, LOG_WARNING_SEVERITY, LOG_DOMAIN, msg));
-}
-
-/* A capture header with nothing after it: lets the reader decode ring frames
- * (host byte order) one at a time. */
-static int decoder_new(uint8_t header[CAPTURE_FILE_HEADER_SIZE], CaptureReader **ret) {
-        memset(header, 0, CAPTURE_FILE_HEADER_SIZE);
-        header[0] = CAPTURE_MAGIC & 0xff;
-        header[1] = (CAPTURE_MAGIC >> 8) & 0xff;
-        header[2] = (CAPTURE_MAGIC >> 16) & 0xff;
-        header[3] = CAPTURE_MAGIC >> 24;
-        header[4] = CAPTURE_VERSION;
-        header[5] = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 0x01 : 0x00;
-        return capture_reader_open_memory(header, CAPTURE_FILE_HEADER_SIZE, ret, NULL);
 }
 
 /* ---- rings ---- */
@@ -207,67 +188,8 @@ static int ring_new(ControlServer *s, ControlPeer *peer, ControlRing **ret, int 
 
 /* Copies one checked frame into the capture. */
 static void copy_frame(ControlServer *s, ControlRing *ring, const CaptureFrame *f) {
-        CaptureWriter *w = s->writer;
-        int r = 0;
-
-        switch (f->type) {
-        case CAPTURE_FRAME_MARK:
-                r = capture_writer_add_mark(w, f->time, f->cpu, f->pid, f->mark.duration, f->mark.group, f->mark.name,
-                                            f->mark.message);
-                break;
-        case CAPTURE_FRAME_LOG:
-                r = capture_writer_add_log(w, f->time, f->cpu, f->pid, f->log.severity, f->log.domain, f->log.message);
-                break;
-        case CAPTURE_FRAME_SAMPLE:
-                r = capture_writer_add_sample(w, f->time, f->cpu, f->pid, f->sample.tid, f->sample.addrs,
-                                              f->sample.n_addrs);
-                if (s->address_func && f->sample.n_addrs)
-                        s->address_func(f->pid, f->sample.addrs, f->sample.n_addrs, s->address_userdata);
-                break;
-        case CAPTURE_FRAME_ALLOCATION:
-                r = capture_writer_add_allocation(w, f->time, f->cpu, f->pid, f->allocation.tid,
-                                                  f->allocation.alloc_addr, f->allocation.alloc_size,
-                                                  f->allocation.addrs, f->allocation.n_addrs);
-                if (s->address_func && f->allocation.n_addrs)
-                        s->address_func(f->pid, f->allocation.addrs, f->allocation.n_addrs, s->address_userdata);
-                break;
-        case CAPTURE_FRAME_CTRDEF: {
-                size_t n = 0;
-                for (uint16_t i = 0; i < f->ctrdef.n_counters; i++) {
-                        const CaptureCounterDef *d = &f->ctrdef.counters[i];
-                        if (d->id == 0 || d->type > CAPTURE_COUNTER_DOUBLE)
-                                continue;
-                        int64_t id = counter_remap_define(s->counters, s->ids, f->pid, d->id);
-                        if (id <= 0)
-                                continue;
-                        s->defs[n] = *d;
-                        s->defs[n].id = (uint32_t) id;
-                        n++;
-                }
-                if (n > 0)
-                        r = capture_writer_add_counter_defs(w, f->time, f->cpu, f->pid, s->defs, n);
-                break;
-        }
-        case CAPTURE_FRAME_CTRSET: {
-                size_t n = 0;
-                for (uint32_t i = 0; i < f->ctrset.n_values; i++) {
-                        /* A value may be drained before its definition when
-                         * the two were written to different rings (threads):
-                         * the mapping is made on first sight either way. */
-                        int64_t id = counter_remap_define(s->counters, s->ids, f->pid, f->ctrset.values[i].id);
-                        if (id <= 0)
-                                continue;
-                        s->values[n].id = (uint32_t) id;
-                        s->values[n].value = f->ctrset.values[i].value;
-                        n++;
-                }
-                if (n > 0)
-                        r = capture_writer_add_counter_values(w, f->time, f->cpu, f->pid, s->values, n);
-                break;
-        }
-        default:
-                /* Known to Sysprof 3.46 but not something a program may
-                 * claim (MAP, PROCESS, FILE_CHUNK...): not copied. */
+        int r = frame_copier_copy(s->copier, f);
+        if (r == 0) {
                 s->stats.frames_skipped++;
                 return;
         }
@@ -545,14 +467,13 @@ int control_server_new(sd_event *event, CaptureWriter *writer, CounterIdAllocato
                 return -ENOMEM;
         s->event = sd_event_ref(event);
         s->writer = writer;
-        s->ids = ids;
         long page = sysconf(_SC_PAGESIZE);
         s->page_size = page > 0 ? (size_t) page : 4096;
 
-        int r = counter_remap_new(CONTROL_MAX_COUNTERS, &s->counters);
+        int r = frame_copier_new(writer, ids, CONTROL_MAX_COUNTERS, &s->copier);
         if (r < 0)
                 return r;
-        r = decoder_new(s->decoder_header, &s->decoder);
+        r = frame_decoder_new(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, s->decoder_header, &s->decoder);
         if (r < 0)
                 return r;
         r = sd_event_add_time_relative(event, &s->timer, CLOCK_MONOTONIC, CONTROL_DRAIN_INTERVAL_USEC, 1000, on_timer, s);
@@ -587,15 +508,14 @@ ControlServer *control_server_free(ControlServer *s) {
                 control_server_stop(s);
         sd_event_source_disable_unref(s->timer);
         capture_reader_free(s->decoder);
-        counter_remap_free(s->counters);
+        frame_copier_free(s->copier);
         sd_event_unref(s->event);
         free(s);
         return NULL;
 }
 
 void control_server_set_address_func(ControlServer *s, ControlAddressFunc func, void *userdata) {
-        s->address_func = func;
-        s->address_userdata = userdata;
+        frame_copier_set_address_func(s->copier, func, userdata);
 }
 
 unsigned control_server_get_n_rings(const ControlServer *s) {

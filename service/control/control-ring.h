@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "basic.h"
 #include "counters.h"
+#include "frame-copy.h"
 
 #define CONTROL_REQUEST "CreatRing"
 #define CONTROL_REQUEST_LEN 10          /* the text and its NUL */
@@ -66,8 +67,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ControlServer *, control_server_free);
 int control_server_open_fd(ControlServer *s, int *ret_fd);
 
 /* Called with the code addresses of each SAMPLE and ALLOCATION frame copied
- * (innermost first, context markers included), e.g. to symbolize them. */
-typedef void (*ControlAddressFunc)(int32_t pid, const uint64_t *addrs, size_t n, void *userdata);
+ * (see frame-copy.h). */
 void control_server_set_address_func(ControlServer *s, ControlAddressFunc func, void *userdata);
 
 /* Serves an already connected stream socket; takes ownership of fd. */

@@ -1,6 +1,9 @@
 /* control.h: the control layer's public header: the control fd's ring that
- * traced programs write marks, logs, counters and allocations into.
+ * traced programs write marks, logs, counters and allocations into, and the
+ * trace fds whose whole captures are merged at the end.
  * Other folders include this header only. */
 #pragma once
 
 #include "control-ring.h"
+#include "frame-copy.h"
+#include "trace-fd.h"

@@ -12,9 +12,7 @@
 #include "protocol.h"
 #include "recording.h"
 
-/* Code addresses that programs put in their rings get symbolized at Stop
- * like those of perf samples. */
-static void on_ring_addresses(int32_t pid, const uint64_t *addrs, size_t n, void *userdata) {
+void recording_note_program_addresses(int32_t pid, const uint64_t *addrs, size_t n, void *userdata) {
         Recording *r = userdata;
         bool kernel = false;
         for (size_t i = 0; i < n; i++) {
@@ -43,7 +41,7 @@ int recording_control_start(Recording *r, RecordingError *error) {
         if (ret < 0)
                 return control_error(error, ret, PERISCOPE_ERROR_FAILED, "cannot start the control fd server",
                                      strerror(-ret));
-        control_server_set_address_func(r->control, on_ring_addresses, r);
+        control_server_set_address_func(r->control, recording_note_program_addresses, r);
 
         /* An empty `counters` list turns the counters off. */
         if (r->options.counters && !r->options.counters[0])

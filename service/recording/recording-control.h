@@ -5,6 +5,7 @@
  * OpenControlFd and AddMark ask of it. */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -20,6 +21,12 @@ void recording_control_stop(Recording *r);
 
 /* Frees what is left (a recording that failed to start). */
 void recording_control_free(Recording *r);
+
+/* Notes the code addresses of a SAMPLE or ALLOCATION frame a program wrote
+ * (control ring, trace fd) so they get symbolized at Stop like those of perf
+ * samples; kernel addresses are not a program's to vouch for. userdata is
+ * the Recording (a ControlAddressFunc). */
+void recording_note_program_addresses(int32_t pid, const uint64_t *addrs, size_t n, void *userdata);
 
 /* A new control fd for a program to inherit. -ESTALE once the recording no
  * longer records, -EMFILE when it serves CONTROL_MAX_PEERS already. */

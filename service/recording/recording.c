@@ -24,6 +24,7 @@
 #include "protocol.h"
 #include "recording-control.h"
 #include "recording-stages.h"
+#include "recording-trace.h"
 #include "unwind.h"
 
 #define RECORDING_TICK_USEC (100 * 1000)
@@ -542,7 +543,7 @@ static uint64_t recording_helper_failures(const Recording *r) {
 }
 
 static void recording_write_stats(Recording *r) {
-        char buf[1024];
+        char buf[1536];
         int64_t now = now_monotonic_ns();
         size_t n_pids;
         (void) process_maps_get_pids(r->maps, &n_pids);
@@ -579,6 +580,16 @@ static void recording_write_stats(Recording *r) {
                                 "container_processes_left=%u\ncontainer_stopped=%s\n",
                                 st.joined, st.refused, st.failed, st.members, st.stopped ? "true" : "false");
         }
+        /* Sysprof trace fds: frames merged, and refused (garbage, foreign
+         * pids, times outside the recording). */
+        TraceFdStats tst;
+        recording_trace_get_stats(r, &tst);
+        if (tst.fds > 0 && len > 0 && (size_t) len < sizeof(buf))
+                len += snprintf(buf + len, sizeof(buf) - (size_t) len,
+                                "trace_fds=%llu\ntrace_frames=%llu\ntrace_frames_refused=%llu\n"
+                                "trace_frames_skipped=%llu\n",
+                                (unsigned long long) tst.fds, (unsigned long long) tst.frames_copied,
+                                (unsigned long long) tst.frames_refused, (unsigned long long) tst.frames_skipped);
         if (len > 0 && (size_t) len >= sizeof(buf))
                 len = (int) sizeof(buf) - 1;
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
@@ -661,6 +672,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
                                                   r->command_cmdline);
         recording_control_stop(r);
+        recording_trace_merge(r);
         recording_flush(r);
         recording_publish(r);
         recording_run_stages(r);
@@ -929,6 +941,7 @@ Recording *recording_free(Recording *r) {
         }
         recording_disarm(r);
         recording_control_free(r);
+        trace_fds_free(r->trace);
         perf_events_free(r->perf);
         capture_writer_free(r->writer);
         free(r->target_sources);
@@ -971,4 +984,9 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
                 .joined_processes = st.joined,
                 .container_stopped = st.stopped,
         };
+        TraceFdStats tst;
+        recording_trace_get_stats(r, &tst);
+        ret->trace_fds = tst.fds;
+        ret->trace_frames = tst.frames_copied;
+        ret->trace_frames_refused = tst.frames_refused;
 }

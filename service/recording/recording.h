@@ -137,6 +137,7 @@ struct Recording {
         ControlServer *control;
         Counters *counters;
         CounterIdAllocator counter_ids;
+        TraceFds *trace;           /* Sysprof trace fds handed out (recording-trace.c); NULL if none */
 };
 
 /* What the D-Bus face shows of a recording. */
@@ -150,6 +151,8 @@ typedef struct RecordingStats {
         bool follows_container;    /* option "container": the two below mean something */
         unsigned joined_processes;
         bool container_stopped;
+        uint64_t trace_fds;        /* trace fds handed out; the two below mean something if > 0 */
+        uint64_t trace_frames, trace_frames_refused;
 } RecordingStats;
 
 /* Starts a recording into capture_fd (already checked). Takes over
@@ -184,3 +187,4 @@ const char *recording_state_to_string(RecordingState state);
 
 /* The rest of this folder's public interface: other folders include this header only. */
 #include "recording-control.h"
+#include "recording-trace.h"
