@@ -194,15 +194,27 @@ static int trace_file_scan(TraceFile *tf) {
                         off += CAPTURE_FILE_HEADER_SIZE;
                         continue;
                 }
+                if (off == 0 && avail >= CAPTURE_FILE_HEADER_SIZE && all_zero(p, 4)) {
+                        /* The first header, wiped by a second writer's
+                         * truncation (see below); the first writer still
+                         * updates its end time in it. */
+                        off = CAPTURE_FILE_HEADER_SIZE;
+                        continue;
+                }
+                if (avail >= CAPTURE_ALIGN && all_zero(p, CAPTURE_ALIGN)) {
+                        /* A hole: a second writer on the fd truncated it
+                         * (Sysprof's writer does at its start) while the
+                         * file offset they share went on; or a writer that
+                         * preallocates. No frame starts with a zero length. */
+                        off += CAPTURE_ALIGN;
+                        continue;
+                }
                 if (le < 0) {
                         trace_refuse(tf, "it does not start with a capture header");
                         break;
                 }
-                if (avail < CAPTURE_FRAME_HEADER_SIZE || unaligned_load_u16(p, le) == 0) {
-                        /* Zeros: nothing was written past here (a writer that
-                         * preallocates, or truncated the file and went on). */
-                        if (!all_zero(p, avail))
-                                trace_refuse(tf, "%zu bytes at offset %zu are not a frame", avail, off);
+                if (avail < CAPTURE_FRAME_HEADER_SIZE) {
+                        trace_refuse(tf, "%zu bytes at offset %zu are not a frame", avail, off);
                         break;
                 }
                 size_t len = unaligned_load_u16(p, le);
