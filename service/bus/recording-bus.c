@@ -197,44 +197,36 @@ static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return 1;
 }
 
-static int method_open_control_fd(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        RecordingBus *rb = userdata;
+/* OpenControlFd, OpenTraceFd: a new fd from open_fd for the owner, while
+ * recording; at most limit of them. */
+static int reply_new_fd(sd_bus_message *m, RecordingBus *rb, const char *what, int (*open_fd)(Recording *, int *),
+                        int limit, sd_bus_error *error) {
+        char action[64];
+        snprintf(action, sizeof(action), "open a %s", what);
         Caller caller;
-        int r = check_owner(m, rb, "open a control fd", &caller, error);
+        int r = check_owner(m, rb, action, &caller, error);
         if (r >= 0)
-                r = check_recording(rb, "open a control fd", error);
+                r = check_recording(rb, action, error);
         if (r < 0)
                 return r;
         _cleanup_close_ int fd = -1;
-        r = recording_open_control_fd(rb->recording, &fd);
+        r = open_fd(rb->recording, &fd);
         if (r == -EMFILE)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
-                                         "recording %u already serves %d control fds; pass one on instead "
+                                         "recording %u already handed out %d %ss; pass one on instead "
                                          "(children inherit it)",
-                                         rb->id, CONTROL_MAX_PEERS);
+                                         rb->id, limit, what);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "cannot create a control fd: %s", strerror(-r));
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "cannot create a %s: %s", what, strerror(-r));
         return sd_bus_reply_method_return(m, "h", fd); /* sd-bus dups it */
 }
 
+static int method_open_control_fd(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return reply_new_fd(m, userdata, "control fd", recording_open_control_fd, CONTROL_MAX_PEERS, error);
+}
+
 static int method_open_trace_fd(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        RecordingBus *rb = userdata;
-        Caller caller;
-        int r = check_owner(m, rb, "open a trace fd", &caller, error);
-        if (r >= 0)
-                r = check_recording(rb, "open a trace fd", error);
-        if (r < 0)
-                return r;
-        _cleanup_close_ int fd = -1;
-        r = recording_open_trace_fd(rb->recording, &fd);
-        if (r == -EMFILE)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
-                                         "recording %u already handed out %d trace fds; pass one on instead "
-                                         "(children inherit it)",
-                                         rb->id, TRACE_MAX_FDS);
-        if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "cannot create a trace fd: %s", strerror(-r));
-        return sd_bus_reply_method_return(m, "h", fd); /* sd-bus dups it */
+        return reply_new_fd(m, userdata, "trace fd", recording_open_trace_fd, TRACE_MAX_FDS, error);
 }
 
 static int method_add_mark(sd_bus_message *m, void *userdata, sd_bus_error *error) {
