@@ -15,7 +15,7 @@
 
 #include "capture-tmp.h"
 #include "test-check.h"
-#include "trace-fd.h"
+#include "control.h"
 
 typedef struct Result {
         TraceFdStats stats;

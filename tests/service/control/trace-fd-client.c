@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "dbus-api.h"
+#include "protocol.h"
 
 static GVariant *call(GDBusConnection *c, const char *path, const char *iface, const char *method, GVariant *args,
                       const char *type, GUnixFDList *in, GUnixFDList **out) {
