@@ -249,6 +249,8 @@ static int entry_compare(const void *a, const void *b) {
 
 /* Appends the kept frames in time order. */
 static int trace_file_copy(TraceFile *tf, FrameCopier *copier, TraceFdStats *stats) {
+        if (tf->n_entries == 0)
+                return 0;
         qsort(tf->entries, tf->n_entries, sizeof(TraceEntry), entry_compare);
         for (size_t i = 0; i < tf->n_entries; i++) {
                 const TraceEntry *e = &tf->entries[i];
