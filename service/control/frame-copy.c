@@ -61,6 +61,7 @@ bool frame_copier_copies_type(int type) {
         case CAPTURE_FRAME_ALLOCATION:
         case CAPTURE_FRAME_CTRDEF:
         case CAPTURE_FRAME_CTRSET:
+        case CAPTURE_FRAME_JITMAP:
                 return true;
         default:
                 return false;
@@ -131,6 +132,11 @@ int frame_copier_copy(FrameCopier *c, const CaptureFrame *f) {
                 break;
         case CAPTURE_FRAME_CTRSET:
                 r = copy_counter_values(c, f);
+                break;
+        case CAPTURE_FRAME_JITMAP:
+                /* names of the program's JIT addresses (GJS): readers key
+                 * them by pid, so they cannot name another process's code */
+                r = capture_writer_add_jitmap(w, f->time, f->cpu, f->pid, f->jitmap.entries, f->jitmap.n_entries);
                 break;
         default:
                 /* Known to Sysprof 3.46 but not something a program may

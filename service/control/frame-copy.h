@@ -1,7 +1,7 @@
 /* frame-copy.h: copies frames that a profiled program wrote (control-fd
  * rings, trace fds), already decoded and checked by the capture reader,
- * into the recording's capture: only MARK, LOG, CTRDEF, CTRSET, SAMPLE and
- * ALLOCATION, with the program's counter ids remapped per (pid, id) into the
+ * into the recording's capture: only MARK, LOG, CTRDEF, CTRSET, SAMPLE,
+ * ALLOCATION and JITMAP, with the program's counter ids remapped per (pid, id) into the
  * recording's id space so they cannot clash with the service's own or with
  * another program's. Shared by control-ring.c and trace-fd.c. */
 #pragma once

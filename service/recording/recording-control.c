@@ -22,6 +22,8 @@ void recording_note_program_addresses(int32_t pid, const uint64_t *addrs, size_t
                 }
                 if (kernel || addrs[i] == 0)
                         continue; /* a program cannot vouch for kernel addresses */
+                if ((addrs[i] & CAPTURE_JITMAP_MARK) == CAPTURE_JITMAP_MARK)
+                        continue; /* named by the program's JITMAP frames, not by files */
                 /* backtrace() stacks: return addresses, every one */
                 if (address_set_add(r->addresses, pid, addrs[i], true) < 0)
                         return;

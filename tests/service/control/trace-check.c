@@ -1,7 +1,8 @@
 /* trace-check.c: checks a recording of trace-writer with Sysprof's own
  * reader (Debian's libsysprof-capture-4): every frame of the capture reads;
- * the program's marks, logs and counter values are there exactly as it
- * printed them (time, duration, pid), in time order; its counter got an id
+ * the program's marks, logs, counter values and JIT-named samples (with
+ * their JITMAP) are there exactly as it printed them (time, duration, pid),
+ * marks in time order; its counter got an id
  * no other counter of the capture has; the recording has CPU samples of the
  * program; periscope.stats counts the frames merged and refused, and a
  * refusal is explained by a LOG frame.
@@ -27,6 +28,9 @@ typedef struct Expected {
         Item marks[MAX_ITEMS], logs[MAX_ITEMS], values[MAX_ITEMS];
         size_t n_marks, n_logs, n_values;
         int64_t ctrdef_time;
+        uint64_t jit_address;   /* the program's js_render */
+        int64_t samples[MAX_ITEMS];
+        size_t n_samples;
         long refused;
 } Expected;
 
@@ -46,6 +50,12 @@ static int expected_read(const char *path, Expected *e) {
                         continue;
                 if (sscanf(line, "ctrdef phase %" SCNd64, &e->ctrdef_time) == 1)
                         continue;
+                if (sscanf(line, "jitmap js_render %" SCNu64, &e->jit_address) == 1)
+                        continue;
+                if (e->n_samples < MAX_ITEMS && sscanf(line, "sample %" SCNd64, &e->samples[e->n_samples]) == 1) {
+                        e->n_samples++;
+                        continue;
+                }
                 if (sscanf(line, "mark %63s %" SCNd64 " %" SCNd64, it.name, &it.time, &it.value) == 3 &&
                     e->n_marks < MAX_ITEMS)
                         e->marks[e->n_marks++] = it;
@@ -81,6 +91,8 @@ typedef struct Seen {
         size_t n_counter_ids;
         uint32_t phase_id;      /* the capture id of the program's counter */
         uint64_t samples;
+        uint64_t jit_samples;   /* the program's own samples in js_render, at the times it wrote */
+        bool jitmap_seen;
         int64_t last_mark_time;
         long stats_refused, stats_frames;
         bool refusal_logged;
@@ -154,6 +166,32 @@ static void check_ctrset(const SysprofCaptureCounterSet *set, Expected *e, Seen 
                 }
 }
 
+/* A perf sample, or one the program wrote: its one frame js_render at a
+ * time it printed. */
+static void check_sample(const SysprofCaptureSample *smp, Expected *e, Seen *s) {
+        if (smp->n_addrs != 1 || smp->addrs[0] != e->jit_address) {
+                s->samples++;
+                return;
+        }
+        bool known = false;
+        for (size_t i = 0; i < e->n_samples; i++)
+                known |= e->samples[i] == smp->frame.time;
+        CHECK_MSG(known, "a js_render sample at %" PRId64 " was not written then", (int64_t) smp->frame.time);
+        s->jit_samples++;
+}
+
+static void check_jitmap(const SysprofCaptureJitmap *j, Expected *e, Seen *s) {
+        SysprofCaptureJitmapIter it;
+        SysprofCaptureAddress addr;
+        const char *name;
+        sysprof_capture_jitmap_iter_init(&it, j);
+        while (sysprof_capture_jitmap_iter_next(&it, &addr, &name))
+                if (addr == e->jit_address && strcmp(name, "js_render") == 0) {
+                        CHECK(j->frame.pid == e->pid);
+                        s->jitmap_seen = true;
+                }
+}
+
 /* Reads every frame with Sysprof's reader. */
 static void read_capture(const char *path, Expected *e, Seen *s) {
         SysprofCaptureReader *r = sysprof_capture_reader_new(path);
@@ -193,7 +231,13 @@ static void read_capture(const char *path, Expected *e, Seen *s) {
                 case SYSPROF_CAPTURE_FRAME_SAMPLE: {
                         const SysprofCaptureSample *smp = sysprof_capture_reader_read_sample(r);
                         if ((ok = smp) && smp->frame.pid == e->pid)
-                                s->samples++;
+                                check_sample(smp, e, s);
+                        break;
+                }
+                case SYSPROF_CAPTURE_FRAME_JITMAP: {
+                        const SysprofCaptureJitmap *j = sysprof_capture_reader_read_jitmap(r);
+                        if ((ok = j))
+                                check_jitmap(j, e, s);
                         break;
                 }
                 case SYSPROF_CAPTURE_FRAME_METADATA: {
@@ -239,7 +283,12 @@ int main(int argc, char **argv) {
                 CHECK_MSG(e.values[i].seen, "counter value %" PRId64 " is not in the capture", e.values[i].value);
         CHECK_MSG(s.ctrdef_seen, "the program's counter definition is not in the capture");
         CHECK_MSG(s.samples > 0, "no CPU samples of the program (pid %d)", e.pid);
-        long frames = (long) (e.n_marks + e.n_logs + e.n_values + 1);
+        CHECK_MSG(s.jit_samples == e.n_samples, "%" PRIu64 " of the program's %zu js_render samples are in the capture",
+                  s.jit_samples, e.n_samples);
+        CHECK_MSG(s.jitmap_seen, "the program's JITMAP (js_render) is not in the capture");
+        /* the good frames: marks, logs, counter values, the counter
+         * definition, samples, the JITMAP */
+        long frames = (long) (e.n_marks + e.n_logs + e.n_values + 1 + e.n_samples + 1);
         CHECK_MSG(s.stats_frames == frames, "periscope.stats: trace_frames=%ld, the program wrote %ld good frames",
                   s.stats_frames, frames);
         CHECK_MSG(s.stats_refused == e.refused, "periscope.stats: trace_frames_refused=%ld, expected %ld",

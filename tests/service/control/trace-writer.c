@@ -1,8 +1,8 @@
 /* trace-writer.c: a program that writes a Sysprof capture of its own to
  * SYSPROF_TRACE_FD with Debian's libsysprof-capture-4 writer, as GJS and
  * GTK do, while it burns CPU. It prints what it wrote (pid, each mark's,
- * log's and counter value's time) for trace-check.c to find in the
- * recording's capture.
+ * log's, counter value's and JavaScript-like sample's time, the JIT name)
+ * for trace-check.c to find in the recording's capture.
  *   trace-writer env      sysprof_capture_writer_new_from_env()
  *   trace-writer fd       sysprof_capture_writer_new_from_fd(dup(SYSPROF_TRACE_FD))
  *   trace-writer garbage  good frames, then frames the service must refuse:
@@ -32,8 +32,8 @@ static void burn(int64_t ns) {
         sink = x;
 }
 
-/* Five phases: each a mark (its duration the phase's), a log and a counter
- * value, printed as written. */
+/* Five phases: each a mark (its duration the phase's), a log, a counter
+ * value and a sample in a JIT-named function, printed as written. */
 static int write_phases(SysprofCaptureWriter *w, int first, int n) {
         int32_t pid = getpid();
         static unsigned id; /* one counter for every call */
@@ -41,8 +41,13 @@ static int write_phases(SysprofCaptureWriter *w, int first, int n) {
                 id = sysprof_capture_writer_request_counter(w, 1);
         SysprofCaptureCounter def = { .category = "trace-test", .name = "phase", .description = "current phase",
                                       .id = id, .type = SYSPROF_CAPTURE_COUNTER_INT64 };
+        /* a JIT-compiled function, as GJS names its JavaScript frames */
+        static SysprofCaptureAddress js;
+        if (!js && !(js = sysprof_capture_writer_add_jitmap(w, "js_render")))
+                return -1;
         int64_t t = SYSPROF_CAPTURE_CURRENT_TIME;
         if (first == 0) {
+                printf("jitmap js_render %" PRIu64 "\n", (uint64_t) js);
                 if (!sysprof_capture_writer_define_counters(w, t, -1, pid, &def, 1))
                         return -1;
                 printf("ctrdef phase %" PRId64 "\n", t);
@@ -59,8 +64,10 @@ static int write_phases(SysprofCaptureWriter *w, int first, int n) {
                 if (!sysprof_capture_writer_add_mark(w, start, -1, pid, (uint64_t) (end - start), "trace-test", name,
                                                      msg) ||
                     !sysprof_capture_writer_add_log(w, end, -1, pid, 16 /* warning */, "trace-test", msg) ||
-                    !sysprof_capture_writer_set_counters(w, end, -1, pid, ids, &v, 1))
+                    !sysprof_capture_writer_set_counters(w, end, -1, pid, ids, &v, 1) ||
+                    !sysprof_capture_writer_add_sample(w, end, -1, pid, pid, &js, 1))
                         return -1;
+                printf("sample %" PRId64 "\n", end);
                 printf("mark %s %" PRId64 " %" PRId64 "\n", name, start, end - start);
                 printf("log %" PRId64 " %s\n", end, msg);
                 printf("ctrset %" PRId64 " %d\n", end, i);
