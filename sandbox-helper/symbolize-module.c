@@ -55,6 +55,7 @@ static SymbolizeModule *module_free(SymbolizeModule *m) {
                 return NULL;
         symbol_index_clear(&m->syms);
         symbol_index_clear(&m->mini_syms);
+        dwarf_functions_clear(&m->functions);
         if (m->mini)
                 dwfl_end(m->mini);
         free(m->mini_data); /* after the Dwfl that reads it */

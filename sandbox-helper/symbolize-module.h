@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "dwarf-functions.h"
 #include "symbol-index.h"
 
 /* What a request's fds are: the same (dev, inode, size, times) means the
@@ -40,6 +41,7 @@ typedef struct SymbolizeModule {
         Dwfl_Module *mini_mod;
         GElf_Addr mini_bias;
         SymbolIndex syms, mini_syms;
+        DwarfFunctionIndex functions; /* of dw's units, built as addresses come */
 } SymbolizeModule;
 
 /* The module of the file last asked about; owned by the request loop. */

@@ -14,7 +14,6 @@
 
 #include "basic.h"
 #include "demangle.h"
-#include "dwarf-scopes.h"
 #include "symbolize-module.h"
 
 typedef struct Frame {
@@ -105,36 +104,19 @@ static void frames_clear(Frame *frames, size_t n) {
 }
 
 /* Inline chain from DWARF scopes; returns the number of frames (0 = none). */
-static size_t dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uint8_t source, Frame *frames) {
+static size_t dwarf_frames(SymbolizeModule *m, Dwarf_Addr addr, Frame *frames) {
+        Dwfl_Module *mod = m->mod;
         Dwarf_Addr bias = 0;
         Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
         if (!cudie)
                 return 0;
-        Dwarf_Die *scopes = NULL;
-        int nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
-        if (nscopes > 0) {
-                /* dwarf_getscopes continues into the abstract origin of an
-                 * inline; the concrete nesting (inline in inline in function)
-                 * comes from the innermost scope's own parents */
-                Dwarf_Die innermost = scopes[0];
-                free(scopes);
-                scopes = NULL;
-                nscopes = dwarf_getscopes_die(&innermost, &scopes);
-        } else {
-                /* nothing outside namespaces (rustc, clang): walk into them */
-                free(scopes);
-                scopes = NULL;
-                Dwarf_Die path[HELPER_MAX_FRAMES];
-                nscopes = dwarf_scopes_find_functions(cudie, addr - bias, path, HELPER_MAX_FRAMES);
-                if (nscopes > 0 && !(scopes = malloc((size_t) nscopes * sizeof *scopes)))
-                        nscopes = 0;
-                for (int i = 0; i < nscopes; i++)
-                        scopes[i] = path[nscopes - 1 - i]; /* innermost first */
-        }
-        if (nscopes <= 0) {
-                free(scopes);
+        /* innermost first: the function containing addr and its inlines
+         * (dwarf-functions.h: one walk per unit, not per address) */
+        Dwarf_Die scopes[HELPER_MAX_FRAMES];
+        int nscopes = dwarf_functions_find(&m->functions, cudie, addr - bias, scopes, HELPER_MAX_FRAMES);
+        if (nscopes <= 0)
                 return 0;
-        }
+        uint8_t source = m->dwarf_source;
 
         Dwarf_Files *files = NULL;
         size_t nfiles = 0;
@@ -185,7 +167,6 @@ static size_t dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uint8_t source, Fr
                 if (dwarf_formudata(dwarf_attr(s, DW_AT_call_column, &a), &w) == 0 && w <= INT32_MAX)
                         column = (int) w;
         }
-        free(scopes);
         return n;
 }
 
@@ -253,7 +234,7 @@ int symbolize_request_run(SymbolizeCache *cache, int fd, int debug_fd, bool segm
                 }
                 Dwarf_Addr addr = vaddr + m->bias;
                 if (m->dw)
-                        nf = dwarf_frames(m->mod, addr, m->dwarf_source, frames);
+                        nf = dwarf_frames(m, addr, frames);
                 if (nf == 0 && m->mini_mod) {
                         nf = symtab_frame(&m->mini_syms, vaddr + m->mini_bias, NULL, HELPER_SOURCE_MINIDEBUGINFO, frames);
                         if (nf)
