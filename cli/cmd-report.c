@@ -16,6 +16,7 @@
 #include "report-extras.h"
 #include "report-flamegraph.h"
 #include "report-labels.h"
+#include "report-memory-stacks.h"
 #include "report-modes.h"
 #include "report-profile.h"
 #include "report-text.h"
@@ -37,6 +38,7 @@ typedef struct ReportOptions {
         gboolean by_process;
         gboolean process_root, no_process_root;
         gboolean marks, counters, memory; /* report-extras.h */
+        gboolean leaked, temporary;       /* which allocations the stack views weigh */
         char *timeline;
         char *title;
         int width;
@@ -98,6 +100,11 @@ static gboolean options_valid(const ReportOptions *o, int n_files) {
                         REPORT_FLAME_MAX_WIDTH, o->width);
                 return FALSE;
         }
+        if (o->leaked && o->temporary) {
+                fprintf(stderr, "periscope report: --leaked and --temporary weigh different allocations: "
+                                "run them as two reports\n");
+                return FALSE;
+        }
         if (o->process_root && o->no_process_root) {
                 fprintf(stderr, "periscope report: --process-root cannot be combined with --no-process-root: "
                                 "choose one\n");
@@ -120,6 +127,8 @@ static gboolean options_valid(const ReportOptions *o, int n_files) {
                 { "--counters", o->counters, REPORT_FAMILY_EVENTS },
                 { "--timeline", o->timeline != NULL, REPORT_FAMILY_EVENTS },
                 { "--memory", o->memory, REPORT_FAMILY_MEMORY },
+                { "--leaked", o->leaked, REPORT_FAMILY_MEMORY },
+                { "--temporary", o->temporary, REPORT_FAMILY_MEMORY },
                 { "--by-container", o->by_container, REPORT_FAMILY_CONTAINER },
                 { "--diff", o->diff, REPORT_FAMILY_DIFF },
                 { "--lines", o->lines, REPORT_FAMILY_NAMING },
@@ -229,12 +238,35 @@ static int report_diff(const ReportOptions *o, const char *before_path, const ch
         return write_flamegraph(o, after, before, title);
 }
 
-/* The views of the stacks (samples, or allocated bytes with --memory). */
+static ReportWeight stacks_weight(const ReportOptions *o) {
+        if (o->leaked)
+                return REPORT_WEIGHT_LEAKED_BYTES;
+        if (o->temporary)
+                return REPORT_WEIGHT_TEMPORARY_BYTES;
+        return o->memory ? REPORT_WEIGHT_ALLOCATED_BYTES : REPORT_WEIGHT_SAMPLES;
+}
+
+/* What an empty profile of that weight lacks. */
+static const char *empty_profile(ReportWeight w) {
+        switch (w) {
+        case REPORT_WEIGHT_LEAKED_BYTES:
+                return "leaked allocations (every block was freed)";
+        case REPORT_WEIGHT_TEMPORARY_BYTES:
+                return "short-lived temporaries";
+        case REPORT_WEIGHT_ALLOCATED_BYTES:
+                return "allocations";
+        default:
+                return "samples";
+        }
+}
+
+/* The views of the stacks (samples, or bytes with --memory: allocated,
+ * --leaked or --temporary). */
 static int report_stacks(const ReportOptions *o, const char *path, ReportFilter *filter,
                          const ReportPidFilter *pid_filter) {
         g_autoptr(GError) error = NULL;
-        g_autoptr(ReportProfile) profile = report_profile_load(
-                path, o->memory ? REPORT_WEIGHT_ALLOCATED_BYTES : REPORT_WEIGHT_SAMPLES, !o->no_progress, &error);
+        ReportWeight weight = stacks_weight(o);
+        g_autoptr(ReportProfile) profile = report_profile_load(path, weight, !o->no_progress, &error);
         if (!profile) {
                 fprintf(stderr, "periscope report: %s\n", error->message);
                 return 1;
@@ -265,7 +297,7 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                         fprintf(stderr, "periscope report: warning: %s\n", cerror->message);
                 if (graph->n_samples == 0) {
                         if (profile->n_samples == 0)
-                                printf("\nThe capture holds no %s.\n", o->memory ? "allocations" : "samples");
+                                printf("\nThe capture holds no %s.\n", empty_profile(weight));
                         else
                                 printf("\nNo samples match --pid/--comm (the capture has %" G_GUINT64_FORMAT
                                        " %s; `periscope info %s` lists its processes).\n",
@@ -286,7 +318,11 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                         status = 1;
         }
         if (o->flamegraph) {
-                g_autofree char *title = default_title(path, o->memory ? "Allocated bytes" : "Flame graph", graph);
+                const char *what = weight == REPORT_WEIGHT_LEAKED_BYTES      ? "Leaked bytes"
+                                   : weight == REPORT_WEIGHT_TEMPORARY_BYTES ? "Bytes of short-lived temporaries"
+                                   : o->memory                               ? "Allocated bytes"
+                                                                             : "Flame graph";
+                g_autofree char *title = default_title(path, what, graph);
                 status |= write_flamegraph(o, graph, NULL, title);
         }
         return status;
@@ -318,7 +354,9 @@ int cmd_report(int argc, char **argv) {
                 { "marks", 0, 0, G_OPTION_ARG_NONE, &o.marks, "Summarize marks (by group and name, with durations) and logs", NULL },
                 { "counters", 0, 0, G_OPTION_ARG_NONE, &o.counters, "Summarize every counter: samples, min, mean, max, last", NULL },
                 { "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o.timeline, "Write counters over time with the marks as an SVG to FILE", "FILE" },
-                { "memory", 0, 0, G_OPTION_ARG_NONE, &o.memory, "Allocations by call site: leaks, temporaries, peak (from `record --memory`); with --tree/-f: by bytes", NULL },
+                { "memory", 0, 0, G_OPTION_ARG_NONE, &o.memory, "Allocations by call site and by call stack: leaks, temporaries, peak (from `record --memory`); with --tree/-f/--folded: by bytes allocated", NULL },
+                { "leaked", 0, 0, G_OPTION_ARG_NONE, &o.leaked, "With --memory: --tree/-f/--folded/--callers weigh the bytes never freed", NULL },
+                { "temporary", 0, 0, G_OPTION_ARG_NONE, &o.temporary, "With --memory: --tree/-f/--folded/--callers weigh the short-lived temporaries' bytes", NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("FILE - show where the time went in a capture");
@@ -341,6 +379,8 @@ int cmd_report(int argc, char **argv) {
         }
         if (!options_valid(&o, argc - 1))
                 return 2;
+        if (o.leaked || o.temporary)
+                o.memory = TRUE; /* they choose among the allocations */
         if (o.min_percent == MIN_PERCENT_UNSET)
                 o.min_percent = 0.5;
         g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
@@ -370,6 +410,11 @@ int cmd_report(int argc, char **argv) {
         else if (o.marks || o.counters || o.timeline || (o.memory && !stacks)) {
                 int k = report_extras_path(path, o.marks, o.counters, o.timeline, o.memory, o.limit, pf, stdout);
                 status = k < 0 ? 1 : 0;
+                /* then the whole stacks of the leaks and temporaries */
+                if (k >= 0 && o.memory && !report_print_memory_stacks(stdout, path, &filter, (guint) o.limit, &error)) {
+                        fprintf(stderr, "periscope report: %s\n", error->message);
+                        status = 1;
+                }
         } else if (o.by_container && !stacks) {
                 status = report_print_by_container(stdout, path, pf, &error) ? 0 : 1;
                 if (status)

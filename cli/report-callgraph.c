@@ -116,11 +116,13 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
                 ReportStack *s = g_malloc(sizeof(ReportStack) + ids->len * sizeof(guint));
                 s->pid = raw->pid;
                 s->count = raw->count;
+                s->events = raw->events;
                 s->n = ids->len;
                 memcpy(s->ids, ids->data, ids->len * sizeof(guint));
                 ReportStack *have = g_hash_table_lookup(distinct, s);
                 if (have) {
                         have->count += s->count;
+                        have->events += s->events;
                         g_free(s);
                 } else {
                         g_hash_table_add(distinct, s);

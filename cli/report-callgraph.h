@@ -48,7 +48,8 @@ typedef struct ReportCallGraph {
 /* One distinct resolved stack (outermost first) of one process and its samples. */
 typedef struct ReportStack {
         int32_t pid;
-        guint64 count;
+        guint64 count;  /* samples, or bytes */
+        guint64 events; /* samples, or allocations */
         guint n;
         guint ids[];
 } ReportStack;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "memory-replay.h"
 #include "report-progress.h"
 
 static guint raw_stack_hash(gconstpointer v) {
@@ -55,33 +56,64 @@ static char *jit_key(int32_t pid, uint64_t addr) {
         return g_strdup_printf("%d:%" G_GINT64_MODIFIER "x", pid, (guint64) addr);
 }
 
-static void add_stack(ReportProfile *p, int32_t pid, const uint64_t *addrs, gsize n, guint64 weight) {
+/* The stack (pid, addrs) of p, added with a count of 0 if new. */
+static ReportRawStack *intern_stack(ReportProfile *p, int32_t pid, const uint64_t *addrs, gsize n) {
         ReportRawStack *key = g_malloc(sizeof(ReportRawStack) + n * sizeof(uint64_t));
         key->pid = pid;
         key->n_addrs = (guint32) n;
-        key->count = weight;
+        key->count = 0;
+        key->events = 0;
         memcpy(key->addrs, addrs, n * sizeof(uint64_t));
         ReportRawStack *have = g_hash_table_lookup(p->stacks, key);
         if (have) {
-                have->count += weight;
                 g_free(key);
-        } else
-                g_hash_table_add(p->stacks, key);
+                return have;
+        }
+        g_hash_table_add(p->stacks, key);
+        return key;
+}
+
+static void count_stack(ReportProfile *p, ReportRawStack *s, guint64 weight) {
+        s->count += weight;
+        s->events++;
         p->n_samples += weight;
         p->n_events++;
 }
 
-static void add_frame(ReportProfile *p, const CaptureFrame *f) {
+/* An allocation whose fate is known: counted when it is the one weighed. */
+static void count_allocation(gpointer stack, uint64_t size, MemoryFate fate, gpointer userdata) {
+        ReportProfile *p = userdata;
+        if ((p->weight == REPORT_WEIGHT_LEAKED_BYTES && fate == MEMORY_FATE_LEAKED) ||
+            (p->weight == REPORT_WEIGHT_TEMPORARY_BYTES && fate == MEMORY_FATE_TEMPORARY))
+                count_stack(p, stack, size);
+}
+
+static gboolean stack_uncounted(gpointer key, gpointer value, gpointer userdata) {
+        const ReportRawStack *s = key;
+        return s->events == 0;
+}
+
+static void add_frame(ReportProfile *p, const CaptureFrame *f, MemoryReplay *replay) {
         switch (f->type) {
         case CAPTURE_FRAME_SAMPLE:
                 if (p->weight == REPORT_WEIGHT_SAMPLES)
-                        add_stack(p, f->pid, f->sample.addrs, f->sample.n_addrs, 1);
+                        count_stack(p, intern_stack(p, f->pid, f->sample.addrs, f->sample.n_addrs), 1);
                 break;
         case CAPTURE_FRAME_ALLOCATION:
+                if (p->weight == REPORT_WEIGHT_SAMPLES)
+                        break;
                 /* frees (size 0) carry no stack worth weighing */
-                if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES && f->allocation.alloc_size > 0)
-                        add_stack(p, f->pid, f->allocation.addrs, f->allocation.n_addrs,
-                                  (guint64) f->allocation.alloc_size);
+                if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES) {
+                        if (f->allocation.alloc_size > 0)
+                                count_stack(p, intern_stack(p, f->pid, f->allocation.addrs, f->allocation.n_addrs),
+                                            (guint64) f->allocation.alloc_size);
+                        break;
+                }
+                /* leaked or temporary: known once every free is seen */
+                memory_replay_add(replay, f,
+                                  f->allocation.alloc_size > 0
+                                          ? intern_stack(p, f->pid, f->allocation.addrs, f->allocation.n_addrs)
+                                          : NULL);
                 break;
         case CAPTURE_FRAME_PROCESS:
                 g_hash_table_replace(p->comms, GINT_TO_POINTER(f->pid), comm_from_cmdline(f->process.cmdline));
@@ -158,10 +190,11 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
 
         g_autoptr(ReportProgress) bar = report_progress_new("Loading capture", progress);
         uint64_t size = capture_reader_get_size(reader);
+        g_autoptr(MemoryReplay) replay = memory_replay_new();
         CaptureFrame f;
         while ((r = capture_reader_next(reader, &f)) > 0) {
                 p->n_frames++;
-                add_frame(p, &f);
+                add_frame(p, &f, replay);
                 if ((p->n_frames & 1023) == 0)
                         report_progress_update(bar, f.offset, size);
         }
@@ -172,6 +205,10 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
                 p->load_warning = g_strdup(e ? e : g_strerror(-r));
         }
         capture_reader_free(reader);
+        if (memory_replay_count(replay)) {
+                memory_replay_run(replay, count_allocation, p, NULL);
+                g_hash_table_foreach_remove(p->stacks, stack_uncounted, NULL);
+        }
         return g_steal_pointer(&p);
 }
 
@@ -198,7 +235,7 @@ const char *report_profile_find_jit(const ReportProfile *p, int32_t pid, uint64_
 }
 
 const char *report_profile_unit(const ReportProfile *p, guint64 n) {
-        if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES)
+        if (report_weight_is_memory(p->weight))
                 return n == 1 ? "byte" : "bytes";
         return n == 1 ? "sample" : "samples";
 }

@@ -1,6 +1,5 @@
-/* report-memory.c: replays the ALLOCATION frames of a capture in time order
- * (frames of different threads' rings are not in file order) and tallies
- * them by call site: the first frame of the stack that is not an allocator
+/* report-memory.c: replays the ALLOCATION frames of a capture
+ * (memory-replay.h) and tallies them by call site: the first frame of the stack that is not an allocator
  * wrapper (g_malloc, operator new, strdup, ...). */
 #include "report-memory.h"
 
@@ -11,45 +10,14 @@
 
 #include <glib.h>
 
+#include "memory-replay.h"
+
 typedef struct Site {
         char *name;
         uint64_t alloc_count, alloc_bytes;
         uint64_t live_count, live_bytes;
         uint64_t temp_count, temp_bytes;
 } Site;
-
-typedef struct Event {
-        int64_t time;
-        uint64_t seq;      /* file order, to keep the sort stable */
-        uint64_t addr;
-        int64_t size;      /* 0: free */
-        int32_t pid;
-        int32_t tid;
-        Site *site;        /* allocations only */
-} Event;
-
-typedef struct LiveKey {
-        int32_t pid;
-        uint64_t addr;
-} LiveKey;
-
-typedef struct Live {
-        LiveKey key;
-        int64_t size;
-        int64_t time;
-        Site *site;
-} Live;
-
-static guint live_hash(gconstpointer p) {
-        const LiveKey *k = p;
-        uint64_t v = k->addr ^ ((uint64_t) (uint32_t) k->pid * 0x9e3779b97f4a7c15ull);
-        return (guint) (v ^ (v >> 32));
-}
-
-static gboolean live_equal(gconstpointer a, gconstpointer b) {
-        const LiveKey *x = a, *y = b;
-        return x->pid == y->pid && x->addr == y->addr;
-}
 
 static void site_free(gpointer p) {
         Site *s = p;
@@ -100,11 +68,18 @@ static Site *site_for(GHashTable *sites, const SymbolTable *symbols, int32_t pid
         return s;
 }
 
-static int event_cmp(gconstpointer a, gconstpointer b) {
-        const Event *x = a, *y = b;
-        if (x->time != y->time)
-                return x->time < y->time ? -1 : 1;
-        return x->seq < y->seq ? -1 : x->seq > y->seq;
+/* A call site's share of an allocation whose fate is known. */
+static void site_add(gpointer stack, uint64_t size, MemoryFate fate, gpointer userdata) {
+        Site *s = stack;
+        s->alloc_count++;
+        s->alloc_bytes += size;
+        if (fate == MEMORY_FATE_LEAKED) {
+                s->live_count++;
+                s->live_bytes += size;
+        } else if (fate == MEMORY_FATE_TEMPORARY) {
+                s->temp_count++;
+                s->temp_bytes += size;
+        }
 }
 
 static int cmp_live(gconstpointer a, gconstpointer b) {
@@ -137,100 +112,38 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
         int32_t only_pid = o ? o->pid : 0;
 
         g_autoptr(GHashTable) sites = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, site_free);
-        g_autoptr(GArray) events = g_array_new(FALSE, FALSE, sizeof(Event));
+        g_autoptr(MemoryReplay) replay = memory_replay_new();
         g_autoptr(GHashTable) pids = g_hash_table_new(g_direct_hash, g_direct_equal);
         CaptureFrame f;
         int k;
-        uint64_t seq = 0;
         capture_reader_rewind(r);
         while ((k = capture_reader_next(r, &f)) > 0) {
                 if (f.type != CAPTURE_FRAME_ALLOCATION || (only_pid && f.pid != only_pid) ||
-                    !report_pid_wanted(o ? o->filter : NULL, f.pid))
+                    !report_pid_wanted(o ? o->filter : NULL, f.pid) || f.allocation.alloc_size < 0)
                         continue;
-                Event e = { .time = f.time, .seq = seq++, .addr = f.allocation.alloc_addr,
-                            .size = f.allocation.alloc_size, .pid = f.pid, .tid = f.allocation.tid };
-                if (e.size < 0)
-                        continue;
-                if (e.size > 0)
-                        e.site = site_for(sites, symbols, f.pid, f.allocation.addrs, f.allocation.n_addrs);
+                Site *site = NULL;
+                if (f.allocation.alloc_size > 0)
+                        site = site_for(sites, symbols, f.pid, f.allocation.addrs, f.allocation.n_addrs);
                 g_hash_table_add(pids, GINT_TO_POINTER(f.pid));
-                g_array_append_val(events, e);
+                memory_replay_add(replay, &f, site);
         }
         if (k < 0) {
                 fprintf(stderr, "periscope report: %s\n", capture_reader_error(r));
                 return k;
         }
-        if (events->len == 0) {
+        if (memory_replay_count(replay) == 0) {
                 fprintf(stderr, "periscope report: the capture has no ALLOCATION frames%s; record with "
                                 "`periscope record --memory -- COMMAND`\n",
                         only_pid ? " for that process" : "");
                 return -ENODATA;
         }
-        g_array_sort(events, event_cmp);
-
-        g_autoptr(GHashTable) live = g_hash_table_new_full(live_hash, live_equal, NULL, g_free);
-        /* Per thread, its latest allocation while nothing else was allocated
-         * since: freeing it then makes it a temporary (no timing involved). */
-        g_autoptr(GHashTable) latest = g_hash_table_new_full(live_hash, live_equal, g_free, g_free);
-        uint64_t n_allocs = 0, n_frees = 0, total_bytes = 0, cur = 0, peak = 0, unmatched_frees = 0;
-        int64_t peak_time = 0;
-        for (guint i = 0; i < events->len; i++) {
-                Event *e = &g_array_index(events, Event, i);
-                LiveKey key = { e->pid, e->addr };
-                Live *l = g_hash_table_lookup(live, &key);
-                if (e->size > 0) {
-                        if (l) { /* its free was lost: forget the old block */
-                                cur -= (uint64_t) l->size;
-                                g_hash_table_remove(live, &key);
-                        }
-                        l = g_new0(Live, 1);
-                        l->key = key;
-                        l->size = e->size;
-                        l->time = e->time;
-                        l->site = e->site;
-                        g_hash_table_insert(live, &l->key, l);
-                        LiveKey *thread = g_new(LiveKey, 1);
-                        *thread = (LiveKey) { e->pid, (uint64_t) (uint32_t) e->tid };
-                        LiveKey *block = g_new(LiveKey, 1);
-                        *block = key;
-                        g_hash_table_replace(latest, thread, block);
-                        e->site->alloc_count++;
-                        e->site->alloc_bytes += (uint64_t) e->size;
-                        n_allocs++;
-                        total_bytes += (uint64_t) e->size;
-                        cur += (uint64_t) e->size;
-                        if (cur > peak) {
-                                peak = cur;
-                                peak_time = e->time;
-                        }
-                } else {
-                        n_frees++;
-                        if (!l) {
-                                unmatched_frees++;
-                                continue;
-                        }
-                        LiveKey thread = { e->pid, (uint64_t) (uint32_t) e->tid };
-                        LiveKey *block = g_hash_table_lookup(latest, &thread);
-                        if (block && live_equal(block, &key)) {
-                                l->site->temp_count++;
-                                l->site->temp_bytes += (uint64_t) l->size;
-                                g_hash_table_remove(latest, &thread);
-                        }
-                        cur -= (uint64_t) l->size;
-                        g_hash_table_remove(live, &key);
-                }
-        }
-        uint64_t live_count = 0, live_bytes = 0;
+        MemoryReplayStats st;
+        memory_replay_run(replay, site_add, NULL, &st);
+        uint64_t n_allocs = st.n_allocs, n_frees = st.n_frees, total_bytes = st.total_bytes, peak = st.peak_bytes,
+                 unmatched_frees = st.unmatched_frees, live_count = st.live_count, live_bytes = st.live_bytes;
+        int64_t peak_time = st.peak_time;
         GHashTableIter it;
         gpointer v;
-        g_hash_table_iter_init(&it, live);
-        while (g_hash_table_iter_next(&it, NULL, &v)) {
-                Live *l = v;
-                l->site->live_count++;
-                l->site->live_bytes += (uint64_t) l->size;
-                live_count++;
-                live_bytes += (uint64_t) l->size;
-        }
 
         const CaptureFileHeader *h = capture_reader_get_header(r);
         g_autofree char *total_h = human(total_bytes), *peak_h = human(peak), *live_h = human(live_bytes);

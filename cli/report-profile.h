@@ -18,16 +18,26 @@ typedef struct ReportMap {
 typedef struct ReportRawStack {
         int32_t pid;
         guint32 n_addrs;
-        guint64 count;
+        guint64 count;   /* the weight: samples, or bytes */
+        guint64 events;  /* the samples or allocations that had this stack */
         uint64_t addrs[];
 } ReportRawStack;
 
 /* What a stack's count means: one per sample (SAMPLE frames), or the bytes
- * of each allocation (ALLOCATION frames of `record --memory`). */
+ * of each allocation (ALLOCATION frames of `record --memory`): all of them,
+ * only those never freed, or only the short-lived temporaries
+ * (memory-replay.h). */
 typedef enum ReportWeight {
         REPORT_WEIGHT_SAMPLES,
         REPORT_WEIGHT_ALLOCATED_BYTES,
+        REPORT_WEIGHT_LEAKED_BYTES,
+        REPORT_WEIGHT_TEMPORARY_BYTES,
 } ReportWeight;
+
+/* Whether w weighs allocations (any of the byte weights). */
+static inline gboolean report_weight_is_memory(ReportWeight w) {
+        return w != REPORT_WEIGHT_SAMPLES;
+}
 
 typedef struct ReportProfile {
         char *path;
@@ -38,7 +48,7 @@ typedef struct ReportProfile {
         GHashTable *stacks;   /* ReportRawStack* (key, owned) → same */
         ReportWeight weight;
         guint64 n_samples;    /* sum of the stacks' counts: samples, or allocated bytes */
-        guint64 n_events;     /* SAMPLE (or ALLOCATION) frames read */
+        guint64 n_events;     /* SAMPLE frames (or allocations of the weighed fate) read */
         guint64 n_frames;
         SymbolTable *symbols;  /* NULL when the capture embeds none */
         char *symbols_error;   /* why there are no symbols, or NULL */

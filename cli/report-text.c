@@ -22,9 +22,13 @@ static gboolean mapping_first_time(GHashTable *seen, const SymbolMapping *m) {
 void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGraph *g) {
         g_autofree char *path = report_printable(p->path);
         fprintf(out, "Capture: %s\n", path);
-        if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES) {
+        if (report_weight_is_memory(p->weight)) {
                 g_autofree char *human = g_format_size_full(g->n_samples, G_FORMAT_SIZE_IEC_UNITS);
-                fprintf(out, "Allocated: %" G_GUINT64_FORMAT " bytes (%s; trees and tables weigh call sites by bytes)",
+                const char *what = p->weight == REPORT_WEIGHT_LEAKED_BYTES ? "Leaked (never freed)"
+                                   : p->weight == REPORT_WEIGHT_TEMPORARY_BYTES
+                                           ? "Short-lived temporaries (freed before their thread allocated again)"
+                                           : "Allocated";
+                fprintf(out, "%s: %" G_GUINT64_FORMAT " bytes (%s; trees and tables weigh call sites by bytes)", what,
                         g->n_samples, human);
         } else
                 fprintf(out, "Samples: %" G_GUINT64_FORMAT, g->n_samples);

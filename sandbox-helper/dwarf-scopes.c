@@ -13,15 +13,13 @@ typedef struct Walk {
         bool cut;
 } Walk;
 
-/* DIEs without an address range that may own functions. */
-static bool owns_functions(int tag) {
+bool dwarf_scopes_owns_functions(int tag) {
         return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
                tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_interface_type ||
                tag == DW_TAG_enumeration_type || tag == DW_TAG_variant_part || tag == DW_TAG_variant;
 }
 
-/* DIEs with an address range that may contain pc. */
-static bool is_code_scope(int tag) {
+bool dwarf_scopes_is_code_scope(int tag) {
         return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
                tag == DW_TAG_try_block || tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt ||
                tag == DW_TAG_entry_point;
@@ -42,10 +40,10 @@ static bool walk_children(Walk *w, Dwarf_Die *parent, unsigned depth) {
                         return false;
                 }
                 int tag = dwarf_tag(&child);
-                if (owns_functions(tag)) {
+                if (dwarf_scopes_owns_functions(tag)) {
                         if (walk_children(w, &child, depth + 1))
                                 return true;
-                } else if (is_code_scope(tag) && dwarf_haspc(&child, w->pc) > 0) {
+                } else if (dwarf_scopes_is_code_scope(tag) && dwarf_haspc(&child, w->pc) > 0) {
                         if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) && w->n < w->max)
                                 w->path[w->n++] = child;
                         walk_children(w, &child, depth + 1);
@@ -55,9 +53,9 @@ static bool walk_children(Walk *w, Dwarf_Die *parent, unsigned depth) {
         return false;
 }
 
-int dwarf_scopes_find_functions(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die *path, size_t max) {
+int dwarf_scopes_find_functions(Dwarf_Die *root, Dwarf_Addr pc, Dwarf_Die *path, size_t max) {
         Walk w = { .pc = pc, .path = path, .max = max };
-        walk_children(&w, cudie, 0);
+        walk_children(&w, root, 0);
         if (w.n == 0 && w.cut)
                 return -E2BIG;
         return (int) w.n;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "basic.h"
 #include "elf-identify.h"
 #include "symbolize-request.h"
 #include "unwind-compile.h"
@@ -44,7 +45,7 @@ static int handle_identify(HelperReader *r, const int *fds, size_t n_fds, Helper
         return 0;
 }
 
-static int handle_symbolize(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
+static int handle_symbolize(HelperServer *server, HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
         uint32_t flags = helper_get_u32(r);
         uint32_t count = helper_get_u32(r);
         bool with_debug = flags & HELPER_SYMBOLIZE_DEBUG_FD;
@@ -62,7 +63,7 @@ static int handle_symbolize(HelperReader *r, const int *fds, size_t n_fds, Helpe
                 if (!is_regular_file(fds[i]))
                         return -EBADF;
         *what = "cannot symbolize ELF file";
-        return symbolize_request_run(fds[0], with_debug ? fds[1] : -1, flags & HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets,
+        return symbolize_request_run(&server->symbolize, fds[0], with_debug ? fds[1] : -1, flags & HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets,
                               count, reply);
 }
 
@@ -106,7 +107,7 @@ static int handle_compile_unwind(HelperReader *r, const int *fds, size_t n_fds, 
         return 0;
 }
 
-void helper_handle_request(uint16_t type, const uint8_t *payload, size_t payload_size,
+void helper_handle_request(HelperServer *server, uint16_t type, const uint8_t *payload, size_t payload_size,
                            const int *fds, size_t n_fds, uint16_t *reply_type, HelperWriter *reply) {
         HelperReader r;
         helper_reader_init(&r, payload, payload_size);
@@ -118,7 +119,7 @@ void helper_handle_request(uint16_t type, const uint8_t *payload, size_t payload
                 k = handle_identify(&r, fds, n_fds, reply, &what);
                 break;
         case HELPER_MSG_SYMBOLIZE:
-                k = handle_symbolize(&r, fds, n_fds, reply, &what);
+                k = handle_symbolize(server, &r, fds, n_fds, reply, &what);
                 break;
         case HELPER_MSG_COMPILE_UNWIND:
                 k = handle_compile_unwind(&r, fds, n_fds, reply, &what);
@@ -128,7 +129,12 @@ void helper_handle_request(uint16_t type, const uint8_t *payload, size_t payload
                 reply_error(reply_type, reply, k, what);
 }
 
+void helper_server_clear(HelperServer *server) {
+        symbolize_cache_clear(&server->symbolize);
+}
+
 int helper_serve(int sock) {
+        _cleanup_(helper_server_clear) HelperServer server = {};
         for (;;) {
                 HelperMessage m;
                 int r = helper_receive_message(sock, HELPER_MAX_REQUEST_FDS, &m);
@@ -151,7 +157,7 @@ int helper_serve(int sock) {
                 uint16_t reply_type;
                 HelperWriter w;
                 helper_writer_init(&w, HELPER_MAX_PAYLOAD);
-                helper_handle_request(m.header.type, m.payload, m.payload_size, m.fds, m.n_fds, &reply_type, &w);
+                helper_handle_request(&server, m.header.type, m.payload, m.payload_size, m.fds, m.n_fds, &reply_type, &w);
                 if (w.failed)
                         reply_error(&reply_type, &w, -E2BIG, "reply too large");
                 r = helper_send_message(sock, reply_type, m.header.request_id, w.data, w.size, NULL, 0);

@@ -5,13 +5,67 @@
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
-static int compare_entries(const void *a, const void *b) {
-        const SymbolIndexEntry *x = a, *y = b;
-        if (x->start != y->start)
-                return x->start < y->start ? -1 : 1;
-        if (x->rank != y->rank)
-                return x->rank < y->rank ? -1 : 1;
+#include "basic.h"
+
+/* A sort key: the entry's start and rank, and where the entry is. */
+typedef struct SortKey {
+        uint64_t start;
+        uint32_t index;
+        uint8_t rank;
+} SortKey;
+
+#define RADIX_BITS 11u
+#define RADIX_BUCKETS (1u << RADIX_BITS)
+
+/* Stable counting sort of keys by digit(key) into out. */
+static void counting_pass(const SortKey *keys, SortKey *out, size_t n, unsigned shift, bool by_rank, size_t *count) {
+        memset(count, 0, RADIX_BUCKETS * sizeof *count);
+        for (size_t i = 0; i < n; i++)
+                count[by_rank ? keys[i].rank : (keys[i].start >> shift) & (RADIX_BUCKETS - 1)]++;
+        size_t sum = 0;
+        for (size_t b = 0; b < RADIX_BUCKETS; b++) {
+                size_t c = count[b];
+                count[b] = sum;
+                sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+                out[count[by_rank ? keys[i].rank : (keys[i].start >> shift) & (RADIX_BUCKETS - 1)]++] = keys[i];
+}
+
+/* Orders e[0..n) by start, then rank: an LSD radix sort of small keys (a
+ * few passes over 16-byte keys; digits every key shares are skipped), then
+ * gather into a new array. qsort of the entries took most of the time of naming a
+ * batch of addresses in a large binary. */
+static int sort_entries(SymbolIndexEntry **entries, size_t n) {
+        const SymbolIndexEntry *e = *entries;
+        _cleanup_free_ SortKey *keys = malloc(n * sizeof *keys), *tmp = malloc(n * sizeof *tmp);
+        _cleanup_free_ size_t *count = malloc(RADIX_BUCKETS * sizeof *count);
+        _cleanup_free_ SymbolIndexEntry *sorted = malloc(n * sizeof *sorted);
+        if (!keys || !tmp || !count || !sorted)
+                return -ENOMEM;
+        uint64_t all_or = 0, all_and = UINT64_MAX;
+        for (size_t i = 0; i < n; i++) {
+                keys[i] = (SortKey) { .start = e[i].start, .index = (uint32_t) i, .rank = e[i].rank };
+                all_or |= e[i].start;
+                all_and &= e[i].start;
+        }
+        uint64_t varying = all_or ^ all_and; /* bits that differ between some keys */
+        counting_pass(keys, tmp, n, 0, true, count);
+        SortKey *from = tmp, *to = keys;
+        for (unsigned shift = 0; shift < 64; shift += RADIX_BITS) {
+                if (!((varying >> shift) & (RADIX_BUCKETS - 1)))
+                        continue;
+                counting_pass(from, to, n, shift, false, count);
+                SortKey *t = from;
+                from = to;
+                to = t;
+        }
+        for (size_t i = 0; i < n; i++)
+                sorted[i] = e[from[i].index];
+        free(*entries);
+        *entries = TAKE_PTR(sorted);
         return 0;
 }
 
@@ -24,6 +78,10 @@ int symbol_index_build(Dwfl_Module *mod, SymbolIndex *ret) {
         if (!e)
                 return -ENOMEM;
         size_t k = 0;
+        /* symbols come grouped by section: remember the last section's end */
+        Elf *last_elf = NULL;
+        GElf_Word last_shndx = SHN_UNDEF;
+        uint64_t last_end = UINT64_MAX;
         for (int i = 1; i < n; i++) {
                 GElf_Sym sym;
                 GElf_Addr addr;
@@ -32,14 +90,22 @@ int symbol_index_build(Dwfl_Module *mod, SymbolIndex *ret) {
                 Dwarf_Addr bias = 0;
                 const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, &bias);
                 int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-                if (!name || !*name || sym.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE ||
+                /* st_name 0 is the empty name; other empty names are skipped
+                 * by the lookup (reading every name here would touch the
+                 * whole string table) */
+                if (!name || sym.st_name == 0 || sym.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE ||
                     type == STT_TLS)
                         continue;
-                uint64_t section_end = UINT64_MAX;
-                Elf_Scn *scn = elf && shndx != SHN_UNDEF && shndx != SHN_ABS ? elf_getscn(elf, shndx) : NULL;
-                GElf_Shdr sh;
-                if (scn && gelf_getshdr(scn, &sh))
-                        section_end = sh.sh_addr + bias + sh.sh_size;
+                if (elf != last_elf || shndx != last_shndx) {
+                        last_elf = elf;
+                        last_shndx = shndx;
+                        last_end = UINT64_MAX;
+                        Elf_Scn *scn = elf && shndx != SHN_UNDEF && shndx != SHN_ABS ? elf_getscn(elf, shndx) : NULL;
+                        GElf_Shdr sh;
+                        if (scn && gelf_getshdr(scn, &sh))
+                                last_end = sh.sh_addr + bias + sh.sh_size;
+                }
+                uint64_t section_end = last_end;
                 e[k++] = (SymbolIndexEntry) {
                         .start = addr,
                         .end = addr + sym.st_size < addr ? UINT64_MAX : addr + sym.st_size,
@@ -49,7 +115,10 @@ int symbol_index_build(Dwfl_Module *mod, SymbolIndex *ret) {
                         .rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2,
                 };
         }
-        qsort(e, k, sizeof *e, compare_entries);
+        if (k > 1 && sort_entries(&e, k) < 0) {
+                free(e);
+                return -ENOMEM;
+        }
         ret->entries = e;
         ret->n = k;
         return 0;
@@ -71,12 +140,19 @@ const SymbolIndexEntry *symbol_index_lookup(const SymbolIndex *idx, uint64_t add
         const SymbolIndexEntry *sizeless = NULL;
         bool sized_between = false;
         for (size_t i = lo; i > 0; i--) {
+                /* sized symbols may nest (a function inside a larger object):
+                 * look a bounded way further down for one that contains addr */
+                if (lo - i > 64)
+                        break;
                 const SymbolIndexEntry *e = &idx->entries[i - 1];
+                if (!*e->name)
+                        continue; /* a symbol without a name names nothing */
                 if (e->end > e->start) {
                         if (addr < e->end) {
                                 /* the best-ranked sized symbol with this start */
                                 while (i > 1 && idx->entries[i - 2].start == e->start &&
-                                       idx->entries[i - 2].end > e->start && addr < idx->entries[i - 2].end)
+                                       idx->entries[i - 2].end > e->start && addr < idx->entries[i - 2].end &&
+                                       *idx->entries[i - 2].name)
                                         e = &idx->entries[--i - 1];
                                 return e;
                         }
@@ -85,10 +161,6 @@ const SymbolIndexEntry *symbol_index_lookup(const SymbolIndex *idx, uint64_t add
                                 sizeless = NULL; /* a sized symbol at the same place ends before addr */
                 } else if (!sizeless && !sized_between && addr < e->section_end)
                         sizeless = e;
-                /* sized symbols may nest (a function inside a larger object):
-                 * look a bounded way further down for one that contains addr */
-                if (lo - i >= 64)
-                        break;
         }
         return sizeless;
 }

@@ -1,6 +1,6 @@
 /* symbol-index.h: a sorted index of a module's symbol table, built once per
- * SYMBOLIZE request, so that naming n addresses costs one pass over the
- * symbols plus n binary searches. libdwfl's dwfl_module_addrinfo scans
+ * file the helper symbolizes (symbolize-module.h), so that naming n
+ * addresses costs one pass over the symbols plus n binary searches. libdwfl's dwfl_module_addrinfo scans
  * every symbol for every address (2000 addresses in node's 185,000
  * symbols: seconds). Lookups follow dwfl_module_addrinfo's rules: a sized
  * symbol containing the address (global before weak before local), else

@@ -8,17 +8,13 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "basic.h"
 #include "demangle.h"
-#include "dwarf-scopes.h"
-#include "symbol-index.h"
-#include "minidebuginfo.h"
+#include "symbolize-module.h"
 
 typedef struct Frame {
         char *name;
@@ -28,40 +24,6 @@ typedef struct Frame {
         uint8_t flags;
         uint8_t source;
 } Frame;
-
-typedef struct SymbolizeContext {
-        int debug_fd;
-        bool debug_fd_used;
-} SymbolizeContext;
-
-/* libdwfl asks for the separate debug file: hand it the passed fd, never a
- * path lookup. */
-static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-                             const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-                             char **debuginfo_file_name) {
-        SymbolizeContext *ctx = *userdata;
-        if (!ctx || ctx->debug_fd < 0 || ctx->debug_fd_used)
-                return -1;
-        ctx->debug_fd_used = true;
-        return fcntl(ctx->debug_fd, F_DUPFD_CLOEXEC, 3);
-}
-
-/* No other lookups: modules are reported with their fds. */
-static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-                       char **file_name, Elf **elfp) {
-        return -1;
-}
-
-static const Dwfl_Callbacks dwfl_callbacks = {
-        .find_elf = find_elf_cb,
-        .find_debuginfo = find_debuginfo_cb,
-        .section_address = dwfl_offline_section_address,
-};
-
-static void dwfl_endp(Dwfl **d) {
-        if (*d)
-                dwfl_end(*d);
-}
 
 /* File offset to ELF virtual address through the PT_LOAD headers. */
 static int offset_to_vaddr(Elf *elf, uint64_t offset, uint64_t *ret) {
@@ -142,36 +104,19 @@ static void frames_clear(Frame *frames, size_t n) {
 }
 
 /* Inline chain from DWARF scopes; returns the number of frames (0 = none). */
-static size_t dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uint8_t source, Frame *frames) {
+static size_t dwarf_frames(SymbolizeModule *m, Dwarf_Addr addr, Frame *frames) {
+        Dwfl_Module *mod = m->mod;
         Dwarf_Addr bias = 0;
         Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
         if (!cudie)
                 return 0;
-        Dwarf_Die *scopes = NULL;
-        int nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
-        if (nscopes > 0) {
-                /* dwarf_getscopes continues into the abstract origin of an
-                 * inline; the concrete nesting (inline in inline in function)
-                 * comes from the innermost scope's own parents */
-                Dwarf_Die innermost = scopes[0];
-                free(scopes);
-                scopes = NULL;
-                nscopes = dwarf_getscopes_die(&innermost, &scopes);
-        } else {
-                /* nothing outside namespaces (rustc, clang): walk into them */
-                free(scopes);
-                scopes = NULL;
-                Dwarf_Die path[HELPER_MAX_FRAMES];
-                nscopes = dwarf_scopes_find_functions(cudie, addr - bias, path, HELPER_MAX_FRAMES);
-                if (nscopes > 0 && !(scopes = malloc((size_t) nscopes * sizeof *scopes)))
-                        nscopes = 0;
-                for (int i = 0; i < nscopes; i++)
-                        scopes[i] = path[nscopes - 1 - i]; /* innermost first */
-        }
-        if (nscopes <= 0) {
-                free(scopes);
+        /* innermost first: the function containing addr and its inlines
+         * (dwarf-functions.h: one walk per unit, not per address) */
+        Dwarf_Die scopes[HELPER_MAX_FRAMES];
+        int nscopes = dwarf_functions_find(&m->functions, cudie, addr - bias, scopes, HELPER_MAX_FRAMES);
+        if (nscopes <= 0)
                 return 0;
-        }
+        uint8_t source = m->dwarf_source;
 
         Dwarf_Files *files = NULL;
         size_t nfiles = 0;
@@ -222,7 +167,6 @@ static size_t dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uint8_t source, Fr
                 if (dwarf_formudata(dwarf_attr(s, DW_AT_call_column, &a), &w) == 0 && w <= INT32_MAX)
                         column = (int) w;
         }
-        free(scopes);
         return n;
 }
 
@@ -268,56 +212,13 @@ static void encode_frames(HelperWriter *w, uint8_t status, Frame *frames, size_t
         }
 }
 
-int symbolize_request_run(int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets, size_t n, HelperWriter *w) {
-        SymbolizeContext ctx = { .debug_fd = debug_fd };
-        _cleanup_(dwfl_endp) Dwfl *dwfl = dwfl_begin(&dwfl_callbacks);
-        if (!dwfl)
-                return -ENOMEM;
-        int mainfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        if (mainfd < 0)
-                return -errno;
-        Dwfl_Module *mod = dwfl_report_offline(dwfl, "file", "file", mainfd); /* takes mainfd */
-        if (!mod)
-                return -ENOEXEC;
-        if (dwfl_report_end(dwfl, NULL, NULL) != 0)
-                return -ENOEXEC;
-        void **userdata = NULL;
-        dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-        if (userdata)
-                *userdata = &ctx;
-
-        GElf_Addr bias = 0;
-        Elf *main_elf = dwfl_module_getelf(mod, &bias);
-        if (!main_elf)
-                return -ENOEXEC;
-
-        /* DWARF: from the separate debug file when one is passed */
-        Dwarf_Addr dwbias = 0;
-        Dwarf *dw = dwfl_module_getdwarf(mod, &dwbias);
-        uint8_t dwarf_source = dw && dwarf_getelf(dw) != main_elf ? HELPER_SOURCE_DEBUG_FILE : HELPER_SOURCE_DWARF;
-
-        /* MiniDebugInfo when there is no separate debug file */
-        _cleanup_(dwfl_endp) Dwfl *mini = NULL;
-        _cleanup_free_ uint8_t *mini_data = NULL;
-        Dwfl_Module *mini_mod = NULL;
-        GElf_Addr mini_bias = 0;
-        if (debug_fd < 0) {
-                size_t mini_size = 0;
-                if (minidebuginfo_decompress(main_elf, &mini_data, &mini_size) > 0) {
-                        mini = dwfl_begin(&dwfl_callbacks);
-                        if (mini)
-                                mini_mod = dwfl_report_offline_memory(mini, "minidebuginfo", "minidebuginfo",
-                                                                      (char *) mini_data, mini_size);
-                        if (mini_mod && (dwfl_report_end(mini, NULL, NULL) != 0 ||
-                                         !dwfl_module_getelf(mini_mod, &mini_bias)))
-                                mini_mod = NULL;
-                }
-        }
-
-        /* one sorted pass over each symbol table, then a search per address */
-        _cleanup_(symbol_index_clear) SymbolIndex syms = {}, mini_syms = {};
-        if (symbol_index_build(mod, &syms) < 0 || (mini_mod && symbol_index_build(mini_mod, &mini_syms) < 0))
-                return -ENOMEM;
+int symbolize_request_run(SymbolizeCache *cache, int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets,
+                          size_t n, HelperWriter *w) {
+        SymbolizeModule *m = NULL;
+        int r = symbolize_cache_get(cache, fd, debug_fd, &m);
+        if (r < 0)
+                return r;
+        Elf *main_elf = m->main_elf;
 
         uint32_t sources = 0;
         HelperWriter body;
@@ -331,16 +232,16 @@ int symbolize_request_run(int fd, int debug_fd, bool segment_offsets, const uint
                         encode_frames(&body, HELPER_ADDRESS_OUT_OF_FILE, NULL, 0);
                         continue;
                 }
-                Dwarf_Addr addr = vaddr + bias;
-                if (dw)
-                        nf = dwarf_frames(mod, addr, dwarf_source, frames);
-                if (nf == 0 && mini_mod) {
-                        nf = symtab_frame(&mini_syms, vaddr + mini_bias, NULL, HELPER_SOURCE_MINIDEBUGINFO, frames);
+                Dwarf_Addr addr = vaddr + m->bias;
+                if (m->dw)
+                        nf = dwarf_frames(m, addr, frames);
+                if (nf == 0 && m->mini_mod) {
+                        nf = symtab_frame(&m->mini_syms, vaddr + m->mini_bias, NULL, HELPER_SOURCE_MINIDEBUGINFO, frames);
                         if (nf)
                                 frames[0].source = HELPER_SOURCE_MINIDEBUGINFO;
                 }
                 if (nf == 0)
-                        nf = symtab_frame(&syms, addr, main_elf, HELPER_SOURCE_DEBUG_FILE, frames);
+                        nf = symtab_frame(&m->syms, addr, main_elf, HELPER_SOURCE_DEBUG_FILE, frames);
                 if (nf == 0) {
                         encode_frames(&body, HELPER_ADDRESS_NO_SYMBOL, NULL, 0);
                         continue;

@@ -12,11 +12,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void run(uint16_t type, const void *payload, size_t payload_size, int fd) {
+static void run(HelperServer *server, uint16_t type, const void *payload, size_t payload_size, int fd) {
         HelperWriter w;
         helper_writer_init(&w, HELPER_MAX_PAYLOAD);
         uint16_t reply_type;
-        helper_handle_request(type, payload, payload_size, &fd, 1, &reply_type, &w);
+        helper_handle_request(server, type, payload, payload_size, &fd, 1, &reply_type, &w);
         helper_writer_done(&w);
 }
 
@@ -26,9 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 abort();
         if (size > 0 && write(fd, data, size) != (ssize_t) size)
                 abort();
+        /* one server for the input: the second SYMBOLIZE reuses the module
+         * the first one opened, as batches of one file do */
+        HelperServer server = {};
 
         uint8_t identify[4] = { HELPER_IDENTIFY_WANT_FILE_CRC, 0, 0, 0 };
-        run(HELPER_MSG_IDENTIFY, identify, sizeof identify, fd);
+        run(&server, HELPER_MSG_IDENTIFY, identify, sizeof identify, fd);
 
         /* symbolize a spread of offsets, some taken from the input itself */
         HelperWriter req;
@@ -44,11 +47,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         helper_put_u64(&req, a);
         helper_put_u64(&req, b % (size + 1));
-        run(HELPER_MSG_SYMBOLIZE, req.data, req.size, fd);
+        run(&server, HELPER_MSG_SYMBOLIZE, req.data, req.size, fd);
+        run(&server, HELPER_MSG_SYMBOLIZE, req.data, req.size, fd);
 
         /* the raw input as a request payload */
-        run(HELPER_MSG_SYMBOLIZE, data, size, fd);
+        run(&server, HELPER_MSG_SYMBOLIZE, data, size, fd);
         helper_writer_done(&req);
+        helper_server_clear(&server);
         close(fd);
         return 0;
 }

@@ -12,8 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 h=$src/sandbox-helper
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
         -I "$src/basic" -I "$src/protocol" -I "$h" \
-        "$src/tests/sandbox-helper/fuzz-helper.c" "$h/demangle.c" "$h/dwarf-scopes.c" "$h/elf-identify.c" "$h/helper-server.c" \
-        "$h/minidebuginfo.c" "$h/symbol-index.c" "$h/symbolize-request.c" "$h/unwind-compile.c" "$src/protocol/helper-protocol.c" \
+        "$src/tests/sandbox-helper/fuzz-helper.c" "$h/demangle.c" "$h/dwarf-functions.c" "$h/dwarf-scopes.c" "$h/elf-identify.c" "$h/helper-server.c" \
+        "$h/minidebuginfo.c" "$h/symbol-index.c" "$h/symbolize-module.c" "$h/symbolize-request.c" "$h/unwind-compile.c" "$src/protocol/helper-protocol.c" \
         "$src/basic/io-util.c" \
         -lelf -ldw -llzma -liberty -o "$tmp/fuzz-helper" || {
         echo "building the fuzz target failed (clang with libclang-rt-14-dev needed)"; exit 1; }

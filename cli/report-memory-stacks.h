@@ -1,0 +1,17 @@
+/* report-memory-stacks.h: the whole call stacks of `periscope report
+ * --memory`: the bytes still live at the end (leaks) and the short-lived
+ * temporaries, one row per distinct stack ("main;leak_path;make_buf"),
+ * so two paths into the same allocating function stay apart. */
+#pragma once
+
+#include <stdio.h>
+
+#include <glib.h>
+
+#include "report-callgraph.h"
+
+/* Prints the leaked and temporary stacks of the capture at path that pass
+ * filter (--pid/--comm), at most limit rows each. FALSE with error set
+ * when the capture cannot be read. */
+gboolean report_print_memory_stacks(FILE *out, const char *path, const ReportFilter *filter, guint limit,
+                                    GError **error);
