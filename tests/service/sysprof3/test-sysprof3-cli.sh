@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# service-sysprof3-cli: Debian's sysprof-cli 3.46 records a program through
+# periscoped --sysprofd, with no sysprofd on the bus: the perf events come
+# from periscoped's PerfEventOpen (its log says so, for uid 0), the process
+# information from GetProcessInfo, and the capture holds the program's
+# samples under its own function names.
+. "$(dirname "$0")/lib.sh"
+: "${DEMO:?}" "${PERISCOPE:?}"
+command -v sysprof-cli >/dev/null || fail "sysprof-cli is missing (apt-get install -y sysprof)"
+grep -qs 'org.gnome.sysprof' /etc/polkit-1/rules.d/*.rules ||
+        fail "sysprof-cli asks polkit for org.gnome.sysprof3.profile itself: run scripts/setup.d/20-polkit-sysprof.sh as root"
+sysprof3_start
+
+cd "$OUT"
+sysprof-cli --force --no-battery --no-network "$OUT/cli.syscap" -- "$DEMO" -t 1000 >"$OUT/cli.out" 2>&1
+st=$?
+cat "$OUT/cli.out"
+[ $st = 0 ] || fail "sysprof-cli exited with $st"
+[ -s "$OUT/cli.syscap" ] || fail "sysprof-cli wrote no capture"
+grep -q "PerfEventOpen for uid 0" "$PRIVATE_BUS_DIR/periscoped.log" ||
+        { cat "$PRIVATE_BUS_DIR/periscoped.log"; fail "sysprof-cli did not open its perf events through periscoped"; }
+n_events=$(grep -c "PerfEventOpen for uid 0" "$PRIVATE_BUS_DIR/periscoped.log")
+echo "ok: periscoped served $n_events PerfEventOpen calls"
+
+"$PERISCOPE" report --no-progress --folded -c demo-workload "$OUT/cli.syscap" >"$OUT/folded" 2>"$OUT/report.err" ||
+        { cat "$OUT/report.err"; fail "periscope report could not read sysprof-cli's capture"; }
+total=$(awk '{s += $NF} END {print s + 0}' "$OUT/folded")
+named=$(grep -E 'main;run_workload;outer_a;middle_(b;inner_c|d;inner_e)' "$OUT/folded" | awk '{s += $NF} END {print s + 0}')
+echo "demo-workload: $total samples, $named with main;run_workload;outer_a;middle_*;inner_*"
+[ "$total" -ge 200 ] || { head "$OUT/folded"; fail "only $total samples of demo-workload (-t 1000 at 1 kHz)"; }
+[ $((named * 100)) -ge $((total * 80)) ] ||
+        { sort -k2 -n -r "$OUT/folded" | head; fail "fewer than 80% of demo-workload's samples show its call chain"; }
+sysprof3_check_log
+echo "ok: sysprof-cli recorded demo-workload through periscoped with its function names"
