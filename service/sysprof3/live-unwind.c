@@ -11,14 +11,9 @@
 
 #include "basic.h"
 #include "capture.h"
-#include "perf-events.h"
-#include "perf-spill.h"
-#include "pinned-files.h"
-#include "process-frames.h"
-#include "process-maps.h"
-#include "process-ownership.h"
-#include "sample-stack.h"
-#include "sample-unwind.h"
+#include "perf.h"
+#include "process.h"
+#include "unwind.h"
 
 /* The rings are drained at least this often (Sysprof asks for a wakeup only
  * every 149 samples, more than a ring of stack copies holds). */

@@ -15,8 +15,8 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-#include "perf-record.h"
-#include "unwind-tables.h"
+#include "perf.h"
+#include "unwind.h"
 
 typedef struct LiveUnwind LiveUnwind;
 

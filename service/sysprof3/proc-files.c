@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "basic.h"
-#include "process-ownership.h"
+#include "process.h"
 
 /* Entries below /proc/PID (and /proc/PID/task/TID) that are plain read-only
  * views of the process a profiler reads. Everything that is a link or leads

@@ -12,9 +12,8 @@
 #include "basic.h"
 #include "capture-fd.h"
 #include "capture.h"
-#include "counter-ids.h"
 #include "counters.h"
-#include "dbus-api.h"
+#include "protocol.h"
 #include "sysprof3.h"
 
 struct EnergyProfile {

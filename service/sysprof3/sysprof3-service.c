@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "basic.h"
-#include "dbus-api.h"
+#include "protocol.h"
 #include "perf-open-options.h"
 #include "proc-files.h"
-#include "process-ownership.h"
+#include "process.h"
 #include "sysprof3.h"
 
 /* Largest /proc file served (a big process's maps). */

@@ -15,7 +15,7 @@
 
 #include "basic.h"
 #include "capture-fd.h"
-#include "dbus-api.h"
+#include "protocol.h"
 #include "live-unwind.h"
 #include "sysprof3.h"
 

@@ -8,8 +8,8 @@
 
 #include "basic.h"
 #include "live-unwind.h"
-#include "dbus-api.h"
-#include "recording-options.h"
+#include "protocol.h"
+#include "recording.h"
 
 /* The manager's helper wait hook: every Unwind session's rings too. */
 static void spill_unwind_rings(void *userdata) {
