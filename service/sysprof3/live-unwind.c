@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "basic.h"
@@ -104,19 +103,7 @@ static int handle_mmap2(LiveUnwind *u, const struct perf_event_header *h, size_t
                 u->bad_records++;
                 return 0;
         }
-        if (!(m.prot & PROT_EXEC) || m.len == 0)
-                return 0;
-        ProcessMapping pm = {
-                .start = m.addr, .end = m.addr + m.len, .pgoff = m.pgoff,
-                .dev_major = m.dev_major, .dev_minor = m.dev_minor, .inode = m.inode,
-                .build_id_size = m.build_id_size, .filename = (char *) m.filename, .time = (int64_t) m.id.time,
-        };
-        memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
-        int r = process_track_mapping(u->maps, u->pinned, (pid_t) m.pid, &pm);
-        if (r < 0)
-                return r;
-        return capture_writer_add_map(u->writer, (int64_t) m.id.time, (int) m.id.cpu, (int32_t) m.pid, pm.start,
-                                      pm.end, pm.pgoff, pm.inode, m.filename);
+        return process_frames_write_mmap2(u->writer, u->maps, u->pinned, &m);
 }
 
 static int handle_comm(LiveUnwind *u, const struct perf_event_header *h, size_t size) {
@@ -125,15 +112,7 @@ static int handle_comm(LiveUnwind *u, const struct perf_event_header *h, size_t 
                 u->bad_records++;
                 return 0;
         }
-        if (!c.exec || c.pid != c.tid)
-                return 0;
-        int r = process_maps_exec(u->maps, (int32_t) c.pid, (int64_t) c.id.time);
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *cmdline = process_read_cmdline((pid_t) c.pid, c.comm);
-        if (!cmdline)
-                return -ENOMEM;
-        return capture_writer_add_process(u->writer, (int64_t) c.id.time, (int) c.id.cpu, (int32_t) c.pid, cmdline);
+        return process_frames_write_exec(u->writer, u->maps, &c);
 }
 
 static int handle_task(LiveUnwind *u, const struct perf_event_header *h, size_t size) {
@@ -142,18 +121,7 @@ static int handle_task(LiveUnwind *u, const struct perf_event_header *h, size_t 
                 u->bad_records++;
                 return 0;
         }
-        if (h->type == PERF_RECORD_FORK) {
-                if (t.pid == t.ppid)
-                        return 0;
-                int r = process_maps_fork(u->maps, (int32_t) t.ppid, (int32_t) t.pid, (int64_t) t.time);
-                if (r < 0)
-                        return r;
-                return capture_writer_add_fork(u->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.ppid,
-                                               (int32_t) t.pid);
-        }
-        if (t.pid != t.tid)
-                return 0;
-        return capture_writer_add_exit(u->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.pid);
+        return process_frames_write_task(u->writer, u->maps, &t, h->type == PERF_RECORD_FORK);
 }
 
 static int handle_record(const struct perf_event_header *h, size_t size, void *userdata) {
