@@ -3,7 +3,10 @@
 # periscoped --sysprofd, with no sysprofd on the bus: the perf events come
 # from periscoped's PerfEventOpen (its log says so, for uid 0), the process
 # information from GetProcessInfo, and the capture holds the program's
-# samples under its own function names.
+# samples under its own function names. With --rapl, sysprof-cli starts
+# org.gnome.Sysprof3.Profiler at /org/gnome/Sysprof3/RAPL, whose capture
+# Sysprof merges: the energy counters, or on a machine without RAPL the
+# LOG frame that says so.
 . "$(dirname "$0")/lib.sh"
 : "${DEMO:?}" "${PERISCOPE:?}"
 command -v sysprof-cli >/dev/null || fail "sysprof-cli is missing (apt-get install -y sysprof)"
@@ -12,7 +15,7 @@ grep -qs 'org.gnome.sysprof' /etc/polkit-1/rules.d/*.rules ||
 sysprof3_start
 
 cd "$OUT"
-sysprof-cli --force --no-battery --no-network "$OUT/cli.syscap" -- "$DEMO" -t 1000 >"$OUT/cli.out" 2>&1
+sysprof-cli --force --rapl --no-battery --no-network "$OUT/cli.syscap" -- "$DEMO" -t 1000 >"$OUT/cli.out" 2>&1
 st=$?
 cat "$OUT/cli.out"
 [ $st = 0 ] || fail "sysprof-cli exited with $st"
@@ -30,5 +33,14 @@ echo "demo-workload: $total samples, $named with main;run_workload;outer_a;middl
 [ "$total" -ge 200 ] || { head "$OUT/folded"; fail "only $total samples of demo-workload (-t 1000 at 1 kHz)"; }
 [ $((named * 100)) -ge $((total * 80)) ] ||
         { sort -k2 -n -r "$OUT/folded" | head; fail "fewer than 80% of demo-workload's samples show its call chain"; }
+
+"$PERISCOPE" dump "$OUT/cli.syscap" >"$OUT/dump" 2>&1 || fail "periscope dump could not read sysprof-cli's capture"
+if [ -d /sys/class/powercap ] && ls /sys/class/powercap | grep -q .; then
+        "$PERISCOPE" report --no-progress --counters "$OUT/cli.syscap" | grep -q "^Energy " ||
+                fail "no energy counters from the RAPL profiler in the capture"
+else
+        grep -q "counter source 'energy' left out" "$OUT/dump" || fail "the RAPL profiler's capture was not merged (no energy counters and no LOG frame saying why)"
+fi
+echo "ok: org.gnome.Sysprof3.Profiler (--rapl) served and merged into sysprof-cli's capture"
 sysprof3_check_log
 echo "ok: sysprof-cli recorded demo-workload through periscoped with its function names"
