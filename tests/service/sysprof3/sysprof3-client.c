@@ -13,7 +13,10 @@
  * to the last (main), named from the workload's ELF symbol table through
  * the stream's MAP frames.
  *
- *   sysprof3-client unwind [--min-full PERCENT] CHAIN -- WORKLOAD [ARGS]
+ *   sysprof3-client unwind [--own] [--min-full PERCENT] CHAIN -- WORKLOAD [ARGS]
+ *        --own: events on the workload's process only (pid, every CPU), as
+ *        an unprivileged user may open them; then no sample may hold a
+ *        kernel address unless the system lets users see them
  *   sysprof3-client foreign-fd      Unwind must refuse a perf event the service did not open
  *   sysprof3-client perf-open PID   PerfEventOpen on PID as Sysprof 3.46's perf source (per task)
  *   sysprof3-client proc-file PATH  GetProcFile(PATH): prints the first line
@@ -244,6 +247,25 @@ static const char *frame_name(const Binary *bin, const Map *maps, size_t n_maps,
         return name ? name : "?";
 }
 
+/* Whether the system lets unprivileged users see kernel addresses (as
+ * periscoped decides: perf_event_paranoid <= 1 and kptr_restrict == 0). */
+static bool kernel_addresses_visible(void) {
+        int paranoid = 2, kptr = 1;
+        FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+        if (f) {
+                if (fscanf(f, "%d", &paranoid) != 1)
+                        paranoid = 2;
+                fclose(f);
+        }
+        f = fopen("/proc/sys/kernel/kptr_restrict", "re");
+        if (f) {
+                if (fscanf(f, "%d", &kptr) != 1)
+                        kptr = 1;
+                fclose(f);
+        }
+        return getuid() == 0 || (paranoid <= 1 && kptr == 0);
+}
+
 /* ---- the session ---- */
 
 static double now_s(void) {
@@ -287,6 +309,11 @@ int main(int argc, char **argv) {
         if (argc < 2 || strcmp(argv[1], "unwind") != 0)
                 die("usage: %s unwind|foreign-fd|perf-open PID|proc-file PATH ...", argv[0]);
         i = 2;
+        bool own = false;
+        if (i < argc && strcmp(argv[i], "--own") == 0) {
+                own = true;
+                i++;
+        }
         if (i + 1 < argc && strcmp(argv[i], "--min-full") == 0) {
                 min_full = atof(argv[i + 1]);
                 i += 2;
@@ -299,15 +326,34 @@ int main(int argc, char **argv) {
         Binary bin = {};
         binary_load(&bin, workload[0]);
 
+        /* With --own the workload exists first (waiting for a byte) so
+         * that the events can name it. */
+        int go[2];
+        if (pipe2(go, O_CLOEXEC) < 0)
+                die("pipe: %s", strerror(errno));
+        pid_t child = fork();
+        if (child < 0)
+                die("fork: %s", strerror(errno));
+        if (child == 0) {
+                char c;
+                close(go[1]);
+                if (read(go[0], &c, 1) != 1)
+                        _exit(126);
+                execv(workload[0], workload);
+                _exit(127);
+        }
+        close(go[0]);
+
         /* One event per CPU, as Sysprof: hardware cycles, else cpu-clock. */
         int perf_fds[MAX_CPUS], cpus[MAX_CPUS], n = 0;
         int n_cpus = (int) sysconf(_SC_NPROCESSORS_CONF);
+        int target = own ? (int) child : -1;
         for (int cpu = 0; cpu < n_cpus && cpu < MAX_CPUS; cpu++) {
                 g_clear_error(&error);
-                int fd = perf_event_open_via_service(bus, -1, cpu, true, &error);
+                int fd = perf_event_open_via_service(bus, target, cpu, true, &error);
                 if (fd < 0) {
                         g_clear_error(&error);
-                        fd = perf_event_open_via_service(bus, -1, cpu, false, &error);
+                        fd = perf_event_open_via_service(bus, target, cpu, false, &error);
                 }
                 if (fd < 0)
                         die("PerfEventOpen for cpu %d: %s", cpu, error->message);
@@ -326,13 +372,9 @@ int main(int argc, char **argv) {
                         die("enabling the event of cpu %d: %s", cpus[k], strerror(errno));
 
         g_autoptr(GByteArray) stream = g_byte_array_new();
-        pid_t child = fork();
-        if (child < 0)
-                die("fork: %s", strerror(errno));
-        if (child == 0) {
-                execv(workload[0], workload);
-                _exit(127);
-        }
+        if (write(go[1], "g", 1) != 1)
+                die("starting the workload: %s", strerror(errno));
+        close(go[1]);
         int status = 0;
         while (waitpid(child, &status, WNOHANG) == 0)
                 (void) read_some(p[0], stream, 50);
@@ -357,7 +399,7 @@ int main(int argc, char **argv) {
         if (capture_reader_open_memory(stream->data, stream->len, &reader, &msg) < 0)
                 die("the stream (%u bytes) is not a capture: %s", stream->len, msg ? msg : "?");
         Map *maps = NULL;
-        size_t n_maps = 0, samples = 0, ours = 0, full = 0, all_samples = 0, shown = 0;
+        size_t n_maps = 0, samples = 0, ours = 0, full = 0, all_samples = 0, shown = 0, with_kernel = 0;
         CaptureFrame f;
         int r;
         while ((r = capture_reader_next(reader, &f)) > 0) {
@@ -370,6 +412,11 @@ int main(int argc, char **argv) {
                 if (f.type != CAPTURE_FRAME_SAMPLE)
                         continue;
                 all_samples++;
+                for (size_t k = 0; k < f.sample.n_addrs; k++)
+                        if (f.sample.addrs[k] == CAPTURE_CONTEXT_KERNEL) {
+                                with_kernel++;
+                                break;
+                        }
                 if (f.pid != child)
                         continue;
                 samples++;
@@ -407,6 +454,13 @@ int main(int argc, char **argv) {
                "stacks %s..%s\n", stream->len, all_samples, samples, (int) child, ours, full, chain[0],
                chain[n_chain - 1]);
         capture_reader_free(reader);
+        if (own && samples != all_samples)
+                die("%zu samples of other processes reached a session on the workload's process alone",
+                    all_samples - samples);
+        if (own && with_kernel > 0 && !kernel_addresses_visible())
+                die("%zu samples carry kernel addresses, which this user may not see", with_kernel);
+        if (own)
+                printf("only the workload's samples, %zu with a kernel part\n", with_kernel);
         if (ours < 20)
                 die("only %zu samples of the workload's own code (at least 20 expected)", ours);
         double pct = 100.0 * (double) full / (double) ours;

@@ -4,7 +4,9 @@
 # perf events on and reads /proc files of their own process without any
 # password; another user's process is refused with a clear message (polkit,
 # with no agent to ask, says no); /proc/PID/root/... is refused even to
-# root; ListProcesses shows a user only their own processes.
+# root; ListProcesses shows a user only their own processes; a user's
+# Unwind session over events on their own program unwinds it to whole
+# stacks, with nothing of other processes and no kernel addresses.
 . "$(dirname "$0")/lib.sh"
 id -u periscope-user >/dev/null 2>&1 || fail "user periscope-user is missing: run scripts/setup.d/30-periscope-users.sh as root"
 sysprof3_start
@@ -64,4 +66,10 @@ tr ' ' '\n' <"$OUT/list.out" | grep -qx "$user_pid" || fail "ListProcesses does 
 ! tr ' ' '\n' <"$OUT/list.out" | grep -qx "$root_pid" || fail "ListProcesses lists root's process to periscope-user"
 ! tr ' ' '\n' <"$OUT/list.out" | grep -qx "1" || fail "ListProcesses lists pid 1 to periscope-user"
 echo "ok: ListProcesses shows periscope-user only its own processes"
+
+: "${DEEP:?}"
+as_user "$SYSPROF3_CLIENT" unwind --own --min-full 90 leaf_work,chain_d,chain_c,chain_b,chain_a,main -- "$DEEP" 800 \
+        >"$OUT/own-unwind.out" 2>&1 || { cat "$OUT/own-unwind.out"; fail "periscope-user's unwind session on its own program failed"; }
+cat "$OUT/own-unwind.out"
+echo "ok: periscope-user unwound its own program through org.gnome.Sysprof3.Unwinder, no password"
 sysprof3_check_log
