@@ -14,6 +14,16 @@ grep -qs 'org.gnome.sysprof' /etc/polkit-1/rules.d/*.rules ||
         fail "sysprof-cli asks polkit for org.gnome.sysprof3.profile itself: run scripts/setup.d/20-polkit-sysprof.sh as root"
 sysprof3_start
 
+# The methods and properties as Sysprof's own introspection files declare them.
+for path in /org/gnome/Sysprof3 /org/gnome/Sysprof3/RAPL /org/gnome/Sysprof3/Unwinder; do
+        busctl --system introspect --xml-interface org.gnome.Sysprof3 "$path" >"$OUT/$(basename "$path").xml" ||
+                fail "cannot introspect $path"
+done
+sysprof_xml=(/usr/share/dbus-1/interfaces/org.gnome.Sysprof3.Service.xml /usr/share/dbus-1/interfaces/org.gnome.Sysprof3.Profiler.xml)
+for x in "${sysprof_xml[@]}"; do [ -f "$x" ] || fail "$x is missing (Debian's sysprof installs it)"; done
+"${PYTHON:-python3}" "$(dirname "$0")/check-introspection.py" --unwinder \
+        "$OUT/Sysprof3.xml,$OUT/RAPL.xml,$OUT/Unwinder.xml" "${sysprof_xml[@]}" || fail "the interfaces differ from Sysprof's"
+
 cd "$OUT"
 sysprof-cli --force --rapl --no-battery --no-network "$OUT/cli.syscap" -- "$DEMO" -t 1000 >"$OUT/cli.out" 2>&1
 st=$?
