@@ -147,6 +147,7 @@ static int handle_record(const struct perf_event_header *h, size_t size, void *u
         }
 }
 
+/* Ends the session: its owner frees it (on_end), so u is gone after. */
 static void live_unwind_end(LiveUnwind *u, int error) {
         if (u->ended)
                 return;
@@ -180,23 +181,22 @@ static int live_unwind_drain(LiveUnwind *u, bool all) {
         return capture_writer_flush(u->writer);
 }
 
-static void drain_or_end(LiveUnwind *u) {
-        if (u->ended)
-                return;
+/* Drains; true when the session ended instead (u is freed then). */
+static bool drain_or_end(LiveUnwind *u) {
         int r = live_unwind_drain(u, false);
-        if (r < 0)
-                live_unwind_end(u, r); /* the client closed its end, or the pipe is full */
+        if (r >= 0)
+                return false;
+        live_unwind_end(u, r); /* the client closed its end, or the pipe stayed full */
+        return true;
 }
 
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        drain_or_end(userdata);
+        (void) drain_or_end(userdata);
         return 0;
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        LiveUnwind *u = userdata;
-        drain_or_end(u);
-        if (u->ended)
+        if (drain_or_end(userdata))
                 return 0;
         int r = sd_event_source_set_time_relative(s, LIVE_UNWIND_DRAIN_USEC);
         return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -247,10 +247,10 @@ static int on_snapshot(sd_event_source *s, void *userdata) {
         (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
         int r = live_unwind_snapshot(u);
         if (r < 0) {
-                live_unwind_end(u, r);
+                live_unwind_end(u, r); /* u is freed */
                 return 0;
         }
-        drain_or_end(u);
+        (void) drain_or_end(u);
         return 0;
 }
 

@@ -83,6 +83,7 @@ const OpenedEvent *sysprof3_find_event(const Sysprof3 *s, uint64_t id) {
 
 /* A call waiting for polkit. */
 typedef struct PendingCall {
+        Manager *mgr;              /* outlives the bus, which frees a pending call last */
         Sysprof3 *s;
         sd_bus_message *call;
         Caller caller;             /* sender points into call */
@@ -91,8 +92,8 @@ typedef struct PendingCall {
 
 static void pending_call_free(void *p) {
         PendingCall *pc = p;
-        if (pc->s)
-                pc->s->mgr->n_pending_records--;
+        if (pc->mgr)
+                pc->mgr->n_pending_records--;
         sd_bus_message_unref(pc->call);
         free(pc);
 }
@@ -138,7 +139,7 @@ int sysprof3_authorize(Sysprof3 *s, sd_bus_message *call, const Caller *caller, 
                                           &slot, error);
         if (r == 1) {
                 /* polkit is being asked; the slot owns pc from now on. */
-                *pc = (PendingCall) { .s = s, .call = sd_bus_message_ref(call), .caller = *caller, .next = next };
+                *pc = (PendingCall) { .mgr = s->mgr, .s = s, .call = sd_bus_message_ref(call), .caller = *caller, .next = next };
                 s->mgr->n_pending_records++;
                 (void) sd_bus_slot_set_floating(slot, true);
                 sd_bus_slot_unref(slot);
