@@ -89,28 +89,23 @@ static int read_perf_open(sd_bus_message *m, struct perf_event_attr *attr, int32
         r = sd_bus_message_read(m, "ii", pid, cpu);
         if (r < 0)
                 return r;
-        /* group_fd: Sysprof passes the handle -1 without any fd, which
-         * sd-bus cannot read as a handle (-EBADMSG): that is "no group", and
-         * then the flags cannot be read either; they matter not, as the
-         * only one served, FD_CLOEXEC, is always set. A real fd is refused. */
-        int group_fd;
-        uint64_t flags = 0;
-        r = sd_bus_message_read(m, "h", &group_fd);
-        if (r >= 0) {
-                (void) group_fd;
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
-                                         "group_fd is not served: pass -1 and open each event on its own");
-        }
-        if (r != -EBADMSG)
-                return r;
         int n_cpus = get_nprocs_conf();
-        if (perf_open_target_check(*pid, *cpu, flags, n_cpus, why, sizeof(why)) < 0)
+        if (perf_open_target_check(*pid, *cpu, 0, n_cpus, why, sizeof(why)) < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
         /* Check the attr now, so that polkit is not asked for nonsense. */
         struct perf_event_attr copy = *attr;
         if (perf_open_attr_restrict(&copy, false, why, sizeof(why)) < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
-        return 0;
+        /* group_fd: Sysprof passes the handle -1 without any fd, which
+         * sd-bus cannot read as a handle (-EBADMSG): that is "no group", and
+         * then the flags cannot be read either; they matter not, as the
+         * only one served, FD_CLOEXEC, is always set. A real fd is refused. */
+        int group_fd;
+        r = sd_bus_message_read(m, "h", &group_fd);
+        if (r >= 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "group_fd is not served: pass -1 and open each event on its own");
+        return r == -EBADMSG ? 0 : r;
 }
 
 static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller *caller, const Authorization *auth,

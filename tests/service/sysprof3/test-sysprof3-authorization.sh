@@ -67,6 +67,35 @@ tr ' ' '\n' <"$OUT/list.out" | grep -qx "$user_pid" || fail "ListProcesses does 
 ! tr ' ' '\n' <"$OUT/list.out" | grep -qx "1" || fail "ListProcesses lists pid 1 to periscope-user"
 echo "ok: ListProcesses shows periscope-user only its own processes"
 
+# Malformed arguments are refused with what is wrong, and the service
+# stays. gdbus sends a handle as an fd (here stdin, /dev/null).
+bad() { # EXPECTED-MESSAGE OBJECT INTERFACE.METHOD ARGS...
+        local want=$1 path=$2 method=$3 out
+        shift 3
+        if out=$(gdbus call --system --dest org.gnome.Sysprof3 --object-path "$path" --method "$method" -- "$@" \
+                 </dev/null 2>&1); then
+                fail "accepted: $method $* -> $out"
+        fi
+        echo "refused: $out"
+        grep -q -- "$want" <<<"$out" || fail "the refusal of $method $* does not say '$want'"
+}
+S=org.gnome.Sysprof3.Service
+opts="{'type': <uint32 1>, 'config': <uint64 0>, 'sample_period': <uint64 1000000>}"
+bad "unknown perf_event_attr option 'bogus'" /org/gnome/Sysprof3 $S.PerfEventOpen "{'bogus': <true>}" "$user_pid" -1 0 0
+bad "option 'type' must have D-Bus type 'u', not 't'" /org/gnome/Sysprof3 $S.PerfEventOpen "{'type': <uint64 1>}" "$user_pid" -1 0 0
+bad "group_fd is not served" /org/gnome/Sysprof3 $S.PerfEventOpen "$opts" "$user_pid" -1 0 0
+bad "sample_period 100 is below" /org/gnome/Sysprof3 $S.PerfEventOpen "{'sample_period': <uint64 100>}" "$user_pid" -1 0 0
+bad "unknown process attribute 'environ'" /org/gnome/Sysprof3 $S.GetProcessInfo pid,environ
+bad "out of range" /org/gnome/Sysprof3 $S.SetParanoid 7
+bad "not a governor name" /org/gnome/Sysprof3 $S.SetGovernor "../../x"
+bad "stack_size must be" /org/gnome/Sysprof3/Unwinder org.gnome.Sysprof3.Unwinder.Unwind 0 "@a(hi) []" 0 0
+bad "no perf fds" /org/gnome/Sysprof3/Unwinder org.gnome.Sysprof3.Unwinder.Unwind 8192 "@a(hi) []" 0 0
+bad "is not a perf event" /org/gnome/Sysprof3/Unwinder org.gnome.Sysprof3.Unwinder.Unwind 8192 "[(0, 0)]" 0 0
+bad "unknown option 'x'" /org/gnome/Sysprof3/RAPL org.gnome.Sysprof3.Profiler.Start "{'x': <true>}" 0
+busctl --system call org.gnome.Sysprof3 /org/gnome/Sysprof3 $S SetParanoid i 2 >/dev/null ||
+        fail "the service did not survive the malformed calls"
+echo "ok: malformed arguments refused with the reason"
+
 : "${DEEP:?}"
 as_user "$SYSPROF3_CLIENT" unwind --own --min-full 90 leaf_work,chain_d,chain_c,chain_b,chain_a,main -- "$DEEP" 800 \
         >"$OUT/own-unwind.out" 2>&1 || { cat "$OUT/own-unwind.out"; fail "periscope-user's unwind session on its own program failed"; }
