@@ -79,6 +79,8 @@ void manager_spill_rings(void *userdata) {
         Manager *m = userdata;
         for (size_t i = 0; i < m->n_recordings; i++)
                 recording_spill_rings(recording_bus_get_recording(m->recordings[i]));
+        if (m->spill_others)
+                m->spill_others(m->spill_others_userdata);
 }
 
 struct UnwindTables *manager_get_unwind_tables(Manager *m) {

@@ -28,6 +28,8 @@ typedef struct Manager {
         sd_event_source *idle_timer;
         struct UnwindTables *unwind_tables; /* daemon-lifetime unwind tables (created on first use) */
         HelperClientConfig helper_config; /* every helper the daemon starts (wait hook: manager_spill_rings) */
+        void (*spill_others)(void *userdata); /* other rings to spill while waiting (the sysprofd drop-in's) */
+        void *spill_others_userdata;
 } Manager;
 
 /* The helper configuration of the daemon: while a helper request waits,

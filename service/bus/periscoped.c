@@ -1,6 +1,7 @@
 /* periscoped.c: entry point of the Periscope profiling service. Serves
  * org.periscope.Profiler1 on the system bus (default), a session bus, a bus at
- * an address, or one client over a peer-to-peer connection on an inherited fd. */
+ * an address, or one client over a peer-to-peer connection on an inherited fd;
+ * with --sysprofd, org.gnome.Sysprof3 instead (service/sysprof3/). */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -17,19 +18,30 @@
 #include "manager.h"
 #include "protocol.h"
 #include "recording-bus.h"
+#include "sysprof3.h"
 #include "unwind.h"
 
 typedef enum BusKind { BUS_SYSTEM, BUS_SESSION, BUS_ADDRESS, BUS_PEER } BusKind;
 
+/* What main() runs: the manager, and with --sysprofd the org.gnome.Sysprof3
+ * face, under the bus name it owns. */
+typedef struct Daemon {
+        Manager m;
+        Sysprof3 *sysprof3;
+        const char *bus_name;
+} Daemon;
+
 static void usage(FILE *out) {
         fprintf(out,
-                "Usage: periscoped [--system | --session-bus | --address=ADDRESS | --peer-fd=FD]\n\n"
+                "Usage: periscoped [--system | --session-bus | --address=ADDRESS | --peer-fd=FD] [--sysprofd]\n\n"
                 "The Periscope profiling service: records CPU stacks into Sysprof captures over D-Bus.\n\n"
                 "  --system           own %s on the system bus (default)\n"
                 "  --session-bus      own it on the session bus (tests)\n"
                 "  --address=ADDRESS  own it on the bus at ADDRESS (tests)\n"
                 "  --peer-fd=FD       serve one client over the connected socket FD (no bus); exit\n"
                 "                     once it hangs up and its recordings are finalized\n"
+                "  --sysprofd         own org.gnome.Sysprof3 instead, as a drop-in for Sysprof's sysprofd\n"
+                "                     (Service, Unwinder, Profiler; docs/sysprofd-drop-in.md)\n"
                 "  --idle-timeout=SECONDS  exit after SECONDS without recordings (default 120 with\n"
                 "                     --system, where D-Bus activation restarts it; 0 = never)\n"
                 "  --version          print the version\n",
@@ -50,15 +62,17 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 /* Exits a bus-activated service nobody has used for a while; D-Bus starts
  * it again on the next call. */
 static int on_idle_check(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
+        Daemon *d = userdata;
+        Manager *m = &d->m;
         uint64_t now;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        if (m->n_recordings > 0 || m->n_pending_records > 0 || sd_bus_get_n_queued_read(m->bus, NULL) > 0)
+        if (m->n_recordings > 0 || m->n_pending_records > 0 || sysprof3_busy(d->sysprof3) ||
+            sd_bus_get_n_queued_read(m->bus, NULL) > 0)
                 m->busy_until = now;
         else if (now - m->busy_until >= m->idle_timeout_usec) {
                 log_info("idle for %llu s, exiting",
                         (unsigned long long) (m->idle_timeout_usec / 1000000));
-                (void) sd_bus_release_name(m->bus, PROFILER_NAME);
+                (void) sd_bus_release_name(m->bus, d->bus_name);
                 (void) sd_event_exit(m->event, 0);
                 return 0;
         }
@@ -166,6 +180,7 @@ int main(int argc, char **argv) {
                 { "address", required_argument, NULL, 'a' },
                 { "peer-fd", required_argument, NULL, 'p' },
                 { "idle-timeout", required_argument, NULL, 'i' },
+                { "sysprofd", no_argument, NULL, 'y' },
                 { "version", no_argument, NULL, 'V' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -174,6 +189,7 @@ int main(int argc, char **argv) {
         const char *address = NULL;
         int peer_fd = -1, c, r;
         long idle_timeout = -1;
+        bool sysprofd = false;
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
                 switch (c) {
@@ -207,6 +223,9 @@ int main(int argc, char **argv) {
                         }
                         break;
                 }
+                case 'y':
+                        sysprofd = true;
+                        break;
                 case 'V':
                         printf("periscoped %s\n", PERISCOPE_VERSION);
                         return 0;
@@ -223,13 +242,17 @@ int main(int argc, char **argv) {
                 return 2;
         }
 
-        Manager m = { .peer = kind == BUS_PEER };
+        if (sysprofd && kind == BUS_PEER) {
+                log_error("--sysprofd needs a bus (Sysprof finds sysprofd by its bus name), not --peer-fd");
+                return 2;
+        }
+        Daemon d = { .m = { .peer = kind == BUS_PEER }, .bus_name = sysprofd ? SYSPROF3_BUS_NAME : PROFILER_NAME };
         if (idle_timeout < 0)
                 idle_timeout = kind == BUS_SYSTEM ? 120 : 0;
-        m.idle_timeout_usec = (uint64_t) idle_timeout * 1000000;
-        m.rlimit_files = raise_fd_limit();
+        d.m.idle_timeout_usec = (uint64_t) idle_timeout * 1000000;
+        d.m.rlimit_files = raise_fd_limit();
         raise_priority();
-        manager_init_helper_config(&m);
+        manager_init_helper_config(&d.m);
         sigset_t mask;
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
@@ -237,67 +260,69 @@ int main(int argc, char **argv) {
         sigprocmask(SIG_BLOCK, &mask, NULL);
         signal(SIGPIPE, SIG_IGN);
 
-        r = sd_event_default(&m.event);
+        r = sd_event_default(&d.m.event);
         if (r < 0) {
                 log_error("cannot create the event loop: %s", strerror(-r));
                 return 1;
         }
-        r = connect_bus(kind, address, peer_fd, &m.bus);
+        r = connect_bus(kind, address, peer_fd, &d.m.bus);
         if (r < 0) {
                 log_error("cannot connect to %s: %s",
                         kind == BUS_PEER ? "the peer" : kind == BUS_ADDRESS ? address : kind == BUS_SESSION ? "the session bus" : "the system bus",
                         strerror(-r));
-                sd_event_unref(m.event);
+                sd_event_unref(d.m.event);
                 return 1;
         }
-        if ((r = sd_bus_attach_event(m.bus, m.event, SD_EVENT_PRIORITY_NORMAL)) < 0 || (r = profiler_register(&m)) < 0 ||
-            (r = sd_bus_add_match(m.bus, NULL, "type='signal',path='/org/freedesktop/DBus/Local',"
+        if ((r = sd_bus_attach_event(d.m.bus, d.m.event, SD_EVENT_PRIORITY_NORMAL)) < 0 ||
+            (r = sysprofd ? sysprof3_new(&d.m, &d.sysprof3) : profiler_register(&d.m)) < 0 ||
+            (r = sd_bus_add_match(d.m.bus, NULL, "type='signal',path='/org/freedesktop/DBus/Local',"
                                                "interface='org.freedesktop.DBus.Local',member='Disconnected'",
-                                  on_disconnected, &m)) < 0 ||
-            (r = sd_event_add_signal(m.event, NULL, SIGTERM, on_signal, &m)) < 0 ||
-            (r = sd_event_add_signal(m.event, NULL, SIGINT, on_signal, &m)) < 0) {
+                                  on_disconnected, &d.m)) < 0 ||
+            (r = sd_event_add_signal(d.m.event, NULL, SIGTERM, on_signal, &d.m)) < 0 ||
+            (r = sd_event_add_signal(d.m.event, NULL, SIGINT, on_signal, &d.m)) < 0) {
                 log_error("setting up failed: %s", strerror(-r));
                 goto out;
         }
-        (void) sd_bus_set_exit_on_disconnect(m.bus, false);
+        (void) sd_bus_set_exit_on_disconnect(d.m.bus, false);
         if (kind == BUS_PEER) {
-                r = peer_finish_auth(m.bus);
+                r = peer_finish_auth(d.m.bus);
                 if (r < 0) {
                         log_error("the peer did not authenticate: %s", strerror(-r));
                         goto out;
                 }
         } else {
-                r = sd_bus_request_name(m.bus, PROFILER_NAME, 0);
+                r = sd_bus_request_name(d.m.bus, d.bus_name, 0);
                 if (r < 0) {
-                        log_error("cannot own %s: %s (is another periscoped running, and does "
-                                        "the bus policy dbus/org.periscope.Profiler1.conf allow it?)",
-                                PROFILER_NAME, strerror(-r));
+                        log_error("cannot own %s: %s (is another periscoped%s running, and does "
+                                        "the bus policy dbus/%s.conf allow it?)",
+                                d.bus_name, strerror(-r), sysprofd ? " or sysprofd" : "", d.bus_name);
                         goto out;
                 }
         }
-        if (kind != BUS_PEER && m.idle_timeout_usec > 0) {
-                (void) sd_event_now(m.event, CLOCK_MONOTONIC, &m.busy_until);
-                r = sd_event_add_time_relative(m.event, &m.idle_timer, CLOCK_MONOTONIC,
-                                               m.idle_timeout_usec < IDLE_CHECK_USEC ? m.idle_timeout_usec : IDLE_CHECK_USEC,
-                                               0, on_idle_check, &m);
+        if (kind != BUS_PEER && d.m.idle_timeout_usec > 0) {
+                (void) sd_event_now(d.m.event, CLOCK_MONOTONIC, &d.m.busy_until);
+                r = sd_event_add_time_relative(d.m.event, &d.m.idle_timer, CLOCK_MONOTONIC,
+                                               d.m.idle_timeout_usec < IDLE_CHECK_USEC ? d.m.idle_timeout_usec : IDLE_CHECK_USEC,
+                                               0, on_idle_check, &d);
                 if (r < 0) {
                         log_error("idle timer: %s", strerror(-r));
                         goto out;
                 }
         }
-        r = sd_event_loop(m.event);
+        r = sd_event_loop(d.m.event);
         if (r < 0)
                 log_error("event loop failed: %s", strerror(-r));
 out:
         /* Anything still alive is finalized without stages; each free
          * removes it from the list. */
-        while (m.n_recordings > 0)
-                recording_bus_free(m.recordings[m.n_recordings - 1]);
-        free(m.recordings);
-        sd_event_source_disable_unref(m.idle_timer);
-        unwind_tables_free(m.unwind_tables);
-        sd_bus_slot_unref(m.profiler_slot);
-        sd_bus_flush_close_unref(m.bus);
-        sd_event_unref(m.event);
+        while (d.m.n_recordings > 0)
+                recording_bus_free(d.m.recordings[d.m.n_recordings - 1]);
+        free(d.m.recordings);
+        sysprof3_free(d.sysprof3);
+        sd_event_source_disable_unref(d.m.idle_timer);
+        unwind_tables_free(d.m.unwind_tables);
+        sd_bus_slot_unref(d.m.profiler_slot);
+        sd_bus_flush_close_unref(d.m.bus);
+        sd_event_unref(d.m.event);
         return r < 0 ? 1 : 0;
 }

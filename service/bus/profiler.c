@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "authorization.h"
+#include "capture-fd.h"
 #include "basic.h"
 #include "container-targets.h"
 #include "counters.h"
@@ -17,32 +18,6 @@
 #include "protocol.h"
 #include "record-options.h"
 #include "recording-bus.h"
-
-/* The capture fd must be something we can write a stream to: a regular file
- * open for writing at offset 0 without O_APPEND, or a pipe/socket. */
-static int check_capture_fd(int fd, sd_bus_error *error) {
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
-                                         strerror(errno));
-        int flags = fcntl(fd, F_GETFL);
-        if (flags < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
-                                         strerror(errno));
-        if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
-                                         "the capture fd is not open for writing; open the file with O_WRONLY");
-        if (S_ISREG(st.st_mode)) {
-                if (flags & O_APPEND)
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
-                                                 "the capture file is open with O_APPEND; open it with O_TRUNC instead");
-                return 0;
-        }
-        if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
-                return 0;
-        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
-                                 "the capture fd must be a regular file, a pipe or a socket");
-}
 
 /* A Record call waiting for polkit's answer. */
 typedef struct PendingRecord {
@@ -60,30 +35,6 @@ static void pending_record_free(void *p) {
         record_options_done(&pr->options);
         sd_bus_message_unref(pr->call);
         free(pr);
-}
-
-/* An fd for the capture writer whose writes never block the event loop: a
- * pipe is reopened through /proc/self/fd with O_NONBLOCK (a description of
- * our own, the client's stays as it is); a socket is switched to O_NONBLOCK
- * (sockets cannot be reopened). A reader that stalls then costs that
- * recording a write error after the writer's bounded wait, not the service. */
-static int capture_fd_for_writer(int fd) {
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (S_ISFIFO(st.st_mode)) {
-                char path[64];
-                snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-                int nfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-                return nfd < 0 ? -errno : nfd;
-        }
-        if (S_ISSOCK(st.st_mode)) {
-                int flags = fcntl(fd, F_GETFL);
-                if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
-                        return -errno;
-        }
-        int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        return nfd < 0 ? -errno : nfd;
 }
 
 /* Starts the recording for an authorized call and answers it. */
@@ -131,7 +82,7 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         r = sd_bus_message_read(m, "h", &fd);
         if (r < 0)
                 return r;
-        r = check_capture_fd(fd, error);
+        r = capture_fd_check(fd, error);
         if (r < 0)
                 return r;
         PendingRecord *pr = calloc(1, sizeof(PendingRecord));

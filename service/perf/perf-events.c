@@ -169,18 +169,9 @@ static int perf_ring_map(PerfEvents *p, PerfRing *ring, int fd) {
         return -ENOMEM;
 }
 
-static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inherit) {
-        struct perf_event_attr attr;
-        perf_events_fill_attr(p, inherit, &attr);
-        int fd = perf_event_open_fd(&attr, pid, cpu);
-        if (fd == -EINVAL && p->build_ids) {
-                /* Kernels before 5.12 do not know attr.build_id. */
-                p->build_ids = false;
-                perf_events_fill_attr(p, inherit, &attr);
-                fd = perf_event_open_fd(&attr, pid, cpu);
-        }
-        if (fd < 0)
-                return fd;
+/* Tracks fd (owned from now on) as one of cpu's events: maps the CPU's
+ * ring with the first, redirects later ones into it. */
+static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu) {
         _cleanup_close_ int owned = fd;
         int r = perf_events_track_fd(p, fd, pid);
         if (r < 0)
@@ -199,6 +190,29 @@ static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inher
         if (p->enabled && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
                 return -errno;
         return 0;
+}
+
+static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inherit) {
+        struct perf_event_attr attr;
+        perf_events_fill_attr(p, inherit, &attr);
+        int fd = perf_event_open_fd(&attr, pid, cpu);
+        if (fd == -EINVAL && p->build_ids) {
+                /* Kernels before 5.12 do not know attr.build_id. */
+                p->build_ids = false;
+                perf_events_fill_attr(p, inherit, &attr);
+                fd = perf_event_open_fd(&attr, pid, cpu);
+        }
+        if (fd < 0)
+                return fd;
+        return perf_events_attach_fd(p, fd, pid, cpu);
+}
+
+int perf_events_adopt(PerfEvents *p, int fd, int cpu) {
+        if (cpu < 0 || cpu >= p->n_cpus) {
+                safe_close(fd);
+                return -EINVAL;
+        }
+        return perf_events_attach_fd(p, fd, -1, cpu);
 }
 
 int perf_events_add_task(PerfEvents *p, pid_t tid) {

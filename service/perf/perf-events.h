@@ -45,6 +45,12 @@ int perf_events_revoke_task(PerfEvents *p, pid_t tid);
 /* Samples everything on every CPU. */
 int perf_events_add_system(PerfEvents *p);
 
+/* Takes an event someone else opened (fd, owned from now on) as one of
+ * cpu's: the first becomes that CPU's ring (mapped here), later ones write
+ * into it. Its records must have the layout of p's config. For
+ * org.gnome.Sysprof3.Unwinder, whose client opens the events. */
+int perf_events_adopt(PerfEvents *p, int fd, int cpu);
+
 /* Starts/stops counting on every event. */
 int perf_events_enable(PerfEvents *p);
 int perf_events_disable(PerfEvents *p);

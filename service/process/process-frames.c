@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sysmacros.h>
 
 #include "basic.h"
@@ -87,6 +88,50 @@ int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, Pro
                 }
         }
         return process_maps_add(maps, pid, mapping);
+}
+
+int process_frames_write_mmap2(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, const PerfMmap2 *m) {
+        if (!(m->prot & PROT_EXEC) || m->len == 0)
+                return 0;
+        ProcessMapping pm = {
+                .start = m->addr, .end = m->addr + m->len, .pgoff = m->pgoff,
+                .dev_major = m->dev_major, .dev_minor = m->dev_minor, .inode = m->inode,
+                .build_id_size = m->build_id_size, .filename = (char *) m->filename, .time = (int64_t) m->id.time,
+        };
+        memcpy(pm.build_id, m->build_id, sizeof(pm.build_id));
+        int r = process_track_mapping(maps, pinned, (pid_t) m->pid, &pm);
+        if (r < 0)
+                return r;
+        return capture_writer_add_map(w, (int64_t) m->id.time, (int) m->id.cpu, (int32_t) m->pid, pm.start, pm.end,
+                                      pm.pgoff, pm.inode, m->filename);
+}
+
+int process_frames_write_exec(CaptureWriter *w, ProcessMaps *maps, const PerfComm *c) {
+        /* Only an exec starts a new program; thread renames are not processes. */
+        if (!c->exec || c->pid != c->tid)
+                return 0;
+        int r = process_maps_exec(maps, (int32_t) c->pid, (int64_t) c->id.time);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *cmdline = process_read_cmdline((pid_t) c->pid, c->comm);
+        if (!cmdline)
+                return -ENOMEM;
+        return capture_writer_add_process(w, (int64_t) c->id.time, (int) c->id.cpu, (int32_t) c->pid, cmdline);
+}
+
+int process_frames_write_task(CaptureWriter *w, ProcessMaps *maps, const PerfTask *t, bool fork) {
+        if (fork) {
+                if (t->pid == t->ppid)
+                        return 0; /* a new thread */
+                int r = process_maps_fork(maps, (int32_t) t->ppid, (int32_t) t->pid, (int64_t) t->time);
+                if (r < 0)
+                        return r;
+                return capture_writer_add_fork(w, (int64_t) t->time, (int) t->id.cpu, (int32_t) t->ppid,
+                                               (int32_t) t->pid);
+        }
+        if (t->pid != t->tid)
+                return 0; /* a thread ended */
+        return capture_writer_add_exit(w, (int64_t) t->time, (int) t->id.cpu, (int32_t) t->pid);
 }
 
 /* Parses one /proc/PID/maps line; returns 1 for an executable mapping. */

@@ -4,10 +4,12 @@
  * mountinfo as a FILE_CHUNK named /proc/PID/mountinfo. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "capture.h"
+#include "perf.h"
 #include "pinned-files.h"
 #include "process-maps.h"
 
@@ -35,3 +37,14 @@ int process_read_state(pid_t pid, char *ret);
 /* Pins the mapping's file and adds it to pid's table; the MAP frame is the
  * caller's. Shared by the snapshot and MMAP2 handling. */
 int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, ProcessMapping *mapping);
+
+/* The frames of a process's life as perf reports it, shared by a recording
+ * and an org.gnome.Sysprof3 unwind session: an executable MMAP2 mapping
+ * tracked (pinned, entered into maps) and written as a MAP frame (others
+ * are skipped: returns 0); an exec (COMM record with exec set, of the
+ * process's main thread) entered into maps and written as a PROCESS frame
+ * with the command line from /proc; a FORK of a new process or the EXIT of
+ * one as FORK/EXIT frames (threads are skipped). */
+int process_frames_write_mmap2(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, const PerfMmap2 *m);
+int process_frames_write_exec(CaptureWriter *w, ProcessMaps *maps, const PerfComm *c);
+int process_frames_write_task(CaptureWriter *w, ProcessMaps *maps, const PerfTask *t, bool fork);

@@ -147,23 +147,11 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
         }
         if (!(m.prot & PROT_EXEC) || m.len == 0)
                 return 0;
-        ProcessMapping pm = {
-                .start = m.addr, .end = m.addr + m.len, .pgoff = m.pgoff,
-                .dev_major = m.dev_major, .dev_minor = m.dev_minor, .inode = m.inode,
-                .build_id_size = m.build_id_size,
-                .filename = (char *) m.filename,
-                .time = (int64_t) m.id.time,
-        };
-        memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
         /* A process seen for the first time: which container/app it is in. */
         int ret = container_frames_write(r->writer, r->resolver, (int64_t) m.id.time, (pid_t) m.pid);
         if (ret < 0)
                 return ret;
-        ret = process_track_mapping(r->maps, r->pinned, (pid_t) m.pid, &pm);
-        if (ret < 0)
-                return ret;
-        return capture_writer_add_map(r->writer, (int64_t) m.id.time, (int) m.id.cpu, (int32_t) m.pid, pm.start,
-                                      pm.end, pm.pgoff, pm.inode, m.filename);
+        return process_frames_write_mmap2(r->writer, r->maps, r->pinned, &m);
 }
 
 static int recording_handle_comm(Recording *r, const struct perf_event_header *h, size_t size) {
@@ -172,20 +160,11 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
                 r->bad_records++;
                 return 0;
         }
-        /* Only an exec starts a new program; thread renames are not processes. */
-        if (!c.exec || c.pid != c.tid)
-                return 0;
-        int ret = process_maps_exec(r->maps, (int32_t) c.pid, (int64_t) c.id.time);
-        if (ret < 0)
-                return ret;
-        if ((pid_t) c.pid == r->options.command_pid) {
+        if (c.exec && c.pid == c.tid && (pid_t) c.pid == r->options.command_pid) {
                 free(r->command_cmdline); /* named by this exec */
                 r->command_cmdline = NULL;
         }
-        _cleanup_free_ char *cmdline = process_read_cmdline((pid_t) c.pid, c.comm);
-        if (!cmdline)
-                return -ENOMEM;
-        return capture_writer_add_process(r->writer, (int64_t) c.id.time, (int) c.id.cpu, (int32_t) c.pid, cmdline);
+        return process_frames_write_exec(r->writer, r->maps, &c);
 }
 
 static int recording_add_process_tasks(Recording *r, pid_t pid);
@@ -238,24 +217,17 @@ static int recording_handle_task(Recording *r, const struct perf_event_header *h
                 r->bad_records++;
                 return 0;
         }
-        if (h->type == PERF_RECORD_FORK) {
-                if (t.pid == t.ppid)
-                        return 0; /* a new thread */
-                /* The child has inherited events: the rescan must not add it again. */
-                int ret = r->follow ? container_follow_note_recorded(r->follow, (pid_t) t.pid) : 0;
+        /* A new process has inherited events: the rescan must not add it again. */
+        if (h->type == PERF_RECORD_FORK && t.pid != t.ppid && r->follow) {
+                int ret = container_follow_note_recorded(r->follow, (pid_t) t.pid);
                 if (ret < 0)
                         return ret;
-                ret = process_maps_fork(r->maps, (int32_t) t.ppid, (int32_t) t.pid, (int64_t) t.time);
-                if (ret < 0)
-                        return ret;
-                return capture_writer_add_fork(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.ppid,
-                                               (int32_t) t.pid);
         }
-        if (t.pid != t.tid)
-                return 0; /* a thread ended */
-        if (recording_events_removed_at_exec(r, (pid_t) t.pid, (int64_t) t.time))
+        /* The kernel removed its events at an exec that made it non-dumpable. */
+        if (h->type == PERF_RECORD_EXIT && t.pid == t.tid &&
+            recording_events_removed_at_exec(r, (pid_t) t.pid, (int64_t) t.time))
                 return recording_exec_lost_events(r, (pid_t) t.pid);
-        return capture_writer_add_exit(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.pid);
+        return process_frames_write_task(r->writer, r->maps, &t, h->type == PERF_RECORD_FORK);
 }
 
 static int recording_handle_record(const struct perf_event_header *h, size_t size, void *userdata) {

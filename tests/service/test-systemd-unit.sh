@@ -2,6 +2,8 @@
 # systemd/periscoped.service passes `systemd-analyze verify` (with ExecStart
 # pointing at the built daemon) and its `systemd-analyze security` exposure
 # is printed and at most 3.4 (service-installed runs it under systemd).
+# UNIT_BUS_NAME names the unit's bus name when it is another unit made from
+# the same template (periscoped-sysprof.service: org.gnome.Sysprof3).
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 : "${PERISCOPED_UNIT:?}" "${PERISCOPED:?}"
@@ -9,7 +11,8 @@ command -v systemd-analyze >/dev/null || fail "systemd-analyze missing: apt-get 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sed "s|^ExecStart=[^ ]*|ExecStart=$PERISCOPED|" "$PERISCOPED_UNIT" >"$tmp/periscoped.service"
 grep -q "^Type=dbus" "$tmp/periscoped.service" || fail "the unit is not Type=dbus"
-grep -q "^BusName=org.periscope.Profiler1" "$tmp/periscoped.service" || fail "the unit has no BusName"
+grep -qx "BusName=${UNIT_BUS_NAME:-org.periscope.Profiler1}" "$tmp/periscoped.service" || fail "the unit has no BusName"
+grep -q "^ExecStart=$PERISCOPED --system${UNIT_BUS_NAME:+ --sysprofd}\$" "$tmp/periscoped.service" || fail "ExecStart does not run periscoped as expected"
 out=$(systemd-analyze verify --man=no "$tmp/periscoped.service" 2>&1) || { echo "$out"; fail "systemd-analyze verify failed"; }
 # verify also reports problems without failing: any line about our unit is one.
 if echo "$out" | grep -i "periscoped.service"; then

@@ -1,0 +1,200 @@
+/* sysprof3-unwinder.c: org.gnome.Sysprof3.Unwinder at
+ * /org/gnome/Sysprof3/Unwinder: Unwind(u stack_size, a(hi) perf_fds,
+ * h event_fd, h capture_fd) as Sysprof 48 calls it, served by
+ * live-unwind.c. Only events this service opened for the same caller are
+ * taken: their records are known to hold only what that caller may see. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "basic.h"
+#include "capture-fd.h"
+#include "protocol.h"
+#include "live-unwind.h"
+#include "sysprof3.h"
+
+/* Perf events one session may take (one per CPU and a few per process). */
+#define UNWIND_MAX_PERF_FDS 4096
+
+/* What the fd is, from its /proc/self/fd link ("anon_inode:[perf_event]"). */
+static bool fd_is_anon_inode(int fd, const char *kind) {
+        char path[64], target[64];
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(path, target, sizeof(target) - 1);
+        if (n < 0)
+                return false;
+        target[n] = '\0';
+        return strncmp(target, "anon_inode:", 11) == 0 && strcmp(target + 11, kind) == 0;
+}
+
+static void on_session_end(LiveUnwind *u, void *userdata) {
+        Sysprof3 *s = userdata;
+        for (size_t i = 0; i < s->n_unwinds; i++)
+                if (s->unwinds[i] == u) {
+                        memmove(s->unwinds + i, s->unwinds + i + 1, (s->n_unwinds - i - 1) * sizeof(LiveUnwind *));
+                        s->n_unwinds--;
+                        break;
+                }
+        live_unwind_free(u);
+}
+
+void sysprof3_unwinder_end_all(Sysprof3 *s) {
+        while (s->n_unwinds > 0)
+                on_session_end(s->unwinds[s->n_unwinds - 1], s);
+}
+
+typedef struct UnwindArgs {
+        int perf_fds[UNWIND_MAX_PERF_FDS];   /* dup'ed, ours */
+        int cpus[UNWIND_MAX_PERF_FDS];
+        int32_t pids[UNWIND_MAX_PERF_FDS];
+        size_t n, n_pids;
+        const OpenedEvent *first;
+        bool system;
+} UnwindArgs;
+
+static void unwind_args_done(UnwindArgs *a) {
+        for (size_t i = 0; i < a->n; i++)
+                safe_close(a->perf_fds[i]);
+        a->n = 0;
+}
+
+static void unwind_args_freep(UnwindArgs **a) {
+        if (*a)
+                unwind_args_done(*a);
+        free(*a);
+}
+
+/* Takes one (perf fd, cpu) of the call: a perf event this service opened
+ * for this caller, with the layout of the others. */
+static int take_perf_fd(Sysprof3 *s, const Caller *caller, int fd, int32_t cpu, UnwindArgs *a, sd_bus_error *error) {
+        int n_cpus = get_nprocs_conf();
+        if (a->n == UNWIND_MAX_PERF_FDS)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "more than %d perf fds",
+                                         UNWIND_MAX_PERF_FDS);
+        if (cpu < 0 || cpu >= n_cpus)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "perf fd %zu: cpu %d is not 0…%d (events of one CPU each)", a->n, cpu,
+                                         n_cpus - 1);
+        uint64_t id;
+        if (!fd_is_anon_inode(fd, "[perf_event]") || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "perf fd %zu is not a perf event",
+                                         a->n);
+        const OpenedEvent *e = sysprof3_find_event(s, id);
+        if (!e || (e->uid != caller->uid && caller->uid != 0))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                         "perf fd %zu was not opened for you by this service's PerfEventOpen: open "
+                                         "the events through org.gnome.Sysprof3.Service first", a->n);
+        if (a->first && (e->sample_type != a->first->sample_type ||
+                         e->sample_regs_user != a->first->sample_regs_user ||
+                         e->sample_stack_user != a->first->sample_stack_user || e->kernel != a->first->kernel))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "perf fd %zu was opened with other attributes than the first: one "
+                                         "session takes events of one kind", a->n);
+        if ((e->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)) != (PERF_SAMPLE_TID | PERF_SAMPLE_TIME))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "perf fd %zu: its samples lack tid or time", a->n);
+        int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (copy < 0)
+                return -errno;
+        if (!a->first)
+                a->first = e;
+        if (e->pid == -1)
+                a->system = true;
+        else if (a->n_pids < UNWIND_MAX_PERF_FDS)
+                a->pids[a->n_pids++] = e->pid;
+        a->perf_fds[a->n] = copy;
+        a->cpus[a->n++] = cpu;
+        return 0;
+}
+
+static int method_unwind(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Sysprof3 *s = userdata;
+        _cleanup_(unwind_args_freep) UnwindArgs *a = NULL;
+        uint32_t stack_size;
+        int event_fd, capture_fd, fd;
+        int32_t cpu;
+        Caller caller;
+        int r = caller_from_message(m, &caller);
+        if (r < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED, "cannot tell who is calling: %s",
+                                         strerror(-r));
+        r = sd_bus_message_read(m, "u", &stack_size);
+        if (r < 0)
+                return r;
+        if (stack_size == 0 || stack_size > 65536 || stack_size % 8 != 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "stack_size must be a multiple of 8 up to 65536, not %u", stack_size);
+        a = calloc(1, sizeof(UnwindArgs));
+        if (!a)
+                return -ENOMEM;
+        r = sd_bus_message_enter_container(m, 'a', "(hi)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "(hi)", &fd, &cpu)) > 0) {
+                r = take_perf_fd(s, &caller, fd, cpu, a, error);
+                if (r < 0 || sd_bus_error_is_set(error))
+                        return r < 0 ? r : -EINVAL;
+        }
+        if (r < 0 || (r = sd_bus_message_exit_container(m)) < 0)
+                return r;
+        if (a->n == 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "no perf fds: open them with PerfEventOpen and pass them with their CPUs");
+        r = sd_bus_message_read(m, "hh", &event_fd, &capture_fd);
+        if (r < 0)
+                return r;
+        if (!fd_is_anon_inode(event_fd, "[eventfd]"))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "event_fd is not an eventfd");
+        r = capture_fd_check(capture_fd, error);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int wfd = capture_fd_for_writer(capture_fd);
+        if (wfd < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
+                                         strerror(-wfd));
+        int efd = fcntl(event_fd, F_DUPFD_CLOEXEC, 3);
+        if (efd < 0)
+                return -errno;
+        if (GROW_ARRAY(s->unwinds, s->allocated_unwinds, s->n_unwinds + 1, 4) < 0) {
+                safe_close(efd);
+                return -ENOMEM;
+        }
+        const OpenedEvent *first = a->first;
+        LiveUnwindSetup setup = {
+                .event = s->mgr->event,
+                .tables = manager_get_unwind_tables(s->mgr),
+                .layout = { .sample_type = first->sample_type, .sample_regs_user = first->sample_regs_user },
+                .stack_size = (first->sample_type & PERF_SAMPLE_STACK_USER) ? first->sample_stack_user : 0,
+                .kernel = first->kernel, .uid = caller.uid, .system = a->system, .pids = a->pids,
+                .n_pids = a->n_pids,
+                .max_pinned_files = s->mgr->rlimit_files > 1024 ? s->mgr->rlimit_files / 2 : 512,
+                .id = ++s->next_unwind_id, .on_end = on_session_end, .userdata = s,
+        };
+        if (!setup.tables)
+                return -ENOMEM;
+        LiveUnwind *u;
+        size_t n = a->n;
+        a->n = 0; /* live_unwind_start owns the perf fds now */
+        r = live_unwind_start(&setup, a->perf_fds, a->cpus, n, efd, wfd, &u);
+        if (r < 0)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "starting the unwinder failed: %s",
+                                         strerror(-r));
+        s->unwinds[s->n_unwinds++] = u;
+        log_info("sysprof3: unwind session %u for uid %u: %zu perf events, %u-byte stacks%s", setup.id,
+                 (unsigned) caller.uid, n, setup.stack_size, setup.system ? ", whole system" : "");
+        return sd_bus_reply_method_return(m, "");
+}
+
+const sd_bus_vtable sysprof3_unwinder_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Unwind",
+                                SD_BUS_ARGS("u", stack_size, "a(hi)", perf_fds, "h", event_fd, "h", capture_fd),
+                                SD_BUS_NO_RESULT, method_unwind, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};

@@ -1,0 +1,153 @@
+/* sysprof3.c: the org.gnome.Sysprof3 objects, the events handed out, and
+ * authorizing a call before it goes on. */
+#include "sysprof3.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic.h"
+#include "live-unwind.h"
+#include "protocol.h"
+#include "recording.h"
+
+/* The manager's helper wait hook: every Unwind session's rings too. */
+static void spill_unwind_rings(void *userdata) {
+        Sysprof3 *s = userdata;
+        for (size_t i = 0; i < s->n_unwinds; i++)
+                live_unwind_spill_rings(s->unwinds[i]);
+}
+
+int sysprof3_new(Manager *mgr, Sysprof3 **ret) {
+        _cleanup_free_ Sysprof3 *s = calloc(1, sizeof(Sysprof3));
+        if (!s)
+                return -ENOMEM;
+        s->mgr = mgr;
+        int r = sd_bus_add_object_vtable(mgr->bus, &s->service_slot, SYSPROF3_SERVICE_PATH,
+                                         SYSPROF3_SERVICE_INTERFACE, sysprof3_service_vtable, s);
+        if (r >= 0)
+                r = sd_bus_add_object_vtable(mgr->bus, &s->unwinder_slot, SYSPROF3_UNWINDER_PATH,
+                                             SYSPROF3_UNWINDER_INTERFACE, sysprof3_unwinder_vtable, s);
+        if (r >= 0)
+                r = sd_bus_add_object_vtable(mgr->bus, &s->profiler_slot, SYSPROF3_PROFILER_PATH,
+                                             SYSPROF3_PROFILER_INTERFACE, sysprof3_profiler_vtable, s);
+        if (r < 0) {
+                sd_bus_slot_unref(s->service_slot);
+                sd_bus_slot_unref(s->unwinder_slot);
+                return r;
+        }
+        mgr->spill_others = spill_unwind_rings;
+        mgr->spill_others_userdata = s;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+Sysprof3 *sysprof3_free(Sysprof3 *s) {
+        if (!s)
+                return NULL;
+        s->mgr->spill_others = NULL;
+        sysprof3_unwinder_end_all(s);
+        sysprof3_profiler_end(s);
+        free(s->unwinds);
+        free(s->opened);
+        sd_bus_slot_unref(s->service_slot);
+        sd_bus_slot_unref(s->unwinder_slot);
+        sd_bus_slot_unref(s->profiler_slot);
+        free(s);
+        return NULL;
+}
+
+bool sysprof3_busy(const Sysprof3 *s) {
+        return s && (s->n_unwinds > 0 || s->energy);
+}
+
+int sysprof3_remember_event(Sysprof3 *s, const OpenedEvent *e) {
+        if (s->n_opened < SYSPROF3_MAX_OPENED_EVENTS) {
+                if (GROW_ARRAY(s->opened, s->allocated_opened, s->n_opened + 1, 64) < 0)
+                        return -ENOMEM;
+                s->opened[s->n_opened++] = *e;
+                return 0;
+        }
+        /* Full: the oldest entry goes. */
+        s->opened[s->next_opened] = *e;
+        s->next_opened = (s->next_opened + 1) % SYSPROF3_MAX_OPENED_EVENTS;
+        return 0;
+}
+
+const OpenedEvent *sysprof3_find_event(const Sysprof3 *s, uint64_t id) {
+        for (size_t i = 0; i < s->n_opened; i++)
+                if (s->opened[i].id == id)
+                        return &s->opened[i];
+        return NULL;
+}
+
+/* A call waiting for polkit. */
+typedef struct PendingCall {
+        Manager *mgr;              /* outlives the bus, which frees a pending call last */
+        Sysprof3 *s;
+        sd_bus_message *call;
+        Caller caller;             /* sender points into call */
+        Sysprof3Continue next;
+} PendingCall;
+
+static void pending_call_free(void *p) {
+        PendingCall *pc = p;
+        if (pc->mgr)
+                pc->mgr->n_pending_records--;
+        sd_bus_message_unref(pc->call);
+        free(pc);
+}
+
+/* Runs next and answers the call with its error when it fails. */
+static void continue_call(Sysprof3 *s, sd_bus_message *call, const Caller *caller, const Authorization *auth,
+                          Sysprof3Continue next) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        (void) sd_bus_message_rewind(call, true);
+        int r = next(s, call, caller, auth, &e);
+        if (r < 0 || sd_bus_error_is_set(&e)) {
+                if (!sd_bus_error_is_set(&e))
+                        sd_bus_error_set_errno(&e, r);
+                (void) sd_bus_reply_method_error(call, &e);
+        }
+}
+
+static void on_authorized(const Authorization *auth, const sd_bus_error *error, void *userdata) {
+        PendingCall *pc = userdata;
+        if (error) {
+                (void) sd_bus_reply_method_error(pc->call, error);
+                return;
+        }
+        continue_call(pc->s, pc->call, &pc->caller, auth, pc->next);
+}
+
+int sysprof3_authorize(Sysprof3 *s, sd_bus_message *call, const Caller *caller, int32_t pid, Sysprof3Continue next,
+                       sd_bus_error *error) {
+        int32_t pids[1] = { pid };
+        RecordOptions options = { .kernel = -1 };
+        if (pid == -1)
+                options.system = true;
+        else {
+                options.pids = pids;
+                options.n_pids = options.n_given_pids = 1;
+        }
+        PendingCall *pc = calloc(1, sizeof(PendingCall));
+        if (!pc)
+                return -ENOMEM;
+        Authorization auth;
+        sd_bus_slot *slot = NULL;
+        int r = authorize_recording_async(s->mgr->bus, caller, &options, &auth, on_authorized, pc, pending_call_free,
+                                          &slot, error);
+        if (r == 1) {
+                /* polkit is being asked; the slot owns pc from now on. */
+                *pc = (PendingCall) { .mgr = s->mgr, .s = s, .call = sd_bus_message_ref(call), .caller = *caller, .next = next };
+                s->mgr->n_pending_records++;
+                (void) sd_bus_slot_set_floating(slot, true);
+                sd_bus_slot_unref(slot);
+                return 1;
+        }
+        free(pc);
+        if (r < 0)
+                return r;
+        continue_call(s, call, caller, &auth, next);
+        return 1;
+}

@@ -1,0 +1,39 @@
+# lib.sh: sourced by the service-sysprof3-* tests: a private system bus
+# (tests/lib/private-bus.sh, its socket open to every user), polkitd on it,
+# and periscoped --sysprofd owning org.gnome.Sysprof3 there, checked to be
+# the name's owner: no sysprofd anywhere on that bus (it has no activation
+# directory, so nothing else can be started for the name).
+set -uo pipefail
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+. "$src/tests/lib/private-bus.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+: "${PERISCOPED:?}" "${SYSPROF3_CLIENT:?}"
+[ "$(id -u)" = 0 ] || fail "must run as root (periscoped opens perf events for others)"
+trap 'private_bus_stop' EXIT
+
+# sysprof3_start: the bus, polkitd and periscoped --sysprofd (debug log in
+# $PRIVATE_BUS_DIR/periscoped.log); sets PERISCOPED_PID and OUT (a directory
+# every user may write).
+sysprof3_start() {
+        private_bus_start || fail "no private bus"
+        chmod 666 "$PRIVATE_BUS_DIR/system_bus_socket"
+        private_polkit_start || fail "no polkitd"
+        PERISCOPE_DEBUG=1 "$PERISCOPED" --system --sysprofd 2>"$PRIVATE_BUS_DIR/periscoped.log" &
+        PERISCOPED_PID=$!
+        private_bus_track $PERISCOPED_PID
+        private_bus_wait_name org.gnome.Sysprof3 10 $PERISCOPED_PID || { cat "$PRIVATE_BUS_DIR/periscoped.log"; fail "periscoped --sysprofd did not take org.gnome.Sysprof3"; }
+        local owner
+        owner=$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+                GetConnectionUnixProcessID s org.gnome.Sysprof3 | awk '{print $2}')
+        [ "$owner" = "$PERISCOPED_PID" ] || fail "org.gnome.Sysprof3 is owned by pid $owner, not periscoped ($PERISCOPED_PID)"
+        OUT=$PRIVATE_BUS_DIR/out
+        mkdir -p "$OUT" && chmod 777 "$OUT"
+}
+
+# sysprof3_check_log: no sanitizer report from the daemon.
+sysprof3_check_log() {
+        if grep -qE "Sanitizer|runtime error:" "$PRIVATE_BUS_DIR/periscoped.log"; then
+                cat "$PRIVATE_BUS_DIR/periscoped.log"
+                fail "periscoped reported memory errors"
+        fi
+}
