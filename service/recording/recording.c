@@ -158,6 +158,10 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
         ret = process_track_mapping(r->maps, r->pinned, (pid_t) m.pid, &pm);
         if (ret < 0)
                 return ret;
+        /* A program writing a perf map makes its file early: look while it maps code. */
+        ret = jit_files_look(r->jit_files, (pid_t) m.pid, now_monotonic_ms());
+        if (ret < 0)
+                return ret;
         return capture_writer_add_map(r->writer, (int64_t) m.id.time, (int) m.id.cpu, (int32_t) m.pid, pm.start,
                                       pm.end, pm.pgoff, pm.inode, m.filename);
 }
@@ -200,11 +204,17 @@ static int recording_handle_task(Recording *r, const struct perf_event_header *h
                 ret = process_maps_fork(r->maps, (int32_t) t.ppid, (int32_t) t.pid, (int64_t) t.time);
                 if (ret < 0)
                         return ret;
+                ret = jit_files_new_process(r->jit_files, (pid_t) t.pid, now_monotonic_ms());
+                if (ret < 0)
+                        return ret;
                 return capture_writer_add_fork(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.ppid,
                                                (int32_t) t.pid);
         }
         if (t.pid != t.tid)
                 return 0; /* a thread ended */
+        int ret = jit_files_exited(r->jit_files, (pid_t) t.pid);
+        if (ret < 0)
+                return ret;
         return capture_writer_add_exit(r->writer, (int64_t) t.time, (int) t.id.cpu, (int32_t) t.pid);
 }
 
@@ -378,6 +388,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         /* After the drain: every FORK record of a child inherit follows is in. */
         if (r->follow && r->ticks % RECORDING_FOLLOW_TICKS == 0)
                 recording_follow_container(r);
+        if (jit_files_look_all(r->jit_files, r->maps, now_monotonic_ms(), false) < 0)
+                recording_fail(r, -ENOMEM, "out of memory");
         recording_flush(r);
         if (r->error) {
                 recording_end(r, RECORDING_END_ERROR, r->error, NULL);
@@ -573,6 +585,7 @@ static void recording_run_stages(Recording *r) {
                 .kernel = r->kernel,
                 .maps = r->maps,
                 .pinned = r->pinned,
+                .jit_files = r->jit_files,
                 .addresses = r->addresses,
                 .resolver = r->resolver,
                 .helper = r->helper,
@@ -615,6 +628,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
                                                   r->command_cmdline);
         recording_control_stop(r);
+        (void) jit_files_look_all(r->jit_files, r->maps, now_monotonic_ms(), true); /* the processes still alive */
         recording_flush(r);
         recording_publish(r);
         recording_run_stages(r);
@@ -822,9 +836,13 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
 
         if ((r_ = process_maps_new(&r->maps)) < 0 ||
             (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
+            (r_ = jit_files_new(setup->max_pinned_files / 4 + 1, &r->jit_files)) < 0 ||
             (r_ = address_set_new(&r->addresses)) < 0 || (r_ = recording_resolver_new(&r->resolver)) < 0)
                 goto fail;
         pinned_files_set_resolver(r->pinned, r->resolver);
+        jit_files_set_resolver(r->jit_files, r->resolver);
+        if (r->check_owner)
+                jit_files_set_owner(r->jit_files, r->owner_uid);
         r_ = capture_writer_new_fd(capture_fd, r->start_time, &r->writer);
         if (r_ < 0) {
                 recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
@@ -891,6 +909,7 @@ Recording *recording_free(Recording *r) {
         container_follow_free(r->follow);
         process_maps_free(r->maps);
         pinned_files_free(r->pinned);
+        jit_files_free(r->jit_files);
         resolver_free(r->resolver);
         address_set_free(r->addresses);
         record_options_done(&r->options);
