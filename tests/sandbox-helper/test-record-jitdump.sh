@@ -9,7 +9,7 @@
 # twice as long as beta, at two addresses), alpha's samples carry the
 # source line its DEBUG_INFO gives, at the old and at the moved address.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
-: "${PERISCOPE:?}" "${SRCDIR:?}"
+: "${PERISCOPE:?}" "${SRCDIR:?}" "${SYSPROF_NAMES:?}"
 [ "$(uname -m)" = x86_64 ] || fail "jitdump-writer generates x86-64 code; this machine is $(uname -m)"
 command -v cc >/dev/null || fail "cc missing: apt-get install -y gcc"
 cc -O2 -Wall -o "$TEST_TMP/jitdump-writer" "$SRCDIR/jitdump-writer.c" || fail "cannot build jitdump-writer"
@@ -62,4 +62,13 @@ sys.exit(0 if len(lines) == 2 and {"jit_alpha", "jit_beta"} <= jit else 1)
 PY
 "$PERISCOPE" report --no-progress --mappings "$cap" >"$TEST_TMP/mappings" || fail "report --mappings failed"
 grep -qE "/jit-[0-9]+\.dump" "$TEST_TMP/mappings" || { cat "$TEST_TMP/mappings"; fail "no provenance for the jitdump"; }
+# Sysprof's own code shows the names: from __symbols__ and from the JITMAP frames.
+for how in "" --jitmap; do
+        "$SYSPROF_NAMES" $how "$cap" | sort -rn >"$TEST_TMP/sysprof$how"
+        for f in jit_alpha jit_beta; do
+                n=$(awk -v f=$f '$2 == f { print $1 }' "$TEST_TMP/sysprof$how")
+                [ "${n:-0}" -ge 100 ] || { head "$TEST_TMP/sysprof$how"; fail "Sysprof ${how:-(__symbols__)} names $f in only ${n:-0} samples"; }
+        done
+        echo "ok: Sysprof ${how:-(__symbols__)}: $(head -2 "$TEST_TMP/sysprof$how" | tr '\n' ' ')"
+done
 echo "ok: the jitdump's functions are named, before and after the move"
