@@ -64,8 +64,11 @@ int helper_jit_names_reply_decode(const uint8_t *payload, size_t size, const uin
                         jit_name_clear(&out[k]);
                 return -EBADMSG;
         }
-        *entries += e;
-        *refused += x;
+        /* every batch reads the whole file: keep the largest counts */
+        if (e > *entries)
+                *entries = e;
+        if (x > *refused)
+                *refused = x;
         return 0;
 }
 

@@ -98,7 +98,7 @@ typedef struct HelperJitName {
 } HelperJitName;
 
 typedef struct HelperJitNames {
-        uint32_t entries;      /* code entries the helper read from the file */
+        uint32_t entries;      /* code entries the helper read from the file (largest over the batches) */
         uint32_t refused;      /* malformed entries it skipped */
         size_t n;
         HelperJitName *names;  /* in request order */
@@ -111,7 +111,7 @@ int helper_client_jit_names(HelperClient *c, int fd, HelperJitFormat format, con
                             HelperJitNames **ret, char **why);
 
 /* Validates and decodes one JIT_NAMES reply for `count` addresses into
- * out[0..count); adds its entry counts to *entries and *refused. -EBADMSG
+ * out[0..count); raises *entries and *refused to its counts. -EBADMSG
  * when anything is out of spec (out is then cleared). Public for the fuzz
  * target. */
 int helper_jit_names_reply_decode(const uint8_t *payload, size_t size, const uint64_t *addresses, size_t count,

@@ -184,7 +184,7 @@ typedef enum HelperUnwindRequestFlags {
  *     string name (named: 1..HELPER_MAX_NAME bytes of valid UTF-8; else empty),
  *     string source file (0..HELPER_MAX_PATH, UTF-8; non-empty exactly when
  *     HELPER_JIT_HAS_SOURCE, which needs a line too) */
-#define HELPER_MAX_JIT_BATCH        4096u
+#define HELPER_MAX_JIT_BATCH        2048u  /* the request stays inline (an fd rides along) */
 #define HELPER_JIT_MAX_FILE_BYTES   (1ull << 30)  /* bytes of a JIT file looked at */
 #define HELPER_JIT_MAX_ENTRIES      (4u << 20)    /* code entries kept per file */
 #define HELPER_JIT_MAX_LINE         8192u         /* a perf map line; longer ones are refused */
