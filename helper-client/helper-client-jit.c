@@ -56,11 +56,11 @@ int helper_jit_names_reply_decode(const uint8_t *payload, size_t size, const uin
         helper_reader_init(&rd, payload, size);
         uint32_t e = helper_get_u32(&rd), x = helper_get_u32(&rd), n = helper_get_u32(&rd);
         bool ok = !rd.failed && n == count && x <= e;
-        size_t i = 0;
-        for (; ok && i < count; i++)
-                ok = decode_one(&rd, addresses[i], &out[i]);
-        if (!ok || !helper_reader_finished(&rd)) {
-                for (size_t k = 0; k < i; k++)
+        size_t decoded = 0; /* out[0..decoded) hold allocations */
+        while (ok && decoded < count && decode_one(&rd, addresses[decoded], &out[decoded]))
+                decoded++;
+        if (!ok || decoded < count || !helper_reader_finished(&rd)) {
+                for (size_t k = 0; k < decoded; k++)
                         jit_name_clear(&out[k]);
                 return -EBADMSG;
         }
