@@ -237,7 +237,7 @@ int jit_files_new_process(JitFiles *j, pid_t pid, int64_t now_ms) {
         JitWatch *w = add_watch(j, pid, now_ms);
         if (!w)
                 return -ENOMEM;
-        if (w->exited && w->file.fd < 0) {
+        if (w->file.fd < 0) {
                 w->exited = false;
                 w->next_try_ms = now_ms;
                 w->interval_ms = JIT_FILES_FIRST_RETRY_MS;

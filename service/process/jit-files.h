@@ -55,8 +55,9 @@ int jit_files_look_all(JitFiles *j, const ProcessMaps *maps, int64_t now_ms, boo
  * -ENOMEM. */
 int jit_files_exited(JitFiles *j, pid_t pid);
 
-/* pid is a new process (FORK): looked for again even if a process of that
- * number exited before. */
+/* pid is a new process (FORK) or runs a new program (exec): unless its
+ * perf map is pinned, it is looked for again from now on, at the shortest
+ * interval, even if a process of that number exited before. */
 int jit_files_new_process(JitFiles *j, pid_t pid, int64_t now_ms);
 
 /* The pinned perf map of pid, or NULL. */

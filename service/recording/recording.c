@@ -178,6 +178,9 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
         int ret = process_maps_exec(r->maps, (int32_t) c.pid, (int64_t) c.id.time);
         if (ret < 0)
                 return ret;
+        ret = jit_files_new_process(r->jit_files, (pid_t) c.pid, now_monotonic_ms());
+        if (ret < 0)
+                return ret;
         if ((pid_t) c.pid == r->options.command_pid) {
                 free(r->command_cmdline); /* named by this exec */
                 r->command_cmdline = NULL;
