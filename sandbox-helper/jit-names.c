@@ -38,14 +38,8 @@ static int assign(const JitEntries *e, const uint64_t *addresses, size_t n, size
                 owner[i] = SIZE_MAX;
         for (size_t k = e->n; k > 0; k--) {
                 const JitEntry *en = &e->entries[k - 1];
-                size_t lo = 0, hi = n;
-                while (lo < hi) {
-                        size_t mid = lo + (hi - lo) / 2;
-                        if (addresses[mid] < en->start)
-                                lo = mid + 1;
-                        else
-                                hi = mid;
-                }
+                /* the first address >= start */
+                size_t lo = en->start == 0 ? 0 : bsearch_first_above(addresses, n, sizeof *addresses, 0, en->start - 1);
                 for (size_t i = next_free(next, lo); i < n && addresses[i] - en->start < en->size;
                      i = next_free(next, i + 1)) {
                         owner[i] = k - 1;

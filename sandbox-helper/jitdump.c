@@ -94,6 +94,18 @@ static bool refuse(Reader *rd) {
         return true;
 }
 
+/* Reads the n bytes after the record header of the record at offset
+ * (size bytes in all): 0 read, 1 cut short (the end of a file being
+ * written), 2 refused (the record is too small for them), or -errno. */
+static int read_fixed(Reader *rd, uint64_t offset, uint32_t size, void *buf, size_t n) {
+        if (size < JITDUMP_RECORD_HEADER + n)
+                return refuse(rd), 2;
+        ssize_t k = read_full(rd->fd, buf, n, (off_t) (offset + JITDUMP_RECORD_HEADER));
+        if (k < 0)
+                return (int) k;
+        return (size_t) k < n ? 1 : 0;
+}
+
 /* LOAD at offset, size bytes in all. */
 static int read_load(Reader *rd, uint64_t offset, uint32_t size) {
         uint8_t buf[JITDUMP_LOAD_FIXED + JITDUMP_NAME_SCAN];
@@ -142,13 +154,9 @@ static int read_load(Reader *rd, uint64_t offset, uint32_t size) {
 static int read_move(Reader *rd, uint64_t offset, uint32_t size) {
         uint8_t buf[JITDUMP_MOVE_FIXED];
         rd->out->read++;
-        if (size < JITDUMP_RECORD_HEADER + JITDUMP_MOVE_FIXED)
-                return refuse(rd), 0;
-        ssize_t k = read_full(rd->fd, buf, sizeof buf, (off_t) (offset + JITDUMP_RECORD_HEADER));
-        if (k < 0)
-                return (int) k;
-        if ((size_t) k < sizeof buf)
-                return 1;
+        int r = read_fixed(rd, offset, size, buf, sizeof buf);
+        if (r != 0)
+                return r == 2 ? 0 : r;
         uint64_t vma = unaligned_load_u64(buf + 8, rd->le);
         uint64_t code_size = unaligned_load_u64(buf + 32, rd->le);
         uint64_t code_index = unaligned_load_u64(buf + 40, rd->le);
@@ -168,13 +176,9 @@ static int read_move(Reader *rd, uint64_t offset, uint32_t size) {
 static int read_debug(Reader *rd, uint64_t offset, uint32_t size) {
         uint8_t buf[JITDUMP_DEBUG_FIXED];
         rd->debug.valid = false;
-        if (size < JITDUMP_RECORD_HEADER + JITDUMP_DEBUG_FIXED)
-                return refuse(rd), 0;
-        ssize_t k = read_full(rd->fd, buf, sizeof buf, (off_t) (offset + JITDUMP_RECORD_HEADER));
-        if (k < 0)
-                return (int) k;
-        if ((size_t) k < sizeof buf)
-                return 1;
+        int r = read_fixed(rd, offset, size, buf, sizeof buf);
+        if (r != 0)
+                return r == 2 ? 0 : r;
         uint64_t count = unaligned_load_u64(buf + 8, rd->le);
         uint32_t body = size - JITDUMP_RECORD_HEADER - JITDUMP_DEBUG_FIXED;
         if (count == 0 || count > HELPER_JIT_MAX_DEBUG_ENTRIES || body > JITDUMP_MAX_DEBUG_RECORD ||
