@@ -568,6 +568,14 @@ int symbol_table_builder_write(SymbolTableBuilder *b, CaptureWriter *w, int64_t 
         r = symbol_table_builder_serialize_periscope(b, &periscope, &periscope_len);
         if (r < 0)
                 return r;
+        /* Sysprof 3.46's sysprof_capture_reader_read_file_fd() skips the
+         * frame after every FILE_CHUNK of another path (it reads that chunk,
+         * then skips once more): a "__symbols__" right after, say,
+         * "/.periscope/pinned-files" is never found and Sysprof shows no
+         * names. A TIMESTAMP in between is what it skips instead. */
+        r = capture_writer_add_timestamp(w, time, -1, -1);
+        if (r < 0)
+                return r;
         r = capture_writer_add_file(w, time, -1, -1, SYMBOLS_SYSPROF_PATH, sysprof, sysprof_len);
         if (r < 0)
                 return r;

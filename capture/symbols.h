@@ -41,6 +41,7 @@
 #define SYMBOL_FRAME_INLINED 0x1u    /* inlined into the next (outer) frame */
 #define SYMBOL_FRAME_UNRESOLVED 0x2u /* function is "[unresolved: why]", not a name */
 #define SYMBOL_FRAME_KERNEL 0x4u     /* a kernel function (from kallsyms) */
+#define SYMBOL_FRAME_JIT 0x8u        /* JIT code, named by the process's perf map or jitdump */
 
 /* One frame of a range's chain. Chains are innermost first: frames[0] is
  * the innermost inlined function, the last frame the real (outermost)

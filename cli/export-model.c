@@ -145,7 +145,8 @@ static ExportLocation *location_new(ExportModel *m, int32_t pid, gboolean kernel
                 l->n_lines = r->n_frames;
                 for (guint32 i = 0; i < r->n_frames; i++) {
                         const SymbolFrame *f = &r->frames[i];
-                        guint flags = kflag | ((f->flags & SYMBOL_FRAME_KERNEL) ? EXPORT_FUNCTION_KERNEL : 0);
+                        guint flags = kflag | ((f->flags & SYMBOL_FRAME_KERNEL) ? EXPORT_FUNCTION_KERNEL : 0) |
+                                      ((f->flags & SYMBOL_FRAME_JIT) ? EXPORT_FUNCTION_JIT : 0);
                         char *name;
                         if (f->flags & SYMBOL_FRAME_UNRESOLVED) {
                                 g_autofree char *mod = module_basename(m, mapping);

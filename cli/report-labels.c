@@ -147,9 +147,10 @@ static void resolve_address(ReportLabels *l, int32_t pid, gboolean kernel, uint6
                                 }
                                 if (f->flags & SYMBOL_FRAME_INLINED)
                                         flags |= REPORT_LABEL_INLINED;
-                                text = g_strdup_printf("%s%s%s%s", f->function,
+                                text = g_strdup_printf("%s%s%s%s%s", f->function,
                                                        (f->flags & SYMBOL_FRAME_INLINED) ? " (inlined)" : "",
-                                                       where ? where : "", ks);
+                                                       where ? where : "",
+                                                       (f->flags & SYMBOL_FRAME_JIT) ? " [jit]" : "", ks);
                         }
                         guint id = intern(l, text, g_strdup(f->function), flags);
                         g_array_append_val(out, id);

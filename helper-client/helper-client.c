@@ -2,6 +2,7 @@
  * Every reply is validated before anything of it is used; on any failure the
  * helper is killed and the caller gets HELPER_CLIENT_FAILED with a reason. */
 #include "helper-client.h"
+#include "helper-client-internal.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -398,6 +399,15 @@ static int request(HelperClient *c, uint16_t type, HelperWriter *req, const int 
                 return r;
         }
         return 0;
+}
+
+int helper_client_request(HelperClient *c, uint16_t type, HelperWriter *req, const int *fds, size_t n_fds,
+                          HelperMessage *reply, char **why) {
+        return request(c, type, req, fds, n_fds, reply, why);
+}
+
+int helper_client_fail(HelperClient *c, char **why, char *reason) {
+        return helper_failed(c, why, reason);
 }
 
 static int check_regular(int fd) {

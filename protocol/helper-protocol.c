@@ -192,6 +192,20 @@ bool helper_utf8_valid(const char *str, size_t n) {
         return true;
 }
 
+void helper_utf8_sanitize(char *s) {
+        size_t n = strlen(s);
+        for (size_t i = 0; i < n;) {
+                size_t k = 1;
+                while (k <= 4 && i + k <= n && !helper_utf8_valid(s + i, k))
+                        k++;
+                if (k > 4 || i + k > n) {
+                        s[i++] = '?';
+                        continue;
+                }
+                i += k;
+        }
+}
+
 void helper_header_encode(uint8_t out[HELPER_HEADER_SIZE], const HelperMessageHeader *h) {
         unaligned_store_u32(out, h->magic);
         unaligned_store_u16(out + 4, h->type);

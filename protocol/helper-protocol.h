@@ -42,11 +42,13 @@ typedef enum HelperMessageType {
         HELPER_MSG_IDENTIFY          = 1,  /* fds: [file]; payload: u32 flags (HelperIdentifyRequestFlags) */
         HELPER_MSG_SYMBOLIZE         = 2,  /* fds: [file, debug file?]; payload: see below */
         HELPER_MSG_COMPILE_UNWIND    = 3,  /* compile a file's unwind table (unwind-table.h) */
+        HELPER_MSG_JIT_NAMES         = 4,  /* fds: [perf map or jitdump]; names of JIT code addresses */
 
         HELPER_MSG_REPLY             = 0x8000, /* reply type = request type | HELPER_MSG_REPLY */
         HELPER_MSG_IDENTIFY_REPLY    = HELPER_MSG_REPLY | HELPER_MSG_IDENTIFY,
         HELPER_MSG_SYMBOLIZE_REPLY   = HELPER_MSG_REPLY | HELPER_MSG_SYMBOLIZE,
         HELPER_MSG_COMPILE_UNWIND_REPLY = HELPER_MSG_REPLY | HELPER_MSG_COMPILE_UNWIND,
+        HELPER_MSG_JIT_NAMES_REPLY   = HELPER_MSG_REPLY | HELPER_MSG_JIT_NAMES,
         HELPER_MSG_ERROR             = 0xffff, /* payload: i32 -errno, string message */
 } HelperMessageType;
 
@@ -164,6 +166,45 @@ typedef enum HelperUnwindRequestFlags {
         HELPER_UNWIND_IMAGE = 1u << 0, /* the ELF image travels in the payload (vdso) */
 } HelperUnwindRequestFlags;
 
+/* ---- JIT_NAMES ---- (docs/jit.md)
+ * Names of addresses in JIT code, from a file the profiled program wrote:
+ * a perf map (/tmp/perf-PID.map: "START SIZE name" lines, hex) or a jitdump
+ * (jit-PID.dump, perf's tools/perf/Documentation/jitdump-specification.txt).
+ * Where several entries cover an address, the last one in the file wins
+ * (the newest code placed there).
+ * request payload: u32 format (HelperJitFormat), u32 count
+ *   (1..HELPER_MAX_JIT_BATCH), count * u64 addresses, strictly ascending.
+ *   fds: [the file].
+ * reply payload: u32 entries (code entries read), u32 refused (malformed
+ *   entries skipped), u32 count (== request count), then per address in
+ *   request order:
+ *     u8 status (HelperJitStatus), u8 flags (HelperJitFlags), u16 reserved (0),
+ *     u64 code start, u64 code size (named: start <= address < start + size,
+ *     no overflow; else both 0), u32 line (0 unless HELPER_JIT_HAS_SOURCE),
+ *     string name (named: 1..HELPER_MAX_NAME bytes of valid UTF-8; else empty),
+ *     string source file (0..HELPER_MAX_PATH, UTF-8; non-empty exactly when
+ *     HELPER_JIT_HAS_SOURCE, which needs a line too) */
+#define HELPER_MAX_JIT_BATCH        2048u  /* the request stays inline (an fd rides along) */
+#define HELPER_JIT_MAX_FILE_BYTES   (1ull << 30)  /* bytes of a JIT file looked at */
+#define HELPER_JIT_MAX_ENTRIES      (4u << 20)    /* code entries kept per file */
+#define HELPER_JIT_MAX_LINE         8192u         /* a perf map line; longer ones are refused */
+#define HELPER_JIT_MAX_DEBUG_ENTRIES 65536u       /* line entries of one jitdump DEBUG_INFO record */
+
+typedef enum HelperJitFormat {
+        HELPER_JIT_PERF_MAP = 1,
+        HELPER_JIT_DUMP     = 2,
+} HelperJitFormat;
+
+typedef enum HelperJitStatus {
+        HELPER_JIT_NAMED       = 0, /* start, size and name are set */
+        HELPER_JIT_NOT_COVERED = 1, /* no entry of the file covers the address */
+        _HELPER_JIT_STATUS_MAX,
+} HelperJitStatus;
+
+typedef enum HelperJitFlags {
+        HELPER_JIT_HAS_SOURCE = 1u << 0, /* source file and line are set (jitdump DEBUG_INFO) */
+} HelperJitFlags;
+
 /* ---- Encoding helpers shared by both ends (bounds-checked) ---- */
 
 /* Growable output buffer; `failed` latches the first allocation/limit error. */
@@ -213,6 +254,10 @@ bool helper_reader_finished(const HelperReader *r);
 
 /* True when s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
 bool helper_utf8_valid(const char *s, size_t n);
+
+/* Replaces every byte of the NUL-terminated s that is not part of a
+ * well-formed UTF-8 character by '?', so hostile names stay printable. */
+void helper_utf8_sanitize(char *s);
 
 /* Encodes a header into 16 bytes. */
 void helper_header_encode(uint8_t out[HELPER_HEADER_SIZE], const HelperMessageHeader *h);

@@ -10,6 +10,7 @@
 
 #include "basic.h"
 #include "elf-identify.h"
+#include "jit-names.h"
 #include "symbolize-request.h"
 #include "unwind-compile.h"
 
@@ -107,6 +108,30 @@ static int handle_compile_unwind(HelperReader *r, const int *fds, size_t n_fds, 
         return 0;
 }
 
+static int handle_jit_names(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
+        uint32_t format = helper_get_u32(r);
+        uint32_t count = helper_get_u32(r);
+        *what = "malformed JIT_NAMES request";
+        if (r->failed || (format != HELPER_JIT_PERF_MAP && format != HELPER_JIT_DUMP) || count == 0 ||
+            count > HELPER_MAX_JIT_BATCH || n_fds != 1)
+                return -EBADMSG;
+        _cleanup_free_ uint64_t *addresses = malloc(count * sizeof *addresses);
+        if (!addresses)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < count; i++) {
+                addresses[i] = helper_get_u64(r);
+                if (i > 0 && addresses[i] <= addresses[i - 1])
+                        return -EBADMSG; /* strictly ascending */
+        }
+        if (!helper_reader_finished(r))
+                return -EBADMSG;
+        *what = "JIT_NAMES needs a regular file";
+        if (!is_regular_file(fds[0]))
+                return -EBADF;
+        *what = format == HELPER_JIT_PERF_MAP ? "cannot read perf map" : "not a jitdump file";
+        return jit_names_run(fds[0], format, addresses, count, reply);
+}
+
 void helper_handle_request(HelperServer *server, uint16_t type, const uint8_t *payload, size_t payload_size,
                            const int *fds, size_t n_fds, uint16_t *reply_type, HelperWriter *reply) {
         HelperReader r;
@@ -123,6 +148,9 @@ void helper_handle_request(HelperServer *server, uint16_t type, const uint8_t *p
                 break;
         case HELPER_MSG_COMPILE_UNWIND:
                 k = handle_compile_unwind(&r, fds, n_fds, reply, &what);
+                break;
+        case HELPER_MSG_JIT_NAMES:
+                k = handle_jit_names(&r, fds, n_fds, reply, &what);
                 break;
         }
         if (k < 0)

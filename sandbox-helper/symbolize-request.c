@@ -83,21 +83,6 @@ static char *die_function_name(Dwarf_Die *die) {
         return helper_demangle(name, HELPER_MAX_NAME);
 }
 
-/* Replaces invalid UTF-8 bytes by '?' so hostile names stay printable. */
-static void sanitize_utf8(char *s) {
-        size_t n = strlen(s);
-        for (size_t i = 0; i < n;) {
-                size_t k = 1;
-                while (k <= 4 && i + k <= n && !helper_utf8_valid(s + i, k))
-                        k++;
-                if (k > 4 || i + k > n) {
-                        s[i++] = '?';
-                        continue;
-                }
-                i += k;
-        }
-}
-
 static void frames_clear(Frame *frames, size_t n) {
         for (size_t i = 0; i < n; i++)
                 free(frames[i].name);
@@ -191,7 +176,7 @@ static void encode_frames(HelperWriter *w, uint8_t status, Frame *frames, size_t
         helper_put_u8(w, (uint8_t) n);
         helper_put_u16(w, 0);
         for (size_t i = 0; i < n; i++) {
-                sanitize_utf8(frames[i].name);
+                helper_utf8_sanitize(frames[i].name);
                 helper_put_u8(w, frames[i].flags);
                 helper_put_u8(w, frames[i].source);
                 helper_put_u16(w, 0);
@@ -205,7 +190,7 @@ static void encode_frames(HelperWriter *w, uint8_t status, Frame *frames, size_t
                 if (frames[i].flags & HELPER_FRAME_HAS_SOURCE) {
                         _cleanup_free_ char *file = strndup(frames[i].file, HELPER_MAX_PATH);
                         if (file)
-                                sanitize_utf8(file);
+                                helper_utf8_sanitize(file);
                         helper_put_string(w, file ? file : "", HELPER_MAX_PATH);
                 } else
                         helper_put_string(w, "", HELPER_MAX_PATH);

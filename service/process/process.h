@@ -7,6 +7,7 @@
 
 #include "container-follow.h"
 #include "container-frames.h"
+#include "jit-files.h"
 #include "pinned-files.h"
 #include "process-attach.h"
 #include "process-frames.h"

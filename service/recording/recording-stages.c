@@ -70,6 +70,7 @@ static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults 
                 .addresses = in->addresses,
                 .maps = in->maps,
                 .pinned = in->pinned,
+                .jit_files = in->jit_files,
                 .resolver = in->resolver,
                 .kernel_symbols = in->kernel,
                 .debuginfod = in->options->debuginfod,
@@ -84,10 +85,11 @@ static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults 
         results->helper_failures += st.helper_failures;
         log_recording(LOG_INFO, in->recording_id,
                       "symbolized %llu addresses (%llu named, %llu unresolved) in %llu files, %llu debug files, "
-                      "%llu helper failures, %lld ms",
+                      "%llu helper failures, %llu named from JIT files, %lld ms",
                       (unsigned long long) st.addresses, (unsigned long long) st.resolved,
                       (unsigned long long) st.unresolved, (unsigned long long) st.files,
-                      (unsigned long long) st.debug_files, (unsigned long long) st.helper_failures, (long long) msec);
+                      (unsigned long long) st.debug_files, (unsigned long long) st.helper_failures,
+                      (unsigned long long) st.jit_named, (long long) msec);
         return 0;
 }
 

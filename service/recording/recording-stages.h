@@ -26,6 +26,7 @@ typedef struct RecordingStageInput {
         bool kernel;                  /* the owner may see kernel addresses */
         ProcessMaps *maps;
         PinnedFiles *pinned;
+        const JitFiles *jit_files;    /* the processes' perf maps */
         const AddressSet *addresses;  /* every address samples and rings held */
         Resolver *resolver;
         HelperClientConfig helper;

@@ -151,7 +151,12 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
         int ret = container_frames_write(r->writer, r->resolver, (int64_t) m.id.time, (pid_t) m.pid);
         if (ret < 0)
                 return ret;
-        return process_frames_write_mmap2(r->writer, r->maps, r->pinned, &m);
+        ret = process_frames_write_mmap2(r->writer, r->maps, r->pinned, &m);
+        if (ret < 0)
+                return ret;
+        /* A program writing a perf map makes its file early: look while it maps code. */
+        ret = jit_files_look(r->jit_files, (pid_t) m.pid, now_monotonic_ms());
+        return ret < 0 ? ret : 0;
 }
 
 static int recording_handle_comm(Recording *r, const struct perf_event_header *h, size_t size) {
@@ -160,9 +165,15 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
                 r->bad_records++;
                 return 0;
         }
-        if (c.exec && c.pid == c.tid && (pid_t) c.pid == r->options.command_pid) {
-                free(r->command_cmdline); /* named by this exec */
-                r->command_cmdline = NULL;
+        if (c.exec && c.pid == c.tid) {
+                /* a new program: its JIT files are looked for again */
+                int ret = jit_files_new_process(r->jit_files, (pid_t) c.pid, now_monotonic_ms());
+                if (ret < 0)
+                        return ret;
+                if ((pid_t) c.pid == r->options.command_pid) {
+                        free(r->command_cmdline); /* named by this exec */
+                        r->command_cmdline = NULL;
+                }
         }
         return process_frames_write_exec(r->writer, r->maps, &c);
 }
@@ -223,10 +234,19 @@ static int recording_handle_task(Recording *r, const struct perf_event_header *h
                 if (ret < 0)
                         return ret;
         }
-        /* The kernel removed its events at an exec that made it non-dumpable. */
-        if (h->type == PERF_RECORD_EXIT && t.pid == t.tid &&
-            recording_events_removed_at_exec(r, (pid_t) t.pid, (int64_t) t.time))
-                return recording_exec_lost_events(r, (pid_t) t.pid);
+        if (h->type == PERF_RECORD_FORK && t.pid != t.ppid) {
+                int ret = jit_files_new_process(r->jit_files, (pid_t) t.pid, now_monotonic_ms());
+                if (ret < 0)
+                        return ret;
+        }
+        if (h->type == PERF_RECORD_EXIT && t.pid == t.tid) {
+                /* The kernel removed its events at an exec that made it non-dumpable. */
+                if (recording_events_removed_at_exec(r, (pid_t) t.pid, (int64_t) t.time))
+                        return recording_exec_lost_events(r, (pid_t) t.pid);
+                int ret = jit_files_exited(r->jit_files, (pid_t) t.pid);
+                if (ret < 0)
+                        return ret;
+        }
         return process_frames_write_task(r->writer, r->maps, &t, h->type == PERF_RECORD_FORK);
 }
 
@@ -397,6 +417,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         /* After the drain: every FORK record of a child inherit follows is in. */
         if (r->follow && r->ticks % RECORDING_FOLLOW_TICKS == 0)
                 recording_follow_container(r);
+        if (jit_files_look_all(r->jit_files, r->maps, now_monotonic_ms(), false) < 0)
+                recording_fail(r, -ENOMEM, "out of memory");
         recording_flush(r);
         if (r->error) {
                 recording_end(r, RECORDING_END_ERROR, r->error, NULL);
@@ -602,6 +624,7 @@ static void recording_run_stages(Recording *r) {
                 .kernel = r->kernel,
                 .maps = r->maps,
                 .pinned = r->pinned,
+                .jit_files = r->jit_files,
                 .addresses = r->addresses,
                 .resolver = r->resolver,
                 .helper = r->helper,
@@ -644,6 +667,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
                                                   r->command_cmdline);
         recording_control_stop(r);
+        (void) jit_files_look_all(r->jit_files, r->maps, now_monotonic_ms(), true); /* the processes still alive */
         recording_trace_merge(r);
         recording_flush(r);
         recording_publish(r);
@@ -852,9 +876,13 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
 
         if ((r_ = process_maps_new(&r->maps)) < 0 ||
             (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
+            (r_ = jit_files_new(setup->max_pinned_files / 4 + 1, &r->jit_files)) < 0 ||
             (r_ = address_set_new(&r->addresses)) < 0 || (r_ = recording_resolver_new(&r->resolver)) < 0)
                 goto fail;
         pinned_files_set_resolver(r->pinned, r->resolver);
+        jit_files_set_resolver(r->jit_files, r->resolver);
+        if (r->check_owner)
+                jit_files_set_owner(r->jit_files, r->owner_uid);
         r_ = capture_writer_new_fd(capture_fd, r->start_time, &r->writer);
         if (r_ < 0) {
                 recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
@@ -922,6 +950,7 @@ Recording *recording_free(Recording *r) {
         container_follow_free(r->follow);
         process_maps_free(r->maps);
         pinned_files_free(r->pinned);
+        jit_files_free(r->jit_files);
         resolver_free(r->resolver);
         address_set_free(r->addresses);
         record_options_done(&r->options);

@@ -99,6 +99,7 @@ struct Recording {
         PerfRecordLayout layout;
         ProcessMaps *maps;
         PinnedFiles *pinned;
+        JitFiles *jit_files;             /* the processes' perf maps, pinned at first sight */
         Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */
         AddressSet *addresses;
         ContainerFollow *follow;   /* `container`: processes joining it are added on the tick */

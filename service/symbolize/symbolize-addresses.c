@@ -12,6 +12,7 @@
 
 #include "basic.h"
 #include "kallsyms.h"
+#include "symbolize-jit.h"
 
 #define SYMBOLIZE_MAX_DEBUG_TREES 4
 
@@ -311,7 +312,9 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         _cleanup_free_ SymbolizeAddress *addrs = malloc((n_addrs ? n_addrs : 1) * sizeof *addrs);
         _cleanup_free_ const SymbolizeMapping **sorted = malloc((n_maps ? n_maps : 1) * sizeof *sorted);
         _cleanup_free_ WorkItem *work = malloc((n_addrs ? n_addrs : 1) * sizeof *work);
-        if (!addrs || !sorted || !work)
+        _cleanup_free_ SymbolizeJitAddress *jit = malloc((n_addrs ? n_addrs : 1) * sizeof *jit);
+        size_t n_jit = 0;
+        if (!addrs || !sorted || !work || !jit)
                 return -ENOMEM;
         memcpy(addrs, addrs_in, n_addrs * sizeof *addrs);
         qsort(addrs, n_addrs, sizeof *addrs, compare_addrs);
@@ -340,10 +343,16 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                 const SymbolizeAddress *a = &addrs[i];
                 const SymbolizeMapping *m = find_mapping(sorted, n_maps, a->pid, a->address);
                 struct stat sb;
-                if (!m)
-                        r = add_unresolved(b, &st, a, "no mapping contains this address");
-                else if (m->fd < 0)
-                        r = add_unresolved(b, &st, a, m->why_unavailable ? m->why_unavailable : "mapped file not available");
+                const char *why = !m ? "no mapping contains this address"
+                                  : m->fd < 0 ? (m->why_unavailable ? m->why_unavailable : "mapped file not available")
+                                              : NULL;
+                if (why && symbolize_jit_has_source(o, a->pid)) {
+                        /* JIT code: named from the process's perf map or jitdump below */
+                        jit[n_jit++] = (SymbolizeJitAddress) { .addr = a, .map = m, .why = why };
+                        continue;
+                }
+                if (why)
+                        r = add_unresolved(b, &st, a, why);
                 else if (fstat(m->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
                         r = add_unresolved(b, &st, a, "mapped file not readable");
                 else {
@@ -365,7 +374,7 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         qsort(work, n_work, sizeof *work, compare_work);
 
         _cleanup_(helper_client_freep) HelperClient *c = NULL;
-        if (n_work > 0) {
+        if (n_work > 0 || n_jit > 0) {
                 r = helper_client_new(&o->helper, &c);
                 if (r < 0) {
                         /* no helper at all: every user address says why */
@@ -374,7 +383,10 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                         for (size_t i = 0; i < n_work; i++)
                                 if ((r = add_unresolved(b, &st, work[i].addr, why)) < 0)
                                         return r;
-                        n_work = 0;
+                        for (size_t i = 0; i < n_jit; i++)
+                                if ((r = add_unresolved(b, &st, jit[i].addr, why)) < 0)
+                                        return r;
+                        n_work = n_jit = 0;
                 }
         }
         for (size_t i = 0; i < n_work;) {
@@ -389,6 +401,13 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                         o->progress(done, n_addrs, o->userdata);
                 i = j;
         }
+
+        r = symbolize_jit(c, o, jit, n_jit, b, &st);
+        if (r < 0)
+                return r;
+        done += n_jit;
+        if (o->progress)
+                o->progress(done, n_addrs, o->userdata);
 
         r = symbolize_kernel(o, addrs + n_user, n_addrs - n_user, b, &st);
         if (r < 0)

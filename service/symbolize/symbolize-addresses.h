@@ -36,6 +36,16 @@ typedef struct SymbolizeAddress {
         bool return_address;  /* a caller's return address: named by the byte before it */
 } SymbolizeAddress;
 
+/* A JIT file of one process (docs/jit.md): its perf map, pinned through
+ * the process's root, or a jitdump the process mapped. */
+typedef struct SymbolizeJitSource {
+        int32_t pid;
+        int fd;                 /* borrowed; a regular file */
+        HelperJitFormat format;
+        const char *path;       /* as the process names it: "/tmp/perf-1.map", "/tmp/jit-1.dump" */
+        const char *method;     /* how it was opened: "perf map, pinned through /proc/P/root/…" */
+} SymbolizeJitSource;
+
 typedef struct SymbolizeOptions {
         HelperClientConfig helper;
         DebugFileOptions debug;      /* .debuginfod from the recording's option */
@@ -47,6 +57,13 @@ typedef struct SymbolizeOptions {
          * until the next call. */
         size_t (*debug_trees)(void *userdata, int32_t pid, DebugFileTree *trees, size_t max);
         void *debug_trees_userdata;
+        /* JIT files, sorted by pid: user addresses outside every mapped file
+         * are named from their process's (perf map first, then jitdumps). */
+        const SymbolizeJitSource *jit_sources;
+        size_t n_jit_sources;
+        /* called for every address named from a JIT file (JITMAP frames) */
+        void (*jit_named)(void *userdata, int32_t pid, uint64_t address, const char *name);
+        void *jit_userdata;
         /* called as work progresses (done <= total, both in addresses) */
         void (*progress)(uint64_t done, uint64_t total, void *userdata);
         void *userdata;
@@ -59,6 +76,7 @@ typedef struct SymbolizeStats {
         uint64_t files;       /* distinct files sent to the helper */
         uint64_t debug_files; /* separate debug files used */
         uint64_t helper_failures;
+        uint64_t jit_named;   /* named from a perf map or jitdump */
 } SymbolizeStats;
 
 /* Symbolizes `addrs` against `maps` and adds ranges, unresolved ranges and

@@ -11,6 +11,7 @@
 
 #include "basic.h"
 #include "resolver.h"
+#include "jit-sources.h"
 #include "symbolize-addresses.h"
 
 #define STAGE_MAX_TREES 4
@@ -156,12 +157,15 @@ int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress pr
                 };
 
         SymbolTableBuilder *b = NULL;
+        JitSources jit = {};
         int ret = symbol_table_builder_new(&b);
         if (ret < 0)
                 return ret;
         for (size_t i = 0; i < n_pids; i++)
                 if ((ret = symbol_table_builder_add_pid(b, pid_copy[i])) < 0)
                         goto out;
+        if ((ret = jit_sources_collect(&jit, in->maps, in->jit_files)) < 0)
+                goto out;
         StageProgress progress = { .func = progress_func, .userdata = userdata };
         StageTrees trees = { .resolver = in->resolver };
         SymbolizeOptions o = {
@@ -171,6 +175,10 @@ int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress pr
                 .debug_trees = in->resolver ? stage_debug_trees : NULL,
                 .debug_trees_userdata = &trees,
                 .kernel_symbols = in->kernel_symbols,
+                .jit_sources = jit.sources,
+                .n_jit_sources = jit.n,
+                .jit_named = jit_sources_named,
+                .jit_userdata = &jit,
                 .progress = stage_progress,
                 .userdata = &progress,
         };
@@ -179,8 +187,11 @@ int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress pr
         if (ret < 0)
                 goto out;
         ret = symbol_table_builder_write(b, in->writer, now_monotonic_ns());
+        if (ret >= 0)
+                ret = jit_sources_write_jitmaps(&jit, in->writer, now_monotonic_ns());
         *ret_msec = now_monotonic_ms() - t0;
 out:
+        jit_sources_done(&jit);
         symbol_table_builder_free(b);
         return ret;
 }

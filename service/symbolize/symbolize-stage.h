@@ -18,6 +18,7 @@ typedef struct SymbolizeStageInput {
         const AddressSet *addresses;   /* what to name */
         ProcessMaps *maps;             /* every process's mappings, retired ones too */
         PinnedFiles *pinned;           /* the files as they were mapped */
+        const JitFiles *jit_files;     /* the processes' perf maps (may be NULL) */
         Resolver *resolver;            /* containers' debug trees; gets the refusals (may be NULL) */
         bool kernel_symbols;           /* name kernel addresses (the caller may see them) */
         bool debuginfod;               /* ask $DEBUGINFOD_URLS for missing debug files */

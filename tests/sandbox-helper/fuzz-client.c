@@ -1,5 +1,5 @@
 /* fuzz-client.c: libFuzzer target over the service side's validation of
- * helper answers (IDENTIFY and SYMBOLIZE reply decoding): whatever a
+ * helper answers (IDENTIFY, SYMBOLIZE and JIT_NAMES reply decoding): whatever a
  * compromised helper sends must be refused or decoded within the limits. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +24,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         }
         size_t count = (size_t) (data[1] % 16) + 1;
+        if (data[0] & 4) {
+                uint64_t addrs[16];
+                HelperJitName names[16];
+                uint32_t entries = 0, refused = 0;
+                for (size_t i = 0; i < count; i++)
+                        addrs[i] = 0x1000 + 0x100 * i;
+                if (helper_jit_names_reply_decode(payload, n, addrs, count, names, &entries, &refused) < 0)
+                        return 0;
+                for (size_t i = 0; i < count; i++) {
+                        const HelperJitName *j = &names[i];
+                        if ((j->status == HELPER_JIT_NAMED) != (j->name != NULL))
+                                abort();
+                        if (j->name && (addrs[i] < j->start || addrs[i] - j->start >= j->size || !*j->name ||
+                                        strlen(j->name) > HELPER_MAX_NAME ||
+                                        !helper_utf8_valid(j->name, strlen(j->name))))
+                                abort();
+                        if (j->file && (strlen(j->file) > HELPER_MAX_PATH || j->line == 0))
+                                abort();
+                        free(j->name);
+                        free(j->file);
+                }
+                return 0;
+        }
         HelperSymbols *s = NULL;
         if (helper_symbolize_reply_decode(payload, n, count, &s) == 0) {
                 if (s->n_addresses != count)

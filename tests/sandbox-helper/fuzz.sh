@@ -14,14 +14,27 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         -I "$src/basic" -I "$src/protocol" -I "$h" \
         "$src/tests/sandbox-helper/fuzz-helper.c" "$h/demangle.c" "$h/dwarf-functions.c" "$h/dwarf-scopes.c" "$h/elf-identify.c" "$h/helper-server.c" \
         "$h/minidebuginfo.c" "$h/symbol-index.c" "$h/symbolize-module.c" "$h/symbolize-request.c" "$h/unwind-compile.c" "$src/protocol/helper-protocol.c" \
+        "$h/jit-names.c" "$h/perf-map.c" "$h/jitdump.c" \
         "$src/basic/io-util.c" \
         -lelf -ldw -llzma -liberty -o "$tmp/fuzz-helper" || {
         echo "building the fuzz target failed (clang with libclang-rt-14-dev needed)"; exit 1; }
 # the service side: validation of answers from a (possibly compromised) helper
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
         -DPERISCOPE_LIBEXECDIR='"/nonexistent"' -I "$src/basic" -I "$src/protocol" -I "$src/helper-client/" \
-        "$src/tests/sandbox-helper/fuzz-client.c" "$src/helper-client/helper-client.c" "$src/protocol/helper-protocol.c" "$src/protocol/unwind-table.c" \
+        "$src/tests/sandbox-helper/fuzz-client.c" "$src/helper-client/helper-client.c" "$src/helper-client/helper-client-jit.c" \
+        "$src/protocol/helper-protocol.c" "$src/protocol/unwind-table.c" \
         -o "$tmp/fuzz-client" || { echo "building the client fuzz target failed"; exit 1; }
+# the JIT file parsers (perf map, jitdump)
+clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
+        -I "$src/basic" -I "$src/protocol" -I "$h" \
+        "$src/tests/sandbox-helper/fuzz-jit.c" "$h/jit-names.c" "$h/perf-map.c" "$h/jitdump.c" \
+        "$src/protocol/helper-protocol.c" "$src/basic/io-util.c" -o "$tmp/fuzz-jit" || {
+        echo "building the JIT fuzz target failed"; exit 1; }
+mkdir "$tmp/jit-corpus"
+# seeds: a perf map as node writes it, and a jitdump from jitdump-writer.c
+printf '1010 10 JS:*fib /app/fib.js:1:13\n0x2000 0x40 LazyCompile:~main app.js:5\n' >"$tmp/jit-corpus/perf-map"
+gcc -O2 -o "$tmp/jitdump-writer" "$src/tests/sandbox-helper/jitdump-writer.c"
+"$tmp/jitdump-writer" "$tmp/jit-corpus" 1 >/dev/null
 mkdir "$tmp/client-corpus"
 # seed: a valid one-address SYMBOLIZE answer ("main", from the symbol table)
 printf '\000\000\001\000\000\000\001\000\000\000\000\001\000\000\000\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\004\000\000\000main\000\000\000\000' >"$tmp/client-corpus/symbolize"
@@ -35,4 +48,5 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$tmp"
 "$tmp/fuzz-helper" -seed=1 -runs="$runs" -max_len=65536 -rss_limit_mb=2048 -timeout=20 corpus 2>&1 | tail -25
 "$tmp/fuzz-client" -seed=1 -runs="$((runs * 10))" -max_len=4096 -timeout=20 "$tmp/client-corpus" 2>&1 | tail -3
-echo "fuzz: $runs helper inputs and $((runs * 10)) answers without a crash"
+(cd "$tmp" && "$tmp/fuzz-jit" -seed=1 -runs="$((runs * 3))" -max_len=16384 -timeout=20 "$tmp/jit-corpus" 2>&1 | tail -3)
+echo "fuzz: $runs helper inputs, $((runs * 3)) JIT files and $((runs * 10)) answers without a crash"

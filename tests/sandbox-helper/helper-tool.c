@@ -7,6 +7,9 @@
  *   helper-tool batch FILE OFF[,OFF...] [FILE OFF[,OFF...]]...
  *       (one client for all files: a failure for one must not hurt the next)
  *   helper-tool probe [HELPER-PROBE-ARGS...]
+ *   helper-tool jit perf-map|jitdump FILE ADDRESS...   (hex, ascending)
+ *       (JIT_NAMES: "entries N refused M", then per address
+ *        "ADDR START SIZE NAME[ @ FILE:LINE]" or "ADDR -")
  * FILE "-" repeats the previous file; "+" in an identify list restarts nothing
  * but shows the helper start count. Output is line-oriented text. */
 #include <errno.h>
@@ -177,6 +180,43 @@ static int cmd_batch(HelperClient *c, int argc, char **argv) {
         return 0;
 }
 
+static int cmd_jit(HelperClient *c, int argc, char **argv) {
+        if (argc < 3)
+                return 2;
+        HelperJitFormat format = strcmp(argv[0], "jitdump") == 0 ? HELPER_JIT_DUMP : HELPER_JIT_PERF_MAP;
+        _cleanup_close_ int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                perror(argv[1]);
+                return 1;
+        }
+        size_t n = (size_t) argc - 2;
+        _cleanup_free_ uint64_t *addrs = calloc(n, sizeof *addrs);
+        if (!addrs)
+                return 1;
+        for (size_t k = 0; k < n; k++)
+                addrs[k] = strtoull(argv[k + 2], NULL, 16);
+        _cleanup_(helper_jit_names_freep) HelperJitNames *j = NULL;
+        _cleanup_free_ char *why = NULL;
+        int r = helper_client_jit_names(c, fd, format, addrs, n, &j, &why);
+        if (r < 0) {
+                printf("error %s\n", why ? why : strerror(-r));
+                return 0;
+        }
+        printf("entries %u refused %u\n", j->entries, j->refused);
+        for (size_t k = 0; k < n; k++) {
+                const HelperJitName *jn = &j->names[k];
+                if (jn->status != HELPER_JIT_NAMED) {
+                        printf("%" PRIx64 " -\n", addrs[k]);
+                        continue;
+                }
+                printf("%" PRIx64 " %" PRIx64 " %" PRIx64 " %s", addrs[k], jn->start, jn->size, jn->name);
+                if (jn->file)
+                        printf(" @ %s:%u", jn->file, jn->line);
+                printf("\n");
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
         HelperClientConfig cfg = {};
         DebugFileOptions dopts = {};
@@ -228,6 +268,8 @@ int main(int argc, char **argv) {
                 return cmd_resolve(c, &dopts, argc - i, argv + i);
         if (strcmp(cmd, "symbolize") == 0)
                 return cmd_symbolize(c, argc - i, argv + i);
+        if (strcmp(cmd, "jit") == 0)
+                return cmd_jit(c, argc - i, argv + i);
         fprintf(stderr, "unknown command %s\n", cmd);
         return 2;
 }

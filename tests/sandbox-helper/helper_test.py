@@ -555,7 +555,132 @@ def case_stage(tmp):
           "mapping provenance recorded with the file that was read")
 
 
-CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
+def jit_names(fmt, path, addrs):
+    """helper-tool jit: (entries, refused, {addr: (start, size, name, where)} or error text)."""
+    out = run(TOOL, "jit", fmt, path, *["%x" % a for a in addrs])
+    lines = out.splitlines()
+    if lines[0].startswith("error "):
+        return lines[0][6:]
+    head = lines[0].split()
+    res = {}
+    for l in lines[1:]:
+        f = l.split(" ", 3)
+        if f[1] == "-":
+            res[int(f[0], 16)] = None
+            continue
+        name, _, where = f[3].partition(" @ ")
+        res[int(f[0], 16)] = (int(f[1], 16), int(f[2], 16), name, where or None)
+    return int(head[1]), int(head[3]), res
+
+
+def jitdump(records, big_endian=False, version=1, header_size=40, magic=0x4A695444):
+    """A jitdump: header + records (id, payload bytes); lengths from the payloads."""
+    import struct
+    e = ">" if big_endian else "<"
+    out = struct.pack(e + "IIIIIIQQ", magic, version, header_size, 62, 0, 1234, 1, 0)[:max(header_size, 32)]
+    out += b"\0" * (header_size - len(out))
+    for rid, payload, *size in records:
+        total = size[0] if size else 16 + len(payload)
+        out += struct.pack(e + "IIQ", rid, total, 2) + payload
+    return out
+
+
+def jd_load(vma, size, index, name, e="<"):
+    import struct
+    return (0, struct.pack(e + "IIQQQQ", 1, 1, vma, vma, size, index) + name + b"\0" + b"\x90" * size)
+
+
+def jd_move(old, new, size, index, e="<"):
+    import struct
+    return (1, struct.pack(e + "IIQQQQQ", 1, 1, new, old, new, size, index))
+
+
+def jd_debug(addr, entries, e="<", count=None):
+    import struct
+    body = b"".join(struct.pack(e + "QII", a, line, 0) + f + b"\0" for a, line, f in entries)
+    return (2, struct.pack(e + "QQ", addr, len(entries) if count is None else count) + body)
+
+
+def case_jit_hostile(tmp):
+    """Hostile perf maps and jitdumps: each costs only its own entries."""
+    pm = os.path.join(tmp, "perf-1.map")
+    with open(pm, "wb") as f:
+        f.write(b"1000 10 alpha\n0x2000 0x20 beta with spaces\r\nzzzz 10 bad\n3000 0 zero\n"
+                b"ffffffffffffffff 10 wrap\n4000 10\n12345678901234567 10 toolong\n5000 10 nul\0inside\n"
+                b"\n6000 10 bad\xff\xfeutf8\n1008 4 inner-later\n" + b"8" * 100000 + b" 10 endless\n"
+                b"8000 10 " + b"x" * 5000 + b"\n7000 10 last-no-newline")
+    entries, refused, r = jit_names("perf-map", pm, [0x1000, 0x1009, 0x100c, 0x2010, 0x3000, 0x4000, 0x5000,
+                                                     0x6000, 0x7005, 0x8000, 0x9000])
+    check(refused == 7 and entries == 13, "perf map: 7 of 13 lines refused (bad hex, size 0, wrap, no name, 17 digits, NUL, 100 kB line): %d of %d" % (refused, entries))
+    check(r[0x1000][2] == "alpha" and r[0x100c][2] == "alpha" and r[0x1009][2] == "inner-later",
+          "perf map: the later entry wins where it overlaps an earlier one, only there")
+    check(r[0x2010][:3] == (0x2000, 0x20, "beta with spaces"), "perf map: names keep their spaces, lose the CR")
+    check(all(r[a] is None for a in (0x3000, 0x4000, 0x5000, 0x9000)), "perf map: refused lines name nothing")
+    check(r[0x6000][2] == "bad??utf8", "perf map: bad UTF-8 becomes '?': %r" % (r[0x6000],))
+    check(r[0x7005][2] == "last-no-newline", "perf map: a last line without a newline is read")
+    check(r[0x8000][2] == "x" * 4096, "perf map: a 5000-byte name is cut at 4096 bytes")
+    # Many entries covering one address: the newest wins, fast.
+    many = os.path.join(tmp, "perf-2.map")
+    with open(many, "w") as f:
+        for i in range(300000):
+            f.write("10000 100000 f%d\n" % i)
+    import time
+    t = time.time()
+    entries, refused, r = jit_names("perf-map", many, [0x10000 + 16 * i for i in range(5000)])
+    took = time.time() - t
+    check(entries == 300000 and all(v[2] == "f299999" for v in r.values()) and took < 10,
+          "perf map: 300000 overlapping entries, 5000 addresses: the last line names all, %.1f s" % took)
+    check(isinstance(jit_names("perf-map", "/dev/null", [1]), str), "perf map: a device is refused")
+
+    # jitdumps
+    def dump(name, data):
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+    good = [jd_debug(0x10000, [(0x10000, 7, b"f1.js"), (0x10010, 8, b"f1.js")]), jd_load(0x10000, 0x100, 1, b"f1"),
+            jd_move(0x10000, 0x20000, 0x100, 1), jd_load(0x30000, 0x10, 2, b"f2")]
+    for be in (False, True):
+        e = ">" if be else "<"
+        recs = [jd_debug(0x10000, [(0x10000, 7, b"f1.js"), (0x10010, 8, b"f1.js")], e),
+                jd_load(0x10000, 0x100, 1, b"f1", e), jd_move(0x10000, 0x20000, 0x100, 1, e),
+                jd_load(0x30000, 0x10, 2, b"f2", e)]
+        entries, refused, r = jit_names("jitdump", dump("jit-%d.dump" % be, jitdump(recs, be)),
+                                        [0x10004, 0x10012, 0x20012, 0x30000, 0x40000])
+        check(r[0x10004][2:] == ("f1", "f1.js:7") and r[0x10012][2:] == ("f1", "f1.js:8")
+              and r[0x20012][2:] == ("f1", "f1.js:8") and r[0x20012][0] == 0x20000
+              and r[0x30000][2:] == ("f2", None) and r[0x40000] is None,
+              "jitdump (%s-endian): loads, a move with its lines, DEBUG_INFO" % ("big" if be else "little"))
+    for what, data in [("wrong magic", jitdump(good, magic=0x12345678)), ("version 2", jitdump(good, version=2)),
+                       ("a 1 GiB header", jitdump(good)[:8] + (1 << 30).to_bytes(4, "little") + jitdump(good)[12:]),
+                       ("a short file", b"JiTD")]:
+        res = jit_names("jitdump", dump("bad.dump", data), [0x10004])
+        check(isinstance(res, str) and "jitdump" in res, "jitdump: %s is refused: %s" % (what, res))
+    bad = [jd_debug(0x50000, [(0x50000, 1, b"x.js")], count=1 << 40),  # absurd entry count
+           jd_load(0x50000, 0x10, 3, b"lines-refused"),
+           (0, jd_load(0x60000, 0x10, 4, b"nonul")[1].replace(b"nonul\0", b"nonulX")),  # no NUL in record
+           jd_load(0xfffffffffffffff0, 0x100, 5, b"wraps"),
+           jd_move(0x70000, 0x80000, 0x10, 99),  # never loaded
+           jd_move(0x50000, 0x90000, 0x20, 3),  # size changed
+           (77, b"future record type"),
+           jd_load(0xa0000, 0x10, 6, b"after-unknown")]
+    entries, refused, r = jit_names("jitdump", dump("hostile.dump", jitdump(bad)),
+                                    [0x50000, 0x60000, 0x80000, 0x90000, 0xa0000])
+    check(refused == 5 and r[0x50000][2:] == ("lines-refused", None) and r[0x60000] is None and r[0x80000] is None
+          and r[0x90000] is None and r[0xa0000][2] == "after-unknown",
+          "jitdump: bad DEBUG_INFO, no NUL, wrapping range, moves of unknown or resized code refused (%d), "
+          "unknown records skipped" % refused)
+    # A record that claims to run past the file (still being written) ends it; one shorter than its header too.
+    cut = jitdump(good + [(0, jd_load(0xb0000, 0x10, 7, b"cut")[1], 1 << 20)])
+    entries, refused, r = jit_names("jitdump", dump("cut.dump", cut), [0x30000, 0xb0000])
+    check(r[0x30000][2] == "f2" and r[0xb0000] is None, "jitdump: a record past the end of the file ends it")
+    tiny = jitdump(good[:2] + [(0, b"", 8)] + good[2:])
+    entries, refused, r = jit_names("jitdump", dump("tiny.dump", tiny), [0x10004, 0x30000])
+    check(r[0x10004][2] == "f1" and r[0x30000] is None and refused == 1,
+          "jitdump: a record shorter than its header stops the file there")
+
+
+CASES = {k[5:].replace("_", "-"): v for k, v in globals().items() if k.startswith("case_")}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in CASES:

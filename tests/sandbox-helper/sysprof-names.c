@@ -3,23 +3,28 @@
  * SysprofCaptureSymbolResolver (what the Sysprof GUI uses for symbols
  * embedded in a capture, "__symbols__") and prints, for each sampled user
  * address, "COUNT NAME" (NAME "-" when Sysprof finds none), most first.
+ * With --jitmap, its SysprofJitmapSymbolResolver instead (the names of
+ * JITMAP frames).
  *
- *   sysprof-names CAPTURE */
+ *   sysprof-names [--jitmap] CAPTURE */
 #include <stdio.h>
 
 #include <sysprof.h>
 
 int main(int argc, char **argv) {
-        if (argc != 2) {
-                fprintf(stderr, "usage: %s CAPTURE\n", argv[0]);
+        gboolean jitmap = argc == 3 && g_str_equal(argv[1], "--jitmap");
+        if (argc != 2 + jitmap) {
+                fprintf(stderr, "usage: %s [--jitmap] CAPTURE\n", argv[0]);
                 return 2;
         }
-        SysprofCaptureReader *reader = sysprof_capture_reader_new(argv[1]);
+        const char *path = argv[1 + jitmap];
+        SysprofCaptureReader *reader = sysprof_capture_reader_new(path);
         if (!reader) {
-                fprintf(stderr, "libsysprof-4 cannot open %s\n", argv[1]);
+                fprintf(stderr, "libsysprof-4 cannot open %s\n", path);
                 return 1;
         }
-        SysprofSymbolResolver *resolver = sysprof_capture_symbol_resolver_new();
+        SysprofSymbolResolver *resolver =
+                jitmap ? sysprof_jitmap_symbol_resolver_new() : sysprof_capture_symbol_resolver_new();
         sysprof_symbol_resolver_load(resolver, reader);
         sysprof_capture_reader_reset(reader);
         g_autoptr(GHashTable) counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
