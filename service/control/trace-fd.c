@@ -211,12 +211,13 @@ static int trace_file_scan(TraceFile *tf) {
                         off = CAPTURE_FILE_HEADER_SIZE;
                         continue;
                 }
-                if (avail >= CAPTURE_ALIGN && all_zero(p, CAPTURE_ALIGN)) {
+                size_t word = avail < CAPTURE_ALIGN ? avail : CAPTURE_ALIGN;
+                if (all_zero(p, word)) {
                         /* A hole: a second writer on the fd truncated it
                          * (Sysprof's writer does at its start) while the
                          * file offset they share went on; or a writer that
                          * preallocates. No frame starts with a zero length. */
-                        off += CAPTURE_ALIGN;
+                        off += word;
                         continue;
                 }
                 if (le < 0) {
