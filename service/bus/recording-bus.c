@@ -213,7 +213,7 @@ static int reply_new_fd(sd_bus_message *m, RecordingBus *rb, const char *what, i
         r = open_fd(rb->recording, &fd);
         if (r == -EMFILE)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
-                                         "recording %u already handed out %d %ss; pass one on instead "
+                                         "recording %u already has %d %ss open; pass one on instead "
                                          "(children inherit it)",
                                          rb->id, limit, what);
         if (r < 0)

@@ -13,6 +13,7 @@ struct FrameCopier {
         CounterRemap *counters;
         ControlAddressFunc address_func;
         void *address_userdata;
+        uint8_t id_space;
         CaptureCounterDef defs[CAPTURE_CTRDEF_MAX_COUNTERS];
         CaptureCounterSetValue values[CAPTURE_CTRSET_MAX_GROUPS * 8];
 };
@@ -53,6 +54,18 @@ int frame_decoder_new(bool little_endian, uint8_t header[CAPTURE_FILE_HEADER_SIZ
         return capture_reader_open_memory(header, CAPTURE_FILE_HEADER_SIZE, ret, NULL);
 }
 
+void frame_copier_set_id_space(FrameCopier *c, uint8_t space) {
+        c->id_space = space;
+}
+
+/* The capture id for a program's counter id (24 bits on disk; a CTRSET's
+ * u32 beyond them cannot name a defined counter). <= 0 when there is none. */
+static int64_t remap_counter(FrameCopier *c, int32_t pid, uint32_t id) {
+        if (id == 0 || id > COUNTER_ID_MAX)
+                return -EINVAL;
+        return counter_remap_define(c->counters, c->ids, pid, (uint32_t) c->id_space << 24 | id);
+}
+
 bool frame_copier_copies_type(int type) {
         switch (type) {
         case CAPTURE_FRAME_MARK:
@@ -79,7 +92,7 @@ static int copy_counter_defs(FrameCopier *c, const CaptureFrame *f) {
                 const CaptureCounterDef *d = &f->ctrdef.counters[i];
                 if (d->id == 0 || d->type > CAPTURE_COUNTER_DOUBLE)
                         continue;
-                int64_t id = counter_remap_define(c->counters, c->ids, f->pid, d->id);
+                int64_t id = remap_counter(c, f->pid, d->id);
                 if (id <= 0)
                         continue;
                 c->defs[n] = *d;
@@ -95,7 +108,7 @@ static int copy_counter_values(FrameCopier *c, const CaptureFrame *f) {
                 /* A value may come before its definition when the two were
                  * written to different rings (threads): the mapping is made
                  * on first sight either way. */
-                int64_t id = counter_remap_define(c->counters, c->ids, f->pid, f->ctrset.values[i].id);
+                int64_t id = remap_counter(c, f->pid, f->ctrset.values[i].id);
                 if (id <= 0)
                         continue;
                 c->values[n].id = (uint32_t) id;

@@ -33,6 +33,12 @@ void frame_copier_set_address_func(FrameCopier *c, ControlAddressFunc func, void
  * capture_reader_decode_frame(). */
 int frame_decoder_new(bool little_endian, uint8_t header[CAPTURE_FILE_HEADER_SIZE], CaptureReader **ret);
 
+/* Counter ids of the frames copied from now on belong to space (0 at
+ * first): one space per writer (a trace fd's capture, a second capture on
+ * the same fd), so two writers of one process that both number their
+ * counters from 1 get different capture ids. */
+void frame_copier_set_id_space(FrameCopier *c, uint8_t space);
+
 /* Whether frames of this type are ever copied (the others are skipped). */
 bool frame_copier_copies_type(int type);
 

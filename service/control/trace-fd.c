@@ -20,6 +20,7 @@ struct TraceFds {
         int fds[TRACE_MAX_FDS];
         size_t n_fds;
         bool merged;
+        uint8_t last_id_space;    /* counter id spaces given to writers so far (frame-copy.h) */
         TraceFdStats stats;
 };
 
@@ -29,10 +30,12 @@ typedef struct TraceEntry {
         uint32_t offset;
         uint32_t seq;     /* position in the file: equal times keep their order */
         bool little_endian;
+        uint8_t id_space; /* of the writer whose header came last before it */
 } TraceEntry;
 
 /* One trace fd being read. */
 typedef struct TraceFile {
+        TraceFds *owner;
         const TraceMerge *merge;
         size_t index;             /* among the recording's trace fds, from 1 */
         uint8_t *data;            /* private copy */
@@ -41,6 +44,7 @@ typedef struct TraceFile {
         CaptureReader *decoders[2]; /* [little_endian] */
         TraceEntry *entries;
         size_t n_entries, n_allocated;
+        uint8_t id_space;         /* of the current writer */
         uint64_t refused, skipped;
         char reason[256];         /* the first refusal, for the LOG frame */
 } TraceFile;
@@ -143,6 +147,7 @@ static int trace_file_keep(TraceFile *tf, const CaptureFrame *f, size_t offset, 
         }
         tf->entries[tf->n_entries] = (TraceEntry) {
                 .time = f->time, .offset = (uint32_t) offset, .seq = (uint32_t) tf->n_entries, .little_endian = le,
+                .id_space = tf->id_space,
         };
         tf->n_entries++;
         return 0;
@@ -191,6 +196,11 @@ static int trace_file_scan(TraceFile *tf) {
                         }
                         le = capture_reader_get_header(h)->little_endian;
                         capture_reader_free(h);
+                        /* a new writer: counters of its own (the last
+                         * space is shared once 255 are used) */
+                        if (tf->owner->last_id_space < UINT8_MAX)
+                                tf->owner->last_id_space++;
+                        tf->id_space = tf->owner->last_id_space;
                         off += CAPTURE_FILE_HEADER_SIZE;
                         continue;
                 }
@@ -201,12 +211,13 @@ static int trace_file_scan(TraceFile *tf) {
                         off = CAPTURE_FILE_HEADER_SIZE;
                         continue;
                 }
-                if (avail >= CAPTURE_ALIGN && all_zero(p, CAPTURE_ALIGN)) {
+                size_t word = avail < CAPTURE_ALIGN ? avail : CAPTURE_ALIGN;
+                if (all_zero(p, word)) {
                         /* A hole: a second writer on the fd truncated it
                          * (Sysprof's writer does at its start) while the
                          * file offset they share went on; or a writer that
                          * preallocates. No frame starts with a zero length. */
-                        off += CAPTURE_ALIGN;
+                        off += word;
                         continue;
                 }
                 if (le < 0) {
@@ -260,6 +271,7 @@ static int trace_file_copy(TraceFile *tf, FrameCopier *copier, TraceFdStats *sta
                                                     tf->size - e->offset, &f);
                 if (r <= 0)
                         return -EIO;
+                frame_copier_set_id_space(copier, e->id_space);
                 r = frame_copier_copy(copier, &f);
                 if (r < 0)
                         return r;
@@ -278,7 +290,7 @@ static void trace_file_done(TraceFile *tf) {
 /* Reads, checks and copies one trace fd. */
 static int trace_merge_one(TraceFds *t, const TraceMerge *m, FrameCopier *copier, size_t index, int fd) {
         uint8_t headers[2][CAPTURE_FILE_HEADER_SIZE];
-        TraceFile tf = { .merge = m, .index = index };
+        TraceFile tf = { .owner = t, .merge = m, .index = index };
         int r = frame_decoder_new(false, headers[0], &tf.decoders[0]);
         if (r >= 0)
                 r = frame_decoder_new(true, headers[1], &tf.decoders[1]);

@@ -236,10 +236,48 @@ static void test_flips_and_tails(const uint8_t *good, size_t n) {
         free(bad);
 }
 
+/* At most TRACE_MAX_FDS per recording; each one handed out is merged,
+ * empty ones included. */
+static void test_many_fds(void) {
+        sd_event *e = NULL;
+        FILE *tmp = NULL;
+        int capture_fd = -1;
+        CaptureWriter *w = NULL;
+        TraceFds *t = NULL;
+        if (capture_tmp_new(&e, &tmp, &capture_fd, &w) < 0 || trace_fds_new(&t) < 0) {
+                fail("cannot set up");
+                return;
+        }
+        for (int i = 0; i < TRACE_MAX_FDS; i++) {
+                int fd = -1;
+                CHECK(trace_fds_open(t, &fd) == 0);
+                if (i < 3)
+                        CHECK(fill_good(fd, NULL) == 0);
+                close(fd);
+        }
+        int fd = -1;
+        CHECK_MSG(trace_fds_open(t, &fd) == -EMFILE, "a trace fd past the limit of %d", TRACE_MAX_FDS);
+        CounterIdAllocator ids = {};
+        const TraceMerge m = { .writer = w, .ids = &ids, .start_time = t0, .end_time = now_monotonic_ns(),
+                               .pid_known = only_us };
+        CHECK(trace_fds_merge(t, &m) == 0);
+        const TraceFdStats *st = trace_fds_get_stats(t);
+        CHECK_MSG(st->fds == TRACE_MAX_FDS && st->frames_copied == 30 && st->frames_refused == 6,
+                  "%d trace fds, 3 written: %" PRIu64 " fds, %" PRIu64 " copied, %" PRIu64 " refused",
+                  TRACE_MAX_FDS, st->fds, st->frames_copied, st->frames_refused);
+        /* three writers' counter 1 (one process): three capture ids */
+        CHECK_MSG(ids.next == 4, "three writers' counter 1 got %u capture ids, not 3", ids.next - 1);
+        trace_fds_free(t);
+        capture_writer_free(w);
+        sd_event_unref(e);
+        fclose(tmp);
+}
+
 int main(void) {
         t0 = now_monotonic_ns() - 1000000000; /* every frame written is in the past */
         test_good();
         test_two_writers();
+        test_many_fds();
         size_t n = 0;
         uint8_t *good = good_file(&n);
         if (!good) {
@@ -250,6 +288,6 @@ int main(void) {
         test_flips_and_tails(good, n);
         free(good);
         if (!failures)
-                printf("ok: trace fd merge: good, two writers, %zu cuts, %zu flips, 200 random tails\n", n + 1, n);
+                printf("ok: trace fd merge: good, two writers, %d fds, %zu cuts, %zu flips, 200 random tails\n", TRACE_MAX_FDS, n + 1, n);
         return failures ? 1 : 0;
 }
