@@ -218,6 +218,12 @@ static void binary_load(Binary *bin, const char *path) {
         close(fd);
 }
 
+static void binary_done(Binary *bin) {
+        for (size_t i = 0; i < bin->n_symbols; i++)
+                free(bin->symbols[i].name);
+        free(bin->symbols);
+}
+
 static const char *binary_name(const Binary *bin, uint64_t file_offset) {
         for (size_t i = 0; i < bin->n_loads; i++) {
                 if (file_offset < bin->loads[i].offset || file_offset >= bin->loads[i].offset + bin->loads[i].filesz)
@@ -454,6 +460,8 @@ int main(int argc, char **argv) {
                "stacks %s..%s\n", stream->len, all_samples, samples, (int) child, ours, full, chain[0],
                chain[n_chain - 1]);
         capture_reader_free(reader);
+        free(maps);
+        binary_done(&bin);
         if (own && samples != all_samples)
                 die("%zu samples of other processes reached a session on the workload's process alone",
                     all_samples - samples);
