@@ -362,6 +362,10 @@ LiveUnwind *live_unwind_free(LiveUnwind *u) {
         return NULL;
 }
 
+uid_t live_unwind_get_uid(const LiveUnwind *u) {
+        return u->setup.uid;
+}
+
 uint64_t live_unwind_get_samples(const LiveUnwind *u) {
         return u->samples;
 }

@@ -51,5 +51,8 @@ LiveUnwind *live_unwind_free(LiveUnwind *u);
  * snapshot), the kernel would drop what does not fit a ring. */
 void live_unwind_spill_rings(LiveUnwind *u);
 
+/* Whom the session serves. */
+uid_t live_unwind_get_uid(const LiveUnwind *u);
+
 /* Samples written so far (tests, logs). */
 uint64_t live_unwind_get_samples(const LiveUnwind *u);

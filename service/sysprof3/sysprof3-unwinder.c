@@ -21,6 +21,10 @@
 
 /* Perf events one session may take (one per CPU and a few per process). */
 #define UNWIND_MAX_PERF_FDS 4096
+/* Sessions at once: each holds rings of locked memory and the event
+ * loop's time, so one user cannot take the service from the others. */
+#define UNWIND_MAX_SESSIONS_PER_UID 4
+#define UNWIND_MAX_SESSIONS 32
 
 /* What the fd is, from its /proc/self/fd link ("anon_inode:[perf_event]"). */
 static bool fd_is_anon_inode(int fd, const char *kind) {
@@ -124,6 +128,14 @@ static int method_unwind(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED, "cannot tell who is calling: %s",
                                          strerror(-r));
+        size_t mine = 0;
+        for (size_t i = 0; i < s->n_unwinds; i++)
+                mine += live_unwind_get_uid(s->unwinds[i]) == caller.uid;
+        if (s->n_unwinds >= UNWIND_MAX_SESSIONS || (caller.uid != 0 && mine >= UNWIND_MAX_SESSIONS_PER_UID))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
+                                         "too many unwind sessions (%zu of yours, %zu in all; at most %d per user "
+                                         "and %d): end one by writing its event fd",
+                                         mine, s->n_unwinds, UNWIND_MAX_SESSIONS_PER_UID, UNWIND_MAX_SESSIONS);
         r = sd_bus_message_read(m, "u", &stack_size);
         if (r < 0)
                 return r;
