@@ -18,6 +18,14 @@ static void spill_unwind_rings(void *userdata) {
                 live_unwind_spill_rings(s->unwinds[i]);
 }
 
+/* A call is work: the idle timeout counts from the last one, as
+ * sysprofd's does (Sysprof opens events one call at a time, then Unwind). */
+static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Sysprof3 *s = userdata;
+        (void) sd_event_now(s->mgr->event, CLOCK_MONOTONIC, &s->mgr->busy_until);
+        return 0;
+}
+
 int sysprof3_new(Manager *mgr, Sysprof3 **ret) {
         _cleanup_free_ Sysprof3 *s = calloc(1, sizeof(Sysprof3));
         if (!s)
@@ -31,9 +39,12 @@ int sysprof3_new(Manager *mgr, Sysprof3 **ret) {
         if (r >= 0)
                 r = sd_bus_add_object_vtable(mgr->bus, &s->profiler_slot, SYSPROF3_PROFILER_PATH,
                                              SYSPROF3_PROFILER_INTERFACE, sysprof3_profiler_vtable, s);
+        if (r >= 0)
+                r = sd_bus_add_filter(mgr->bus, &s->activity_slot, on_message, s);
         if (r < 0) {
                 sd_bus_slot_unref(s->service_slot);
                 sd_bus_slot_unref(s->unwinder_slot);
+                sd_bus_slot_unref(s->profiler_slot);
                 return r;
         }
         mgr->spill_others = spill_unwind_rings;
@@ -53,6 +64,7 @@ Sysprof3 *sysprof3_free(Sysprof3 *s) {
         sd_bus_slot_unref(s->service_slot);
         sd_bus_slot_unref(s->unwinder_slot);
         sd_bus_slot_unref(s->profiler_slot);
+        sd_bus_slot_unref(s->activity_slot);
         free(s);
         return NULL;
 }

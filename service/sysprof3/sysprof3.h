@@ -44,6 +44,7 @@ typedef struct EnergyProfile EnergyProfile;
 typedef struct Sysprof3 {
         Manager *mgr;
         sd_bus_slot *service_slot, *unwinder_slot, *profiler_slot;
+        sd_bus_slot *activity_slot; /* every incoming message counts as work (idle exit) */
         OpenedEvent *opened;       /* a ring of SYSPROF3_MAX_OPENED_EVENTS at most */
         size_t n_opened, next_opened, allocated_opened;
         LiveUnwind **unwinds;      /* running Unwind sessions */

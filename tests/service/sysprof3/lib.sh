@@ -11,14 +11,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || fail "must run as root (periscoped opens perf events for others)"
 trap 'private_bus_stop' EXIT
 
-# sysprof3_start: the bus, polkitd and periscoped --sysprofd (debug log in
-# $PRIVATE_BUS_DIR/periscoped.log); sets PERISCOPED_PID and OUT (a directory
-# every user may write).
+# sysprof3_start [ARGS...]: the bus, polkitd and periscoped --sysprofd ARGS
+# (debug log in $PRIVATE_BUS_DIR/periscoped.log); sets PERISCOPED_PID and
+# OUT (a directory every user may write).
 sysprof3_start() {
         private_bus_start || fail "no private bus"
         chmod 666 "$PRIVATE_BUS_DIR/system_bus_socket"
         private_polkit_start || fail "no polkitd"
-        PERISCOPE_DEBUG=1 "$PERISCOPED" --system --sysprofd 2>"$PRIVATE_BUS_DIR/periscoped.log" &
+        PERISCOPE_DEBUG=1 "$PERISCOPED" --system --sysprofd "$@" 2>"$PRIVATE_BUS_DIR/periscoped.log" &
         PERISCOPED_PID=$!
         private_bus_track $PERISCOPED_PID
         private_bus_wait_name org.gnome.Sysprof3 10 $PERISCOPED_PID || { cat "$PRIVATE_BUS_DIR/periscoped.log"; fail "periscoped --sysprofd did not take org.gnome.Sysprof3"; }
