@@ -158,9 +158,13 @@ static void live_unwind_end(LiveUnwind *u, int error) {
                 u->setup.on_end(u, u->setup.userdata);
 }
 
-/* Reads every ring, writes what came, and flushes to the client. `all`
- * unwinds every sample still waiting for a table (the last drain). */
-static int live_unwind_drain(LiveUnwind *u, bool all) {
+/* Reads every ring, writes what came, and flushes to the client. Samples
+ * waiting for a table get the tables of a few compiled per drain
+ * (SAMPLE_UNWIND_COMPILES_PER_FLUSH); at the `last` drain (the session
+ * ends) the ones still waiting after that are counted as lost: the
+ * client has stopped, and the daemon's other clients must not wait for
+ * every table a busy machine's programs need. */
+static int live_unwind_drain(LiveUnwind *u, bool last) {
         int r = 0;
         u->draining = true;
         if (u->spill.size > 0)
@@ -173,10 +177,14 @@ static int live_unwind_drain(LiveUnwind *u, bool all) {
         if (r < 0)
                 return r;
         if (u->unwinder.n_pending > 0) {
-                r = sample_unwinder_flush(&u->unwinder, u->maps, u->setup.kernel, u->addrs, ELEMENTSOF(u->addrs), all,
-                                          emit_sample, u);
+                r = sample_unwinder_flush(&u->unwinder, u->maps, u->setup.kernel, u->addrs, ELEMENTSOF(u->addrs),
+                                          false, emit_sample, u);
                 if (r < 0)
                         return r;
+        }
+        if (last && u->unwinder.n_pending > 0) {
+                u->lost += u->unwinder.n_pending;
+                sample_unwinder_done(&u->unwinder);
         }
         return capture_writer_flush(u->writer);
 }

@@ -13,7 +13,9 @@
  * to the last (main), named from the workload's ELF symbol table through
  * the stream's MAP frames.
  *
- *   sysprof3-client unwind [--own] [--min-full PERCENT] CHAIN -- WORKLOAD [ARGS]
+ *   sysprof3-client unwind [--own] [--hold SECONDS] [--min-full PERCENT] CHAIN -- WORKLOAD [ARGS]
+ *        --hold: keep the session open SECONDS after the workload, making
+ *        no call meanwhile
  *        --own: events on the workload's process only (pid, every CPU), as
  *        an unprivileged user may open them; then no sample may hold a
  *        kernel address unless the system lets users see them
@@ -316,9 +318,14 @@ int main(int argc, char **argv) {
                 die("usage: %s unwind|foreign-fd|perf-open PID|proc-file PATH ...", argv[0]);
         i = 2;
         bool own = false;
+        double hold = 0.3;
         if (i < argc && strcmp(argv[i], "--own") == 0) {
                 own = true;
                 i++;
+        }
+        if (i + 1 < argc && strcmp(argv[i], "--hold") == 0) {
+                hold = atof(argv[i + 1]);
+                i += 2;
         }
         if (i + 1 < argc && strcmp(argv[i], "--min-full") == 0) {
                 min_full = atof(argv[i + 1]);
@@ -386,16 +393,16 @@ int main(int argc, char **argv) {
                 (void) read_some(p[0], stream, 50);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
                 die("the workload failed (status 0x%x)", status);
-        for (double until = now_s() + 0.3; now_s() < until;)
+        for (double until = now_s() + hold; now_s() < until;)
                 (void) read_some(p[0], stream, 50);
         uint64_t one = 1;
         if (write(efd, &one, sizeof(one)) != sizeof(one))
                 die("writing the eventfd: %s", strerror(errno));
         bool open = true;
-        for (double until = now_s() + 30; open && now_s() < until;)
+        for (double until = now_s() + 90; open && now_s() < until;)
                 open = read_some(p[0], stream, 100);
         if (open)
-                die("the service did not close the capture stream within 30 s of the eventfd");
+                die("the service did not close the capture stream within 90 s of the eventfd");
         for (int k = 0; k < n; k++)
                 close(perf_fds[k]);
 
