@@ -30,7 +30,8 @@ _periscoped_bus_cleanup() {
                 cat "$TEST_TMP"/periscoped*.log >&2
                 bad=1
         fi
-        rm -rf "$TEST_TMP"
+        # PERISCOPE_TEST_KEEP=1 keeps the work directory (captures, the daemon's log) to look at
+        if [ -n "${PERISCOPE_TEST_KEEP:-}" ]; then echo "kept: $TEST_TMP" >&2; else rm -rf "$TEST_TMP"; fi
         [ $bad = 0 ] || exit 1
         exit $st
 }
