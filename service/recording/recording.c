@@ -240,9 +240,11 @@ static int recording_handle_task(Recording *r, const struct perf_event_header *h
                         return ret;
         }
         if (h->type == PERF_RECORD_EXIT && t.pid == t.tid) {
-                /* The kernel removed its events at an exec that made it non-dumpable. */
+                /* The kernel removed its events at an exec that made it
+                 * non-dumpable. Per-CPU events (--system) are not removed
+                 * and go on sampling it: it did not exit. */
                 if (recording_events_removed_at_exec(r, (pid_t) t.pid, (int64_t) t.time))
-                        return recording_exec_lost_events(r, (pid_t) t.pid);
+                        return r->options.system ? 0 : recording_exec_lost_events(r, (pid_t) t.pid);
                 int ret = jit_files_exited(r->jit_files, (pid_t) t.pid);
                 if (ret < 0)
                         return ret;
