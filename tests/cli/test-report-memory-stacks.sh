@@ -17,7 +17,7 @@ periscoped_start
 cap=$TEST_TMP/memory.syscap
 "$PERISCOPE" record --address "$BUS_ADDRESS" --memory -o "$cap" -- "$WORKLOAD" >"$TEST_TMP/record.out" 2>&1 ||
         { cat "$TEST_TMP/record.out"; fail "record --memory of the workload failed"; }
-pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$TEST_TMP/record.out")
+pid=$(sed -n 's/^pid \([0-9]*\) base .*$/\1/p' "$TEST_TMP/record.out")
 [ -n "$pid" ] || { cat "$TEST_TMP/record.out"; fail "the workload did not print its pid"; }
 comm=$(basename "$WORKLOAD")
 
