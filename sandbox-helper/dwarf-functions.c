@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "basic.h"
 #include "dwarf-scopes.h"
 
 typedef struct Collect {
@@ -121,14 +122,7 @@ int dwarf_functions_find(DwarfFunctionIndex *idx, Dwarf_Die *cudie, Dwarf_Addr p
                 return 0;
         /* the last range starting at or before pc, then back a bounded way
          * for overlapping ones: of those containing pc, the first DIE wins */
-        size_t lo = 0, hi = u->n;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (u->ranges[mid].low <= pc)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
+        size_t lo = FIRST_ABOVE(u->ranges, u->n, low, pc);
         const DwarfFunctionRange *found = NULL;
         for (size_t i = lo; i > 0 && lo - i < 64; i--)
                 if (pc < u->ranges[i - 1].high && (!found || u->ranges[i - 1].order < found->order))

@@ -126,14 +126,7 @@ int symbol_index_build(Dwfl_Module *mod, SymbolIndex *ret) {
 
 const SymbolIndexEntry *symbol_index_lookup(const SymbolIndex *idx, uint64_t addr) {
         /* first entry starting after addr */
-        size_t lo = 0, hi = idx->n;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (idx->entries[mid].start <= addr)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
+        size_t lo = FIRST_ABOVE(idx->entries, idx->n, start, addr);
         /* walk down: the nearest sized symbol containing addr wins (entries
          * of one start are by rank); a sizeless one counts only when no sized
          * symbol starts between it and addr */

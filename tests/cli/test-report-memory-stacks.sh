@@ -17,9 +17,13 @@ periscoped_start
 cap=$TEST_TMP/memory.syscap
 "$PERISCOPE" record --address "$BUS_ADDRESS" --memory -o "$cap" -- "$WORKLOAD" >"$TEST_TMP/record.out" 2>&1 ||
         { cat "$TEST_TMP/record.out"; fail "record --memory of the workload failed"; }
-pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$TEST_TMP/record.out")
+pid=$(sed -n 's/^pid \([0-9]*\) base .*$/\1/p' "$TEST_TMP/record.out")
 [ -n "$pid" ] || { cat "$TEST_TMP/record.out"; fail "the workload did not print its pid"; }
-comm=$(basename "$WORKLOAD")
+# the process's name as the capture gives it (`periscope info`): its
+# command line's first word, or the kernel's "[comm]" when the service
+# caught it before it could read the command line
+comm=$("$PERISCOPE" info "$cap" | awk -v pid="$pid" '$1 == pid { print $2; exit }')
+comm=$(basename "${comm:-?}")
 
 # 1. The text report: whole stacks, leaks and temporaries apart.
 "$PERISCOPE" report --memory "$cap" >"$TEST_TMP/report.txt" || fail "report --memory failed"

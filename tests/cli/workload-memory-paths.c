@@ -1,8 +1,10 @@
 /* workload-memory-paths.c: two paths into one allocating function, for
- * `periscope report --memory`'s call stacks. Prints "pid PID", then:
+ * `periscope report --memory`'s call stacks. Prints "pid PID base 0xBASE"
+ * (its load address, as tests/service/control/control-record expects), then:
  *   leak_path: 10 x make_buf(1000), never freed        = 10000 bytes leaked
  *   temp_path: 50 x make_buf(300), each freed at once  = 15000 bytes of temporaries
  * Built without inlining or sibling calls so each function keeps its frame. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,10 @@ __attribute__((noinline, noclone)) static void temp_path(void) {
 }
 
 int main(void) {
-        printf("pid %d\n", getpid());
+        Dl_info info;
+        if (!dladdr((void *) main, &info))
+                return 1;
+        printf("pid %d base %p\n", getpid(), info.dli_fbase);
         fflush(stdout);
         leak_path();
         temp_path();
