@@ -8,9 +8,14 @@
  *   3. MOVE jit_alpha from A to B, unmaps A's page (the code is gone
  *      there), runs alpha at B;
  *   4. CLOSE.
- * Usage: jitdump-writer DIR CPU-MILLISECONDS-PER-PHASE */
+ * Usage: jitdump-writer DIR CPU-MILLISECONDS-PER-PHASE [PERF-MAP-MODE]
+ * With PERF-MAP-MODE it writes no jitdump but /tmp/perf-PID.map, naming
+ * the same code: "file" a plain file; "symlink" a symlink to DIR/target
+ * holding those lines (a profiler must not follow it); "foreign" a file
+ * then given to uid 65534 (not the process's: must not be used). */
 #include <elf.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int dump_fd;
+static int dump_fd = -1;
+static FILE *perf_map;
 static uint64_t next_index = 1;
 
 static uint64_t now_ns(void) {
@@ -29,6 +35,8 @@ static uint64_t now_ns(void) {
 }
 
 static void put(const void *p, size_t n) {
+        if (dump_fd < 0)
+                return; /* perf map mode */
         if (write(dump_fd, p, n) != (ssize_t) n) {
                 perror("write");
                 exit(1);
@@ -54,8 +62,16 @@ static void debug_info(uint64_t addr, const char *file, uint32_t line0, uint32_t
         }
 }
 
+static void perf_map_line(const char *name, void *code, uint64_t size) {
+        if (perf_map) {
+                fprintf(perf_map, "%lx %lx %s\n", (unsigned long) (uintptr_t) code, (unsigned long) size, name);
+                fflush(perf_map);
+        }
+}
+
 static uint64_t load(const char *name, void *code, uint64_t size) {
         uint64_t index = next_index++;
+        perf_map_line(name, code, size);
         record_header(0, (uint32_t) (16 + 40 + strlen(name) + 1 + size));
         struct __attribute__((packed)) { uint32_t pid, tid; uint64_t vma, code_addr, code_size, code_index; } l = {
                 (uint32_t) getpid(), (uint32_t) getpid(), (uintptr_t) code, (uintptr_t) code, size, index };
@@ -66,6 +82,7 @@ static uint64_t load(const char *name, void *code, uint64_t size) {
 }
 
 static void move(uint64_t index, void *from, void *to, uint64_t size) {
+        perf_map_line("jit_alpha", to, size);
         record_header(1, 16 + 48);
         struct __attribute__((packed)) { uint32_t pid, tid; uint64_t vma, old_addr, new_addr, code_size, code_index; } m = {
                 (uint32_t) getpid(), (uint32_t) getpid(), (uintptr_t) to, (uintptr_t) from, (uintptr_t) to, size, index };
@@ -91,12 +108,28 @@ static void run(void *code, int ms) {
 }
 
 int main(int argc, char **argv) {
-        if (argc != 3) {
-                fprintf(stderr, "usage: %s DIR MS\n", argv[0]);
+        if (argc != 3 && argc != 4) {
+                fprintf(stderr, "usage: %s DIR MS [file|symlink|foreign]\n", argv[0]);
                 return 2;
         }
         int ms = atoi(argv[2]);
         char path[4096];
+        if (argc == 4) {
+                char map[64], target[4096];
+                snprintf(map, sizeof map, "/tmp/perf-%d.map", (int) getpid());
+                snprintf(target, sizeof target, "%s/target", argv[1]);
+                bool link = strcmp(argv[3], "symlink") == 0;
+                if (link && symlink(target, map) < 0) {
+                        perror(map);
+                        return 1;
+                }
+                perf_map = fopen(link ? target : map, "w");
+                if (!perf_map || (strcmp(argv[3], "foreign") == 0 && fchown(fileno(perf_map), 65534, 65534) < 0)) {
+                        perror(map);
+                        return 1;
+                }
+                goto generate;
+        }
         snprintf(path, sizeof path, "%s/jit-%d.dump", argv[1], (int) getpid());
         dump_fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
         if (dump_fd < 0) {
@@ -107,11 +140,12 @@ int main(int argc, char **argv) {
                 0x4A695444, 1, 40, EM_X86_64, 0, (uint32_t) getpid(), now_ns(), 0 };
         put(&h, sizeof h);
         /* Mapped executable, as perf's agents do, so the profiler sees the file. */
-        long page = sysconf(_SC_PAGESIZE);
-        if (mmap(NULL, (size_t) page, PROT_READ | PROT_EXEC, MAP_PRIVATE, dump_fd, 0) == MAP_FAILED) {
+        if (mmap(NULL, (size_t) sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC, MAP_PRIVATE, dump_fd, 0) == MAP_FAILED) {
                 perror("mmap dump");
                 return 1;
         }
+generate:;
+        long page = sysconf(_SC_PAGESIZE);
         uint8_t *pages = mmap(NULL, 3 * (size_t) page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (pages == MAP_FAILED) {
                 perror("mmap code");
@@ -134,6 +168,9 @@ int main(int argc, char **argv) {
         munmap(a, (size_t) page); /* alpha's old place is gone */
         run(b, ms);
         record_header(3, 16);
-        printf("done %s\n", path);
+        if (perf_map)
+                printf("done /tmp/perf-%d.map\n", (int) getpid());
+        else
+                printf("done %s\n", path);
         return 0;
 }
