@@ -24,6 +24,7 @@
 typedef struct JitWatch {
         JitFile file;
         int64_t next_try_ms;
+        int64_t last_try_ms;
         int64_t interval_ms;
         bool exited;
         char *refusal;
@@ -98,6 +99,7 @@ static JitWatch *add_watch(JitFiles *j, pid_t pid, int64_t now_ms) {
         j->watches[i] = (JitWatch) {
                 .file = { .pid = pid, .fd = -1 },
                 .next_try_ms = now_ms,
+                .last_try_ms = INT64_MIN / 2,
                 .interval_ms = JIT_FILES_FIRST_RETRY_MS,
         };
         return &j->watches[i];
@@ -198,6 +200,7 @@ static int try_pin(JitFiles *j, JitWatch *w) {
 static int look(JitFiles *j, JitWatch *w, int64_t now_ms, bool force) {
         if (w->file.fd >= 0 || w->exited || (!force && now_ms < w->next_try_ms))
                 return 0;
+        w->last_try_ms = now_ms;
         int r = try_pin(j, w);
         if (r == 0) {
                 w->next_try_ms = now_ms + w->interval_ms;
@@ -207,11 +210,12 @@ static int look(JitFiles *j, JitWatch *w, int64_t now_ms, bool force) {
         return r;
 }
 
-int jit_files_look(JitFiles *j, pid_t pid, int64_t now_ms) {
+int jit_files_look(JitFiles *j, pid_t pid, int64_t now_ms, bool jit_code) {
         JitWatch *w = add_watch(j, pid, now_ms);
         if (!w)
                 return -ENOMEM;
-        return look(j, w, now_ms, false);
+        bool due = jit_code && now_ms - w->last_try_ms >= JIT_FILES_FIRST_RETRY_MS;
+        return look(j, w, now_ms, due);
 }
 
 int jit_files_look_all(JitFiles *j, const ProcessMaps *maps, int64_t now_ms, bool force) {

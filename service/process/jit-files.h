@@ -44,8 +44,11 @@ void jit_files_set_owner(JitFiles *j, uid_t owner_uid);
 /* Looks for pid's perf map unless pinned already, or tried less than a
  * back-off interval ago (100 ms, doubling to 1.6 s), or pid exited. A
  * pid seen for the first time is watched from now on. now_ms: monotonic.
- * Returns 1 when pinned now, 0 otherwise, -ENOMEM. */
-int jit_files_look(JitFiles *j, pid_t pid, int64_t now_ms);
+ * jit_code: pid just mapped anonymous executable memory (JIT code): then
+ * the interval is 100 ms whatever the back-off, since such a process
+ * is the one that writes a perf map. Returns 1 when pinned now, 0
+ * otherwise, -ENOMEM. */
+int jit_files_look(JitFiles *j, pid_t pid, int64_t now_ms, bool jit_code);
 
 /* Looks again for every pid whose interval is up (force: all), every pid
  * of maps (the /proc snapshot's too) watched from now on. -ENOMEM. */

@@ -155,7 +155,9 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
         if (ret < 0)
                 return ret;
         /* A program writing a perf map makes its file early: look while it maps code. */
-        ret = jit_files_look(r->jit_files, (pid_t) m.pid, now_monotonic_ms());
+        bool anonymous = m.filename[0] == '\0' || strcmp(m.filename, "//anon") == 0 ||
+                         strncmp(m.filename, "[anon", 5) == 0;
+        ret = jit_files_look(r->jit_files, (pid_t) m.pid, now_monotonic_ms(), anonymous);
         return ret < 0 ? ret : 0;
 }
 

@@ -46,11 +46,14 @@ for l in open(sys.argv[1]):
         anon += n
 pct = 100.0 * fib / total if total else 0
 print(f"node: fib [jit] in {fib} of {total} samples ({pct:.1f}%); {anon} samples end in an unresolved anon frame")
-sys.exit(0 if total >= 100 and pct >= 50 and anon * 10 < total else 1)
+# node's start-up (V8 deserializing its snapshot) takes a share that grows
+# with the machine's load: fib need not hold half of the samples, but a
+# real share of them
+sys.exit(0 if total >= 100 and pct >= 30 and anon * 10 < total else 1)
 PY
-# The flat report shows it with its share, marked [jit].
-grep -E "%  JS:\*?fib .*fib\.js.*\[jit\]" "$TEST_TMP/report" >/dev/null ||
-        { head -40 "$TEST_TMP/report"; fail "the report has no [jit] row for fib"; }
+# The flat report shows it with its share, marked [jit], as the hottest function.
+grep -A1 "^    Self   Self%" "$TEST_TMP/report" | grep -qE "%  JS:\*?fib .*fib\.js.*\[jit\]" ||
+        { head -40 "$TEST_TMP/report"; fail "fib [jit] is not the report's hottest function by self time"; }
 grep -E "JS:\*?fib .*\[jit\]" "$TEST_TMP/report" | head -3
 # JITMAP frames carry the same names; the mapping keeps the perf map's provenance.
 "$PERISCOPE" dump --json "$cap" >"$TEST_TMP/dump.json" || fail "dump failed"
