@@ -25,6 +25,7 @@ struct RecordingBus {
         sd_bus_message **stop_waiters;
         size_t n_stop_waiters;
         sd_event_source *linger;   /* frees a finished recording nobody collects */
+        UserCharge recording_charge; /* one running recording, against the owner's limit */
         bool free_pending;
         bool freeing;
 };
@@ -132,6 +133,7 @@ static void on_finished(Recording *r, void *userdata) {
                 sd_bus_message_unref(sig);
         }
         on_changed(r, rb);
+        user_charge_release(&rb->recording_charge); /* what lingers holds nothing */
         for (size_t i = 0; i < rb->n_stop_waiters; i++) {
                 (void) sd_bus_reply_method_return(rb->stop_waiters[i], "");
                 sd_bus_message_unref(rb->stop_waiters[i]);
@@ -319,6 +321,13 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 rb->path = NULL;
                 return -ENOMEM;
         }
+        user_charge_init(&rb->recording_charge, host->limits, caller->uid, USER_RESOURCE_RECORDINGS);
+        char why[512];
+        int r = user_charge_add(&rb->recording_charge, 1, why, sizeof(why));
+        if (r < 0) {
+                free(rb->path);
+                return sd_bus_error_set(error, periscope_error_from_errno(r), why);
+        }
         RecordingSetup setup = {
                 .event = host->event,
                 .id = rb->id,
@@ -327,13 +336,15 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 .check_owner = caller->uid != 0 && !auth->via_polkit,
                 .max_pinned_files = host->max_pinned_files,
                 .unwind_tables = host->unwind_tables,
+                .limits = host->limits,
                 .helper = host->helper,
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };
         RecordingError e = {};
-        int r = recording_start(&setup, options, capture_fd, &rb->recording, &e);
+        r = recording_start(&setup, options, capture_fd, &rb->recording, &e);
         if (r < 0) {
+                user_charge_release(&rb->recording_charge);
                 free(rb->path);
                 if (e.name)
                         return sd_bus_error_set(error, e.name, e.message);
@@ -366,6 +377,7 @@ RecordingBus *recording_bus_free(RecordingBus *rb) {
         /* Still recording (service exiting): finalized without stages; its
          * Finished goes out and Stop callers get their answer. */
         rb->recording = recording_free(rb->recording);
+        user_charge_release(&rb->recording_charge);
         for (size_t i = 0; i < rb->n_stop_waiters; i++) {
                 (void) sd_bus_reply_method_errorf(rb->stop_waiters[i], PERISCOPE_ERROR_FAILED,
                                                   "the recording was discarded");
