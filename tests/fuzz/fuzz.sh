@@ -3,25 +3,33 @@
 # (-fsanitize=fuzzer,address,undefined), runs it over its committed seed
 # corpus (tests/fuzz/corpus/TARGET), then fuzzes for SECONDS. Any crash,
 # sanitizer report, leak or timeout fails; the input is kept and printed.
-# usage: fuzz.sh SOURCE_ROOT TARGET SECONDS
-#   TARGET: control-ring | mountinfo | podman-json | flatpak-info
-# (the capture reader, the helper's ELF/DWARF parsing and the unwind tables
-# have their targets in tests/capture, tests/sandbox-helper and
-# tests/service/unwind; tests/fuzz/run-long.sh runs them all.)
+# usage: fuzz.sh SOURCE_ROOT TARGET SECONDS [SEEDS]
+#   TARGET: control-ring | mountinfo | podman-json | flatpak-info |
+#           capture-reader (tests/capture/test-fuzz.sh gives its SEEDS)
+# (the helper's ELF/DWARF parsing and the unwind tables have their targets
+# in tests/sandbox-helper and tests/service/unwind; tests/fuzz/run-long.sh
+# runs them all.)
 set -euo pipefail
 src=$1
 target=$2
 seconds=${3:-5}
+corpus=${4:-$src/tests/fuzz/corpus/$target}
 
 clang=$(command -v clang || command -v clang-14 || true)
 [ -n "$clang" ] || { echo "FAIL: clang is missing (apt-get install -y clang libclang-rt-14-dev)"; exit 1; }
-corpus=$src/tests/fuzz/corpus/$target
 [ -d "$corpus" ] || { echo "FAIL: no seed corpus at $corpus"; exit 1; }
 
 basic=("$src/basic/io-util.c" "$src/basic/log.c" "$src/basic/safe-open.c")
 includes=(-I"$src/basic" -I"$src/tests/fuzz")
 libs=()
+main=$src/tests/fuzz/fuzz-$target.c
+max_len=65536
 case $target in
+capture-reader)
+        main=$src/tests/capture/fuzz-capture-reader.c
+        sources=("$src/capture/capture-reader.c")
+        includes+=(-I"$src/capture")
+        max_len=131072 ;;
 control-ring)
         sources=("$src/service/control/control-ring.c" "$src/service/control/counter-remap.c"
                  "$src/capture/capture-reader.c" "$src/capture/capture-writer.c" "$src/capture/symbols.c" "${basic[@]}")
@@ -45,7 +53,7 @@ keep=0
 trap '[ $keep = 1 ] || rm -rf "$tmp"' EXIT
 if ! "$clang" -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "${includes[@]}" \
-        "$src/tests/fuzz/fuzz-$target.c" "${sources[@]}" "${libs[@]}" -o "$tmp/fuzz-$target" 2>"$tmp/cc.log"; then
+        "$main" "${sources[@]}" "${libs[@]}" -o "$tmp/fuzz-$target" 2>"$tmp/cc.log"; then
         cat "$tmp/cc.log"
         echo "FAIL: building fuzz-$target failed (is libclang-rt-14-dev installed?)"
         exit 1
@@ -74,7 +82,7 @@ grep -q "INITED" "$tmp/corpus.log" || fail "$tmp/corpus.log" "libFuzzer did not 
 echo "ok fuzz-$target: $n seeds ran clean under ASan+UBSan"
 
 # 2. bounded fuzzing from the seeds (new inputs go to a scratch corpus)
-"$tmp/fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+"$tmp/fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
         -print_final_stats=1 -artifact_prefix="$tmp/crash/" "$tmp/work" "$corpus" >"$tmp/fuzz.log" 2>&1 ||
         fail "$tmp/fuzz.log" "fuzzing fuzz-$target found a crash"
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/fuzz.log")
