@@ -17,8 +17,8 @@ dir=$TEST_TMP/$user
 mkdir "$dir"; chown $user: "$dir"; chmod 755 "$TEST_TMP"
 as_user() { runuser -u $user -- "$@"; }
 watch=("/usr/bin/python3" "$(dirname "$0")/watch-signals.py" "$BUS_ADDRESS")
-wait_file() { # FILE: waits up to 20 s for it
-        for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.1; done
+wait_file() { # FILE: waits up to 60 s for it
+        for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done
         fail "$1 did not appear"
 }
 signals_of() { # JSON PATH: "member member …" of the signals for PATH
@@ -33,11 +33,13 @@ setpriv --reuid=$user --regid=$user --clear-groups sleep 120 & own=$!
 private_bus_track $own
 
 # 1. The eavesdroppers, as the user: a match rule on the service's signals, and gdbus monitor.
-as_user "${watch[@]}" "$dir/eve.json" --seconds 12 & eve=$!
+as_user "${watch[@]}" "$dir/eve.json" --seconds 120 --until "$TEST_TMP/root-done" --ready "$dir/eve.ready" & eve=$!
 private_bus_track $eve
 as_user gdbus monitor --address "$BUS_ADDRESS" --dest org.periscope.Profiler1 >"$dir/monitor.log" 2>&1 & monitor=$!
 private_bus_track $monitor
-sleep 1
+wait_file "$dir/eve.ready"
+for _ in $(seq 200); do grep -q "is owned by" "$dir/monitor.log" && break; sleep 0.1; done
+grep -q "is owned by" "$dir/monitor.log" || { cat "$dir/monitor.log"; fail "gdbus monitor did not start watching the service"; }
 
 # 2. Root records its process for 3 s on a connection that listens as well.
 "${watch[@]}" "$TEST_TMP/root.json" --record $root_proc "$TEST_TMP/root.syscap" 3000 --path-file "$TEST_TMP/root.path" &
@@ -58,6 +60,7 @@ out=$(as_user gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o 
         fail "$user stopped root's recording"
 echo "ok: $user cannot read root's recording's properties (GetAll, Get) nor stop it"
 wait $rootw || fail "root's watcher failed"
+sleep 0.5; touch "$TEST_TMP/root-done"  # the eavesdropper listened through all of root's recording
 got=$(signals_of "$TEST_TMP/root.json" "$rpath")
 echo "root's own connection got: $got"
 [[ $got == *Finished*PropertiesChanged* ]] || fail "root's connection did not get its recording's Finished and PropertiesChanged"
@@ -68,7 +71,6 @@ eve_got=$(/usr/bin/python3 -c 'import json, sys
 print(len([s for s in json.load(open(sys.argv[1]))["signals"] if s[0].startswith("/org/periscope/Recording")]))' "$dir/eve.json")
 [ "$eve_got" = 0 ] || fail "the eavesdropper received $eve_got signals of root's recording: $(cat "$dir/eve.json")"
 kill $monitor 2>/dev/null; wait $monitor 2>/dev/null || true
-grep -q "org.periscope.Profiler1" "$dir/monitor.log" || { cat "$dir/monitor.log"; fail "gdbus monitor did not watch the service"; }
 ! grep -q "/org/periscope/Recording" "$dir/monitor.log" || { cat "$dir/monitor.log"; fail "gdbus monitor as $user saw root's recording's signals"; }
 echo "ok: $user's match rule and gdbus monitor received none of root's recording's signals"
 

@@ -5,11 +5,14 @@
 #   {"path": the recording it started or watched, "signals": [[path, interface, member], ...],
 #    "properties": what GetAll answered (or "error": its D-Bus error)}
 # usage: watch-signals.py ADDRESS OUT [--record PID CAPTURE MS] [--watch PATH] [--seconds N] [--path-file FILE]
+#                         [--until FILE] [--ready FILE]
 #   --record   Record(pids=[PID], duration-ms=MS) into CAPTURE on this connection
 #   --watch    GetAll on PATH (root and the owner become watchers of its signals)
 #   --seconds  listen this long at most (default 20); stops earlier once the
 #              recording it started or watched sent Finished
 #   --path-file  write the recording's path there as soon as it is known
+#   --until    stop listening once FILE exists (an eavesdropper's window)
+#   --ready    create FILE once the match rule is in place
 import argparse
 import json
 import os
@@ -25,6 +28,8 @@ p.add_argument("--record", nargs=3, metavar=("PID", "CAPTURE", "MS"))
 p.add_argument("--watch")
 p.add_argument("--seconds", type=float, default=20)
 p.add_argument("--path-file")
+p.add_argument("--until")
+p.add_argument("--ready")
 a = p.parse_args()
 
 dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
@@ -41,6 +46,9 @@ def on_signal(*args, **kw):
 
 bus.add_signal_receiver(on_signal, bus_name="org.periscope.Profiler1", path_keyword="path",
                         interface_keyword="interface", member_keyword="member")
+bus.get_unique_name()  # a round trip: the AddMatch before it is done
+if a.ready:
+    open(a.ready, "w").close()
 if a.record:
     profiler = dbus.Interface(bus.get_object("org.periscope.Profiler1", "/org/periscope/Profiler1"),
                               "org.periscope.Profiler1")
@@ -60,6 +68,8 @@ if a.path_file and result["path"]:
         f.write(result["path"] + "\n")
     os.rename(a.path_file + ".tmp", a.path_file)
 GLib.timeout_add(int(a.seconds * 1000), loop.quit)
+if a.until:
+    GLib.timeout_add(100, lambda: loop.quit() if os.path.exists(a.until) else True)
 loop.run()
 with open(a.out, "w") as f:
     json.dump(result, f)
