@@ -4,7 +4,7 @@
 # corpus (tests/fuzz/corpus/TARGET), then fuzzes for SECONDS. Any crash,
 # sanitizer report, leak or timeout fails; the input is kept and printed.
 # usage: fuzz.sh SOURCE_ROOT TARGET SECONDS [SEEDS]
-#   TARGET: control-ring | mountinfo | podman-json | flatpak-info |
+#   TARGET: control-ring | trace-fd | mountinfo | podman-json | flatpak-info |
 #           capture-reader (tests/capture/test-fuzz.sh gives its SEEDS)
 # (the helper's ELF/DWARF parsing and the unwind tables have their targets
 # in tests/sandbox-helper and tests/service/unwind; tests/fuzz/run-long.sh
@@ -31,10 +31,14 @@ capture-reader)
         includes+=(-I"$src/capture")
         max_len=131072 ;;
 control-ring)
-        sources=("$src/service/control/control-ring.c" "$src/service/control/counter-remap.c"
+        sources=("$src/service/control/control-ring.c" "$src/service/control/counter-remap.c" "$src/service/control/frame-copy.c"
                  "$src/capture/capture-reader.c" "$src/capture/capture-writer.c" "$src/capture/symbols.c" "${basic[@]}")
         includes+=(-I"$src/capture" -I"$src/service/control" -I"$src/service/counters")
         libs=(-lsystemd) ;;
+trace-fd)
+        sources=("$src/service/control/trace-fd.c" "$src/service/control/counter-remap.c" "$src/service/control/frame-copy.c"
+                 "$src/capture/capture-reader.c" "$src/capture/capture-writer.c" "$src/capture/symbols.c" "${basic[@]}")
+        includes+=(-I"$src/capture" -I"$src/service/control" -I"$src/service/counters") ;;
 mountinfo)
         sources=("$src/resolver/mountinfo.c" "${basic[@]}")
         includes+=(-I"$src/resolver") ;;

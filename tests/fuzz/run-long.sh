@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of untrusted input for SECONDS each (the suite gives
 # them a few seconds; run this before a release or after touching a
-# parser): control-ring frames, mountinfo, Podman's storage JSON,
+# parser): control-ring frames, trace fd captures, mountinfo, Podman's storage JSON,
 # /.flatpak-info (tests/fuzz/fuzz.sh), the capture reader
 # (tests/capture/test-fuzz.sh), the helper's ELF/DWARF parsing and the
 # service's validation of its answers (tests/sandbox-helper/fuzz.sh), the
@@ -20,7 +20,7 @@ run() { # NAME COMMAND…
         echo "== $name (${seconds}s)"
         "$@" || { echo "FAIL: $name"; exit 1; }
 }
-for target in control-ring mountinfo podman-json flatpak-info; do
+for target in control-ring trace-fd mountinfo podman-json flatpak-info; do
         run "$target" "$src/tests/fuzz/fuzz.sh" "$src" "$target" "$seconds"
 done
 run capture-reader "$src/tests/capture/test-fuzz.sh" "$src" "$corpus_tool" "$seconds"
