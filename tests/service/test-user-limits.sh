@@ -100,5 +100,6 @@ refused=$("$CAPTURE_JSON" "$dir/rings.syscap" | grep -o 'rings_refused=[0-9]*' |
 [ "${refused:-0}" -ge 1 ] || fail "no ring of $user's program was refused"
 "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/rings-root.syscap" -- "$CLIENT" threads 6 50 \
         >/dev/null 2>"$TEST_TMP/rings-root.err" || { cat "$TEST_TMP/rings-root.err"; fail "root's recording of the collector client failed"; }
-"$CAPTURE_JSON" "$TEST_TMP/rings-root.syscap" | grep -q 'rings_refused=0\\u000a' || fail "a ring of root's program was refused"
+"$CAPTURE_JSON" "$TEST_TMP/rings-root.syscap" >"$TEST_TMP/rings-root.json" || fail "root's capture is unreadable"
+grep -q 'rings_refused=0\\u000a' "$TEST_TMP/rings-root.json" || fail "a ring of root's program was refused"
 echo "ok: control rings: $refused of $user's program's rings refused, with a LOG frame saying why; none of root's"
