@@ -16,6 +16,8 @@ const char *periscope_error_from_errno(int error) {
                 return PERISCOPE_ERROR_NOT_SUPPORTED;
         case -EBADF:
                 return PERISCOPE_ERROR_INVALID_CAPTURE;
+        case -EDQUOT:
+                return PERISCOPE_ERROR_LIMIT_EXCEEDED;
         default:
                 return PERISCOPE_ERROR_FAILED;
         }

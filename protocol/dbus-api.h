@@ -18,10 +18,11 @@
 #define PERISCOPE_ERROR_NOT_SUPPORTED "org.periscope.Error.NotSupported"
 #define PERISCOPE_ERROR_INVALID_CAPTURE "org.periscope.Error.InvalidCapture"
 #define PERISCOPE_ERROR_PERF_FAILED "org.periscope.Error.PerfFailed"
+#define PERISCOPE_ERROR_LIMIT_EXCEEDED "org.periscope.Error.LimitExceeded"
 #define PERISCOPE_ERROR_FAILED "org.periscope.Error.Failed"
 
 /* The org.periscope.Error.* name for a negative errno that needs no more
  * context to be named: -ESRCH NoSuchProcess, -EPERM/-EACCES NotAuthorized,
  * -EINVAL InvalidOption, -EOPNOTSUPP NotSupported, -EBADF InvalidCapture,
- * anything else Failed. */
+ * -EDQUOT LimitExceeded (a per-user limit), anything else Failed. */
 const char *periscope_error_from_errno(int error);

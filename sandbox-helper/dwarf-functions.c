@@ -107,7 +107,8 @@ static const DwarfUnitFunctions *unit_functions(DwarfFunctionIndex *idx, Dwarf_D
                 free(c.ranges);
                 return NULL;
         }
-        qsort(c.ranges, c.n, sizeof *c.ranges, compare_ranges);
+        if (c.n > 0) /* a unit without functions has no array (qsort wants one) */
+                qsort(c.ranges, c.n, sizeof *c.ranges, compare_ranges);
         DwarfUnitFunctions *u = &idx->units[slot_of(idx, key)];
         *u = (DwarfUnitFunctions) { .cu_offset = key, .ranges = c.ranges, .n = c.n };
         idx->n_units++;

@@ -40,6 +40,7 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                 .max_pinned_files = max_pinned_files(m),
                 .unwind_tables = options->unwind != RECORD_UNWIND_FP ? manager_get_unwind_tables(m) : NULL,
                 .helper = m->helper_config,
+                .limits = m->limits,
                 .released = manager_remove_recording,
                 .userdata = m,
         };

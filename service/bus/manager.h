@@ -11,6 +11,7 @@
 
 #include "helper-client.h"
 #include "recording-bus.h"
+#include "user-limits.h"
 
 typedef struct Manager {
         sd_event *event;
@@ -27,6 +28,7 @@ typedef struct Manager {
         uint64_t busy_until;       /* CLOCK_MONOTONIC usec of the last moment with work */
         sd_event_source *idle_timer;
         struct UnwindTables *unwind_tables; /* daemon-lifetime unwind tables (created on first use) */
+        UserLimits *limits;        /* what each non-root uid may hold at once */
         HelperClientConfig helper_config; /* every helper the daemon starts (wait hook: manager_spill_rings) */
         void (*spill_others)(void *userdata); /* other rings to spill while waiting (the sysprofd drop-in's) */
         void *spill_others_userdata;

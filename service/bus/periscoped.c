@@ -44,8 +44,29 @@ static void usage(FILE *out) {
                 "                     (Service, Unwinder, Profiler; docs/sysprofd-drop-in.md)\n"
                 "  --idle-timeout=SECONDS  exit after SECONDS without recordings (default 120 with\n"
                 "                     --system, where D-Bus activation restarts it; 0 = never)\n"
+                "  --max-recordings-per-user=N  recordings one non-root user may run at once\n"
+                "                     (default %d; 0 = no limit)\n"
+                "  --max-locked-memory-per-user=MIB  perf ring memory one non-root user's\n"
+                "                     recordings may lock (default %llu, or two DWARF recordings'\n"
+                "                     rings if more; 0 = no limit)\n"
+                "  --max-control-rings-per-user=N  control fd rings of one non-root user's\n"
+                "                     recordings (default %d; 0 = no limit)\n"
                 "  --version          print the version\n",
-                PROFILER_NAME);
+                PROFILER_NAME, USER_LIMITS_DEFAULT_RECORDINGS,
+                (unsigned long long) (USER_LIMITS_DEFAULT_LOCKED_MEMORY >> 20), USER_LIMITS_DEFAULT_CONTROL_RINGS);
+}
+
+/* A per-user limit option's value: 0…max. */
+static int parse_limit(const char *name, const char *arg, uint64_t max, uint64_t *ret) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(arg, &end, 10);
+        if (errno || end == arg || *end || arg[0] == '-' || v > max) {
+                log_error("--%s needs a number 0…%llu (0 = no limit), got '%s'", name, (unsigned long long) max, arg);
+                return -EINVAL;
+        }
+        *ret = v;
+        return 0;
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -181,6 +202,9 @@ int main(int argc, char **argv) {
                 { "peer-fd", required_argument, NULL, 'p' },
                 { "idle-timeout", required_argument, NULL, 'i' },
                 { "sysprofd", no_argument, NULL, 'y' },
+                { "max-recordings-per-user", required_argument, NULL, 'R' },
+                { "max-locked-memory-per-user", required_argument, NULL, 'M' },
+                { "max-control-rings-per-user", required_argument, NULL, 'C' },
                 { "version", no_argument, NULL, 'V' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -190,6 +214,8 @@ int main(int argc, char **argv) {
         int peer_fd = -1, c, r;
         long idle_timeout = -1;
         bool sysprofd = false;
+        UserLimitsConfig limits;
+        user_limits_config_default(&limits);
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
                 switch (c) {
@@ -226,6 +252,23 @@ int main(int argc, char **argv) {
                 case 'y':
                         sysprofd = true;
                         break;
+                case 'R':
+                        if (parse_limit("max-recordings-per-user", optarg, 100000,
+                                        &limits.max[USER_RESOURCE_RECORDINGS]) < 0)
+                                return 2;
+                        break;
+                case 'M': {
+                        uint64_t mib;
+                        if (parse_limit("max-locked-memory-per-user", optarg, 1u << 30, &mib) < 0)
+                                return 2;
+                        limits.max[USER_RESOURCE_LOCKED_MEMORY] = mib << 20;
+                        break;
+                }
+                case 'C':
+                        if (parse_limit("max-control-rings-per-user", optarg, 100000,
+                                        &limits.max[USER_RESOURCE_CONTROL_RINGS]) < 0)
+                                return 2;
+                        break;
                 case 'V':
                         printf("periscoped %s\n", PERISCOPE_VERSION);
                         return 0;
@@ -253,6 +296,11 @@ int main(int argc, char **argv) {
         d.m.rlimit_files = raise_fd_limit();
         raise_priority();
         manager_init_helper_config(&d.m);
+        r = user_limits_new(&limits, &d.m.limits);
+        if (r < 0) {
+                log_error("cannot set up the per-user limits: %s", strerror(-r));
+                return 1;
+        }
         sigset_t mask;
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
@@ -263,6 +311,7 @@ int main(int argc, char **argv) {
         r = sd_event_default(&d.m.event);
         if (r < 0) {
                 log_error("cannot create the event loop: %s", strerror(-r));
+                user_limits_free(d.m.limits);
                 return 1;
         }
         r = connect_bus(kind, address, peer_fd, &d.m.bus);
@@ -271,6 +320,7 @@ int main(int argc, char **argv) {
                         kind == BUS_PEER ? "the peer" : kind == BUS_ADDRESS ? address : kind == BUS_SESSION ? "the session bus" : "the system bus",
                         strerror(-r));
                 sd_event_unref(d.m.event);
+                user_limits_free(d.m.limits);
                 return 1;
         }
         if ((r = sd_bus_attach_event(d.m.bus, d.m.event, SD_EVENT_PRIORITY_NORMAL)) < 0 ||
@@ -321,6 +371,7 @@ out:
         sysprof3_free(d.sysprof3);
         sd_event_source_disable_unref(d.m.idle_timer);
         unwind_tables_free(d.m.unwind_tables);
+        user_limits_free(d.m.limits);
         sd_bus_slot_unref(d.m.profiler_slot);
         sd_bus_flush_close_unref(d.m.bus);
         sd_event_unref(d.m.event);

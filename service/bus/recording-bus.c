@@ -10,6 +10,7 @@
 #include "basic.h"
 #include "protocol.h"
 #include "recording.h"
+#include "recording-watchers.h"
 
 #define RECORDING_LINGER_USEC (300ull * 1000 * 1000)
 #define ADD_MARK_MAX_MESSAGE 4096
@@ -22,9 +23,11 @@ struct RecordingBus {
         char *path;
         sd_bus_slot *slot;
         sd_bus_track *track;       /* the client that started it; NULL for a peer */
+        RecordingWatchers *watchers; /* who hears its signals: its owner's and root's clients */
         sd_bus_message **stop_waiters;
         size_t n_stop_waiters;
         sd_event_source *linger;   /* frees a finished recording nobody collects */
+        UserCharge recording_charge; /* one running recording, against the owner's limit */
         bool free_pending;
         bool freeing;
 };
@@ -79,19 +82,45 @@ static int on_owner_gone(sd_bus_track *t, void *userdata) {
 
 /* ---- what the recording tells ---- */
 
+/* PropertiesChanged(s interface, a{sv} changed, as invalidated) with every property's value. */
+static int append_properties_changed(sd_bus_message *m, void *userdata) {
+        const RecordingStats *st = userdata;
+        int r = sd_bus_message_append(m, "s", RECORDING_INTERFACE);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "a{sv}", 5, "State", "s", recording_state_to_string(st->state), "Samples",
+                                          "t", st->samples, "LostSamples", "t", st->lost_samples, "Bytes", "t",
+                                          st->bytes, "Processes", "u", (uint32_t) st->processes);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "as", 0);
+        return r;
+}
+
 static void on_changed(Recording *r, void *userdata) {
         RecordingBus *rb = userdata;
-        if (rb->slot)
-                (void) sd_bus_emit_properties_changed(rb->host.bus, rb->path, RECORDING_INTERFACE, "State",
-                                                      "Samples", "LostSamples", "Bytes", "Processes", NULL);
+        if (!rb->slot)
+                return;
+        RecordingStats st;
+        recording_get_stats(r, &st);
+        (void) recording_watchers_send(rb->watchers, rb->path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                       append_properties_changed, &st);
+}
+
+typedef struct ProgressArgs {
+        const char *stage;
+        uint64_t done, total;
+} ProgressArgs;
+
+static int append_progress(sd_bus_message *m, void *userdata) {
+        const ProgressArgs *a = userdata;
+        return sd_bus_message_append(m, "stt", a->stage, a->done, a->total);
 }
 
 static void on_progress(Recording *r, const char *stage, uint64_t done, uint64_t total, void *userdata) {
         RecordingBus *rb = userdata;
         if (!rb->slot)
                 return;
-        (void) sd_bus_emit_signal(rb->host.bus, rb->path, RECORDING_INTERFACE, "Progress", "stt", stage, done,
-                                  total);
+        ProgressArgs a = { stage, done, total };
+        (void) recording_watchers_send(rb->watchers, rb->path, RECORDING_INTERFACE, "Progress", append_progress, &a);
         /* Stages run synchronously: send now, or the signals arrive together. */
         (void) sd_bus_flush(rb->host.bus);
 }
@@ -119,19 +148,22 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
         return sd_bus_message_close_container(m);
 }
 
+/* Finished(b ok, s error, a{sv} stats) */
+static int append_finished(sd_bus_message *m, void *userdata) {
+        const RecordingStats *st = userdata;
+        int r = sd_bus_message_append(m, "bs", !st->error_message, st->error_message ? st->error_message : "");
+        return r < 0 ? r : append_stats(m, st);
+}
+
 static void on_finished(Recording *r, void *userdata) {
         RecordingBus *rb = userdata;
         RecordingStats st;
         recording_get_stats(r, &st);
-        if (rb->slot) {
-                sd_bus_message *sig = NULL;
-                if (sd_bus_message_new_signal(rb->host.bus, &sig, rb->path, RECORDING_INTERFACE, "Finished") >= 0 &&
-                    sd_bus_message_append(sig, "bs", !st.error_message, st.error_message ? st.error_message : "") >= 0 &&
-                    append_stats(sig, &st) >= 0)
-                        (void) sd_bus_send(rb->host.bus, sig, NULL);
-                sd_bus_message_unref(sig);
-        }
+        if (rb->slot)
+                (void) recording_watchers_send(rb->watchers, rb->path, RECORDING_INTERFACE, "Finished", append_finished,
+                                               &st);
         on_changed(r, rb);
+        user_charge_release(&rb->recording_charge); /* what lingers holds nothing */
         for (size_t i = 0; i < rb->n_stop_waiters; i++) {
                 (void) sd_bus_reply_method_return(rb->stop_waiters[i], "");
                 sd_bus_message_unref(rb->stop_waiters[i]);
@@ -155,7 +187,8 @@ static const RecordingObserver recording_bus_observer = {
 
 /* ---- org.periscope.Recording1 ---- */
 
-/* Only the recording's owner (or root) may stop or feed it. */
+/* Only the recording's owner (or root) may stop, feed or read it; a caller
+ * who may becomes a watcher of its signals. */
 static int check_owner(sd_bus_message *m, RecordingBus *rb, const char *what, Caller *ret, sd_bus_error *error) {
         int r = caller_from_message(m, ret);
         if (r < 0)
@@ -164,6 +197,7 @@ static int check_owner(sd_bus_message *m, RecordingBus *rb, const char *what, Ca
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                          "recording %u belongs to uid %u; only its owner or root may %s", rb->id,
                                          (unsigned) rb->owner_uid, what);
+        (void) recording_watchers_add(rb->watchers, m);
         return 0;
 }
 
@@ -264,9 +298,29 @@ static int method_add_mark(sd_bus_message *m, void *userdata, sd_bus_error *erro
         return sd_bus_reply_method_return(m, "");
 }
 
+/* Properties answer only the owner and root (others: AccessDenied). */
+static int check_reader(sd_bus *bus, RecordingBus *rb, sd_bus_error *error) {
+        sd_bus_message *call = sd_bus_get_current_message(bus);
+        if (call && recording_watchers_contains(rb->watchers, call))
+                return 0;
+        Caller caller;
+        if (!call || caller_from_message(call, &caller) < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "cannot tell who is asking");
+        if (caller.uid != 0 && caller.uid != rb->owner_uid)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "recording %u belongs to uid %u; only its owner or root may read its "
+                                         "properties",
+                                         rb->id, (unsigned) rb->owner_uid);
+        (void) recording_watchers_add(rb->watchers, call);
+        return 0;
+}
+
 static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         RecordingBus *rb = userdata;
+        int r = check_reader(bus, rb, error);
+        if (r < 0)
+                return r;
         RecordingStats st;
         recording_get_stats(rb->recording, &st);
         if (strcmp(property, "State") == 0)
@@ -319,6 +373,13 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 rb->path = NULL;
                 return -ENOMEM;
         }
+        user_charge_init(&rb->recording_charge, host->limits, caller->uid, USER_RESOURCE_RECORDINGS);
+        char why[512];
+        int r = user_charge_add(&rb->recording_charge, 1, why, sizeof(why));
+        if (r < 0) {
+                free(rb->path);
+                return sd_bus_error_set(error, periscope_error_from_errno(r), why);
+        }
         RecordingSetup setup = {
                 .event = host->event,
                 .id = rb->id,
@@ -327,18 +388,25 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 .check_owner = caller->uid != 0 && !auth->via_polkit,
                 .max_pinned_files = host->max_pinned_files,
                 .unwind_tables = host->unwind_tables,
+                .limits = host->limits,
                 .helper = host->helper,
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };
         RecordingError e = {};
-        int r = recording_start(&setup, options, capture_fd, &rb->recording, &e);
+        r = recording_start(&setup, options, capture_fd, &rb->recording, &e);
         if (r < 0) {
+                user_charge_release(&rb->recording_charge);
                 free(rb->path);
                 if (e.name)
                         return sd_bus_error_set(error, e.name, e.message);
                 return r;
         }
+        r = recording_watchers_new(host->bus, &rb->watchers);
+        if (r >= 0)
+                r = recording_watchers_add(rb->watchers, call);
+        if (r < 0)
+                goto fail;
         r = sd_bus_add_object_vtable(host->bus, &rb->slot, rb->path, RECORDING_INTERFACE, recording_vtable, rb);
         if (r < 0)
                 goto fail;
@@ -366,6 +434,7 @@ RecordingBus *recording_bus_free(RecordingBus *rb) {
         /* Still recording (service exiting): finalized without stages; its
          * Finished goes out and Stop callers get their answer. */
         rb->recording = recording_free(rb->recording);
+        user_charge_release(&rb->recording_charge);
         for (size_t i = 0; i < rb->n_stop_waiters; i++) {
                 (void) sd_bus_reply_method_errorf(rb->stop_waiters[i], PERISCOPE_ERROR_FAILED,
                                                   "the recording was discarded");
@@ -375,6 +444,7 @@ RecordingBus *recording_bus_free(RecordingBus *rb) {
         rb->linger = sd_event_source_disable_unref(rb->linger);
         sd_bus_slot_unref(rb->slot);
         sd_bus_track_unref(rb->track);
+        recording_watchers_free(rb->watchers);
         if (rb->host.released)
                 rb->host.released(rb, rb->host.userdata);
         free(rb->path);

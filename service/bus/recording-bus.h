@@ -23,6 +23,7 @@ typedef struct RecordingBusHost {
         size_t max_pinned_files;
         struct UnwindTables *unwind_tables; /* NULL: frame pointers only */
         HelperClientConfig helper;
+        UserLimits *limits;                 /* the daemon's per-uid limits */
         /* Called once when the face is freed (the host forgets it). */
         void (*released)(RecordingBus *rb, void *userdata);
         void *userdata;

@@ -39,6 +39,7 @@ typedef struct ControlRing {
         uint32_t head;          /* our reader position; the copy in the header is only for the writer */
         int32_t last_pid;       /* pid of the last good frame, for messages */
         unsigned serial;
+        bool charged;           /* counted by the server's ring budget */
         struct ControlRing *prev, *next;
 } ControlRing;
 
@@ -64,6 +65,8 @@ struct ControlServer {
         unsigned n_peers, n_rings, next_serial;
         size_t page_size;
         bool stopped;
+        ControlRingBudget ring_budget;
+        void *ring_budget_userdata;
         ControlServerStats stats;
         uint8_t frame[CAPTURE_FRAME_MAX + 8]; /* private copy of the frame being checked */
 };
@@ -125,6 +128,8 @@ static void ring_free(ControlRing *ring) {
                 ring->peer->n_rings--;
         if (ring->map)
                 munmap(ring->map, ring->map_size);
+        if (ring->charged)
+                (void) s->ring_budget(-1, NULL, 0, s->ring_budget_userdata);
         free(ring);
         if (s->n_rings == 0 && s->timer)
                 sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
@@ -364,9 +369,21 @@ static int peer_handle_request(ControlPeer *peer) {
                                     CONTROL_MAX_RINGS_PER_PEER, CONTROL_MAX_RINGS);
                 return peer_reply(peer, -1) < 0 ? -EPIPE : 0;
         }
+        if (s->ring_budget) {
+                char why[256] = "";
+                if (s->ring_budget(+1, why, sizeof(why), s->ring_budget_userdata) < 0) {
+                        s->stats.rings_refused++;
+                        capture_log(s, 0, "control ring refused: %s", why);
+                        return peer_reply(peer, -1) < 0 ? -EPIPE : 0;
+                }
+        }
         ControlRing *ring = NULL;
         _cleanup_close_ int fd = -1;
         int r = ring_new(s, peer, &ring, &fd);
+        if (r >= 0)
+                ring->charged = s->ring_budget != NULL;
+        else if (s->ring_budget)
+                (void) s->ring_budget(-1, NULL, 0, s->ring_budget_userdata);
         if (r < 0) {
                 s->stats.rings_refused++;
                 capture_log(s, 0, "control ring refused: cannot create it: %s", strerror(-r));
@@ -516,6 +533,11 @@ ControlServer *control_server_free(ControlServer *s) {
 
 void control_server_set_address_func(ControlServer *s, ControlAddressFunc func, void *userdata) {
         frame_copier_set_address_func(s->copier, func, userdata);
+}
+
+void control_server_set_ring_budget(ControlServer *s, ControlRingBudget func, void *userdata) {
+        s->ring_budget = func;
+        s->ring_budget_userdata = userdata;
 }
 
 unsigned control_server_get_n_rings(const ControlServer *s) {

@@ -70,6 +70,12 @@ int control_server_open_fd(ControlServer *s, int *ret_fd);
  * (see frame-copy.h). */
 void control_server_set_address_func(ControlServer *s, ControlAddressFunc func, void *userdata);
 
+/* Asked before each ring is made (delta +1; < 0 refuses it, with a message
+ * for the capture's LOG frame) and told when a ring goes (delta -1): the
+ * daemon's per-user limit on control rings. */
+typedef int (*ControlRingBudget)(int delta, char *message, size_t message_size, void *userdata);
+void control_server_set_ring_budget(ControlServer *s, ControlRingBudget func, void *userdata);
+
 /* Serves an already connected stream socket; takes ownership of fd. */
 int control_server_add_peer(ControlServer *s, int fd);
 

@@ -276,6 +276,10 @@ int perf_events_disable(PerfEvents *p) {
         return perf_events_ioctl_all(p, PERF_EVENT_IOC_DISABLE);
 }
 
+uint64_t perf_events_get_max_ring_bytes(const PerfEvents *p) {
+        return (uint64_t) p->n_cpus * ((uint64_t) p->config.ring_pages + 1) * (uint64_t) p->page_size;
+}
+
 size_t perf_events_get_n_rings(const PerfEvents *p) {
         return (size_t) p->n_cpus;
 }

@@ -55,6 +55,10 @@ int perf_events_adopt(PerfEvents *p, int fd, int cpu);
 int perf_events_enable(PerfEvents *p);
 int perf_events_disable(PerfEvents *p);
 
+/* The most bytes of ring buffers the events may map (a ring and its
+ * metadata page for every CPU), known before any event is added. */
+uint64_t perf_events_get_max_ring_bytes(const PerfEvents *p);
+
 /* Number of rings (one per CPU that has at least one event) and the fd that
  * polls readable when ring i passes its watermark. */
 size_t perf_events_get_n_rings(const PerfEvents *p);

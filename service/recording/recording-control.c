@@ -30,6 +30,16 @@ void recording_note_program_addresses(int32_t pid, const uint64_t *addrs, size_t
         }
 }
 
+/* Each control ring counts against the owner's per-user limit. */
+static int on_ring_budget(int delta, char *message, size_t message_size, void *userdata) {
+        Recording *r = userdata;
+        if (delta < 0) {
+                user_charge_sub(&r->control_ring_charge, (uint64_t) -delta);
+                return 0;
+        }
+        return user_charge_add(&r->control_ring_charge, (uint64_t) delta, message, message_size);
+}
+
 /* Fills a start failure (see RecordingError). */
 static int control_error(RecordingError *e, int ret, const char *name, const char *what, const char *why) {
         e->name = name;
@@ -44,6 +54,8 @@ int recording_control_start(Recording *r, RecordingError *error) {
                 return control_error(error, ret, PERISCOPE_ERROR_FAILED, "cannot start the control fd server",
                                      strerror(-ret));
         control_server_set_address_func(r->control, recording_note_program_addresses, r);
+        user_charge_init(&r->control_ring_charge, r->limits, r->owner_uid, USER_RESOURCE_CONTROL_RINGS);
+        control_server_set_ring_budget(r->control, on_ring_budget, r);
 
         /* An empty `counters` list turns the counters off. */
         if (r->options.counters && !r->options.counters[0])
@@ -81,11 +93,13 @@ void recording_control_stop(Recording *r) {
         if (st->write_error < 0)
                 log_recording(LOG_ERR, r->id, "writing control ring frames failed: %s", strerror(-st->write_error));
         control_server_free(TAKE_PTR(r->control));
+        user_charge_release(&r->control_ring_charge);
 }
 
 void recording_control_free(Recording *r) {
         counters_free(TAKE_PTR(r->counters));
         control_server_free(TAKE_PTR(r->control));
+        user_charge_release(&r->control_ring_charge);
 }
 
 int recording_open_control_fd(Recording *r, int *ret_fd) {

@@ -667,6 +667,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 r->bad_records += perf_events_get_bad_records(r->perf);
                 perf_events_free(TAKE_PTR(r->perf));
         }
+        user_charge_release(&r->ring_charge);
         if (r->command_cmdline && r->writer) /* the command never exec'd: named as it was */
                 (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
                                                   r->command_cmdline);
@@ -723,6 +724,14 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
         int ret = perf_events_new(&cfg, &r->perf);
         if (ret < 0)
                 return perf_error(error, ret, "this recording");
+        /* The rings are locked by root: count them against the owner. */
+        user_charge_init(&r->ring_charge, r->limits, r->owner_uid, USER_RESOURCE_LOCKED_MEMORY);
+        ret = user_charge_add(&r->ring_charge, perf_events_get_max_ring_bytes(r->perf), error->message,
+                              sizeof(error->message));
+        if (ret < 0) {
+                error->name = periscope_error_from_errno(ret);
+                return ret;
+        }
         if (r->options.system) {
                 ret = perf_events_add_system(r->perf);
                 if (ret < 0)
@@ -864,6 +873,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         r->owner_uid = setup->owner_uid;
         r->kernel = setup->kernel;
         r->check_owner = setup->check_owner;
+        r->limits = setup->limits;
         r->event = sd_event_ref(setup->event);
         r->unwind_tables = setup->unwind_tables;
         if (r->unwind_tables)
@@ -947,6 +957,7 @@ Recording *recording_free(Recording *r) {
         recording_control_free(r);
         trace_fds_free(r->trace);
         perf_events_free(r->perf);
+        user_charge_release(&r->ring_charge);
         capture_writer_free(r->writer);
         free(r->target_sources);
         sample_unwinder_done(&r->unwinder);

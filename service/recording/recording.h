@@ -26,6 +26,7 @@
 #include "resolver.h"
 #include "symbolize.h"
 #include "unwind.h"
+#include "user-limits.h"
 
 typedef struct Recording Recording;
 
@@ -68,6 +69,7 @@ typedef struct RecordingSetup {
                                           * held by pidfd, when its events are opened */
         size_t max_pinned_files;         /* the recording's share of the daemon's fds */
         UnwindTables *unwind_tables;     /* the daemon's (dwarf/auto; NULL for fp) */
+        UserLimits *limits;              /* the daemon's per-uid limits (ring memory, control rings) */
         HelperClientConfig helper;       /* how helpers are started (symbolize stage) */
         const RecordingObserver *observer;
         void *observer_userdata;
@@ -85,6 +87,8 @@ struct Recording {
         uid_t owner_uid;
         bool kernel;
         bool check_owner;
+        UserLimits *limits;
+        UserCharge ring_charge;    /* the perf rings, against the owner's limit */
         sd_event *event;
         UnwindTables *unwind_tables;
         HelperClientConfig helper;
@@ -136,6 +140,7 @@ struct Recording {
 
         /* Control fd rings and system counters (recording-control.c). */
         ControlServer *control;
+        UserCharge control_ring_charge; /* its rings, against the owner's limit */
         Counters *counters;
         CounterIdAllocator counter_ids;
         TraceFds *trace;           /* Sysprof trace fds handed out (recording-trace.c); NULL if none */

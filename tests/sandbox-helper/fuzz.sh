@@ -2,10 +2,16 @@
 # Builds the libFuzzer target over the helper's parsing entry points with
 # clang (ASan+UBSan+libFuzzer) and runs it for a fixed number of inputs from
 # a seed corpus of real ELF files. Fails on any crash, leak or sanitizer report.
-# usage: fuzz.sh SRCROOT RUNS
+# usage: fuzz.sh SRCROOT RUNS (or SECONDSs, e.g. 600s: fuzz each target that long; tests/fuzz/run-long.sh)
 set -euo pipefail
 src=$1
 runs=${2:-3000}
+if [[ $runs == *s ]]; then
+        helper_limit=(-max_total_time="${runs%s}") client_limit=(-max_total_time="${runs%s}")
+        jit_limit=(-max_total_time="${runs%s}")
+else
+        helper_limit=(-runs="$runs") client_limit=(-runs="$((runs * 10))") jit_limit=(-runs="$((runs * 3))")
+fi
 command -v clang >/dev/null || { echo "clang is missing: apt-get install -y clang libclang-rt-14-dev"; exit 1; }
 tmp=$(mktemp -d /tmp/periscope-fuzz.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -46,7 +52,7 @@ printf '\177ELF\002\001\001' > "$tmp/corpus/header-only"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$tmp"
-"$tmp/fuzz-helper" -seed=1 -runs="$runs" -max_len=65536 -rss_limit_mb=2048 -timeout=20 corpus 2>&1 | tail -25
-"$tmp/fuzz-client" -seed=1 -runs="$((runs * 10))" -max_len=4096 -timeout=20 "$tmp/client-corpus" 2>&1 | tail -3
-(cd "$tmp" && "$tmp/fuzz-jit" -seed=1 -runs="$((runs * 3))" -max_len=16384 -timeout=20 "$tmp/jit-corpus" 2>&1 | tail -3)
-echo "fuzz: $runs helper inputs, $((runs * 3)) JIT files and $((runs * 10)) answers without a crash"
+"$tmp/fuzz-helper" -seed=1 "${helper_limit[@]}" -max_len=65536 -rss_limit_mb=2048 -timeout=20 corpus 2>&1 | tail -25
+"$tmp/fuzz-client" -seed=1 "${client_limit[@]}" -max_len=4096 -timeout=20 "$tmp/client-corpus" 2>&1 | tail -3
+(cd "$tmp" && "$tmp/fuzz-jit" -seed=1 "${jit_limit[@]}" -max_len=16384 -timeout=20 "$tmp/jit-corpus" 2>&1 | tail -3)
+echo "fuzz: helper ${helper_limit[*]}, JIT files ${jit_limit[*]}, answers ${client_limit[*]}: no crash"

@@ -1,0 +1,144 @@
+/* user-limits.c: per-uid accounting of recordings, ring memory and
+ * control rings (user-limits.h). */
+#include "user-limits.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "basic.h"
+
+typedef struct UserUsage {
+        uid_t uid;
+        uint64_t used[_USER_RESOURCE_MAX];
+} UserUsage;
+
+struct UserLimits {
+        UserLimitsConfig config;
+        UserUsage *users;          /* uids holding anything; few, so a plain array */
+        size_t n_users, allocated_users;
+};
+
+static const char *const resource_options[_USER_RESOURCE_MAX] = {
+        [USER_RESOURCE_RECORDINGS] = "--max-recordings-per-user",
+        [USER_RESOURCE_LOCKED_MEMORY] = "--max-locked-memory-per-user",
+        [USER_RESOURCE_CONTROL_RINGS] = "--max-control-rings-per-user",
+};
+
+const char *user_resource_option(UserResource resource) {
+        return resource < _USER_RESOURCE_MAX ? resource_options[resource] : "?";
+}
+
+/* A DWARF recording maps 4 MiB and a page per CPU (service/recording). */
+#define DWARF_RING_BYTES ((4ull << 20) + 4096)
+
+void user_limits_config_default(UserLimitsConfig *ret) {
+        long cpus = sysconf(_SC_NPROCESSORS_CONF);
+        uint64_t two_dwarf = 2 * (uint64_t) (cpus > 0 ? cpus : 1) * DWARF_RING_BYTES;
+        *ret = (UserLimitsConfig) { .max = {
+                [USER_RESOURCE_RECORDINGS] = USER_LIMITS_DEFAULT_RECORDINGS,
+                [USER_RESOURCE_LOCKED_MEMORY] = two_dwarf > USER_LIMITS_DEFAULT_LOCKED_MEMORY
+                                                        ? two_dwarf
+                                                        : USER_LIMITS_DEFAULT_LOCKED_MEMORY,
+                [USER_RESOURCE_CONTROL_RINGS] = USER_LIMITS_DEFAULT_CONTROL_RINGS,
+        } };
+}
+
+int user_limits_new(const UserLimitsConfig *config, UserLimits **ret) {
+        UserLimits *l = calloc(1, sizeof(UserLimits));
+        if (!l)
+                return -ENOMEM;
+        l->config = *config;
+        *ret = l;
+        return 0;
+}
+
+UserLimits *user_limits_free(UserLimits *l) {
+        if (!l)
+                return NULL;
+        free(l->users);
+        free(l);
+        return NULL;
+}
+
+static UserUsage *find_user(const UserLimits *l, uid_t uid) {
+        for (size_t i = 0; i < l->n_users; i++)
+                if (l->users[i].uid == uid)
+                        return &l->users[i];
+        return NULL;
+}
+
+uint64_t user_limits_get_usage(const UserLimits *l, uid_t uid, UserResource resource) {
+        const UserUsage *u = l && resource < _USER_RESOURCE_MAX ? find_user(l, uid) : NULL;
+        return u ? u->used[resource] : 0;
+}
+
+/* "8 recordings", "64.0 MiB of perf ring memory", "32 control rings" */
+static void format_amount(UserResource resource, uint64_t v, char *buf, size_t size) {
+        if (resource == USER_RESOURCE_LOCKED_MEMORY)
+                snprintf(buf, size, "%.1f MiB of perf ring memory", (double) v / (1 << 20));
+        else
+                snprintf(buf, size, "%llu %s", (unsigned long long) v,
+                         resource == USER_RESOURCE_RECORDINGS ? "recordings" : "control rings");
+}
+
+void user_charge_init(UserCharge *c, UserLimits *l, uid_t uid, UserResource resource) {
+        *c = (UserCharge) { .limits = l, .uid = uid, .resource = resource };
+}
+
+int user_charge_add(UserCharge *c, uint64_t amount, char *message, size_t message_size) {
+        UserLimits *l = c->limits;
+        if (!l)
+                return 0;
+        if (c->resource >= _USER_RESOURCE_MAX)
+                return -EINVAL;
+        UserUsage *u = find_user(l, c->uid);
+        uint64_t used = u ? u->used[c->resource] : 0, max = l->config.max[c->resource];
+        if (c->uid != 0 && max > 0 && (amount > max || used > max - amount)) {
+                char held[64], limit[64], want[64] = "";
+                format_amount(c->resource, used, held, sizeof(held));
+                format_amount(c->resource, max, limit, sizeof(limit));
+                if (c->resource == USER_RESOURCE_LOCKED_MEMORY)
+                        snprintf(want, sizeof(want), " (this needs %.1f MiB more)", (double) amount / (1 << 20));
+                snprintf(message, message_size,
+                         "per-user limit reached: uid %u holds %s%s; the limit is %s per user (periscoped %s); "
+                         "end a recording of yours first",
+                         (unsigned) c->uid, held, want, limit, user_resource_option(c->resource));
+                return -EDQUOT;
+        }
+        if (!u) {
+                if (GROW_ARRAY(l->users, l->allocated_users, l->n_users + 1, 8) < 0)
+                        return -ENOMEM;
+                u = &l->users[l->n_users++];
+                *u = (UserUsage) { .uid = c->uid };
+        }
+        u->used[c->resource] += amount;
+        c->amount += amount;
+        return 0;
+}
+
+void user_charge_sub(UserCharge *c, uint64_t amount) {
+        UserLimits *l = c->limits;
+        if (!l || c->resource >= _USER_RESOURCE_MAX)
+                return;
+        if (amount > c->amount)
+                amount = c->amount;
+        c->amount -= amount;
+        UserUsage *u = find_user(l, c->uid);
+        if (!u)
+                return;
+        u->used[c->resource] -= amount <= u->used[c->resource] ? amount : u->used[c->resource];
+        bool empty = true;
+        for (size_t i = 0; i < _USER_RESOURCE_MAX; i++)
+                empty = empty && u->used[i] == 0;
+        if (empty)
+                *u = l->users[--l->n_users];
+}
+
+void user_charge_release(UserCharge *c) {
+        if (!c)
+                return;
+        user_charge_sub(c, c->amount);
+        *c = (UserCharge) {};
+}

@@ -1,0 +1,115 @@
+/* test-user-limits-units.c: the per-uid account of service/recording/
+ * user-limits.c: charges add up per uid and resource, a refusal leaves
+ * nothing charged and names the limit, root is never refused, giving back
+ * restores the room, 0 means no limit, and a charge without limits counts
+ * nothing. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test-check.h"
+#include "user-limits.h"
+
+static UserLimits *limits_new(uint64_t recordings, uint64_t bytes, uint64_t rings) {
+        UserLimitsConfig c = { .max = { [USER_RESOURCE_RECORDINGS] = recordings,
+                                        [USER_RESOURCE_LOCKED_MEMORY] = bytes,
+                                        [USER_RESOURCE_CONTROL_RINGS] = rings } };
+        UserLimits *l = NULL;
+        CHECK(user_limits_new(&c, &l) == 0 && l);
+        return l;
+}
+
+static void test_recordings(void) {
+        UserLimits *l = limits_new(2, 0, 0);
+        UserCharge a, b, c, other, root;
+        char msg[512] = "";
+        user_charge_init(&a, l, 1000, USER_RESOURCE_RECORDINGS);
+        user_charge_init(&b, l, 1000, USER_RESOURCE_RECORDINGS);
+        user_charge_init(&c, l, 1000, USER_RESOURCE_RECORDINGS);
+        CHECK(user_charge_add(&a, 1, msg, sizeof(msg)) == 0);
+        CHECK(user_charge_add(&b, 1, msg, sizeof(msg)) == 0);
+        CHECK(user_charge_add(&c, 1, msg, sizeof(msg)) == -EDQUOT);
+        CHECK_MSG(strcmp(msg, "per-user limit reached: uid 1000 holds 2 recordings; the limit is 2 recordings per user "
+                              "(periscoped --max-recordings-per-user); end a recording of yours first") == 0,
+                  "message: %s", msg);
+        CHECK(c.amount == 0 && user_limits_get_usage(l, 1000, USER_RESOURCE_RECORDINGS) == 2);
+
+        /* another uid has its own room; root is counted, never refused */
+        user_charge_init(&other, l, 1001, USER_RESOURCE_RECORDINGS);
+        CHECK(user_charge_add(&other, 2, msg, sizeof(msg)) == 0);
+        user_charge_init(&root, l, 0, USER_RESOURCE_RECORDINGS);
+        CHECK(user_charge_add(&root, 50, msg, sizeof(msg)) == 0);
+        CHECK(user_limits_get_usage(l, 0, USER_RESOURCE_RECORDINGS) == 50);
+
+        /* giving one back makes room for one */
+        user_charge_release(&a);
+        CHECK(a.limits == NULL && a.amount == 0);
+        CHECK(user_charge_add(&c, 1, msg, sizeof(msg)) == 0);
+        user_charge_release(&a); /* twice: no-op */
+        CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_RECORDINGS) == 2);
+        user_charge_release(&b);
+        user_charge_release(&c);
+        user_charge_release(&other);
+        user_charge_release(&root);
+        CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_RECORDINGS) == 0);
+        CHECK(user_limits_get_usage(l, 0, USER_RESOURCE_RECORDINGS) == 0);
+        user_limits_free(l);
+}
+
+static void test_memory_and_rings(void) {
+        UserLimits *l = limits_new(0, 10u << 20, 3);
+        UserCharge m, r;
+        char msg[512] = "";
+        user_charge_init(&m, l, 1000, USER_RESOURCE_LOCKED_MEMORY);
+        CHECK(user_charge_add(&m, 8u << 20, msg, sizeof(msg)) == 0);
+        CHECK(user_charge_add(&m, 4u << 20, msg, sizeof(msg)) == -EDQUOT);
+        CHECK_MSG(strstr(msg, "uid 1000 holds 8.0 MiB of perf ring memory (this needs 4.0 MiB more); the limit is "
+                              "10.0 MiB of perf ring memory per user (periscoped --max-locked-memory-per-user)") != NULL,
+                  "message: %s", msg);
+        /* an amount past the limit on its own, and one that would overflow */
+        CHECK(user_charge_add(&m, UINT64_MAX, msg, sizeof(msg)) == -EDQUOT);
+        CHECK(m.amount == 8u << 20);
+
+        /* rings come and go one by one on one charge */
+        user_charge_init(&r, l, 1000, USER_RESOURCE_CONTROL_RINGS);
+        for (int i = 0; i < 3; i++)
+                CHECK(user_charge_add(&r, 1, msg, sizeof(msg)) == 0);
+        CHECK(user_charge_add(&r, 1, msg, sizeof(msg)) == -EDQUOT);
+        CHECK(strstr(msg, "holds 3 control rings; the limit is 3 control rings per user") != NULL);
+        user_charge_sub(&r, 1);
+        CHECK(user_charge_add(&r, 1, msg, sizeof(msg)) == 0);
+        user_charge_sub(&r, 10); /* more than charged: gives back what it has */
+        CHECK(r.amount == 0 && user_limits_get_usage(l, 1000, USER_RESOURCE_CONTROL_RINGS) == 0);
+        /* the recordings limit is 0: none */
+        UserCharge many;
+        user_charge_init(&many, l, 1000, USER_RESOURCE_RECORDINGS);
+        CHECK(user_charge_add(&many, 100000, msg, sizeof(msg)) == 0);
+        user_charge_release(&many);
+        user_charge_release(&m);
+        CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_LOCKED_MEMORY) == 0);
+        user_limits_free(l);
+
+        /* without limits nothing is counted or refused */
+        UserCharge free_charge;
+        user_charge_init(&free_charge, NULL, 1000, USER_RESOURCE_RECORDINGS);
+        CHECK(user_charge_add(&free_charge, UINT64_MAX, msg, sizeof(msg)) == 0);
+        user_charge_release(&free_charge);
+}
+
+static void test_defaults(void) {
+        UserLimitsConfig c;
+        user_limits_config_default(&c);
+        CHECK(c.max[USER_RESOURCE_RECORDINGS] == 8);
+        CHECK(c.max[USER_RESOURCE_LOCKED_MEMORY] >= 128ull << 20);
+        CHECK(c.max[USER_RESOURCE_CONTROL_RINGS] == 32);
+}
+
+int main(void) {
+        test_recordings();
+        test_memory_and_rings();
+        test_defaults();
+        if (failures)
+                return 1;
+        printf("ok: per-uid limits\n");
+        return 0;
+}
