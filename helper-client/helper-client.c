@@ -22,6 +22,7 @@
 
 #include "basic.h"
 #include "protocol.h"
+#include "sandbox-seccomp.h"
 
 #define CLIENT_BATCH 256u
 
@@ -106,12 +107,15 @@ int helper_client_new(const HelperClientConfig *config, HelperClient **ret) {
         return 0;
 }
 
+/* The fd number bwrap reads the seccomp filter from (--seccomp). */
+#define SECCOMP_FILTER_FD "4"
+
 /* Runs in the forked child: fds first, then limits, then exec bwrap.
  * The fds are moved before RLIMIT_NOFILE is lowered: a daemon holding
  * thousands of pinned files has every low number taken, and F_DUPFD past
  * a lowered limit fails with EMFILE. Only async-signal-safe calls. */
 static void __attribute__((noreturn)) exec_sandbox(const HelperClientConfig *cfg, int sock, int out_fd,
-                                                   char *const *argv) {
+                                                   int seccomp_fd, char *const *argv) {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 _exit(127);
 
@@ -120,14 +124,17 @@ static void __attribute__((noreturn)) exec_sandbox(const HelperClientConfig *cfg
                 _exit(127);
         /* move the socket and output above 3 without clobbering, then onto
          * their fixed numbers */
-        int s = sock >= 0 ? fcntl(sock, F_DUPFD, 4) : devnull;
-        int o = fcntl(out_fd >= 0 ? out_fd : devnull, F_DUPFD, 4);
-        if (s < 0 || o < 0 || dup2(devnull, 0) < 0 || dup2(o, 1) < 0 || (sock >= 0 && dup2(s, 3) < 0))
+        int s = sock >= 0 ? fcntl(sock, F_DUPFD, 5) : devnull;
+        int o = fcntl(out_fd >= 0 ? out_fd : devnull, F_DUPFD, 5);
+        int f = fcntl(seccomp_fd, F_DUPFD, 5);
+        if (s < 0 || o < 0 || f < 0 || dup2(devnull, 0) < 0 || dup2(o, 1) < 0 || (sock >= 0 && dup2(s, 3) < 0) ||
+            dup2(f, 4) < 0)
                 _exit(127);
         if (sock < 0)
                 (void) close(3);
-        /* everything else goes: the sandbox sees only 0, 1, 2 and 3 */
-        if (close_range(4, ~0U, 0) < 0)
+        /* everything else goes: the sandbox sees only 0, 1, 2 and 3, and
+         * bwrap the filter on 4, which it closes after loading it */
+        if (close_range(5, ~0U, 0) < 0)
                 _exit(127);
 
         struct rlimit rl;
@@ -164,6 +171,10 @@ static int build_argv(const HelperClientConfig *cfg, char *const *helper_args, c
                 "--new-session",
                 "--die-with-parent",
                 "--cap-drop", "ALL",
+                /* no user namespaces inside (bwrap >= 0.8), and the system
+                 * call filter of sandbox-seccomp.h, which denies them too */
+                "--disable-userns",
+                "--seccomp", SECCOMP_FILTER_FD,
                 "--clearenv",
                 "--ro-bind", "/usr", "/usr",
                 "--symlink", "usr/lib", "/lib",
@@ -221,11 +232,14 @@ static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int ch
         int r = build_argv(cfg, helper_args, asan_options, sizeof asan_options, &argv);
         if (r < 0)
                 return r;
+        _cleanup_close_ int seccomp_fd = sandbox_seccomp_filter_fd(SANDBOX_SECCOMP_PARSER);
+        if (seccomp_fd < 0)
+                return seccomp_fd;
         pid_t pid = fork();
         if (pid < 0)
                 return -errno;
         if (pid == 0)
-                exec_sandbox(cfg, child_sock, out_fd, argv);
+                exec_sandbox(cfg, child_sock, out_fd, seccomp_fd, argv);
         *ret = pid;
         return 0;
 }

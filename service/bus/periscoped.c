@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "basic.h"
+#include "capability-drop.h"
 #include "manager.h"
 #include "protocol.h"
 #include "recording-bus.h"
@@ -252,6 +253,11 @@ int main(int argc, char **argv) {
         d.m.idle_timeout_usec = (uint64_t) idle_timeout * 1000000;
         d.m.rlimit_files = raise_fd_limit();
         raise_priority();
+        r = capability_drop_unused();
+        if (r < 0) {
+                log_error("cannot drop unused capabilities: %s", strerror(-r));
+                return 1;
+        }
         manager_init_helper_config(&d.m);
         sigset_t mask;
         sigemptyset(&mask);
