@@ -57,38 +57,9 @@ static void config_defaults(HelperClientConfig *c) {
                 c->timeout_ms = 10000;
 }
 
-/* The helper next to the running program in a build tree
- * (build/service/periscoped -> build/sandbox-helper/periscope-helper), so a
- * private periscoped started from a build finds its own helper. */
-static char *build_tree_helper_path(void) {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0)
-                return NULL;
-        self[n] = 0;
-        char *slash = strrchr(self, '/');
-        if (!slash)
-                return NULL;
-        *slash = 0;
-        _cleanup_free_ char *candidate = NULL;
-        if (asprintf(&candidate, "%s/../sandbox-helper/periscope-helper", self) < 0)
-                return NULL;
-        if (access(candidate, X_OK) < 0)
-                return NULL;
-        return realpath(candidate, NULL);
-}
-
 static char *resolve_helper_path(const HelperClientConfig *c) {
-        const char *p = c->helper_path;
-        if (!p)
-                p = getenv("PERISCOPE_HELPER");
-        if (!p) {
-                char *built = build_tree_helper_path();
-                if (built)
-                        return built;
-                p = PERISCOPE_LIBEXECDIR "/periscope-helper";
-        }
-        return realpath(p, NULL);
+        return sandbox_program_path(c->helper_path, "PERISCOPE_HELPER", "sandbox-helper/periscope-helper",
+                                    PERISCOPE_LIBEXECDIR "/periscope-helper");
 }
 
 int helper_client_new(const HelperClientConfig *config, HelperClient **ret) {
@@ -114,7 +85,7 @@ int helper_client_new(const HelperClientConfig *config, HelperClient **ret) {
 /* bwrap command line: the common sandbox (sandbox-launch.h), uid 65534
  * inside, the helper binary read-only, nothing else. */
 static int build_argv(const SandboxLaunch *l, const HelperClientConfig *cfg, char *const *helper_args,
-                      char *asan_options, size_t asan_options_size, char seccomp_fd_arg[16], char ***ret) {
+                      SandboxArgvStrings *strings, char ***ret) {
         size_t n_args = 0;
         while (helper_args[n_args])
                 n_args++;
@@ -122,26 +93,11 @@ static int build_argv(const SandboxLaunch *l, const HelperClientConfig *cfg, cha
         _cleanup_free_ char **argv = calloc(max, sizeof(char *));
         if (!argv)
                 return -ENOMEM;
-        size_t i = sandbox_argv_head(l, argv, seccomp_fd_arg);
+        size_t i = sandbox_argv_head(l, argv, strings);
         argv[i++] = "--uid";
         argv[i++] = "65534";
         argv[i++] = "--gid";
         argv[i++] = "65534";
-        /* sanitizer builds: keep the runtime's options (leak checking cannot
-         * ptrace inside the sandbox) */
-        const char *ao = getenv("ASAN_OPTIONS");
-        const char *uo = getenv("UBSAN_OPTIONS");
-        if (ao) {
-                snprintf(asan_options, asan_options_size, "%s:detect_leaks=0", ao);
-                argv[i++] = "--setenv";
-                argv[i++] = "ASAN_OPTIONS";
-                argv[i++] = asan_options;
-        }
-        if (uo) {
-                argv[i++] = "--setenv";
-                argv[i++] = "UBSAN_OPTIONS";
-                argv[i++] = (char *) uo;
-        }
         argv[i++] = "--ro-bind";
         argv[i++] = (char *) cfg->helper_path;
         argv[i++] = "/run/periscope-helper";
@@ -174,8 +130,8 @@ static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int ch
                 .max_files = cfg->max_files,
         };
         _cleanup_free_ char **argv = NULL;
-        char asan_options[512], seccomp_fd_arg[16];
-        int r = build_argv(&l, cfg, helper_args, asan_options, sizeof asan_options, seccomp_fd_arg, &argv);
+        SandboxArgvStrings strings;
+        int r = build_argv(&l, cfg, helper_args, &strings, &argv);
         if (r < 0)
                 return r;
         return sandbox_spawn(&l, argv, ret);

@@ -4,15 +4,52 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "basic.h"
 
-size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, char seccomp_fd_arg[16]) {
+/* build_tree_path next to the running program's folder in a build tree, so a
+ * private periscoped started from a build finds its own helpers. */
+static char *build_tree_program_path(const char *build_tree_path) {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+                return NULL;
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (!slash)
+                return NULL;
+        *slash = 0;
+        _cleanup_free_ char *candidate = NULL;
+        if (asprintf(&candidate, "%s/../%s", self, build_tree_path) < 0)
+                return NULL;
+        if (access(candidate, X_OK) < 0)
+                return NULL;
+        return realpath(candidate, NULL);
+}
+
+char *sandbox_program_path(const char *explicit_path, const char *env_var, const char *build_tree_path,
+                           const char *installed) {
+        const char *p = explicit_path;
+        if (!p)
+                p = getenv(env_var);
+        if (!p) {
+                char *built = build_tree_program_path(build_tree_path);
+                if (built)
+                        return built;
+                p = installed;
+        }
+        return realpath(p, NULL);
+}
+
+size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings *strings) {
         static const char *const head[] = {
                 "bwrap",
                 "--unshare-all",          /* net, pid, ipc, uts, cgroup, user (when possible) */
@@ -36,9 +73,24 @@ size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, char seccomp_fd_ar
         size_t i = 0;
         for (; i < ELEMENTSOF(head); i++)
                 argv[i] = (char *) head[i];
-        snprintf(seccomp_fd_arg, 16, "%zu", 3 + l->n_fds);
+        snprintf(strings->seccomp_fd, sizeof strings->seccomp_fd, "%zu", 3 + l->n_fds);
         argv[i++] = "--seccomp";
-        argv[i++] = seccomp_fd_arg;
+        argv[i++] = strings->seccomp_fd;
+        /* sanitizer builds: keep the runtime's options (leak checking cannot
+         * ptrace inside the sandbox) */
+        const char *ao = getenv("ASAN_OPTIONS");
+        const char *uo = getenv("UBSAN_OPTIONS");
+        if (ao) {
+                snprintf(strings->asan_options, sizeof strings->asan_options, "%s:detect_leaks=0", ao);
+                argv[i++] = "--setenv";
+                argv[i++] = "ASAN_OPTIONS";
+                argv[i++] = strings->asan_options;
+        }
+        if (uo) {
+                argv[i++] = "--setenv";
+                argv[i++] = "UBSAN_OPTIONS";
+                argv[i++] = (char *) uo;
+        }
         return i;
 }
 

@@ -31,11 +31,25 @@ typedef struct SandboxLaunch {
         unsigned max_files;        /* RLIMIT_NOFILE */
 } SandboxLaunch;
 
+/* Strings the command line points into; lives as long as the argv. */
+typedef struct SandboxArgvStrings {
+        char seccomp_fd[16];
+        char asan_options[512];
+} SandboxArgvStrings;
+
 /* Writes the common head of a bwrap command line into argv (room for
- * SANDBOX_ARGV_HEAD_MAX entries), the seccomp filter's fd number (the fd
- * after the launch's own, as sandbox_spawn() places it) into
- * seccomp_fd_arg; returns how many entries it wrote. */
-size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, char seccomp_fd_arg[16]);
+ * SANDBOX_ARGV_HEAD_MAX entries): the options above, the seccomp filter's
+ * fd (the one after the launch's own, as sandbox_spawn() places it), and in
+ * sanitizer builds the runtime's options. Returns how many it wrote. */
+size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings *strings);
+
+/* The absolute path of a program to run in a sandbox: explicit when not
+ * NULL, else $env_var, else build_tree_path relative to the folder above the
+ * running program's (build/service/periscoped finds
+ * build/sandbox-helper/periscope-helper), else installed. NULL with errno
+ * set when it does not exist. */
+char *sandbox_program_path(const char *explicit_path, const char *env_var, const char *build_tree_path,
+                           const char *installed);
 
 /* Forks and execs bwrap with argv (NULL-terminated, argv[0] "bwrap"). */
 int sandbox_spawn(const SandboxLaunch *l, char *const *argv, pid_t *ret);

@@ -43,12 +43,15 @@ typedef enum HelperMessageType {
         HELPER_MSG_SYMBOLIZE         = 2,  /* fds: [file, debug file?]; payload: see below */
         HELPER_MSG_COMPILE_UNWIND    = 3,  /* compile a file's unwind table (unwind-table.h) */
         HELPER_MSG_JIT_NAMES         = 4,  /* fds: [perf map or jitdump]; names of JIT code addresses */
+        /* to periscope-debuginfod-fetch, not to the helper: see below */
+        HELPER_MSG_DEBUGINFOD_FETCH  = 16,
 
         HELPER_MSG_REPLY             = 0x8000, /* reply type = request type | HELPER_MSG_REPLY */
         HELPER_MSG_IDENTIFY_REPLY    = HELPER_MSG_REPLY | HELPER_MSG_IDENTIFY,
         HELPER_MSG_SYMBOLIZE_REPLY   = HELPER_MSG_REPLY | HELPER_MSG_SYMBOLIZE,
         HELPER_MSG_COMPILE_UNWIND_REPLY = HELPER_MSG_REPLY | HELPER_MSG_COMPILE_UNWIND,
         HELPER_MSG_JIT_NAMES_REPLY   = HELPER_MSG_REPLY | HELPER_MSG_JIT_NAMES,
+        HELPER_MSG_DEBUGINFOD_FETCH_REPLY = HELPER_MSG_REPLY | HELPER_MSG_DEBUGINFOD_FETCH,
         HELPER_MSG_ERROR             = 0xffff, /* payload: i32 -errno, string message */
 } HelperMessageType;
 
@@ -204,6 +207,14 @@ typedef enum HelperJitStatus {
 typedef enum HelperJitFlags {
         HELPER_JIT_HAS_SOURCE = 1u << 0, /* source file and line are set (jitdump DEBUG_INFO) */
 } HelperJitFlags;
+/* ---- DEBUGINFOD_FETCH ---- (periscope-debuginfod-fetch, one request per run)
+ * request payload: u32 timeout in seconds (1..HELPER_MAX_FETCH_TIMEOUT),
+ *   u32 build_id_size (1..HELPER_MAX_BUILD_ID), build_id bytes. No fds.
+ * reply payload: empty; fds: [the debug file, as the fetcher's cache holds
+ *   it]. The daemon checks that it is a regular file and that its build-id
+ *   is the one asked for (IDENTIFY in the helper) before using it.
+ * Failures are HELPER_MSG_ERROR replies (-ENOENT: no server has it). */
+#define HELPER_MAX_FETCH_TIMEOUT 600u
 
 /* ---- Encoding helpers shared by both ends (bounds-checked) ---- */
 

@@ -327,6 +327,13 @@ def case_debuginfod(tmp):
         check(info["debug-file"].startswith("debuginfod "), "fetched from debuginfod: %s" % info["debug-file"])
         check(chain_names(r, o["inner"]) == ["inner_inline", "outer_inline", "work_function"],
               "names from the debuginfod file")
+        if os.geteuid() == 0:
+            # root's fetches run as the fetcher's own unprivileged user, in its cache
+            bid = [l.split()[-1] for l in subprocess.run(["readelf", "-n", b], capture_output=True, text=True)
+                   .stdout.splitlines() if "Build ID" in l][0]
+            cached = os.path.join("/var/cache/periscope/debuginfod", bid, "debuginfo")
+            st = os.stat(cached)
+            check(st.st_uid != 0, "the fetcher (not root) wrote %s: uid %d" % (cached, st.st_uid))
     finally:
         srv.kill()
         srv.wait()
