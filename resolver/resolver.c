@@ -53,6 +53,8 @@ struct Resolver {
         void *pin_userdata;
         ResolverLogFunc log_func;
         void *log_userdata;
+        UserFileParser parser;        /* the helper for users' files, started on first use */
+        bool helper_tried;
 };
 
 static const char *const method_names[_RESOLVER_METHOD_MAX] = {
@@ -109,9 +111,26 @@ void resolver_log_warning(void *userdata, const char *message) {
         log_warning("resolver: %s", message);
 }
 
-static void podman_warn(void *userdata, const char *message) {
+static void parser_warn(void *userdata, const char *message) {
         Resolver *r = userdata;
         r->log_func(r->log_userdata, message);
+}
+
+/* The helper's timeout for users' files: small files, parsed while the
+ * daemon's event loop waits. */
+#define USER_FILE_TIMEOUT_MS 5000
+
+const UserFileParser *resolver_user_file_parser(Resolver *r) {
+        if (!r->helper_tried) {
+                r->helper_tried = true;
+                int k = helper_client_new(&(HelperClientConfig) { .timeout_ms = USER_FILE_TIMEOUT_MS }, &r->parser.helper);
+                if (k < 0) {
+                        r->parser.helper = NULL;
+                        log_warning("resolver: cannot find the sandboxed helper for Podman storage and /.flatpak-info: %s",
+                                    strerror(-k));
+                }
+        }
+        return &r->parser;
 }
 
 int resolver_new(Resolver **ret) {
@@ -120,6 +139,7 @@ int resolver_new(Resolver **ret) {
                 return -ENOMEM;
         r->methods = ~0u;
         r->log_func = no_log;
+        r->parser = (UserFileParser) { .warn = parser_warn, .userdata = r };
         *ret = r;
         return 0;
 }
@@ -150,6 +170,7 @@ Resolver *resolver_free(Resolver *r) {
                 podman_storage_free(r->storages[i].storage);
         free(r->storages);
         mount_table_free(r->host_mounts);
+        helper_client_free(r->parser.helper);
         free(r);
         return NULL;
 }
@@ -199,7 +220,7 @@ static PodmanStorage *storage_for_uid(Resolver *r, uid_t uid) {
                 return NULL;
         r->storages = ns;
         PodmanStorage *s = NULL;
-        if (podman_storage_open(uid, podman_warn, r, &s) < 0)
+        if (podman_storage_open(uid, resolver_user_file_parser(r), &s) < 0)
                 s = NULL;
         r->storages[r->n_storages++] = (StorageEntry) { uid, s };
         return s;
@@ -221,7 +242,7 @@ int resolver_remember_process(Resolver *r, pid_t pid) {
                 return -ENOMEM;
         p = tmp;
         p->pid = pid;
-        int k = container_info_classify(pid, &p->info);
+        int k = container_info_classify(pid, resolver_user_file_parser(r), &p->info);
         if (k < 0)
                 return k;
         if (mount_table_load(pid, &p->mounts) < 0)

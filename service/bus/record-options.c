@@ -265,7 +265,7 @@ static int expand_container(RecordOptions *o, uid_t caller_uid, sd_bus_error *er
                 return k;
         /* Not running now but it exists (a stopped Podman container, an
          * installed Flatpak app): the recording waits for its processes. */
-        if (added == 0 && container_exists(o->container, caller_uid)) {
+        if (added == 0 && container_exists(r, o->container, caller_uid)) {
                 o->container_waiting = true;
                 return 0;
         }
