@@ -190,7 +190,10 @@ int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, 
                 JsonNode *l = find_by_id(layers, cur);
                 if (!l)
                         return fail(why, why_size, -EINVAL, "layer %s is missing", cur);
+                JsonNode *parent = json_object_get_member(json_node_get_object(l), "parent");
                 cur = member_string(l, "parent");
+                if (parent && !cur && !JSON_NODE_HOLDS_NULL(parent))
+                        return fail(why, why_size, -EINVAL, "the parent of layer %s is not a string", chain[n - 1]);
         }
         helper_put_u32(reply, (uint32_t) n);
         for (size_t i = 0; i < n; i++)
