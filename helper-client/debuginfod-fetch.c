@@ -13,7 +13,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "basic.h"
@@ -130,16 +129,10 @@ static int build_argv(const SandboxLaunch *l, const char *urls, SandboxArgvStrin
         return 0;
 }
 
-static int64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads the answer: the debug file's fd, or the fetcher's error. */
 static int read_answer(int sock, uint32_t id, int64_t deadline, char **why) {
         for (;;) {
-                int64_t left = deadline - now_ms();
+                int64_t left = deadline - now_monotonic_ms();
                 if (left <= 0) {
                         *why = strdup("debuginfod: the fetcher timed out");
                         return -ETIMEDOUT;
@@ -253,7 +246,7 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
         r = w.failed ? -ENOMEM : helper_send_message(sock, HELPER_MSG_DEBUGINFOD_FETCH, 1, w.data, w.size, NULL, 0);
         helper_writer_done(&w);
         if (r >= 0)
-                r = read_answer(sock, 1, now_ms() + (int64_t) (timeout_s + 5) * 1000, why);
+                r = read_answer(sock, 1, now_monotonic_ms() + (int64_t) (timeout_s + 5) * 1000, why);
         kill(pid, SIGKILL);
         int status = 0;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
