@@ -48,10 +48,12 @@ int capability_drop_unused(void) {
                 return 0;
         }
         /* The bounding set first, while CAP_SETPCAP is still ours: what root
-         * gains on exec (bwrap) is limited by it. */
+         * gains on exec (bwrap) is limited by it. Only what is still in it:
+         * under systemd's CapabilityBoundingSet= nothing is, and without
+         * CAP_SETPCAP every drop would fail. */
         int r = 0;
         for (cap_value_t c = 0; c < (cap_value_t) cap_max_bits() && r == 0; c++)
-                if (!is_kept(c) && CAP_IS_SUPPORTED(c) && cap_drop_bound(c) < 0)
+                if (!is_kept(c) && CAP_IS_SUPPORTED(c) && cap_get_bound(c) > 0 && cap_drop_bound(c) < 0)
                         r = -errno;
         if (r == 0 && cap_reset_ambient() < 0 && errno != EINVAL)
                 r = -errno;

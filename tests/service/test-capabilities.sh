@@ -47,4 +47,20 @@ grep -qE "inner_c|inner_e|middle_b" "$TEST_TMP/report" || fail "the workload's f
 "$PERISCOPE" report --no-progress --folded "$TEST_TMP/caps.syscap" | grep -qE "\[kernel\]|_raw_spin|syscall|entry_SYSCALL|asm_sysvec|irqentry|do_" ||
         fail "no named kernel frames"
 echo "ok: the reduced daemon recorded nobody's process with kernel stacks and named its functions"
+
+# Started the way the unit starts it (its CapabilityBoundingSet=, no
+# CAP_SETPCAP): nothing to drop, and it must still start.
+kill "$PERISCOPED_PID"; wait "$PERISCOPED_PID" 2>/dev/null || true
+setpriv --bounding-set=-all,+perfmon,+sys_ptrace,+checkpoint_restore,+dac_read_search,+ipc_lock,+syslog,+setfcap \
+        --inh-caps=-all -- "$PERISCOPED" --address="$BUS_ADDRESS" 2>>"$TEST_TMP/periscoped.log" &
+unit_like=$!
+private_bus_track $unit_like
+for _ in $(seq 100); do
+        busctl --address="$BUS_ADDRESS" status org.periscope.Profiler1 >/dev/null 2>&1 && break
+        kill -0 $unit_like 2>/dev/null || { cat "$TEST_TMP/periscoped.log"; fail "periscoped with the unit's bounding set exited at start"; }
+        sleep 0.05
+done
+unit_set=$(printf '%016x' $(( ((1<<38) | (1<<19) | (1<<40) | (1<<2) | (1<<14) | (1<<34) | (1<<31)) & ours )))
+[ "$(capmask CapEff $unit_like)" = "$unit_set" ] || fail "with the unit's bounding set, CapEff is $(capmask CapEff $unit_like), expected $unit_set"
+echo "ok: with the unit's bounding set (no CAP_SETPCAP) periscoped starts with CapEff=$unit_set"
 echo PASS
