@@ -38,6 +38,15 @@ typedef struct StorageEntry {
         PodmanStorage *storage;        /* NULL: none / rejected (cached negative) */
 } StorageEntry;
 
+/* A container found in a store: its layers do not change, so every later
+ * process of it is described without asking the helper again (each ask is
+ * three round trips while the event loop waits). Not found is not kept:
+ * the container may be created later. */
+typedef struct KnownContainer {
+        uid_t uid;
+        PodmanContainer container;
+} KnownContainer;
+
 struct Resolver {
         Pin *pins;
         size_t n_pins;
@@ -45,6 +54,8 @@ struct Resolver {
         size_t n_procs;
         StorageEntry *storages;
         size_t n_storages;
+        KnownContainer *known;
+        size_t n_known;
         MountTable *host_mounts;
         unsigned methods;
         ResolverBuildIdFunc build_id_func;
@@ -169,6 +180,7 @@ Resolver *resolver_free(Resolver *r) {
         for (size_t i = 0; i < r->n_storages; i++)
                 podman_storage_free(r->storages[i].storage);
         free(r->storages);
+        free(r->known);
         mount_table_free(r->host_mounts);
         helper_client_free(r->parser.helper);
         free(r);
@@ -226,6 +238,25 @@ static PodmanStorage *storage_for_uid(Resolver *r, uid_t uid) {
         return s;
 }
 
+/* podman_storage_find_container() for id in uid's store s, answered from
+ * the containers found before when it is one of them. */
+static int find_container(Resolver *r, PodmanStorage *s, uid_t uid, const char *id, PodmanContainer *ret) {
+        for (size_t i = 0; i < r->n_known; i++)
+                if (r->known[i].uid == uid && strcmp(r->known[i].container.id, id) == 0) {
+                        *ret = r->known[i].container;
+                        return 0;
+                }
+        int k = podman_storage_find_container(s, id, ret);
+        if (k < 0 || strcmp(ret->id, id) != 0)
+                return k;
+        KnownContainer *nk = reallocarray(r->known, r->n_known + 1, sizeof(*nk));
+        if (nk) {
+                r->known = nk;
+                r->known[r->n_known++] = (KnownContainer) { uid, *ret };
+        }
+        return 0;
+}
+
 static RememberedProcess *find_remembered(Resolver *r, pid_t pid) {
         for (size_t i = 0; i < r->n_procs; i++)
                 if (r->procs[i]->pid == pid)
@@ -253,7 +284,7 @@ int resolver_remember_process(Resolver *r, pid_t pid) {
                         p->podman = calloc(1, sizeof(*p->podman));
                         if (!p->podman)
                                 return -ENOMEM;
-                        if (podman_storage_find_container(p->storage, p->info.id, p->podman) < 0) {
+                        if (find_container(r, p->storage, p->info.owner_uid, p->info.id, p->podman) < 0) {
                                 free(p->podman);
                                 p->podman = NULL;
                         } else {
@@ -278,7 +309,7 @@ int resolver_describe_container(Resolver *r, ContainerInfo *info) {
         _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
         if (!s || !c)
                 return s ? -ENOMEM : -ENOENT;
-        int k = podman_storage_find_container(s, info->id, c);
+        int k = find_container(r, s, info->owner_uid, info->id, c);
         if (k < 0)
                 return k;
         snprintf(info->name, sizeof(info->name), "%s", c->name);
