@@ -66,6 +66,7 @@ struct Resolver {
         void *log_userdata;
         UserFileParser parser;        /* the helper for users' files, started on first use */
         bool helper_tried;
+        bool helper_borrowed;         /* parser.helper is the owner's (resolver_set_user_file_helper) */
 };
 
 static const char *const method_names[_RESOLVER_METHOD_MAX] = {
@@ -131,6 +132,14 @@ static void parser_warn(void *userdata, const char *message) {
  * daemon's event loop waits. */
 #define USER_FILE_TIMEOUT_MS 5000
 
+void resolver_set_user_file_helper(Resolver *r, HelperClient *helper) {
+        if (!r->helper_borrowed)
+                helper_client_free(r->parser.helper);
+        r->parser.helper = helper;
+        r->helper_borrowed = helper != NULL;
+        r->helper_tried = helper != NULL;
+}
+
 const UserFileParser *resolver_user_file_parser(Resolver *r) {
         if (!r->helper_tried) {
                 r->helper_tried = true;
@@ -182,7 +191,8 @@ Resolver *resolver_free(Resolver *r) {
         free(r->storages);
         free(r->known);
         mount_table_free(r->host_mounts);
-        helper_client_free(r->parser.helper);
+        if (!r->helper_borrowed)
+                helper_client_free(r->parser.helper);
         free(r);
         return NULL;
 }

@@ -91,6 +91,11 @@ void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata);
  * started on first use; warnings through the log function). */
 const UserFileParser *resolver_user_file_parser(Resolver *r);
 
+/* Lends the resolver a helper for users' files (the daemon's, kept running,
+ * so no lookup waits for a sandbox to start); it must outlive the resolver.
+ * NULL: the resolver starts its own on first use. */
+void resolver_set_user_file_helper(Resolver *r, HelperClient *helper);
+
 /* A ResolverLogFunc for programs: "PROGRAM: resolver: MESSAGE" (basic/log.h). */
 void resolver_log_warning(void *userdata, const char *message);
 

@@ -327,6 +327,7 @@ out:
         sysprof3_free(d.sysprof3);
         sd_event_source_disable_unref(d.m.idle_timer);
         unwind_tables_free(d.m.unwind_tables);
+        helper_client_free(d.m.user_file_helper);
         sd_bus_slot_unref(d.m.profiler_slot);
         sd_bus_flush_close_unref(d.m.bus);
         sd_event_unref(d.m.event);

@@ -328,6 +328,7 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 .max_pinned_files = host->max_pinned_files,
                 .unwind_tables = host->unwind_tables,
                 .helper = host->helper,
+                .user_file_helper = host->user_file_helper,
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };

@@ -23,6 +23,7 @@ typedef struct RecordingBusHost {
         size_t max_pinned_files;
         struct UnwindTables *unwind_tables; /* NULL: frame pointers only */
         HelperClientConfig helper;
+        HelperClient *user_file_helper;     /* the daemon's, for Podman JSON and /.flatpak-info */
         /* Called once when the face is freed (the host forgets it). */
         void (*released)(RecordingBus *rb, void *userdata);
         void *userdata;

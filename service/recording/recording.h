@@ -69,6 +69,7 @@ typedef struct RecordingSetup {
         size_t max_pinned_files;         /* the recording's share of the daemon's fds */
         UnwindTables *unwind_tables;     /* the daemon's (dwarf/auto; NULL for fp) */
         HelperClientConfig helper;       /* how helpers are started (symbolize stage) */
+        HelperClient *user_file_helper;  /* the daemon's helper for Podman JSON and /.flatpak-info (borrowed) */
         const RecordingObserver *observer;
         void *observer_userdata;
 } RecordingSetup;
