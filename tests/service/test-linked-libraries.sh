@@ -14,5 +14,7 @@ if echo "$daemon" | grep -E "$network"; then
         fail "periscoped links network-facing libraries (above)"
 fi
 echo "ok: periscoped links $n libraries, none network-facing"
-ldd "$PERISCOPE_DEBUGINFOD_FETCH" | grep -qE "libdebuginfod" || fail "the fetcher does not link libdebuginfod (is the check above looking at the right names?)"
-echo "ok: periscope-debuginfod-fetch links libdebuginfod ($(ldd "$PERISCOPE_DEBUGINFOD_FETCH" | wc -l) libraries)"
+# (the whole list first: grep -q would end the pipe early, and pipefail fail it)
+fetcher=$(ldd "$PERISCOPE_DEBUGINFOD_FETCH")
+echo "$fetcher" | grep -E "libdebuginfod" >/dev/null || fail "the fetcher does not link libdebuginfod (is the check above looking at the right names?)"
+echo "ok: periscope-debuginfod-fetch links libdebuginfod ($(echo "$fetcher" | wc -l) libraries)"
