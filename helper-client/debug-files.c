@@ -2,7 +2,6 @@
  * (same dir, .debug/, debug root + dir) with CRC check, debuginfod. */
 #include "debug-files.h"
 
-#include <elfutils/debuginfod.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "basic.h"
+#include "debuginfod-fetch.h"
 
 const char *debug_file_kind_to_string(DebugFileKind k) {
         switch (k) {
@@ -299,46 +299,27 @@ static int find_in_tree(Lookup *l, const DebugFileTree *t, int fd, const char *b
         return 0;
 }
 
-typedef struct DebuginfodDeadline {
-        time_t deadline;
-} DebuginfodDeadline;
-
-/* Aborts downloads past the deadline (libdebuginfod's own default is 90 s). */
-static int debuginfod_progress(debuginfod_client *client, long a, long b) {
-        DebuginfodDeadline *d = debuginfod_get_user_data(client);
-        return d && time(NULL) > d->deadline ? 1 : 0;
-}
-
 static int find_by_debuginfod(Lookup *l) {
         const DebugFileOptions *o = l->o;
         const HelperIdentity *id = l->id;
         DebugFile *ret = l->ret;
         if (id->build_id_size == 0)
                 return 0;
-        const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
+        const char *urls = getenv("DEBUGINFOD_URLS");
         if (!urls || !*urls) {
                 add_note(ret, "debuginfod: $DEBUGINFOD_URLS is not set, not asked");
                 return 0;
         }
-        debuginfod_client *dc = debuginfod_begin();
-        if (!dc) {
-                add_note(ret, "debuginfod: cannot start a client");
-                return 0;
-        }
-        DebuginfodDeadline d = { time(NULL) + (o->debuginfod_timeout_s ? o->debuginfod_timeout_s : 30) };
-        debuginfod_set_user_data(dc, &d);
-        debuginfod_set_progressfn(dc, debuginfod_progress);
-        char *cache_path = NULL;
-        int dfd = debuginfod_find_debuginfo(dc, id->build_id, (int) id->build_id_size, &cache_path);
-        debuginfod_end(dc);
-        _cleanup_free_ char *cp = cache_path;
+        _cleanup_free_ char *why = NULL;
+        int dfd = debuginfod_fetch(urls, id->build_id, id->build_id_size,
+                                   o->debuginfod_timeout_s ? o->debuginfod_timeout_s : 30, &why);
         if (dfd < 0) {
-                add_note(ret, "debuginfod (%s): %s", urls, strerror(-dfd));
+                add_note(ret, "debuginfod (%s): %s", urls, why ? why : strerror(-dfd));
                 return 0;
         }
         l->source = "debuginfod";
         l->log_refusals = false;
-        return try_build_id_candidate(l, cp ? cp : "debuginfod", dfd, DEBUG_FILE_DEBUGINFOD);
+        return try_build_id_candidate(l, "debuginfod", dfd, DEBUG_FILE_DEBUGINFOD);
 }
 
 int debug_file_find_in_trees(HelperClient *c, const DebugFileOptions *o, int fd, const char *path,

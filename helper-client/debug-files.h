@@ -13,7 +13,7 @@ typedef enum DebugFileKind {
         DEBUG_FILE_NONE,
         DEBUG_FILE_BUILD_ID,    /* <root>/.build-id/xx/rest.debug */
         DEBUG_FILE_DEBUGLINK,   /* .gnu_debuglink in the dir, dir/.debug, <root>/dir */
-        DEBUG_FILE_DEBUGINFOD,  /* fetched by libdebuginfod */
+        DEBUG_FILE_DEBUGINFOD,  /* fetched by periscope-debuginfod-fetch (debuginfod-fetch.h) */
 } DebugFileKind;
 
 /* Largest debug file taken from a container's or app's tree (their owner
@@ -48,7 +48,7 @@ typedef struct DebugFileTree {
 typedef struct DebugFile {
         int fd;             /* the accepted debug file, or -1 */
         DebugFileKind kind;
-        char *path;         /* where it was found (debuginfod: its cache path) */
+        char *path;         /* where it was found ("debuginfod" for a fetched one) */
         const char *source; /* "host", "debuginfod" or the tree's source word; NULL when none */
         char *notes;        /* candidates refused and why, "; "-separated, or NULL */
 } DebugFile;

@@ -22,6 +22,8 @@
 
 #include "basic.h"
 #include "protocol.h"
+#include "sandbox-launch.h"
+#include "sandbox-seccomp.h"
 
 #define CLIENT_BATCH 256u
 
@@ -55,38 +57,9 @@ static void config_defaults(HelperClientConfig *c) {
                 c->timeout_ms = 10000;
 }
 
-/* The helper next to the running program in a build tree
- * (build/service/periscoped -> build/sandbox-helper/periscope-helper), so a
- * private periscoped started from a build finds its own helper. */
-static char *build_tree_helper_path(void) {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0)
-                return NULL;
-        self[n] = 0;
-        char *slash = strrchr(self, '/');
-        if (!slash)
-                return NULL;
-        *slash = 0;
-        _cleanup_free_ char *candidate = NULL;
-        if (asprintf(&candidate, "%s/../sandbox-helper/periscope-helper", self) < 0)
-                return NULL;
-        if (access(candidate, X_OK) < 0)
-                return NULL;
-        return realpath(candidate, NULL);
-}
-
 static char *resolve_helper_path(const HelperClientConfig *c) {
-        const char *p = c->helper_path;
-        if (!p)
-                p = getenv("PERISCOPE_HELPER");
-        if (!p) {
-                char *built = build_tree_helper_path();
-                if (built)
-                        return built;
-                p = PERISCOPE_LIBEXECDIR "/periscope-helper";
-        }
-        return realpath(p, NULL);
+        return sandbox_program_path(c->helper_path, "PERISCOPE_HELPER", "sandbox-helper/periscope-helper",
+                                    PERISCOPE_LIBEXECDIR "/periscope-helper");
 }
 
 int helper_client_new(const HelperClientConfig *config, HelperClient **ret) {
@@ -106,99 +79,25 @@ int helper_client_new(const HelperClientConfig *config, HelperClient **ret) {
         return 0;
 }
 
-/* Runs in the forked child: fds first, then limits, then exec bwrap.
- * The fds are moved before RLIMIT_NOFILE is lowered: a daemon holding
- * thousands of pinned files has every low number taken, and F_DUPFD past
- * a lowered limit fails with EMFILE. Only async-signal-safe calls. */
-static void __attribute__((noreturn)) exec_sandbox(const HelperClientConfig *cfg, int sock, int out_fd,
-                                                   char *const *argv) {
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-                _exit(127);
+/* The fd number bwrap reads the seccomp filter from (--seccomp). */
+#define SECCOMP_FILTER_FD "4"
 
-        int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (devnull < 0)
-                _exit(127);
-        /* move the socket and output above 3 without clobbering, then onto
-         * their fixed numbers */
-        int s = sock >= 0 ? fcntl(sock, F_DUPFD, 4) : devnull;
-        int o = fcntl(out_fd >= 0 ? out_fd : devnull, F_DUPFD, 4);
-        if (s < 0 || o < 0 || dup2(devnull, 0) < 0 || dup2(o, 1) < 0 || (sock >= 0 && dup2(s, 3) < 0))
-                _exit(127);
-        if (sock < 0)
-                (void) close(3);
-        /* everything else goes: the sandbox sees only 0, 1, 2 and 3 */
-        if (close_range(4, ~0U, 0) < 0)
-                _exit(127);
-
-        struct rlimit rl;
-#ifndef PERISCOPE_SANITIZED
-        /* sanitizer runtimes reserve terabytes of shadow memory: RLIMIT_AS
-         * would stop them from starting, so sanitizer builds go without */
-        rl = (struct rlimit) { cfg->memory_limit, cfg->memory_limit };
-        if (setrlimit(RLIMIT_AS, &rl) < 0)
-                _exit(127);
-#endif
-        rl = (struct rlimit) { cfg->cpu_seconds, cfg->cpu_seconds + 1 };
-        if (setrlimit(RLIMIT_CPU, &rl) < 0)
-                _exit(127);
-        rl = (struct rlimit) { cfg->max_files, cfg->max_files };
-        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-                _exit(127);
-        rl = (struct rlimit) { 0, 0 };
-        (void) setrlimit(RLIMIT_CORE, &rl);
-        /* the daemon may run at a raised priority; the helper's work may not */
-        (void) setpriority(PRIO_PROCESS, 0, 0);
-
-        execv(cfg->bwrap_path, argv);
-        _exit(127);
-}
-
-/* bwrap command line: no namespaces shared, read-only /usr, no /home,
- * caps dropped, new session, dies with us. */
-static int build_argv(const HelperClientConfig *cfg, char *const *helper_args, char *asan_options,
-                      size_t asan_options_size, char ***ret) {
-        static const char *const head[] = {
-                "bwrap",
-                "--unshare-all",          /* net, pid, ipc, uts, cgroup, user (when possible) */
-                "--unshare-user", "--uid", "65534", "--gid", "65534",
-                "--new-session",
-                "--die-with-parent",
-                "--cap-drop", "ALL",
-                "--clearenv",
-                "--ro-bind", "/usr", "/usr",
-                "--symlink", "usr/lib", "/lib",
-                "--symlink", "usr/lib64", "/lib64",
-                "--symlink", "usr/bin", "/bin",
-                "--symlink", "usr/sbin", "/sbin",
-                "--proc", "/proc",
-                "--dev", "/dev",
-                "--tmpfs", "/tmp",
-        };
+/* bwrap command line: the common sandbox (sandbox-launch.h), uid 65534
+ * inside, the helper binary read-only, nothing else. */
+static int build_argv(const SandboxLaunch *l, const HelperClientConfig *cfg, char *const *helper_args,
+                      SandboxArgvStrings *strings, char ***ret) {
         size_t n_args = 0;
         while (helper_args[n_args])
                 n_args++;
-        size_t max = ELEMENTSOF(head) + 16 + n_args + 1;
+        size_t max = SANDBOX_ARGV_HEAD_MAX + 24 + n_args + 1;
         _cleanup_free_ char **argv = calloc(max, sizeof(char *));
         if (!argv)
                 return -ENOMEM;
-        size_t i = 0;
-        for (size_t k = 0; k < ELEMENTSOF(head); k++)
-                argv[i++] = (char *) head[k];
-        /* sanitizer builds: keep the runtime's options (leak checking cannot
-         * ptrace inside the sandbox) */
-        const char *ao = getenv("ASAN_OPTIONS");
-        const char *uo = getenv("UBSAN_OPTIONS");
-        if (ao) {
-                snprintf(asan_options, asan_options_size, "%s:detect_leaks=0", ao);
-                argv[i++] = "--setenv";
-                argv[i++] = "ASAN_OPTIONS";
-                argv[i++] = asan_options;
-        }
-        if (uo) {
-                argv[i++] = "--setenv";
-                argv[i++] = "UBSAN_OPTIONS";
-                argv[i++] = (char *) uo;
-        }
+        size_t i = sandbox_argv_head(l, argv, strings);
+        argv[i++] = "--uid";
+        argv[i++] = "65534";
+        argv[i++] = "--gid";
+        argv[i++] = "65534";
         argv[i++] = "--ro-bind";
         argv[i++] = (char *) cfg->helper_path;
         argv[i++] = "/run/periscope-helper";
@@ -215,19 +114,27 @@ static int build_argv(const HelperClientConfig *cfg, char *const *helper_args, c
         return 0;
 }
 
+/* Starts the helper with child_sock at fd 3 (-1: /dev/null there) and its
+ * output to out_fd (-1: /dev/null). */
 static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int child_sock, int out_fd, pid_t *ret) {
+        const SandboxLaunch l = {
+                .bwrap_path = cfg->bwrap_path,
+                .seccomp = SANDBOX_SECCOMP_PARSER,
+                .fds = &child_sock,
+                .n_fds = 1,
+                .stdout_fd = out_fd,
+                .uid = (uid_t) -1,
+                .gid = (gid_t) -1,
+                .memory_limit = cfg->memory_limit,
+                .cpu_seconds = cfg->cpu_seconds,
+                .max_files = cfg->max_files,
+        };
         _cleanup_free_ char **argv = NULL;
-        char asan_options[512];
-        int r = build_argv(cfg, helper_args, asan_options, sizeof asan_options, &argv);
+        SandboxArgvStrings strings;
+        int r = build_argv(&l, cfg, helper_args, &strings, &argv);
         if (r < 0)
                 return r;
-        pid_t pid = fork();
-        if (pid < 0)
-                return -errno;
-        if (pid == 0)
-                exec_sandbox(cfg, child_sock, out_fd, argv);
-        *ret = pid;
-        return 0;
+        return sandbox_spawn(&l, argv, ret);
 }
 
 static char *describe_exit(int status) {

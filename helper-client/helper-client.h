@@ -119,6 +119,40 @@ int helper_jit_names_reply_decode(const uint8_t *payload, size_t size, const uin
 
 /* Frees a HelperJitNames. Returns NULL. */
 HelperJitNames *helper_jit_names_free(HelperJitNames *j);
+/* ---- Files users write, parsed by the helper (protocol/helper-protocol.h) ----
+ * fd is the file as the caller opened it (beneath its directory, without
+ * symlinks). A rejection of the file's content is a negative errno with the
+ * helper's reason in *why (-EBADMSG/-EFBIG: the file; -EINVAL: an entry or
+ * a layer chain); HELPER_CLIENT_FAILED as for IDENTIFY. */
+typedef struct HelperPodmanContainer {
+        char id[65];
+        char name[HELPER_MAX_FIELD + 1];
+        char image_id[65];   /* "" when the entry names none */
+        char layer[65];
+} HelperPodmanContainer;
+
+/* The containers.json entry that query names (id, name, or unique id
+ * prefix of >= 12 digits); -ENOENT when none. */
+int helper_client_podman_container(HelperClient *c, int fd, const char *query, HelperPodmanContainer *ret, char **why);
+
+/* The layer chain from layer (first) through its parents in layers.json:
+ * ret has room for HELPER_MAX_LAYERS ids. */
+int helper_client_podman_layers(HelperClient *c, int fd, const char *layer, char (*ret)[65], size_t *ret_n, char **why);
+
+/* The first name of image_id in images.json ("" when none). */
+int helper_client_podman_image_name(HelperClient *c, int fd, const char *image_id, char name[HELPER_MAX_FIELD + 1],
+                                    char **why);
+
+typedef struct HelperFlatpakInfo {
+        char name[HELPER_MAX_FIELD + 1];        /* [Application] name, never empty */
+        char runtime[HELPER_MAX_FIELD + 1];
+        char instance_id[HELPER_MAX_FIELD + 1];
+        char app_path[HELPER_MAX_FIELD + 1];
+        char runtime_path[HELPER_MAX_FIELD + 1];
+} HelperFlatpakInfo;
+
+/* The fields of a /.flatpak-info keyfile. */
+int helper_client_flatpak_info(HelperClient *c, int fd, HelperFlatpakInfo *ret, char **why);
 
 /* Validates and decodes an IDENTIFY reply payload (for the request flags);
  * false when anything is out of spec. Used by the client; public for the

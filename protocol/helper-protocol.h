@@ -43,12 +43,24 @@ typedef enum HelperMessageType {
         HELPER_MSG_SYMBOLIZE         = 2,  /* fds: [file, debug file?]; payload: see below */
         HELPER_MSG_COMPILE_UNWIND    = 3,  /* compile a file's unwind table (unwind-table.h) */
         HELPER_MSG_JIT_NAMES         = 4,  /* fds: [perf map or jitdump]; names of JIT code addresses */
+        /* to periscope-debuginfod-fetch, not to the helper: see below */
+        HELPER_MSG_DEBUGINFOD_FETCH  = 16,
+        /* files users write, parsed for the daemon (see below) */
+        HELPER_MSG_PODMAN_CONTAINER  = 17, /* fds: [containers.json]; payload: string query */
+        HELPER_MSG_PODMAN_LAYERS     = 18, /* fds: [layers.json]; payload: string layer id */
+        HELPER_MSG_PODMAN_IMAGE      = 19, /* fds: [images.json]; payload: string image id */
+        HELPER_MSG_FLATPAK_INFO      = 20, /* fds: [/.flatpak-info]; no payload */
 
         HELPER_MSG_REPLY             = 0x8000, /* reply type = request type | HELPER_MSG_REPLY */
         HELPER_MSG_IDENTIFY_REPLY    = HELPER_MSG_REPLY | HELPER_MSG_IDENTIFY,
         HELPER_MSG_SYMBOLIZE_REPLY   = HELPER_MSG_REPLY | HELPER_MSG_SYMBOLIZE,
         HELPER_MSG_COMPILE_UNWIND_REPLY = HELPER_MSG_REPLY | HELPER_MSG_COMPILE_UNWIND,
         HELPER_MSG_JIT_NAMES_REPLY   = HELPER_MSG_REPLY | HELPER_MSG_JIT_NAMES,
+        HELPER_MSG_DEBUGINFOD_FETCH_REPLY = HELPER_MSG_REPLY | HELPER_MSG_DEBUGINFOD_FETCH,
+        HELPER_MSG_PODMAN_CONTAINER_REPLY = HELPER_MSG_REPLY | HELPER_MSG_PODMAN_CONTAINER,
+        HELPER_MSG_PODMAN_LAYERS_REPLY = HELPER_MSG_REPLY | HELPER_MSG_PODMAN_LAYERS,
+        HELPER_MSG_PODMAN_IMAGE_REPLY = HELPER_MSG_REPLY | HELPER_MSG_PODMAN_IMAGE,
+        HELPER_MSG_FLATPAK_INFO_REPLY = HELPER_MSG_REPLY | HELPER_MSG_FLATPAK_INFO,
         HELPER_MSG_ERROR             = 0xffff, /* payload: i32 -errno, string message */
 } HelperMessageType;
 
@@ -204,6 +216,41 @@ typedef enum HelperJitStatus {
 typedef enum HelperJitFlags {
         HELPER_JIT_HAS_SOURCE = 1u << 0, /* source file and line are set (jitdump DEBUG_INFO) */
 } HelperJitFlags;
+/* ---- DEBUGINFOD_FETCH ---- (periscope-debuginfod-fetch, one request per run)
+ * request payload: u32 timeout in seconds (1..HELPER_MAX_FETCH_TIMEOUT),
+ *   u32 build_id_size (1..HELPER_MAX_BUILD_ID), build_id bytes. No fds.
+ * reply payload: empty; fds: [the debug file, as the fetcher's cache holds
+ *   it]. The daemon checks that it is a regular file and that its build-id
+ *   is the one asked for (IDENTIFY in the helper) before using it.
+ * Failures are HELPER_MSG_ERROR replies (-ENOENT: no server has it). */
+#define HELPER_MAX_FETCH_TIMEOUT 600u
+
+/* ---- PODMAN_CONTAINER, PODMAN_LAYERS, PODMAN_IMAGE, FLATPAK_INFO ----
+ * Podman's storage JSON and /.flatpak-info are written by users; the daemon
+ * opens them (beneath their directory, no symlinks, regular files) and the
+ * helper parses them (json-glib, GKeyFile) and answers only these fields:
+ * PODMAN_CONTAINER: the entry of containers.json whose id or one of whose
+ *   names equals the query, or else the only one whose id starts with it
+ *   (>= 12 digits). reply: u8 found (0/1); when found: string id (64 hex),
+ *   string name (<= HELPER_MAX_FIELD), string image id ("" or 64 hex),
+ *   string layer id (64 hex).
+ * PODMAN_LAYERS: the chain from a layer through its "parent"s in
+ *   layers.json. reply: u32 count (1..HELPER_MAX_LAYERS), count strings
+ *   (64 hex, distinct, the first the one asked for).
+ * PODMAN_IMAGE: the first name of an image in images.json. reply: string
+ *   name (<= HELPER_MAX_FIELD, "" when it has none or is not listed).
+ * FLATPAK_INFO: reply: strings name (non-empty), runtime, instance-id,
+ *   app-path, runtime-path (each <= HELPER_MAX_FIELD).
+ * A file that is no valid JSON / keyfile, too large or too deep, or whose top
+ * level is not an array, is answered with ERROR -EBADMSG/-EFBIG and a reason
+ * about the file ("it is nested deeper than 64 levels"); an entry or chain
+ * that is wrong (an id that is not 64 hex digits, a cycle, a missing layer)
+ * with ERROR -EINVAL and a reason about it. */
+#define HELPER_MAX_FIELD            255u
+#define HELPER_MAX_LAYERS           128u
+#define HELPER_MAX_PODMAN_JSON      (16u * 1024u * 1024u) /* bytes per storage file */
+#define HELPER_MAX_JSON_DEPTH       64u
+#define HELPER_MAX_FLATPAK_INFO     (64u * 1024u)
 
 /* ---- Encoding helpers shared by both ends (bounds-checked) ---- */
 

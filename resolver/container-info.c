@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <linux/nsfs.h>
 #include <stdio.h>
@@ -152,44 +153,40 @@ static bool conmon_container_id(pid_t pid, uid_t owner, char id[65]) {
         return false;
 }
 
-int flatpak_info_parse(const char *text, ContainerInfo *info) {
-        char section[64] = "";
-        const char *p = text;
-        bool any = false;
-        while (*p) {
-                const char *e = strchr(p, '\n');
-                size_t len = e ? (size_t) (e - p) : strlen(p);
-                if (len > 0 && p[0] == '[') {
-                        const char *close = memchr(p, ']', len);
-                        if (!close || (size_t) (close - p - 1) >= sizeof(section))
-                                return -EBADMSG;
-                        memcpy(section, p + 1, (size_t) (close - p - 1));
-                        section[close - p - 1] = 0;
-                } else if (len > 0 && p[0] != '#') {
-                        const char *eq = memchr(p, '=', len);
-                        if (eq) {
-                                size_t kl = (size_t) (eq - p), vl = len - kl - 1;
-                                const char *v = eq + 1;
-#define KEY(sec, k) (strcmp(section, sec) == 0 && kl == strlen(k) && memcmp(p, k, kl) == 0)
-                                if (KEY("Application", "name"))
-                                        copy_field(info->name, v, vl), any = true;
-                                else if (KEY("Application", "runtime"))
-                                        copy_field(info->runtime, v, vl);
-                                else if (KEY("Instance", "instance-id"))
-                                        copy_field(info->id, v, vl);
-                                else if (KEY("Instance", "app-path"))
-                                        copy_field(info->app_path, v, vl);
-                                else if (KEY("Instance", "runtime-path"))
-                                        copy_field(info->runtime_path, v, vl);
-#undef KEY
-                        }
-                }
-                p = e ? e + 1 : p + len;
-        }
-        return any ? 0 : -EBADMSG;
+void user_file_parser_warn(const UserFileParser *parser, const char *fmt, ...) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        if (parser && parser->warn)
+                parser->warn(parser->userdata, msg);
 }
 
-int container_info_classify(pid_t pid, ContainerInfo *ret) {
+/* The helper's reading of the /.flatpak-info behind fd (read from its start). */
+static int flatpak_info_fields(pid_t pid, int fd, const UserFileParser *parser, ContainerInfo *info) {
+        if (!parser || !parser->helper) {
+                user_file_parser_warn(parser, "/.flatpak-info of pid %d not read: no sandboxed helper to parse it", (int) pid);
+                return -ENOPROTOOPT;
+        }
+        if (lseek(fd, 0, SEEK_SET) < 0)
+                return -errno;
+        HelperFlatpakInfo fi;
+        _cleanup_free_ char *why = NULL;
+        int r = helper_client_flatpak_info(parser->helper, fd, &fi, &why);
+        if (r < 0) {
+                user_file_parser_warn(parser, "rejected /.flatpak-info of pid %d: %s", (int) pid, why ? why : strerror(-r));
+                return r;
+        }
+        copy_field(info->name, fi.name, strlen(fi.name));
+        copy_field(info->runtime, fi.runtime, strlen(fi.runtime));
+        copy_field(info->id, fi.instance_id, strlen(fi.instance_id));
+        copy_field(info->app_path, fi.app_path, strlen(fi.app_path));
+        copy_field(info->runtime_path, fi.runtime_path, strlen(fi.runtime_path));
+        return 0;
+}
+
+int container_info_classify(pid_t pid, const UserFileParser *parser, ContainerInfo *ret) {
         char path[96], id[65];
         _cleanup_free_ char *cgroup = NULL, *env = NULL;
         size_t env_len = 0;
@@ -210,7 +207,7 @@ int container_info_classify(pid_t pid, ContainerInfo *ret) {
         if (root >= 0) {
                 _cleanup_close_ int fd = safe_open_beneath(root, ".flatpak-info", O_RDONLY, false);
                 if (fd >= 0 && read_fd_bounded(fd, FLATPAK_INFO_MAX_BYTES, false, &ret->flatpak_info, &ret->flatpak_info_len) >= 0) {
-                        if (flatpak_info_parse(ret->flatpak_info, ret) >= 0) {
+                        if (flatpak_info_fields(pid, fd, parser, ret) >= 0) {
                                 ret->engine = CONTAINER_ENGINE_FLATPAK;
                                 copy_field(ret->image, ret->name, strlen(ret->name));
                                 return 0;

@@ -1,13 +1,28 @@
 /* container-info.h: which container or sandbox a process belongs to. Podman
  * (rootful: libpod-<id> cgroup; rootless: container=podman in the environment
  * plus the conmon ancestor's `-c <id>`), Flatpak (/.flatpak-info through
- * /proc/PID/root). Everything read here comes from the process or its owner
- * and is only used as a hint: file identity checks decide what is trusted. */
+ * /proc/PID/root, parsed by the sandboxed helper). Everything read here
+ * comes from the process or its owner and is only used as a hint: file
+ * identity checks decide what is trusted. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "helper-client.h"
+
+/* Who reads the files users write (/.flatpak-info, Podman's storage JSON):
+ * the sandboxed helper (NULL when it cannot start: such files are then not
+ * read), and where rejections of them are reported. */
+typedef struct UserFileParser {
+        HelperClient *helper;
+        void (*warn)(void *userdata, const char *message);
+        void *userdata;
+} UserFileParser;
+
+/* Reports a rejection through parser->warn (printf-style). */
+void user_file_parser_warn(const UserFileParser *parser, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 typedef enum ContainerEngine {
         CONTAINER_ENGINE_NONE,
@@ -35,21 +50,17 @@ typedef struct ContainerInfo {
         size_t containerenv_len;
 } ContainerInfo;
 
-/* Classifies pid. Podman names/images are filled in by the caller from
- * storage (podman-storage.h); here only the id and owner are set. Returns 0
- * (engine NONE for plain host processes) or a negative errno when pid is
- * gone (-ESRCH) or unreadable. */
-int container_info_classify(pid_t pid, ContainerInfo *ret);
+/* Classifies pid; its /.flatpak-info goes to parser's helper. Podman
+ * names/images are filled in by the caller from storage (podman-storage.h);
+ * here only the id and owner are set. Returns 0 (engine NONE for plain host
+ * processes) or a negative errno when pid is gone (-ESRCH) or unreadable. */
+int container_info_classify(pid_t pid, const UserFileParser *parser, ContainerInfo *ret);
 
 /* Frees the raw file copies held by info (not info itself). */
 void container_info_clear(ContainerInfo *info);
 
 /* "podman", "flatpak" or "host". */
 const char *container_engine_to_string(ContainerEngine e);
-
-/* Parses a /.flatpak-info keyfile text: [Application] name, runtime;
- * [Instance] instance-id, app-path, runtime-path; 0 or -EBADMSG. */
-int flatpak_info_parse(const char *text, ContainerInfo *info);
 
 /* The host uid that created pid's user namespace (0 for the initial one). */
 int process_userns_owner(pid_t pid, uid_t *ret);

@@ -71,14 +71,11 @@ static bool flatpak_app_installed(const char *app_id, uid_t uid) {
         return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static void ignore_warning(void *userdata, const char *message) {
-}
-
-bool container_exists(const char *query, uid_t uid) {
+bool container_exists(Resolver *r, const char *query, uid_t uid) {
         if (is_flatpak_app_id(query) && flatpak_app_installed(query, uid))
                 return true;
         PodmanStorage *s = NULL;
-        if (podman_storage_open(uid, ignore_warning, NULL, &s) < 0)
+        if (podman_storage_open(uid, resolver_user_file_parser(r), &s) < 0)
                 return false;
         _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
         bool found = c && podman_storage_find_container(s, query, c) >= 0;
@@ -105,7 +102,7 @@ int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n
         pid_t pid;
         while (proc_dir_next_pid(d, &pid, NULL)) {
                 ContainerInfo info;
-                if (container_info_classify(pid, &info) < 0)
+                if (container_info_classify(pid, resolver_user_file_parser(r), &info) < 0)
                         continue;
                 container_info_clear(&info);
                 if (info.engine == CONTAINER_ENGINE_NONE || !info.id[0])

@@ -25,7 +25,7 @@ ContainerInstance *container_instances_free(ContainerInstance *list, size_t n);
  * a Podman container in uid's store (0: the rootful one) or a Flatpak app
  * installed system-wide or for uid. A recording of it then waits for its
  * processes. */
-bool container_exists(const char *query, uid_t uid);
+bool container_exists(Resolver *r, const char *query, uid_t uid);
 
 /* True when query names this instance: Podman full id, unique-looking id
  * prefix (>= 12 hex digits) or name; Flatpak app id or instance id. */

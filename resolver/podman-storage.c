@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #include "basic.h"
-#include "json-value.h"
 
 #define ROOTFUL_STORAGE "/var/lib/containers/storage"
 #define ROOTLESS_STORAGE ".local/share/containers/storage"
@@ -22,29 +21,18 @@ struct PodmanStorage {
         dev_t dev;
         uid_t uid;
         char path[PATH_MAX];
-        PodmanWarnFunc warn;
-        void *userdata;
+        const UserFileParser *parser;
 };
 
-static void warnf(PodmanStorage *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warnf(PodmanStorage *s, const char *fmt, ...) {
-        char msg[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-        if (s->warn)
-                s->warn(s->userdata, msg);
-}
+#define warnf(s, ...) user_file_parser_warn((s)->parser, __VA_ARGS__)
 
-int podman_storage_open(uid_t uid, PodmanWarnFunc warn, void *userdata, PodmanStorage **ret) {
+int podman_storage_open(uid_t uid, const UserFileParser *parser, PodmanStorage **ret) {
         _cleanup_free_ PodmanStorage *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
         s->dirfd = -1;
         s->uid = uid;
-        s->warn = warn;
-        s->userdata = userdata;
+        s->parser = parser;
         if (uid == 0) {
                 s->dirfd = open(ROOTFUL_STORAGE, O_PATH | O_DIRECTORY | O_CLOEXEC);
                 if (s->dirfd < 0)
@@ -108,148 +96,90 @@ static const char *errno_text(int r) {
                 return "it is larger than the limit";
         case EBADF:
                 return "it is not a regular file";
-        case EBADMSG:
-                return "it is not valid JSON / UTF-8";
-        case E2BIG:
-                return "it holds too many values";
         default:
                 return strerror(-r);
         }
 }
 
-/* Loads and strictly parses one of the store's JSON files; warns once per
- * rejection. A top-level array is required. */
-static int load_json(PodmanStorage *s, const char *rel, JsonValue **ret) {
-        _cleanup_close_ int fd = safe_open_beneath(s->dirfd, rel, O_RDONLY, true);
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0, where = 0;
-        int r;
-        if (fd < 0) {
-                if (fd != -ENOENT)
-                        warnf(s, "rejected %s/%s: %s", s->path, rel, errno_text(fd));
-                return fd;
+/* Opens one of the store's JSON files for the helper: beneath the store,
+ * no symlinks, a regular file within the size limit; warns once per
+ * rejection. */
+static int open_json(PodmanStorage *s, const char *rel) {
+        int fd = safe_open_beneath(s->dirfd, rel, O_RDONLY, true);
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || (uint64_t) st.st_size > PODMAN_JSON_MAX_BYTES)) {
+                safe_close(fd);
+                fd = S_ISREG(st.st_mode) ? -EFBIG : -EBADF;
         }
-        r = read_fd_bounded(fd, PODMAN_JSON_MAX_BYTES, false, &text, &len);
-        if (r < 0) {
-                warnf(s, "rejected %s/%s: %s (limit %u bytes)", s->path, rel, errno_text(r), PODMAN_JSON_MAX_BYTES);
+        if (fd == -EFBIG)
+                warnf(s, "rejected %s/%s: %s (limit %u bytes)", s->path, rel, errno_text(fd), PODMAN_JSON_MAX_BYTES);
+        else if (fd < 0 && fd != -ENOENT)
+                warnf(s, "rejected %s/%s: %s", s->path, rel, errno_text(fd));
+        if (fd >= 0 && (!s->parser || !s->parser->helper)) {
+                warnf(s, "%s/%s not read: no sandboxed helper to parse it", s->path, rel);
+                fd = safe_close(fd);
+                return -ENOPROTOOPT;
+        }
+        return fd;
+}
+
+/* Reports the helper's verdict on a file: what (an entry, a chain) was
+ * rejected and why. Returns r. */
+static int helper_verdict(PodmanStorage *s, const char *rel, const char *what, int r, const char *why) {
+        if (r == -ENOENT)
                 return r;
-        }
-        r = json_parse(text, len, PODMAN_JSON_MAX_VALUES, ret, &where);
-        if (r < 0) {
-                warnf(s, "rejected %s/%s: %s (at byte %zu)", s->path, rel, errno_text(r), where);
-                return r;
-        }
-        if ((*ret)->type != JSON_ARRAY) {
-                warnf(s, "rejected %s/%s: top level is not an array", s->path, rel);
-                json_value_free(*ret);
-                *ret = NULL;
-                return -EBADMSG;
-        }
-        return 0;
+        if (r == HELPER_CLIENT_FAILED)
+                warnf(s, "cannot read %s/%s: %s", s->path, rel, why ? why : "helper failed");
+        else if (r == -EINVAL)
+                warnf(s, "rejected %s in %s/%s: %s", what, s->path, rel, why ? why : strerror(-r));
+        else
+                warnf(s, "rejected %s/%s: %s", s->path, rel, why ? why : errno_text(r));
+        return r == HELPER_CLIENT_FAILED || r == -EINVAL ? -EBADMSG : r;
 }
 
 static void copy_str(char *dst, size_t size, const char *src) {
         snprintf(dst, size, "%s", src ? src : "");
 }
 
-static const char *first_name(const JsonValue *obj) {
-        const JsonValue *names = json_object_get(obj, "names");
-        if (names && names->type == JSON_ARRAY && names->n_items > 0 && names->items[0]->type == JSON_STRING)
-                return names->items[0]->string;
-        return NULL;
-}
-
-static bool has_name(const JsonValue *obj, const char *name) {
-        const JsonValue *names = json_object_get(obj, "names");
-        for (size_t i = 0; names && names->type == JSON_ARRAY && i < names->n_items; i++)
-                if (names->items[i]->type == JSON_STRING && strcmp(names->items[i]->string, name) == 0)
-                        return true;
-        return false;
-}
-
-static const JsonValue *find_by_id(const JsonValue *arr, const char *id) {
-        for (size_t i = 0; i < arr->n_items; i++) {
-                const char *v = json_object_get_string(arr->items[i], "id");
-                if (v && strcmp(v, id) == 0)
-                        return arr->items[i];
-        }
-        return NULL;
-}
-
 int podman_storage_find_container(PodmanStorage *s, const char *id_or_name, PodmanContainer *ret) {
-        _cleanup_json_ JsonValue *containers = NULL, *layers = NULL, *images = NULL;
-        const JsonValue *c = NULL;
-        size_t n_prefix = 0;
-        int r;
-
+        static const char containers_json[] = "overlay-containers/containers.json";
+        static const char layers_json[] = "overlay-layers/layers.json";
+        static const char images_json[] = "overlay-images/images.json";
         memset(ret, 0, sizeof(*ret));
-        r = load_json(s, "overlay-containers/containers.json", &containers);
-        if (r < 0)
-                return r;
-        size_t qlen = strlen(id_or_name);
-        for (size_t i = 0; i < containers->n_items; i++) {
-                const JsonValue *o = containers->items[i];
-                const char *id = json_object_get_string(o, "id");
-                if (!id)
-                        continue;
-                if (strcmp(id, id_or_name) == 0 || has_name(o, id_or_name)) {
-                        c = o;
-                        n_prefix = 1;
-                        break;
-                }
-                if (qlen >= 12 && strncmp(id, id_or_name, qlen) == 0) {
-                        c = o;
-                        n_prefix++;
-                }
-        }
-        if (!c || n_prefix != 1)
+        if (!*id_or_name || strlen(id_or_name) > HELPER_MAX_FIELD)
                 return -ENOENT;
-
-        const char *id = json_object_get_string(c, "id");
-        const char *layer = json_object_get_string(c, "layer");
-        const char *image = json_object_get_string(c, "image");
-        if (!is_hex_id(id, 64) || !is_hex_id(layer, 64)) {
-                warnf(s, "rejected container entry in %s/overlay-containers/containers.json: id or layer is not 64 hex digits", s->path);
-                return -EBADMSG;
-        }
-        copy_str(ret->id, sizeof(ret->id), id);
-        copy_str(ret->name, sizeof(ret->name), first_name(c));
-        if (is_hex_id(image, 64))
-                copy_str(ret->image_id, sizeof(ret->image_id), image);
-
-        r = load_json(s, "overlay-layers/layers.json", &layers);
+        _cleanup_close_ int cfd = open_json(s, containers_json);
+        if (cfd < 0)
+                return cfd;
+        HelperPodmanContainer c;
+        _cleanup_free_ char *why = NULL;
+        int r = helper_client_podman_container(s->parser->helper, cfd, id_or_name, &c, &why);
         if (r < 0)
-                return r;
-        /* Container layer, then parents; bounded and cycle-free. */
-        const char *cur = layer;
-        while (cur) {
-                if (!is_hex_id(cur, 64)) {
-                        warnf(s, "rejected layer chain in %s/overlay-layers/layers.json: \"%.80s\" is not a layer id", s->path, cur);
-                        return -EBADMSG;
-                }
-                for (size_t i = 0; i < ret->n_layers; i++)
-                        if (strcmp(ret->layers[i], cur) == 0) {
-                                warnf(s, "rejected layer chain in %s/overlay-layers/layers.json: cycle at %s", s->path, cur);
-                                return -EBADMSG;
-                        }
-                if (ret->n_layers == PODMAN_MAX_LAYERS) {
-                        warnf(s, "rejected layer chain in %s/overlay-layers/layers.json: more than %d layers", s->path, PODMAN_MAX_LAYERS);
-                        return -EBADMSG;
-                }
-                copy_str(ret->layers[ret->n_layers++], 65, cur);
-                const JsonValue *l = find_by_id(layers, cur);
-                if (!l) {
-                        warnf(s, "layer %s of container %s is missing from %s/overlay-layers/layers.json", cur, id, s->path);
-                        return -EBADMSG;
-                }
-                cur = json_object_get_string(l, "parent");
-        }
+                return helper_verdict(s, containers_json, "container entry", r, why);
+        copy_str(ret->id, sizeof(ret->id), c.id);
+        copy_str(ret->name, sizeof(ret->name), c.name);
+        copy_str(ret->image_id, sizeof(ret->image_id), c.image_id);
+
+        _cleanup_close_ int lfd = open_json(s, layers_json);
+        if (lfd < 0)
+                return lfd;
+        free(why);
+        why = NULL;
+        r = helper_client_podman_layers(s->parser->helper, lfd, c.layer, ret->layers, &ret->n_layers, &why);
+        if (r < 0)
+                return helper_verdict(s, layers_json, "layer chain", r == -ENOENT ? -EINVAL : r, why);
 
         /* The image's name is cosmetic: a broken images.json costs the name only. */
-        if (ret->image_id[0] && load_json(s, "overlay-images/images.json", &images) >= 0) {
-                const JsonValue *img = find_by_id(images, ret->image_id);
-                if (img)
-                        copy_str(ret->image_name, sizeof(ret->image_name), first_name(img));
+        _cleanup_close_ int ifd = ret->image_id[0] ? open_json(s, images_json) : -ENOENT;
+        free(why);
+        why = NULL;
+        if (ifd >= 0) {
+                char name[HELPER_MAX_FIELD + 1];
+                r = helper_client_podman_image_name(s->parser->helper, ifd, ret->image_id, name, &why);
+                if (r < 0)
+                        (void) helper_verdict(s, images_json, "image entry", r, why);
+                else
+                        copy_str(ret->image_name, sizeof(ret->image_name), name);
         }
         return 0;
 }

@@ -2,18 +2,20 @@
  * overlay store: rootful /var/lib/containers/storage or rootless
  * ~USER/.local/share/containers/storage. The store belongs to its (possibly
  * unprivileged) owner, so it is hostile input: JSON files are opened beneath
- * the store without symlinks, size-limited, strictly parsed; ids must be 64
- * hex digits; layer chains are bounded; files are opened beneath the layer's
- * diff directory without symlinks or mount crossings. */
+ * the store without symlinks and size-limited here, and parsed by the
+ * sandboxed helper (json-glib), whose answers are checked (ids of 64 hex
+ * digits, bounded, cycle-free layer chains); files are opened beneath the
+ * layer's diff directory without symlinks or mount crossings. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#define PODMAN_JSON_MAX_BYTES (16u * 1024 * 1024)
-#define PODMAN_JSON_MAX_VALUES (1u << 20)
-#define PODMAN_MAX_LAYERS 128
+#include "container-info.h"
+
+#define PODMAN_JSON_MAX_BYTES HELPER_MAX_PODMAN_JSON
+#define PODMAN_MAX_LAYERS HELPER_MAX_LAYERS
 
 typedef struct PodmanStorage PodmanStorage;
 
@@ -26,11 +28,10 @@ typedef struct PodmanContainer {
         size_t n_layers;
 } PodmanContainer;
 
-/* Called with a warning about rejected storage content. */
-typedef void (*PodmanWarnFunc)(void *userdata, const char *message);
-
-/* Opens the store of uid (0: rootful). -ENOENT when there is none. */
-int podman_storage_open(uid_t uid, PodmanWarnFunc warn, void *userdata, PodmanStorage **ret);
+/* Opens the store of uid (0: rootful); its JSON goes to parser's helper and
+ * its rejections to parser's warn (parser must outlive the store). -ENOENT
+ * when there is none. */
+int podman_storage_open(uid_t uid, const UserFileParser *parser, PodmanStorage **ret);
 
 PodmanStorage *podman_storage_free(PodmanStorage *s);
 

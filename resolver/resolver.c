@@ -38,6 +38,15 @@ typedef struct StorageEntry {
         PodmanStorage *storage;        /* NULL: none / rejected (cached negative) */
 } StorageEntry;
 
+/* A container found in a store: its layers do not change, so every later
+ * process of it is described without asking the helper again (each ask is
+ * three round trips while the event loop waits). Not found is not kept:
+ * the container may be created later. */
+typedef struct KnownContainer {
+        uid_t uid;
+        PodmanContainer container;
+} KnownContainer;
+
 struct Resolver {
         Pin *pins;
         size_t n_pins;
@@ -45,6 +54,8 @@ struct Resolver {
         size_t n_procs;
         StorageEntry *storages;
         size_t n_storages;
+        KnownContainer *known;
+        size_t n_known;
         MountTable *host_mounts;
         unsigned methods;
         ResolverBuildIdFunc build_id_func;
@@ -53,6 +64,9 @@ struct Resolver {
         void *pin_userdata;
         ResolverLogFunc log_func;
         void *log_userdata;
+        UserFileParser parser;        /* the helper for users' files, started on first use */
+        bool helper_tried;
+        bool helper_borrowed;         /* parser.helper is the owner's (resolver_set_user_file_helper) */
 };
 
 static const char *const method_names[_RESOLVER_METHOD_MAX] = {
@@ -109,9 +123,34 @@ void resolver_log_warning(void *userdata, const char *message) {
         log_warning("resolver: %s", message);
 }
 
-static void podman_warn(void *userdata, const char *message) {
+static void parser_warn(void *userdata, const char *message) {
         Resolver *r = userdata;
         r->log_func(r->log_userdata, message);
+}
+
+/* The helper's timeout for users' files: small files, parsed while the
+ * daemon's event loop waits. */
+#define USER_FILE_TIMEOUT_MS 5000
+
+void resolver_set_user_file_helper(Resolver *r, HelperClient *helper) {
+        if (!r->helper_borrowed)
+                helper_client_free(r->parser.helper);
+        r->parser.helper = helper;
+        r->helper_borrowed = helper != NULL;
+        r->helper_tried = helper != NULL;
+}
+
+const UserFileParser *resolver_user_file_parser(Resolver *r) {
+        if (!r->helper_tried) {
+                r->helper_tried = true;
+                int k = helper_client_new(&(HelperClientConfig) { .timeout_ms = USER_FILE_TIMEOUT_MS }, &r->parser.helper);
+                if (k < 0) {
+                        r->parser.helper = NULL;
+                        log_warning("resolver: cannot find the sandboxed helper for Podman storage and /.flatpak-info: %s",
+                                    strerror(-k));
+                }
+        }
+        return &r->parser;
 }
 
 int resolver_new(Resolver **ret) {
@@ -120,6 +159,7 @@ int resolver_new(Resolver **ret) {
                 return -ENOMEM;
         r->methods = ~0u;
         r->log_func = no_log;
+        r->parser = (UserFileParser) { .warn = parser_warn, .userdata = r };
         *ret = r;
         return 0;
 }
@@ -149,7 +189,10 @@ Resolver *resolver_free(Resolver *r) {
         for (size_t i = 0; i < r->n_storages; i++)
                 podman_storage_free(r->storages[i].storage);
         free(r->storages);
+        free(r->known);
         mount_table_free(r->host_mounts);
+        if (!r->helper_borrowed)
+                helper_client_free(r->parser.helper);
         free(r);
         return NULL;
 }
@@ -199,10 +242,29 @@ static PodmanStorage *storage_for_uid(Resolver *r, uid_t uid) {
                 return NULL;
         r->storages = ns;
         PodmanStorage *s = NULL;
-        if (podman_storage_open(uid, podman_warn, r, &s) < 0)
+        if (podman_storage_open(uid, resolver_user_file_parser(r), &s) < 0)
                 s = NULL;
         r->storages[r->n_storages++] = (StorageEntry) { uid, s };
         return s;
+}
+
+/* podman_storage_find_container() for id in uid's store s, answered from
+ * the containers found before when it is one of them. */
+static int find_container(Resolver *r, PodmanStorage *s, uid_t uid, const char *id, PodmanContainer *ret) {
+        for (size_t i = 0; i < r->n_known; i++)
+                if (r->known[i].uid == uid && strcmp(r->known[i].container.id, id) == 0) {
+                        *ret = r->known[i].container;
+                        return 0;
+                }
+        int k = podman_storage_find_container(s, id, ret);
+        if (k < 0 || strcmp(ret->id, id) != 0)
+                return k;
+        KnownContainer *nk = reallocarray(r->known, r->n_known + 1, sizeof(*nk));
+        if (nk) {
+                r->known = nk;
+                r->known[r->n_known++] = (KnownContainer) { uid, *ret };
+        }
+        return 0;
 }
 
 static RememberedProcess *find_remembered(Resolver *r, pid_t pid) {
@@ -221,7 +283,7 @@ int resolver_remember_process(Resolver *r, pid_t pid) {
                 return -ENOMEM;
         p = tmp;
         p->pid = pid;
-        int k = container_info_classify(pid, &p->info);
+        int k = container_info_classify(pid, resolver_user_file_parser(r), &p->info);
         if (k < 0)
                 return k;
         if (mount_table_load(pid, &p->mounts) < 0)
@@ -232,7 +294,7 @@ int resolver_remember_process(Resolver *r, pid_t pid) {
                         p->podman = calloc(1, sizeof(*p->podman));
                         if (!p->podman)
                                 return -ENOMEM;
-                        if (podman_storage_find_container(p->storage, p->info.id, p->podman) < 0) {
+                        if (find_container(r, p->storage, p->info.owner_uid, p->info.id, p->podman) < 0) {
                                 free(p->podman);
                                 p->podman = NULL;
                         } else {
@@ -257,7 +319,7 @@ int resolver_describe_container(Resolver *r, ContainerInfo *info) {
         _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
         if (!s || !c)
                 return s ? -ENOMEM : -ENOENT;
-        int k = podman_storage_find_container(s, info->id, c);
+        int k = find_container(r, s, info->owner_uid, info->id, c);
         if (k < 0)
                 return k;
         snprintf(info->name, sizeof(info->name), "%s", c->name);

@@ -87,6 +87,15 @@ void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdat
  * nowhere: the program decides. */
 void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata);
 
+/* Who parses the files users write for this resolver (the sandboxed helper,
+ * started on first use; warnings through the log function). */
+const UserFileParser *resolver_user_file_parser(Resolver *r);
+
+/* Lends the resolver a helper for users' files (the daemon's, kept running,
+ * so no lookup waits for a sandbox to start); it must outlive the resolver.
+ * NULL: the resolver starts its own on first use. */
+void resolver_set_user_file_helper(Resolver *r, HelperClient *helper);
+
 /* A ResolverLogFunc for programs: "PROGRAM: resolver: MESSAGE" (basic/log.h). */
 void resolver_log_warning(void *userdata, const char *message);
 

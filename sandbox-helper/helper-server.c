@@ -11,12 +11,18 @@
 #include "basic.h"
 #include "elf-identify.h"
 #include "jit-names.h"
+#include "flatpak-info.h"
+#include "podman-json.h"
 #include "symbolize-request.h"
 #include "unwind-compile.h"
 
-static void reply_error(uint16_t *reply_type, HelperWriter *reply, int error, const char *what) {
+/* An ERROR reply: "what: strerror", or the handler's own reason when it gave one. */
+static void reply_error(uint16_t *reply_type, HelperWriter *reply, int error, const char *what, const char *reason) {
         char msg[HELPER_MAX_ERROR_MESSAGE];
-        snprintf(msg, sizeof msg, "%s: %s", what, strerror(error < 0 ? -error : error));
+        if (reason && *reason)
+                snprintf(msg, sizeof msg, "%s", reason);
+        else
+                snprintf(msg, sizeof msg, "%s: %s", what, strerror(error < 0 ? -error : error));
         helper_writer_done(reply);
         helper_writer_init(reply, HELPER_MAX_PAYLOAD);
         helper_put_u32(reply, (uint32_t) (error < 0 ? error : -error));
@@ -132,12 +138,35 @@ static int handle_jit_names(HelperReader *r, const int *fds, size_t n_fds, Helpe
         return jit_names_run(fds[0], format, addresses, count, reply);
 }
 
+/* Podman storage files and /.flatpak-info: one regular file each; the
+ * reason for a rejection is about the file's content. */
+static int handle_user_file(uint16_t type, HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply,
+                            const char **what, char *reason, size_t reason_size) {
+        *what = "user-written file request needs one regular file";
+        if (n_fds != 1 || !is_regular_file(fds[0]))
+                return -EBADF;
+        switch (type) {
+        case HELPER_MSG_PODMAN_CONTAINER:
+                return podman_json_find_container(r, fds[0], reply, reason, reason_size);
+        case HELPER_MSG_PODMAN_LAYERS:
+                return podman_json_layer_chain(r, fds[0], reply, reason, reason_size);
+        case HELPER_MSG_PODMAN_IMAGE:
+                return podman_json_image_name(r, fds[0], reply, reason, reason_size);
+        default:
+                *what = "malformed FLATPAK_INFO request";
+                if (!helper_reader_finished(r))
+                        return -EBADMSG;
+                return flatpak_info_read(fds[0], reply, reason, reason_size);
+        }
+}
+
 void helper_handle_request(HelperServer *server, uint16_t type, const uint8_t *payload, size_t payload_size,
                            const int *fds, size_t n_fds, uint16_t *reply_type, HelperWriter *reply) {
         HelperReader r;
         helper_reader_init(&r, payload, payload_size);
         *reply_type = type | HELPER_MSG_REPLY;
         const char *what = "unknown request type";
+        char reason[HELPER_MAX_ERROR_MESSAGE] = "";
         int k = -EOPNOTSUPP;
         switch (type) {
         case HELPER_MSG_IDENTIFY:
@@ -152,9 +181,15 @@ void helper_handle_request(HelperServer *server, uint16_t type, const uint8_t *p
         case HELPER_MSG_JIT_NAMES:
                 k = handle_jit_names(&r, fds, n_fds, reply, &what);
                 break;
+        case HELPER_MSG_PODMAN_CONTAINER:
+        case HELPER_MSG_PODMAN_LAYERS:
+        case HELPER_MSG_PODMAN_IMAGE:
+        case HELPER_MSG_FLATPAK_INFO:
+                k = handle_user_file(type, &r, fds, n_fds, reply, &what, reason, sizeof reason);
+                break;
         }
         if (k < 0)
-                reply_error(reply_type, reply, k, what);
+                reply_error(reply_type, reply, k, what, reason);
 }
 
 void helper_server_clear(HelperServer *server) {
@@ -173,7 +208,7 @@ int helper_serve(int sock) {
                         uint16_t t;
                         HelperWriter w;
                         helper_writer_init(&w, HELPER_MAX_PAYLOAD);
-                        reply_error(&t, &w, -EBADMSG, "malformed message");
+                        reply_error(&t, &w, -EBADMSG, "malformed message", NULL);
                         r = helper_send_message(sock, t, 0, w.data, w.size, NULL, 0);
                         helper_writer_done(&w);
                         if (r < 0)
@@ -187,7 +222,7 @@ int helper_serve(int sock) {
                 helper_writer_init(&w, HELPER_MAX_PAYLOAD);
                 helper_handle_request(&server, m.header.type, m.payload, m.payload_size, m.fds, m.n_fds, &reply_type, &w);
                 if (w.failed)
-                        reply_error(&reply_type, &w, -E2BIG, "reply too large");
+                        reply_error(&reply_type, &w, -E2BIG, "reply too large", NULL);
                 r = helper_send_message(sock, reply_type, m.header.request_id, w.data, w.size, NULL, 0);
                 helper_writer_done(&w);
                 helper_message_clear(&m);

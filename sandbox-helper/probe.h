@@ -5,7 +5,9 @@
 #include <stdio.h>
 
 /* Tries to open each path, to connect to 127.0.0.1:port (when port > 0), and
- * reads CapEff/NoNewPrivs from /proc/self/status; writes one line per check
- * to out: "open PATH: ok|<error>", "connect 127.0.0.1:PORT: ok|<error>",
- * "CapEff: HEX", "uid: N". Returns 0. */
+ * reads CapEff/NoNewPrivs/Seccomp from /proc/self/status, and tries system
+ * calls the sandbox's filter denies; writes one line per check to out:
+ * "open PATH: ok|<error>", "connect 127.0.0.1:PORT: ok|<error>",
+ * "CapEff: HEX", "uid: N", "syscall CALL: allowed|<error>|killed".
+ * Returns 0. */
 int helper_probe(char *const *paths, size_t n_paths, int port, FILE *out);

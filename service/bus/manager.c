@@ -41,6 +41,7 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                 .unwind_tables = options->unwind != RECORD_UNWIND_FP ? manager_get_unwind_tables(m) : NULL,
                 .helper = m->helper_config,
                 .limits = m->limits,
+                .user_file_helper = manager_get_user_file_helper(m),
                 .released = manager_remove_recording,
                 .userdata = m,
         };
@@ -82,6 +83,19 @@ void manager_spill_rings(void *userdata) {
                 recording_spill_rings(recording_bus_get_recording(m->recordings[i]));
         if (m->spill_others)
                 m->spill_others(m->spill_others_userdata);
+}
+
+/* Users' files are small: a helper that takes longer is hung. */
+#define USER_FILE_TIMEOUT_MS 5000
+
+HelperClient *manager_get_user_file_helper(Manager *m) {
+        if (!m->user_file_helper) {
+                HelperClientConfig c = m->helper_config;
+                c.timeout_ms = USER_FILE_TIMEOUT_MS;
+                if (helper_client_new(&c, &m->user_file_helper) < 0)
+                        m->user_file_helper = NULL;
+        }
+        return m->user_file_helper;
 }
 
 struct UnwindTables *manager_get_unwind_tables(Manager *m) {

@@ -32,6 +32,7 @@ typedef struct Manager {
         HelperClientConfig helper_config; /* every helper the daemon starts (wait hook: manager_spill_rings) */
         void (*spill_others)(void *userdata); /* other rings to spill while waiting (the sysprofd drop-in's) */
         void *spill_others_userdata;
+        HelperClient *user_file_helper;   /* parses Podman JSON and /.flatpak-info for every resolver (first use) */
 } Manager;
 
 /* The helper configuration of the daemon: while a helper request waits,
@@ -41,6 +42,11 @@ void manager_init_helper_config(Manager *m);
 /* Moves every recording's ring contents to its spill (a HelperClient wait
  * hook: the single-threaded daemon is waiting for the helper). */
 void manager_spill_rings(void *userdata);
+
+/* The daemon's helper for the files users write (Podman's storage JSON,
+ * /.flatpak-info), shared by every resolver and kept running, so a lookup
+ * does not wait for a sandbox to start; NULL when it cannot be made. */
+HelperClient *manager_get_user_file_helper(Manager *m);
 
 /* The daemon's unwind tables, created on first use; NULL when out of memory. */
 struct UnwindTables *manager_get_unwind_tables(Manager *m);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "basic.h"
+#include "capability-drop.h"
 #include "manager.h"
 #include "protocol.h"
 #include "recording-bus.h"
@@ -295,6 +296,11 @@ int main(int argc, char **argv) {
         d.m.idle_timeout_usec = (uint64_t) idle_timeout * 1000000;
         d.m.rlimit_files = raise_fd_limit();
         raise_priority();
+        r = capability_drop_unused();
+        if (r < 0) {
+                log_error("cannot drop unused capabilities: %s", strerror(-r));
+                return 1;
+        }
         manager_init_helper_config(&d.m);
         r = user_limits_new(&limits, &d.m.limits);
         if (r < 0) {
@@ -372,6 +378,7 @@ out:
         sd_event_source_disable_unref(d.m.idle_timer);
         unwind_tables_free(d.m.unwind_tables);
         user_limits_free(d.m.limits);
+        helper_client_free(d.m.user_file_helper);
         sd_bus_slot_unref(d.m.profiler_slot);
         sd_bus_flush_close_unref(d.m.bus);
         sd_event_unref(d.m.event);

@@ -76,7 +76,7 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                          "cannot tell who is calling: %s", strerror(-r));
-        r = record_options_parse(m, caller.uid, &options, error);
+        r = record_options_parse(m, caller.uid, manager_get_user_file_helper(mgr), &options, error);
         if (r < 0 || sd_bus_error_is_set(error))
                 return r < 0 ? r : -EINVAL;
         r = sd_bus_message_read(m, "h", &fd);
@@ -122,6 +122,7 @@ static int append_process_target(sd_bus_message *reply, pid_t pid) {
 }
 
 static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *mgr = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Caller caller;
         int r = caller_from_message(m, &caller);
@@ -147,7 +148,7 @@ static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *
         if (r < 0)
                 return r;
         /* Podman containers and Flatpak instances, with their processes. */
-        r = container_targets_append(reply, caller.uid);
+        r = container_targets_append(reply, caller.uid, manager_get_user_file_helper(mgr));
         if (r < 0)
                 return r;
         r = sd_bus_message_close_container(reply);

@@ -217,13 +217,15 @@ static bool instance_is_callers(const ContainerInstance *inst, uid_t caller_uid)
  * to o->pids. When some of the matches are the caller's own (rootless
  * containers of different users often share names), only those. Authorization
  * then applies to each pid as to given ones. */
-static int expand_container(RecordOptions *o, uid_t caller_uid, sd_bus_error *error) {
+static int expand_container(RecordOptions *o, uid_t caller_uid, HelperClient *user_file_helper, sd_bus_error *error) {
         _cleanup_resolver_ Resolver *r = NULL;
         ContainerInstance *inst = NULL;
         size_t n = 0, added = 0;
         int k = resolver_new(&r);
-        if (k >= 0)
+        if (k >= 0) {
                 resolver_set_log_func(r, resolver_log_warning, NULL);
+                resolver_set_user_file_helper(r, user_file_helper);
+        }
         if (k >= 0)
                 k = container_list_instances(r, &inst, &n);
         if (k < 0)
@@ -265,7 +267,7 @@ static int expand_container(RecordOptions *o, uid_t caller_uid, sd_bus_error *er
                 return k;
         /* Not running now but it exists (a stopped Podman container, an
          * installed Flatpak app): the recording waits for its processes. */
-        if (added == 0 && container_exists(o->container, caller_uid)) {
+        if (added == 0 && container_exists(r, o->container, caller_uid)) {
                 o->container_waiting = true;
                 return 0;
         }
@@ -341,12 +343,12 @@ static const RecordOptionSpec *find_option(const char *key) {
         return NULL;
 }
 
-static int record_options_check(RecordOptions *o, uid_t caller_uid, sd_bus_error *error) {
+static int record_options_check(RecordOptions *o, uid_t caller_uid, HelperClient *user_file_helper, sd_bus_error *error) {
         if (o->container && o->system)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "option 'system': already records every process; leave out 'container'");
         if (o->container) {
-                int k = expand_container(o, caller_uid, error);
+                int k = expand_container(o, caller_uid, user_file_helper, error);
                 if (k < 0)
                         return k;
         }
@@ -362,7 +364,8 @@ static int record_options_check(RecordOptions *o, uid_t caller_uid, sd_bus_error
         return 0;
 }
 
-int record_options_parse(sd_bus_message *m, uid_t caller_uid, RecordOptions *o, sd_bus_error *error) {
+int record_options_parse(sd_bus_message *m, uid_t caller_uid, HelperClient *user_file_helper, RecordOptions *o,
+                         sd_bus_error *error) {
         bool seen[ELEMENTSOF(option_table)] = {};
         int r;
 
@@ -419,6 +422,6 @@ int record_options_parse(sd_bus_message *m, uid_t caller_uid, RecordOptions *o, 
         r = sd_bus_message_exit_container(m);
         if (r < 0)
                 return r;
-        r = record_options_check(o, caller_uid, error);
+        r = record_options_check(o, caller_uid, user_file_helper, error);
         return r < 0 ? r : 0;
 }

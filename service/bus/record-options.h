@@ -16,7 +16,8 @@
  * what is absent) and checks every value; "container" prefers caller_uid's
  * own containers when others match too. On failure fills error with an
  * org.periscope.Error.* naming the option and why, and returns negative. */
-int record_options_parse(sd_bus_message *m, uid_t caller_uid, RecordOptions *ret, sd_bus_error *error);
+int record_options_parse(sd_bus_message *m, uid_t caller_uid, HelperClient *user_file_helper, RecordOptions *ret,
+                         sd_bus_error *error);
 
 /* The list of option keys, comma-separated (for messages and docs). */
 const char *record_options_known_keys(void);

@@ -390,6 +390,7 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 .unwind_tables = host->unwind_tables,
                 .limits = host->limits,
                 .helper = host->helper,
+                .user_file_helper = host->user_file_helper,
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };

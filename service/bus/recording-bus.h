@@ -24,6 +24,7 @@ typedef struct RecordingBusHost {
         struct UnwindTables *unwind_tables; /* NULL: frame pointers only */
         HelperClientConfig helper;
         UserLimits *limits;                 /* the daemon's per-uid limits */
+        HelperClient *user_file_helper;     /* the daemon's, for Podman JSON and /.flatpak-info */
         /* Called once when the face is freed (the host forgets it). */
         void (*released)(RecordingBus *rb, void *userdata);
         void *userdata;

@@ -176,7 +176,7 @@ static int compare_entries(const void *a, const void *b) {
  * the recording does (container_list_instances + container_instance_matches). */
 static int classify_member(ContainerFollow *f, Resolver *r, pid_t pid, bool *ret) {
         ContainerInfo info;
-        int k = container_info_classify(pid, &info);
+        int k = container_info_classify(pid, resolver_user_file_parser(r), &info);
         if (k < 0)
                 return k;
         container_info_clear(&info);

@@ -71,6 +71,7 @@ typedef struct RecordingSetup {
         UnwindTables *unwind_tables;     /* the daemon's (dwarf/auto; NULL for fp) */
         UserLimits *limits;              /* the daemon's per-uid limits (ring memory, control rings) */
         HelperClientConfig helper;       /* how helpers are started (symbolize stage) */
+        HelperClient *user_file_helper;  /* the daemon's helper for Podman JSON and /.flatpak-info (borrowed) */
         const RecordingObserver *observer;
         void *observer_userdata;
 } RecordingSetup;

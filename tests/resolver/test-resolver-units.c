@@ -1,6 +1,7 @@
 /* test-resolver-units: the resolver's parsers on hostile and real input:
- * strict JSON (UTF-8, escapes, depth, size), mountinfo (escapes, btrfs and
- * OSTree roots, longest-prefix lookup), /.flatpak-info, beneath-only opens. */
+ * mountinfo (escapes, btrfs and OSTree roots, longest-prefix lookup),
+ * beneath-only opens. (Podman's JSON and /.flatpak-info are the helper's:
+ * tests/sandbox-helper/test-user-files.c.) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,53 +12,8 @@
 
 #include "basic.h"
 #include "container-info.h"
-#include "json-value.h"
 #include "mountinfo.h"
 #include "test-check.h"
-
-static int parse(const char *s, JsonValue **v) {
-        return json_parse(s, strlen(s), 1000, v, NULL);
-}
-
-static void test_json(void) {
-        JsonValue *v = NULL;
-        CHECK(parse("[{\"id\":\"ab\",\"names\":[\"x\",\"y\"],\"n\":-1.5e3,\"t\":true,\"z\":null}]", &v) == 0);
-        CHECK(v && v->type == JSON_ARRAY && v->n_items == 1);
-        if (v && v->n_items == 1) {
-                CHECK(strcmp(json_object_get_string(v->items[0], "id"), "ab") == 0);
-                CHECK(json_object_get(v->items[0], "n")->number == -1500);
-                CHECK(json_object_get(v->items[0], "names")->n_items == 2);
-                CHECK(json_object_get_string(v->items[0], "missing") == NULL);
-        }
-        json_value_free(v);
-        v = NULL;
-        CHECK(parse("\"\\u00e9\\ud83d\\ude00\"", &v) == 0);
-        CHECK(v && strcmp(v->string, "\xc3\xa9\xf0\x9f\x98\x80") == 0);
-        json_value_free(v);
-
-        static const char *const bad[] = {
-                "", "[", "[1,]", "{\"a\":1,}", "[01]", "[1.]", "{'a':1}", "[1] x", "\"\xff\"",
-                "\"\xc0\xaf\"",               /* overlong '/' */
-                "\"\xed\xa0\x80\"",           /* UTF-8 encoded surrogate */
-                "\"\xf4\x90\x80\x80\"",       /* beyond U+10FFFF */
-                "\"\\ud800\"", "\"\\udc00\"", "\"\\u0000\"", "\"a\nb\"", "\"\\x\"", "tru", "nul", "[1 2]",
-                "\"abc\\", "/* c */ 1",
-        };
-        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                v = NULL;
-                int r = parse(bad[i], &v);
-                if (r != -EBADMSG)
-                        fprintf(stderr, "accepted bad JSON #%zu\n", i);
-                CHECK(r == -EBADMSG && v == NULL);
-        }
-        /* Depth bomb and value-count limit. */
-        char deep[2 * JSON_MAX_DEPTH + 10];
-        memset(deep, '[', JSON_MAX_DEPTH + 5);
-        memset(deep + JSON_MAX_DEPTH + 5, ']', JSON_MAX_DEPTH + 5);
-        v = NULL;
-        CHECK(json_parse(deep, 2 * JSON_MAX_DEPTH + 10, 100000, &v, NULL) == -EBADMSG);
-        CHECK(json_parse("[1,2,3,4,5]", 11, 3, &v, NULL) == -E2BIG);
-}
 
 static void test_mountinfo(void) {
         const char *text =
@@ -86,21 +42,6 @@ static void test_mountinfo(void) {
         CHECK(mount_table_parse("1 2 3:4 relative / rw - ext4 x rw\n", &t) == -EBADMSG);
         CHECK(mount_table_load(0, &t) == 0 && t && t->n_entries > 0);
         mount_table_free(t);
-}
-
-static void test_flatpak_info(void) {
-        ContainerInfo info = { 0 };
-        const char *text = "[Application]\nname=org.example.App\nruntime=runtime/org.example.Platform/x86_64/1.0\n\n"
-                           "[Instance]\ninstance-id=12345\napp-path=/var/lib/flatpak/app/org.example.App/x/y/files\n"
-                           "runtime-path=/var/lib/flatpak/runtime/org.example.Platform/x/1.0/z/files\n";
-        CHECK(flatpak_info_parse(text, &info) == 0);
-        CHECK(strcmp(info.name, "org.example.App") == 0);
-        CHECK(strcmp(info.id, "12345") == 0);
-        CHECK(strcmp(info.app_path, "/var/lib/flatpak/app/org.example.App/x/y/files") == 0);
-        CHECK(strncmp(info.runtime_path, "/var/lib/flatpak/runtime/", 25) == 0);
-        ContainerInfo none = { 0 };
-        CHECK(flatpak_info_parse("[Instance]\napp-path=/x\n", &none) == -EBADMSG);
-        CHECK(flatpak_info_parse("[unterminated\n", &none) == -EBADMSG);
 }
 
 static void test_safe_open(void) {
@@ -137,9 +78,7 @@ static void test_safe_open(void) {
 }
 
 int main(void) {
-        test_json();
         test_mountinfo();
-        test_flatpak_info();
         test_safe_open();
         if (failures) {
                 fprintf(stderr, "%d check(s) failed\n", failures);

@@ -21,15 +21,16 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         "$src/tests/sandbox-helper/fuzz-helper.c" "$h/demangle.c" "$h/dwarf-functions.c" "$h/dwarf-scopes.c" "$h/elf-identify.c" "$h/helper-server.c" \
         "$h/minidebuginfo.c" "$h/symbol-index.c" "$h/symbolize-module.c" "$h/symbolize-request.c" "$h/unwind-compile.c" "$src/protocol/helper-protocol.c" \
         "$h/jit-names.c" "$h/perf-map.c" "$h/jitdump.c" \
-        "$src/basic/io-util.c" \
-        -lelf -ldw -llzma -liberty -o "$tmp/fuzz-helper" || {
+        "$h/podman-json.c" "$h/flatpak-info.c" "$src/basic/io-util.c" "$src/basic/safe-open.c" \
+        $(pkg-config --cflags --libs json-glib-1.0) -lelf -ldw -llzma -liberty -o "$tmp/fuzz-helper" || {
         echo "building the fuzz target failed (clang with libclang-rt-14-dev needed)"; exit 1; }
 # the service side: validation of answers from a (possibly compromised) helper
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
         -DPERISCOPE_LIBEXECDIR='"/nonexistent"' -I "$src/basic" -I "$src/protocol" -I "$src/helper-client/" \
         "$src/tests/sandbox-helper/fuzz-client.c" "$src/helper-client/helper-client.c" "$src/helper-client/helper-client-jit.c" \
+        "$src/helper-client/sandbox-launch.c" "$src/helper-client/sandbox-seccomp.c" \
         "$src/protocol/helper-protocol.c" "$src/protocol/unwind-table.c" \
-        -o "$tmp/fuzz-client" || { echo "building the client fuzz target failed"; exit 1; }
+        -lseccomp -o "$tmp/fuzz-client" || { echo "building the client fuzz target failed"; exit 1; }
 # the JIT file parsers (perf map, jitdump)
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
         -I "$src/basic" -I "$src/protocol" -I "$h" \

@@ -139,6 +139,13 @@ def case_probe(tmp):
     check(lines.get("open %s" % home) not in (None, "ok"), "no home directory")
     check(lines.get("open /usr/bin/env") == "ok", "/usr is readable (the probe is not just broken)")
     check(lines.get("connect 127.0.0.1:%d" % port) not in (None, "ok"), "cannot reach a listening host port")
+    # the system call filter (bwrap --seccomp) and --disable-userns
+    check(lines.get("Seccomp") == "2", "a seccomp filter is loaded (Seccomp: %s)" % lines.get("Seccomp"))
+    for call in ("unshare(CLONE_NEWUSER)", "clone(CLONE_NEWUSER)", "ptrace(PTRACE_TRACEME)", "mount", "bpf",
+                 "perf_event_open", "keyctl", "socket(AF_INET)", "socket(AF_NETLINK)"):
+        check(lines.get("syscall " + call) == "Operation not permitted",
+              "%s is denied by the filter: %s" % (call, lines.get("syscall " + call)))
+    check(lines.get("syscall socket(AF_UNIX)") == "allowed", "AF_UNIX sockets still work (the filter is not deny-all)")
     srv.settimeout(0.5)
     try:
         c, _ = srv.accept()
@@ -320,6 +327,13 @@ def case_debuginfod(tmp):
         check(info["debug-file"].startswith("debuginfod "), "fetched from debuginfod: %s" % info["debug-file"])
         check(chain_names(r, o["inner"]) == ["inner_inline", "outer_inline", "work_function"],
               "names from the debuginfod file")
+        if os.geteuid() == 0:
+            # root's fetches run as the fetcher's own unprivileged user, in its cache
+            bid = [l.split()[-1] for l in subprocess.run(["readelf", "-n", b], capture_output=True, text=True)
+                   .stdout.splitlines() if "Build ID" in l][0]
+            cached = os.path.join("/var/cache/periscope/debuginfod", bid, "debuginfo")
+            st = os.stat(cached)
+            check(st.st_uid != 0, "the fetcher (not root) wrote %s: uid %d" % (cached, st.st_uid))
     finally:
         srv.kill()
         srv.wait()

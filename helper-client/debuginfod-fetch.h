@@ -1,0 +1,24 @@
+/* debuginfod-fetch.h: debug files from debuginfod servers without any
+ * network code in the caller: periscope-debuginfod-fetch (libdebuginfod)
+ * runs per request under bwrap with the network and nothing else, as an
+ * unprivileged user when the caller is root, writes into its own cache, and
+ * hands back the file's fd. The caller still checks the file's build-id. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The user the fetcher runs as when the caller is root; when the system
+ * has no such user, DEBUGINFOD_FETCH_FALLBACK_ID (uid and gid) is used, a
+ * DynamicUser-style id that owns nothing but the fetcher's cache. */
+#define DEBUGINFOD_FETCH_USER "periscope-debuginfod"
+#define DEBUGINFOD_FETCH_FALLBACK_ID 61870
+/* The fetcher's cache when the caller is root (owned by the fetcher's uid). */
+#define DEBUGINFOD_FETCH_ROOT_CACHE "/var/cache/periscope/debuginfod"
+
+/* Asks the servers in urls (as $DEBUGINFOD_URLS) for the debug file of
+ * build_id, giving up after timeout_s seconds. Returns an fd of a regular
+ * file, or a negative errno with *why (malloc'ed) saying what failed:
+ * -ENOENT when no server has it. */
+int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_size, unsigned timeout_s,
+                     char **why);

@@ -1,0 +1,167 @@
+/* sandbox-launch.c: bubblewrap launcher (see sandbox-launch.h). */
+#include "sandbox-launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "basic.h"
+
+/* build_tree_path next to the running program's folder in a build tree, so a
+ * private periscoped started from a build finds its own helpers. */
+static char *build_tree_program_path(const char *build_tree_path) {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+                return NULL;
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (!slash)
+                return NULL;
+        *slash = 0;
+        _cleanup_free_ char *candidate = NULL;
+        if (asprintf(&candidate, "%s/../%s", self, build_tree_path) < 0)
+                return NULL;
+        if (access(candidate, X_OK) < 0)
+                return NULL;
+        return realpath(candidate, NULL);
+}
+
+char *sandbox_program_path(const char *explicit_path, const char *env_var, const char *build_tree_path,
+                           const char *installed) {
+        const char *p = explicit_path;
+        if (!p)
+                p = getenv(env_var);
+        if (!p) {
+                char *built = build_tree_program_path(build_tree_path);
+                if (built)
+                        return built;
+                p = installed;
+        }
+        return realpath(p, NULL);
+}
+
+size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings *strings) {
+        static const char *const head[] = {
+                "bwrap",
+                "--unshare-all",          /* net, pid, ipc, uts, cgroup, user (when possible) */
+                "--unshare-user",
+                "--new-session",
+                "--die-with-parent",
+                "--cap-drop", "ALL",
+                /* no user namespaces inside (bwrap >= 0.8); the system
+                 * call filter denies them too */
+                "--disable-userns",
+                "--clearenv",
+                "--ro-bind", "/usr", "/usr",
+                "--symlink", "usr/lib", "/lib",
+                "--symlink", "usr/lib64", "/lib64",
+                "--symlink", "usr/bin", "/bin",
+                "--symlink", "usr/sbin", "/sbin",
+                "--proc", "/proc",
+                "--dev", "/dev",
+                "--tmpfs", "/tmp",
+        };
+        size_t i = 0;
+        for (; i < ELEMENTSOF(head); i++)
+                argv[i] = (char *) head[i];
+        snprintf(strings->seccomp_fd, sizeof strings->seccomp_fd, "%zu", 3 + l->n_fds);
+        argv[i++] = "--seccomp";
+        argv[i++] = strings->seccomp_fd;
+        /* sanitizer builds: keep the runtime's options (leak checking cannot
+         * ptrace inside the sandbox) */
+        const char *ao = getenv("ASAN_OPTIONS");
+        const char *uo = getenv("UBSAN_OPTIONS");
+        if (ao) {
+                snprintf(strings->asan_options, sizeof strings->asan_options, "%s:detect_leaks=0", ao);
+                argv[i++] = "--setenv";
+                argv[i++] = "ASAN_OPTIONS";
+                argv[i++] = strings->asan_options;
+        }
+        if (uo) {
+                argv[i++] = "--setenv";
+                argv[i++] = "UBSAN_OPTIONS";
+                argv[i++] = (char *) uo;
+        }
+        return i;
+}
+
+/* Runs in the forked child: fds first, then the uid, then limits, then
+ * exec bwrap. The fds are moved before RLIMIT_NOFILE is lowered: a daemon
+ * holding thousands of pinned files has every low number taken, and
+ * F_DUPFD past a lowered limit fails with EMFILE. Only async-signal-safe
+ * calls. */
+static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int seccomp_fd, char *const *argv) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                _exit(127);
+        int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (devnull < 0)
+                _exit(127);
+        /* move everything above the target numbers first, then onto them */
+        size_t n = l->n_fds + 1, base = 3 + n;
+        int moved[8];
+        if (n > ELEMENTSOF(moved))
+                _exit(127);
+        for (size_t i = 0; i < n; i++) {
+                int fd = i < l->n_fds ? l->fds[i] : seccomp_fd;
+                moved[i] = fcntl(fd >= 0 ? fd : devnull, F_DUPFD, (int) base);
+                if (moved[i] < 0)
+                        _exit(127);
+        }
+        int out = fcntl(l->stdout_fd >= 0 ? l->stdout_fd : devnull, F_DUPFD, (int) base);
+        if (out < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0)
+                _exit(127);
+        for (size_t i = 0; i < n; i++)
+                if (dup2(moved[i], (int) (3 + i)) < 0)
+                        _exit(127);
+        /* everything else goes: the sandbox sees only 0, 1, 2 and its fds */
+        if (close_range((unsigned) base, ~0U, 0) < 0)
+                _exit(127);
+
+        if (l->uid != (uid_t) -1 &&
+            (setgroups(0, NULL) < 0 || setresgid(l->gid, l->gid, l->gid) < 0 || setresuid(l->uid, l->uid, l->uid) < 0))
+                _exit(126);
+
+        struct rlimit rl;
+#ifndef PERISCOPE_SANITIZED
+        /* sanitizer runtimes reserve terabytes of shadow memory: RLIMIT_AS
+         * would stop them from starting, so sanitizer builds go without */
+        rl = (struct rlimit) { l->memory_limit, l->memory_limit };
+        if (l->memory_limit && setrlimit(RLIMIT_AS, &rl) < 0)
+                _exit(127);
+#endif
+        rl = (struct rlimit) { l->cpu_seconds, l->cpu_seconds + 1 };
+        if (setrlimit(RLIMIT_CPU, &rl) < 0)
+                _exit(127);
+        rl = (struct rlimit) { l->max_files, l->max_files };
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                _exit(127);
+        rl = (struct rlimit) { 0, 0 };
+        (void) setrlimit(RLIMIT_CORE, &rl);
+        /* the daemon may run at a raised priority; the sandbox's work may not */
+        (void) setpriority(PRIO_PROCESS, 0, 0);
+
+        execv(l->bwrap_path ? l->bwrap_path : "/usr/bin/bwrap", argv);
+        _exit(127);
+}
+
+int sandbox_spawn(const SandboxLaunch *l, char *const *argv, pid_t *ret) {
+        _cleanup_close_ int seccomp_fd = sandbox_seccomp_filter_fd(l->seccomp);
+        if (seccomp_fd < 0)
+                return seccomp_fd;
+        pid_t pid = fork();
+        if (pid < 0)
+                return -errno;
+        if (pid == 0)
+                exec_sandbox(l, seccomp_fd, argv);
+        *ret = pid;
+        return 0;
+}

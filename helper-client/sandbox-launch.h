@@ -1,0 +1,55 @@
+/* sandbox-launch.h: starts a program under bubblewrap for the daemon: the
+ * helper (helper-client.c) and the debuginfod fetcher (debuginfod-fetch.c).
+ * The child gets exactly the fds it is given (at 3, 4, …), resource
+ * limits set after they are in place, optionally another uid, dies with
+ * the daemon, and runs the system call filter of sandbox-seccomp.h. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sandbox-seccomp.h"
+
+/* The options every sandbox starts with: all namespaces new, no user
+ * namespaces inside, all capabilities dropped, a new session, dying with
+ * the daemon, an empty environment, /usr read-only as the whole system, its
+ * own /proc, /dev and /tmp. Followed by "--seccomp" and the filter's fd
+ * number, which sandbox_argv_head() fills in. */
+#define SANDBOX_ARGV_HEAD_MAX 40
+
+typedef struct SandboxLaunch {
+        const char *bwrap_path;    /* NULL: /usr/bin/bwrap */
+        SandboxSeccompProfile seccomp;
+        const int *fds;            /* placed at 3, 4, … in this order; -1: /dev/null */
+        size_t n_fds;
+        int stdout_fd;             /* -1: /dev/null */
+        uid_t uid;                 /* switch to uid/gid before exec; (uid_t) -1: stay */
+        gid_t gid;
+        uint64_t memory_limit;     /* RLIMIT_AS; 0: none (sanitizer builds never set it) */
+        unsigned cpu_seconds;      /* RLIMIT_CPU */
+        unsigned max_files;        /* RLIMIT_NOFILE */
+} SandboxLaunch;
+
+/* Strings the command line points into; lives as long as the argv. */
+typedef struct SandboxArgvStrings {
+        char seccomp_fd[16];
+        char asan_options[512];
+} SandboxArgvStrings;
+
+/* Writes the common head of a bwrap command line into argv (room for
+ * SANDBOX_ARGV_HEAD_MAX entries): the options above, the seccomp filter's
+ * fd (the one after the launch's own, as sandbox_spawn() places it), and in
+ * sanitizer builds the runtime's options. Returns how many it wrote. */
+size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings *strings);
+
+/* The absolute path of a program to run in a sandbox: explicit when not
+ * NULL, else $env_var, else build_tree_path relative to the folder above the
+ * running program's (build/service/periscoped finds
+ * build/sandbox-helper/periscope-helper), else installed. NULL with errno
+ * set when it does not exist. */
+char *sandbox_program_path(const char *explicit_path, const char *env_var, const char *build_tree_path,
+                           const char *installed);
+
+/* Forks and execs bwrap with argv (NULL-terminated, argv[0] "bwrap"). */
+int sandbox_spawn(const SandboxLaunch *l, char *const *argv, pid_t *ret);
