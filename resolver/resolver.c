@@ -53,6 +53,7 @@ struct Resolver {
         void *pin_userdata;
         ResolverLogFunc log_func;
         void *log_userdata;
+        CallerOpener *as_caller;       /* borrowed; NULL: the caller is root */
 };
 
 static const char *const method_names[_RESOLVER_METHOD_MAX] = {
@@ -167,6 +168,14 @@ void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdat
 void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata) {
         r->log_func = f ? f : no_log;
         r->log_userdata = userdata;
+}
+
+void resolver_set_caller_opener(Resolver *r, CallerOpener *o) {
+        r->as_caller = o;
+}
+
+CallerOpener *resolver_get_caller_opener(const Resolver *r) {
+        return r->as_caller;
 }
 
 void resolver_set_methods(Resolver *r, unsigned mask) {

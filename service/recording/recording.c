@@ -885,6 +885,17 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         jit_files_set_resolver(r->jit_files, r->resolver);
         if (r->check_owner)
                 jit_files_set_owner(r->jit_files, r->owner_uid);
+        /* A caller other than root: what it names is opened with its rights
+         * (debug files, pins by path; docs/security.md). */
+        if (geteuid() == 0 && r->owner_uid != 0) {
+                r_ = caller_opener_new(r->owner_uid, &r->as_caller);
+                if (r_ < 0) {
+                        recording_error(error, PERISCOPE_ERROR_FAILED, "cannot open files with the rights of uid %u: %s",
+                                        (unsigned) r->owner_uid, strerror(-r_));
+                        goto fail;
+                }
+                resolver_set_caller_opener(r->resolver, r->as_caller);
+        }
         r_ = capture_writer_new_fd(capture_fd, r->start_time, &r->writer);
         if (r_ < 0) {
                 recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
@@ -954,6 +965,7 @@ Recording *recording_free(Recording *r) {
         pinned_files_free(r->pinned);
         jit_files_free(r->jit_files);
         resolver_free(r->resolver);
+        caller_opener_free(r->as_caller);
         address_set_free(r->addresses);
         record_options_done(&r->options);
         sd_event_unref(r->event);

@@ -1,0 +1,305 @@
+/* caller-opener.c: a forked child with the caller's filesystem identity
+ * opens files for the service (see caller-opener.h). */
+#include "caller-opener.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+
+#define CALLER_OPENER_TIMEOUT_MS 1000
+#define CALLER_OPENER_MAX_GROUPS 256
+
+struct CallerOpener {
+        uid_t uid;
+        pid_t pid;
+        int sock;
+        bool broken;
+};
+
+/* One request: the path follows the fixed part, NUL-terminated. */
+typedef struct OpenRequest {
+        uint64_t resolve;
+        int32_t flags;
+        uint32_t has_dir;     /* a directory fd comes with the request */
+} OpenRequest;
+
+#define REQUEST_MAX (sizeof(OpenRequest) + PATH_MAX)
+
+/* Sends data with at most one fd attached. */
+static int send_with_fd(int sock, const void *data, size_t size, int fd) {
+        struct iovec iov = { .iov_base = (void *) data, .iov_len = size };
+        union {
+                struct cmsghdr h;
+                uint8_t buf[CMSG_SPACE(sizeof(int))];
+        } control;
+        memset(&control, 0, sizeof(control));
+        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+        if (fd >= 0) {
+                msg.msg_control = &control;
+                msg.msg_controllen = sizeof(control.buf);
+                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(c), &fd, sizeof(int));
+        }
+        ssize_t k;
+        do
+                k = sendmsg(sock, &msg, MSG_NOSIGNAL);
+        while (k < 0 && errno == EINTR);
+        return k < 0 ? -errno : (size_t) k == size ? 0 : -EIO;
+}
+
+/* Receives one datagram and the one fd that may come with it (others are
+ * closed). Returns its size, 0 at end of stream, or a negative errno. */
+static ssize_t receive_with_fd(int sock, void *buf, size_t size, int *ret_fd) {
+        *ret_fd = -1;
+        struct iovec iov = { .iov_base = buf, .iov_len = size };
+        union {
+                struct cmsghdr h;
+                uint8_t buf[CMSG_SPACE(sizeof(int) * 4)];
+        } control;
+        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
+                              .msg_controllen = sizeof(control.buf) };
+        ssize_t k;
+        do
+                k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+        while (k < 0 && errno == EINTR);
+        if (k < 0)
+                return -errno;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+                if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                        continue;
+                size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < n; i++) {
+                        int fd;
+                        memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                        if (*ret_fd < 0)
+                                *ret_fd = fd;
+                        else
+                                close(fd);
+                }
+        }
+        if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+                *ret_fd = safe_close(*ret_fd);
+                return -EBADMSG;
+        }
+        return k;
+}
+
+/* ---- the child ---------------------------------------------------------- */
+
+/* Takes the caller's filesystem identity and drops every capability. */
+static int become_caller(uid_t uid, gid_t gid, const gid_t *groups, size_t n_groups) {
+        if (setgroups(n_groups, groups) < 0)
+                return -errno;
+        (void) setfsgid(gid);
+        if ((gid_t) setfsgid((gid_t) -1) != gid)
+                return -EPERM;
+        (void) setfsuid(uid);
+        if ((uid_t) setfsuid((uid_t) -1) != uid)
+                return -EPERM;
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+        if (syscall(SYS_capset, &h, d) < 0)
+                return -errno;
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+static int child_open(const OpenRequest *q, const char *path, int dirfd) {
+        _cleanup_close_ int slash = -1;
+        bool beneath = q->resolve & RESOLVE_BENEATH;
+        if (dirfd < 0 && beneath) {
+                slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (slash < 0)
+                        return -errno;
+                dirfd = slash;
+        }
+        if (beneath)
+                while (*path == '/')
+                        path++;
+        if (*path == 0)
+                path = ".";
+        struct open_how how = {
+                .flags = (uint64_t) (uint32_t) q->flags | O_CLOEXEC | O_NOCTTY,
+                .resolve = q->resolve,
+        };
+        if (q->flags & O_PATH)
+                how.flags &= ~(uint64_t) O_NOCTTY;
+        long fd = syscall(SYS_openat2, dirfd < 0 ? AT_FDCWD : dirfd, path, &how, sizeof(how));
+        return fd < 0 ? -errno : (int) fd;
+}
+
+_Noreturn static void child_serve(int sock) {
+        char buf[REQUEST_MAX + 1];
+        for (;;) {
+                int dirfd = -1;
+                ssize_t k = receive_with_fd(sock, buf, REQUEST_MAX, &dirfd);
+                if (k == 0 || k == -ECONNRESET)
+                        _exit(0);
+                int32_t result = -EBADMSG;
+                OpenRequest q;
+                if (k >= (ssize_t) sizeof(q) + 1) {
+                        memcpy(&q, buf, sizeof(q));
+                        buf[k] = 0;
+                        const char *path = buf + sizeof(q);
+                        /* exactly one NUL, at the end; the fd was announced */
+                        if (strlen(path) + 1 == (size_t) k - sizeof(q) && (q.has_dir != 0) == (dirfd >= 0))
+                                result = child_open(&q, path, dirfd);
+                }
+                safe_close(dirfd);
+                int fd = result >= 0 ? result : -1;
+                int32_t answer = result >= 0 ? 0 : result;
+                int r = send_with_fd(sock, &answer, sizeof(answer), fd);
+                safe_close(fd);
+                if (r < 0)
+                        _exit(1);
+        }
+}
+
+/* The primary gid and the groups of uid from the user database. */
+static int user_groups(uid_t uid, gid_t *ret_gid, gid_t *groups, int *n_groups) {
+        struct passwd pw, *res = NULL;
+        char buf[16384];
+        if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0 || !res)
+                return -ENOENT;
+        *ret_gid = pw.pw_gid;
+        int n = *n_groups;
+        if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+                return -E2BIG;
+        *n_groups = n;
+        return 0;
+}
+
+int caller_opener_new(uid_t uid, CallerOpener **ret) {
+        gid_t gid, groups[CALLER_OPENER_MAX_GROUPS];
+        int n_groups = CALLER_OPENER_MAX_GROUPS;
+        int r = user_groups(uid, &gid, groups, &n_groups);
+        if (r < 0)
+                return r;
+        int pair[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+                return -errno;
+        pid_t parent = getpid();
+        pid_t pid = fork();
+        if (pid < 0) {
+                r = -errno;
+                close(pair[0]);
+                close(pair[1]);
+                return r;
+        }
+        if (pid == 0) {
+                /* Nothing of the service's but the socket; gone with it. */
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+                        _exit(1);
+                if (dup2(pair[1], 3) < 0 || close_range(4, ~0U, 0) < 0 || close_range(0, 2, 0) < 0)
+                        _exit(1);
+                signal(SIGPIPE, SIG_IGN);
+                if (become_caller(uid, gid, groups, (size_t) n_groups) < 0)
+                        _exit(1);
+                child_serve(3);
+        }
+        close(pair[1]);
+        CallerOpener *o = calloc(1, sizeof(*o));
+        if (!o) {
+                close(pair[0]);
+                kill(pid, SIGKILL);
+                (void) waitpid(pid, NULL, 0);
+                return -ENOMEM;
+        }
+        *o = (CallerOpener) { .uid = uid, .pid = pid, .sock = pair[0] };
+        *ret = o;
+        return 0;
+}
+
+CallerOpener *caller_opener_free(CallerOpener *o) {
+        if (!o)
+                return NULL;
+        safe_close(o->sock);
+        if (o->pid > 0) {
+                kill(o->pid, SIGKILL);
+                while (waitpid(o->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        free(o);
+        return NULL;
+}
+
+uid_t caller_opener_uid(const CallerOpener *o) {
+        return o->uid;
+}
+
+int caller_opener_openat2(CallerOpener *o, int dirfd, const char *path, int flags, uint64_t resolve) {
+        if (!path)
+                return -EINVAL;
+        if (o->broken)
+                return -EIO;
+        size_t len = strlen(path);
+        if (len >= PATH_MAX)
+                return -ENAMETOOLONG;
+        char buf[REQUEST_MAX];
+        OpenRequest q = { .resolve = resolve, .flags = flags, .has_dir = dirfd >= 0 };
+        memcpy(buf, &q, sizeof(q));
+        memcpy(buf + sizeof(q), path, len + 1);
+        int r = send_with_fd(o->sock, buf, sizeof(q) + len + 1, dirfd);
+        struct pollfd p = { .fd = o->sock, .events = POLLIN };
+        if (r >= 0) {
+                do
+                        r = poll(&p, 1, CALLER_OPENER_TIMEOUT_MS);
+                while (r < 0 && errno == EINTR);
+                r = r < 0 ? -errno : r == 0 ? -ETIMEDOUT : 0;
+        }
+        int32_t answer = 0;
+        int fd = -1;
+        if (r >= 0) {
+                ssize_t k = receive_with_fd(o->sock, &answer, sizeof(answer), &fd);
+                r = k < 0 ? (int) k : k != sizeof(answer) ? -EBADMSG : 0;
+        }
+        if (r < 0 || (answer == 0) != (fd >= 0) || answer > 0) {
+                /* dead, stopped or confused: never asked again */
+                safe_close(fd);
+                o->broken = true;
+                if (o->pid > 0)
+                        kill(o->pid, SIGKILL);
+                return -EIO;
+        }
+        return answer < 0 ? answer : fd;
+}
+
+int caller_opener_open_file(CallerOpener *o, pid_t pid, const char *path) {
+        const uint64_t confined = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+        if (!path || path[0] != '/')
+                return -ENOENT;
+        _cleanup_close_ int root = -1;
+        if (pid > 0) {
+                char p[64];
+                snprintf(p, sizeof(p), "/proc/%d/root", (int) pid);
+                root = caller_opener_openat2(o, -1, p, O_PATH | O_DIRECTORY, 0);
+        }
+        _cleanup_close_ int fd = caller_opener_openat2(o, root, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, confined);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                return -ENOENT;
+        return TAKE_FD(fd);
+}
