@@ -634,7 +634,11 @@ static void recording_run_stages(Recording *r) {
         for (; r->stage < recording_n_stages; r->stage++) {
                 const RecordingStage *st = &recording_stages[r->stage];
                 int ret = st->run(&in, &r->stage_results, recording_stage_progress, r);
-                if (ret < 0)
+                /* The disk filled up under the symbol tables: the capture
+                 * is cut short even if a later flush finds room again. */
+                if (ret == -ENOSPC || ret == -EDQUOT || ret == -EIO)
+                        recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+                else if (ret < 0)
                         log_recording(LOG_WARNING, r->id, "stage %s failed: %s", st->name, strerror(-ret));
         }
         recording_finish(r);
