@@ -250,6 +250,10 @@ uid_t caller_opener_uid(const CallerOpener *o) {
         return o->uid;
 }
 
+pid_t caller_opener_pid(const CallerOpener *o) {
+        return o->pid;
+}
+
 int caller_opener_openat2(CallerOpener *o, int dirfd, const char *path, int flags, uint64_t resolve) {
         if (!path)
                 return -EINVAL;

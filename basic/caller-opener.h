@@ -22,8 +22,9 @@ int caller_opener_new(uid_t uid, CallerOpener **ret);
 /* Ends the opener (SIGKILL, reaped). NULL is a no-op. */
 CallerOpener *caller_opener_free(CallerOpener *o);
 
-/* The uid whose rights the opener has. */
+/* The uid whose rights the opener has, and the opener's pid (for logs and tests). */
 uid_t caller_opener_uid(const CallerOpener *o);
+pid_t caller_opener_pid(const CallerOpener *o);
 
 /* openat2(dirfd, path, flags | O_CLOEXEC | O_NOCTTY, resolve) as the caller:
  * dirfd < 0 means the service's "/" (a leading '/' of path is dropped when
