@@ -216,11 +216,26 @@ int caller_opener_new(uid_t uid, CallerOpener **ret) {
                 if (dup2(pair[1], 3) < 0 || close_range(4, ~0U, 0) < 0 || close_range(0, 2, 0) < 0)
                         _exit(1);
                 signal(SIGPIPE, SIG_IGN);
-                if (become_caller(uid, gid, groups, (size_t) n_groups) < 0)
+                /* the first answer says whether it became the caller */
+                int32_t ready = become_caller(uid, gid, groups, (size_t) n_groups);
+                if (send_with_fd(3, &ready, sizeof(ready), -1) < 0 || ready < 0)
                         _exit(1);
                 child_serve(3);
         }
         close(pair[1]);
+        int32_t ready = -EIO;
+        int fd = -1;
+        struct pollfd p = { .fd = pair[0], .events = POLLIN };
+        if (poll(&p, 1, 5 * CALLER_OPENER_TIMEOUT_MS) == 1 &&
+            receive_with_fd(pair[0], &ready, sizeof(ready), &fd) != sizeof(ready))
+                ready = -EIO;
+        safe_close(fd);
+        if (ready < 0) {
+                close(pair[0]);
+                kill(pid, SIGKILL);
+                (void) waitpid(pid, NULL, 0);
+                return ready;
+        }
         CallerOpener *o = calloc(1, sizeof(*o));
         if (!o) {
                 close(pair[0]);

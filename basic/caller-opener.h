@@ -16,7 +16,8 @@
 typedef struct CallerOpener CallerOpener;
 
 /* Starts the opener for uid. Returns 0, or a negative errno (-ENOENT: uid
- * is not in the user database). */
+ * is not in the user database; -EPERM: no CAP_SETUID/CAP_SETGID to take
+ * its identity). */
 int caller_opener_new(uid_t uid, CallerOpener **ret);
 
 /* Ends the opener (SIGKILL, reaped). NULL is a no-op. */

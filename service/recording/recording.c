@@ -894,7 +894,9 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if (geteuid() == 0 && r->owner_uid != 0) {
                 r_ = caller_opener_new(r->owner_uid, &r->as_caller);
                 if (r_ < 0) {
-                        recording_error(error, PERISCOPE_ERROR_FAILED, "cannot open files with the rights of uid %u: %s",
+                        recording_error(error, PERISCOPE_ERROR_FAILED,
+                                        "cannot open files with the rights of uid %u: %s (periscoped needs "
+                                        "CAP_SETUID and CAP_SETGID for that)",
                                         (unsigned) r->owner_uid, strerror(-r_));
                         goto fail;
                 }
