@@ -63,9 +63,9 @@ static int open_candidate(const char *path, const struct stat *self) {
 }
 
 /* As open_candidate(), for a caller other than root: the caller's rights,
- * no symbolic links, inside the process's root; every failure is -ENOENT. */
-static int open_candidate_as_caller(const DebugFileOptions *o, const char *path, const struct stat *self) {
-        _cleanup_close_ int fd = caller_opener_open_file(o->as_caller, o->pid, path);
+ * no symbolic links, inside pid's root (0: ours); every failure is -ENOENT. */
+static int open_candidate_as_caller(const DebugFileOptions *o, pid_t pid, const char *path, const struct stat *self) {
+        _cleanup_close_ int fd = caller_opener_open_file(o->as_caller, pid, path);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0)
                 return -ENOENT;
@@ -95,7 +95,7 @@ static int open_under_debug_root(const DebugFileOptions *o, const char *root, co
                 return open_candidate(cand, self);
         _cleanup_close_ int dir = -1;
         if (!open_debug_root(root, &dir))
-                return open_candidate_as_caller(o, cand, self);
+                return open_candidate_as_caller(o, 0, cand, self); /* the host's path */
         struct open_how how = {
                 .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
                 .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
@@ -254,7 +254,7 @@ static int find_by_debuglink(Lookup *l, const char *root, int fd, const char *pa
 #pragma GCC diagnostic pop
                 /* beside the binary: where its owner writes; under the debug root */
                 int cfd = i == 2 ? open_under_debug_root(l->o, root, cand, cand + strlen(root), &self)
-                          : l->o->as_caller ? open_candidate_as_caller(l->o, cand, &self)
+                          : l->o->as_caller ? open_candidate_as_caller(l->o, l->o->pid, cand, &self)
                                             : open_candidate(cand, &self);
                 if (cfd < 0)
                         continue;
