@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fd-passing.h"
 
 #define CALLER_OPENER_TIMEOUT_MS 1000
 #define CALLER_OPENER_MAX_GROUPS 256
@@ -43,68 +44,6 @@ typedef struct OpenRequest {
 } OpenRequest;
 
 #define REQUEST_MAX (sizeof(OpenRequest) + PATH_MAX)
-
-/* Sends data with at most one fd attached. */
-static int send_with_fd(int sock, const void *data, size_t size, int fd) {
-        struct iovec iov = { .iov_base = (void *) data, .iov_len = size };
-        union {
-                struct cmsghdr h;
-                uint8_t buf[CMSG_SPACE(sizeof(int))];
-        } control;
-        memset(&control, 0, sizeof(control));
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-        if (fd >= 0) {
-                msg.msg_control = &control;
-                msg.msg_controllen = sizeof(control.buf);
-                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(c), &fd, sizeof(int));
-        }
-        ssize_t k;
-        do
-                k = sendmsg(sock, &msg, MSG_NOSIGNAL);
-        while (k < 0 && errno == EINTR);
-        return k < 0 ? -errno : (size_t) k == size ? 0 : -EIO;
-}
-
-/* Receives one datagram and the one fd that may come with it (others are
- * closed). Returns its size, 0 at end of stream, or a negative errno. */
-static ssize_t receive_with_fd(int sock, void *buf, size_t size, int *ret_fd) {
-        *ret_fd = -1;
-        struct iovec iov = { .iov_base = buf, .iov_len = size };
-        union {
-                struct cmsghdr h;
-                uint8_t buf[CMSG_SPACE(sizeof(int) * 4)];
-        } control;
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
-                              .msg_controllen = sizeof(control.buf) };
-        ssize_t k;
-        do
-                k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-        while (k < 0 && errno == EINTR);
-        if (k < 0)
-                return -errno;
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-                if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-                        continue;
-                size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                for (size_t i = 0; i < n; i++) {
-                        int fd;
-                        memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                        if (*ret_fd < 0)
-                                *ret_fd = fd;
-                        else
-                                close(fd);
-                }
-        }
-        if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-                *ret_fd = safe_close(*ret_fd);
-                return -EBADMSG;
-        }
-        return k;
-}
 
 /* ---- the child ---------------------------------------------------------- */
 
@@ -155,7 +94,7 @@ _Noreturn static void child_serve(int sock) {
         char buf[REQUEST_MAX + 1];
         for (;;) {
                 int dirfd = -1;
-                ssize_t k = receive_with_fd(sock, buf, REQUEST_MAX, &dirfd);
+                ssize_t k = fd_receive_with_data(sock, buf, REQUEST_MAX, MSG_CMSG_CLOEXEC, &dirfd);
                 if (k == 0 || k == -ECONNRESET)
                         _exit(0);
                 int32_t result = -EBADMSG;
@@ -171,7 +110,7 @@ _Noreturn static void child_serve(int sock) {
                 safe_close(dirfd);
                 int fd = result >= 0 ? result : -1;
                 int32_t answer = result >= 0 ? 0 : result;
-                int r = send_with_fd(sock, &answer, sizeof(answer), fd);
+                int r = fd_send_with_data(sock, &answer, sizeof(answer), fd, MSG_NOSIGNAL);
                 safe_close(fd);
                 if (r < 0)
                         _exit(1);
@@ -218,7 +157,7 @@ int caller_opener_new(uid_t uid, CallerOpener **ret) {
                 signal(SIGPIPE, SIG_IGN);
                 /* the first answer says whether it became the caller */
                 int32_t ready = become_caller(uid, gid, groups, (size_t) n_groups);
-                if (send_with_fd(3, &ready, sizeof(ready), -1) < 0 || ready < 0)
+                if (fd_send_with_data(3, &ready, sizeof(ready), -1, MSG_NOSIGNAL) < 0 || ready < 0)
                         _exit(1);
                 child_serve(3);
         }
@@ -227,7 +166,7 @@ int caller_opener_new(uid_t uid, CallerOpener **ret) {
         int fd = -1;
         struct pollfd p = { .fd = pair[0], .events = POLLIN };
         if (poll(&p, 1, 5 * CALLER_OPENER_TIMEOUT_MS) == 1 &&
-            receive_with_fd(pair[0], &ready, sizeof(ready), &fd) != sizeof(ready))
+            fd_receive_with_data(pair[0], &ready, sizeof(ready), MSG_CMSG_CLOEXEC, &fd) != sizeof(ready))
                 ready = -EIO;
         safe_close(fd);
         if (ready < 0) {
@@ -281,7 +220,7 @@ int caller_opener_openat2(CallerOpener *o, int dirfd, const char *path, int flag
         OpenRequest q = { .resolve = resolve, .flags = flags, .has_dir = dirfd >= 0 };
         memcpy(buf, &q, sizeof(q));
         memcpy(buf + sizeof(q), path, len + 1);
-        int r = send_with_fd(o->sock, buf, sizeof(q) + len + 1, dirfd);
+        int r = fd_send_with_data(o->sock, buf, sizeof(q) + len + 1, dirfd, MSG_NOSIGNAL);
         struct pollfd p = { .fd = o->sock, .events = POLLIN };
         if (r >= 0) {
                 do
@@ -292,7 +231,7 @@ int caller_opener_openat2(CallerOpener *o, int dirfd, const char *path, int flag
         int32_t answer = 0;
         int fd = -1;
         if (r >= 0) {
-                ssize_t k = receive_with_fd(o->sock, &answer, sizeof(answer), &fd);
+                ssize_t k = fd_receive_with_data(o->sock, &answer, sizeof(answer), MSG_CMSG_CLOEXEC, &fd);
                 r = k < 0 ? (int) k : k != sizeof(answer) ? -EBADMSG : 0;
         }
         if (r < 0 || (answer == 0) != (fd >= 0) || answer > 0) {
