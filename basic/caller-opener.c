@@ -68,7 +68,7 @@ static int become_caller(uid_t uid, gid_t gid, const gid_t *groups, size_t n_gro
 
 static int child_open(const OpenRequest *q, const char *path, int dirfd) {
         _cleanup_close_ int slash = -1;
-        bool beneath = q->resolve & RESOLVE_BENEATH;
+        bool beneath = q->resolve & (RESOLVE_BENEATH | RESOLVE_IN_ROOT);
         if (dirfd < 0 && beneath) {
                 slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
                 if (slash < 0)
@@ -245,8 +245,9 @@ int caller_opener_openat2(CallerOpener *o, int dirfd, const char *path, int flag
         return answer < 0 ? answer : fd;
 }
 
-int caller_opener_open_file(CallerOpener *o, pid_t pid, const char *path) {
-        const uint64_t confined = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+int caller_opener_open_file(CallerOpener *o, pid_t pid, const char *path, bool follow_links) {
+        const uint64_t confined = follow_links ? RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS
+                                               : RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
         if (!path || path[0] != '/')
                 return -ENOENT;
         _cleanup_close_ int root = -1;
@@ -255,7 +256,8 @@ int caller_opener_open_file(CallerOpener *o, pid_t pid, const char *path) {
                 snprintf(p, sizeof(p), "/proc/%d/root", (int) pid);
                 root = caller_opener_openat2(o, -1, p, O_PATH | O_DIRECTORY, 0);
         }
-        _cleanup_close_ int fd = caller_opener_openat2(o, root, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, confined);
+        _cleanup_close_ int fd = caller_opener_openat2(o, root, path, O_RDONLY | O_NONBLOCK | (follow_links ? 0 : O_NOFOLLOW),
+                                                       confined);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
                 return -ENOENT;

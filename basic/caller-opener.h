@@ -10,6 +10,7 @@
  * Whatever it answers is a file the caller could have opened itself. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -29,18 +30,19 @@ pid_t caller_opener_pid(const CallerOpener *o);
 
 /* openat2(dirfd, path, flags | O_CLOEXEC | O_NOCTTY, resolve) as the caller:
  * dirfd < 0 means the service's "/" (a leading '/' of path is dropped when
- * resolve holds RESOLVE_BENEATH). Returns the fd or a negative errno. An
+ * resolve holds RESOLVE_BENEATH or RESOLVE_IN_ROOT). Returns the fd or a negative errno. An
  * opener that does not answer within a second is killed; every call after
  * it fails with -EIO. */
 int caller_opener_openat2(CallerOpener *o, int dirfd, const char *path, int flags, uint64_t resolve);
 
 /* Opens the regular file at path (absolute, as pid sees it) read-only as the
  * caller, inside pid's root (/proc/PID/root, opened as the caller too) when
- * pid > 0 and that works, else inside the service's "/": no symbolic link
- * and no magic link is followed, no ".." leaves the root. Any failure (the
+ * pid > 0 and that works, else inside the service's "/". No magic link is
+ * followed and nothing leaves the root; symbolic links only when
+ * follow_links (resolved inside the root: RESOLVE_IN_ROOT). Any failure (the
  * caller may not search a directory, a link in the way, not a regular
  * file…) is -ENOENT: the caller learns nothing of files it could not read. */
-int caller_opener_open_file(CallerOpener *o, pid_t pid, const char *path);
+int caller_opener_open_file(CallerOpener *o, pid_t pid, const char *path, bool follow_links);
 
 static inline void caller_opener_freep(CallerOpener **o) {
         caller_opener_free(*o);

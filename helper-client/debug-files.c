@@ -63,9 +63,10 @@ static int open_candidate(const char *path, const struct stat *self) {
 }
 
 /* As open_candidate(), for a caller other than root: the caller's rights,
- * no symbolic links, inside pid's root (0: ours); every failure is -ENOENT. */
+ * inside pid's root (0: ours), symbolic links resolved inside it; every
+ * failure is -ENOENT. */
 static int open_candidate_as_caller(const DebugFileOptions *o, pid_t pid, const char *path, const struct stat *self) {
-        _cleanup_close_ int fd = caller_opener_open_file(o->as_caller, pid, path);
+        _cleanup_close_ int fd = caller_opener_open_file(o->as_caller, pid, path, true);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0)
                 return -ENOENT;

@@ -229,7 +229,7 @@ static int pinned_files_open(pid_t pid, uint64_t start, uint64_t end, const char
                  * ours, no symbolic links; then the identity, when known.
                  * Never a file of the service's namespace as root. */
                 *how = PINNED_VIA_PATH;
-                _cleanup_close_ int cfd = caller_opener_open_file(as_caller, pid, path);
+                _cleanup_close_ int cfd = caller_opener_open_file(as_caller, pid, path, false);
                 if (cfd < 0)
                         return cfd;
                 if (fstat(cfd, st) < 0)

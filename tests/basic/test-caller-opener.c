@@ -100,11 +100,12 @@ int main(void) {
         if (r < 0)
                 return 1;
         char text[64];
+        int fd;
         CHECK(open_as_user(o, "public", CONFINED, text, sizeof(text)) == 0 && strcmp(text, "public\n") == 0);
         /* what it costs: the start, and an open through it */
         snprintf(text, sizeof(text), "%s/public", dir);
         for (int i = 0; i < 1000; i++)
-                safe_close(caller_opener_open_file(o, 0, text));
+                safe_close(caller_opener_open_file(o, 0, text, false));
         clock_gettime(CLOCK_MONOTONIC, &s2);
         printf("start %.2f ms, open_file %.1f us each\n",
                ((s1.tv_sec - s0.tv_sec) * 1e9 + (s1.tv_nsec - s0.tv_nsec)) / 1e6,
@@ -121,10 +122,18 @@ int main(void) {
         CHECK_MSG(r == 0 && strcmp(text, "public\n") == 0, "a symbolic link, links allowed: %s", strerror(-r));
         /* Every failure of open_file reads as "not there". */
         snprintf(target, sizeof(target), "%s/rootonly", dir);
-        CHECK(caller_opener_open_file(o, 0, target) == -ENOENT);
-        CHECK(caller_opener_open_file(o, 0, link) == -ENOENT);
+        CHECK(caller_opener_open_file(o, 0, target, false) == -ENOENT);
+        CHECK(caller_opener_open_file(o, 0, link, false) == -ENOENT);
+        /* Links followed (inside the root), still with the user's rights. */
+        fd = caller_opener_open_file(o, 0, link, true);
+        CHECK_MSG(fd >= 0, "a link to a public file, links followed: %s", strerror(-fd));
+        safe_close(fd);
+        char link2[300];
+        snprintf(link2, sizeof(link2), "%s/link-rootonly", dir);
+        CHECK(symlink(target, link2) == 0);
+        CHECK(caller_opener_open_file(o, 0, link2, true) == -ENOENT);
         snprintf(target, sizeof(target), "%s/public", dir);
-        int fd = caller_opener_open_file(o, 0, target);
+        fd = caller_opener_open_file(o, 0, target, false);
         CHECK(fd >= 0);
         safe_close(fd);
 
@@ -141,7 +150,7 @@ int main(void) {
         CHECK_MSG(r == -EACCES || r == -EPERM, "root's /proc/PID/root: %s", r >= 0 ? "opened" : strerror(-r));
         if (r >= 0)
                 close(r);
-        fd = caller_opener_open_file(o, sleeper, target);
+        fd = caller_opener_open_file(o, sleeper, target, false);
         CHECK(fd >= 0);
         safe_close(fd);
         kill(sleeper, SIGKILL);
@@ -173,7 +182,7 @@ int main(void) {
         kill(opid, SIGSTOP);
         struct timespec t0, t1, t2;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        r = caller_opener_open_file(o, 0, target);
+        r = caller_opener_open_file(o, 0, target, false);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         CHECK(r == -ENOENT);
         r = caller_opener_openat2(o, -1, target, O_RDONLY, 0);

@@ -6,7 +6,8 @@
 # report, report --mappings, folded stacks) holds none of the root-only
 # program's names, its path or its CRC, and says about the user's program
 # exactly what it says when leak.debug points nowhere; a wrong CRC changes
-# nothing either. Root, recording its own program whose debug file lies
+# nothing either. The user's own debug file behind its own link still names
+# its program. Root, recording its own program whose debug file lies
 # behind a symlink in root-only directories, still gets every name.
 FILES_BUILD_ID=none
 . "$(dirname "$0")/files-lib.sh"
@@ -39,6 +40,17 @@ for v in crc wrongcrc; do
         [ "$got" = "$ctl" ] || { printf 'with the link:\n%s\nwithout:\n%s\n' "$got" "$ctl"; fail "$v: the capture says something else than when leak.debug points nowhere"; }
 done
 echo "ok: the user's program is described as when leak.debug points nowhere: $ctl"
+
+# The user's own debug file behind a link of its own still names its program.
+mkdir -m 0755 "$USER_DIR/own" "$USER_DIR/own/.debug" "$USER_DIR/debugfiles"
+objcopy --only-keep-debug "$TEST_TMP/prog.full" "$USER_DIR/debugfiles/prog.debug"
+linked_prog "$USER_DIR/own/prog" prog.debug "$USER_DIR/debugfiles/prog.debug"
+ln -s ../../debugfiles/prog.debug "$USER_DIR/own/.debug/prog.debug"
+chown -hR $user: "$USER_DIR"
+record_as_user "$USER_DIR/own.syscap" -- "$USER_DIR/own/prog" 1
+"$PERISCOPE" report --no-progress --folded "$USER_DIR/own.syscap" | grep -q "main;user_spin_outer;user_spin_inner" ||
+        fail "the user's program is not named from its own debug file behind its own link"
+echo "ok: the user's own debug file behind its own link names its program"
 
 # Root keeps everything: its program's debug file behind a symlink into
 # root-only directories.
