@@ -47,15 +47,16 @@ typedef struct OpenRequest {
 
 /* ---- the child ---------------------------------------------------------- */
 
-/* Takes the caller's filesystem identity and drops every capability. */
+/* Takes the caller's effective and filesystem identity (the effective uid
+ * too: the kernel asks it whether the caller owns a process's user
+ * namespace, to open /proc/PID/root of a process in one), keeps real and
+ * saved ids 0 (so the caller may not signal or trace it), and drops every
+ * capability. */
 static int become_caller(uid_t uid, gid_t gid, const gid_t *groups, size_t n_groups) {
-        if (setgroups(n_groups, groups) < 0)
+        if (setgroups(n_groups, groups) < 0 || setresgid((gid_t) -1, gid, (gid_t) -1) < 0 ||
+            setresuid((uid_t) -1, uid, (uid_t) -1) < 0)
                 return -errno;
-        (void) setfsgid(gid);
-        if ((gid_t) setfsgid((gid_t) -1) != gid)
-                return -EPERM;
-        (void) setfsuid(uid);
-        if ((uid_t) setfsuid((uid_t) -1) != uid)
+        if ((gid_t) setfsgid((gid_t) -1) != gid || (uid_t) setfsuid((uid_t) -1) != uid)
                 return -EPERM;
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct d[2] = {};

@@ -1,12 +1,13 @@
 /* caller-opener.h: opening files with another user's access rights. The
  * root service opens files named by an unprivileged caller (a binary's
  * .gnu_debuglink beside it, the path of a mapping whose process is gone) in
- * a child process forked once per recording, whose filesystem identity
- * (fsuid, fsgid, supplementary groups from the user database) is the
- * caller's and which holds no capability: the kernel then checks every
- * directory searched and the file opened exactly as for the caller. Its real
- * and saved uids stay 0 and it is not dumpable, so the caller can neither
- * signal nor ptrace it; it keeps no fd of the service's but its socket.
+ * a child process forked once per recording, whose effective and
+ * filesystem identity (uid, gid, supplementary groups from the user
+ * database) is the caller's and which holds no capability: the kernel then
+ * checks every directory searched and the file opened exactly as for the
+ * caller. Its real and saved uids stay 0 and it is not dumpable, so the
+ * caller can neither signal nor ptrace it; it keeps no fd of the service's
+ * but its socket.
  * Whatever it answers is a file the caller could have opened itself. */
 #pragma once
 

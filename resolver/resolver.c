@@ -230,7 +230,7 @@ int resolver_remember_process(Resolver *r, pid_t pid) {
                 return -ENOMEM;
         p = tmp;
         p->pid = pid;
-        int k = container_info_classify(pid, &p->info);
+        int k = container_info_classify_as(pid, r->as_caller, &p->info);
         if (k < 0)
                 return k;
         if (mount_table_load(pid, &p->mounts) < 0)

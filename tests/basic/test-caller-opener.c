@@ -8,10 +8,12 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -156,8 +158,35 @@ int main(void) {
         kill(sleeper, SIGKILL);
         waitpid(sleeper, NULL, 0);
 
-        /* The opener: the user's filesystem identity, no capability, real
-         * uid root (the user cannot signal or trace it). */
+        /* The user's own process in a user namespace of its own (a
+         * rootless container): its root is the user's to enter. */
+        int ready[2];
+        CHECK(pipe(ready) == 0);
+        pid_t inns = fork();
+        if (inns == 0) {
+                /* dumpable again after setuid, as after an exec */
+                if (setgid(gid) < 0 || setuid(uid) < 0 || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 ||
+                    unshare(CLONE_NEWUSER) < 0)
+                        _exit(1);
+                (void) !write(ready[1], "x", 1);
+                pause();
+                _exit(0);
+        }
+        close(ready[1]);
+        char x;
+        CHECK(read(ready[0], &x, 1) == 1);
+        close(ready[0]);
+        snprintf(p, sizeof(p), "/proc/%d/root", (int) inns);
+        r = caller_opener_openat2(o, -1, p, O_PATH | O_DIRECTORY, 0);
+        CHECK_MSG(r >= 0, "the user's process in its own user namespace: %s", strerror(-r));
+        if (r >= 0)
+                close(r);
+        kill(inns, SIGKILL);
+        waitpid(inns, NULL, 0);
+
+        /* The opener: the user's effective and filesystem identity, no
+         * capability, real and saved uid root (the user cannot signal or
+         * trace it). */
         pid_t opid = caller_opener_pid(o);
         char v[128], want[64];
         status_field(opid, "CapEff:", v, sizeof(v));
@@ -165,7 +194,7 @@ int main(void) {
         status_field(opid, "CapPrm:", v, sizeof(v));
         CHECK_MSG(strcmp(v, "\t0000000000000000") == 0, "opener's CapPrm:%s", v);
         status_field(opid, "Uid:", v, sizeof(v));
-        snprintf(want, sizeof(want), "\t0\t0\t0\t%u", (unsigned) uid);
+        snprintf(want, sizeof(want), "\t0\t%u\t0\t%u", (unsigned) uid, (unsigned) uid);
         CHECK_MSG(strcmp(v, want) == 0, "opener's Uid:%s", v);
         pid_t probe = fork();
         if (probe == 0) {

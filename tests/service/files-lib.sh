@@ -86,10 +86,17 @@ record_as_user() { # capture, periscope record args…
                 { cat "$cap.err"; fail "$user could not record: $*"; }
 }
 
-capture_text() { # capture, out
+capture_text() { # capture, out (file chunks decoded too)
         { "$PERISCOPE" dump --json "$1" && "$PERISCOPE" report --no-progress "$1" &&
                   "$PERISCOPE" report --no-progress --mappings "$1" && "$PERISCOPE" report --no-progress --folded "$1"; } >"$2" ||
                 fail "periscope could not read $1"
+        "$PERISCOPE" dump --json "$1" | "$PYTHON" -c '
+import base64, json, sys
+for f in json.load(sys.stdin)["frames"]:
+    if f["type"] == "FILE_CHUNK" and "data_base64" in f:
+        sys.stdout.write("%s:\n" % f["path"])
+        sys.stdout.write(base64.b64decode(f["data_base64"]).decode("utf-8", "replace") + "\n")' >>"$2" ||
+                fail "cannot decode the file chunks of $1"
 }
 
 # Fails when TEXT (a file) holds the secret's names, its directory, its CRC
@@ -99,9 +106,9 @@ assert_no_secret() { # text, label
         crc_le=$(echo "$secret_crc" | sed -E 's/(..)(..)(..)(..)/\4\3\2\1/')
         for needle in TOPSECRET payroll_bonus salary_outer "$SECRET_DIR/payroll" "$secret_crc" "$crc_le" \
                 "$((16#$secret_crc))" "${secret_crc^^}"; do
-                if grep -qiF -- "$needle" "$1"; then
-                        grep -iF -- "$needle" "$1" | head -3 | cut -c1-400 >&2
-                        fail "$2: the capture holds '$needle' of the root-only $SECRET_DIR/payroll"
+                if grep -aqiF -- "$needle" "$1"; then
+                        grep -aiF -- "$needle" "$1" | head -3 | cut -c1-400 >&2
+                        fail "$2: the capture holds '$needle', which only root-only files hold"
                 fi
         done
 }
