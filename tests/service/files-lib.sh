@@ -113,11 +113,13 @@ assert_no_secret() { # text, label
         done
 }
 
-# How each mapping of PATH was found and verified, as report --mappings
-# says, with PATH's directory replaced by DIR and pids and addresses left
-# out (for comparing two captures).
+# How each mapping of PATH was verified and what was noted about its debug
+# files, as report --mappings says, with PATH's directory replaced by DIR;
+# pids, addresses and how the mapped file itself was pinned (map_files
+# while the process ran, its path once it was gone: load decides) left out,
+# for comparing two captures.
 provenance_of() { # capture, path
         "$PERISCOPE" report --no-progress --mappings "$1" | awk -v p="$2" -v d="$(dirname "$2")" '
                 /^  pid / { on = ($NF == p); next }
-                on { gsub(d, "DIR"); print }' | sort -u
+                on { gsub(d, "DIR"); sub(/found by (map_files|path|proc-root); /, "found by PIN; "); print }' | sort -u
 }
