@@ -3,6 +3,7 @@
 #pragma once
 
 #include "alloc-util.h"
+#include "caller-opener.h"
 #include "cleanup.h"
 #include "fd-passing.h"
 #include "io-util.h"

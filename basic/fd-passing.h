@@ -1,6 +1,7 @@
-/* fd-passing.h: one byte with at most one file descriptor over a Unix
- * socket (SCM_RIGHTS), the handshake of the control fd, of `periscope
- * record`'s start gate and of the memory collector. Header-only: the
+/* fd-passing.h: one byte (or one small datagram) with at most one file
+ * descriptor over a Unix socket (SCM_RIGHTS): the handshake of the control
+ * fd, of `periscope record`'s start gate, of the memory collector, and the
+ * requests and answers of the opener with a caller's rights. Header-only: the
  * collector, which runs inside profiled programs, compiles it with its own
  * flags. */
 #pragma once
@@ -11,10 +12,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* Sends byte with fd attached (no fd when fd < 0), retrying EINTR.
- * flags: MSG_NOSIGNAL, MSG_DONTWAIT... Returns 0 or a negative errno. */
-static inline int fd_send_with_byte(int sock, char byte, int fd, int flags) {
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+/* Sends size bytes (one datagram on a SOCK_SEQPACKET socket) with fd
+ * attached (no fd when fd < 0), retrying EINTR. flags: MSG_NOSIGNAL,
+ * MSG_DONTWAIT... Returns 0, -EIO for a short send, or a negative errno. */
+static inline int fd_send_with_data(int sock, const void *data, size_t size, int fd, int flags) {
+        struct iovec iov = { .iov_base = (void *) data, .iov_len = size };
         union {
                 struct cmsghdr h;
                 uint8_t buf[CMSG_SPACE(sizeof(int))];
@@ -32,7 +34,7 @@ static inline int fd_send_with_byte(int sock, char byte, int fd, int flags) {
         }
         for (;;) {
                 ssize_t k = sendmsg(sock, &msg, flags);
-                if (k == 1)
+                if (k >= 0 && (size_t) k == size)
                         return 0;
                 if (k < 0 && errno == EINTR)
                         continue;
@@ -40,14 +42,19 @@ static inline int fd_send_with_byte(int sock, char byte, int fd, int flags) {
         }
 }
 
-/* Receives one byte and the fd that came with it (*ret_fd = -1 when none
- * did; anything but exactly one fd is closed and counts as none), retrying
- * EINTR. flags: MSG_CMSG_CLOEXEC unless the fd is meant to be inherited.
- * Returns 0, -EPIPE at end of stream, or a negative errno. */
-static inline int fd_receive_with_byte(int sock, int flags, char *ret_byte, int *ret_fd) {
+/* Sends byte with fd attached (no fd when fd < 0), as fd_send_with_data(). */
+static inline int fd_send_with_byte(int sock, char byte, int fd, int flags) {
+        return fd_send_with_data(sock, &byte, 1, fd, flags);
+}
+
+/* Receives at most size bytes (one datagram) and the fd that came with
+ * them (*ret_fd = -1 when none did; anything but exactly one fd is closed
+ * and counts as none), retrying EINTR. flags: MSG_CMSG_CLOEXEC unless the
+ * fd is meant to be inherited. Returns the bytes received (0 at end of
+ * stream) or a negative errno. */
+static inline ssize_t fd_receive_with_data(int sock, void *buf, size_t size, int flags, int *ret_fd) {
         *ret_fd = -1;
-        char byte;
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+        struct iovec iov = { .iov_base = buf, .iov_len = size };
         union {
                 struct cmsghdr h;
                 uint8_t buf[CMSG_SPACE(sizeof(int))];
@@ -60,9 +67,6 @@ static inline int fd_receive_with_byte(int sock, int flags, char *ret_byte, int 
         while (k < 0 && errno == EINTR);
         if (k < 0)
                 return -errno;
-        if (k != 1)
-                return -EPIPE;
-        int fd = -1;
         for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
                 if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
                         continue;
@@ -70,14 +74,31 @@ static inline int fd_receive_with_byte(int sock, int flags, char *ret_byte, int 
                 for (size_t i = 0; i < n; i++) {
                         int got;
                         memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                        if (fd < 0 && n == 1)
-                                fd = got;
+                        if (*ret_fd < 0 && n == 1)
+                                *ret_fd = got;
                         else
                                 close(got);
                 }
         }
+        return k;
+}
+
+/* Receives one byte and the fd that came with it (*ret_fd = -1 when none
+ * did; anything but exactly one fd is closed and counts as none), retrying
+ * EINTR. flags: MSG_CMSG_CLOEXEC unless the fd is meant to be inherited.
+ * Returns 0, -EPIPE at end of stream, or a negative errno. */
+static inline int fd_receive_with_byte(int sock, int flags, char *ret_byte, int *ret_fd) {
+        char byte;
+        ssize_t k = fd_receive_with_data(sock, &byte, 1, flags, ret_fd);
+        if (k < 0)
+                return (int) k;
+        if (k != 1) {
+                if (*ret_fd >= 0)
+                        close(*ret_fd);
+                *ret_fd = -1;
+                return -EPIPE;
+        }
         if (ret_byte)
                 *ret_byte = byte;
-        *ret_fd = fd;
         return 0;
 }

@@ -4,11 +4,13 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +57,56 @@ static int open_candidate(const char *path, const struct stat *self) {
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -EBADF;
+        if (self && st.st_dev == self->st_dev && st.st_ino == self->st_ino)
+                return -ELOOP;
+        return TAKE_FD(fd);
+}
+
+/* As open_candidate(), for a caller other than root: the caller's rights,
+ * inside pid's root (0: ours), symbolic links resolved inside it; every
+ * failure is -ENOENT. */
+static int open_candidate_as_caller(const DebugFileOptions *o, pid_t pid, const char *path, const struct stat *self) {
+        _cleanup_close_ int fd = caller_opener_open_file(o->as_caller, pid, path, true);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return -ENOENT;
+        if (self && st.st_dev == self->st_dev && st.st_ino == self->st_ino)
+                return -ELOOP;
+        return TAKE_FD(fd);
+}
+
+/* The debug root, for candidates below it: root's own tree (owned by root,
+ * writable by nobody else) is searched as root without leaving it, any other
+ * with the caller's rights. 1 with *ret_dir, 0 to use the caller's rights. */
+static int open_debug_root(const char *root, int *ret_dir) {
+        _cleanup_close_ int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
+        if (dir < 0 || fstat(dir, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+                return 0;
+        *ret_dir = TAKE_FD(dir);
+        return 1;
+}
+
+/* Opens a candidate under the debug root: root's tree as root (symbolic
+ * links only inside it), anything else as the caller; for root callers as
+ * root. cand is the whole path, rel the part below the root. */
+static int open_under_debug_root(const DebugFileOptions *o, const char *root, const char *cand, const char *rel,
+                                 const struct stat *self) {
+        if (!o->as_caller)
+                return open_candidate(cand, self);
+        _cleanup_close_ int dir = -1;
+        if (!open_debug_root(root, &dir))
+                return open_candidate_as_caller(o, 0, cand, self); /* the host's path */
+        struct open_how how = {
+                .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+                .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+        };
+        while (*rel == '/')
+                rel++;
+        _cleanup_close_ int fd = (int) syscall(SYS_openat2, dir, rel, &how, sizeof(how));
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                return -ENOENT;
         if (self && st.st_dev == self->st_dev && st.st_ino == self->st_ino)
                 return -ELOOP;
         return TAKE_FD(fd);
@@ -169,7 +221,7 @@ static int find_by_build_id(Lookup *l, const char *root) {
         _cleanup_free_ char *cand = NULL;
         if (asprintf(&cand, "%s/.build-id/%.2s/%s.debug", root, h, h + 2) < 0)
                 return -ENOMEM;
-        int cfd = open_candidate(cand, NULL);
+        int cfd = open_under_debug_root(l->o, root, cand, cand + strlen(root), NULL);
         if (cfd < 0)
                 return 0;
         return try_build_id_candidate(l, cand, cfd, DEBUG_FILE_BUILD_ID);
@@ -201,7 +253,10 @@ static int find_by_debuglink(Lookup *l, const char *root, int fd, const char *pa
                 if (asprintf(&cand, fmts[i], root, dir, id->debuglink) < 0)
                         return -ENOMEM;
 #pragma GCC diagnostic pop
-                int cfd = open_candidate(cand, &self);
+                /* beside the binary: where its owner writes; under the debug root */
+                int cfd = i == 2 ? open_under_debug_root(l->o, root, cand, cand + strlen(root), &self)
+                          : l->o->as_caller ? open_candidate_as_caller(l->o, l->o->pid, cand, &self)
+                                            : open_candidate(cand, &self);
                 if (cfd < 0)
                         continue;
                 int r = try_debuglink_candidate(l, cand, cfd);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "caller-opener.h"
 #include "helper-client.h"
 
 typedef enum DebugFileKind {
@@ -29,6 +30,14 @@ typedef struct DebugFileOptions {
          * (build-id or CRC mismatch, a link out of the tree…); NULL: not logged. */
         void (*log)(void *userdata, const char *message);
         void *log_userdata;
+        /* NULL when the caller is root (or is the service itself). Else the
+         * candidates beside the binary are opened with the caller's rights
+         * inside the root of process `pid` (the service's "/" when it is
+         * gone), following no symbolic link, and any failure reads as "not
+         * there" (caller-opener.h); the debug root is used as root only when
+         * root owns it and nobody else may write it, and is never left. */
+        CallerOpener *as_caller;
+        pid_t pid;
 } DebugFileOptions;
 
 /* A filesystem tree besides the host's where the debug file may be: the

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <linux/nsfs.h>
@@ -186,7 +187,20 @@ static int flatpak_info_fields(pid_t pid, int fd, const UserFileParser *parser, 
         return 0;
 }
 
+/* A file below the process's root (rootfd), as root or as the caller:
+ * no symbolic links, no leaving the root. */
+static int open_in_process_root(int rootfd, const char *path, CallerOpener *as_caller) {
+        if (!as_caller)
+                return safe_open_beneath(rootfd, path, O_RDONLY, false);
+        return caller_opener_openat2(as_caller, rootfd, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW,
+                                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
 int container_info_classify(pid_t pid, const UserFileParser *parser, ContainerInfo *ret) {
+        return container_info_classify_as(pid, parser, NULL, ret);
+}
+
+int container_info_classify_as(pid_t pid, const UserFileParser *parser, CallerOpener *as_caller, ContainerInfo *ret) {
         char path[96], id[65];
         _cleanup_free_ char *cgroup = NULL, *env = NULL;
         size_t env_len = 0;
@@ -201,11 +215,14 @@ int container_info_classify(pid_t pid, const UserFileParser *parser, ContainerIn
                 ret->owner_uid = 0;
         ret->rootless = ret->owner_uid != 0;
 
-        /* /.flatpak-info and /run/.containerenv, through the process's root. */
+        /* /.flatpak-info and /run/.containerenv, through the process's root
+         * (a caller other than root: with its rights, since they are copied
+         * into its capture and it may have bound any file there). */
         snprintf(path, sizeof(path), "/proc/%d/root", (int) pid);
-        _cleanup_close_ int root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int root = as_caller ? caller_opener_openat2(as_caller, -1, path, O_PATH | O_DIRECTORY, 0)
+                                             : open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root >= 0) {
-                _cleanup_close_ int fd = safe_open_beneath(root, ".flatpak-info", O_RDONLY, false);
+                _cleanup_close_ int fd = open_in_process_root(root, ".flatpak-info", as_caller);
                 if (fd >= 0 && read_fd_bounded(fd, FLATPAK_INFO_MAX_BYTES, false, &ret->flatpak_info, &ret->flatpak_info_len) >= 0) {
                         if (flatpak_info_fields(pid, fd, parser, ret) >= 0) {
                                 ret->engine = CONTAINER_ENGINE_FLATPAK;
@@ -215,7 +232,7 @@ int container_info_classify(pid_t pid, const UserFileParser *parser, ContainerIn
                         container_info_clear(ret);
                 }
                 fd = safe_close(fd);
-                fd = safe_open_beneath(root, "run/.containerenv", O_RDONLY, false);
+                fd = open_in_process_root(root, "run/.containerenv", as_caller);
                 if (fd >= 0)
                         (void) read_fd_bounded(fd, CONTAINERENV_MAX_BYTES, false, &ret->containerenv, &ret->containerenv_len);
         }

@@ -6,6 +6,8 @@
  * identity checks decide what is trusted. */
 #pragma once
 
+#include "caller-opener.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -55,6 +57,11 @@ typedef struct ContainerInfo {
  * here only the id and owner are set. Returns 0 (engine NONE for plain host
  * processes) or a negative errno when pid is gone (-ESRCH) or unreadable. */
 int container_info_classify(pid_t pid, const UserFileParser *parser, ContainerInfo *ret);
+
+/* As container_info_classify(), reading /.flatpak-info and
+ * /run/.containerenv (copied into captures) with the rights of the caller
+ * behind as_caller (caller-opener.h; NULL: as root). */
+int container_info_classify_as(pid_t pid, const UserFileParser *parser, CallerOpener *as_caller, ContainerInfo *ret);
 
 /* Frees the raw file copies held by info (not info itself). */
 void container_info_clear(ContainerInfo *info);

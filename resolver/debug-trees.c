@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,7 @@ typedef struct TreeContext {
         const PodmanContainer *container;
         int app_fd, runtime_fd;         /* TREE_FLATPAK; -1 when unusable */
         const ContainerInfo *info;
+        CallerOpener *as_caller;        /* TREE_DIR: open with the caller's rights; NULL: as root */
 } TreeContext;
 
 static int tree_open_nofollow(void *userdata, const char *path, int flags, char *shown, size_t shown_size) {
@@ -200,6 +202,10 @@ static int tree_open_nofollow(void *userdata, const char *path, int flags, char 
         case TREE_DIR:
                 if (shown)
                         snprintf(shown, shown_size, "%s%s", strcmp(c->base, "/") ? c->base : "", path);
+                if (c->as_caller)
+                        return caller_opener_openat2(c->as_caller, c->dirfd, path,
+                                                     flags | O_NOFOLLOW | (flags & O_PATH ? 0 : O_NONBLOCK),
+                                                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
                 return safe_open_beneath(c->dirfd, path, flags, false);
         case TREE_PODMAN:
                 for (size_t i = 0; i < c->container->n_layers; i++) {
@@ -260,13 +266,15 @@ static int open_deployment(const char *path, const char *kind, uid_t owner) {
 }
 
 /* /proc/PID/root while the process lives and still has the container's
- * root (a reused pid of a host process would show our own "/"). */
-static int open_live_root(pid_t pid) {
+ * root (a reused pid of a host process would show our own "/"); opened
+ * with the caller's rights when as_caller is set. */
+static int open_live_root(pid_t pid, CallerOpener *as_caller) {
         char path[64];
         snprintf(path, sizeof(path), "/proc/%d/root", (int) pid);
-        _cleanup_close_ int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int fd = as_caller ? caller_opener_openat2(as_caller, -1, path, O_PATH | O_DIRECTORY, 0)
+                                           : open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return -errno;
+                return as_caller ? fd : -errno;
         struct stat a, b;
         if (fstat(fd, &a) < 0 || stat("/", &b) < 0)
                 return -errno;
@@ -289,22 +297,34 @@ int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char
         if (!info || info->engine == CONTAINER_ENGINE_NONE)
                 return -ENOENT;
         char base[PATH_MAX];
+        /* A caller other than root reads a tree as root only where root or
+         * the caller owns it: the system's Flatpak installation, the
+         * caller's own store or installation; the live root with its own
+         * rights. */
+        CallerOpener *as_caller = resolver_get_caller_opener(r);
+        bool callers_own = !as_caller || caller_opener_uid(as_caller) == info->owner_uid;
         if (t != DEBUG_TREE_ROOT) {
                 _cleanup_close_ int dir = open_flatpak_debug(info, t, base, sizeof(base));
                 if (dir < 0)
                         return dir;
+                if (!callers_own && strncmp(base, FLATPAK_SYSTEM_INSTALLATION "/", strlen(FLATPAK_SYSTEM_INSTALLATION) + 1) != 0)
+                        return -ENOENT;
                 TreeContext c = { .kind = TREE_DIR, .dirfd = dir, .base = base };
                 return open_in(&c, path, shown, shown_size, why, why_size);
         }
         /* The live root first: it is exactly what the process sees. */
-        _cleanup_close_ int root = open_live_root(pid);
+        _cleanup_close_ int root = open_live_root(pid, as_caller);
         if (root >= 0) {
                 snprintf(base, sizeof(base), "/proc/%d/root", (int) pid);
-                TreeContext c = { .kind = TREE_DIR, .dirfd = root, .base = base };
+                TreeContext c = { .kind = TREE_DIR, .dirfd = root, .base = base, .as_caller = as_caller };
                 int fd = open_in(&c, path, shown, shown_size, why, why_size);
-                if (fd != -EACCES && fd != -EPERM)
+                if (as_caller && fd < 0 && fd != -EXDEV && fd != -ELOOP)
+                        fd = -ENOENT; /* nothing said about what the caller may not see */
+                if (fd != -EACCES && fd != -EPERM && (!as_caller || fd != -ENOENT))
                         return fd;
         }
+        if (!callers_own)
+                return -ENOENT;
         PodmanStorage *storage;
         const PodmanContainer *container;
         if (info->engine == CONTAINER_ENGINE_PODMAN && resolver_get_podman(r, pid, &storage, &container) >= 0) {

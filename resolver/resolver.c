@@ -67,6 +67,7 @@ struct Resolver {
         UserFileParser parser;        /* the helper for users' files, started on first use */
         bool helper_tried;
         bool helper_borrowed;         /* parser.helper is the owner's (resolver_set_user_file_helper) */
+        CallerOpener *as_caller;      /* borrowed; NULL: the caller is root */
 };
 
 static const char *const method_names[_RESOLVER_METHOD_MAX] = {
@@ -212,6 +213,14 @@ void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata) {
         r->log_userdata = userdata;
 }
 
+void resolver_set_caller_opener(Resolver *r, CallerOpener *o) {
+        r->as_caller = o;
+}
+
+CallerOpener *resolver_get_caller_opener(const Resolver *r) {
+        return r->as_caller;
+}
+
 void resolver_set_methods(Resolver *r, unsigned mask) {
         r->methods = mask;
 }
@@ -283,7 +292,7 @@ int resolver_remember_process(Resolver *r, pid_t pid) {
                 return -ENOMEM;
         p = tmp;
         p->pid = pid;
-        int k = container_info_classify(pid, resolver_user_file_parser(r), &p->info);
+        int k = container_info_classify_as(pid, resolver_user_file_parser(r), r->as_caller, &p->info);
         if (k < 0)
                 return k;
         if (mount_table_load(pid, &p->mounts) < 0)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "caller-opener.h"
 #include "container-info.h"
 #include "podman-storage.h"
 
@@ -98,6 +99,12 @@ void resolver_set_user_file_helper(Resolver *r, HelperClient *helper);
 
 /* A ResolverLogFunc for programs: "PROGRAM: resolver: MESSAGE" (basic/log.h). */
 void resolver_log_warning(void *userdata, const char *message);
+
+/* For a caller other than root: debug files in containers' and apps' trees
+ * are looked up with its rights, and only in trees it may read
+ * (debug-trees.h). Borrowed; NULL (the default): the caller is root. */
+void resolver_set_caller_opener(Resolver *r, CallerOpener *o);
+CallerOpener *resolver_get_caller_opener(const Resolver *r);
 
 /* Restricts the methods tried (bit (1 << ResolverMethod)); for tests and
  * for callers that already tried some. Default: all. */

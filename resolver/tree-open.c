@@ -137,10 +137,19 @@ int tree_open_following(TreeOpenFunc f, void *userdata, const char *path, char *
                         if (S_ISCHR(st.st_mode) && st.st_rdev == 0)
                                 return -ENOENT; /* an overlay whiteout: deleted in an upper layer */
                         if (S_ISREG(st.st_mode)) {
-                                char self[64];
-                                snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-                                int fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-                                return fd >= 0 ? fd : -errno;
+                                /* Opened again by its path, through the same
+                                 * opener (never by reopening the O_PATH fd:
+                                 * the opener decides with whose rights), and
+                                 * taken only if it is still the same file. */
+                                _cleanup_close_ int fd = f(userdata, cur, O_RDONLY, NULL, 0);
+                                struct stat again;
+                                if (fd < 0)
+                                        return fd;
+                                if (fstat(fd, &again) < 0)
+                                        return -errno;
+                                if (again.st_dev != st.st_dev || again.st_ino != st.st_ino)
+                                        return -ESTALE;
+                                return TAKE_FD(fd);
                         }
                         if (!S_ISLNK(st.st_mode))
                                 return -EBADF;

@@ -12,9 +12,10 @@
 
 #define TREE_OPEN_MAX_LINKS 8
 
-/* Opens path (absolute, normalized, as seen in the tree) with flags, no
- * symlinks anywhere in the path; O_PATH|O_NOFOLLOW must return a trailing
- * symlink itself. Returns an fd or a negative errno (-ELOOP: a symlink is in
+/* Opens path (absolute, normalized, as seen in the tree) with flags (O_PATH,
+ * O_PATH|O_NOFOLLOW or O_RDONLY), no symlinks anywhere in the path;
+ * O_PATH|O_NOFOLLOW must return a trailing symlink itself; O_RDONLY must not
+ * block (O_NONBLOCK). It decides with whose rights files are opened. Returns an fd or a negative errno (-ELOOP: a symlink is in
  * the way). Fills shown (may be NULL) with the host path for messages. */
 typedef int (*TreeOpenFunc)(void *userdata, const char *path, int flags, char *shown, size_t shown_size);
 

@@ -2,10 +2,12 @@
 #include "record-options.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "authorization.h"
 #include "process.h"
@@ -38,6 +40,41 @@ static int process_exists(int32_t pid) {
         return stat(path, &st) == 0;
 }
 
+/* True when pid is a zombie (or dead): it exited and waits for its parent
+ * to reap it; comm and ppid say which for the message. */
+static bool process_is_zombie(int32_t pid, char comm[static 64], int *ret_ppid) {
+        char path[32], buf[1024];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+        if (n <= 0)
+                return false;
+        buf[n] = 0;
+        /* "PID (COMM) STATE PPID …": COMM may hold anything, ')' included */
+        char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
+        char state;
+        if (!open_paren || !close_paren || close_paren < open_paren ||
+            sscanf(close_paren + 1, " %c %d", &state, ret_ppid) != 2)
+                return false;
+        snprintf(comm, 64, "%.*s", (int) (close_paren - open_paren - 1), open_paren + 1);
+        return state == 'Z' || state == 'X';
+}
+
+/* A target that exists and is not a zombie, or error says which it is. */
+static int check_target(int32_t pid, const char *key, sd_bus_error *error) {
+        char comm[64];
+        int ppid = 0;
+        if (!process_exists(pid))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "option '%s': process %d does not exist",
+                                         key, (int) pid);
+        if (process_is_zombie(pid, comm, &ppid))
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
+                                         "option '%s': process %d (%s) is a zombie: it has exited and only waits "
+                                         "for its parent (pid %d) to collect its status; there is nothing left to "
+                                         "record", key, (int) pid, comm, ppid);
+        return 0;
+}
+
 static int parse_pids(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
         const void *data;
         size_t size;
@@ -62,9 +99,8 @@ static int parse_pids(sd_bus_message *m, RecordOptions *o, const RecordOptionSpe
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                                  "option 'pids': %d is not a process id (must be > 0)",
                                                  (int) o->pids[i]);
-                if (!process_exists(o->pids[i]))
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
-                                                 "option 'pids': process %d does not exist", (int) o->pids[i]);
+                if ((r = check_target(o->pids[i], spec->key, error)) < 0)
+                        return r;
         }
         return 0;
 }
@@ -110,9 +146,8 @@ static int parse_command_pid(sd_bus_message *m, RecordOptions *o, const RecordOp
         if (pid <= 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "option 'command-pid': %d is not a process id (must be > 0)", (int) pid);
-        if (!process_exists(pid))
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS,
-                                         "option 'command-pid': process %d does not exist", (int) pid);
+        if ((r = check_target(pid, spec->key, error)) < 0)
+                return r;
         o->command_pid = pid;
         return 0;
 }

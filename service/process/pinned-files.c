@@ -202,7 +202,8 @@ static int pinned_files_insert(PinnedFiles *f, PinnedFile *p) {
 }
 
 static int pinned_files_open(pid_t pid, uint64_t start, uint64_t end, const char *path, uint64_t dev,
-                             uint64_t inode, struct stat *st, PinnedFileHow *how, bool *checked) {
+                             uint64_t inode, CallerOpener *as_caller, struct stat *st, PinnedFileHow *how,
+                             bool *checked) {
         char buf[PATH_MAX + 64];
         bool known = dev != 0 || inode != 0;
         int fd;
@@ -222,6 +223,22 @@ static int pinned_files_open(pid_t pid, uint64_t start, uint64_t end, const char
         /* A path that was deleted or replaced cannot be opened by name. */
         if (strstr(path, " (deleted)"))
                 return -ENOENT;
+        if (as_caller) {
+                /* A caller other than root: by path only what it may open
+                 * itself, in the process's root while it lives, else in
+                 * ours, no symbolic links; then the identity, when known.
+                 * Never a file of the service's namespace as root. */
+                *how = PINNED_VIA_PATH;
+                _cleanup_close_ int cfd = caller_opener_open_file(as_caller, pid, path, false);
+                if (cfd < 0)
+                        return cfd;
+                if (fstat(cfd, st) < 0)
+                        return -errno;
+                if (known && !identity_matches(cfd, pid, st, dev, inode))
+                        return -ESTALE;
+                *checked = known;
+                return TAKE_FD(cfd);
+        }
         if (snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int) pid, path) >= (int) sizeof(buf))
                 return -ENAMETOOLONG;
         *how = PINNED_VIA_PROC_ROOT;
@@ -275,7 +292,8 @@ int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t
         PinnedFileHow how;
         bool checked = false;
         _cleanup_free_ char *provenance = NULL;
-        _cleanup_close_ int fd = pinned_files_open(pid, start, end, path, dev, inode, &st, &how, &checked);
+        CallerOpener *as_caller = f->resolver ? resolver_get_caller_opener(f->resolver) : NULL;
+        _cleanup_close_ int fd = pinned_files_open(pid, start, end, path, dev, inode, as_caller, &st, &how, &checked);
         if (fd < 0 && f->resolver && (dev != 0 || inode != 0)) {
                 /* Containers, sandboxes, other namespaces: identity-checked. */
                 MappingIdentity id = { .dev_major = major(dev), .dev_minor = minor(dev), .inode = inode,

@@ -13,7 +13,9 @@
 typedef enum PinnedFileHow {
         PINNED_VIA_MAP_FILES,      /* /proc/PID/map_files/START-END: the mapped inode itself */
         PINNED_VIA_PROC_ROOT,      /* /proc/PID/root/PATH, identity checked */
-        PINNED_VIA_PATH,           /* PATH in the service's namespace, identity checked */
+        PINNED_VIA_PATH,           /* PATH in the service's namespace, identity checked (a caller
+                                    * other than root: with its rights, in the process's root while it
+                                    * lives, else ours; build-id checked where that is all there is) */
         PINNED_VIA_RESOLVER,       /* resolver/: mount translation, Podman store, Flatpak; identity checked */
         PINNED_VIA_PROCESS_MEMORY, /* the vdso: its image read from the process into a sealed memfd */
 } PinnedFileHow;

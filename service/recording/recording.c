@@ -638,7 +638,11 @@ static void recording_run_stages(Recording *r) {
         for (; r->stage < recording_n_stages; r->stage++) {
                 const RecordingStage *st = &recording_stages[r->stage];
                 int ret = st->run(&in, &r->stage_results, recording_stage_progress, r);
-                if (ret < 0)
+                /* The disk filled up under the symbol tables: the capture
+                 * is cut short even if a later flush finds room again. */
+                if (ret == -ENOSPC || ret == -EDQUOT || ret == -EIO)
+                        recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+                else if (ret < 0)
                         log_recording(LOG_WARNING, r->id, "stage %s failed: %s", st->name, strerror(-ret));
         }
         recording_finish(r);
@@ -899,6 +903,19 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         jit_files_set_resolver(r->jit_files, r->resolver);
         if (r->check_owner)
                 jit_files_set_owner(r->jit_files, r->owner_uid);
+        /* A caller other than root: what it names is opened with its rights
+         * (debug files, pins by path; docs/security.md). */
+        if (geteuid() == 0 && r->owner_uid != 0) {
+                r_ = caller_opener_new(r->owner_uid, &r->as_caller);
+                if (r_ < 0) {
+                        recording_error(error, PERISCOPE_ERROR_FAILED,
+                                        "cannot open files with the rights of uid %u: %s (periscoped needs "
+                                        "CAP_SETUID and CAP_SETGID for that)",
+                                        (unsigned) r->owner_uid, strerror(-r_));
+                        goto fail;
+                }
+                resolver_set_caller_opener(r->resolver, r->as_caller);
+        }
         r_ = capture_writer_new_fd(capture_fd, r->start_time, &r->writer);
         if (r_ < 0) {
                 recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
@@ -969,6 +986,7 @@ Recording *recording_free(Recording *r) {
         pinned_files_free(r->pinned);
         jit_files_free(r->jit_files);
         resolver_free(r->resolver);
+        caller_opener_free(r->as_caller);
         address_set_free(r->addresses);
         record_options_done(&r->options);
         sd_event_unref(r->event);

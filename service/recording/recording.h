@@ -106,6 +106,7 @@ struct Recording {
         PinnedFiles *pinned;
         JitFiles *jit_files;             /* the processes' perf maps, pinned at first sight */
         Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */
+        CallerOpener *as_caller;   /* owner other than root: opens with its rights; NULL for root */
         AddressSet *addresses;
         ContainerFollow *follow;   /* `container`: processes joining it are added on the tick */
 

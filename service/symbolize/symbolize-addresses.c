@@ -190,7 +190,9 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 size_t cl = clean ? strlen(clean) : 0;
                 if (cl > 10 && strcmp(clean + cl - 10, " (deleted)") == 0)
                         clean[cl - 10] = 0;
-                r = debug_file_find_in_trees(c, &o->debug, fd, m0->path, &id, trees, n_trees, clean, &df);
+                DebugFileOptions debug = o->debug;
+                debug.pid = m0->pid; /* the binary's directory is in its root */
+                r = debug_file_find_in_trees(c, &debug, fd, m0->path, &id, trees, n_trees, clean, &df);
                 if (r == HELPER_CLIENT_FAILED)
                         st->helper_failures++;
                 if (df.fd >= 0)

@@ -171,7 +171,9 @@ int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress pr
         SymbolizeOptions o = {
                 .helper = in->helper,
                 .debug = { .debuginfod = in->debuginfod, .log = in->resolver ? stage_debug_log : NULL,
-                           .log_userdata = in->resolver },
+                           .log_userdata = in->resolver,
+                           /* a caller other than root: its rights for what it names */
+                           .as_caller = in->resolver ? resolver_get_caller_opener(in->resolver) : NULL },
                 .debug_trees = in->resolver ? stage_debug_trees : NULL,
                 .debug_trees_userdata = &trees,
                 .kernel_symbols = in->kernel_symbols,

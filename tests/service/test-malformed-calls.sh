@@ -28,6 +28,19 @@ expect "duration out of range" "org.periscope.Error.InvalidOption.*'duration-ms'
         "$(record "{'pids': <[$target]>, 'duration-ms': <uint32 4000000000>}" 3>"$cap")"
 expect "nonexistent pid" "org.periscope.Error.NoSuchProcess.*process 999999999 does not exist" \
         "$(record "{'pids': <[999999999]>}" 3>"$cap")"
+# A zombie: it exited and its parent (a sleep that replaced the shell that
+# started it) never collects it.
+bash -c 'sleep 0.1 & exec sleep 60' & zparent=$!
+private_bus_track $zparent
+zombie=
+for _ in $(seq 100); do
+        zombie=$(tr -d ' \n' </proc/$zparent/task/$zparent/children 2>/dev/null || true)
+        [ -n "$zombie" ] && grep -q '^[0-9]* (sleep) Z' /proc/$zombie/stat 2>/dev/null && break
+        sleep 0.05
+done
+grep -q '^[0-9]* (sleep) Z' /proc/$zombie/stat 2>/dev/null || fail "no zombie to test with"
+expect "zombie pid" "org.periscope.Error.NoSuchProcess.*process $zombie \\(sleep\\) is a zombie.*parent \\(pid $zparent\\)" \
+        "$(record "{'pids': <[$zombie]>}" 3>"$cap")"
 expect "negative pid" "org.periscope.Error.InvalidOption.*-5 is not a process id" \
         "$(record "{'pids': <[-5]>}" 3>"$cap")"
 expect "no target" "org.periscope.Error.InvalidOption.*no target" "$(record "{}" 3>"$cap")"

@@ -1,0 +1,232 @@
+/* test-caller-opener.c: the opener of basic/caller-opener.h with a real
+ * second user (periscope-user, scripts/setup.d/30-periscope-users.sh):
+ * it opens what that user may open and nothing else (root-only files and
+ * directories, symbolic links, another user's /proc/PID/root), with the
+ * user's groups; it holds no capability and the user can neither signal
+ * it nor make it hang the service (a stopped opener costs one second, once). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic.h"
+#include "test-check.h"
+
+#define USER "periscope-user"
+#define CONFINED (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+static char dir[] = "/tmp/periscope-opener.XXXXXX";
+
+static void put(const char *name, const char *text, mode_t mode, gid_t gid) {
+        char p[256];
+        snprintf(p, sizeof(p), "%s/%s", dir, name);
+        FILE *f = fopen(p, "we");
+        if (!f || fputs(text, f) < 0 || fclose(f) != 0 || chmod(p, mode) < 0 || chown(p, 0, gid) < 0) {
+                fprintf(stderr, "FAIL: cannot create %s: %m\n", p);
+                exit(1);
+        }
+}
+
+/* What the opener returns for name (relative to dir, as an absolute path):
+ * the file's first line, or the error. */
+static int open_as_user(CallerOpener *o, const char *name, uint64_t resolve, char *text, size_t size) {
+        char p[256];
+        snprintf(p, sizeof(p), "%s/%s", dir, name);
+        int fd = caller_opener_openat2(o, -1, p, O_RDONLY | O_NONBLOCK, resolve);
+        if (fd < 0)
+                return fd;
+        ssize_t n = read(fd, text, size - 1);
+        close(fd);
+        text[n > 0 ? n : 0] = 0;
+        return 0;
+}
+
+static long status_field(pid_t pid, const char *key, char *out, size_t size) {
+        char p[64], line[256];
+        snprintf(p, sizeof(p), "/proc/%d/status", (int) pid);
+        FILE *f = fopen(p, "re");
+        if (!f)
+                return -1;
+        out[0] = 0;
+        while (fgets(line, sizeof(line), f))
+                if (strncmp(line, key, strlen(key)) == 0) {
+                        snprintf(out, size, "%s", line + strlen(key));
+                        out[strcspn(out, "\n")] = 0;
+                }
+        fclose(f);
+        return 0;
+}
+
+int main(void) {
+        struct passwd *pw = getpwnam(USER);
+        if (getuid() != 0 || !pw) {
+                fprintf(stderr, "FAIL: needs root and the user " USER " (scripts/setup.d/30-periscope-users.sh)\n");
+                return 1;
+        }
+        uid_t uid = pw->pw_uid;
+        gid_t gid = pw->pw_gid;
+        if (!mkdtemp(dir) || chmod(dir, 0755) < 0) {
+                fprintf(stderr, "FAIL: mkdtemp: %m\n");
+                return 1;
+        }
+        char sub[300];
+        snprintf(sub, sizeof(sub), "%s/private", dir);
+        if (mkdir(sub, 0700) < 0)
+                return 1;
+        put("public", "public\n", 0644, 0);
+        put("rootonly", "rootonly\n", 0600, 0);
+        put("group", "group\n", 0640, gid);
+        put("private/inside", "inside\n", 0644, 0);
+        char target[300], link[300];
+        snprintf(target, sizeof(target), "%s/public", dir);
+        snprintf(link, sizeof(link), "%s/link", dir);
+        if (symlink(target, link) < 0)
+                return 1;
+
+        CallerOpener *o = NULL;
+        struct timespec s0, s1, s2;
+        clock_gettime(CLOCK_MONOTONIC, &s0);
+        int r = caller_opener_new(uid, &o);
+        clock_gettime(CLOCK_MONOTONIC, &s1);
+        CHECK_MSG(r == 0, "caller_opener_new: %s", strerror(-r));
+        if (r < 0)
+                return 1;
+        char text[64];
+        int fd;
+        CHECK(open_as_user(o, "public", CONFINED, text, sizeof(text)) == 0 && strcmp(text, "public\n") == 0);
+        /* what it costs: the start, and an open through it */
+        snprintf(text, sizeof(text), "%s/public", dir);
+        for (int i = 0; i < 1000; i++)
+                safe_close(caller_opener_open_file(o, 0, text, false));
+        clock_gettime(CLOCK_MONOTONIC, &s2);
+        printf("start %.2f ms, open_file %.1f us each\n",
+               ((s1.tv_sec - s0.tv_sec) * 1e9 + (s1.tv_nsec - s0.tv_nsec)) / 1e6,
+               ((s2.tv_sec - s1.tv_sec) * 1e9 + (s2.tv_nsec - s1.tv_nsec)) / 1e3 / 1000);
+        r = open_as_user(o, "rootonly", CONFINED, text, sizeof(text));
+        CHECK_MSG(r == -EACCES, "a root-only file: %s", strerror(-r));
+        r = open_as_user(o, "private/inside", CONFINED, text, sizeof(text));
+        CHECK_MSG(r == -EACCES, "a file in a root-only directory: %s", strerror(-r));
+        r = open_as_user(o, "group", CONFINED, text, sizeof(text));
+        CHECK_MSG(r == 0 && strcmp(text, "group\n") == 0, "a file of the user's group: %s", strerror(-r));
+        r = open_as_user(o, "link", CONFINED, text, sizeof(text));
+        CHECK_MSG(r == -ELOOP, "a symbolic link, no symlinks allowed: %s", strerror(-r));
+        r = open_as_user(o, "link", 0, text, sizeof(text));
+        CHECK_MSG(r == 0 && strcmp(text, "public\n") == 0, "a symbolic link, links allowed: %s", strerror(-r));
+        /* Every failure of open_file reads as "not there". */
+        snprintf(target, sizeof(target), "%s/rootonly", dir);
+        CHECK(caller_opener_open_file(o, 0, target, false) == -ENOENT);
+        CHECK(caller_opener_open_file(o, 0, link, false) == -ENOENT);
+        /* Links followed (inside the root), still with the user's rights. */
+        fd = caller_opener_open_file(o, 0, link, true);
+        CHECK_MSG(fd >= 0, "a link to a public file, links followed: %s", strerror(-fd));
+        safe_close(fd);
+        char link2[300];
+        snprintf(link2, sizeof(link2), "%s/link-rootonly", dir);
+        CHECK(symlink(target, link2) == 0);
+        CHECK(caller_opener_open_file(o, 0, link2, true) == -ENOENT);
+        snprintf(target, sizeof(target), "%s/public", dir);
+        fd = caller_opener_open_file(o, 0, target, false);
+        CHECK(fd >= 0);
+        safe_close(fd);
+
+        /* Root's process: its root is not the user's to enter; open_file
+         * then looks in the service's "/", with the user's rights. */
+        pid_t sleeper = fork();
+        if (sleeper == 0) {
+                pause();
+                _exit(0);
+        }
+        char p[64];
+        snprintf(p, sizeof(p), "/proc/%d/root", (int) sleeper);
+        r = caller_opener_openat2(o, -1, p, O_PATH | O_DIRECTORY, 0);
+        CHECK_MSG(r == -EACCES || r == -EPERM, "root's /proc/PID/root: %s", r >= 0 ? "opened" : strerror(-r));
+        if (r >= 0)
+                close(r);
+        fd = caller_opener_open_file(o, sleeper, target, false);
+        CHECK(fd >= 0);
+        safe_close(fd);
+        kill(sleeper, SIGKILL);
+        waitpid(sleeper, NULL, 0);
+
+        /* The user's own process in a user namespace of its own (a
+         * rootless container): its root is the user's to enter. */
+        int ready[2];
+        CHECK(pipe(ready) == 0);
+        pid_t inns = fork();
+        if (inns == 0) {
+                /* dumpable again after setuid, as after an exec */
+                if (setgid(gid) < 0 || setuid(uid) < 0 || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 ||
+                    unshare(CLONE_NEWUSER) < 0)
+                        _exit(1);
+                (void) !write(ready[1], "x", 1);
+                pause();
+                _exit(0);
+        }
+        close(ready[1]);
+        char x;
+        CHECK(read(ready[0], &x, 1) == 1);
+        close(ready[0]);
+        snprintf(p, sizeof(p), "/proc/%d/root", (int) inns);
+        r = caller_opener_openat2(o, -1, p, O_PATH | O_DIRECTORY, 0);
+        CHECK_MSG(r >= 0, "the user's process in its own user namespace: %s", strerror(-r));
+        if (r >= 0)
+                close(r);
+        kill(inns, SIGKILL);
+        waitpid(inns, NULL, 0);
+
+        /* The opener: the user's effective and filesystem identity, no
+         * capability, real and saved uid root (the user cannot signal or
+         * trace it). */
+        pid_t opid = caller_opener_pid(o);
+        char v[128], want[64];
+        status_field(opid, "CapEff:", v, sizeof(v));
+        CHECK_MSG(strcmp(v, "\t0000000000000000") == 0, "opener's CapEff:%s", v);
+        status_field(opid, "CapPrm:", v, sizeof(v));
+        CHECK_MSG(strcmp(v, "\t0000000000000000") == 0, "opener's CapPrm:%s", v);
+        status_field(opid, "Uid:", v, sizeof(v));
+        snprintf(want, sizeof(want), "\t0\t%u\t0\t%u", (unsigned) uid, (unsigned) uid);
+        CHECK_MSG(strcmp(v, want) == 0, "opener's Uid:%s", v);
+        pid_t probe = fork();
+        if (probe == 0) {
+                if (setgid(gid) < 0 || setuid(uid) < 0)
+                        _exit(2);
+                _exit(kill(opid, SIGSTOP) < 0 && errno == EPERM ? 0 : 1);
+        }
+        int st = 0;
+        waitpid(probe, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user could signal the opener");
+
+        /* Stopped (by root here): one call waits its second, then every
+         * call fails at once. */
+        kill(opid, SIGSTOP);
+        struct timespec t0, t1, t2;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        r = caller_opener_open_file(o, 0, target, false);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        CHECK(r == -ENOENT);
+        r = caller_opener_openat2(o, -1, target, O_RDONLY, 0);
+        clock_gettime(CLOCK_MONOTONIC, &t2);
+        CHECK_MSG(r == -EIO, "after a timeout: %s", strerror(-r));
+        double first = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+        double second = (t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) / 1e9;
+        CHECK_MSG(first < 3.0 && second < 0.1, "a stopped opener took %.2f s, then %.2f s", first, second);
+        o = caller_opener_free(o);
+
+        char cmd[400];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        if (system(cmd) != 0)
+                fail("cannot remove %s", dir);
+        if (failures == 0)
+                printf("ok: the opener opens as " USER ", nothing more; no capability; stopped, it costs one second once\n");
+        return failures ? 1 : 0;
+}
