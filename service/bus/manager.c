@@ -41,6 +41,7 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                 .unwind_tables = options->unwind != RECORD_UNWIND_FP ? manager_get_unwind_tables(m) : NULL,
                 .helper = m->helper_config,
                 .limits = m->limits,
+                .budgets = { .max_addresses = m->max_addresses, .symbolize_ms = m->symbolize_budget_ms },
                 .released = manager_remove_recording,
                 .userdata = m,
         };

@@ -32,6 +32,8 @@ typedef struct Manager {
         HelperClientConfig helper_config; /* every helper the daemon starts (wait hook: manager_spill_rings) */
         void (*spill_others)(void *userdata); /* other rings to spill while waiting (the sysprofd drop-in's) */
         void *spill_others_userdata;
+        size_t max_addresses;      /* per recording (--max-addresses); 0: the default */
+        unsigned symbolize_budget_ms; /* per recording (--symbolize-budget); 0: the default */
 } Manager;
 
 /* The helper configuration of the daemon: while a helper request waits,

@@ -24,6 +24,7 @@ typedef struct RecordingBusHost {
         struct UnwindTables *unwind_tables; /* NULL: frame pointers only */
         HelperClientConfig helper;
         UserLimits *limits;                 /* the daemon's per-uid limits */
+        RecordingBudgets budgets;           /* per recording (--max-addresses, --symbolize-budget) */
         /* Called once when the face is freed (the host forgets it). */
         void (*released)(RecordingBus *rb, void *userdata);
         void *userdata;

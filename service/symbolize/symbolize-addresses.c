@@ -56,6 +56,12 @@ static int compare_work(const void *a, const void *b) {
         return x->file_offset < y->file_offset ? -1 : x->file_offset > y->file_offset;
 }
 
+/* Every 256 steps of a long loop: the caller's event loop may run. */
+static void maybe_yield(const SymbolizeOptions *o, size_t i) {
+        if (o->yield && (i & 255) == 255)
+                o->yield(o->yield_userdata);
+}
+
 static int add_unresolved(SymbolTableBuilder *b, SymbolizeStats *st, const SymbolizeAddress *a, const char *why) {
         st->unresolved++;
         return symbol_table_builder_add_unresolved(b, a->pid, a->address, a->address + 1, why);
@@ -146,9 +152,11 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 if (asprintf(&reason, "%s%s", r == HELPER_CLIENT_FAILED ? "" : "not a readable ELF file: ",
                              why ? why : strerror(-r)) < 0)
                         return -ENOMEM;
-                for (size_t i = 0; i < n; i++)
+                for (size_t i = 0; i < n; i++) {
                         if ((r = add_unresolved(b, st, items[i].addr, reason)) < 0)
                                 return r;
+                        maybe_yield(o, i);
+                }
                 return add_provenance(b, items, n, NULL, NULL, reason, helper_failed);
         }
 
@@ -159,9 +167,11 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                     (m->build_id_size == id.build_id_size && memcmp(m->build_id, id.build_id, id.build_id_size) == 0))
                         continue;
                 const char *reason = "binary changed since it was mapped (build-id differs)";
-                for (size_t k = 0; k < n; k++)
+                for (size_t k = 0; k < n; k++) {
                         if ((r = add_unresolved(b, st, items[k].addr, reason)) < 0)
                                 return r;
+                        maybe_yield(o, k);
+                }
                 return add_provenance(b, items, n, &id, NULL, reason, false);
         }
 
@@ -224,11 +234,13 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 bool helper_failed = r == HELPER_CLIENT_FAILED;
                 if (helper_failed)
                         st->helper_failures++;
-                for (size_t i = 0; i < n && r != -ENOMEM; i++)
+                for (size_t i = 0; i < n && r != -ENOMEM; i++) {
                         if (add_unresolved(b, st, items[i].addr, why ? why : strerror(-r)) < 0) {
                                 debug_file_clear(&df);
                                 return -ENOMEM;
                         }
+                        maybe_yield(o, i);
+                }
                 int k = add_provenance(b, items, n, &id, &df, why ? why : strerror(-r), helper_failed);
                 debug_file_clear(&df);
                 return k;
@@ -239,6 +251,7 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                         debug_file_clear(&df);
                         return r;
                 }
+                maybe_yield(o, i);
         }
         r = add_provenance(b, items, n, &id, &df, NULL, false);
         debug_file_clear(&df);
@@ -273,6 +286,7 @@ static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *a
         uint64_t covered = 0; /* end of the last entry added: entries never overlap */
         for (size_t i = 0; i < n && r >= 0; i++) {
                 const SymbolizeAddress *a = &addrs[i];
+                maybe_yield(o, i);
                 if (a->pid >= 0 && (r = symbol_table_builder_add_pid(b, a->pid)) < 0)
                         break;
                 uint64_t start, end;
@@ -339,10 +353,13 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
 
         /* user addresses: mapping, then file identity (dev, ino) of the pinned fd */
         size_t n_work = 0;
+        const SymbolizeMapping *stat_of = NULL;
+        struct stat sb;
+        bool stat_ok = false;
         for (size_t i = 0; i < n_user; i++) {
                 const SymbolizeAddress *a = &addrs[i];
+                maybe_yield(o, i);
                 const SymbolizeMapping *m = find_mapping(sorted, n_maps, a->pid, a->address);
-                struct stat sb;
                 const char *why = !m ? "no mapping contains this address"
                                   : m->fd < 0 ? (m->why_unavailable ? m->why_unavailable : "mapped file not available")
                                               : NULL;
@@ -351,9 +368,14 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                         jit[n_jit++] = (SymbolizeJitAddress) { .addr = a, .map = m, .why = why };
                         continue;
                 }
+                if (!why && m != stat_of) {
+                        /* once per mapping: addresses come sorted by pid and address */
+                        stat_of = m;
+                        stat_ok = fstat(m->fd, &sb) >= 0 && S_ISREG(sb.st_mode);
+                }
                 if (why)
                         r = add_unresolved(b, &st, a, why);
-                else if (fstat(m->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+                else if (!stat_ok)
                         r = add_unresolved(b, &st, a, "mapped file not readable");
                 else {
                         /* A return address may lie past its caller's last
@@ -396,6 +418,8 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                 r = symbolize_file(c, o, work + i, j - i, b, &st);
                 if (r < 0)
                         return r;
+                if (o->yield)
+                        o->yield(o->yield_userdata);
                 done += j - i;
                 if (o->progress)
                         o->progress(done, n_addrs, o->userdata);
@@ -409,6 +433,10 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         if (o->progress)
                 o->progress(done, n_addrs, o->userdata);
 
+        if (c) {
+                st.helper_ms = helper_client_get_busy_ms(c);
+                st.helper_budget_spent = helper_client_budget_spent(c);
+        }
         r = symbolize_kernel(o, addrs + n_user, n_addrs - n_user, b, &st);
         if (r < 0)
                 return r;
