@@ -109,7 +109,7 @@ int helper_client_new(const HelperClientConfig *config, HelperClient **ret) {
         return 0;
 }
 
-/* Runs in the forked child: fds first, then limits, then exec bwrap.
+/* Runs in the vfork()ed child: fds first, then limits, then exec bwrap.
  * The fds are moved before RLIMIT_NOFILE is lowered: a daemon holding
  * thousands of pinned files has every low number taken, and F_DUPFD past
  * a lowered limit fails with EMFILE. Only async-signal-safe calls. */
@@ -218,17 +218,28 @@ static int build_argv(const HelperClientConfig *cfg, char *const *helper_args, c
         return 0;
 }
 
+/* vfork, not fork: the daemon may hold hundreds of MiB, and copying its
+ * page tables for fork() stalls its event loop for tens of milliseconds
+ * (more in a VM). The child makes only system calls, in exec_sandbox()'s
+ * own frame, then execs or _exits. Apart so nothing of the caller's frame
+ * lives across the vfork. */
+static __attribute__((noinline)) pid_t vfork_sandbox(const HelperClientConfig *cfg, int child_sock, int out_fd,
+                                                     char *const *argv) {
+        pid_t pid = vfork();
+        if (pid == 0)
+                exec_sandbox(cfg, child_sock, out_fd, argv);
+        return pid;
+}
+
 static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int child_sock, int out_fd, pid_t *ret) {
         _cleanup_free_ char **argv = NULL;
         char asan_options[512];
         int r = build_argv(cfg, helper_args, asan_options, sizeof asan_options, &argv);
         if (r < 0)
                 return r;
-        pid_t pid = fork();
+        pid_t pid = vfork_sandbox(cfg, child_sock, out_fd, argv);
         if (pid < 0)
                 return -errno;
-        if (pid == 0)
-                exec_sandbox(cfg, child_sock, out_fd, argv);
         *ret = pid;
         return 0;
 }

@@ -51,7 +51,7 @@ static void usage(FILE *out) {
                 "                     rings if more; 0 = no limit)\n"
                 "  --max-control-rings-per-user=N  control fd rings of one non-root user's\n"
                 "                     recordings (default %d; 0 = no limit)\n"
-                "  --max-addresses=N  distinct addresses one recording gets symbolized (default 500000;\n"
+                "  --max-addresses=N  distinct addresses one recording gets symbolized (default 200000;\n"
                 "                     the rest stay module+0xOFFSET)\n"
                 "  --symbolize-budget=SECONDS  time the helper may spend symbolizing one recording\n"
                 "                     (default 120)\n"

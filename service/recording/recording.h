@@ -68,7 +68,7 @@ typedef struct RecordingBudgets {
         unsigned symbolize_ms;     /* the helper's time answering its symbolize requests */
 } RecordingBudgets;
 
-#define RECORDING_DEFAULT_MAX_ADDRESSES 500000
+#define RECORDING_DEFAULT_MAX_ADDRESSES 200000
 #define RECORDING_DEFAULT_SYMBOLIZE_MS  120000
 
 /* What a recording gets when it starts, instead of knowing the daemon. */

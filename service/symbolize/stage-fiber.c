@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -22,6 +23,9 @@
 /* The body calls into libdw-free code only (the helper parses), but
  * libdebuginfod and qsort run here: room for deep C stacks. */
 #define STAGE_FIBER_STACK_SIZE (8u << 20)
+/* a slice with this much CPU time is worth a line in the log: some step
+ * does not yield (wall time alone says more about the machine's load) */
+#define STAGE_FIBER_SLOW_SLICE_MS 50
 
 struct StageFiber {
         sd_event *event;
@@ -36,6 +40,7 @@ struct StageFiber {
         sd_event_source *io_source, *timer_source, *yield_source;
         int wake;                    /* what the pending wait returns */
         int64_t resumed_ms;          /* when the loop last handed over */
+        int64_t resumed_cpu_ms;
         bool started, finished, cancelled, in_fiber;
         int result;
 #ifdef FIBER_ASAN
@@ -74,6 +79,9 @@ static void switch_to_loop(StageFiber *f) {
 static void switch_to_fiber(StageFiber *f) {
         assert(!f->in_fiber && !f->finished);
         f->resumed_ms = now_monotonic_ms();
+        struct timespec cpu0;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+        f->resumed_cpu_ms = (int64_t) cpu0.tv_sec * 1000 + cpu0.tv_nsec / 1000000;
 #ifdef FIBER_ASAN
         __sanitizer_start_switch_fiber(&f->loop_fake_stack, (char *) f->stack + getpagesize(), f->stack_size);
 #endif
@@ -81,6 +89,13 @@ static void switch_to_fiber(StageFiber *f) {
 #ifdef FIBER_ASAN
         __sanitizer_finish_switch_fiber(f->loop_fake_stack, NULL, NULL);
 #endif
+        int64_t ran = now_monotonic_ms() - f->resumed_ms;
+        struct timespec cpu;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+        int64_t cpu_ms = (int64_t) cpu.tv_sec * 1000 + cpu.tv_nsec / 1000000 - f->resumed_cpu_ms;
+        if (cpu_ms > STAGE_FIBER_SLOW_SLICE_MS)
+                log_warning("a post-stop stage ran %lld ms (%lld ms of CPU time) without giving way to the event loop",
+                            (long long) ran, (long long) cpu_ms);
         if (!f->finished)
                 return;
         StageFiberDone done = f->done;

@@ -3,7 +3,7 @@
  * single-threaded service. The body runs on a stack of its own, in the
  * service's thread; whenever it waits for the sandboxed helper it goes back
  * to the event loop (an sd-event I/O source and a timer wake it), and after
- * a slice of CPU work it lets every pending event run first. No threads: at
+ * a slice of CPU work (STAGE_FIBER_SLICE_MS) it lets every pending event run first. No threads: at
  * any moment either the loop or the body runs, never both. */
 #pragma once
 
@@ -32,7 +32,7 @@ int stage_fiber_wait_readable(int fd, unsigned timeout_ms, void *fiber);
  * lets every pending event run first (an idle-priority source resumes it). */
 void stage_fiber_yield(StageFiber *f);
 
-#define STAGE_FIBER_SLICE_MS 10
+#define STAGE_FIBER_SLICE_MS 5
 
 /* From the loop: the body must end now: its waits fail with -ECANCELED, its
  * yields return at once. It runs to its end inside this call, done is

@@ -56,9 +56,9 @@ static int compare_work(const void *a, const void *b) {
         return x->file_offset < y->file_offset ? -1 : x->file_offset > y->file_offset;
 }
 
-/* Every 256 steps of a long loop: the caller's event loop may run. */
+/* Every 128 steps of a long loop: the caller's event loop may run. */
 static void maybe_yield(const SymbolizeOptions *o, size_t i) {
-        if (o->yield && (i & 255) == 255)
+        if (o->yield && (i & 127) == 127)
                 o->yield(o->yield_userdata);
 }
 
@@ -276,7 +276,7 @@ static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *a
         if (!o->kernel_symbols)
                 why = "kernel addresses are not shown to this caller";
         else {
-                int r = kallsyms_load(o->kallsyms_path, &k);
+                int r = kallsyms_load_in_slices(o->kallsyms_path, o->yield, o->yield_userdata, &k);
                 if (r == -EPERM)
                         why = "kernel symbols are hidden (kptr_restrict)";
                 else if (r < 0)
@@ -331,9 +331,9 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         if (!addrs || !sorted || !work || !jit)
                 return -ENOMEM;
         memcpy(addrs, addrs_in, n_addrs * sizeof *addrs);
-        qsort(addrs, n_addrs, sizeof *addrs, compare_addrs);
+        sort_in_slices(addrs, n_addrs, sizeof *addrs, compare_addrs, o->yield, o->yield_userdata);
         size_t n = 0;
-        for (size_t i = 0; i < n_addrs; i++)
+        for (size_t i = 0; i < n_addrs; i++, maybe_yield(o, i))
                 if (n == 0 || compare_addrs(&addrs[n - 1], &addrs[i]) != 0)
                         addrs[n++] = addrs[i];
                 else
@@ -342,7 +342,7 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         st.addresses = n_addrs;
         for (size_t i = 0; i < n_maps; i++)
                 sorted[i] = &maps[i];
-        qsort(sorted, n_maps, sizeof *sorted, compare_maps);
+        sort_in_slices(sorted, n_maps, sizeof *sorted, compare_maps, o->yield, o->yield_userdata);
 
         size_t n_user = 0;
         while (n_user < n_addrs && !addrs[n_user].kernel)
@@ -393,7 +393,7 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                         return r;
                 done++;
         }
-        qsort(work, n_work, sizeof *work, compare_work);
+        sort_in_slices(work, n_work, sizeof *work, compare_work, o->yield, o->yield_userdata);
 
         _cleanup_(helper_client_freep) HelperClient *c = NULL;
         if (n_work > 0 || n_jit > 0) {

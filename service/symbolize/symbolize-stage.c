@@ -154,19 +154,24 @@ static int stage_run(const SymbolizeStageInput *in, StageFiber *fiber, Symbolize
                                 maps[k++] = symbolize_mapping_of(in, pid_copy[i], &old[j]);
                 }
         }
-        for (size_t i = 0; i < n_addrs; i++)
+        for (size_t i = 0; i < n_addrs; i++) {
+                if (fiber && (i & 1023) == 1023)
+                        stage_fiber_yield(fiber);
                 addrs[i] = (SymbolizeAddress) {
                         .pid = entries[i].pid,
                         .address = entries[i].address,
                         .kernel = entries[i].pid == ADDRESS_SET_KERNEL_PID,
                         .return_address = entries[i].return_address,
                 };
+        }
 
         SymbolTableBuilder *b = NULL;
         JitSources jit = {};
         int ret = symbol_table_builder_new(&b);
         if (ret < 0)
                 return ret;
+        if (fiber)
+                symbol_table_builder_set_yield(b, stage_yield, fiber);
         for (size_t i = 0; i < n_pids; i++)
                 if ((ret = symbol_table_builder_add_pid(b, pid_copy[i])) < 0)
                         goto out;
