@@ -68,8 +68,12 @@ void manager_end_all(Manager *m) {
                 return;
         }
         memcpy(copy, m->recordings, n * sizeof(RecordingBus *));
-        for (size_t i = 0; i < n; i++)
-                recording_end(recording_bus_get_recording(copy[i]), m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
+        for (size_t i = 0; i < n; i++) {
+                Recording *r = recording_bus_get_recording(copy[i]);
+                recording_end(r, m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
+                /* symbolization under way is cut short: the service is leaving */
+                recording_cancel_stages(r);
+        }
         free(copy);
 }
 

@@ -983,6 +983,11 @@ fail:
         return r_ < 0 ? r_ : -EIO;
 }
 
+void recording_cancel_stages(Recording *r) {
+        if (r->stage_job.cancel)
+                r->stage_job.cancel(r->stage_job.job);
+}
+
 Recording *recording_free(Recording *r) {
         if (!r)
                 return NULL;
@@ -991,10 +996,8 @@ Recording *recording_free(Recording *r) {
                 r->stage = recording_n_stages;
                 recording_end(r, RECORDING_END_SHUTDOWN, 0, NULL);
         }
-        /* Freed while finishing (service exiting): the stage ends now, what
-         * it did not reach is marked unresolved, and the capture is closed. */
-        if (r->stage_job.cancel)
-                r->stage_job.cancel(r->stage_job.job);
+        /* Freed while finishing: the capture is still closed. */
+        recording_cancel_stages(r);
         recording_disarm(r);
         recording_control_free(r);
         trace_fds_free(r->trace);

@@ -187,6 +187,10 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
 /* Ends the recording (no-op unless recording): see the sequence above. */
 void recording_end(Recording *r, RecordingEndReason reason, int error, const char *message);
 
+/* The service is going away: a post-stop stage under way ends now (what
+ * it did not reach is marked unresolved) and the capture is completed. */
+void recording_cancel_stages(Recording *r);
+
 /* Frees everything (ends it first if needed, without stages: the observer
  * still hears finished()). Accepts NULL; returns NULL. */
 Recording *recording_free(Recording *r);
