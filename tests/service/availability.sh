@@ -11,7 +11,7 @@
 #   recording_of_uid UID   sets id and path of UID's first recording
 #   probe_finishing PATH SECONDS   Properties.Get of PATH's State until it
 #       is finished (property-latency); sets gets, finishing_gets,
-#       finishing_ms, max_ms, max_finishing_ms
+#       finishing_ms, max_ms, max_finishing_ms, stop_ms
 : "${PROBE:?}"
 
 availability_start() {
@@ -37,5 +37,5 @@ probe_finishing() {
         nice -n -10 "$PROBE" "$BUS_ADDRESS" "$1" "$2" >"$TEST_TMP/latency" 2>"$TEST_TMP/latency.err" ||
                 { cat "$TEST_TMP/latency" "$TEST_TMP/latency.err"; fail "probing $1 failed"; }
         cat "$TEST_TMP/latency.err"
-        read -r _ gets _ finishing_gets _ finishing_ms _ max_ms _ max_finishing_ms <"$TEST_TMP/latency"
+        read -r _ gets _ finishing_gets _ finishing_ms _ max_ms _ max_finishing_ms _ stop_ms <"$TEST_TMP/latency"
 }

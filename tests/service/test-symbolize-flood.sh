@@ -46,7 +46,7 @@ st=0; wait $victim || st=$?
 
 grep -E "recording $id( |:)|giving way" "$TEST_TMP/periscoped.log"
 grep -q "recording $id: symbolized" "$TEST_TMP/periscoped.log" || fail "no symbolize statistics for the flood"
-echo "Properties.Get: $gets calls, $finishing_gets while finishing ($finishing_ms ms), slowest ${max_finishing_ms} ms while finishing, ${max_ms} ms overall"
+echo "Properties.Get: $gets calls, $finishing_gets while finishing ($finishing_ms ms), slowest ${max_finishing_ms} ms while finishing, ${max_ms} ms overall, ${stop_ms} ms across the Stop (final drain of the flood's rings)"
 [ "$finishing_gets" -ge 5 ] || fail "the flood's recording was finishing for only $finishing_gets Gets: nothing measured"
 awk -v m="$max_finishing_ms" 'BEGIN { exit !(m < 100) }' ||
         fail "Properties.Get took $max_finishing_ms ms while the flood's recording finished (must be < 100 ms)"
