@@ -21,3 +21,13 @@ static inline size_t bsearch_first_above(const void *array, size_t n, size_t siz
 /* FIRST_ABOVE(maps, n_maps, end, addr): typed bsearch_first_above(). */
 #define FIRST_ABOVE(array, n, member, key) \
         bsearch_first_above((array), (n), sizeof(*(array)), offsetof(__typeof__(*(array)), member), (key))
+
+/* Sorts like qsort(), but in slices: between slices of about
+ * SORT_SLICE_ELEMENTS elements of work it calls yield(userdata), so a
+ * caller on an event loop can let other work run (a merge sort over
+ * qsort()ed runs; plain qsort() when yield is NULL, the array is small, or
+ * the merge buffer cannot be had). Not stable. */
+void sort_in_slices(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *),
+                    void (*yield)(void *userdata), void *userdata);
+
+#define SORT_SLICE_ELEMENTS 4096

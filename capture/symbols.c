@@ -153,7 +153,26 @@ struct SymbolTableBuilder {
         size_t n_mappings, mappings_alloc;
         int32_t *pids;
         size_t n_pids, pids_alloc;
+        void (*yield)(void *userdata);
+        void *yield_userdata;
 };
+
+void symbol_table_builder_set_yield(SymbolTableBuilder *b, void (*yield)(void *userdata), void *userdata) {
+        b->yield = yield;
+        b->yield_userdata = userdata;
+}
+
+/* In long loops, every 1024 steps: the caller's event loop may run. */
+static void builder_maybe_yield(const SymbolTableBuilder *b, size_t i) {
+        if (b->yield && (i & 1023) == 1023)
+                b->yield(b->yield_userdata);
+}
+
+/* qsort(), in slices when the builder has a yield function. */
+static void builder_sort(const SymbolTableBuilder *b, void *base, size_t n, size_t size,
+                         int (*cmp)(const void *, const void *)) {
+        sort_in_slices(base, n, size, cmp, b->yield, b->yield_userdata);
+}
 
 int symbol_table_builder_new(SymbolTableBuilder **ret) {
         SymbolTableBuilder *b = calloc(1, sizeof(*b));
@@ -312,10 +331,11 @@ static int builder_range_cmp(const void *a, const void *b) {
 
 /* Sorts the ranges and clips overlaps (the earlier-added range wins). */
 static void builder_normalize(SymbolTableBuilder *b) {
-        qsort_safe(b->ranges, b->n_ranges, sizeof(BuilderRange), builder_range_cmp);
+        builder_sort(b, b->ranges, b->n_ranges, sizeof(BuilderRange), builder_range_cmp);
         size_t out = 0;
         for (size_t i = 0; i < b->n_ranges; i++) {
                 BuilderRange r = b->ranges[i];
+                builder_maybe_yield(b, i);
                 if (out > 0 && b->ranges[out - 1].pid == r.pid && r.begin < b->ranges[out - 1].end) {
                         r.begin = b->ranges[out - 1].end;
                         if (r.begin >= r.end)
@@ -361,6 +381,7 @@ int symbol_table_builder_serialize_periscope(SymbolTableBuilder *b, uint8_t **re
 
         for (size_t i = 0; i < b->n_ranges; i++) {
                 const BuilderRange *r = &b->ranges[i];
+                builder_maybe_yield(b, i);
                 put_u32(&p, (uint32_t) r->pid);
                 put_u32(&p, r->first_frame);
                 put_u64(&p, r->begin);
@@ -370,6 +391,7 @@ int symbol_table_builder_serialize_periscope(SymbolTableBuilder *b, uint8_t **re
         }
         for (size_t i = 0; i < b->n_frames; i++) {
                 const BuilderFrame *f = &b->frames[i];
+                builder_maybe_yield(b, i);
                 put_u32(&p, f->function);
                 put_u32(&p, f->file);
                 put_u32(&p, f->line);
@@ -464,7 +486,7 @@ static int64_t builder_module_tag(SymbolTableBuilder *b, int32_t pid, uint64_t a
 
 int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_data, size_t *ret_len) {
         builder_normalize(b);
-        qsort_safe(b->mappings, b->n_mappings, sizeof(BuilderMapping), builder_mapping_cmp);
+        builder_sort(b, b->mappings, b->n_mappings, sizeof(BuilderMapping), builder_mapping_cmp);
 
         /* Which processes get the SYMBOLS_PID_ANY (kernel) ranges. */
         size_t n_pids_max = b->n_pids + b->n_ranges + b->n_mappings;
@@ -483,7 +505,7 @@ int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_
         for (size_t i = 0; i < b->n_mappings; i++)
                 if (b->mappings[i].pid >= 0)
                         pids[n_pids++] = b->mappings[i].pid;
-        qsort_safe(pids, n_pids, sizeof(int32_t), int32_cmp);
+        builder_sort(b, pids, n_pids, sizeof(int32_t), int32_cmp);
         size_t u = 0;
         for (size_t i = 0; i < n_pids; i++)
                 if (u == 0 || pids[u - 1] != pids[i])
@@ -500,6 +522,7 @@ int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_
         size_t n = 0;
         for (size_t i = 0; i < b->n_ranges; i++) {
                 const BuilderRange *r = &b->ranges[i];
+                builder_maybe_yield(b, i);
                 /* Sysprof names an address after the function that contains
                  * it: the outermost frame of the chain. */
                 uint32_t name = b->frames[r->first_frame + r->n_frames - 1].function;
@@ -515,10 +538,11 @@ int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_
                         return (int) tag;
                 e[n++] = (SysprofEntry) { r->begin, r->end, r->pid, name, (uint32_t) tag };
         }
-        qsort_safe(e, n, sizeof(SysprofEntry), sysprof_entry_cmp);
+        builder_sort(b, e, n, sizeof(SysprofEntry), sysprof_entry_cmp);
         size_t out = 0;
         for (size_t i = 0; i < n; i++) {
                 SysprofEntry x = e[i];
+                builder_maybe_yield(b, i);
                 if (out > 0 && e[out - 1].pid == x.pid && x.begin < e[out - 1].end) {
                         x.begin = e[out - 1].end;
                         if (x.begin >= x.end)
@@ -546,6 +570,7 @@ int symbol_table_builder_serialize_sysprof(SymbolTableBuilder *b, uint8_t **ret_
         if (!data)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
+                builder_maybe_yield(b, i);
                 put_u64(&p, e[i].begin);
                 put_u64(&p, e[i].end - 1); /* inclusive on disk */
                 put_u32(&p, (uint32_t) e[i].pid);

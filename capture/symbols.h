@@ -112,6 +112,11 @@ int symbol_table_builder_add_mapping(SymbolTableBuilder *b, const SymbolMapping 
  * pid). Every pid that has ranges or mappings is included anyway. */
 int symbol_table_builder_add_pid(SymbolTableBuilder *b, int32_t pid);
 
+/* Has the serializers call yield(userdata) between slices of their work
+ * (sorting and encoding hundreds of thousands of ranges), so a caller on an
+ * event loop can let other work run; NULL: none. */
+void symbol_table_builder_set_yield(SymbolTableBuilder *b, void (*yield)(void *userdata), void *userdata);
+
 /* Number of ranges added so far. */
 size_t symbol_table_builder_get_n_ranges(const SymbolTableBuilder *b);
 

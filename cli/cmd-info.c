@@ -265,6 +265,17 @@ static void info_print(const Info *info, const char *path, CaptureReader *r, gbo
         g_autofree char *helper_failures = stats_lookup(info->stats, "helper_failures");
         if (helper_failures && strcmp(helper_failures, "0") != 0)
                 printf("Files unresolved (helper failed): %s\n", helper_failures);
+        g_autofree char *over_budget = stats_lookup(info->stats, "addresses_over_budget");
+        g_autofree char *address_budget = stats_lookup(info->stats, "address_budget");
+        if (over_budget && strcmp(over_budget, "0") != 0)
+                printf("Addresses not symbolized (past the budget of %s distinct addresses; shown as "
+                       "module+0xOFFSET): %s\n",
+                       address_budget ? address_budget : "?", over_budget);
+        g_autofree char *budget_spent = stats_lookup(info->stats, "helper_budget_spent");
+        g_autofree char *helper_budget = stats_lookup(info->stats, "helper_budget_ms");
+        if (budget_spent && strcmp(budget_spent, "true") == 0)
+                printf("Symbolization stopped: the helper's time budget (%s ms) ran out\n",
+                       helper_budget ? helper_budget : "?");
         printf("Memory maps: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_MAP]);
 
         printf("Counters: %u\n", info->counters->len);

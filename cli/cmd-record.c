@@ -363,6 +363,16 @@ static void print_summary(RecordRun *run) {
                 fprintf(stderr, "periscope: %u file%s unresolved: helper failed (see periscoped's log%s%s)\n",
                         helper_failures, helper_failures == 1 ? "" : "s", run->service.daemon_log ? ": " : "",
                         run->service.daemon_log ? run->service.daemon_log : "");
+        /* the service's budgets for one recording (docs/security.md) */
+        guint64 over_budget = 0;
+        gboolean budget_spent = FALSE;
+        if (run->stats && g_variant_lookup(run->stats, "addresses-over-budget", "t", &over_budget) && over_budget > 0)
+                fprintf(stderr,
+                        "periscope: %" G_GUINT64_FORMAT " addresses past the service's budget of distinct "
+                        "addresses were not symbolized (shown as module+0xOFFSET)\n",
+                        over_budget);
+        if (run->stats && g_variant_lookup(run->stats, "helper-budget-spent", "b", &budget_spent) && budget_spent)
+                fprintf(stderr, "periscope: the symbolization time budget ran out: files not reached are unresolved\n");
         /* --container: processes that entered it during the recording. */
         guint32 joined = 0;
         gboolean stopped = FALSE;

@@ -34,6 +34,9 @@ struct HelperClient {
         int sock;    /* our end, or -1 */
         uint32_t next_id;
         unsigned starts;
+        uint64_t busy_ms;    /* spent waiting for answers, against config.time_budget_ms */
+        bool budget_spent;
+        bool cancelled;      /* wait_readable said -ECANCELED: no more requests */
 };
 
 static void set_why(char **why, char *msg) {
@@ -173,6 +176,14 @@ unsigned helper_client_get_starts(const HelperClient *c) {
         return c->starts;
 }
 
+uint64_t helper_client_get_busy_ms(const HelperClient *c) {
+        return c->busy_ms;
+}
+
+bool helper_client_budget_spent(const HelperClient *c) {
+        return c->budget_spent;
+}
+
 int helper_client_get_pid(const HelperClient *c) {
         return c->pid;
 }
@@ -230,41 +241,53 @@ static int helper_failed(HelperClient *c, char **why, char *reason) {
         return HELPER_CLIENT_FAILED;
 }
 
-/* One request/reply round trip. *reply is the validated header + payload. */
-static int transact(HelperClient *c, uint16_t type, const HelperWriter *req, const int *fds, size_t n_fds,
-                    HelperMessage *reply, char **why) {
-        int r = start_helper(c);
-        if (r < 0) {
-                set_why(why, strdup_printf("helper failed: cannot start %s: %s", c->config.bwrap_path, strerror(-r)));
-                return HELPER_CLIENT_FAILED;
-        }
-        uint32_t id = c->next_id++;
-        r = helper_send_message(c->sock, type, id, req->data, req->size, fds, n_fds);
-        if (r < 0)
-                return helper_failed(c, why, NULL);
+/* Waits for the helper's socket to become readable within left ms: 1
+ * readable, 0 timed out, < 0 failed (-ECANCELED: the caller gave up). */
+static int wait_answer(HelperClient *c, int64_t left) {
+        if (c->config.wait_readable)
+                return c->config.wait_readable(c->sock, (unsigned) left, c->config.wait_readable_userdata);
+        if (c->config.wait_hook && left > HELPER_CLIENT_WAIT_HOOK_MS)
+                left = HELPER_CLIENT_WAIT_HOOK_MS;
+        struct pollfd p = { .fd = c->sock, .events = POLLIN };
+        int k = poll(&p, 1, (int) left);
+        if (k < 0)
+                return errno == EINTR ? 0 : -errno;
+        if (k == 0 && c->config.wait_hook)
+                c->config.wait_hook(c->config.wait_hook_userdata);
+        /* POLLHUP/POLLERR: the receive below says how it ended */
+        return k > 0;
+}
 
-        int64_t deadline = now_ms() + c->config.timeout_ms;
+/* Waits for the answer to request id: the helper's time for it counts
+ * against the client's budget. */
+static int receive_answer(HelperClient *c, uint16_t type, uint32_t id, HelperMessage *reply, char **why) {
+        int64_t start = now_ms(), deadline = start + c->config.timeout_ms;
+        uint64_t busy_before = c->busy_ms, budget = c->config.time_budget_ms;
+        bool budget_bound = budget > 0 && (budget <= busy_before || budget - busy_before < c->config.timeout_ms);
+        if (budget_bound)
+                deadline = start + (int64_t) (budget > busy_before ? budget - busy_before : 0);
         for (;;) {
-                int64_t left = deadline - now_ms();
+                int64_t now = now_ms(), left = deadline - now;
+                c->busy_ms = busy_before + (uint64_t) (now - start);
+                if (left <= 0 && budget_bound) {
+                        c->budget_spent = true;
+                        return helper_failed(c, why, strdup_printf("the recording's time budget of %u ms is spent",
+                                                                   c->config.time_budget_ms));
+                }
                 if (left <= 0)
                         return helper_failed(c, why, strdup_printf("timed out after %u ms", c->config.timeout_ms));
-                if (c->config.wait_hook && left > HELPER_CLIENT_WAIT_HOOK_MS)
-                        left = HELPER_CLIENT_WAIT_HOOK_MS;
-                struct pollfd p = { .fd = c->sock, .events = POLLIN };
-                int k = poll(&p, 1, (int) left);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return helper_failed(c, why, strdup_printf("poll: %s", strerror(errno)));
-                if (k == 0) {
-                        if (c->config.wait_hook)
-                                c->config.wait_hook(c->config.wait_hook_userdata);
-                        continue;
+                int k = wait_answer(c, left);
+                if (k == -ECANCELED) {
+                        c->cancelled = true;
+                        return helper_failed(c, why, strdup("cancelled (the recording was discarded)"));
                 }
-                if (!(p.revents & POLLIN))
-                        return helper_failed(c, why, NULL);
+                if (k < 0)
+                        return helper_failed(c, why, strdup_printf("waiting for an answer: %s", strerror(-k)));
+                if (k == 0)
+                        continue;
+                c->busy_ms = busy_before + (uint64_t) (now_ms() - start);
                 HelperMessage m;
-                r = helper_receive_message(c->sock, 0, &m);
+                int r = helper_receive_message(c->sock, 0, &m);
                 if (r == -ECONNRESET)
                         return helper_failed(c, why, NULL);
                 if (r < 0)
@@ -277,6 +300,30 @@ static int transact(HelperClient *c, uint16_t type, const HelperWriter *req, con
                 *reply = m;
                 return 0;
         }
+}
+
+/* One request/reply round trip. *reply is the validated header + payload. */
+static int transact(HelperClient *c, uint16_t type, const HelperWriter *req, const int *fds, size_t n_fds,
+                    HelperMessage *reply, char **why) {
+        if (c->cancelled) {
+                set_why(why, strdup("helper failed: cancelled (the recording was discarded)"));
+                return HELPER_CLIENT_FAILED;
+        }
+        if (c->budget_spent) {
+                set_why(why, strdup_printf("helper failed: the recording's time budget of %u ms is spent",
+                                           c->config.time_budget_ms));
+                return HELPER_CLIENT_FAILED;
+        }
+        int r = start_helper(c);
+        if (r < 0) {
+                set_why(why, strdup_printf("helper failed: cannot start %s: %s", c->config.bwrap_path, strerror(-r)));
+                return HELPER_CLIENT_FAILED;
+        }
+        uint32_t id = c->next_id++;
+        r = helper_send_message(c->sock, type, id, req->data, req->size, fds, n_fds);
+        if (r < 0)
+                return helper_failed(c, why, NULL);
+        return receive_answer(c, type, id, reply, why);
 }
 
 /* An ERROR reply: the helper's verdict on this file; it stays up. */

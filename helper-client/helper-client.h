@@ -27,6 +27,19 @@ typedef struct HelperClientConfig {
          * client. NULL: none. */
         void (*wait_hook)(void *userdata);
         void *wait_hook_userdata;
+        /* Waits until fd is readable or timeout_ms passed, instead of poll():
+         * returns 1 when readable, 0 on timeout, or a negative errno
+         * (-ECANCELED: give up; the helper is stopped and every later request
+         * of this client fails at once). The daemon's post-stop stages run on
+         * a fiber whose wait goes back to the event loop (symbolize-fiber.h).
+         * NULL: poll() with wait_hook. */
+        int (*wait_readable)(int fd, unsigned timeout_ms, void *userdata);
+        void *wait_readable_userdata;
+        /* Time this client's helpers may spend answering, over all requests
+         * and restarts (a recording's budget; it bounds the helper's CPU
+         * time): past it the helper is killed and every later request fails
+         * at once with "time budget … spent". 0: no budget. */
+        unsigned time_budget_ms;
 } HelperClientConfig;
 
 #define HELPER_CLIENT_WAIT_HOOK_MS 20
@@ -168,6 +181,11 @@ HelperSymbols *helper_symbols_free(HelperSymbols *s);
 
 /* How many helpers this client has started (restarts show up here). */
 unsigned helper_client_get_starts(const HelperClient *c);
+
+/* Milliseconds this client's helpers spent on requests so far, and whether
+ * its time budget (HelperClientConfig.time_budget_ms) ran out. */
+uint64_t helper_client_get_busy_ms(const HelperClient *c);
+bool helper_client_budget_spent(const HelperClient *c);
 
 /* Pid of the running helper's bwrap, or 0 (for tests that kill it). */
 int helper_client_get_pid(const HelperClient *c);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "basic.h"
@@ -94,7 +95,7 @@ size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings
         return i;
 }
 
-/* Runs in the forked child: fds first, then the uid, then limits, then
+/* Runs in the vfork()ed child: fds first, then the uid, then limits, then
  * exec bwrap. The fds are moved before RLIMIT_NOFILE is lowered: a daemon
  * holding thousands of pinned files has every low number taken, and
  * F_DUPFD past a lowered limit fails with EMFILE. Only async-signal-safe
@@ -126,8 +127,11 @@ static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int s
         if (close_range((unsigned) base, ~0U, 0) < 0)
                 _exit(127);
 
+        /* raw system calls: the vfork()ed child must not run glibc's
+         * set*id broadcast to the threads of the process it shares memory with */
         if (l->uid != (uid_t) -1 &&
-            (setgroups(0, NULL) < 0 || setresgid(l->gid, l->gid, l->gid) < 0 || setresuid(l->uid, l->uid, l->uid) < 0))
+            (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setresgid, l->gid, l->gid, l->gid) < 0 ||
+             syscall(SYS_setresuid, l->uid, l->uid, l->uid) < 0))
                 _exit(126);
 
         struct rlimit rl;
@@ -153,15 +157,25 @@ static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int s
         _exit(127);
 }
 
+/* vfork, not fork: the daemon may hold hundreds of MiB, and copying its
+ * page tables for fork() stalls its event loop for tens of milliseconds
+ * (more in a VM). The child makes only system calls, in exec_sandbox()'s
+ * own frame, then execs or _exits. Apart so nothing of the caller's frame
+ * lives across the vfork. */
+static __attribute__((noinline)) pid_t vfork_sandbox(const SandboxLaunch *l, int seccomp_fd, char *const *argv) {
+        pid_t pid = vfork();
+        if (pid == 0)
+                exec_sandbox(l, seccomp_fd, argv);
+        return pid;
+}
+
 int sandbox_spawn(const SandboxLaunch *l, char *const *argv, pid_t *ret) {
         _cleanup_close_ int seccomp_fd = sandbox_seccomp_filter_fd(l->seccomp);
         if (seccomp_fd < 0)
                 return seccomp_fd;
-        pid_t pid = fork();
+        pid_t pid = vfork_sandbox(l, seccomp_fd, argv);
         if (pid < 0)
                 return -errno;
-        if (pid == 0)
-                exec_sandbox(l, seccomp_fd, argv);
         *ret = pid;
         return 0;
 }

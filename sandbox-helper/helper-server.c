@@ -70,8 +70,8 @@ static int handle_symbolize(HelperServer *server, HelperReader *r, const int *fd
                 if (!is_regular_file(fds[i]))
                         return -EBADF;
         *what = "cannot symbolize ELF file";
-        return symbolize_request_run(&server->symbolize, fds[0], with_debug ? fds[1] : -1, flags & HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets,
-                              count, reply);
+        return symbolize_request_run(&server->symbolize, fds[0], with_debug ? fds[1] : -1,
+                                     flags & HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets, count, reply, what);
 }
 
 static int handle_compile_unwind(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {

@@ -5,7 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MINIDEBUGINFO_MAX_OUTPUT (256u * 1024u * 1024u) /* decompressed ELF */
+/* The decompressed ELF: real ones hold a .symtab of a few MiB; an xz bomb
+ * of 91 KiB holds gigabytes. The decoder stops at the limit. */
+#define MINIDEBUGINFO_MAX_OUTPUT (64u * 1024u * 1024u)
+#define MINIDEBUGINFO_MAX_OUTPUT_TEXT "64 MiB"
 #define MINIDEBUGINFO_MEMLIMIT   (128u * 1024u * 1024u) /* xz decoder memory */
 
 /* Finds .gnu_debugdata in `elf` and xz-decompresses it into a new buffer

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "basic.h"
+#include "decompress-limits.h"
 #include "minidebuginfo.h"
 #include "protocol.h"
 
@@ -67,21 +68,43 @@ static SymbolizeModule *module_free(SymbolizeModule *m) {
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(SymbolizeModule *, module_free);
 
-/* MiniDebugInfo (.gnu_debugdata) as a module of its own; absent is fine. */
-static void open_minidebuginfo(SymbolizeModule *m) {
+/* MiniDebugInfo (.gnu_debugdata) as a module of its own; absent or
+ * corrupt is fine, past the decompression limit refuses the file. */
+static int open_minidebuginfo(SymbolizeModule *m, const char **why) {
         size_t size = 0;
-        if (minidebuginfo_decompress(m->main_elf, &m->mini_data, &size) <= 0)
-                return;
+        int r = minidebuginfo_decompress(m->main_elf, &m->mini_data, &size);
+        if (r == -EFBIG) {
+                *why = "refused: its MiniDebugInfo (.gnu_debugdata) decompresses to more than "
+                       MINIDEBUGINFO_MAX_OUTPUT_TEXT;
+                return r;
+        }
+        if (r <= 0)
+                return 0;
         m->mini = dwfl_begin(&dwfl_callbacks);
         if (m->mini)
                 m->mini_mod = dwfl_report_offline_memory(m->mini, "minidebuginfo", "minidebuginfo",
                                                          (char *) m->mini_data, size);
         if (m->mini_mod && (dwfl_report_end(m->mini, NULL, NULL) != 0 || !dwfl_module_getelf(m->mini_mod, &m->mini_bias)))
                 m->mini_mod = NULL;
+        return 0;
+}
+
+/* The separate debug file's compressed sections, before libdw opens it. */
+static int check_debug_file(int debug_fd, const char **why) {
+        static const char debug_too_large[] = "refused: the debug file's compressed sections decompress to more than "
+                                              HELPER_MAX_DECOMPRESSED_SECTIONS_TEXT;
+        Elf *elf = elf_begin(debug_fd, ELF_C_READ_MMAP, NULL);
+        if (!elf)
+                return 0; /* libdw will not use it either */
+        int r = decompress_limits_check(elf, why);
+        elf_end(elf);
+        if (r < 0)
+                *why = debug_too_large;
+        return r;
 }
 
 static int module_open(int fd, int debug_fd, const SymbolizeFileKey *key, const SymbolizeFileKey *debug_key,
-                       SymbolizeModule **ret) {
+                       SymbolizeModule **ret, const char **why) {
         _cleanup_(module_freep) SymbolizeModule *m = calloc(1, sizeof *m);
         if (!m)
                 return -ENOMEM;
@@ -107,13 +130,20 @@ static int module_open(int fd, int debug_fd, const SymbolizeFileKey *key, const 
         m->main_elf = dwfl_module_getelf(m->mod, &m->bias);
         if (!m->main_elf)
                 return -ENOEXEC;
+        /* Nothing decompressed past the limits (libdw decompresses every
+         * debug section as it opens a file): a bomb is refused, not read. */
+        int r = decompress_limits_check(m->main_elf, why);
+        if (r == 0 && debug_fd >= 0)
+                r = check_debug_file(debug_fd, why);
+        if (r < 0)
+                return r;
         /* DWARF: from the separate debug file when one is passed */
         Dwarf_Addr dwbias = 0;
         m->dw = dwfl_module_getdwarf(m->mod, &dwbias);
         m->dwarf_source = m->dw && dwarf_getelf(m->dw) != m->main_elf ? HELPER_SOURCE_DEBUG_FILE : HELPER_SOURCE_DWARF;
         /* MiniDebugInfo only when there is no separate debug file */
-        if (debug_fd < 0)
-                open_minidebuginfo(m);
+        if (debug_fd < 0 && (r = open_minidebuginfo(m, why)) < 0)
+                return r;
         /* one sorted pass over each symbol table, then a search per address */
         if (symbol_index_build(m->mod, &m->syms) < 0 || (m->mini_mod && symbol_index_build(m->mini_mod, &m->mini_syms) < 0))
                 return -ENOMEM;
@@ -124,7 +154,7 @@ static int module_open(int fd, int debug_fd, const SymbolizeFileKey *key, const 
         return 0;
 }
 
-int symbolize_cache_get(SymbolizeCache *cache, int fd, int debug_fd, SymbolizeModule **ret) {
+int symbolize_cache_get(SymbolizeCache *cache, int fd, int debug_fd, SymbolizeModule **ret, const char **why) {
         SymbolizeFileKey key, debug_key;
         int r = file_key(fd, &key);
         if (r < 0)
@@ -138,7 +168,7 @@ int symbolize_cache_get(SymbolizeCache *cache, int fd, int debug_fd, SymbolizeMo
                 return 0;
         }
         symbolize_cache_clear(cache);
-        r = module_open(fd, debug_fd, &key, debug_fd >= 0 ? &debug_key : NULL, &cache->last);
+        r = module_open(fd, debug_fd, &key, debug_fd >= 0 ? &debug_key : NULL, &cache->last, why);
         if (r < 0)
                 return r;
         *ret = cache->last;

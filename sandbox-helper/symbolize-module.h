@@ -52,8 +52,11 @@ typedef struct SymbolizeCache {
 /* The module for the ELF file at fd (with its separate debug file at
  * debug_fd when >= 0): the cached one when both are the same files, else a
  * freshly opened one that replaces it. Returns 0 and *ret (owned by the
- * cache), -ENOEXEC when fd is not a usable ELF file, or -errno. */
-int symbolize_cache_get(SymbolizeCache *cache, int fd, int debug_fd, SymbolizeModule **ret);
+ * cache), -ENOEXEC when fd is not a usable ELF file, -EFBIG when it or its
+ * debug file would decompress past the helper's limits
+ * (decompress-limits.h; *why then says which, for the ERROR reply), or
+ * -errno. */
+int symbolize_cache_get(SymbolizeCache *cache, int fd, int debug_fd, SymbolizeModule **ret, const char **why);
 
 /* Frees the cached module (at the end of the loop). */
 void symbolize_cache_clear(SymbolizeCache *cache);

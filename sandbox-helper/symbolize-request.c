@@ -198,9 +198,9 @@ static void encode_frames(HelperWriter *w, uint8_t status, Frame *frames, size_t
 }
 
 int symbolize_request_run(SymbolizeCache *cache, int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets,
-                          size_t n, HelperWriter *w) {
+                          size_t n, HelperWriter *w, const char **why) {
         SymbolizeModule *m = NULL;
-        int r = symbolize_cache_get(cache, fd, debug_fd, &m);
+        int r = symbolize_cache_get(cache, fd, debug_fd, &m, why);
         if (r < 0)
                 return r;
         Elf *main_elf = m->main_elf;

@@ -13,6 +13,7 @@
  * offsets count from the executable PT_LOAD instead (a debug file alone).
  * Appends the SYMBOLIZE reply payload to w. The opened file stays in cache
  * for the next request (the next batch of the same file). Returns 0,
- * -ENOEXEC when `fd` is not a usable ELF file, or -errno. */
+ * -ENOEXEC when `fd` is not a usable ELF file, -EFBIG when it would
+ * decompress past the helper's limits (*why says which), or -errno. */
 int symbolize_request_run(SymbolizeCache *cache, int fd, int debug_fd, bool segment_offsets, const uint64_t *offsets,
-                          size_t n, HelperWriter *w);
+                          size_t n, HelperWriter *w, const char **why);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "decompress-limits.h"
 #include "protocol.h"
 
 /* DWARF register numbers of the x86-64 psABI. */
@@ -602,8 +603,11 @@ static int compile_elf(Elf *elf, void **ret_blob, size_t *ret_size, UnwindCompil
                                 return r;
                 }
         }
+        /* libdw decompresses every debug section when it opens a file: not
+         * past the helper's limit (decompress-limits.h); .eh_frame alone then */
+        const char *too_large;
         dbg = find_section(elf, ".debug_frame");
-        if (dbg) {
+        if (dbg && decompress_limits_check(elf, &too_large) == 0) {
                 dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
                 Dwarf_CFI *cfi = dw ? dwarf_getcfi(dw) : NULL;
                 if (cfi)

@@ -42,6 +42,7 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                 .helper = m->helper_config,
                 .limits = m->limits,
                 .user_file_helper = manager_get_user_file_helper(m),
+                .budgets = { .max_addresses = m->max_addresses, .symbolize_ms = m->symbolize_budget_ms },
                 .released = manager_remove_recording,
                 .userdata = m,
         };
@@ -68,8 +69,12 @@ void manager_end_all(Manager *m) {
                 return;
         }
         memcpy(copy, m->recordings, n * sizeof(RecordingBus *));
-        for (size_t i = 0; i < n; i++)
-                recording_end(recording_bus_get_recording(copy[i]), m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
+        for (size_t i = 0; i < n; i++) {
+                Recording *r = recording_bus_get_recording(copy[i]);
+                recording_end(r, m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
+                /* symbolization under way is cut short: the service is leaving */
+                recording_cancel_stages(r);
+        }
         free(copy);
 }
 

@@ -33,6 +33,8 @@ typedef struct Manager {
         void (*spill_others)(void *userdata); /* other rings to spill while waiting (the sysprofd drop-in's) */
         void *spill_others_userdata;
         HelperClient *user_file_helper;   /* parses Podman JSON and /.flatpak-info for every resolver (first use) */
+        size_t max_addresses;      /* per recording (--max-addresses); 0: the default */
+        unsigned symbolize_budget_ms; /* per recording (--symbolize-budget); 0: the default */
 } Manager;
 
 /* The helper configuration of the daemon: while a helper request waits,

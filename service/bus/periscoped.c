@@ -52,6 +52,10 @@ static void usage(FILE *out) {
                 "                     rings if more; 0 = no limit)\n"
                 "  --max-control-rings-per-user=N  control fd rings of one non-root user's\n"
                 "                     recordings (default %d; 0 = no limit)\n"
+                "  --max-addresses=N  distinct addresses one recording gets symbolized (default 200000;\n"
+                "                     the rest stay module+0xOFFSET)\n"
+                "  --symbolize-budget=SECONDS  time the helper may spend symbolizing one recording\n"
+                "                     (default 120)\n"
                 "  --version          print the version\n",
                 PROFILER_NAME, USER_LIMITS_DEFAULT_RECORDINGS,
                 (unsigned long long) (USER_LIMITS_DEFAULT_LOCKED_MEMORY >> 20), USER_LIMITS_DEFAULT_CONTROL_RINGS);
@@ -206,6 +210,8 @@ int main(int argc, char **argv) {
                 { "max-recordings-per-user", required_argument, NULL, 'R' },
                 { "max-locked-memory-per-user", required_argument, NULL, 'M' },
                 { "max-control-rings-per-user", required_argument, NULL, 'C' },
+                { "max-addresses", required_argument, NULL, 'A' },
+                { "symbolize-budget", required_argument, NULL, 'B' },
                 { "version", no_argument, NULL, 'V' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -213,7 +219,8 @@ int main(int argc, char **argv) {
         BusKind kind = BUS_SYSTEM;
         const char *address = NULL;
         int peer_fd = -1, c, r;
-        long idle_timeout = -1;
+        long idle_timeout = -1, max_addresses = 0;
+        double symbolize_budget = 0;
         bool sysprofd = false;
         UserLimitsConfig limits;
         user_limits_config_default(&limits);
@@ -270,6 +277,24 @@ int main(int argc, char **argv) {
                                         &limits.max[USER_RESOURCE_CONTROL_RINGS]) < 0)
                                 return 2;
                         break;
+                case 'A': {
+                        char *end;
+                        max_addresses = strtol(optarg, &end, 10);
+                        if (*end || max_addresses < 1 || max_addresses > 100000000) {
+                                log_error("--max-addresses needs 1…100000000, got '%s'", optarg);
+                                return 2;
+                        }
+                        break;
+                }
+                case 'B': {
+                        char *end;
+                        symbolize_budget = strtod(optarg, &end);
+                        if (*end || !(symbolize_budget >= 0.001 && symbolize_budget <= 86400)) {
+                                log_error("--symbolize-budget needs 0.001…86400 seconds, got '%s'", optarg);
+                                return 2;
+                        }
+                        break;
+                }
                 case 'V':
                         printf("periscoped %s\n", PERISCOPE_VERSION);
                         return 0;
@@ -294,6 +319,8 @@ int main(int argc, char **argv) {
         if (idle_timeout < 0)
                 idle_timeout = kind == BUS_SYSTEM ? 120 : 0;
         d.m.idle_timeout_usec = (uint64_t) idle_timeout * 1000000;
+        d.m.max_addresses = (size_t) max_addresses;
+        d.m.symbolize_budget_ms = (unsigned) (symbolize_budget * 1000);
         d.m.rlimit_files = raise_fd_limit();
         raise_priority();
         r = capability_drop_unused();

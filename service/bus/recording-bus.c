@@ -121,7 +121,7 @@ static void on_progress(Recording *r, const char *stage, uint64_t done, uint64_t
                 return;
         ProgressArgs a = { stage, done, total };
         (void) recording_watchers_send(rb->watchers, rb->path, RECORDING_INTERFACE, "Progress", append_progress, &a);
-        /* Stages run synchronously: send now, or the signals arrive together. */
+        /* Send now: a stage's CPU slices may run back to back. */
         (void) sd_bus_flush(rb->host.bus);
 }
 
@@ -140,6 +140,9 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
         if (ret >= 0 && st->trace_fds > 0)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "trace-frames", "t", st->trace_frames,
                                             "trace-frames-refused", "t", st->trace_frames_refused);
+        if (ret >= 0)
+                ret = sd_bus_message_append(m, "{sv}{sv}", "addresses-over-budget", "t", st->addresses_over_budget,
+                                            "helper-budget-spent", "b", (int) st->helper_budget_spent);
         if (ret >= 0 && st->follows_container)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "joined-processes", "u", st->joined_processes,
                                             "container-stopped", "b", (int) st->container_stopped);
@@ -391,6 +394,7 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 .limits = host->limits,
                 .helper = host->helper,
                 .user_file_helper = host->user_file_helper,
+                .budgets = host->budgets,
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };

@@ -25,6 +25,7 @@ typedef struct RecordingBusHost {
         HelperClientConfig helper;
         UserLimits *limits;                 /* the daemon's per-uid limits */
         HelperClient *user_file_helper;     /* the daemon's, for Podman JSON and /.flatpak-info */
+        RecordingBudgets budgets;           /* per recording (--max-addresses, --symbolize-budget) */
         /* Called once when the face is freed (the host forgets it). */
         void (*released)(RecordingBus *rb, void *userdata);
         void *userdata;

@@ -15,7 +15,8 @@
  * "major:minor inode how checked|unchecked path"), so a report can
  * say where each file's symbols came from. */
 static int stage_pinned_files(const RecordingStageInput *in, RecordingStageResults *results,
-                              RecordingStageProgress progress, void *userdata) {
+                              RecordingStageProgress progress, RecordingStageDone done, void *userdata,
+                              RecordingStageJob *ret_job) {
         size_t n = pinned_files_get_n(in->pinned);
         size_t size = 0, allocated = 0;
         _cleanup_free_ char *buf = NULL;
@@ -48,21 +49,47 @@ static int stage_pinned_files(const RecordingStageInput *in, RecordingStageResul
         return capture_writer_add_file(in->writer, in->start_time, -1, -1, "/.periscope/pinned-files", buf, size);
 }
 
-/* Progress callback of the symbolize stage, in the stage's name. */
-typedef struct SymbolizeProgress {
-        RecordingStageProgress func;
+/* The symbolize stage while it runs in the event loop. */
+typedef struct SymbolizeRun {
+        unsigned recording_id;
+        RecordingStageResults *results;
+        RecordingStageProgress progress;
+        RecordingStageDone done;
         void *userdata;
-} SymbolizeProgress;
+        SymbolizeJob *job;
+} SymbolizeRun;
 
 static void symbolize_progress(uint64_t done, uint64_t total, void *userdata) {
-        SymbolizeProgress *p = userdata;
-        p->func("symbolize", done, total, p->userdata);
+        SymbolizeRun *run = userdata;
+        run->progress("symbolize", done, total, run->userdata);
+}
+
+static void symbolize_done(int result, const SymbolizeStats *st, int64_t msec, void *userdata) {
+        _cleanup_free_ SymbolizeRun *run = userdata;
+        run->results->helper_failures += st->helper_failures;
+        run->results->helper_ms += st->helper_ms;
+        run->results->helper_budget_spent |= st->helper_budget_spent;
+        if (result >= 0)
+                log_recording(LOG_INFO, run->recording_id,
+                              "symbolized %llu addresses (%llu named, %llu unresolved) in %llu files, %llu debug files, "
+                              "%llu helper failures, %llu named from JIT files, helper busy %llu ms%s, %lld ms",
+                              (unsigned long long) st->addresses, (unsigned long long) st->resolved,
+                              (unsigned long long) st->unresolved, (unsigned long long) st->files,
+                              (unsigned long long) st->debug_files, (unsigned long long) st->helper_failures,
+                              (unsigned long long) st->jit_named, (unsigned long long) st->helper_ms,
+                              st->helper_budget_spent ? " (time budget spent)" : "", (long long) msec);
+        run->done(result, run->userdata);
+}
+
+static void symbolize_cancel(void *job) {
+        symbolize_job_cancel(job);
 }
 
 /* Names every address the recording noted and embeds the symbol tables in
- * its capture (option "symbolize"; skipped when off). */
+ * its capture (option "symbolize"; skipped when off), in the event loop. */
 static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults *results,
-                           RecordingStageProgress progress, void *userdata) {
+                           RecordingStageProgress progress, RecordingStageDone done, void *userdata,
+                           RecordingStageJob *ret_job) {
         if (!in->options->symbolize || !in->writer || !in->addresses)
                 return 0;
         SymbolizeStageInput si = {
@@ -76,21 +103,17 @@ static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults 
                 .debuginfod = in->options->debuginfod,
                 .helper = in->helper,
         };
-        SymbolizeProgress p = { progress, userdata };
-        SymbolizeStats st;
-        int64_t msec;
-        int r = symbolize_stage_run(&si, symbolize_progress, &p, &st, &msec);
+        _cleanup_free_ SymbolizeRun *run = malloc(sizeof *run);
+        if (!run)
+                return -ENOMEM;
+        *run = (SymbolizeRun) { in->recording_id, results, progress, done, userdata, NULL };
+        int r = symbolize_stage_start(in->event, &si, symbolize_progress, symbolize_done, run, &run->job);
         if (r < 0)
                 return r;
-        results->helper_failures += st.helper_failures;
-        log_recording(LOG_INFO, in->recording_id,
-                      "symbolized %llu addresses (%llu named, %llu unresolved) in %llu files, %llu debug files, "
-                      "%llu helper failures, %llu named from JIT files, %lld ms",
-                      (unsigned long long) st.addresses, (unsigned long long) st.resolved,
-                      (unsigned long long) st.unresolved, (unsigned long long) st.files,
-                      (unsigned long long) st.debug_files, (unsigned long long) st.helper_failures,
-                      (unsigned long long) st.jit_named, (long long) msec);
-        return 0;
+        /* the run belongs to symbolize_done() now */
+        *ret_job = (RecordingStageJob) { symbolize_cancel, run->job };
+        TAKE_PTR(run);
+        return 1;
 }
 
 const RecordingStage recording_stages[] = {

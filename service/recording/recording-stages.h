@@ -3,12 +3,16 @@
  * finishes. A stage gets its inputs and a progress callback, never the
  * recording: adding one is a function of that shape and a row in the table
  * in recording-stages.c. It returns 0, or a negative errno when it failed
- * (logged; the next stage still runs). */
+ * (logged; the next stage still runs), or 1 when it goes on in the event
+ * loop (the symbolize stage, on a fiber): it then calls done() later, and
+ * the recording stays "finishing" meanwhile while the service serves
+ * everyone else. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
 #include "symbolize.h"
 #include "capture.h"
@@ -19,6 +23,7 @@
 
 /* What a recording hands its stages. */
 typedef struct RecordingStageInput {
+        sd_event *event;              /* where stages that return 1 go on */
         unsigned recording_id;        /* for logs */
         CaptureWriter *writer;
         int64_t start_time;           /* the capture's, CLOCK_MONOTONIC ns */
@@ -29,21 +34,35 @@ typedef struct RecordingStageInput {
         const JitFiles *jit_files;    /* the processes' perf maps */
         const AddressSet *addresses;  /* every address samples and rings held */
         Resolver *resolver;
-        HelperClientConfig helper;
+        HelperClientConfig helper;    /* time_budget_ms: the recording's helper time budget */
 } RecordingStageInput;
 
 /* What stages report back, summed over the stages. */
 typedef struct RecordingStageResults {
         uint64_t helper_failures;     /* files the sandboxed helper failed on */
+        uint64_t helper_ms;           /* time the helper spent answering symbolize requests */
+        bool helper_budget_spent;     /* ... and it reached the recording's budget */
 } RecordingStageResults;
 
 /* A stage's progress (Progress(stage, done, total) on D-Bus). */
 typedef void (*RecordingStageProgress)(const char *stage, uint64_t done, uint64_t total, void *userdata);
 
+/* The end of a stage whose run() returned 1 (result as run()'s). */
+typedef void (*RecordingStageDone)(int result, void *userdata);
+
+/* A stage going on in the event loop: cancel(job) makes it end now (its
+ * waits fail at once), and done() is called before cancel returns. */
+typedef struct RecordingStageJob {
+        void (*cancel)(void *job);
+        void *job;
+} RecordingStageJob;
+
 typedef struct RecordingStage {
         const char *name;          /* Progress's stage argument */
+        /* progress, done and userdata: see above; *in stays valid until
+         * done; a stage returning 1 fills *ret_job. */
         int (*run)(const RecordingStageInput *in, RecordingStageResults *results, RecordingStageProgress progress,
-                   void *userdata);
+                   RecordingStageDone done, void *userdata, RecordingStageJob *ret_job);
 } RecordingStage;
 
 extern const RecordingStage recording_stages[];

@@ -55,6 +55,8 @@ const char *recording_state_to_string(RecordingState state) {
                 return "recording";
         case RECORDING_STATE_STOPPING:
                 return "stopping";
+        case RECORDING_STATE_FINISHING:
+                return "finishing";
         case RECORDING_STATE_FINISHED:
                 return "finished";
         }
@@ -571,6 +573,16 @@ static void recording_write_stats(Recording *r) {
                 if (r->unwinder.stats.stops[i] > 0)
                         len += snprintf(buf + len, sizeof(buf) - (size_t) len, "unwind_stop_%s=%llu\n",
                                         unwind_stop_to_string(i), (unsigned long long) r->unwinder.stats.stops[i]);
+        /* The budgets (docs/security.md): addresses left as module+0xOFFSET,
+         * the helper's time. */
+        if (len > 0 && (size_t) len < sizeof(buf))
+                len += snprintf(buf + len, sizeof(buf) - (size_t) len,
+                                "address_budget=%zu\naddresses_over_budget=%llu\nhelper_ms=%llu\n"
+                                "helper_budget_ms=%u\nhelper_budget_spent=%s\n",
+                                r->budgets.max_addresses,
+                                (unsigned long long) address_set_get_over_limit(r->addresses),
+                                (unsigned long long) r->stage_results.helper_ms, r->budgets.symbolize_ms,
+                                r->stage_results.helper_budget_spent ? "true" : "false");
         /* `container`: processes that joined it during the recording; whether
          * any was left at the last rescan (a stopped container). */
         if (r->follow && len > 0 && (size_t) len < sizeof(buf)) {
@@ -620,30 +632,36 @@ static void recording_stage_progress(const char *stage, uint64_t done, uint64_t 
                 r->observer->progress(r, stage, done, total, r->observer_userdata);
 }
 
-/* Runs the stages left (none when freed while recording), then finishes. */
+static void recording_run_stages(Recording *r);
+
+/* A stage failed: a full disk under the symbol tables cuts the capture
+ * short (even if a later flush finds room again); anything else is said. */
+static void recording_stage_failed(Recording *r, const RecordingStage *st, int ret) {
+        if (ret == -ENOSPC || ret == -EDQUOT || ret == -EIO)
+                recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+        else if (ret < 0)
+                log_recording(LOG_WARNING, r->id, "stage %s failed: %s", st->name, strerror(-ret));
+}
+
+/* A stage that went on in the event loop is over: the next one runs. */
+static void recording_stage_done(int result, void *userdata) {
+        Recording *r = userdata;
+        r->stage_job = (RecordingStageJob) {};
+        recording_stage_failed(r, &recording_stages[r->stage], result);
+        r->stage++;
+        recording_run_stages(r);
+}
+
+/* Runs the stages left (none when freed while recording), then finishes;
+ * a stage going on in the event loop resumes this from its end. */
 static void recording_run_stages(Recording *r) {
-        const RecordingStageInput in = {
-                .recording_id = r->id,
-                .writer = r->writer,
-                .start_time = r->start_time,
-                .options = &r->options,
-                .kernel = r->kernel,
-                .maps = r->maps,
-                .pinned = r->pinned,
-                .jit_files = r->jit_files,
-                .addresses = r->addresses,
-                .resolver = r->resolver,
-                .helper = r->helper,
-        };
         for (; r->stage < recording_n_stages; r->stage++) {
                 const RecordingStage *st = &recording_stages[r->stage];
-                int ret = st->run(&in, &r->stage_results, recording_stage_progress, r);
-                /* The disk filled up under the symbol tables: the capture
-                 * is cut short even if a later flush finds room again. */
-                if (ret == -ENOSPC || ret == -EDQUOT || ret == -EIO)
-                        recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
-                else if (ret < 0)
-                        log_recording(LOG_WARNING, r->id, "stage %s failed: %s", st->name, strerror(-ret));
+                int ret = st->run(&r->stage_input, &r->stage_results, recording_stage_progress,
+                                  recording_stage_done, r, &r->stage_job);
+                if (ret > 0)
+                        return;
+                recording_stage_failed(r, st, ret);
         }
         recording_finish(r);
 }
@@ -681,7 +699,23 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
         (void) jit_files_look_all(r->jit_files, r->maps, now_monotonic_ms(), true); /* the processes still alive */
         recording_trace_merge(r);
         recording_flush(r);
+        r->state = RECORDING_STATE_FINISHING;
         recording_publish(r);
+        r->helper.time_budget_ms = r->budgets.symbolize_ms;
+        r->stage_input = (RecordingStageInput) {
+                .event = r->event,
+                .recording_id = r->id,
+                .writer = r->writer,
+                .start_time = r->start_time,
+                .options = &r->options,
+                .kernel = r->kernel,
+                .maps = r->maps,
+                .pinned = r->pinned,
+                .jit_files = r->jit_files,
+                .addresses = r->addresses,
+                .resolver = r->resolver,
+                .helper = r->helper,
+        };
         recording_run_stages(r);
 }
 
@@ -885,6 +919,11 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if (r->unwind_tables)
                 r->unwind_helper_failures_start = unwind_tables_get_stats(r->unwind_tables).helper_failures;
         r->helper = setup->helper;
+        r->budgets = setup->budgets;
+        if (r->budgets.max_addresses == 0)
+                r->budgets.max_addresses = RECORDING_DEFAULT_MAX_ADDRESSES;
+        if (r->budgets.symbolize_ms == 0)
+                r->budgets.symbolize_ms = RECORDING_DEFAULT_SYMBOLIZE_MS;
         r->observer = setup->observer;
         r->observer_userdata = setup->observer_userdata;
         r->options = *options;
@@ -899,6 +938,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
             (r_ = jit_files_new(setup->max_pinned_files / 4 + 1, &r->jit_files)) < 0 ||
             (r_ = address_set_new(&r->addresses)) < 0 || (r_ = recording_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
                 goto fail;
+        address_set_set_limit(r->addresses, r->budgets.max_addresses);
         pinned_files_set_resolver(r->pinned, r->resolver);
         jit_files_set_resolver(r->jit_files, r->resolver);
         if (r->check_owner)
@@ -964,6 +1004,11 @@ fail:
         return r_ < 0 ? r_ : -EIO;
 }
 
+void recording_cancel_stages(Recording *r) {
+        if (r->stage_job.cancel)
+                r->stage_job.cancel(r->stage_job.job);
+}
+
 Recording *recording_free(Recording *r) {
         if (!r)
                 return NULL;
@@ -972,6 +1017,8 @@ Recording *recording_free(Recording *r) {
                 r->stage = recording_n_stages;
                 recording_end(r, RECORDING_END_SHUTDOWN, 0, NULL);
         }
+        /* Freed while finishing: the capture is still closed. */
+        recording_cancel_stages(r);
         recording_disarm(r);
         recording_control_free(r);
         trace_fds_free(r->trace);
@@ -1013,6 +1060,8 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
                 .lost_samples = r->lost_samples,
                 .bad_records = r->bad_records,
                 .helper_failures = recording_helper_failures(r),
+                .addresses_over_budget = address_set_get_over_limit(r->addresses),
+                .helper_budget_spent = r->stage_results.helper_budget_spent,
                 .bytes = r->writer ? capture_writer_get_bytes(r->writer) : r->final_bytes,
                 .processes = n_pids,
                 .pinned_files = pinned_files_get_n(r->pinned),

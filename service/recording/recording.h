@@ -5,7 +5,8 @@
  *   → records drained into the capture every 100 ms (and at watermarks)
  *   → recording_end(reason): Stop, duration, command exit, client gone, error
  *   → drain → post-stop stages (recording-stages.c, each given its inputs and
- *     a progress callback) → stats METADATA → flush → observer's finished()
+ *     a progress callback; "finishing": symbolization goes on in the event
+ *     loop) → stats METADATA → flush → observer's finished()
  * Its D-Bus face is bus/recording-bus.c; what it tells the world goes
  * through its RecordingObserver. */
 #pragma once
@@ -32,7 +33,8 @@ typedef struct Recording Recording;
 
 typedef enum RecordingState {
         RECORDING_STATE_RECORDING,
-        RECORDING_STATE_STOPPING,  /* draining and running post-stop stages */
+        RECORDING_STATE_STOPPING,  /* draining */
+        RECORDING_STATE_FINISHING, /* post-stop stages (in the event loop: the service serves others) */
         RECORDING_STATE_FINISHED,
 } RecordingState;
 
@@ -59,6 +61,16 @@ typedef struct RecordingObserver {
         void (*finished)(Recording *r, void *userdata);
 } RecordingObserver;
 
+/* What one recording may cost the service after Stop (docs/security.md,
+ * "Availability"). */
+typedef struct RecordingBudgets {
+        size_t max_addresses;      /* distinct addresses symbolized; the rest stay module+0xOFFSET */
+        unsigned symbolize_ms;     /* the helper's time answering its symbolize requests */
+} RecordingBudgets;
+
+#define RECORDING_DEFAULT_MAX_ADDRESSES 200000
+#define RECORDING_DEFAULT_SYMBOLIZE_MS  120000
+
 /* What a recording gets when it starts, instead of knowing the daemon. */
 typedef struct RecordingSetup {
         sd_event *event;
@@ -72,6 +84,7 @@ typedef struct RecordingSetup {
         UserLimits *limits;              /* the daemon's per-uid limits (ring memory, control rings) */
         HelperClientConfig helper;       /* how helpers are started (symbolize stage) */
         HelperClient *user_file_helper;  /* the daemon's helper for Podman JSON and /.flatpak-info (borrowed) */
+        RecordingBudgets budgets;        /* what it may cost the service (0s: the defaults) */
         const RecordingObserver *observer;
         void *observer_userdata;
 } RecordingSetup;
@@ -93,6 +106,7 @@ struct Recording {
         sd_event *event;
         UnwindTables *unwind_tables;
         HelperClientConfig helper;
+        RecordingBudgets budgets;
         const RecordingObserver *observer;
         void *observer_userdata;
 
@@ -125,6 +139,8 @@ struct Recording {
         int error;                 /* negative errno of the first failure */
         char *error_message;
         size_t stage;              /* index into recording_stages */
+        RecordingStageInput stage_input; /* what the stages get (valid while finishing) */
+        RecordingStageJob stage_job;     /* the stage going on in the event loop, if any */
 
         uint64_t samples;
         uint64_t lost_samples;
@@ -155,6 +171,8 @@ typedef struct RecordingStats {
         const char *error_message; /* NULL unless it failed */
         uint64_t samples, lost_samples, bad_records, bytes;
         uint64_t helper_failures;  /* files the sandboxed helper failed on (tables and symbols) */
+        uint64_t addresses_over_budget; /* address occurrences past the budget: not symbolized */
+        bool helper_budget_spent;  /* the helper's time budget ran out while symbolizing */
         size_t processes, pinned_files;
         bool follows_container;    /* option "container": the two below mean something */
         unsigned joined_processes;
@@ -171,13 +189,14 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
 /* Ends the recording (no-op unless recording): see the sequence above. */
 void recording_end(Recording *r, RecordingEndReason reason, int error, const char *message);
 
+/* The service is going away: a post-stop stage under way ends now (what
+ * it did not reach is marked unresolved) and the capture is completed. */
+void recording_cancel_stages(Recording *r);
+
 /* Frees everything (ends it first if needed, without stages: the observer
  * still hears finished()). Accepts NULL; returns NULL. */
 Recording *recording_free(Recording *r);
 
-/* For asynchronous stages: the current stage is over (result < 0: it
- * failed; the failure is logged and the next stage runs). */
-void recording_stage_done(Recording *r, int result);
 
 /* Moves the records in the rings to the spill (a helper request is under
  * way and the rings would overflow); the next drain handles them first. */

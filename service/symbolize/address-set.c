@@ -12,6 +12,8 @@ struct AddressSet {
         size_t n_entries, allocated;
         uint32_t *slots;           /* index + 1 into entries, 0 = empty */
         size_t n_slots;
+        size_t limit;              /* 0: none */
+        uint64_t over_limit;
 };
 
 static uint64_t address_hash(int32_t pid, uint64_t address) {
@@ -76,6 +78,10 @@ int address_set_add(AddressSet *s, int32_t pid, uint64_t address, bool return_ad
                 s->entries[s->slots[i] - 1].return_address |= return_address;
                 return 0;
         }
+        if (s->limit > 0 && s->n_entries >= s->limit) {
+                s->over_limit++;
+                return 0;
+        }
         if (s->n_entries >= UINT32_MAX - 1)
                 return -ENOMEM;
         if (GROW_ARRAY(s->entries, s->allocated, s->n_entries + 1, 256) < 0)
@@ -88,6 +94,14 @@ int address_set_add(AddressSet *s, int32_t pid, uint64_t address, bool return_ad
                         return r;
         }
         return 1;
+}
+
+void address_set_set_limit(AddressSet *s, size_t max) {
+        s->limit = max;
+}
+
+uint64_t address_set_get_over_limit(const AddressSet *s) {
+        return s->over_limit;
 }
 
 int address_set_contains(const AddressSet *s, int32_t pid, uint64_t address) {

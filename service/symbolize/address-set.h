@@ -21,7 +21,15 @@ typedef struct AddressSet AddressSet;
 int address_set_new(AddressSet **ret);
 AddressSet *address_set_free(AddressSet *s);
 
-/* Adds a pair: 1 if it was new, 0 if already present, -ENOMEM.
+/* At most max distinct pairs (0: no limit): a recording's budget of
+ * addresses to symbolize; pairs beyond it are counted, not kept. */
+void address_set_set_limit(AddressSet *s, size_t max);
+
+/* How many times a pair was not added because the set was full (each
+ * occurrence, so a pair seen twice counts twice). */
+uint64_t address_set_get_over_limit(const AddressSet *s);
+
+/* Adds a pair: 1 if it was new, 0 if already present or over the limit, -ENOMEM.
  * return_address: the address is a caller frame's return address (it
  * points after a call, which may be the last instruction of its function,
  * so the symbolizer looks at the byte before it); once set for a pair it

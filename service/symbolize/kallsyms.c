@@ -73,6 +73,10 @@ static int parse_line(Kallsyms *k, char *line, size_t *allocated_syms, size_t *a
 }
 
 int kallsyms_load(const char *path, Kallsyms **ret) {
+        return kallsyms_load_in_slices(path, NULL, NULL, ret);
+}
+
+int kallsyms_load_in_slices(const char *path, void (*yield)(void *userdata), void *userdata, Kallsyms **ret) {
         FILE *f = fopen(path ? path : "/proc/kallsyms", "re");
         if (!f)
                 return -errno;
@@ -84,8 +88,11 @@ int kallsyms_load(const char *path, Kallsyms **ret) {
         size_t allocated_syms = 0, allocated_arena = 0, nonzero = 0;
         char line[1024];
         int r = 0;
-        while (r == 0 && fgets(line, sizeof line, f))
+        for (size_t i = 1; r == 0 && fgets(line, sizeof line, f); i++) {
                 r = parse_line(k, line, &allocated_syms, &allocated_arena, &nonzero);
+                if (yield && i % 4096 == 0)
+                        yield(userdata);
+        }
         fclose(f);
         if (r == 0 && nonzero == 0)
                 r = -EPERM;
@@ -93,7 +100,7 @@ int kallsyms_load(const char *path, Kallsyms **ret) {
                 kallsyms_free(k);
                 return r;
         }
-        qsort(k->syms, k->n, sizeof *k->syms, compare_syms);
+        sort_in_slices(k->syms, k->n, sizeof *k->syms, compare_syms, yield, userdata);
         *ret = k;
         return 0;
 }

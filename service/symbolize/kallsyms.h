@@ -12,6 +12,11 @@ typedef struct Kallsyms Kallsyms;
  * hides them from this process). */
 int kallsyms_load(const char *path, Kallsyms **ret);
 
+/* As kallsyms_load(), calling yield(userdata) every few thousand lines
+ * (the kernel writes the file as it is read: hundreds of milliseconds on
+ * a loaded machine), so a caller on an event loop lets other work run. */
+int kallsyms_load_in_slices(const char *path, void (*yield)(void *userdata), void *userdata, Kallsyms **ret);
+
 /* Frees the table; NULL is a no-op. */
 Kallsyms *kallsyms_free(Kallsyms *k);
 

@@ -56,6 +56,12 @@ static int compare_work(const void *a, const void *b) {
         return x->file_offset < y->file_offset ? -1 : x->file_offset > y->file_offset;
 }
 
+/* Every 128 steps of a long loop: the caller's event loop may run. */
+static void maybe_yield(const SymbolizeOptions *o, size_t i) {
+        if (o->yield && (i & 127) == 127)
+                o->yield(o->yield_userdata);
+}
+
 static int add_unresolved(SymbolTableBuilder *b, SymbolizeStats *st, const SymbolizeAddress *a, const char *why) {
         st->unresolved++;
         return symbol_table_builder_add_unresolved(b, a->pid, a->address, a->address + 1, why);
@@ -146,9 +152,11 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 if (asprintf(&reason, "%s%s", r == HELPER_CLIENT_FAILED ? "" : "not a readable ELF file: ",
                              why ? why : strerror(-r)) < 0)
                         return -ENOMEM;
-                for (size_t i = 0; i < n; i++)
+                for (size_t i = 0; i < n; i++) {
                         if ((r = add_unresolved(b, st, items[i].addr, reason)) < 0)
                                 return r;
+                        maybe_yield(o, i);
+                }
                 return add_provenance(b, items, n, NULL, NULL, reason, helper_failed);
         }
 
@@ -159,9 +167,11 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                     (m->build_id_size == id.build_id_size && memcmp(m->build_id, id.build_id, id.build_id_size) == 0))
                         continue;
                 const char *reason = "binary changed since it was mapped (build-id differs)";
-                for (size_t k = 0; k < n; k++)
+                for (size_t k = 0; k < n; k++) {
                         if ((r = add_unresolved(b, st, items[k].addr, reason)) < 0)
                                 return r;
+                        maybe_yield(o, k);
+                }
                 return add_provenance(b, items, n, &id, NULL, reason, false);
         }
 
@@ -226,11 +236,13 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 bool helper_failed = r == HELPER_CLIENT_FAILED;
                 if (helper_failed)
                         st->helper_failures++;
-                for (size_t i = 0; i < n && r != -ENOMEM; i++)
+                for (size_t i = 0; i < n && r != -ENOMEM; i++) {
                         if (add_unresolved(b, st, items[i].addr, why ? why : strerror(-r)) < 0) {
                                 debug_file_clear(&df);
                                 return -ENOMEM;
                         }
+                        maybe_yield(o, i);
+                }
                 int k = add_provenance(b, items, n, &id, &df, why ? why : strerror(-r), helper_failed);
                 debug_file_clear(&df);
                 return k;
@@ -241,6 +253,7 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                         debug_file_clear(&df);
                         return r;
                 }
+                maybe_yield(o, i);
         }
         r = add_provenance(b, items, n, &id, &df, NULL, false);
         debug_file_clear(&df);
@@ -265,7 +278,7 @@ static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *a
         if (!o->kernel_symbols)
                 why = "kernel addresses are not shown to this caller";
         else {
-                int r = kallsyms_load(o->kallsyms_path, &k);
+                int r = kallsyms_load_in_slices(o->kallsyms_path, o->yield, o->yield_userdata, &k);
                 if (r == -EPERM)
                         why = "kernel symbols are hidden (kptr_restrict)";
                 else if (r < 0)
@@ -275,6 +288,7 @@ static int symbolize_kernel(const SymbolizeOptions *o, const SymbolizeAddress *a
         uint64_t covered = 0; /* end of the last entry added: entries never overlap */
         for (size_t i = 0; i < n && r >= 0; i++) {
                 const SymbolizeAddress *a = &addrs[i];
+                maybe_yield(o, i);
                 if (a->pid >= 0 && (r = symbol_table_builder_add_pid(b, a->pid)) < 0)
                         break;
                 uint64_t start, end;
@@ -319,9 +333,9 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         if (!addrs || !sorted || !work || !jit)
                 return -ENOMEM;
         memcpy(addrs, addrs_in, n_addrs * sizeof *addrs);
-        qsort(addrs, n_addrs, sizeof *addrs, compare_addrs);
+        sort_in_slices(addrs, n_addrs, sizeof *addrs, compare_addrs, o->yield, o->yield_userdata);
         size_t n = 0;
-        for (size_t i = 0; i < n_addrs; i++)
+        for (size_t i = 0; i < n_addrs; i++, maybe_yield(o, i))
                 if (n == 0 || compare_addrs(&addrs[n - 1], &addrs[i]) != 0)
                         addrs[n++] = addrs[i];
                 else
@@ -330,7 +344,7 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         st.addresses = n_addrs;
         for (size_t i = 0; i < n_maps; i++)
                 sorted[i] = &maps[i];
-        qsort(sorted, n_maps, sizeof *sorted, compare_maps);
+        sort_in_slices(sorted, n_maps, sizeof *sorted, compare_maps, o->yield, o->yield_userdata);
 
         size_t n_user = 0;
         while (n_user < n_addrs && !addrs[n_user].kernel)
@@ -341,10 +355,13 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
 
         /* user addresses: mapping, then file identity (dev, ino) of the pinned fd */
         size_t n_work = 0;
+        const SymbolizeMapping *stat_of = NULL;
+        struct stat sb;
+        bool stat_ok = false;
         for (size_t i = 0; i < n_user; i++) {
                 const SymbolizeAddress *a = &addrs[i];
+                maybe_yield(o, i);
                 const SymbolizeMapping *m = find_mapping(sorted, n_maps, a->pid, a->address);
-                struct stat sb;
                 const char *why = !m ? "no mapping contains this address"
                                   : m->fd < 0 ? (m->why_unavailable ? m->why_unavailable : "mapped file not available")
                                               : NULL;
@@ -353,9 +370,14 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                         jit[n_jit++] = (SymbolizeJitAddress) { .addr = a, .map = m, .why = why };
                         continue;
                 }
+                if (!why && m != stat_of) {
+                        /* once per mapping: addresses come sorted by pid and address */
+                        stat_of = m;
+                        stat_ok = fstat(m->fd, &sb) >= 0 && S_ISREG(sb.st_mode);
+                }
                 if (why)
                         r = add_unresolved(b, &st, a, why);
-                else if (fstat(m->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+                else if (!stat_ok)
                         r = add_unresolved(b, &st, a, "mapped file not readable");
                 else {
                         /* A return address may lie past its caller's last
@@ -373,7 +395,7 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                         return r;
                 done++;
         }
-        qsort(work, n_work, sizeof *work, compare_work);
+        sort_in_slices(work, n_work, sizeof *work, compare_work, o->yield, o->yield_userdata);
 
         _cleanup_(helper_client_freep) HelperClient *c = NULL;
         if (n_work > 0 || n_jit > 0) {
@@ -398,6 +420,8 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                 r = symbolize_file(c, o, work + i, j - i, b, &st);
                 if (r < 0)
                         return r;
+                if (o->yield)
+                        o->yield(o->yield_userdata);
                 done += j - i;
                 if (o->progress)
                         o->progress(done, n_addrs, o->userdata);
@@ -411,6 +435,10 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         if (o->progress)
                 o->progress(done, n_addrs, o->userdata);
 
+        if (c) {
+                st.helper_ms = helper_client_get_busy_ms(c);
+                st.helper_budget_spent = helper_client_budget_spent(c);
+        }
         r = symbolize_kernel(o, addrs + n_user, n_addrs - n_user, b, &st);
         if (r < 0)
                 return r;

@@ -3,8 +3,8 @@
  * and its debug file go to the sandboxed helper, and the answers fill the
  * capture's symbol tables (capture/symbols.h) together with each mapping's
  * provenance. Kernel addresses are named from /proc/kallsyms when allowed.
- * Plain C, synchronous with per-request timeouts: runs in the service's
- * post-stop stage. */
+ * Plain C, synchronous with per-request timeouts; the service runs it on a
+ * fiber whose helper waits and yields go back to its event loop. */
 #pragma once
 
 #include <stdbool.h>
@@ -67,6 +67,10 @@ typedef struct SymbolizeOptions {
         /* called as work progresses (done <= total, both in addresses) */
         void (*progress)(uint64_t done, uint64_t total, void *userdata);
         void *userdata;
+        /* called often between pieces of work, so a caller running this on
+         * a fiber can let its event loop run (stage-fiber.h); NULL: none */
+        void (*yield)(void *yield_userdata);
+        void *yield_userdata;
 } SymbolizeOptions;
 
 typedef struct SymbolizeStats {
@@ -77,6 +81,8 @@ typedef struct SymbolizeStats {
         uint64_t debug_files; /* separate debug files used */
         uint64_t helper_failures;
         uint64_t jit_named;   /* named from a perf map or jitdump */
+        uint64_t helper_ms;   /* the helper's time answering (HelperClientConfig.time_budget_ms) */
+        bool helper_budget_spent;
 } SymbolizeStats;
 
 /* Symbolizes `addrs` against `maps` and adds ranges, unresolved ranges and

@@ -12,6 +12,7 @@
 #include "basic.h"
 #include "resolver.h"
 #include "jit-sources.h"
+#include "stage-fiber.h"
 #include "symbolize-addresses.h"
 
 #define STAGE_MAX_TREES 4
@@ -103,8 +104,13 @@ static SymbolizeMapping symbolize_mapping_of(const SymbolizeStageInput *in, int3
         };
 }
 
-int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress progress_func, void *userdata,
-                        SymbolizeStats *ret_stats, int64_t *ret_msec) {
+static void stage_yield(void *userdata) {
+        stage_fiber_yield(userdata);
+}
+
+/* The stage's work; on a fiber when fiber is not NULL. */
+static int stage_run(const SymbolizeStageInput *in, StageFiber *fiber, SymbolizeStageProgress progress_func,
+                     void *userdata, SymbolizeStats *ret_stats, int64_t *ret_msec) {
         assert(in && in->writer && in->addresses && ret_stats && ret_msec);
         *ret_stats = (SymbolizeStats) {};
         *ret_msec = 0;
@@ -148,19 +154,24 @@ int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress pr
                                 maps[k++] = symbolize_mapping_of(in, pid_copy[i], &old[j]);
                 }
         }
-        for (size_t i = 0; i < n_addrs; i++)
+        for (size_t i = 0; i < n_addrs; i++) {
+                if (fiber && (i & 1023) == 1023)
+                        stage_fiber_yield(fiber);
                 addrs[i] = (SymbolizeAddress) {
                         .pid = entries[i].pid,
                         .address = entries[i].address,
                         .kernel = entries[i].pid == ADDRESS_SET_KERNEL_PID,
                         .return_address = entries[i].return_address,
                 };
+        }
 
         SymbolTableBuilder *b = NULL;
         JitSources jit = {};
         int ret = symbol_table_builder_new(&b);
         if (ret < 0)
                 return ret;
+        if (fiber)
+                symbol_table_builder_set_yield(b, stage_yield, fiber);
         for (size_t i = 0; i < n_pids; i++)
                 if ((ret = symbol_table_builder_add_pid(b, pid_copy[i])) < 0)
                         goto out;
@@ -183,7 +194,13 @@ int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress pr
                 .jit_userdata = &jit,
                 .progress = stage_progress,
                 .userdata = &progress,
+                .yield = fiber ? stage_yield : NULL,
+                .yield_userdata = fiber,
         };
+        if (fiber) {
+                o.helper.wait_readable = stage_fiber_wait_readable;
+                o.helper.wait_readable_userdata = fiber;
+        }
         int64_t t0 = now_monotonic_ms();
         ret = symbolize_addresses(&o, maps, k, addrs, n_addrs, b, ret_stats);
         if (ret < 0)
@@ -196,4 +213,48 @@ out:
         jit_sources_done(&jit);
         symbol_table_builder_free(b);
         return ret;
+}
+
+int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress progress, void *userdata,
+                        SymbolizeStats *ret_stats, int64_t *ret_msec) {
+        return stage_run(in, NULL, progress, userdata, ret_stats, ret_msec);
+}
+
+struct SymbolizeJob {
+        SymbolizeStageInput in;
+        StageFiber *fiber;
+        SymbolizeStageProgress progress;
+        SymbolizeStageDone done;
+        void *userdata;
+        SymbolizeStats stats;
+        int64_t msec;
+};
+
+static int job_body(StageFiber *f, void *userdata) {
+        SymbolizeJob *j = userdata;
+        return stage_run(&j->in, f, j->progress, j->userdata, &j->stats, &j->msec);
+}
+
+static void job_done(int result, void *userdata) {
+        SymbolizeJob *j = userdata;
+        j->done(result, &j->stats, j->msec, j->userdata);
+        free(j);
+}
+
+int symbolize_stage_start(sd_event *e, const SymbolizeStageInput *in, SymbolizeStageProgress progress,
+                          SymbolizeStageDone done, void *userdata, SymbolizeJob **ret) {
+        assert(e && in && done && ret);
+        _cleanup_free_ SymbolizeJob *j = calloc(1, sizeof *j);
+        if (!j)
+                return -ENOMEM;
+        *j = (SymbolizeJob) { .in = *in, .progress = progress, .done = done, .userdata = userdata };
+        int r = stage_fiber_start(e, job_body, job_done, j, &j->fiber);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(j);
+        return 0;
+}
+
+void symbolize_job_cancel(SymbolizeJob *j) {
+        stage_fiber_cancel(j->fiber);
 }

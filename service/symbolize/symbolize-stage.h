@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
 #include "address-set.h"
 #include "capture.h"
@@ -22,7 +23,8 @@ typedef struct SymbolizeStageInput {
         Resolver *resolver;            /* containers' debug trees; gets the refusals (may be NULL) */
         bool kernel_symbols;           /* name kernel addresses (the caller may see them) */
         bool debuginfod;               /* ask $DEBUGINFOD_URLS for missing debug files */
-        HelperClientConfig helper;     /* how the helper is started (the daemon's) */
+        HelperClientConfig helper;     /* how the helper is started (the daemon's); its
+                                        * time_budget_ms is the recording's */
 } SymbolizeStageInput;
 
 /* Progress of the stage in addresses: called at both ends and at most
@@ -31,6 +33,26 @@ typedef void (*SymbolizeStageProgress)(uint64_t done, uint64_t total, void *user
 
 /* Runs the stage synchronously (the helper's per-request timeout bounds
  * each step); *ret_stats and *ret_msec say what it did. Returns 0 or a
- * negative errno (out of memory, the capture refused the tables). */
+ * negative errno (out of memory, the capture refused the tables). For
+ * tools: the service runs it with symbolize_stage_start(). */
 int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress progress, void *userdata,
                         SymbolizeStats *ret_stats, int64_t *ret_msec);
+
+typedef struct SymbolizeJob SymbolizeJob;
+
+/* The end of a stage started with symbolize_stage_start(): what
+ * symbolize_stage_run() returned and said. */
+typedef void (*SymbolizeStageDone)(int result, const SymbolizeStats *stats, int64_t msec, void *userdata);
+
+/* Runs the stage on a fiber (stage-fiber.h) from event loop e: every helper
+ * round trip waits in the loop, and CPU work gives way every few ms, so
+ * the service answers and other recordings drain meanwhile. *in (and what
+ * it points to) must stay valid until done is called, from the loop. The
+ * job frees itself after done. */
+int symbolize_stage_start(sd_event *e, const SymbolizeStageInput *in, SymbolizeStageProgress progress,
+                          SymbolizeStageDone done, void *userdata, SymbolizeJob **ret);
+
+/* Ends a started job now (the recording is discarded): what is left gets
+ * "[unresolved: helper failed: cancelled …]", the tables are still
+ * written, and done is called before this returns. */
+void symbolize_job_cancel(SymbolizeJob *j);

@@ -1,6 +1,6 @@
 /* test-service-units.c: unit tests of the daemon's parts that take input
  * from the kernel (ring reader, record decoding, stack building) and of its
- * tables (process maps, address set, pinned files), with crafted and
+ * tables (process maps, address set and its budget, sorting in slices, pinned files), with crafted and
  * hostile inputs. */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "address-set.h"
+#include "basic.h"
 #include "capture.h"
 #include "perf-events.h"
 #include "perf-record.h"
@@ -441,6 +442,55 @@ static void test_address_set(void) {
         address_set_free(s);
 }
 
+/* The budget of distinct addresses: full is full, and what did not fit is counted. */
+static void test_address_budget(void) {
+        AddressSet *s;
+        CHECK(address_set_new(&s) == 0);
+        address_set_set_limit(s, 1000);
+        for (uint64_t i = 0; i < 5000; i++)
+                CHECK(address_set_add(s, 1, 0x400000 + i, true) >= 0);
+        CHECK(address_set_add(s, 1, 0x400000, false) == 0); /* already in: not over */
+        size_t n;
+        (void) address_set_get_entries(s, &n);
+        CHECK(n == 1000);
+        CHECK(address_set_get_over_limit(s) == 4000);
+        CHECK(address_set_contains(s, 1, 0x400000 + 999) && !address_set_contains(s, 1, 0x400000 + 1000));
+        address_set_free(s);
+}
+
+static int compare_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+static void count_yield(void *userdata) {
+        (*(unsigned *) userdata)++;
+}
+
+/* sort_in_slices() sorts what qsort() sorts, giving way between slices. */
+static void test_sort_in_slices(void) {
+        size_t n = 10 * SORT_SLICE_ELEMENTS + 123;
+        uint64_t *v = malloc(n * sizeof *v), *w = malloc(n * sizeof *w);
+        CHECK(v && w);
+        if (!v || !w)
+                return;
+        uint64_t x = 0x9E3779B97F4A7C15ull;
+        for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                v[i] = w[i] = x % 100000; /* duplicates too */
+        }
+        unsigned yields = 0;
+        sort_in_slices(v, n, sizeof *v, compare_u64, count_yield, &yields);
+        qsort(w, n, sizeof *w, compare_u64);
+        CHECK(memcmp(v, w, n * sizeof *v) == 0);
+        CHECK(yields >= 10); /* one per sorted run at least */
+        unsigned none = 0;
+        sort_in_slices(v, 5, sizeof *v, compare_u64, count_yield, &none);
+        CHECK(none == 0); /* small arrays: one qsort */
+        free(v);
+        free(w);
+}
+
 static void test_pinned_files(void) {
         PinnedFiles *f;
         CHECK(pinned_files_new(16, &f) == 0);
@@ -481,11 +531,13 @@ int main(void) {
         test_stack();
         test_process_maps();
         test_address_set();
+        test_address_budget();
+        test_sort_in_slices();
         test_pinned_files();
         if (failures) {
                 fprintf(stderr, "%d checks failed\n", failures);
                 return 1;
         }
-        printf("ok: ring reader, record decoding, spill, stacks, process maps, address set, pinned files\n");
+        printf("ok: ring reader, record decoding, spill, stacks, process maps, address set and its budget, sorting in slices, pinned files\n");
         return 0;
 }
