@@ -39,8 +39,8 @@ int capture_fd_check(int fd, sd_bus_error *error) {
 
 /* An fd for the capture writer whose writes never block the event loop: a
  * pipe is reopened through /proc/self/fd with O_NONBLOCK (a description of
- * our own, the client's stays as it is); a socket is switched to O_NONBLOCK
- * (sockets cannot be reopened). A reader that stalls then costs that
+ * our own, the client's stays as it is); a socket, or a pipe the daemon may
+ * not reopen, is switched to O_NONBLOCK (sockets cannot be reopened). A reader that stalls then costs that
  * recording a write error after the writer's bounded wait, not the service. */
 int capture_fd_for_writer(int fd) {
         struct stat st;
@@ -50,9 +50,15 @@ int capture_fd_for_writer(int fd) {
                 char path[64];
                 snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
                 int nfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-                return nfd < 0 ? -errno : nfd;
+                if (nfd >= 0)
+                        return nfd;
+                /* Another user's pipe (0600), and periscoped keeps no
+                 * CAP_DAC_OVERRIDE: the client's description goes
+                 * non-blocking instead, as a socket's does. */
+                if (errno != EACCES && errno != EPERM)
+                        return -errno;
         }
-        if (S_ISSOCK(st.st_mode)) {
+        if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode)) {
                 int flags = fcntl(fd, F_GETFL);
                 if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
                         return -errno;

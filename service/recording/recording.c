@@ -480,7 +480,8 @@ static bool command_interrupted(Recording *r) {
                 return false;
         char *end;
         long status = strtol(p + 1, &end, 10);
-        if (end == p + 1 || syscall(SYS_pidfd_send_signal, r->command_pidfd, 0, NULL, 0) < 0)
+        /* still the process whose status that is (EPERM: alive, another uid's: no CAP_KILL) */
+        if (end == p + 1 || (syscall(SYS_pidfd_send_signal, r->command_pidfd, 0, NULL, 0) < 0 && errno == ESRCH))
                 return false;
         return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
 }

@@ -135,7 +135,8 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_PERF_FAILED,
                                          "perf_event_open (type %u, config %llu, pid %d, cpu %d) failed: %s",
                                          attr.type, (unsigned long long) attr.config, pid, cpu, strerror(errno));
-        if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+        /* EPERM: alive, and another uid's (periscoped keeps no CAP_KILL) */
+        if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno == ESRCH)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended", pid);
         OpenedEvent e = {
                 .uid = caller->uid, .pid = pid, .kernel = !attr.exclude_kernel, .sample_type = attr.sample_type,

@@ -15,7 +15,8 @@ private_polkit_start || fail "polkitd did not start on the private bus"
 periscoped_start
 dir=$TEST_TMP/$user
 mkdir "$dir"; chown $user: "$dir"; chmod 755 "$TEST_TMP"
-as_user() { runuser -u $user -- "$@"; }
+# setpriv execs the command itself: the pid tracked is the one killed at the end
+as_user() { setpriv --reuid=$user --regid=$user --init-groups "$@"; }
 watch=("/usr/bin/python3" "$(dirname "$0")/watch-signals.py" "$BUS_ADDRESS")
 wait_file() { # FILE: waits up to 60 s for it
         for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done
@@ -35,7 +36,7 @@ private_bus_track $own
 # 1. The eavesdroppers, as the user: a match rule on the service's signals, and gdbus monitor.
 as_user "${watch[@]}" "$dir/eve.json" --seconds 120 --until "$TEST_TMP/root-done" --ready "$dir/eve.ready" & eve=$!
 private_bus_track $eve
-as_user gdbus monitor --address "$BUS_ADDRESS" --dest org.periscope.Profiler1 >"$dir/monitor.log" 2>&1 & monitor=$!
+setpriv --reuid=$user --regid=$user --init-groups gdbus monitor --address "$BUS_ADDRESS" --dest org.periscope.Profiler1 >"$dir/monitor.log" 2>&1 & monitor=$!
 private_bus_track $monitor
 wait_file "$dir/eve.ready"
 for _ in $(seq 200); do grep -q "is owned by" "$dir/monitor.log" && break; sleep 0.1; done

@@ -18,7 +18,7 @@ runuser -u periscope-user -- sleep 60 & runuser_pid=$!
 private_bus_track $runuser_pid
 user_pid=
 for _ in $(seq 50); do
-        user_pid=$(pgrep -u periscope-user -x sleep | head -1)
+        user_pid=$(pgrep -P "$runuser_pid" -u periscope-user -x sleep | head -1)
         [ -n "$user_pid" ] && break
         sleep 0.1
 done
