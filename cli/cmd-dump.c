@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "capture-autoptr.h"
+#include "capture-open.h"
 #include "commands.h"
 #include "report-labels.h"
 
@@ -430,12 +431,9 @@ int cmd_dump(int argc, char **argv) {
         const char *path = argv[1];
 
         g_autoptr(CaptureReader) r = NULL;
-        g_autofree char *error = NULL;
-        int k = capture_reader_open_path(path, &r, &error);
-        if (k < 0) {
-                fprintf(stderr, "periscope dump: %s\n", error ? error : g_strerror(-k));
+        int k = cli_capture_open("dump", path, &r);
+        if (k < 0)
                 return 1;
-        }
 
         g_autoptr(GHashTable) types = g_hash_table_new(g_direct_hash, g_direct_equal);
         CaptureFrame f;
@@ -457,7 +455,7 @@ int cmd_dump(int argc, char **argv) {
                 }
                 printf("\n],\"skipped_frames\":%" PRIu64 ",\"error\":", capture_reader_get_skipped(r));
                 if (k < 0)
-                        print_json_string(capture_reader_error(r) ? capture_reader_error(r) : g_strerror(-k));
+                        print_json_string(cli_capture_read_error(r, k));
                 else
                         printf("null");
                 printf("}\n");
@@ -477,7 +475,7 @@ int cmd_dump(int argc, char **argv) {
         fflush(stdout);
         if (k < 0) {
                 fprintf(stderr, "periscope dump: %s: %s (frames before it were printed)\n", path,
-                        capture_reader_error(r) ? capture_reader_error(r) : g_strerror(-k));
+                        cli_capture_read_error(r, k));
                 return 1;
         }
         return 0;

@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "capture-autoptr.h"
+#include "capture-open.h"
 #include "commands.h"
 
 /* Metadata frame in which Periscope records statistics that have no frame
@@ -343,12 +344,9 @@ int cmd_info(int argc, char **argv) {
         const char *path = argv[1];
 
         g_autoptr(CaptureReader) r = NULL;
-        g_autofree char *error = NULL;
-        int k = capture_reader_open_path(path, &r, &error);
-        if (k < 0) {
-                fprintf(stderr, "periscope info: %s\n", error ? error : g_strerror(-k));
+        int k = cli_capture_open("info", path, &r);
+        if (k < 0)
                 return 1;
-        }
 
         Info info;
         info_init(&info);
@@ -360,7 +358,7 @@ int cmd_info(int argc, char **argv) {
         fflush(stdout);
         if (k < 0) {
                 fprintf(stderr, "periscope info: %s: %s (the summary above covers the frames before it)\n", path,
-                        capture_reader_error(r) ? capture_reader_error(r) : g_strerror(-k));
+                        cli_capture_read_error(r, k));
                 return 1;
         }
         return 0;

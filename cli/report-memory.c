@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "capture-open.h"
 #include "memory-replay.h"
 
 typedef struct Site {
@@ -200,22 +201,24 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
         return 0;
 }
 
-int report_memory_path(const char *path, const ReportMemoryOptions *o, FILE *out) {
-        CaptureReader *r = NULL;
-        char *error = NULL;
-        int k = capture_reader_open_path(path, &r, &error);
-        if (k < 0) {
-                fprintf(stderr, "periscope report: %s\n", error ? error : g_strerror(-k));
-                free(error);
-                return k;
-        }
+int report_memory_with_symbols(CaptureReader *r, const ReportMemoryOptions *o, FILE *out) {
         SymbolTable *symbols = NULL;
-        k = symbol_table_load(r, &symbols, &error);
+        char *error = NULL;
+        int k = symbol_table_load(r, &symbols, &error);
         if (k < 0 && k != -ENOENT)
                 fprintf(stderr, "periscope report: symbols unusable, showing addresses: %s\n", error ? error : g_strerror(-k));
         free(error);
         k = report_memory(r, symbols, o, out);
         symbol_table_free(symbols);
+        return k;
+}
+
+int report_memory_path(const char *path, const ReportMemoryOptions *o, FILE *out) {
+        CaptureReader *r = NULL;
+        int k = cli_capture_open("report", path, &r);
+        if (k < 0)
+                return k;
+        k = report_memory_with_symbols(r, o, out);
         capture_reader_free(r);
         return k;
 }

@@ -22,5 +22,9 @@ typedef struct ReportMemoryOptions {
  * negative errno after printing why to stderr (e.g. no ALLOCATION frames). */
 int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemoryOptions *o, FILE *out);
 
+/* Same with the symbols embedded in r (addresses, with a warning on stderr,
+ * when they are unusable). */
+int report_memory_with_symbols(CaptureReader *r, const ReportMemoryOptions *o, FILE *out);
+
 /* Same for a capture file: opens it and loads its symbols. */
 int report_memory_path(const char *path, const ReportMemoryOptions *o, FILE *out);
