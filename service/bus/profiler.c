@@ -1,6 +1,5 @@
 /* profiler.c: the org.periscope.Profiler1 object: Record, ListTargets,
  * Version, Capabilities. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "authorization.h"
+#include "caller-processes.h"
 #include "capture-fd.h"
 #include "basic.h"
 #include "container-targets.h"
@@ -109,8 +109,9 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return r < 0 ? r : 1;
 }
 
-/* One target: a process the caller may record. */
-static int append_process_target(sd_bus_message *reply, pid_t pid) {
+/* One target: a process the caller may record. Gone meanwhile: skipped. */
+static int append_process_target(pid_t pid, void *userdata) {
+        sd_bus_message *reply = userdata;
         _cleanup_free_ char *cmdline = process_read_cmdline(pid, NULL);
         char path[64];
         struct stat st;
@@ -134,17 +135,7 @@ static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *
         r = sd_bus_message_open_container(reply, 'a', "a{sv}");
         if (r < 0)
                 return r;
-        _cleanup_closedir_ DIR *d = opendir("/proc");
-        if (!d)
-                return -errno;
-        pid_t pid;
-        while (proc_dir_next_pid(d, &pid, NULL)) {
-                if (caller.uid != 0 && !process_owned_by(pid, caller.uid))
-                        continue;
-                r = append_process_target(reply, pid);
-                if (r < 0)
-                        break;
-        }
+        r = caller_processes_foreach(&caller, append_process_target, reply);
         if (r < 0)
                 return r;
         /* Podman containers and Flatpak instances, with their processes. */

@@ -2,7 +2,6 @@
  * PerfEventOpen, GetProcFile, GetProcFd, ListProcesses, GetProcessInfo,
  * SetGovernor, SetParanoid, as Sysprof 3.46 and later call them, each
  * limited to what the caller may profile (docs/sysprofd-drop-in.md). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,6 +16,7 @@
 #include "basic.h"
 #include "protocol.h"
 #include "perf-open-options.h"
+#include "caller-processes.h"
 #include "proc-files.h"
 #include "process.h"
 #include "sysprof3.h"
@@ -30,6 +30,14 @@ static int caller_or_error(sd_bus_message *m, Caller *caller, sd_bus_error *erro
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED, "cannot tell who is calling: %s",
                                          strerror(-r));
         return 0;
+}
+
+/* The prologue of a method taking one string: who calls, and the string. */
+static int caller_and_string(sd_bus_message *m, Caller *caller, const char **ret, sd_bus_error *error) {
+        int r = caller_or_error(m, caller, error);
+        if (r < 0)
+                return r;
+        return sd_bus_message_read(m, "s", ret);
 }
 
 /* ---- PerfEventOpen ---- */
@@ -259,33 +267,35 @@ static int method_get_proc_fd(sd_bus_message *m, void *userdata, sd_bus_error *e
 
 /* ---- ListProcesses, GetProcessInfo ---- */
 
-static bool may_list(const Caller *caller, pid_t pid) {
-        return caller->uid == 0 || process_owned_by(pid, caller->uid);
+typedef struct PidList {
+        int32_t *pids;
+        size_t n, allocated;
+} PidList;
+
+static int pid_list_add(pid_t pid, void *userdata) {
+        PidList *l = userdata;
+        if (GROW_ARRAY(l->pids, l->allocated, l->n + 1, 256) < 0)
+                return -ENOMEM;
+        l->pids[l->n++] = pid;
+        return 0;
 }
 
 static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ int32_t *pids = NULL;
-        size_t n = 0, allocated = 0;
+        PidList list = {};
         Caller caller;
         int r = caller_or_error(m, &caller, error);
         if (r < 0)
                 return r;
-        _cleanup_closedir_ DIR *d = opendir("/proc");
-        if (!d)
-                return -errno;
-        pid_t pid;
-        while (proc_dir_next_pid(d, &pid, NULL)) {
-                if (!may_list(&caller, pid))
-                        continue;
-                if (GROW_ARRAY(pids, allocated, n + 1, 256) < 0)
-                        return -ENOMEM;
-                pids[n++] = pid;
-        }
+        r = caller_processes_foreach(&caller, pid_list_add, &list);
+        pids = list.pids;
+        if (r < 0)
+                return r;
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_array(reply, 'i', pids, n * sizeof(int32_t));
+        r = sd_bus_message_append_array(reply, 'i', pids, list.n * sizeof(int32_t));
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -323,7 +333,15 @@ static char *read_info_file(int dfd, const char *name) {
         return contents;
 }
 
-static int append_process_info(sd_bus_message *reply, pid_t pid, unsigned want) {
+typedef struct ProcessInfoReply {
+        sd_bus_message *reply;
+        unsigned want;
+} ProcessInfoReply;
+
+static int append_process_info(pid_t pid, void *userdata) {
+        const ProcessInfoReply *info = userdata;
+        sd_bus_message *reply = info->reply;
+        unsigned want = info->want;
         char dir[32];
         snprintf(dir, sizeof(dir), "/proc/%d", (int) pid);
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -352,10 +370,7 @@ static int method_get_process_info(sd_bus_message *m, void *userdata, sd_bus_err
         char bad[80];
         unsigned want;
         Caller caller;
-        int r = caller_or_error(m, &caller, error);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read(m, "s", &attributes);
+        int r = caller_and_string(m, &caller, &attributes, error);
         if (r < 0)
                 return r;
         if (proc_info_attributes_parse(attributes, &want, bad, sizeof(bad)) < 0)
@@ -368,13 +383,7 @@ static int method_get_process_info(sd_bus_message *m, void *userdata, sd_bus_err
         r = sd_bus_message_open_container(reply, 'a', "a{sv}");
         if (r < 0)
                 return r;
-        _cleanup_closedir_ DIR *d = opendir("/proc");
-        if (!d)
-                return -errno;
-        pid_t pid;
-        while (r >= 0 && proc_dir_next_pid(d, &pid, NULL))
-                if (may_list(&caller, pid))
-                        r = append_process_info(reply, pid, want);
+        r = caller_processes_foreach(&caller, append_process_info, &(ProcessInfoReply) { reply, want });
         if (r < 0)
                 return r;
         r = sd_bus_message_close_container(reply);
@@ -440,10 +449,7 @@ static int set_governor_authorized(Sysprof3 *s, sd_bus_message *call, const Call
 static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         const char *governor;
         Caller caller;
-        int r = caller_or_error(m, &caller, error);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read(m, "s", &governor);
+        int r = caller_and_string(m, &caller, &governor, error);
         if (r < 0)
                 return r;
         size_t n = strlen(governor);
