@@ -10,8 +10,10 @@
 #include "basic.h"
 #include "helper-client-internal.h"
 
-/* Sends type with fd and one string (or none); the answer is in *reply. */
-static int ask(HelperClient *c, uint16_t type, int fd, const char *arg, HelperMessage *reply, char **why) {
+/* Sends type with fd and one string (or none); the answer is in *reply, and
+ * *rd reads its payload. */
+static int ask(HelperClient *c, uint16_t type, int fd, const char *arg, HelperMessage *reply, HelperReader *rd,
+               char **why) {
         struct stat st;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 if (why)
@@ -27,7 +29,23 @@ static int ask(HelperClient *c, uint16_t type, int fd, const char *arg, HelperMe
                 }
                 helper_put_string(&w, arg, HELPER_MAX_FIELD);
         }
-        return helper_client_request(c, type, &w, &fd, 1, reply, why);
+        int r = helper_client_request(c, type, &w, &fd, 1, reply, why);
+        if (r >= 0)
+                helper_reader_init(rd, reply->payload, reply->payload_size);
+        return r;
+}
+
+/* Ends reading the answer m to the request named what: valid when ok and
+ * nothing is left over. Frees m; an invalid answer fails the client. */
+static int answer_checked(HelperClient *c, HelperMessage *m, HelperReader *rd, bool ok, const char *what, char **why) {
+        ok = ok && helper_reader_finished(rd);
+        helper_message_clear(m);
+        if (ok)
+                return 0;
+        char *msg = NULL;
+        if (asprintf(&msg, "invalid answer to %s", what) < 0)
+                msg = strdup("invalid answer");
+        return helper_client_fail(c, why, msg);
 }
 
 /* Reads a string of at most max bytes into dst (size max + 1); with hex,
@@ -42,21 +60,19 @@ static bool get_field(HelperReader *rd, char *dst, size_t max, bool hex, bool em
 
 int helper_client_podman_container(HelperClient *c, int fd, const char *query, HelperPodmanContainer *ret, char **why) {
         HelperMessage m = {};
-        int r = ask(c, HELPER_MSG_PODMAN_CONTAINER, fd, query, &m, why);
+        HelperReader rd;
+        int r = ask(c, HELPER_MSG_PODMAN_CONTAINER, fd, query, &m, &rd, why);
         if (r < 0)
                 return r;
-        HelperReader rd;
-        helper_reader_init(&rd, m.payload, m.payload_size);
         HelperPodmanContainer pc = {};
         uint8_t found = helper_get_u8(&rd);
         bool ok = !rd.failed && found <= 1;
         if (ok && found)
                 ok = get_field(&rd, pc.id, 64, true, false) && get_field(&rd, pc.name, HELPER_MAX_FIELD, false, true) &&
                      get_field(&rd, pc.image_id, 64, true, true) && get_field(&rd, pc.layer, 64, true, false);
-        ok = ok && helper_reader_finished(&rd);
-        helper_message_clear(&m);
-        if (!ok)
-                return helper_client_fail(c, why, strdup("invalid answer to PODMAN_CONTAINER"));
+        r = answer_checked(c, &m, &rd, ok, "PODMAN_CONTAINER", why);
+        if (r < 0)
+                return r;
         if (!found)
                 return -ENOENT;
         *ret = pc;
@@ -67,11 +83,10 @@ int helper_client_podman_layers(HelperClient *c, int fd, const char *layer, char
         if (!is_hex_id(layer, 64))
                 return -EINVAL;
         HelperMessage m = {};
-        int r = ask(c, HELPER_MSG_PODMAN_LAYERS, fd, layer, &m, why);
+        HelperReader rd;
+        int r = ask(c, HELPER_MSG_PODMAN_LAYERS, fd, layer, &m, &rd, why);
         if (r < 0)
                 return r;
-        HelperReader rd;
-        helper_reader_init(&rd, m.payload, m.payload_size);
         uint32_t n = helper_get_u32(&rd);
         bool ok = !rd.failed && n >= 1 && n <= HELPER_MAX_LAYERS;
         for (uint32_t i = 0; ok && i < n; i++) {
@@ -79,10 +94,10 @@ int helper_client_podman_layers(HelperClient *c, int fd, const char *layer, char
                 for (uint32_t k = 0; ok && k < i; k++)
                         ok = strcmp(ret[k], ret[i]) != 0;
         }
-        ok = ok && strcmp(ret[0], layer) == 0 && helper_reader_finished(&rd);
-        helper_message_clear(&m);
-        if (!ok)
-                return helper_client_fail(c, why, strdup("invalid answer to PODMAN_LAYERS"));
+        ok = ok && strcmp(ret[0], layer) == 0;
+        r = answer_checked(c, &m, &rd, ok, "PODMAN_LAYERS", why);
+        if (r < 0)
+                return r;
         *ret_n = n;
         return 0;
 }
@@ -92,34 +107,29 @@ int helper_client_podman_image_name(HelperClient *c, int fd, const char *image_i
         if (!is_hex_id(image_id, 64))
                 return -EINVAL;
         HelperMessage m = {};
-        int r = ask(c, HELPER_MSG_PODMAN_IMAGE, fd, image_id, &m, why);
+        HelperReader rd;
+        int r = ask(c, HELPER_MSG_PODMAN_IMAGE, fd, image_id, &m, &rd, why);
         if (r < 0)
                 return r;
-        HelperReader rd;
-        helper_reader_init(&rd, m.payload, m.payload_size);
-        bool ok = get_field(&rd, name, HELPER_MAX_FIELD, false, true) && helper_reader_finished(&rd);
-        helper_message_clear(&m);
-        if (!ok)
-                return helper_client_fail(c, why, strdup("invalid answer to PODMAN_IMAGE"));
-        return 0;
+        bool ok = get_field(&rd, name, HELPER_MAX_FIELD, false, true);
+        return answer_checked(c, &m, &rd, ok, "PODMAN_IMAGE", why);
 }
 
 int helper_client_flatpak_info(HelperClient *c, int fd, HelperFlatpakInfo *ret, char **why) {
         HelperMessage m = {};
-        int r = ask(c, HELPER_MSG_FLATPAK_INFO, fd, NULL, &m, why);
+        HelperReader rd;
+        int r = ask(c, HELPER_MSG_FLATPAK_INFO, fd, NULL, &m, &rd, why);
         if (r < 0)
                 return r;
-        HelperReader rd;
-        helper_reader_init(&rd, m.payload, m.payload_size);
         HelperFlatpakInfo fi = {};
         bool ok = get_field(&rd, fi.name, HELPER_MAX_FIELD, false, false) &&
                   get_field(&rd, fi.runtime, HELPER_MAX_FIELD, false, true) &&
                   get_field(&rd, fi.instance_id, HELPER_MAX_FIELD, false, true) &&
                   get_field(&rd, fi.app_path, HELPER_MAX_FIELD, false, true) &&
-                  get_field(&rd, fi.runtime_path, HELPER_MAX_FIELD, false, true) && helper_reader_finished(&rd);
-        helper_message_clear(&m);
-        if (!ok)
-                return helper_client_fail(c, why, strdup("invalid answer to FLATPAK_INFO"));
+                  get_field(&rd, fi.runtime_path, HELPER_MAX_FIELD, false, true);
+        r = answer_checked(c, &m, &rd, ok, "FLATPAK_INFO", why);
+        if (r < 0)
+                return r;
         *ret = fi;
         return 0;
 }
