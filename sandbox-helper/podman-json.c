@@ -125,13 +125,25 @@ static char *request_string(HelperReader *payload) {
         return s;
 }
 
+/* Reads the request named type (its string must be a 64-hex-digit id when
+ * hex_id) and then the JSON array in fd, which *ret_parser owns. */
+static int read_request(HelperReader *payload, int fd, const char *type, bool hex_id, char **ret_arg,
+                        JsonParser **ret_parser, JsonArray **ret_array, char *why, size_t why_size) {
+        _cleanup_free_ char *arg = request_string(payload);
+        if (!arg || (hex_id && !is_hex_id(arg, 64)))
+                return fail(why, why_size, -EBADMSG, "malformed %s request", type);
+        int r = load_array(fd, ret_parser, ret_array, why, why_size);
+        if (r < 0)
+                return r;
+        *ret_arg = TAKE_PTR(arg);
+        return 0;
+}
+
 int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size) {
-        _cleanup_free_ char *query = request_string(payload);
-        if (!query)
-                return fail(why, why_size, -EBADMSG, "malformed PODMAN_CONTAINER request");
+        _cleanup_free_ char *query = NULL;
         g_autoptr(JsonParser) parser = NULL;
         JsonArray *containers = NULL;
-        int r = load_array(fd, &parser, &containers, why, why_size);
+        int r = read_request(payload, fd, "PODMAN_CONTAINER", false, &query, &parser, &containers, why, why_size);
         if (r < 0)
                 return r;
         JsonNode *c = NULL;
@@ -168,12 +180,10 @@ int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *repl
 }
 
 int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size) {
-        _cleanup_free_ char *top = request_string(payload);
-        if (!top || !is_hex_id(top, 64))
-                return fail(why, why_size, -EBADMSG, "malformed PODMAN_LAYERS request");
+        _cleanup_free_ char *top = NULL;
         g_autoptr(JsonParser) parser = NULL;
         JsonArray *layers = NULL;
-        int r = load_array(fd, &parser, &layers, why, why_size);
+        int r = read_request(payload, fd, "PODMAN_LAYERS", true, &top, &parser, &layers, why, why_size);
         if (r < 0)
                 return r;
         const char *chain[HELPER_MAX_LAYERS];
@@ -202,12 +212,10 @@ int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, 
 }
 
 int podman_json_image_name(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size) {
-        _cleanup_free_ char *image = request_string(payload);
-        if (!image || !is_hex_id(image, 64))
-                return fail(why, why_size, -EBADMSG, "malformed PODMAN_IMAGE request");
+        _cleanup_free_ char *image = NULL;
         g_autoptr(JsonParser) parser = NULL;
         JsonArray *images = NULL;
-        int r = load_array(fd, &parser, &images, why, why_size);
+        int r = read_request(payload, fd, "PODMAN_IMAGE", true, &image, &parser, &images, why, why_size);
         if (r < 0)
                 return r;
         const char *name = first_name(find_by_id(images, image));
