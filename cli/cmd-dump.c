@@ -258,6 +258,12 @@ static void json_add_counter_value(JsonBuilder *b, bool is_double, CaptureCounte
                 json_builder_add_int_value(b, v.v64);
 }
 
+/* A stack (SAMPLE, ALLOCATION): its "addresses" and their "symbols". */
+static void json_add_stack(JsonBuilder *b, const SymbolTable *t, int32_t pid, const uint64_t *addrs, unsigned n) {
+        json_add_addresses(b, addrs, n);
+        json_add_symbols(b, t, pid, addrs, n);
+}
+
 static JsonNode *json_frame(const CaptureFrame *f, CounterTypes *types, const SymbolTable *symbols) {
         g_autoptr(JsonBuilder) b = json_builder_new();
         json_builder_begin_object(b);
@@ -271,8 +277,7 @@ static JsonNode *json_frame(const CaptureFrame *f, CounterTypes *types, const Sy
         switch (f->type) {
         case CAPTURE_FRAME_SAMPLE:
                 json_add_int(b, "tid", f->sample.tid);
-                json_add_addresses(b, f->sample.addrs, f->sample.n_addrs);
-                json_add_symbols(b, symbols, f->pid, f->sample.addrs, f->sample.n_addrs);
+                json_add_stack(b, symbols, f->pid, f->sample.addrs, f->sample.n_addrs);
                 break;
         case CAPTURE_FRAME_MAP:
                 json_add_hex(b, "start", f->map.start);
@@ -354,8 +359,7 @@ static JsonNode *json_frame(const CaptureFrame *f, CounterTypes *types, const Sy
                 json_add_int(b, "tid", f->allocation.tid);
                 json_add_hex(b, "alloc_addr", f->allocation.alloc_addr);
                 json_add_int(b, "alloc_size", f->allocation.alloc_size);
-                json_add_addresses(b, f->allocation.addrs, f->allocation.n_addrs);
-                json_add_symbols(b, symbols, f->pid, f->allocation.addrs, f->allocation.n_addrs);
+                json_add_stack(b, symbols, f->pid, f->allocation.addrs, f->allocation.n_addrs);
                 break;
         case CAPTURE_FRAME_OVERLAY:
                 json_add_int(b, "layer", f->overlay.layer);
