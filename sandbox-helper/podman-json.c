@@ -125,27 +125,35 @@ static char *request_string(HelperReader *payload) {
         return s;
 }
 
+/* A request's string and the JSON array of the file it is about. */
+typedef struct PodmanRequest {
+        char *arg;
+        JsonParser *parser; /* owns array */
+        JsonArray *array;
+} PodmanRequest;
+
+static void podman_request_clear(PodmanRequest *req) {
+        free(req->arg);
+        g_clear_object(&req->parser);
+}
+
 /* Reads the request named type (its string must be a 64-hex-digit id when
- * hex_id) and then the JSON array in fd, which *ret_parser owns. */
-static int read_request(HelperReader *payload, int fd, const char *type, bool hex_id, char **ret_arg,
-                        JsonParser **ret_parser, JsonArray **ret_array, char *why, size_t why_size) {
-        _cleanup_free_ char *arg = request_string(payload);
-        if (!arg || (hex_id && !is_hex_id(arg, 64)))
+ * hex_id) and then the JSON array in fd. */
+static int read_request(HelperReader *payload, int fd, const char *type, bool hex_id, PodmanRequest *req, char *why,
+                        size_t why_size) {
+        req->arg = request_string(payload);
+        if (!req->arg || (hex_id && !is_hex_id(req->arg, 64)))
                 return fail(why, why_size, -EBADMSG, "malformed %s request", type);
-        int r = load_array(fd, ret_parser, ret_array, why, why_size);
-        if (r < 0)
-                return r;
-        *ret_arg = TAKE_PTR(arg);
-        return 0;
+        return load_array(fd, &req->parser, &req->array, why, why_size);
 }
 
 int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size) {
-        _cleanup_free_ char *query = NULL;
-        g_autoptr(JsonParser) parser = NULL;
-        JsonArray *containers = NULL;
-        int r = read_request(payload, fd, "PODMAN_CONTAINER", false, &query, &parser, &containers, why, why_size);
+        _cleanup_(podman_request_clear) PodmanRequest req = {};
+        int r = read_request(payload, fd, "PODMAN_CONTAINER", false, &req, why, why_size);
         if (r < 0)
                 return r;
+        const char *query = req.arg;
+        JsonArray *containers = req.array;
         JsonNode *c = NULL;
         size_t n_prefix = 0, qlen = strlen(query);
         for (guint i = 0; i < json_array_get_length(containers); i++) {
@@ -180,12 +188,12 @@ int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *repl
 }
 
 int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size) {
-        _cleanup_free_ char *top = NULL;
-        g_autoptr(JsonParser) parser = NULL;
-        JsonArray *layers = NULL;
-        int r = read_request(payload, fd, "PODMAN_LAYERS", true, &top, &parser, &layers, why, why_size);
+        _cleanup_(podman_request_clear) PodmanRequest req = {};
+        int r = read_request(payload, fd, "PODMAN_LAYERS", true, &req, why, why_size);
         if (r < 0)
                 return r;
+        const char *top = req.arg;
+        JsonArray *layers = req.array;
         const char *chain[HELPER_MAX_LAYERS];
         size_t n = 0;
         for (const char *cur = top; cur;) {
@@ -212,12 +220,12 @@ int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, 
 }
 
 int podman_json_image_name(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size) {
-        _cleanup_free_ char *image = NULL;
-        g_autoptr(JsonParser) parser = NULL;
-        JsonArray *images = NULL;
-        int r = read_request(payload, fd, "PODMAN_IMAGE", true, &image, &parser, &images, why, why_size);
+        _cleanup_(podman_request_clear) PodmanRequest req = {};
+        int r = read_request(payload, fd, "PODMAN_IMAGE", true, &req, why, why_size);
         if (r < 0)
                 return r;
+        const char *image = req.arg;
+        JsonArray *images = req.array;
         const char *name = first_name(find_by_id(images, image));
         helper_put_string(reply, name ? name : "", HELPER_MAX_FIELD);
         return 0;
