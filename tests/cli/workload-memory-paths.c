@@ -4,11 +4,12 @@
  *   leak_path: 10 x make_buf(1000), never freed        = 10000 bytes leaked
  *   temp_path: 50 x make_buf(300), each freed at once  = 15000 bytes of temporaries
  * Built without inlining or sibling calls so each function keeps its frame. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "workload-announce.h"
 
 static char *volatile kept[16];
 static char *volatile sink;
@@ -35,11 +36,8 @@ __attribute__((noinline, noclone)) static void temp_path(void) {
 }
 
 int main(void) {
-        Dl_info info;
-        if (!dladdr((void *) main, &info))
+        if (workload_announce(main) < 0)
                 return 1;
-        printf("pid %d base %p\n", getpid(), info.dli_fbase);
-        fflush(stdout);
         leak_path();
         temp_path();
         return 0;

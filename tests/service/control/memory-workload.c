@@ -7,12 +7,13 @@
  *   grow_site:      realloc from 16 to 65536 bytes, then freed
  *   aligned_site:   posix_memalign(64, 1000) + aligned_alloc(128, 1024), freed
  *   peak_site:      malloc(10 MiB), touched, freed */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "workload-announce.h"
 
 static void *volatile leaked[64];
 static void *volatile sink;
@@ -69,11 +70,8 @@ __attribute__((noinline)) static void peak_site(void) {
 }
 
 int main(void) {
-        Dl_info info;
-        if (!dladdr((void *) main, &info))
+        if (workload_announce(main) < 0)
                 return 1;
-        printf("pid %d base %p\n", getpid(), info.dli_fbase);
-        fflush(stdout);
         for (int i = 0; i < 25; i++)
                 leak_site(i);
         pthread_t t[2];
