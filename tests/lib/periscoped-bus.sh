@@ -4,6 +4,7 @@
 # PERISCOPED (the daemon to test).
 #   private_bus_start            sets BUS_ADDRESS, exports DBUS_SYSTEM_BUS_ADDRESS
 #   periscoped_start [ARGS…]     starts $PERISCOPED on it, sets PERISCOPED_PID
+#   periscoped_start_for_user USER MODE   both, polkitd, and as_user for USER
 #   pcall PATH IFACE METHOD…     busctl call on the service
 #   fail MESSAGE                 prints and exits 1
 set -euo pipefail
@@ -56,6 +57,19 @@ periscoped_start() {
         done
         fail "periscoped did not take its bus name"
 }
+
+# For tests of what an unprivileged USER may do: the private bus, a real
+# polkitd and periscoped on it; dir=$TEST_TMP/USER, owned by USER, with
+# $TEST_TMP opened to MODE; as_user COMMAND… runs COMMAND as USER.
+periscoped_start_for_user() { # USER MODE
+        private_bus_start
+        private_polkit_start || fail "polkitd did not start on the private bus"
+        periscoped_start
+        _test_user=$1
+        dir=$TEST_TMP/$1
+        mkdir "$dir"; chown "$1": "$dir"; chmod "$2" "$TEST_TMP"
+}
+as_user() { runuser -u "$_test_user" -- "$@"; }
 
 # Starts $DEMO, the demo workload, for MILLISECONDS (killed at exit at the
 # latest): sets work to its pid.

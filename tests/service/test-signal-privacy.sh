@@ -10,11 +10,7 @@
 user=periscope-user
 id -u $user >/dev/null 2>&1 || fail "user $user is missing: run scripts/setup.d/30-periscope-users.sh as root"
 /usr/bin/python3 -c 'import dbus, gi' 2>/dev/null || fail "python3-dbus and python3-gi are missing (scripts/install-deps.sh)"
-private_bus_start
-private_polkit_start || fail "polkitd did not start on the private bus"
-periscoped_start
-dir=$TEST_TMP/$user
-mkdir "$dir"; chown $user: "$dir"; chmod 755 "$TEST_TMP"
+periscoped_start_for_user $user 755
 # setpriv execs the command itself: the pid tracked is the one killed at the end
 as_user() { setpriv --reuid=$user --regid=$user --init-groups "$@"; }
 watch=("/usr/bin/python3" "$(dirname "$0")/watch-signals.py" "$BUS_ADDRESS")

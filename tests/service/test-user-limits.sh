@@ -14,12 +14,7 @@ user=periscope-user
 for u in $user periscope-admin; do
         id -u $u >/dev/null 2>&1 || fail "user $u is missing: run scripts/setup.d/30-periscope-users.sh as root"
 done
-private_bus_start
-private_polkit_start || fail "polkitd did not start on the private bus"
-periscoped_start
-dir=$TEST_TMP/$user
-mkdir "$dir"; chown $user: "$dir"; chmod 777 "$TEST_TMP"
-as_user() { runuser -u $user -- "$@"; }
+periscoped_start_for_user $user 777
 record_as_user() { # CAPTURE [OPTIONS…]: Record on the user's own process; prints gdbus's answer
         local cap=$1; shift
         as_user gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
