@@ -1,6 +1,7 @@
 /* report-diff.c: per-function change between two call graphs. */
 #include "report-diff.h"
 
+#include "report-rows.h"
 #include "report-text.h"
 
 #include <math.h>
@@ -69,12 +70,7 @@ void report_print_diff(FILE *out, const ReportCallGraph *before, const ReportCal
         g_autoptr(GHashTable) by_name = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
         add_side(by_name, before, 0);
         add_side(by_name, after, 1);
-        g_autoptr(GPtrArray) rows = g_ptr_array_new();
-        GHashTableIter it;
-        gpointer v;
-        g_hash_table_iter_init(&it, by_name);
-        while (g_hash_table_iter_next(&it, NULL, &v))
-                g_ptr_array_add(rows, v);
+        g_autoptr(GPtrArray) rows = report_rows_from_table(by_name);
         gboolean self = TRUE; /* the self table, then the total one */
         g_ptr_array_sort_with_data(rows, by_delta, &self);
         print_table(out, rows, self, limit);

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "report-extras.h"
+#include "report-rows.h"
 
 typedef struct MarkStats {
         char *group, *name;
@@ -102,12 +103,7 @@ int report_marks(CaptureReader *r, int limit, const ReportPidFilter *filter, FIL
         if (n_marks) {
                 fprintf(out, "%8s %14s %14s %14s  %-8s %-24s %s\n", "COUNT", "TOTAL", "MEAN", "MAX", "FIRST", "GROUP",
                         "NAME");
-                g_autoptr(GPtrArray) list = g_ptr_array_new();
-                GHashTableIter it;
-                gpointer v;
-                g_hash_table_iter_init(&it, marks);
-                while (g_hash_table_iter_next(&it, NULL, &v))
-                        g_ptr_array_add(list, v);
+                g_autoptr(GPtrArray) list = report_rows_from_table(marks);
                 g_ptr_array_sort(list, by_total);
                 for (guint i = 0; i < list->len && (int) i < limit; i++) {
                         MarkStats *m = list->pdata[i];

@@ -12,6 +12,7 @@
 
 #include "capture-open.h"
 #include "memory-replay.h"
+#include "report-rows.h"
 
 typedef struct Site {
         char *name;
@@ -143,8 +144,6 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
         uint64_t n_allocs = st.n_allocs, n_frees = st.n_frees, total_bytes = st.total_bytes, peak = st.peak_bytes,
                  unmatched_frees = st.unmatched_frees, live_count = st.live_count, live_bytes = st.live_bytes;
         int64_t peak_time = st.peak_time;
-        GHashTableIter it;
-        gpointer v;
 
         const CaptureFileHeader *h = capture_reader_get_header(r);
         g_autofree char *total_h = human(total_bytes), *peak_h = human(peak), *live_h = human(live_bytes);
@@ -158,10 +157,7 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
         if (unmatched_frees)
                 fprintf(out, "(%" PRIu64 " frees of blocks allocated before recording started)\n", unmatched_frees);
 
-        g_autoptr(GPtrArray) list = g_ptr_array_new();
-        g_hash_table_iter_init(&it, sites);
-        while (g_hash_table_iter_next(&it, NULL, &v))
-                g_ptr_array_add(list, v);
+        g_autoptr(GPtrArray) list = report_rows_from_table(sites);
 
         fprintf(out, "\nLeaked (still live at the end), by call site:\n%12s %8s  %s\n", "BYTES", "ALLOCS", "CALL SITE");
         g_ptr_array_sort(list, cmp_live);
