@@ -12,16 +12,10 @@ command -v node >/dev/null || fail "node missing: apt-get install -y nodejs (scr
 private_bus_start
 periscoped_start
 
-cat >"$TEST_TMP/fib.js" <<'JS'
-function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-const end = Date.now() + 2500;
-let s = 0;
-while (Date.now() < end) s += fib(25);
-console.log(s > 0 ? "done" : "none");
-JS
+fib_js=$(cd "$(dirname "$0")/../lib" && pwd)/fib.js
 cap=$TEST_TMP/node.syscap
 cd "$TEST_TMP" # node --perf-basic-prof also writes a V8 log (isolate-*.log) where it runs
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- node --perf-basic-prof "$TEST_TMP/fib.js" \
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- node --perf-basic-prof "$fib_js" 2500 25 \
         >"$TEST_TMP/out" 2>"$TEST_TMP/err" || { cat "$TEST_TMP/err"; fail "recording node failed"; }
 grep -q done "$TEST_TMP/out" || fail "node did not run to its end"
 # node leaves its perf map behind: remove it (its pid is the capture's command).

@@ -9,14 +9,7 @@ command -v node >/dev/null || fail "node missing: apt-get install -y nodejs (scr
 private_bus_start
 periscoped_start
 
-cat >"$TEST_TMP/app.js" <<'JS'
-function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-const end = Date.now() + 3000;
-let s = 0;
-while (Date.now() < end) s += fib(24);
-console.log(s > 0 ? "done" : "none");
-JS
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/node.syscap" -- node "$TEST_TMP/app.js" >"$TEST_TMP/out" 2>"$TEST_TMP/err" ||
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/node.syscap" -- node "$(dirname "$0")/../../lib/fib.js" 3000 24 >"$TEST_TMP/out" 2>"$TEST_TMP/err" ||
         { cat "$TEST_TMP/err"; fail "recording node failed"; }
 cat "$TEST_TMP/err"
 grep -q done "$TEST_TMP/out" || fail "node did not run to its end"
