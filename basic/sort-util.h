@@ -31,3 +31,18 @@ void sort_in_slices(void *base, size_t n, size_t size, int (*cmp)(const void *, 
                     void (*yield)(void *userdata), void *userdata);
 
 #define SORT_SLICE_ELEMENTS 4096
+
+/* Index of the first element of array (n elements of size bytes, sorted by
+ * the int32_t at offset, a pid for example) whose key is key or above; n
+ * when none is: where key is, or goes. */
+static inline size_t bsearch_first_at_least_i32(const void *array, size_t n, size_t size, size_t offset, int32_t key) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (*(const int32_t *) ((const uint8_t *) array + mid * size + offset) < key)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}

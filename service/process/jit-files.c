@@ -71,16 +71,10 @@ void jit_files_set_owner(JitFiles *j, uid_t owner_uid) {
         j->owner_uid = owner_uid;
 }
 
+_Static_assert(sizeof(pid_t) == sizeof(int32_t), "a pid is read as an int32_t");
+
 static size_t find_slot(const JitFiles *j, pid_t pid) {
-        size_t lo = 0, hi = j->n;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (j->watches[mid].file.pid < pid)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return bsearch_first_at_least_i32(j->watches, j->n, sizeof(JitWatch), offsetof(JitWatch, file.pid), pid);
 }
 
 static JitWatch *find_watch(const JitFiles *j, pid_t pid) {

@@ -55,15 +55,7 @@ ProcessMaps *process_maps_free(ProcessMaps *m) {
 }
 
 static size_t pid_index(const ProcessMaps *m, int32_t pid) {
-        size_t lo = 0, hi = m->n_pids;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (m->pids[mid] < pid)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return bsearch_first_at_least_i32(m->pids, m->n_pids, sizeof(int32_t), 0, pid);
 }
 
 static ProcessTable *process_maps_find(const ProcessMaps *m, int32_t pid) {
