@@ -25,3 +25,34 @@ int caller_processes_foreach(const Caller *caller, CallerProcessFunc each, void 
         }
         return 0;
 }
+
+typedef struct AppendOne {
+        sd_bus_message *reply;
+        CallerProcessAppend append;
+        void *userdata;
+} AppendOne;
+
+static int append_one(pid_t pid, void *userdata) {
+        const AppendOne *a = userdata;
+        return a->append(a->reply, pid, a->userdata);
+}
+
+int caller_processes_reply(sd_bus_message *m, const Caller *caller, CallerProcessAppend append,
+                           CallerReplyAppend append_more, void *userdata) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        if (r < 0)
+                return r;
+        r = caller_processes_foreach(caller, append_one, &(AppendOne) { reply, append, userdata });
+        if (r >= 0 && append_more)
+                r = append_more(reply, userdata);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}

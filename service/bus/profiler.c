@@ -110,8 +110,7 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
 }
 
 /* One target: a process the caller may record. Gone meanwhile: skipped. */
-static int append_process_target(pid_t pid, void *userdata) {
-        sd_bus_message *reply = userdata;
+static int append_process_target(sd_bus_message *reply, pid_t pid, void *userdata) {
         _cleanup_free_ char *cmdline = process_read_cmdline(pid, NULL);
         char path[64];
         struct stat st;
@@ -122,30 +121,24 @@ static int append_process_target(pid_t pid, void *userdata) {
                                      "u", (uint32_t) st.st_uid, "cmdline", "s", cmdline);
 }
 
+typedef struct TargetsReply {
+        Manager *mgr;
+        uid_t uid;
+} TargetsReply;
+
+/* After the processes: Podman containers and Flatpak instances, with theirs. */
+static int append_container_targets(sd_bus_message *reply, void *userdata) {
+        const TargetsReply *t = userdata;
+        return container_targets_append(reply, t->uid, manager_get_user_file_helper(t->mgr));
+}
+
 static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Manager *mgr = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Caller caller;
         int r = caller_from_message(m, &caller);
         if (r < 0)
                 return r;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
-        if (r < 0)
-                return r;
-        r = caller_processes_foreach(&caller, append_process_target, reply);
-        if (r < 0)
-                return r;
-        /* Podman containers and Flatpak instances, with their processes. */
-        r = container_targets_append(reply, caller.uid, manager_get_user_file_helper(mgr));
-        if (r < 0)
-                return r;
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return caller_processes_reply(m, &caller, append_process_target, append_container_targets,
+                                      &(TargetsReply) { userdata, caller.uid });
 }
 
 static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,

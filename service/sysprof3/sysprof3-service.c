@@ -333,15 +333,8 @@ static char *read_info_file(int dfd, const char *name) {
         return contents;
 }
 
-typedef struct ProcessInfoReply {
-        sd_bus_message *reply;
-        unsigned want;
-} ProcessInfoReply;
-
-static int append_process_info(pid_t pid, void *userdata) {
-        const ProcessInfoReply *info = userdata;
-        sd_bus_message *reply = info->reply;
-        unsigned want = info->want;
+static int append_process_info(sd_bus_message *reply, pid_t pid, void *userdata) {
+        unsigned want = *(const unsigned *) userdata;
         char dir[32];
         snprintf(dir, sizeof(dir), "/proc/%d", (int) pid);
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -365,7 +358,6 @@ static int append_process_info(pid_t pid, void *userdata) {
 }
 
 static int method_get_process_info(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *attributes;
         char bad[80];
         unsigned want;
@@ -377,19 +369,7 @@ static int method_get_process_info(sd_bus_message *m, void *userdata, sd_bus_err
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "unknown process attribute '%s' (known: pid, cmdline, comm, maps, statm, "
                                          "mountinfo, cgroup)", bad);
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
-        if (r < 0)
-                return r;
-        r = caller_processes_foreach(&caller, append_process_info, &(ProcessInfoReply) { reply, want });
-        if (r < 0)
-                return r;
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return caller_processes_reply(m, &caller, append_process_info, NULL, &want);
 }
 
 /* ---- SetGovernor, SetParanoid ---- */
