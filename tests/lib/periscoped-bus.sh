@@ -58,6 +58,14 @@ periscoped_start() {
         fail "periscoped did not take its bus name"
 }
 
+# Fails unless USER (made by scripts/setup.d/30-periscope-users.sh) exists;
+# sets user and uid.
+test_user_require() { # USER
+        user=$1
+        id -u "$user" >/dev/null 2>&1 || fail "user $user is missing: run scripts/setup.d/30-periscope-users.sh as root"
+        uid=$(id -u "$user")
+}
+
 # For tests of what an unprivileged USER may do: the private bus, a real
 # polkitd and periscoped on it; dir=$TEST_TMP/USER, owned by USER, with
 # $TEST_TMP opened to MODE; as_user COMMAND… runs COMMAND as USER.

@@ -11,9 +11,7 @@
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$(dirname "$0")/availability.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${FLOOD:?}" "${PROBE:?}"
-user=periscope-user
-id -u $user >/dev/null 2>&1 || fail "user $user is missing: run scripts/setup.d/30-periscope-users.sh as root"
-uid=$(id -u $user)
+test_user_require periscope-user
 # A helper time budget of 2 s: the flood's symbolization is cut there (a
 # helper failure, the capture still complete).
 availability_start --symbolize-budget=2

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$(dirname "$0")/availability.sh"
 : "${PERISCOPE:?}" "${SPIN:?}" "${XZ_BOMB:?}" "${PROBE:?}"
-user=periscope-user
-id -u $user >/dev/null 2>&1 || fail "user $user is missing: run scripts/setup.d/30-periscope-users.sh as root"
-uid=$(id -u $user)
+test_user_require periscope-user
 dir=$TEST_TMP/$user
 mkdir "$dir"; chown $user: "$dir"
 
