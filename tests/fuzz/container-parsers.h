@@ -1,7 +1,8 @@
-/* container-parsers.h: the parsers of user-written container metadata
- * (Podman's storage JSON, Flatpak's /.flatpak-info) as the fuzz targets
- * call them. The parsing is moving into the sandbox helper: when it does,
- * retarget the one call in each function below. */
+/* container-parsers.h: the sandbox helper's parsers of user-written
+ * container metadata (Podman's storage JSON with json-glib, Flatpak's
+ * /.flatpak-info with GKeyFile), called as the helper's request handlers
+ * call them: the file behind an fd (a memfd holding the input), the
+ * request's argument a valid id, the answer into a bounded writer. */
 #pragma once
 
 #include <errno.h>
@@ -9,68 +10,77 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#include "container-info.h"
-#include "json-value.h"
+#include "flatpak-info.h"
+#include "helper-protocol.h"
+#include "podman-json.h"
 
-/* The bound podman-storage.c parses with (PODMAN_JSON_MAX_VALUES). */
-#define FUZZ_PODMAN_JSON_MAX_VALUES 200000
-
-/* Walks a parsed storage file the way podman-storage.c reads it: an array
- * of objects with "id", "names", "layer", "parent", "image". */
-static inline size_t fuzz_walk_podman_json(const JsonValue *v) {
-        size_t n = 0;
-        if (v->type != JSON_ARRAY)
-                return 0;
-        for (size_t i = 0; i < v->n_items; i++) {
-                const JsonValue *o = v->items[i];
-                static const char *const keys[] = { "id", "layer", "parent", "image" };
-                for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-                        const char *s = json_object_get_string(o, keys[k]);
-                        n += s ? strlen(s) : 0;
+/* A memfd holding data, at offset 0. */
+static inline int fuzz_memfd(const uint8_t *data, size_t size) {
+        int fd = memfd_create("fuzz-input", MFD_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        for (size_t done = 0; done < size;) {
+                ssize_t k = write(fd, data + done, size - done);
+                if (k <= 0) {
+                        close(fd);
+                        return -EIO;
                 }
-                const JsonValue *names = json_object_get(o, "names");
-                for (size_t j = 0; names && names->type == JSON_ARRAY && j < names->n_items; j++)
-                        if (names->items[j]->type == JSON_STRING)
-                                n += strlen(names->items[j]->string);
+                done += (size_t) k;
         }
-        return n;
+        return fd;
+}
+
+typedef int (*FuzzPodmanRequest)(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size);
+
+/* One request over the file: its argument is a 64-hex id, as the client sends. */
+static inline int fuzz_podman_request(FuzzPodmanRequest request, int fd) {
+        static const char id[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        HelperWriter arg, reply;
+        helper_writer_init(&arg, 4096);
+        helper_put_string(&arg, id, 64);
+        helper_writer_init(&reply, HELPER_MAX_PAYLOAD);
+        HelperReader payload;
+        helper_reader_init(&payload, arg.data, arg.size);
+        char why[256];
+        memset(why, 'x', sizeof(why)); /* no terminator unless the parser writes its reason */
+        int r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : request(&payload, fd, &reply, why, sizeof(why));
+        /* a refusal always says why, in a terminated string */
+        if (r < 0 && !memchr(why, 0, sizeof(why)))
+                abort();
+        helper_writer_done(&reply);
+        helper_writer_done(&arg);
+        return r;
 }
 
 /* Parses one Podman storage file (containers.json, layers.json,
- * images.json); 0 or a negative errno. */
+ * images.json) as each of the three requests reads it. */
 static inline int fuzz_parse_podman_json(const uint8_t *data, size_t size) {
-        JsonValue *v = NULL;
-        size_t where = 0;
-        int r = json_parse((const char *) data, size, FUZZ_PODMAN_JSON_MAX_VALUES, &v, &where);
-        if (r < 0) {
-                if (where > size)
-                        abort(); /* the error offset must point into the input */
-                return r;
-        }
-        volatile size_t sink = fuzz_walk_podman_json(v);
-        (void) sink;
-        json_value_free(v);
-        return 0;
+        int fd = fuzz_memfd(data, size);
+        if (fd < 0)
+                return fd;
+        (void) fuzz_podman_request(podman_json_find_container, fd);
+        (void) fuzz_podman_request(podman_json_layer_chain, fd);
+        int r = fuzz_podman_request(podman_json_image_name, fd);
+        close(fd);
+        return r;
 }
 
-/* Parses one /.flatpak-info text (NUL-terminated, as it is read); 0 or a
- * negative errno. */
+/* Parses one /.flatpak-info as the FLATPAK_INFO request does. */
 static inline int fuzz_parse_flatpak_info(const uint8_t *data, size_t size) {
-        char *text = malloc(size + 1);
-        if (!text)
-                return -ENOMEM;
-        memcpy(text, data, size);
-        text[size] = 0;
-        ContainerInfo info = { 0 };
-        int r = flatpak_info_parse(text, &info);
-        /* every field is a bounded, terminated string */
-        if (memchr(info.id, 0, sizeof(info.id)) == NULL || memchr(info.name, 0, sizeof(info.name)) == NULL ||
-            memchr(info.app_path, 0, sizeof(info.app_path)) == NULL ||
-            memchr(info.runtime_path, 0, sizeof(info.runtime_path)) == NULL ||
-            memchr(info.runtime, 0, sizeof(info.runtime)) == NULL)
+        int fd = fuzz_memfd(data, size);
+        if (fd < 0)
+                return fd;
+        HelperWriter reply;
+        helper_writer_init(&reply, HELPER_MAX_PAYLOAD);
+        char why[256];
+        memset(why, 'x', sizeof(why));
+        int r = flatpak_info_read(fd, &reply, why, sizeof(why));
+        if (r < 0 && !memchr(why, 0, sizeof(why)))
                 abort();
-        container_info_clear(&info);
-        free(text);
+        helper_writer_done(&reply);
+        close(fd);
         return r;
 }

@@ -42,12 +42,12 @@ trace-fd)
 mountinfo)
         sources=("$src/resolver/mountinfo.c" "${basic[@]}")
         includes+=(-I"$src/resolver") ;;
-podman-json)
-        sources=("$src/resolver/json-value.c")
-        includes+=(-I"$src/resolver") ;;
-flatpak-info)
-        sources=("$src/resolver/container-info.c" "${basic[@]}")
-        includes+=(-I"$src/resolver") ;;
+podman-json|flatpak-info)
+        # parsed in the sandbox helper (json-glib, GKeyFile)
+        sources=("$src/sandbox-helper/podman-json.c" "$src/sandbox-helper/flatpak-info.c"
+                 "$src/protocol/helper-protocol.c" "${basic[@]}")
+        includes+=(-I"$src/sandbox-helper" -I"$src/protocol" $(pkg-config --cflags json-glib-1.0))
+        libs=($(pkg-config --libs json-glib-1.0)) ;;
 *)
         echo "FAIL: unknown target '$target'"; exit 1 ;;
 esac

@@ -19,7 +19,7 @@ h=$src/sandbox-helper
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -std=gnu11 \
         -I "$src/basic" -I "$src/protocol" -I "$h" \
         "$src/tests/sandbox-helper/fuzz-helper.c" "$h/demangle.c" "$h/dwarf-functions.c" "$h/dwarf-scopes.c" "$h/elf-identify.c" "$h/helper-server.c" \
-        "$h/minidebuginfo.c" "$h/symbol-index.c" "$h/symbolize-module.c" "$h/symbolize-request.c" "$h/unwind-compile.c" "$src/protocol/helper-protocol.c" \
+        "$h/minidebuginfo.c" "$h/decompress-limits.c" "$h/symbol-index.c" "$h/symbolize-module.c" "$h/symbolize-request.c" "$h/unwind-compile.c" "$src/protocol/helper-protocol.c" \
         "$h/jit-names.c" "$h/perf-map.c" "$h/jitdump.c" \
         "$h/podman-json.c" "$h/flatpak-info.c" "$src/basic/io-util.c" "$src/basic/safe-open.c" \
         $(pkg-config --cflags --libs json-glib-1.0) -lelf -ldw -llzma -liberty -o "$tmp/fuzz-helper" || {
