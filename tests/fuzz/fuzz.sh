@@ -19,7 +19,7 @@ clang=$(command -v clang || command -v clang-14 || true)
 [ -n "$clang" ] || { echo "FAIL: clang is missing (apt-get install -y clang libclang-rt-14-dev)"; exit 1; }
 [ -d "$corpus" ] || { echo "FAIL: no seed corpus at $corpus"; exit 1; }
 
-basic=("$src/basic/io-util.c" "$src/basic/log.c" "$src/basic/safe-open.c")
+basic=("$src/basic/io-util.c" "$src/basic/log.c" "$src/basic/safe-open.c" "$src/basic/sort-util.c")
 includes=(-I"$src/basic" -I"$src/tests/fuzz")
 libs=()
 main=$src/tests/fuzz/fuzz-$target.c
