@@ -12,9 +12,11 @@
 . "$(dirname "$0")/availability.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${FLOOD:?}" "${PROBE:?}"
 test_user_require periscope-user
-# A helper time budget of 2 s: the flood's symbolization is cut there (a
-# helper failure, the capture still complete).
-availability_start --symbolize-budget=2
+# A helper time budget of 250 ms: the flood's symbolization is cut there (a
+# helper failure, the capture still complete). Symbolizing libc's 200000
+# addresses takes the helper 1.5 s on the fastest machine seen (CI) and
+# about 10 s here under load, so the budget runs out on any machine.
+availability_start --symbolize-budget=0.25
 dir=$TEST_TMP/$user
 mkdir "$dir"; chown $user: "$dir"
 
@@ -53,9 +55,8 @@ awk -v m="$max_finishing_ms" 'BEGIN { exit !(m < 100) }' ||
 grep -E "^(Samples|Lost samples|Addresses not symbolized|Symbolization stopped)" "$TEST_TMP/flood.info"
 grep -q "^Addresses not symbolized (past the budget of 200000 distinct addresses; shown as module+0xOFFSET): [1-9]" \
         "$TEST_TMP/flood.info" || fail "the flood's capture does not say that addresses were past the budget"
-# libc's 200000 addresses with its debug file take the helper about 10 s
-# here: the budget ends it, and the capture says so
-grep -q "^Symbolization stopped: the helper's time budget (2000 ms) ran out" "$TEST_TMP/flood.info" ||
+# the budget ends the flood's symbolization, and the capture says so
+grep -q "^Symbolization stopped: the helper's time budget (250 ms) ran out" "$TEST_TMP/flood.info" ||
         fail "the flood's capture does not say that the helper's time budget ran out"
 
 "$PERISCOPE" info "$TEST_TMP/victim.syscap" >"$TEST_TMP/victim.info" || fail "periscope info cannot read root's capture"
