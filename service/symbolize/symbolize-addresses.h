@@ -68,7 +68,7 @@ typedef struct SymbolizeOptions {
         void (*progress)(uint64_t done, uint64_t total, void *userdata);
         void *userdata;
         /* called often between pieces of work, so a caller running this on
-         * a fiber can let its event loop run (stage-fiber.h); NULL: none */
+         * a fiber can let its event loop run (fiber.h); NULL: none */
         void (*yield)(void *yield_userdata);
         void *yield_userdata;
 } SymbolizeOptions;

@@ -12,7 +12,7 @@
 #include "basic.h"
 #include "resolver.h"
 #include "jit-sources.h"
-#include "stage-fiber.h"
+#include "fiber.h"
 #include "symbolize-addresses.h"
 
 #define STAGE_MAX_TREES 4
@@ -105,11 +105,11 @@ static SymbolizeMapping symbolize_mapping_of(const SymbolizeStageInput *in, int3
 }
 
 static void stage_yield(void *userdata) {
-        stage_fiber_yield(userdata);
+        fiber_yield(userdata);
 }
 
 /* The stage's work; on a fiber when fiber is not NULL. */
-static int stage_run(const SymbolizeStageInput *in, StageFiber *fiber, SymbolizeStageProgress progress_func,
+static int stage_run(const SymbolizeStageInput *in, Fiber *fiber, SymbolizeStageProgress progress_func,
                      void *userdata, SymbolizeStats *ret_stats, int64_t *ret_msec) {
         assert(in && in->writer && in->addresses && ret_stats && ret_msec);
         *ret_stats = (SymbolizeStats) {};
@@ -156,7 +156,7 @@ static int stage_run(const SymbolizeStageInput *in, StageFiber *fiber, Symbolize
         }
         for (size_t i = 0; i < n_addrs; i++) {
                 if (fiber && (i & 1023) == 1023)
-                        stage_fiber_yield(fiber);
+                        fiber_yield(fiber);
                 addrs[i] = (SymbolizeAddress) {
                         .pid = entries[i].pid,
                         .address = entries[i].address,
@@ -198,7 +198,7 @@ static int stage_run(const SymbolizeStageInput *in, StageFiber *fiber, Symbolize
                 .yield_userdata = fiber,
         };
         if (fiber) {
-                o.helper.wait_readable = stage_fiber_wait_readable;
+                o.helper.wait_readable = fiber_wait_readable;
                 o.helper.wait_readable_userdata = fiber;
         }
         int64_t t0 = now_monotonic_ms();
@@ -222,7 +222,7 @@ int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress pr
 
 struct SymbolizeJob {
         SymbolizeStageInput in;
-        StageFiber *fiber;
+        Fiber *fiber;
         SymbolizeStageProgress progress;
         SymbolizeStageDone done;
         void *userdata;
@@ -230,7 +230,7 @@ struct SymbolizeJob {
         int64_t msec;
 };
 
-static int job_body(StageFiber *f, void *userdata) {
+static int job_body(Fiber *f, void *userdata) {
         SymbolizeJob *j = userdata;
         return stage_run(&j->in, f, j->progress, j->userdata, &j->stats, &j->msec);
 }
@@ -248,7 +248,7 @@ int symbolize_stage_start(sd_event *e, const SymbolizeStageInput *in, SymbolizeS
         if (!j)
                 return -ENOMEM;
         *j = (SymbolizeJob) { .in = *in, .progress = progress, .done = done, .userdata = userdata };
-        int r = stage_fiber_start(e, job_body, job_done, j, &j->fiber);
+        int r = fiber_start(e, job_body, job_done, j, &j->fiber);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(j);
@@ -256,5 +256,5 @@ int symbolize_stage_start(sd_event *e, const SymbolizeStageInput *in, SymbolizeS
 }
 
 void symbolize_job_cancel(SymbolizeJob *j) {
-        stage_fiber_cancel(j->fiber);
+        fiber_cancel(j->fiber);
 }

@@ -44,7 +44,7 @@ typedef struct SymbolizeJob SymbolizeJob;
  * symbolize_stage_run() returned and said. */
 typedef void (*SymbolizeStageDone)(int result, const SymbolizeStats *stats, int64_t msec, void *userdata);
 
-/* Runs the stage on a fiber (stage-fiber.h) from event loop e: every helper
+/* Runs the stage on a fiber (fiber.h) from event loop e: every helper
  * round trip waits in the loop, and CPU work gives way every few ms, so
  * the service answers and other recordings drain meanwhile. *in (and what
  * it points to) must stay valid until done is called, from the loop. The

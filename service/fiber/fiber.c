@@ -1,7 +1,7 @@
-/* stage-fiber.c: a stage body on its own stack (ucontext), resumed by
+/* fiber.c: a body (a post-stop stage, helper requests) on its own stack (ucontext), resumed by
  * sd-event sources. The stack is an anonymous mapping with a guard page
  * below it; sanitizer builds are told about every switch. */
-#include "stage-fiber.h"
+#include "fiber.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -22,15 +22,15 @@
 
 /* The body calls into libdw-free code only (the helper parses), but
  * libdebuginfod and qsort run here: room for deep C stacks. */
-#define STAGE_FIBER_STACK_SIZE (8u << 20)
+#define FIBER_STACK_SIZE (8u << 20)
 /* a slice with this much CPU time is worth a line in the log: some step
  * does not yield (wall time alone says more about the machine's load) */
-#define STAGE_FIBER_SLOW_SLICE_MS 50
+#define FIBER_SLOW_SLICE_MS 50
 
-struct StageFiber {
+struct Fiber {
         sd_event *event;
-        StageFiberBody body;
-        StageFiberDone done;
+        FiberBody body;
+        FiberDone done;
         void *userdata;
 
         ucontext_t loop_context, fiber_context;
@@ -50,7 +50,7 @@ struct StageFiber {
 #endif
 };
 
-static void stage_fiber_free(StageFiber *f) {
+static void fiber_free(Fiber *f) {
         f->start_source = sd_event_source_disable_unref(f->start_source);
         f->io_source = sd_event_source_disable_unref(f->io_source);
         f->timer_source = sd_event_source_disable_unref(f->timer_source);
@@ -62,7 +62,7 @@ static void stage_fiber_free(StageFiber *f) {
 }
 
 /* Fiber -> loop. */
-static void switch_to_loop(StageFiber *f) {
+static void switch_to_loop(Fiber *f) {
         f->in_fiber = false;
 #ifdef FIBER_ASAN
         __sanitizer_start_switch_fiber(f->finished ? NULL : &f->fiber_fake_stack, f->loop_stack_bottom,
@@ -76,7 +76,7 @@ static void switch_to_loop(StageFiber *f) {
 }
 
 /* Loop -> fiber, until it waits, yields or ends; at its end, done and free. */
-static void switch_to_fiber(StageFiber *f) {
+static void switch_to_fiber(Fiber *f) {
         assert(!f->in_fiber && !f->finished);
         f->resumed_ms = now_monotonic_ms();
         struct timespec cpu0;
@@ -93,21 +93,21 @@ static void switch_to_fiber(StageFiber *f) {
         struct timespec cpu;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
         int64_t cpu_ms = (int64_t) cpu.tv_sec * 1000 + cpu.tv_nsec / 1000000 - f->resumed_cpu_ms;
-        if (cpu_ms > STAGE_FIBER_SLOW_SLICE_MS)
+        if (cpu_ms > FIBER_SLOW_SLICE_MS)
                 log_warning("a post-stop stage ran %lld ms (%lld ms of CPU time) without giving way to the event loop",
                             (long long) ran, (long long) cpu_ms);
         if (!f->finished)
                 return;
-        StageFiberDone done = f->done;
+        FiberDone done = f->done;
         void *userdata = f->userdata;
         int result = f->result;
-        stage_fiber_free(f);
+        fiber_free(f);
         done(result, userdata);
 }
 
 /* The fiber's first frame: makecontext passes the pointer as two ints. */
 static void fiber_main(unsigned hi, unsigned lo) {
-        StageFiber *f = (StageFiber *) (((uintptr_t) hi << 32) | (uintptr_t) lo);
+        Fiber *f = (Fiber *) (((uintptr_t) hi << 32) | (uintptr_t) lo);
 #ifdef FIBER_ASAN
         __sanitizer_finish_switch_fiber(NULL, &f->loop_stack_bottom, &f->loop_stack_size);
 #endif
@@ -119,7 +119,7 @@ static void fiber_main(unsigned hi, unsigned lo) {
 }
 
 static int on_start(sd_event_source *s, void *userdata) {
-        StageFiber *f = userdata;
+        Fiber *f = userdata;
         f->start_source = sd_event_source_disable_unref(f->start_source);
         if (!f->started) {
                 f->started = true;
@@ -128,8 +128,8 @@ static int on_start(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-int stage_fiber_start(sd_event *e, StageFiberBody body, StageFiberDone done, void *userdata, StageFiber **ret) {
-        StageFiber *f = calloc(1, sizeof *f);
+int fiber_start(sd_event *e, FiberBody body, FiberDone done, void *userdata, Fiber **ret) {
+        Fiber *f = calloc(1, sizeof *f);
         if (!f)
                 return -ENOMEM;
         f->event = sd_event_ref(e);
@@ -137,7 +137,7 @@ int stage_fiber_start(sd_event *e, StageFiberBody body, StageFiberDone done, voi
         f->done = done;
         f->userdata = userdata;
         size_t page = (size_t) getpagesize();
-        f->stack_size = STAGE_FIBER_STACK_SIZE;
+        f->stack_size = FIBER_STACK_SIZE;
         void *stack = mmap(NULL, f->stack_size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                            -1, 0);
         int r = stack == MAP_FAILED ? -errno : 0;
@@ -158,7 +158,7 @@ int stage_fiber_start(sd_event *e, StageFiberBody body, StageFiberDone done, voi
                 r = sd_event_add_defer(e, &f->start_source, on_start, f);
         }
         if (r < 0) {
-                stage_fiber_free(f);
+                fiber_free(f);
                 return r;
         }
         *ret = f;
@@ -166,7 +166,7 @@ int stage_fiber_start(sd_event *e, StageFiberBody body, StageFiberDone done, voi
 }
 
 /* A wake-up source fired: hand over to the fiber. */
-static void wake_fiber(StageFiber *f, int wake) {
+static void wake_fiber(Fiber *f, int wake) {
         f->io_source = sd_event_source_disable_unref(f->io_source);
         f->timer_source = sd_event_source_disable_unref(f->timer_source);
         f->yield_source = sd_event_source_disable_unref(f->yield_source);
@@ -189,8 +189,8 @@ static int on_yield(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-int stage_fiber_wait_readable(int fd, unsigned timeout_ms, void *fiber) {
-        StageFiber *f = fiber;
+int fiber_wait_readable(int fd, unsigned timeout_ms, void *fiber) {
+        Fiber *f = fiber;
         assert(f->in_fiber);
         if (f->cancelled)
                 return -ECANCELED;
@@ -207,9 +207,9 @@ int stage_fiber_wait_readable(int fd, unsigned timeout_ms, void *fiber) {
         return f->wake;
 }
 
-void stage_fiber_yield(StageFiber *f) {
+void fiber_yield(Fiber *f) {
         assert(f->in_fiber);
-        if (f->cancelled || now_monotonic_ms() - f->resumed_ms < STAGE_FIBER_SLICE_MS)
+        if (f->cancelled || now_monotonic_ms() - f->resumed_ms < FIBER_SLICE_MS)
                 return;
         if (sd_event_add_defer(f->event, &f->yield_source, on_yield, f) < 0)
                 return; /* then go on without a break */
@@ -218,7 +218,7 @@ void stage_fiber_yield(StageFiber *f) {
         switch_to_loop(f);
 }
 
-void stage_fiber_cancel(StageFiber *f) {
+void fiber_cancel(Fiber *f) {
         assert(!f->in_fiber);
         f->cancelled = true;
         f->start_source = sd_event_source_disable_unref(f->start_source);

@@ -1,40 +1,41 @@
-/* stage-fiber.h: runs a post-stop stage's synchronous code (symbolization:
- * many helper round trips, debug-file lookups) without blocking the
+/* fiber.h: runs synchronous code that waits on other processes (the
+ * post-stop symbolization: many helper round trips, debug-file lookups;
+ * anything that asks the sandboxed helper) without blocking the
  * single-threaded service. The body runs on a stack of its own, in the
  * service's thread; whenever it waits for the sandboxed helper it goes back
  * to the event loop (an sd-event I/O source and a timer wake it), and after
- * a slice of CPU work (STAGE_FIBER_SLICE_MS) it lets every pending event run first. No threads: at
+ * a slice of CPU work (FIBER_SLICE_MS) it lets every pending event run first. No threads: at
  * any moment either the loop or the body runs, never both. */
 #pragma once
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-typedef struct StageFiber StageFiber;
+typedef struct Fiber Fiber;
 
 /* The body: runs on the fiber, returns its result. */
-typedef int (*StageFiberBody)(StageFiber *f, void *userdata);
+typedef int (*FiberBody)(Fiber *f, void *userdata);
 /* Called on the loop's stack once the body returned (or, after
- * stage_fiber_cancel(), from inside it); the fiber is freed right after. */
-typedef void (*StageFiberDone)(int result, void *userdata);
+ * fiber_cancel(), from inside it); the fiber is freed right after. */
+typedef void (*FiberDone)(int result, void *userdata);
 
 /* Starts body on a new fiber from the event loop (a defer source: never
  * from inside this call). */
-int stage_fiber_start(sd_event *e, StageFiberBody body, StageFiberDone done, void *userdata, StageFiber **ret);
+int fiber_start(sd_event *e, FiberBody body, FiberDone done, void *userdata, Fiber **ret);
 
 /* On the fiber: waits until fd is readable (1), timeout_ms passed (0), or
  * the fiber was cancelled (-ECANCELED: stop; later waits return it at
  * once). The signature of HelperClientConfig.wait_readable (userdata: the
  * fiber). */
-int stage_fiber_wait_readable(int fd, unsigned timeout_ms, void *fiber);
+int fiber_wait_readable(int fd, unsigned timeout_ms, void *fiber);
 
-/* On the fiber: after STAGE_FIBER_SLICE_MS of work since the loop last ran,
+/* On the fiber: after FIBER_SLICE_MS of work since the loop last ran,
  * lets every pending event run first (an idle-priority source resumes it). */
-void stage_fiber_yield(StageFiber *f);
+void fiber_yield(Fiber *f);
 
-#define STAGE_FIBER_SLICE_MS 5
+#define FIBER_SLICE_MS 5
 
 /* From the loop: the body must end now: its waits fail with -ECANCELED, its
  * yields return at once. It runs to its end inside this call, done is
  * called, and the fiber is freed. */
-void stage_fiber_cancel(StageFiber *f);
+void fiber_cancel(Fiber *f);
