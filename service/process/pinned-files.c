@@ -309,7 +309,11 @@ int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t
                                 provenance = NULL;
                 } else {
                         safe_close(rfd);
-                        if (rr == -ESTALE)
+                        /* "changed since it was mapped" says that some other
+                         * file lies at the path, which the resolver looked
+                         * at as root: a caller other than root gets the
+                         * reason a missing file gets (docs/security.md). */
+                        if (rr == -ESTALE && !as_caller)
                                 pinned_files_add_failure_reason(f, dev, inode, prov.message);
                 }
         }
