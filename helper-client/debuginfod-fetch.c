@@ -94,7 +94,6 @@ static int build_argv(const SandboxLaunch *l, const char *urls, SandboxArgvStrin
         if (!argv)
                 return -ENOMEM;
         size_t i = sandbox_argv_head(l, argv, strings);
-        argv[i++] = "--share-net";
         argv[i++] = "--setenv";
         argv[i++] = "DEBUGINFOD_URLS";
         argv[i++] = (char *) urls;
@@ -218,6 +217,7 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
         int fds[3] = { sv[1], binary, cache };
         const SandboxLaunch l = {
                 .seccomp = SANDBOX_SECCOMP_FETCHER,
+                .share_network = true,
                 .fds = fds,
                 .n_fds = ELEMENTSOF(fds),
                 .stdout_fd = -1,

@@ -53,8 +53,13 @@ char *sandbox_program_path(const char *explicit_path, const char *env_var, const
 size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings *strings) {
         static const char *const head[] = {
                 "bwrap",
-                "--unshare-all",          /* net, pid, ipc, uts, cgroup, user (when possible) */
+                /* every namespace but cgroup's (the unit's RestrictNamespaces=
+                 * allows none: nothing here reads cgroups) and the network's,
+                 * added below unless the sandbox shares it */
                 "--unshare-user",
+                "--unshare-ipc",
+                "--unshare-pid",
+                "--unshare-uts",
                 "--new-session",
                 "--die-with-parent",
                 "--cap-drop", "ALL",
@@ -74,6 +79,8 @@ size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings
         size_t i = 0;
         for (; i < ELEMENTSOF(head); i++)
                 argv[i] = (char *) head[i];
+        if (!l->share_network)
+                argv[i++] = "--unshare-net";
         snprintf(strings->seccomp_fd, sizeof strings->seccomp_fd, "%zu", 3 + l->n_fds);
         argv[i++] = "--seccomp";
         argv[i++] = strings->seccomp_fd;

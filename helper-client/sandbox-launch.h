@@ -7,20 +7,23 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "sandbox-seccomp.h"
 
-/* The options every sandbox starts with: all namespaces new, no user
+/* The options every sandbox starts with: new user, IPC, PID, UTS and
+ * (unless share_network) network namespaces, no user
  * namespaces inside, all capabilities dropped, a new session, dying with
  * the daemon, an empty environment, /usr read-only as the whole system, its
  * own /proc, /dev and /tmp. Followed by "--seccomp" and the filter's fd
  * number, which sandbox_argv_head() fills in. */
-#define SANDBOX_ARGV_HEAD_MAX 40
+#define SANDBOX_ARGV_HEAD_MAX 48
 
 typedef struct SandboxLaunch {
         const char *bwrap_path;    /* NULL: /usr/bin/bwrap */
         SandboxSeccompProfile seccomp;
+        bool share_network;        /* the daemon's network namespace (the debuginfod fetcher) */
         const int *fds;            /* placed at 3, 4, … in this order; -1: /dev/null */
         size_t n_fds;
         int stdout_fd;             /* -1: /dev/null */

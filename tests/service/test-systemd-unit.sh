@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # systemd/periscoped.service passes `systemd-analyze verify` (with ExecStart
 # pointing at the built daemon) and its `systemd-analyze security` exposure
-# is printed and at most 3.5 (service-installed runs it under systemd; 3.4
-# before CAP_SETUID and CAP_SETGID, which the child that opens files with a
-# caller's rights needs to take its identity: docs/security.md).
+# is printed and at most 3.4, issue 10's bar (service-installed runs it under
+# systemd). CAP_SETUID and CAP_SETGID, which the child that opens files with
+# a caller's rights needs (docs/security.md), cost 0.1; RestrictNamespaces=
+# without cgroup namespaces gives it back.
 # UNIT_BUS_NAME names the unit's bus name when it is another unit made from
 # the same template (periscoped-sysprof.service: org.gnome.Sysprof3).
 set -euo pipefail
@@ -26,4 +27,4 @@ exposure=$(systemd-analyze security --offline=yes --no-pager "$tmp/periscoped.se
 [ -n "$exposure" ] || fail "no exposure level from systemd-analyze security"
 echo "ok: $exposure"
 level=${exposure##* }
-awk -v e="$level" 'BEGIN { exit !(e <= 3.5) }' || fail "exposure $level is above 3.5"
+awk -v e="$level" 'BEGIN { exit !(e <= 3.4) }' || fail "exposure $level is above 3.4"
