@@ -23,13 +23,25 @@ export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$
 TEST_TMP=$(mktemp -d /tmp/periscope-test.XXXXXX)
 chmod 755 "$TEST_TMP"
 _periscoped_bus_cleanup() {
-        local st=$? bad=0
+        local st=$? bad=0 died=
+        if [ $st != 0 ] && [ -n "${PERISCOPED_PID:-}" ] && ! kill -0 "$PERISCOPED_PID" 2>/dev/null; then
+                wait "$PERISCOPED_PID" 2>/dev/null && died=0 || died=$?
+                echo "periscoped (pid $PERISCOPED_PID) had ended before the test did, with status $died (128+N: signal N)" >&2
+        fi
         private_bus_stop
         # A sanitizer report from the daemon fails the test.
         if grep -qE "Sanitizer|runtime error:" "$TEST_TMP"/periscoped*.log 2>/dev/null; then
                 echo "FAIL: periscoped reported memory errors:" >&2
                 cat "$TEST_TMP"/periscoped*.log >&2
                 bad=1
+        elif [ $st != 0 ]; then
+                # a failed test shows how the daemon ended (CI keeps no work
+                # directory): the last lines of its log, and whether it died
+                for log in "$TEST_TMP"/periscoped*.log; do
+                        [ -s "$log" ] || continue
+                        echo "--- the last lines of $(basename "$log"):" >&2
+                        tail -n 40 "$log" >&2
+                done
         fi
         # PERISCOPE_TEST_KEEP=1 keeps the work directory (captures, the daemon's log) to look at
         if [ -n "${PERISCOPE_TEST_KEEP:-}" ]; then echo "kept: $TEST_TMP" >&2; else rm -rf "$TEST_TMP"; fi
