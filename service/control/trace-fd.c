@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sort-util.h"
 
 #define LOG_WARNING_SEVERITY 16 /* G_LOG_LEVEL_WARNING, as Sysprof shows it */
 #define LOG_DOMAIN "periscope"
@@ -47,7 +48,28 @@ typedef struct TraceFile {
         uint8_t id_space;         /* of the current writer */
         uint64_t refused, skipped;
         char reason[256];         /* the first refusal, for the LOG frame */
+        int cancelled;            /* what m->yield returned when it said stop */
 } TraceFile;
+
+/* Frames between two calls of m->yield, and bytes read between two. */
+#define TRACE_SLICE_FRAMES 256
+#define TRACE_SLICE_BYTES (1u << 20)
+
+/* Lets the caller's event loop run (TraceMerge.yield); negative: stop. */
+static int trace_yield(TraceFile *tf) {
+        if (tf->cancelled < 0)
+                return tf->cancelled;
+        if (tf->merge->yield) {
+                int r = tf->merge->yield(tf->merge->yield_userdata);
+                if (r < 0)
+                        tf->cancelled = r;
+        }
+        return tf->cancelled;
+}
+
+static void trace_sort_yield(void *userdata) {
+        (void) trace_yield(userdata);
+}
 
 int trace_fds_new(TraceFds **ret) {
         TraceFds *t = calloc(1, sizeof(*t));
@@ -109,7 +131,11 @@ static int trace_file_read(TraceFile *tf, int fd) {
         if (!tf->data)
                 return -ENOMEM;
         while (tf->size < want) {
-                ssize_t k = pread(fd, tf->data + tf->size, want - tf->size, (off_t) tf->size);
+                int r = trace_yield(tf);
+                if (r < 0)
+                        return r;
+                size_t chunk = want - tf->size < TRACE_SLICE_BYTES ? want - tf->size : TRACE_SLICE_BYTES;
+                ssize_t k = pread(fd, tf->data + tf->size, chunk, (off_t) tf->size);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0)
@@ -179,7 +205,9 @@ static int trace_file_check(TraceFile *tf, const CaptureFrame *f, size_t offset,
 static int trace_file_scan(TraceFile *tf) {
         size_t off = 0;
         int le = -1; /* byte order of the current header; -1 before the first */
-        while (off < tf->size) {
+        for (size_t n = 1; off < tf->size; n++) {
+                if (n % TRACE_SLICE_FRAMES == 0 && trace_yield(tf) < 0)
+                        return tf->cancelled;
                 const uint8_t *p = tf->data + off;
                 size_t avail = tf->size - off;
                 if (is_file_header(p, avail)) {
@@ -262,8 +290,14 @@ static int entry_compare(const void *a, const void *b) {
 static int trace_file_copy(TraceFile *tf, FrameCopier *copier, TraceFdStats *stats) {
         if (tf->n_entries == 0)
                 return 0;
-        qsort(tf->entries, tf->n_entries, sizeof(TraceEntry), entry_compare);
+        /* entry_compare() orders every pair (seq is unique): a stable order */
+        sort_in_slices(tf->entries, tf->n_entries, sizeof(TraceEntry), entry_compare,
+                       tf->merge->yield ? trace_sort_yield : NULL, tf);
+        if (tf->cancelled < 0)
+                return tf->cancelled; /* during the sort */
         for (size_t i = 0; i < tf->n_entries; i++) {
+                if ((i + 1) % TRACE_SLICE_FRAMES == 0 && trace_yield(tf) < 0)
+                        return tf->cancelled;
                 const TraceEntry *e = &tf->entries[i];
                 CaptureFrame f;
                 /* the copy is private: it decodes as it did in the scan */
@@ -287,8 +321,10 @@ static void trace_file_done(TraceFile *tf) {
         capture_reader_free(tf->decoders[1]);
 }
 
-/* Reads, checks and copies one trace fd. */
-static int trace_merge_one(TraceFds *t, const TraceMerge *m, FrameCopier *copier, size_t index, int fd) {
+/* Reads, checks and copies one trace fd; *ret_cancelled: what m->yield
+ * returned if it said stop. */
+static int trace_merge_one(TraceFds *t, const TraceMerge *m, FrameCopier *copier, size_t index, int fd,
+                           int *ret_cancelled) {
         uint8_t headers[2][CAPTURE_FILE_HEADER_SIZE];
         TraceFile tf = { .owner = t, .merge = m, .index = index };
         int r = frame_decoder_new(false, headers[0], &tf.decoders[0]);
@@ -309,6 +345,7 @@ static int trace_merge_one(TraceFds *t, const TraceMerge *m, FrameCopier *copier
                          (unsigned long long) tf.refused, tf.refused == 1 ? "" : "s", tf.reason);
                 r = capture_writer_add_log(m->writer, m->end_time, -1, -1, LOG_WARNING_SEVERITY, LOG_DOMAIN, msg);
         }
+        *ret_cancelled = tf.cancelled;
         trace_file_done(&tf);
         return r;
 }
@@ -323,12 +360,15 @@ int trace_fds_merge(TraceFds *t, const TraceMerge *m) {
                 return r;
         if (m->address_func)
                 frame_copier_set_address_func(copier, m->address_func, m->userdata);
+        int cancelled = 0;
         for (size_t i = 0; i < t->n_fds; i++) {
-                r = trace_merge_one(t, m, copier, i + 1, t->fds[i]);
+                if (cancelled == 0) {
+                        r = trace_merge_one(t, m, copier, i + 1, t->fds[i], &cancelled);
+                        if (r < 0 && cancelled == 0 && t->stats.write_error == 0)
+                                t->stats.write_error = r;
+                }
                 t->fds[i] = safe_close(t->fds[i]);
-                if (r < 0 && t->stats.write_error == 0)
-                        t->stats.write_error = r;
         }
         t->n_fds = 0;
-        return t->stats.write_error;
+        return cancelled < 0 ? cancelled : t->stats.write_error;
 }

@@ -22,8 +22,7 @@
 
 #define TRACE_MAX_FDS 16                  /* per recording */
 #define TRACE_MAX_BYTES (32u << 20)       /* read of one trace fd; the rest is refused. The
-                                           * merge runs in the event loop (12.8 MB: 0.4-1 s
-                                           * on a loaded 2-core VM, mostly the copy) */
+                                           * merge gives way to the event loop (yield) */
 #define TRACE_MAX_FRAMES (1u << 20)       /* frames kept of one trace fd */
 #define TRACE_MAX_COUNTERS 8192           /* remapped counters, all trace fds together */
 
@@ -49,6 +48,11 @@ typedef struct TraceMerge {
         TracePidFunc pid_known;
         ControlAddressFunc address_func; /* optional */
         void *userdata;                  /* for both callbacks */
+        /* optional: called between slices of work (a few hundred frames,
+         * 1 MiB read), so a caller on a fiber lets the event loop run; a
+         * negative return (cancelled) ends the merge with it */
+        int (*yield)(void *yield_userdata);
+        void *yield_userdata;
 } TraceMerge;
 
 int trace_fds_new(TraceFds **ret);
@@ -61,7 +65,8 @@ int trace_fds_open(TraceFds *t, int *ret_fd);
 
 /* Reads every trace fd, appends the frames that pass to m->writer and
  * closes them (only once; later calls do nothing). Refusals are explained
- * by one LOG frame per trace fd. Returns the first writer error, else 0. */
+ * by one LOG frame per trace fd. Returns the first writer error, else 0;
+ * or m->yield's error (frames not yet copied are dropped). */
 int trace_fds_merge(TraceFds *t, const TraceMerge *m);
 
 const TraceFdStats *trace_fds_get_stats(const TraceFds *t);

@@ -207,15 +207,18 @@ int fiber_wait_readable(int fd, unsigned timeout_ms, void *fiber) {
         return f->wake;
 }
 
-void fiber_yield(Fiber *f) {
+int fiber_yield(Fiber *f) {
         assert(f->in_fiber);
-        if (f->cancelled || now_monotonic_ms() - f->resumed_ms < FIBER_SLICE_MS)
-                return;
+        if (f->cancelled)
+                return -ECANCELED;
+        if (now_monotonic_ms() - f->resumed_ms < FIBER_SLICE_MS)
+                return 0;
         if (sd_event_add_defer(f->event, &f->yield_source, on_yield, f) < 0)
-                return; /* then go on without a break */
+                return 0; /* then go on without a break */
         /* after everything else that is pending: rings, timers, bus calls */
         (void) sd_event_source_set_priority(f->yield_source, SD_EVENT_PRIORITY_IDLE);
         switch_to_loop(f);
+        return f->cancelled ? -ECANCELED : 0;
 }
 
 void fiber_cancel(Fiber *f) {

@@ -30,8 +30,10 @@ int fiber_start(sd_event *e, FiberBody body, FiberDone done, void *userdata, Fib
 int fiber_wait_readable(int fd, unsigned timeout_ms, void *fiber);
 
 /* On the fiber: after FIBER_SLICE_MS of work since the loop last ran,
- * lets every pending event run first (an idle-priority source resumes it). */
-void fiber_yield(Fiber *f);
+ * lets every pending event run first (an idle-priority source resumes it).
+ * Returns 0, or -ECANCELED once the fiber was cancelled (a body that can
+ * stop early does). */
+int fiber_yield(Fiber *f);
 
 #define FIBER_SLICE_MS 5
 

@@ -8,7 +8,69 @@
 #include <sys/sysmacros.h>
 
 #include "basic.h"
+#include "fiber.h"
 #include "symbolize.h"
+
+/* The trace-fd merge while it runs on a fiber. */
+typedef struct TraceMergeRun {
+        unsigned recording_id;
+        TraceFds *trace;
+        TraceMerge merge;
+        RecordingStageDone done;
+        RecordingStageProgress progress;
+        void *userdata;
+        Fiber *fiber;
+} TraceMergeRun;
+
+static int trace_merge_yield(void *fiber) {
+        return fiber_yield(fiber);
+}
+
+static int trace_merge_body(Fiber *f, void *userdata) {
+        TraceMergeRun *run = userdata;
+        run->merge.yield = trace_merge_yield;
+        run->merge.yield_userdata = f;
+        return trace_fds_merge(run->trace, &run->merge);
+}
+
+static void trace_merge_done(int result, void *userdata) {
+        _cleanup_free_ TraceMergeRun *run = userdata;
+        const TraceFdStats *st = trace_fds_get_stats(run->trace);
+        log_recording(LOG_INFO, run->recording_id, "%llu trace fd(s): %llu frames merged, %llu refused, %llu skipped%s",
+                      (unsigned long long) st->fds, (unsigned long long) st->frames_copied,
+                      (unsigned long long) st->frames_refused, (unsigned long long) st->frames_skipped,
+                      result == -ECANCELED ? " (cut short: the recording is going away)" : "");
+        run->progress("trace-fds", st->fds, st->fds, run->userdata);
+        run->done(result, run->userdata);
+}
+
+static void trace_merge_cancel(void *job) {
+        TraceMergeRun *run = job;
+        fiber_cancel(run->fiber);
+}
+
+/* Merges the frames programs wrote into their trace fds (Sysprof's
+ * SYSPROF_TRACE_FD, up to TRACE_MAX_BYTES each) into the capture, before
+ * the symbolize stage names the addresses they hold. On a fiber: the
+ * checks and the copy of a large file give way to the event loop. */
+static int stage_trace_fds(const RecordingStageInput *in, RecordingStageResults *results,
+                           RecordingStageProgress progress, RecordingStageDone done, void *userdata,
+                           RecordingStageJob *ret_job) {
+        if (!in->trace || !in->writer)
+                return 0;
+        _cleanup_free_ TraceMergeRun *run = malloc(sizeof *run);
+        if (!run)
+                return -ENOMEM;
+        *run = (TraceMergeRun) { in->recording_id, in->trace, in->trace_merge, done, progress, userdata, NULL };
+        progress("trace-fds", 0, trace_fds_get_stats(in->trace)->fds, userdata);
+        int r = fiber_start(in->event, trace_merge_body, trace_merge_done, run, &run->fiber);
+        if (r < 0)
+                return r;
+        /* the run belongs to trace_merge_done() now */
+        *ret_job = (RecordingStageJob) { trace_merge_cancel, run };
+        TAKE_PTR(run);
+        return 1;
+}
 
 /* Writes which files were pinned and how, as the embedded file
  * /.periscope/pinned-files (one line per file:
@@ -117,6 +179,7 @@ static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults 
 }
 
 const RecordingStage recording_stages[] = {
+        { "trace-fds", stage_trace_fds },
         { "pinned-files", stage_pinned_files },
         { "symbolize", stage_symbolize },
 };

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "basic.h"
 #include "recording-control.h"
@@ -33,10 +32,10 @@ static bool pid_recorded(int32_t pid, void *userdata) {
         return pid > 0 && pids && bsearch(&pid, pids, n, sizeof(int32_t), pid_compare);
 }
 
-void recording_trace_merge(Recording *r) {
+TraceFds *recording_trace_merge_input(Recording *r, TraceMerge *ret) {
         if (!r->trace || !r->writer || r->error)
-                return;
-        const TraceMerge m = {
+                return NULL;
+        *ret = (TraceMerge) {
                 .writer = r->writer,
                 .ids = &r->counter_ids,
                 .start_time = r->start_time,
@@ -45,13 +44,7 @@ void recording_trace_merge(Recording *r) {
                 .address_func = recording_note_program_addresses,
                 .userdata = r,
         };
-        int ret = trace_fds_merge(r->trace, &m);
-        const TraceFdStats *st = trace_fds_get_stats(r->trace);
-        log_recording(LOG_INFO, r->id, "%llu trace fd(s): %llu frames merged, %llu refused, %llu skipped",
-                      (unsigned long long) st->fds, (unsigned long long) st->frames_copied,
-                      (unsigned long long) st->frames_refused, (unsigned long long) st->frames_skipped);
-        if (ret < 0)
-                log_recording(LOG_ERR, r->id, "merging the trace fds failed: %s", strerror(-ret));
+        return r->trace;
 }
 
 void recording_trace_get_stats(const Recording *r, TraceFdStats *ret) {

@@ -1,7 +1,7 @@
 /* recording-trace.h: a recording's trace fds (Sysprof's SYSPROF_TRACE_FD,
  * service/control/trace-fd.c): handed out while it records
  * (Recording1.OpenTraceFd), merged into its capture when it ends, after the
- * last drain and before its post-stop stages, so the addresses in their
+ * last drain, by the first post-stop stage, so the addresses in their
  * SAMPLE and ALLOCATION frames get symbolized too. */
 #pragma once
 
@@ -11,11 +11,12 @@
  * longer records, -EMFILE past TRACE_MAX_FDS. */
 int recording_open_trace_fd(Recording *r, int *ret_fd);
 
-/* Merges every trace fd's frames that pass the checks: pids of the
- * recording's processes, times inside it. A program's bad frames only
- * count as refused; a failure to write the capture is logged, as the
- * control rings' are. */
-void recording_trace_merge(Recording *r);
+/* What the trace-fds stage (recording-stages.c) merges when the recording
+ * ends: its trace fds (NULL when none were opened or it failed) and, in
+ * *ret, the checks their frames must pass: pids of the recording's
+ * processes, times inside it (up to now). A program's bad frames only
+ * count as refused. */
+TraceFds *recording_trace_merge_input(Recording *r, TraceMerge *ret);
 
 /* Counts for the statistics (all 0 when no trace fd was opened). */
 void recording_trace_get_stats(const Recording *r, TraceFdStats *ret);

@@ -656,7 +656,7 @@ static void recording_stage_done(int result, void *userdata) {
 /* Runs the stages left (none when freed while recording), then finishes;
  * a stage going on in the event loop resumes this from its end. */
 static void recording_run_stages(Recording *r) {
-        for (; r->stage < recording_n_stages; r->stage++) {
+        for (; r->stage < recording_n_stages && !r->stages_cancelled; r->stage++) {
                 const RecordingStage *st = &recording_stages[r->stage];
                 int ret = st->run(&r->stage_input, &r->stage_results, recording_stage_progress,
                                   recording_stage_done, r, &r->stage_job);
@@ -698,7 +698,6 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                                                   r->command_cmdline);
         recording_control_stop(r);
         (void) jit_files_look_all(r->jit_files, r->maps, now_monotonic_ms(), true); /* the processes still alive */
-        recording_trace_merge(r);
         recording_flush(r);
         r->state = RECORDING_STATE_FINISHING;
         recording_publish(r);
@@ -717,6 +716,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 .resolver = r->resolver,
                 .helper = r->helper,
         };
+        r->stage_input.trace = recording_trace_merge_input(r, &r->stage_input.trace_merge);
         recording_run_stages(r);
 }
 
@@ -1006,6 +1006,7 @@ fail:
 }
 
 void recording_cancel_stages(Recording *r) {
+        r->stages_cancelled = true; /* the next ones do not start */
         if (r->stage_job.cancel)
                 r->stage_job.cancel(r->stage_job.job);
 }

@@ -141,6 +141,7 @@ struct Recording {
         size_t stage;              /* index into recording_stages */
         RecordingStageInput stage_input; /* what the stages get (valid while finishing) */
         RecordingStageJob stage_job;     /* the stage going on in the event loop, if any */
+        bool stages_cancelled;           /* recording_cancel_stages(): none starts any more */
 
         uint64_t samples;
         uint64_t lost_samples;
@@ -190,7 +191,8 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
 void recording_end(Recording *r, RecordingEndReason reason, int error, const char *message);
 
 /* The service is going away: a post-stop stage under way ends now (what
- * it did not reach is marked unresolved) and the capture is completed. */
+ * it did not reach is marked unresolved or not merged), the stages after
+ * it do not run, and the capture is completed. */
 void recording_cancel_stages(Recording *r);
 
 /* Frees everything (ends it first if needed, without stages: the observer

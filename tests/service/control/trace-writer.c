@@ -7,12 +7,16 @@
  *   trace-writer fd       sysprof_capture_writer_new_from_fd(dup(SYSPROF_TRACE_FD))
  *   trace-writer garbage  good frames, then frames the service must refuse:
  *                         another process's pid, a time before the
- *                         recording, a malformed frame, a garbage tail */
+ *                         recording, a malformed frame, a garbage tail
+ *   trace-writer flood MIB  after a second of CPU work, marks until the
+ *                         file holds MIB MiB; prints "frames N" */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysprof-capture.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,9 +124,30 @@ static int write_garbage(SysprofCaptureWriter *w) {
         return 0;
 }
 
+/* Marks of about 100 bytes each, until the writer wrote mib MiB. */
+static int write_flood(SysprofCaptureWriter *w, unsigned mib) {
+        burn(1000 * 1000 * 1000ll);
+        int32_t pid = getpid();
+        uint64_t frames = 0;
+        struct stat st;
+        do {
+                for (int i = 0; i < 1000; i++, frames++)
+                        if (!sysprof_capture_writer_add_mark(w, SYSPROF_CAPTURE_CURRENT_TIME, -1, pid, 1, "flood",
+                                                             "flood-mark", "a mark of the flood"))
+                                return -1;
+                if (!sysprof_capture_writer_flush(w))
+                        return -1;
+                if (fstat(trace_fd(), &st) < 0)
+                        return -1;
+        } while (st.st_size < (off_t) mib << 20);
+        printf("frames %" PRIu64 "\n", frames);
+        return 0;
+}
+
 int main(int argc, char **argv) {
-        if (argc != 2) {
-                fprintf(stderr, "usage: trace-writer env|fd|garbage\n");
+        bool flood = argc == 3 && strcmp(argv[1], "flood") == 0;
+        if (argc != 2 && !flood) {
+                fprintf(stderr, "usage: trace-writer env|fd|garbage|flood MIB\n");
                 return 2;
         }
         if (trace_fd() < 0) {
@@ -137,8 +162,10 @@ int main(int argc, char **argv) {
                 return 1;
         }
         printf("pid %d\n", (int) getpid());
-        int r = strcmp(argv[1], "garbage") == 0 ? write_garbage(w) : write_phases(w, 0, PHASES);
-        if (r == 0 && strcmp(argv[1], "garbage") != 0)
+        int r = flood                              ? write_flood(w, (unsigned) atoi(argv[2]))
+                : strcmp(argv[1], "garbage") == 0 ? write_garbage(w)
+                                                  : write_phases(w, 0, PHASES);
+        if (r == 0 && !flood && strcmp(argv[1], "garbage") != 0)
                 printf("refused 0\n");
         sysprof_capture_writer_unref(w);
         if (r < 0) {
