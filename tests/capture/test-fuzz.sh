@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the capture reader's libFuzzer target with clang
-# (-fsanitize=fuzzer,address,undefined), runs it over the corpus of
-# hand-broken and valid captures, then fuzzes for a bounded time. Any crash,
+# (-fsanitize=fuzzer,address,undefined), runs it over the committed corpus
+# (tests/fuzz/corpus/capture-reader: hand-broken and valid captures,
+# Sysprof-written ones) and the hand-broken corpus as this tree writes it,
+# then fuzzes for a bounded time. Any crash,
 # sanitizer report, leak or timeout fails the test; the input is kept and
 # printed so it can be replayed with fuzz-corpus-main.
 # Usage: test-fuzz.sh SOURCE_ROOT TEST_CAPTURE_CORPUS SECONDS
