@@ -41,7 +41,7 @@ static void trace_merge_done(int result, void *userdata) {
                       (unsigned long long) st->frames_refused, (unsigned long long) st->frames_skipped,
                       result == -ECANCELED ? " (cut short: the recording is going away)" : "");
         run->progress("trace-fds", st->fds, st->fds, run->userdata);
-        run->done(result, run->userdata);
+        run->done(result == -ECANCELED ? 0 : result, run->userdata); /* said above */
 }
 
 static void trace_merge_cancel(void *job) {

@@ -7,6 +7,7 @@
 # jitdump parsing and the service's validation of its answers
 # (tests/sandbox-helper/fuzz.sh), the
 # unwind table validator and executor (tests/service/unwind/fuzz.sh).
+# Each starts from its committed seeds (tests/fuzz/corpus/TARGET).
 # Stops at the first crash, whose input the failing script keeps and prints.
 # usage: tests/fuzz/run-long.sh [SECONDS [BUILD_DIR]]   (default 600, build)
 set -euo pipefail
