@@ -29,7 +29,7 @@ fresh() { rm -rf "${corpus:?}/$1"; mkdir -p "$corpus/$1"; }
 # ELF header
 fresh helper-elf
 e=$corpus/helper-elf
-gcc -Os -g -Wl,-z,noseparate-code -Wl,--build-id -I "$src/tests/sandbox-helper" \
+gcc -Os -g -ffile-prefix-map="$src"=. -Wl,-z,noseparate-code -Wl,--build-id -I "$src/tests/sandbox-helper" \
         -o "$e/inline" "$src/tests/sandbox-helper/workload-inline.c"
 strip -o "$e/stripped" "$e/inline"
 objcopy --compress-debug-sections=zlib "$e/inline" "$e/compressed-debug"
@@ -67,9 +67,10 @@ fresh unwind-tables
 # JITMAP, samples)
 fresh capture-reader
 "$build/tests/capture/test-capture-corpus" --write "$corpus/capture-reader" >/dev/null
-"$build/tests/cli/make-sysprof-capture" "$corpus/capture-reader/sysprof-report-fixture.syscap"
-SYSPROF_TRACE_FD=3 "$build/tests/service/control/trace-writer" env 3<>"$corpus/capture-reader/sysprof-trace-fd.syscap" \
-        >/dev/null
+"$build/tests/cli/make-sysprof-capture" "$corpus/capture-reader/sysprof-report-fixture"
+SYSPROF_TRACE_FD=3 "$build/tests/service/control/trace-writer" env 3<>"$corpus/capture-reader/sysprof-trace-fd" >/dev/null
+# without their .syscap suffix: git ignores captures elsewhere
+for f in "$corpus"/capture-reader/*.syscap; do mv "$f" "${f%.syscap}"; done
 chmod 644 "$corpus"/*/*
 
 for d in "$corpus"/*/; do
