@@ -4,9 +4,9 @@
  * recording: adding one is a function of that shape and a row in the table
  * in recording-stages.c. It returns 0, or a negative errno when it failed
  * (logged; the next stage still runs), or 1 when it goes on in the event
- * loop (the trace-fd merge and the symbolize stage, on fibers): it then calls done() later, and
- * the recording stays "finishing" meanwhile while the service serves
- * everyone else. */
+ * loop (the trace-fd merge and the symbolize stage, on fibers): it then
+ * calls done() later, and the recording stays "finishing" meanwhile while
+ * the service serves everyone else. */
 #pragma once
 
 #include <stdbool.h>
