@@ -139,6 +139,9 @@ static void on_progress(GDBusConnection *c, const char *sender, const char *path
         if (strcmp(stage, "symbolize") == 0)
                 fprintf(stderr, "\r\033[Kperiscope: symbolizing %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " addresses",
                         done, total);
+        else if (strcmp(stage, "trace-fds") == 0)
+                fprintf(stderr, "\r\033[Kperiscope: merging the programs' trace fds %" G_GUINT64_FORMAT "/%"
+                        G_GUINT64_FORMAT, done, total);
         else if (strcmp(stage, "pinned-files") == 0)
                 fprintf(stderr, "\r\033[Kperiscope: recording which files were mapped %" G_GUINT64_FORMAT "/%"
                         G_GUINT64_FORMAT, done, total);
