@@ -182,6 +182,7 @@ int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *
 typedef struct PolkitQuery {
         char what[512];
         uid_t uid;
+        UserCharge pending;        /* one call waiting, against the caller's limit */
         AuthorizationDone done;
         void *userdata;
         void (*userdata_free)(void *);
@@ -191,6 +192,7 @@ static void polkit_query_free(void *p) {
         PolkitQuery *q = p;
         if (q->userdata_free)
                 q->userdata_free(q->userdata);
+        user_charge_release(&q->pending);
         free(q);
 }
 
@@ -220,17 +222,26 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         return 0;
 }
 
-int authorize_recording_async(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
-                              AuthorizationDone done, void *userdata, void (*userdata_free)(void *),
-                              sd_bus_slot **ret_slot, sd_bus_error *error) {
+int authorize_recording_async(sd_bus *bus, UserLimits *limits, const Caller *caller, const RecordOptions *options,
+                              Authorization *ret, AuthorizationDone done, void *userdata,
+                              void (*userdata_free)(void *), sd_bus_slot **ret_slot, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        char what[512];
+        char what[512], why[512];
         int r = authorize_locally(caller, options, ret, what, sizeof(what), error);
         if (r <= 0)
                 return r;
         PolkitQuery *q = calloc(1, sizeof(PolkitQuery));
         if (!q)
                 return -ENOMEM;
+        /* Each waiting call holds its message (fds, options) and a polkit
+         * request: a user may not queue them without bound. */
+        user_charge_init(&q->pending, limits, caller->uid, USER_RESOURCE_PENDING_AUTHORIZATIONS);
+        r = user_charge_add(&q->pending, 1, why, sizeof(why));
+        if (r < 0) {
+                free(q);
+                return sd_bus_error_setf(error, periscope_error_from_errno(r), "%s needs polkit's answer: %s", what,
+                                         why);
+        }
         memcpy(q->what, what, sizeof(what));
         q->uid = caller->uid;
         q->done = done;
@@ -244,6 +255,7 @@ int authorize_recording_async(sd_bus *bus, const Caller *caller, const RecordOpt
                 /* Interactive authentication may take a while: allow two minutes. */
                 r = sd_bus_call_async(bus, &slot, call, on_polkit_reply, q, 120 * 1000000ull);
         if (r < 0) {
+                user_charge_release(&q->pending);
                 free(q);
                 return r;
         }

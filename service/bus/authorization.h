@@ -12,6 +12,7 @@
 
 #include "protocol.h"
 #include "record-options.h"
+#include "user-limits.h"
 
 typedef struct Caller {
         uid_t uid;                 /* effective uid */
@@ -41,10 +42,13 @@ typedef void (*AuthorizationDone)(const Authorization *auth, const sd_bus_error 
  * decided on the spot (*ret filled), 1 when it asked polkit asynchronously
  * (done is called later, from the event loop, unless *ret_slot is unref'd
  * first; userdata_free, if set, frees userdata when the slot goes away), or
- * negative with error set when refused. */
-int authorize_recording_async(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
-                              AuthorizationDone done, void *userdata, void (*userdata_free)(void *),
-                              sd_bus_slot **ret_slot, sd_bus_error *error);
+ * negative with error set when refused. A question to polkit is charged to
+ * the caller's USER_RESOURCE_PENDING_AUTHORIZATIONS in limits (may be NULL)
+ * until the slot goes away; past the limit the call is refused with
+ * org.periscope.Error.LimitExceeded and polkit is not asked. */
+int authorize_recording_async(sd_bus *bus, UserLimits *limits, const Caller *caller, const RecordOptions *options,
+                              Authorization *ret, AuthorizationDone done, void *userdata,
+                              void (*userdata_free)(void *), sd_bus_slot **ret_slot, sd_bus_error *error);
 
 /* Whether the system lets unprivileged users see kernel addresses. */
 bool kernel_addresses_allowed_for_users(void);

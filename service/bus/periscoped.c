@@ -45,20 +45,23 @@ static void usage(FILE *out) {
                 "                     (Service, Unwinder, Profiler; docs/sysprofd-drop-in.md)\n"
                 "  --idle-timeout=SECONDS  exit after SECONDS without recordings (default 120 with\n"
                 "                     --system, where D-Bus activation restarts it; 0 = never)\n"
-                "  --max-recordings-per-user=N  recordings one non-root user may run at once\n"
-                "                     (default %d; 0 = no limit)\n"
+                "  --max-recordings-per-user=N  recordings (and --sysprofd live unwinding sessions)\n"
+                "                     one non-root user may run at once (default %d; 0 = no limit)\n"
                 "  --max-locked-memory-per-user=MIB  perf ring memory one non-root user's\n"
                 "                     recordings may lock (default %llu, or two DWARF recordings'\n"
                 "                     rings if more; 0 = no limit)\n"
                 "  --max-control-rings-per-user=N  control fd rings of one non-root user's\n"
                 "                     recordings (default %d; 0 = no limit)\n"
+                "  --max-pending-authorizations-per-user=N  calls of one non-root user kept\n"
+                "                     waiting for polkit's answer (default %d; 0 = no limit)\n"
                 "  --max-addresses=N  distinct addresses one recording gets symbolized (default 200000;\n"
                 "                     the rest stay module+0xOFFSET)\n"
                 "  --symbolize-budget=SECONDS  time the helper may spend symbolizing one recording\n"
                 "                     (default 120)\n"
                 "  --version          print the version\n",
                 PROFILER_NAME, USER_LIMITS_DEFAULT_RECORDINGS,
-                (unsigned long long) (USER_LIMITS_DEFAULT_LOCKED_MEMORY >> 20), USER_LIMITS_DEFAULT_CONTROL_RINGS);
+                (unsigned long long) (USER_LIMITS_DEFAULT_LOCKED_MEMORY >> 20), USER_LIMITS_DEFAULT_CONTROL_RINGS,
+                USER_LIMITS_DEFAULT_PENDING_AUTHORIZATIONS);
 }
 
 /* A per-user limit option's value: 0…max. */
@@ -210,6 +213,7 @@ int main(int argc, char **argv) {
                 { "max-recordings-per-user", required_argument, NULL, 'R' },
                 { "max-locked-memory-per-user", required_argument, NULL, 'M' },
                 { "max-control-rings-per-user", required_argument, NULL, 'C' },
+                { "max-pending-authorizations-per-user", required_argument, NULL, 'P' },
                 { "max-addresses", required_argument, NULL, 'A' },
                 { "symbolize-budget", required_argument, NULL, 'B' },
                 { "version", no_argument, NULL, 'V' },
@@ -275,6 +279,11 @@ int main(int argc, char **argv) {
                 case 'C':
                         if (parse_limit("max-control-rings-per-user", optarg, 100000,
                                         &limits.max[USER_RESOURCE_CONTROL_RINGS]) < 0)
+                                return 2;
+                        break;
+                case 'P':
+                        if (parse_limit("max-pending-authorizations-per-user", optarg, 100000,
+                                        &limits.max[USER_RESOURCE_PENDING_AUTHORIZATIONS]) < 0)
                                 return 2;
                         break;
                 case 'A': {
@@ -404,10 +413,10 @@ out:
         sysprof3_free(d.sysprof3);
         sd_event_source_disable_unref(d.m.idle_timer);
         unwind_tables_free(d.m.unwind_tables);
-        user_limits_free(d.m.limits);
         helper_client_free(d.m.user_file_helper);
         sd_bus_slot_unref(d.m.profiler_slot);
         sd_bus_flush_close_unref(d.m.bus);
+        user_limits_free(d.m.limits); /* after the bus: calls waiting for polkit give their charges back */
         sd_event_unref(d.m.event);
         return r < 0 ? 1 : 0;
 }

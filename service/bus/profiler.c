@@ -90,8 +90,8 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return -ENOMEM;
         Authorization auth;
         sd_bus_slot *slot = NULL;
-        r = authorize_recording_async(mgr->bus, &caller, &options, &auth, on_authorized, pr, pending_record_free, &slot,
-                                      error);
+        r = authorize_recording_async(mgr->bus, mgr->limits, &caller, &options, &auth, on_authorized, pr,
+                                      pending_record_free, &slot, error);
         if (r == 1) {
                 /* polkit is being asked; the slot owns pr from now on. */
                 *pr = (PendingRecord) { .mgr = mgr, .call = sd_bus_message_ref(m), .caller = caller,

@@ -24,6 +24,15 @@ static const char *const resource_options[_USER_RESOURCE_MAX] = {
         [USER_RESOURCE_RECORDINGS] = "--max-recordings-per-user",
         [USER_RESOURCE_LOCKED_MEMORY] = "--max-locked-memory-per-user",
         [USER_RESOURCE_CONTROL_RINGS] = "--max-control-rings-per-user",
+        [USER_RESOURCE_PENDING_AUTHORIZATIONS] = "--max-pending-authorizations-per-user",
+};
+
+/* What a refused caller can do about it. */
+static const char *const resource_hints[_USER_RESOURCE_MAX] = {
+        [USER_RESOURCE_RECORDINGS] = "end a recording of yours first",
+        [USER_RESOURCE_LOCKED_MEMORY] = "end a recording of yours first",
+        [USER_RESOURCE_CONTROL_RINGS] = "end a recording of yours first",
+        [USER_RESOURCE_PENDING_AUTHORIZATIONS] = "wait for polkit's answer to your other calls first",
 };
 
 const char *user_resource_option(UserResource resource) {
@@ -42,6 +51,7 @@ void user_limits_config_default(UserLimitsConfig *ret) {
                                                         ? two_dwarf
                                                         : USER_LIMITS_DEFAULT_LOCKED_MEMORY,
                 [USER_RESOURCE_CONTROL_RINGS] = USER_LIMITS_DEFAULT_CONTROL_RINGS,
+                [USER_RESOURCE_PENDING_AUTHORIZATIONS] = USER_LIMITS_DEFAULT_PENDING_AUTHORIZATIONS,
         } };
 }
 
@@ -74,13 +84,18 @@ uint64_t user_limits_get_usage(const UserLimits *l, uid_t uid, UserResource reso
         return u ? u->used[resource] : 0;
 }
 
-/* "8 recordings", "64.0 MiB of perf ring memory", "32 control rings" */
+/* "8 recordings", "64.0 MiB of perf ring memory", "32 control rings",
+ * "16 calls waiting for polkit" */
 static void format_amount(UserResource resource, uint64_t v, char *buf, size_t size) {
+        static const char *const units[_USER_RESOURCE_MAX] = {
+                [USER_RESOURCE_RECORDINGS] = "recordings",
+                [USER_RESOURCE_CONTROL_RINGS] = "control rings",
+                [USER_RESOURCE_PENDING_AUTHORIZATIONS] = "calls waiting for polkit",
+        };
         if (resource == USER_RESOURCE_LOCKED_MEMORY)
                 snprintf(buf, size, "%.1f MiB of perf ring memory", (double) v / (1 << 20));
         else
-                snprintf(buf, size, "%llu %s", (unsigned long long) v,
-                         resource == USER_RESOURCE_RECORDINGS ? "recordings" : "control rings");
+                snprintf(buf, size, "%llu %s", (unsigned long long) v, units[resource]);
 }
 
 void user_charge_init(UserCharge *c, UserLimits *l, uid_t uid, UserResource resource) {
@@ -102,9 +117,9 @@ int user_charge_add(UserCharge *c, uint64_t amount, char *message, size_t messag
                 if (c->resource == USER_RESOURCE_LOCKED_MEMORY)
                         snprintf(want, sizeof(want), " (this needs %.1f MiB more)", (double) amount / (1 << 20));
                 snprintf(message, message_size,
-                         "per-user limit reached: uid %u holds %s%s; the limit is %s per user (periscoped %s); "
-                         "end a recording of yours first",
-                         (unsigned) c->uid, held, want, limit, user_resource_option(c->resource));
+                         "per-user limit reached: uid %u holds %s%s; the limit is %s per user (periscoped %s); %s",
+                         (unsigned) c->uid, held, want, limit, user_resource_option(c->resource),
+                         resource_hints[c->resource]);
                 return -EDQUOT;
         }
         if (!u) {

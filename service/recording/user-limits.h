@@ -1,7 +1,8 @@
 /* user-limits.h: what each non-root user may hold of the daemon at once:
- * running recordings, perf ring memory (mapped and locked by the root
- * daemon, so counted against no budget of the user's unless we count it)
- * and control rings. root is counted but never refused. One table per
+ * running recordings (and live unwinding sessions of the sysprofd
+ * drop-in), perf ring memory (mapped and locked by the root daemon, so
+ * counted against no budget of the user's unless we count it), control
+ * rings and calls waiting for polkit's answer. root is counted but never refused. One table per
  * daemon (the Manager owns it); every charge is undone by
  * user_charge_release(). See docs/security.md. */
 #pragma once
@@ -14,6 +15,7 @@ typedef enum UserResource {
         USER_RESOURCE_RECORDINGS,    /* recordings recording or running their post-stop stages */
         USER_RESOURCE_LOCKED_MEMORY, /* bytes of perf ring buffers */
         USER_RESOURCE_CONTROL_RINGS, /* control fd rings (Sysprof collector protocol) */
+        USER_RESOURCE_PENDING_AUTHORIZATIONS, /* calls kept while polkit is asked */
         _USER_RESOURCE_MAX,
 } UserResource;
 
@@ -25,9 +27,11 @@ typedef struct UserLimitsConfig {
 #define USER_LIMITS_DEFAULT_RECORDINGS 8
 #define USER_LIMITS_DEFAULT_LOCKED_MEMORY (128ull << 20)
 #define USER_LIMITS_DEFAULT_CONTROL_RINGS 32
+#define USER_LIMITS_DEFAULT_PENDING_AUTHORIZATIONS 16
 
 /* The defaults: 8 recordings, 128 MiB of rings (or two DWARF recordings'
- * rings on this machine, whichever is more), 32 control rings. */
+ * rings on this machine, whichever is more), 32 control rings, 16 calls
+ * waiting for polkit. */
 void user_limits_config_default(UserLimitsConfig *ret);
 
 typedef struct UserLimits UserLimits;

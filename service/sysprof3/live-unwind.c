@@ -370,6 +370,17 @@ LiveUnwind *live_unwind_free(LiveUnwind *u) {
         return NULL;
 }
 
+uint64_t live_unwind_ring_bytes(const int *cpus, size_t n) {
+        uint64_t rings = 0;
+        for (size_t i = 0; i < n; i++) {
+                bool seen = false;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = cpus[j] == cpus[i];
+                rings += !seen;
+        }
+        return rings * (LIVE_UNWIND_RING_PAGES + 1ull) * (uint64_t) sysconf(_SC_PAGESIZE);
+}
+
 uid_t live_unwind_get_uid(const LiveUnwind *u) {
         return u->setup.uid;
 }

@@ -53,6 +53,10 @@ LiveUnwind *live_unwind_free(LiveUnwind *u);
  * snapshot), the kernel would drop what does not fit a ring. */
 void live_unwind_spill_rings(LiveUnwind *u);
 
+/* The perf ring memory a session on events of these CPUs maps and locks
+ * in the daemon: one ring (4 MiB and a page) per distinct CPU. */
+uint64_t live_unwind_ring_bytes(const int *cpus, size_t n);
+
 /* Whom the session serves. */
 uid_t live_unwind_get_uid(const LiveUnwind *u);
 

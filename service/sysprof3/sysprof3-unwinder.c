@@ -21,9 +21,10 @@
 
 /* Perf events one session may take (one per CPU and a few per process). */
 #define UNWIND_MAX_PERF_FDS 4096
-/* Sessions at once: each holds rings of locked memory and the event
- * loop's time, so one user cannot take the service from the others. */
-#define UNWIND_MAX_SESSIONS_PER_UID 4
+/* Sessions at once, root's included: each holds rings of locked memory and
+ * the event loop's time. A non-root user's sessions count as recordings
+ * and their rings as locked memory against the per-user limits
+ * (user-limits.h, --max-recordings-per-user, --max-locked-memory-per-user). */
 #define UNWIND_MAX_SESSIONS 32
 
 /* What the fd is, from its /proc/self/fd link ("anon_inode:[perf_event]"). */
@@ -37,20 +38,66 @@ static bool fd_is_anon_inode(int fd, const char *kind) {
         return strncmp(target, "anon_inode:", 11) == 0 && strcmp(target + 11, kind) == 0;
 }
 
+/* Frees session i and gives back what it held. */
+static void session_end(Sysprof3 *s, size_t i) {
+        UnwindSession session = s->unwinds[i];
+        memmove(s->unwinds + i, s->unwinds + i + 1, (s->n_unwinds - i - 1) * sizeof(UnwindSession));
+        s->n_unwinds--;
+        live_unwind_free(session.live);
+        sd_bus_track_unref(session.client);
+        user_charge_release(&session.rings);
+        user_charge_release(&session.recording);
+}
+
 static void on_session_end(LiveUnwind *u, void *userdata) {
         Sysprof3 *s = userdata;
         for (size_t i = 0; i < s->n_unwinds; i++)
-                if (s->unwinds[i] == u) {
-                        memmove(s->unwinds + i, s->unwinds + i + 1, (s->n_unwinds - i - 1) * sizeof(LiveUnwind *));
-                        s->n_unwinds--;
-                        break;
+                if (s->unwinds[i].live == u) {
+                        session_end(s, i);
+                        return;
                 }
         live_unwind_free(u);
 }
 
+/* The caller left the bus (exited, was killed): nobody reads the capture. */
+static int on_client_gone(sd_bus_track *track, void *userdata) {
+        Sysprof3 *s = userdata;
+        for (size_t i = 0; i < s->n_unwinds; i++)
+                if (s->unwinds[i].client == track) {
+                        log_info("sysprof3: unwind session of uid %u ended: its client left the bus",
+                                 (unsigned) live_unwind_get_uid(s->unwinds[i].live));
+                        session_end(s, i);
+                        break;
+                }
+        return 0;
+}
+
 void sysprof3_unwinder_end_all(Sysprof3 *s) {
         while (s->n_unwinds > 0)
-                on_session_end(s->unwinds[s->n_unwinds - 1], s);
+                session_end(s, s->n_unwinds - 1);
+}
+
+/* Charges a new session of caller to its user's limits: one recording
+ * and the rings the daemon will map. Past a limit: LimitExceeded naming it. */
+static int session_charge(Sysprof3 *s, const Caller *caller, const int *cpus, size_t n, UnwindSession *session,
+                          sd_bus_error *error) {
+        char why[512];
+        user_charge_init(&session->recording, s->mgr->limits, caller->uid, USER_RESOURCE_RECORDINGS);
+        user_charge_init(&session->rings, s->mgr->limits, caller->uid, USER_RESOURCE_LOCKED_MEMORY);
+        int r = user_charge_add(&session->recording, 1, why, sizeof(why));
+        if (r >= 0)
+                r = user_charge_add(&session->rings, live_unwind_ring_bytes(cpus, n), why, sizeof(why));
+        if (r >= 0)
+                return 0;
+        user_charge_release(&session->recording);
+        return sd_bus_error_setf(error, periscope_error_from_errno(r), "no unwind session: %s", why);
+}
+
+/* A session that did not start: what it charged goes back. */
+static void unwind_session_done(UnwindSession *session) {
+        sd_bus_track_unref(session->client);
+        user_charge_release(&session->rings);
+        user_charge_release(&session->recording);
 }
 
 typedef struct UnwindArgs {
@@ -128,14 +175,11 @@ static int method_unwind(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED, "cannot tell who is calling: %s",
                                          strerror(-r));
-        size_t mine = 0;
-        for (size_t i = 0; i < s->n_unwinds; i++)
-                mine += live_unwind_get_uid(s->unwinds[i]) == caller.uid;
-        if (s->n_unwinds >= UNWIND_MAX_SESSIONS || (caller.uid != 0 && mine >= UNWIND_MAX_SESSIONS_PER_UID))
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
-                                         "too many unwind sessions (%zu of yours, %zu in all; at most %d per user "
-                                         "and %d): end one by writing its event fd",
-                                         mine, s->n_unwinds, UNWIND_MAX_SESSIONS_PER_UID, UNWIND_MAX_SESSIONS);
+        if (s->n_unwinds >= UNWIND_MAX_SESSIONS)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_LIMIT_EXCEEDED,
+                                         "the service runs %zu unwind sessions, as many as it serves at once (%d, "
+                                         "all users): try again when one has ended",
+                                         s->n_unwinds, UNWIND_MAX_SESSIONS);
         r = sd_bus_message_read(m, "u", &stack_size);
         if (r < 0)
                 return r;
@@ -170,12 +214,21 @@ static int method_unwind(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (wfd < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
                                          strerror(-wfd));
-        int efd = fcntl(event_fd, F_DUPFD_CLOEXEC, 3);
+        _cleanup_close_ int efd = fcntl(event_fd, F_DUPFD_CLOEXEC, 3);
         if (efd < 0)
                 return -errno;
-        if (GROW_ARRAY(s->unwinds, s->allocated_unwinds, s->n_unwinds + 1, 4) < 0) {
-                safe_close(efd);
+        if (GROW_ARRAY(s->unwinds, s->allocated_unwinds, s->n_unwinds + 1, 4) < 0)
                 return -ENOMEM;
+        _cleanup_(unwind_session_done) UnwindSession session = {};
+        r = session_charge(s, &caller, a->cpus, a->n, &session, error);
+        if (r < 0)
+                return r;
+        if (caller.sender) {
+                r = sd_bus_track_new(s->mgr->bus, &session.client, on_client_gone, s);
+                if (r >= 0)
+                        r = sd_bus_track_add_sender(session.client, m);
+                if (r < 0)
+                        return r;
         }
         const OpenedEvent *first = a->first;
         LiveUnwindSetup setup = {
@@ -190,14 +243,14 @@ static int method_unwind(sd_bus_message *m, void *userdata, sd_bus_error *error)
         };
         if (!setup.tables)
                 return -ENOMEM;
-        LiveUnwind *u;
         size_t n = a->n;
         a->n = 0; /* live_unwind_start owns the perf fds now */
-        r = live_unwind_start(&setup, a->perf_fds, a->cpus, n, efd, wfd, &u);
+        r = live_unwind_start(&setup, a->perf_fds, a->cpus, n, TAKE_FD(efd), wfd, &session.live);
         if (r < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "starting the unwinder failed: %s",
                                          strerror(-r));
-        s->unwinds[s->n_unwinds++] = u;
+        s->unwinds[s->n_unwinds++] = session;
+        session = (UnwindSession) {}; /* the list's now */
         log_info("sysprof3: unwind session %u for uid %u: %zu perf events, %u-byte stacks%s", setup.id,
                  (unsigned) caller.uid, n, setup.stack_size, setup.system ? ", whole system" : "");
         return sd_bus_reply_method_return(m, "");

@@ -15,7 +15,7 @@
 static void spill_unwind_rings(void *userdata) {
         Sysprof3 *s = userdata;
         for (size_t i = 0; i < s->n_unwinds; i++)
-                live_unwind_spill_rings(s->unwinds[i]);
+                live_unwind_spill_rings(s->unwinds[i].live);
 }
 
 /* A call is work: the idle timeout counts from the last one, as
@@ -147,8 +147,8 @@ int sysprof3_authorize(Sysprof3 *s, sd_bus_message *call, const Caller *caller, 
                 return -ENOMEM;
         Authorization auth;
         sd_bus_slot *slot = NULL;
-        int r = authorize_recording_async(s->mgr->bus, caller, &options, &auth, on_authorized, pc, pending_call_free,
-                                          &slot, error);
+        int r = authorize_recording_async(s->mgr->bus, s->mgr->limits, caller, &options, &auth, on_authorized, pc,
+                                          pending_call_free, &slot, error);
         if (r == 1) {
                 /* polkit is being asked; the slot owns pc from now on. */
                 *pc = (PendingCall) { .mgr = s->mgr, .s = s, .call = sd_bus_message_ref(call), .caller = *caller, .next = next };

@@ -14,6 +14,7 @@
 
 #include "authorization.h"
 #include "manager.h"
+#include "user-limits.h"
 
 #define SYSPROF3_BUS_NAME "org.gnome.Sysprof3"
 #define SYSPROF3_SERVICE_PATH "/org/gnome/Sysprof3"
@@ -41,13 +42,22 @@ typedef struct OpenedEvent {
 typedef struct LiveUnwind LiveUnwind;
 typedef struct EnergyProfile EnergyProfile;
 
+/* A running Unwind session and what it holds of its user's limits
+ * (user-limits.h) until it ends. */
+typedef struct UnwindSession {
+        LiveUnwind *live;
+        UserCharge recording;      /* one of USER_RESOURCE_RECORDINGS */
+        UserCharge rings;          /* USER_RESOURCE_LOCKED_MEMORY: the rings the daemon maps */
+        sd_bus_track *client;      /* the caller: its leaving the bus ends the session */
+} UnwindSession;
+
 typedef struct Sysprof3 {
         Manager *mgr;
         sd_bus_slot *service_slot, *unwinder_slot, *profiler_slot;
         sd_bus_slot *activity_slot; /* every incoming message counts as work (idle exit) */
         OpenedEvent *opened;       /* a ring of SYSPROF3_MAX_OPENED_EVENTS at most */
         size_t n_opened, next_opened, allocated_opened;
-        LiveUnwind **unwinds;      /* running Unwind sessions */
+        UnwindSession *unwinds;    /* running Unwind sessions */
         size_t n_unwinds, allocated_unwinds;
         unsigned next_unwind_id;
         EnergyProfile *energy;     /* the one Profiler session (Start ... Stop), or NULL */
