@@ -18,16 +18,32 @@ sysprof3_start() {
         private_bus_start || fail "no private bus"
         chmod 666 "$PRIVATE_BUS_DIR/system_bus_socket"
         private_polkit_start || fail "no polkitd"
-        PERISCOPE_DEBUG=1 "$PERISCOPED" --system --sysprofd "$@" 2>"$PRIVATE_BUS_DIR/periscoped.log" &
-        PERISCOPED_PID=$!
-        private_bus_track $PERISCOPED_PID
-        private_bus_wait_name org.gnome.Sysprof3 10 $PERISCOPED_PID || { cat "$PRIVATE_BUS_DIR/periscoped.log"; fail "periscoped --sysprofd did not take org.gnome.Sysprof3"; }
+        _sysprof3_daemon_start "$@"
         local owner
         owner=$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
                 GetConnectionUnixProcessID s org.gnome.Sysprof3 | awk '{print $2}')
         [ "$owner" = "$PERISCOPED_PID" ] || fail "org.gnome.Sysprof3 is owned by pid $owner, not periscoped ($PERISCOPED_PID)"
         OUT=$PRIVATE_BUS_DIR/out
         mkdir -p "$OUT" && chmod 777 "$OUT"
+}
+
+_sysprof3_daemon_start() {
+        PERISCOPE_DEBUG=1 "$PERISCOPED" --system --sysprofd "$@" 2>>"$PRIVATE_BUS_DIR/periscoped.log" &
+        PERISCOPED_PID=$!
+        private_bus_track $PERISCOPED_PID
+        private_bus_wait_name org.gnome.Sysprof3 10 $PERISCOPED_PID || { cat "$PRIVATE_BUS_DIR/periscoped.log"; fail "periscoped --sysprofd did not take org.gnome.Sysprof3"; }
+}
+
+# sysprof3_restart [ARGS...]: periscoped --sysprofd again, with ARGS, on
+# the same bus (its log goes on in the same file).
+sysprof3_restart() {
+        kill $PERISCOPED_PID
+        wait $PERISCOPED_PID 2>/dev/null
+        for _ in $(seq 50); do
+                private_bus_has_name org.gnome.Sysprof3 || break
+                sleep 0.1
+        done
+        _sysprof3_daemon_start "$@"
 }
 
 # sysprof3_check_log: no sanitizer report from the daemon.

@@ -20,6 +20,12 @@
  *        an unprivileged user may open them; then no sample may hold a
  *        kernel address unless the system lets users see them
  *   sysprof3-client foreign-fd      Unwind must refuse a perf event the service did not open
+ *   sysprof3-client sessions PID N SECONDS
+ *        opens N Unwind sessions one after the other, each on its own
+ *        events on process PID (one per CPU), printing "session I: started"
+ *        or "session I: refused: ERROR"; enables the started ones' events,
+ *        reads their streams for SECONDS, ends them (eventfd) and prints
+ *        "session I: B bytes, S samples" for each
  *   sysprof3-client perf-open PID   PerfEventOpen on PID as Sysprof 3.46's perf source (per task)
  *   sysprof3-client proc-file PATH  GetProcFile(PATH): prints the first line
  *
@@ -299,6 +305,100 @@ static bool read_some(int fd, GByteArray *out, int timeout_ms) {
         return true;
 }
 
+typedef struct Session {
+        int number;                /* which call it was (1...) */
+        int perf_fds[MAX_CPUS], n, event_fd, pipe_fd;
+        GByteArray *stream;
+} Session;
+
+/* Samples in a stream (a capture as Sysprof's muxer reads it). */
+static size_t stream_samples(GByteArray *stream) {
+        CaptureReader *reader;
+        char *msg = NULL;
+        if (capture_reader_open_memory(stream->data, stream->len, &reader, &msg) < 0)
+                die("the stream (%u bytes) is not a capture: %s", stream->len, msg ? msg : "?");
+        CaptureFrame f;
+        size_t samples = 0;
+        int r;
+        while ((r = capture_reader_next(reader, &f)) > 0)
+                samples += f.type == CAPTURE_FRAME_SAMPLE;
+        if (r < 0)
+                die("reading the stream: %s", capture_reader_error(reader));
+        capture_reader_free(reader);
+        return samples;
+}
+
+/* sessions PID N SECONDS (see the top of the file). */
+static int run_sessions(GDBusConnection *bus, int pid, int n_sessions, double seconds) {
+        Session *sessions = calloc((size_t) n_sessions, sizeof(Session));
+        int n_cpus = (int) sysconf(_SC_NPROCESSORS_CONF), started = 0;
+        if (!sessions)
+                die("out of memory");
+        for (int i = 0; i < n_sessions; i++) {
+                Session *se = &sessions[started];
+                g_autoptr(GError) error = NULL;
+                for (int cpu = 0; cpu < n_cpus && cpu < MAX_CPUS; cpu++) {
+                        int fd = perf_event_open_via_service(bus, pid, cpu, false, &error);
+                        if (fd < 0)
+                                die("PerfEventOpen for cpu %d: %s", cpu, error->message);
+                        se->perf_fds[se->n++] = fd;
+                }
+                int p[2];
+                se->event_fd = eventfd(0, EFD_CLOEXEC);
+                if (se->event_fd < 0 || pipe2(p, O_CLOEXEC) < 0)
+                        die("eventfd/pipe: %s", strerror(errno));
+                int *cpus = calloc((size_t) se->n, sizeof(int));
+                for (int k = 0; cpus && k < se->n; k++)
+                        cpus[k] = k;
+                bool ok = cpus && call_unwind(bus, se->perf_fds, cpus, se->n, se->event_fd, p[1], &error);
+                free(cpus);
+                close(p[1]);
+                if (!ok) {
+                        printf("session %d: refused: %s\n", i + 1, error ? error->message : "out of memory");
+                        fflush(stdout);
+                        for (int k = 0; k < se->n; k++)
+                                close(se->perf_fds[k]);
+                        close(se->event_fd);
+                        close(p[0]);
+                        *se = (Session) {};
+                        continue;
+                }
+                printf("session %d: started\n", i + 1);
+                fflush(stdout);
+                se->number = i + 1;
+                se->pipe_fd = p[0];
+                se->stream = g_byte_array_new();
+                started++;
+        }
+        for (int i = 0; i < started; i++)
+                for (int k = 0; k < sessions[i].n; k++)
+                        if (ioctl(sessions[i].perf_fds[k], PERF_EVENT_IOC_ENABLE, 0) < 0)
+                                die("enabling an event: %s", strerror(errno));
+        for (double until = now_s() + seconds; now_s() < until;)
+                for (int i = 0; i < started; i++)
+                        (void) read_some(sessions[i].pipe_fd, sessions[i].stream, 10);
+        uint64_t one = 1;
+        for (int i = 0; i < started; i++)
+                if (write(sessions[i].event_fd, &one, sizeof(one)) != sizeof(one))
+                        die("writing the eventfd: %s", strerror(errno));
+        for (int i = 0; i < started; i++) {
+                Session *se = &sessions[i];
+                bool open = true;
+                for (double until = now_s() + 90; open && now_s() < until;)
+                        open = read_some(se->pipe_fd, se->stream, 100);
+                if (open)
+                        die("the service did not close session %d's stream within 90 s of the eventfd", se->number);
+                printf("session %d: %u bytes, %zu samples\n", se->number, se->stream->len, stream_samples(se->stream));
+                for (int k = 0; k < se->n; k++)
+                        close(se->perf_fds[k]);
+                close(se->event_fd);
+                close(se->pipe_fd);
+                g_byte_array_unref(se->stream);
+        }
+        free(sessions);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         double min_full = 90;
         char *chain[MAX_CHAIN];
@@ -314,6 +414,8 @@ int main(int argc, char **argv) {
                 return call_perf_open(bus, atoi(argv[2]));
         if (argc == 3 && strcmp(argv[1], "proc-file") == 0)
                 return call_get_proc_file(bus, argv[2]);
+        if (argc == 5 && strcmp(argv[1], "sessions") == 0)
+                return run_sessions(bus, atoi(argv[2]), atoi(argv[3]), atof(argv[4]));
         if (argc < 2 || strcmp(argv[1], "unwind") != 0)
                 die("usage: %s unwind|foreign-fd|perf-open PID|proc-file PATH ...", argv[0]);
         i = 2;
