@@ -1,8 +1,8 @@
 /* test-user-limits-units.c: the per-uid account of service/recording/
  * user-limits.c: charges add up per uid and resource, a refusal leaves
  * nothing charged and names the limit, root is never refused, giving back
- * restores the room, 0 means no limit, and a charge without limits counts
- * nothing. */
+ * restores the room, 0 means no limit, a charge without limits counts
+ * nothing, and calls waiting for polkit are limited on their own. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,17 +96,51 @@ static void test_memory_and_rings(void) {
         user_charge_release(&free_charge);
 }
 
+/* Calls waiting for polkit: their own resource, with their own advice;
+ * a charge given back (polkit answered) makes room for the next call. */
+static void test_pending_authorizations(void) {
+        UserLimitsConfig c = { .max = { [USER_RESOURCE_PENDING_AUTHORIZATIONS] = 2 } };
+        UserLimits *l = NULL;
+        CHECK(user_limits_new(&c, &l) == 0 && l);
+        UserCharge calls[3], recording;
+        char msg[512] = "";
+        for (int i = 0; i < 3; i++)
+                user_charge_init(&calls[i], l, 1000, USER_RESOURCE_PENDING_AUTHORIZATIONS);
+        CHECK(user_charge_add(&calls[0], 1, msg, sizeof(msg)) == 0);
+        CHECK(user_charge_add(&calls[1], 1, msg, sizeof(msg)) == 0);
+        CHECK(user_charge_add(&calls[2], 1, msg, sizeof(msg)) == -EDQUOT);
+        CHECK_MSG(strcmp(msg, "per-user limit reached: uid 1000 holds 2 calls waiting for polkit; the limit is 2 calls "
+                              "waiting for polkit per user (periscoped --max-pending-authorizations-per-user); wait "
+                              "for polkit's answer to your other calls first") == 0,
+                  "message: %s", msg);
+        /* the other resources are not limited by it */
+        user_charge_init(&recording, l, 1000, USER_RESOURCE_RECORDINGS);
+        CHECK(user_charge_add(&recording, 1, msg, sizeof(msg)) == 0);
+        user_charge_release(&calls[0]);
+        CHECK(user_charge_add(&calls[2], 1, msg, sizeof(msg)) == 0);
+        CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_PENDING_AUTHORIZATIONS) == 2);
+        CHECK(strcmp(user_resource_option(USER_RESOURCE_PENDING_AUTHORIZATIONS),
+                     "--max-pending-authorizations-per-user") == 0);
+        user_charge_release(&calls[1]);
+        user_charge_release(&calls[2]);
+        user_charge_release(&recording);
+        CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_PENDING_AUTHORIZATIONS) == 0);
+        user_limits_free(l);
+}
+
 static void test_defaults(void) {
         UserLimitsConfig c;
         user_limits_config_default(&c);
         CHECK(c.max[USER_RESOURCE_RECORDINGS] == 8);
         CHECK(c.max[USER_RESOURCE_LOCKED_MEMORY] >= 128ull << 20);
         CHECK(c.max[USER_RESOURCE_CONTROL_RINGS] == 32);
+        CHECK(c.max[USER_RESOURCE_PENDING_AUTHORIZATIONS] == 16);
 }
 
 int main(void) {
         test_recordings();
         test_memory_and_rings();
+        test_pending_authorizations();
         test_defaults();
         if (failures)
                 return 1;
