@@ -25,6 +25,21 @@ PRIVATE_BUS_DIR=
 PRIVATE_BUS_SAVED_PARANOID=
 PRIVATE_BUS_SAVED_KPTR=
 
+# private_bus_wait_output FILE REGEX PID SECONDS: until a line of FILE (what
+# PID writes) matches REGEX; prints FILE and returns 1 if PID exits first or
+# SECONDS pass.
+private_bus_wait_output() {
+        local deadline=$((SECONDS + $4))
+        until grep -q "$2" "$1" 2>/dev/null; do
+                if ! kill -0 "$3" 2>/dev/null || [ $SECONDS -gt $deadline ]; then
+                        cat "$1"
+                        echo "private-bus: no line '$2' from pid $3 in $1"
+                        return 1
+                fi
+                sleep 0.1
+        done
+}
+
 # private_bus_track PID…: kill these pids in private_bus_stop.
 private_bus_track() {
         PRIVATE_BUS_PIDS+=("$@")

@@ -29,11 +29,7 @@ waiter_start() {
                 "$WAITER" record "$n" "$dir" 4 <"$fifo" >"$dir/waiter.out" 2>&1 &
         waiter=$!
         private_bus_track $waiter
-        for _ in $(seq 300); do
-                grep -q "^answered" "$dir/waiter.out" && break
-                kill -0 $waiter 2>/dev/null || { cat "$dir/waiter.out"; fail "polkit-waiter exited"; }
-                sleep 0.1
-        done
+        private_bus_wait_output "$dir/waiter.out" "^answered" $waiter 30 || fail "polkit-waiter printed no counts"
         cat "$dir/waiter.out"
         read -r _ answered _ limit _ other _ pending _ asked < <(grep "^answered" "$dir/waiter.out") ||
                 fail "polkit-waiter printed no counts"

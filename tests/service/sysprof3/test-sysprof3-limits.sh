@@ -63,12 +63,7 @@ echo "ok: root's three sessions not limited; $user's ended sessions gave their p
 # 2. A client killed with two sessions open.
 "${as_user[@]}" "$SYSPROF3_CLIENT" sessions $idle 2 600 >"$OUT/held.out" 2>&1 & holder=$!
 private_bus_track $holder
-for _ in $(seq 100); do
-        grep -q "^session 2: started" "$OUT/held.out" && break
-        kill -0 $holder 2>/dev/null || { cat "$OUT/held.out"; fail "the holding client exited"; }
-        sleep 0.1
-done
-grep -q "^session 2: started" "$OUT/held.out" || { cat "$OUT/held.out"; fail "the holding client's sessions did not start"; }
+private_bus_wait_output "$OUT/held.out" "^session 2: started" $holder 30 || fail "the holding client's sessions did not start"
 as_user "$SYSPROF3_CLIENT" sessions $idle 1 0 >"$OUT/while-held.out" 2>&1
 grep -q "refused: .*LimitExceeded" "$OUT/while-held.out" || { cat "$OUT/while-held.out"; fail "sessions held by a live client did not count"; }
 kill -9 $holder; wait $holder 2>/dev/null
