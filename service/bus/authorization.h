@@ -12,7 +12,7 @@
 
 #include "protocol.h"
 #include "record-options.h"
-#include "user-limits.h"
+#include "recording.h"
 
 typedef struct Caller {
         uid_t uid;                 /* effective uid */

@@ -14,7 +14,6 @@
 
 #include "authorization.h"
 #include "manager.h"
-#include "user-limits.h"
 
 #define SYSPROF3_BUS_NAME "org.gnome.Sysprof3"
 #define SYSPROF3_SERVICE_PATH "/org/gnome/Sysprof3"
