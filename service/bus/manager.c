@@ -78,6 +78,34 @@ void manager_end_all(Manager *m) {
         free(copy);
 }
 
+int manager_add_polkit_wait(Manager *m, sd_bus_slot *slot) {
+        if (GROW_ARRAY(m->polkit_waits, m->allocated_polkit_waits, m->n_polkit_waits + 1, 16) < 0)
+                return -ENOMEM;
+        m->polkit_waits[m->n_polkit_waits++] = slot;
+        return 0;
+}
+
+void manager_forget_polkit_wait(Manager *m, sd_bus_slot *slot) {
+        for (size_t i = 0; i < m->n_polkit_waits; i++)
+                if (m->polkit_waits[i] == slot) {
+                        m->polkit_waits[i] = m->polkit_waits[--m->n_polkit_waits];
+                        return;
+                }
+}
+
+void manager_drop_polkit_waits(Manager *m) {
+        /* Each unref frees the wait, whose free forgets it here. */
+        while (m->n_polkit_waits > 0) {
+                size_t n = m->n_polkit_waits;
+                sd_bus_slot_unref(m->polkit_waits[n - 1]);
+                if (m->n_polkit_waits == n)
+                        m->n_polkit_waits--; /* not forgotten by its free: do not loop */
+        }
+        free(m->polkit_waits);
+        m->polkit_waits = NULL;
+        m->allocated_polkit_waits = 0;
+}
+
 void manager_init_helper_config(Manager *m) {
         m->helper_config = (HelperClientConfig) { .wait_hook = manager_spill_rings, .wait_hook_userdata = m };
 }

@@ -23,7 +23,8 @@ typedef struct Manager {
         unsigned next_recording_id;
         unsigned rlimit_files;     /* fds the process may hold */
         bool exiting;              /* leave the event loop once no recording is left */
-        unsigned n_pending_records;/* Record calls waiting for polkit */
+        sd_bus_slot **polkit_waits;/* calls waiting for polkit: their (floating) slots */
+        size_t n_polkit_waits, allocated_polkit_waits;
         uint64_t idle_timeout_usec;/* exit after this long without work; 0 = never */
         uint64_t busy_until;       /* CLOCK_MONOTONIC usec of the last moment with work */
         sd_event_source *idle_timer;
@@ -59,6 +60,16 @@ struct UnwindTables *manager_get_unwind_tables(Manager *m);
  * exits. Takes over *options. On failure error says why. */
 int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
                             const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error);
+
+/* Remembers slot, the bus's floating slot of a call waiting for polkit
+ * (Record, or a sysprofd drop-in call), until manager_forget_polkit_wait():
+ * the daemon is not idle meanwhile, and at exit the wait is dropped. */
+int manager_add_polkit_wait(Manager *m, sd_bus_slot *slot);
+void manager_forget_polkit_wait(Manager *m, sd_bus_slot *slot);
+
+/* Drops every call still waiting for polkit (exit), unanswered: each
+ * holds its message, which holds the bus, so the bus would never be freed. */
+void manager_drop_polkit_waits(Manager *m);
 
 /* Ends every recording because the service is going away (SIGTERM, peer gone). */
 void manager_end_all(Manager *m);

@@ -95,7 +95,7 @@ static int on_idle_check(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = &d->m;
         uint64_t now;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        if (m->n_recordings > 0 || m->n_pending_records > 0 || sysprof3_busy(d->sysprof3) ||
+        if (m->n_recordings > 0 || m->n_polkit_waits > 0 || sysprof3_busy(d->sysprof3) ||
             sd_bus_get_n_queued_read(m->bus, NULL) > 0)
                 m->busy_until = now;
         else if (now - m->busy_until >= m->idle_timeout_usec) {
@@ -415,6 +415,7 @@ out:
         unwind_tables_free(d.m.unwind_tables);
         helper_client_free(d.m.user_file_helper);
         sd_bus_slot_unref(d.m.profiler_slot);
+        manager_drop_polkit_waits(&d.m);
         sd_bus_flush_close_unref(d.m.bus);
         user_limits_free(d.m.limits); /* after the bus: calls waiting for polkit give their charges back */
         sd_event_unref(d.m.event);

@@ -22,6 +22,7 @@
 /* A Record call waiting for polkit's answer. */
 typedef struct PendingRecord {
         Manager *mgr;
+        sd_bus_slot *slot;         /* the bus's (floating) */
         sd_bus_message *call;      /* owns the capture fd */
         Caller caller;             /* sender points into call */
         RecordOptions options;
@@ -31,7 +32,7 @@ typedef struct PendingRecord {
 static void pending_record_free(void *p) {
         PendingRecord *pr = p;
         if (pr->mgr)
-                pr->mgr->n_pending_records--;
+                manager_forget_polkit_wait(pr->mgr, pr->slot);
         record_options_done(&pr->options);
         sd_bus_message_unref(pr->call);
         free(pr);
@@ -94,13 +95,15 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
                                       pending_record_free, &slot, error);
         if (r == 1) {
                 /* polkit is being asked; the slot owns pr from now on. */
-                *pr = (PendingRecord) { .mgr = mgr, .call = sd_bus_message_ref(m), .caller = caller,
-                                        .options = options, .fd = fd };
+                *pr = (PendingRecord) { .mgr = mgr, .slot = slot, .call = sd_bus_message_ref(m),
+                                        .caller = caller, .options = options, .fd = fd };
                 options = (RecordOptions) {};
-                mgr->n_pending_records++;
                 (void) sd_bus_slot_set_floating(slot, true);
-                sd_bus_slot_unref(slot);
-                return 1;
+                sd_bus_slot_unref(slot); /* the bus's now; the wait keeps a pointer */
+                r = manager_add_polkit_wait(mgr, slot);
+                if (r < 0)
+                        sd_bus_slot_unref(slot); /* drops the wait: frees pr */
+                return r < 0 ? r : 1;
         }
         free(pr);
         if (r < 0)

@@ -96,6 +96,7 @@ const OpenedEvent *sysprof3_find_event(const Sysprof3 *s, uint64_t id) {
 /* A call waiting for polkit. */
 typedef struct PendingCall {
         Manager *mgr;              /* outlives the bus, which frees a pending call last */
+        sd_bus_slot *slot;         /* the bus's (floating) */
         Sysprof3 *s;
         sd_bus_message *call;
         Caller caller;             /* sender points into call */
@@ -105,7 +106,7 @@ typedef struct PendingCall {
 static void pending_call_free(void *p) {
         PendingCall *pc = p;
         if (pc->mgr)
-                pc->mgr->n_pending_records--;
+                manager_forget_polkit_wait(pc->mgr, pc->slot);
         sd_bus_message_unref(pc->call);
         free(pc);
 }
@@ -151,11 +152,14 @@ int sysprof3_authorize(Sysprof3 *s, sd_bus_message *call, const Caller *caller, 
                                           pending_call_free, &slot, error);
         if (r == 1) {
                 /* polkit is being asked; the slot owns pc from now on. */
-                *pc = (PendingCall) { .mgr = s->mgr, .s = s, .call = sd_bus_message_ref(call), .caller = *caller, .next = next };
-                s->mgr->n_pending_records++;
+                *pc = (PendingCall) { .mgr = s->mgr, .slot = slot, .s = s, .call = sd_bus_message_ref(call),
+                                      .caller = *caller, .next = next };
                 (void) sd_bus_slot_set_floating(slot, true);
-                sd_bus_slot_unref(slot);
-                return 1;
+                sd_bus_slot_unref(slot); /* the bus's now; the wait keeps a pointer */
+                r = manager_add_polkit_wait(s->mgr, slot);
+                if (r < 0)
+                        sd_bus_slot_unref(slot); /* drops the wait: frees pc */
+                return r < 0 ? r : 1;
         }
         free(pc);
         if (r < 0)

@@ -25,6 +25,7 @@ waiter_start() {
         local n=$1 fifo=$dir/stdin.$1.$RANDOM
         mkfifo "$fifo"
         exec 3<>"$fifo"
+        rm -f "$dir/waiter.out" # not the last one's counts: the new one is made by the child
         setpriv --reuid=$user --regid=$user --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$BUS_ADDRESS" \
                 "$WAITER" record "$n" "$dir" 4 <"$fifo" >"$dir/waiter.out" 2>&1 &
         waiter=$!
