@@ -40,7 +40,7 @@ private_bus_track $idle
 user_proc_wait $idle sleep
 
 # 1. Two sessions, the third refused; the first two keep sampling.
-"${as_user[@]}" "$DEEP" 6000 & work=$!
+"${as_user[@]}" "$DEEP" 30000 & work=$! # killed after this part
 private_bus_track $work
 user_proc_wait $work "$(basename "$DEEP" | cut -c1-15)"
 as_user "$SYSPROF3_CLIENT" sessions $work 3 2 >"$OUT/three.out" 2>&1 || { cat "$OUT/three.out"; fail "the sessions client failed"; }
@@ -54,6 +54,7 @@ for i in 1 2; do
         [ "${samples:-0}" -ge 5 ] || fail "session $i wrote ${samples:-no} samples of $user's program after the refusal"
 done
 echo "ok: $user's third session refused with the named limit; the first two sampled its program"
+kill $work; wait $work 2>/dev/null
 "$SYSPROF3_CLIENT" sessions $idle 3 0 >"$OUT/root.out" 2>&1 || { cat "$OUT/root.out"; fail "root's sessions client failed"; }
 [ "$(grep -c ': started' "$OUT/root.out")" = 3 ] || { cat "$OUT/root.out"; fail "root's sessions were limited"; }
 as_user "$SYSPROF3_CLIENT" sessions $idle 2 0 >"$OUT/again.out" 2>&1 || { cat "$OUT/again.out"; fail "the sessions client failed"; }
