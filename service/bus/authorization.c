@@ -2,6 +2,7 @@
 #include "authorization.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,8 +182,11 @@ int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *
 
 typedef struct PolkitQuery {
         char what[512];
+        char cancel_id[32];        /* CheckAuthorization's cancellation id */
         uid_t uid;
         UserCharge pending;        /* one call waiting, against the caller's limit */
+        sd_bus *bus;
+        sd_bus_track *caller;      /* its leaving the bus cancels the question */
         AuthorizationDone done;
         void *userdata;
         void (*userdata_free)(void *);
@@ -193,7 +197,23 @@ static void polkit_query_free(void *p) {
         if (q->userdata_free)
                 q->userdata_free(q->userdata);
         user_charge_release(&q->pending);
+        sd_bus_track_unref(q->caller);
         free(q);
+}
+
+/* The caller left while polkit asks (its agent may show a dialog for
+ * minutes): cancel the question; polkitd then answers it, and the wait
+ * and its charge go. */
+static int on_caller_gone(sd_bus_track *track, void *userdata) {
+        PolkitQuery *q = userdata;
+        log_info("polkit: uid %u left the bus while polkit was asked; cancelling %s", (unsigned) q->uid,
+                 q->cancel_id);
+        (void) sd_bus_call_method_async(q->bus, NULL, "org.freedesktop.PolicyKit1",
+                                        "/org/freedesktop/PolicyKit1/Authority",
+                                        "org.freedesktop.PolicyKit1.Authority", "CancelCheckAuthorization", NULL,
+                                        NULL, "s", q->cancel_id);
+        q->caller = sd_bus_track_unref(track); /* once: an empty track would be dispatched again */
+        return 0;
 }
 
 static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
@@ -243,13 +263,16 @@ int authorize_recording_async(sd_bus *bus, UserLimits *limits, const Caller *cal
                                          why);
         }
         memcpy(q->what, what, sizeof(what));
+        snprintf(q->cancel_id, sizeof(q->cancel_id), "periscoped-%" PRIxPTR, (uintptr_t) q);
         q->uid = caller->uid;
+        q->bus = bus;
         q->done = done;
         r = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
                                            "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
         if (r >= 0)
                 r = sd_bus_message_append(call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", caller->sender,
-                                          PERISCOPE_POLKIT_ACTION, 0, 1u /* AllowUserInteraction */, "");
+                                          PERISCOPE_POLKIT_ACTION, 0, 1u /* AllowUserInteraction */,
+                                          q->cancel_id);
         sd_bus_slot *slot = NULL;
         if (r >= 0)
                 /* Interactive authentication may take a while: allow two minutes. */
@@ -263,6 +286,10 @@ int authorize_recording_async(sd_bus *bus, UserLimits *limits, const Caller *cal
         q->userdata = userdata;
         q->userdata_free = userdata_free;
         (void) sd_bus_slot_set_destroy_callback(slot, polkit_query_free);
+        /* Without the watch the question still works; it is only not cancelled early. */
+        if (sd_bus_track_new(bus, &q->caller, on_caller_gone, q) < 0 ||
+            sd_bus_track_add_name(q->caller, caller->sender) < 0)
+                q->caller = sd_bus_track_unref(q->caller);
         *ret_slot = slot;
         return 1;
 }

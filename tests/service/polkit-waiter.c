@@ -12,7 +12,11 @@
  * MESSAGE" lines for other errors, and keeps the calls waiting until it is
  * killed or stdin reaches end of file.
  *
- *   polkit-waiter record|sysprof3 N DIR SECONDS
+ *   polkit-waiter record|sysprof3 N DIR SECONDS [apart|none]
+ *
+ * apart: the agent is a child process (registered for this one), which
+ * prints "agent: PID" and stays when this one is killed, as a desktop
+ * agent would; none: no agent (polkit cannot ask, so it says no at once).
  *
  * The system bus is $DBUS_SYSTEM_BUS_ADDRESS. Exits 1 with the reason when
  * it cannot register or call. */
@@ -59,10 +63,10 @@ static void on_agent_call(GDBusConnection *bus, const char *sender, const char *
         g_dbus_method_invocation_return_value(call, NULL);
 }
 
-/* polkit's own start time of this process: field 22 of /proc/self/stat. */
-static guint64 own_start_time(void) {
-        g_autofree char *stat = NULL;
-        if (!g_file_get_contents("/proc/self/stat", &stat, NULL, NULL))
+/* polkit's start time of a process: field 22 of /proc/PID/stat. */
+static guint64 start_time_of(pid_t pid) {
+        g_autofree char *stat = NULL, *path = g_strdup_printf("/proc/%d/stat", (int) pid);
+        if (!g_file_get_contents(path, &stat, NULL, NULL))
                 return 0;
         const char *p = strrchr(stat, ')');
         for (int field = 2; p && field < 22; field++)
@@ -70,7 +74,8 @@ static guint64 own_start_time(void) {
         return p ? g_ascii_strtoull(p + 1, NULL, 10) : 0;
 }
 
-static void register_agent(GDBusConnection *bus, Waiter *w) {
+/* Registers the agent for process subject. */
+static void register_agent(GDBusConnection *bus, pid_t subject, Waiter *w) {
         g_autoptr(GError) error = NULL;
         g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml(agent_xml, &error);
         static const GDBusInterfaceVTable vtable = { .method_call = on_agent_call };
@@ -78,8 +83,8 @@ static void register_agent(GDBusConnection *bus, Waiter *w) {
                 die("exporting the agent", error);
         GVariantBuilder details;
         g_variant_builder_init(&details, G_VARIANT_TYPE("a{sv}"));
-        g_variant_builder_add(&details, "{sv}", "pid", g_variant_new_uint32((guint32) getpid()));
-        g_variant_builder_add(&details, "{sv}", "start-time", g_variant_new_uint64(own_start_time()));
+        g_variant_builder_add(&details, "{sv}", "pid", g_variant_new_uint32((guint32) subject));
+        g_variant_builder_add(&details, "{sv}", "start-time", g_variant_new_uint64(start_time_of(subject)));
         g_autoptr(GVariant) reply = g_dbus_connection_call_sync(
                 bus, "org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
                 "org.freedesktop.PolicyKit1.Authority", "RegisterAuthenticationAgent",
@@ -157,18 +162,62 @@ static gboolean on_stdin(GIOChannel *ch, GIOCondition cond, gpointer loop) {
         return G_SOURCE_CONTINUE;
 }
 
+/* The agent apart: a child registered for the parent, answering nothing
+ * until it is killed. Returns in the parent once the agent is registered. */
+static void start_agent_apart(void) {
+        int ready[2];
+        if (pipe(ready) < 0) {
+                perror("pipe");
+                exit(1);
+        }
+        pid_t parent = getpid(), child = fork();
+        if (child < 0) {
+                perror("fork");
+                exit(1);
+        }
+        if (child > 0) {
+                char c;
+                close(ready[1]);
+                if (read(ready[0], &c, 1) != 1) {
+                        fprintf(stderr, "FAIL: the agent process did not register\n");
+                        exit(1);
+                }
+                close(ready[0]);
+                printf("agent: %d\n", (int) child);
+                fflush(stdout);
+                return;
+        }
+        close(ready[0]);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GDBusConnection) bus = g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, &error);
+        if (!bus)
+                die("no system bus (agent)", error);
+        Waiter w = { .held = g_ptr_array_new_with_free_func(g_object_unref) };
+        register_agent(bus, parent, &w);
+        if (write(ready[1], "r", 1) != 1)
+                _exit(1);
+        g_autoptr(GMainLoop) loop = g_main_loop_new(NULL, FALSE);
+        g_main_loop_run(loop);
+        _exit(0);
+}
+
 int main(int argc, char **argv) {
-        if (argc != 5 || (strcmp(argv[1], "record") != 0 && strcmp(argv[1], "sysprof3") != 0)) {
-                fprintf(stderr, "usage: %s record|sysprof3 N DIR SECONDS\n", argv[0]);
+        if ((argc != 5 && argc != 6) || (strcmp(argv[1], "record") != 0 && strcmp(argv[1], "sysprof3") != 0) ||
+            (argc == 6 && strcmp(argv[5], "apart") != 0 && strcmp(argv[5], "none") != 0)) {
+                fprintf(stderr, "usage: %s record|sysprof3 N DIR SECONDS [apart|none]\n", argv[0]);
                 return 2;
         }
         unsigned n = (unsigned) atoi(argv[2]);
+        const char *agent = argc == 6 ? argv[5] : "self";
+        if (strcmp(agent, "apart") == 0)
+                start_agent_apart();
         g_autoptr(GError) error = NULL;
         g_autoptr(GDBusConnection) bus = g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, &error);
         if (!bus)
                 die("no system bus", error);
         Waiter w = { .others = g_string_new(""), .held = g_ptr_array_new_with_free_func(g_object_unref) };
-        register_agent(bus, &w);
+        if (strcmp(agent, "self") == 0)
+                register_agent(bus, getpid(), &w);
         for (unsigned i = 0; i < n; i++)
                 fire(bus, strcmp(argv[1], "record") == 0, argv[3], i, &w);
         g_autoptr(GMainLoop) loop = g_main_loop_new(NULL, FALSE);

@@ -7,7 +7,10 @@
 # refused at once with org.periscope.Error.LimitExceeded naming the limit
 # and the option that raises it. Meanwhile root's property reads answer
 # quickly and root records. Once the user's client is killed its waiting
-# calls give their places back: 16 new ones wait again, none refused.
+# calls give their places back: 16 new ones wait again, none refused. With
+# the agent in another process, as a desktop's (it keeps the question open
+# when the client is killed), periscoped cancels the questions of a caller
+# that left the bus, and their places come back too.
 # Needs PERISCOPED, PERISCOPE, WAITER (polkit-waiter).
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${WAITER:?}"
@@ -19,15 +22,16 @@ if grep -rqs "\"$user\"" /etc/polkit-1/rules.d/ /usr/share/polkit-1/rules.d/; th
 fi
 periscoped_start_for_user $user 777
 
-# waiter_start N: the user's client, in the background (its stdin a FIFO
-# kept open here, so it holds its calls until killed); sets waiter.
+# waiter_start N [AGENT]: the user's client, in the background (its stdin a
+# FIFO kept open here, so it holds its calls until killed); sets waiter and
+# the counts it printed.
 waiter_start() {
         local n=$1 fifo=$dir/stdin.$1.$RANDOM
         mkfifo "$fifo"
         exec 3<>"$fifo"
         rm -f "$dir/waiter.out" # not the last one's counts: the new one is made by the child
         setpriv --reuid=$user --regid=$user --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$BUS_ADDRESS" \
-                "$WAITER" record "$n" "$dir" 4 <"$fifo" >"$dir/waiter.out" 2>&1 &
+                "$WAITER" record "$n" "$dir" 4 ${2:-} <"$fifo" >"$dir/waiter.out" 2>&1 &
         waiter=$!
         private_bus_track $waiter
         private_bus_wait_output "$dir/waiter.out" "^answered" $waiter 30 || fail "polkit-waiter printed no counts"
@@ -69,3 +73,24 @@ for i in $(seq 5); do
         sleep 1
 done
 echo "ok: after the client was killed, 16 new calls wait again"
+
+# 4. The agent apart: killing the client leaves the agent and its
+# questions; periscoped cancels them (CancelCheckAuthorization).
+waiter_start 16 apart
+agent=$(sed -n 's/^agent: //p' "$dir/waiter.out")
+[ -n "$agent" ] && private_bus_track $agent
+[ "$pending" = 16 ] && [ "$limit" = 0 ] || fail "with the agent apart, $pending calls wait (16 expected), $limit refused"
+kill -9 $waiter; wait $waiter 2>/dev/null || true
+exec 3>&-
+for i in $(seq 5); do
+        # a new client without an agent: polkit says no at once, unless the limit refuses first
+        setpriv --reuid=$user --regid=$user --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$BUS_ADDRESS" \
+                "$WAITER" record 16 "$dir" 2 none </dev/null >"$dir/after.out" 2>&1 || { cat "$dir/after.out"; fail "polkit-waiter failed"; }
+        read -r _ answered _ limit _ other _ pending _ asked < <(grep "^answered" "$dir/after.out") || fail "no counts"
+        [ "$limit" = 0 ] && break
+        [ $i -lt 5 ] || { cat "$dir/after.out"; fail "the calls of a killed client whose agent stays kept their places: $limit of 16 new calls refused"; }
+        sleep 1
+done
+cat "$dir/after.out"
+grep -q "cancelling periscoped-" "$TEST_TMP/periscoped.log" || fail "periscoped did not log cancelling the questions"
+echo "ok: a killed client's questions cancelled while its agent stays; 16 new calls get polkit's own answer"
