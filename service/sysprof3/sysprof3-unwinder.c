@@ -38,15 +38,20 @@ static bool fd_is_anon_inode(int fd, const char *kind) {
         return strncmp(target, "anon_inode:", 11) == 0 && strcmp(target + 11, kind) == 0;
 }
 
-/* Frees session i and gives back what it held. */
+/* Ends a session (or one that did not start): what it held goes back. */
+static void unwind_session_done(UnwindSession *session) {
+        session->live = live_unwind_free(session->live);
+        session->client = sd_bus_track_unref(session->client);
+        user_charge_release(&session->rings);
+        user_charge_release(&session->recording);
+}
+
+/* Ends session i of the list. */
 static void session_end(Sysprof3 *s, size_t i) {
         UnwindSession session = s->unwinds[i];
         memmove(s->unwinds + i, s->unwinds + i + 1, (s->n_unwinds - i - 1) * sizeof(UnwindSession));
         s->n_unwinds--;
-        live_unwind_free(session.live);
-        sd_bus_track_unref(session.client);
-        user_charge_release(&session.rings);
-        user_charge_release(&session.recording);
+        unwind_session_done(&session);
 }
 
 static void on_session_end(LiveUnwind *u, void *userdata) {
@@ -93,12 +98,6 @@ static int session_charge(Sysprof3 *s, const Caller *caller, const int *cpus, si
         return sd_bus_error_setf(error, periscope_error_from_errno(r), "no unwind session: %s", why);
 }
 
-/* A session that did not start: what it charged goes back. */
-static void unwind_session_done(UnwindSession *session) {
-        sd_bus_track_unref(session->client);
-        user_charge_release(&session->rings);
-        user_charge_release(&session->recording);
-}
 
 typedef struct UnwindArgs {
         int perf_fds[UNWIND_MAX_PERF_FDS];   /* dup'ed, ours */
