@@ -35,6 +35,15 @@ for l in open(sys.argv[1]):
 print("%.3f" % (hit / max(tot, 1)))
 PY
 }
+# CAPTURE REGEX MIN WHAT: the share of CAPTURE's samples with a frame
+# matching REGEX, which must be at least MIN, else WHAT did not name them
+named_share() {
+        "$PERISCOPE" report --no-progress --folded "$1" >"$1.folded"
+        local got
+        got=$(share "$1.folded" "$2")
+        "$PYTHON" -c "import sys; sys.exit(0 if $got >= $3 else 1)" || fail "$4 did not name the frames ($got)"
+        echo "$got"
+}
 "$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/before"
 before=$(share "$TEST_TMP/before" 'spin\+0x[0-9a-f]+')
 echo "before: $before of the samples in spin+0xOFFSET rows"
@@ -90,9 +99,7 @@ grep -q "spin (build-id $bid): 0 of" "$TEST_TMP/off.out" || { cat "$TEST_TMP/off
 # hands over an fd: it is named "debuginfod", not by a path
 grep -q "spin (build-id $bid): [1-9][0-9]* of .*debug file debuginfod$" "$TEST_TMP/on.out" ||
         { cat "$TEST_TMP/on.out"; fail "--debuginfod did not fetch the debug file"; }
-"$PERISCOPE" report --no-progress --folded "$TEST_TMP/on.syscap" >"$TEST_TMP/after-on"
-on=$(share "$TEST_TMP/after-on" 'spin_inner \(inlined\)')
-"$PYTHON" -c "import sys; sys.exit(0 if $on >= 0.5 else 1)" || fail "--debuginfod did not name the frames"
+on=$(named_share "$TEST_TMP/on.syscap" 'spin_inner \(inlined\)' 0.5 --debuginfod)
 echo "ok: --debuginfod names them ($on of the samples in spin_inner (inlined)); without it the server is not asked"
 unset DEBUGINFOD_URLS
 
@@ -102,9 +109,7 @@ rm -f "$w"
         { cat "$TEST_TMP/sym3.out"; fail "symbolize with the debug file alone failed"; }
 grep -q "spin (build-id $bid): [1-9][0-9]* of .*debug file .*\.debug alone" "$TEST_TMP/sym3.out" ||
         { cat "$TEST_TMP/sym3.out"; fail "the debug file alone was not used"; }
-"$PERISCOPE" report --no-progress --folded "$TEST_TMP/alone.syscap" >"$TEST_TMP/after3"
-alone=$(share "$TEST_TMP/after3" 'spin_inner \(inlined\)')
-"$PYTHON" -c "import sys; sys.exit(0 if $alone >= 0.5 else 1)" || fail "the debug file alone did not name the frames"
+alone=$(named_share "$TEST_TMP/alone.syscap" 'spin_inner \(inlined\)' 0.5 "the debug file alone")
 echo "ok: the debug file alone names them ($alone of the samples in spin_inner (inlined))"
 
 # in place, from an unstripped copy at DIR/<path>
@@ -113,7 +118,5 @@ mkdir -p "$tree$(dirname "$w")"
 cp "$full" "$tree$w"
 "$PERISCOPE" symbolize -d "$tree" "$cap" >"$TEST_TMP/sym2.out" 2>&1 || { cat "$TEST_TMP/sym2.out"; fail "symbolize in place failed"; }
 grep -q "spin (build-id $bid): [1-9][0-9]* of .*; $tree$w" "$TEST_TMP/sym2.out" || { cat "$TEST_TMP/sym2.out"; fail "DIR/<path> not used"; }
-"$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/after2"
-after2=$(share "$TEST_TMP/after2" 'spin_function')
-"$PYTHON" -c "import sys; sys.exit(0 if $after2 >= 0.8 else 1)" || fail "in-place symbolize did not name the frames"
+after2=$(named_share "$cap" 'spin_function' 0.8 "in-place symbolize")
 echo "ok: named in place from $tree$w ($after2 of the samples in spin_function)"
