@@ -142,6 +142,7 @@ const UnwindTable *unwind_tables_get(UnwindTables *t, int32_t pid, const Process
         if (unwind_table_cache_get(&t->cache, &key, &table))
                 return table;
 
+        int64_t t0 = now_monotonic_ms();
         r = ensure_helper(t);
         if (r >= 0) {
                 if (is_vdso(m)) {
@@ -168,6 +169,9 @@ const UnwindTable *unwind_tables_get(UnwindTables *t, int32_t pid, const Process
         if (r < 0 && reason)
                 log_warning("unwind table of %s rejected: %s", m->filename ? m->filename : "?",
                         reason);
+        if (now_monotonic_ms() - t0 >= 100)
+                log_info("unwind table of %s compiled in %lld ms", m->filename ? m->filename : "?",
+                         (long long) (now_monotonic_ms() - t0));
         if (table)
                 t->stats.compiled++;
         else
