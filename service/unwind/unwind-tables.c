@@ -223,8 +223,8 @@ static bool request_build_id_matches(UnwindTables *t, const CompileRequest *q) {
         if (r >= 0 && id.build_id_size == q->key.build_id_len &&
             memcmp(id.build_id, q->key.build_id, q->key.build_id_len) == 0)
                 return true;
-        if (r == -ECANCELED && t->freeing)
-                return false;
+        if (t->freeing)
+                return false; /* cancelled: the daemon is leaving, nothing decided */
         if (r == HELPER_CLIENT_FAILED)
                 t->stats.helper_failures++;
         log_warning("no unwind table for %s: %s", q->filename ? q->filename : "?",
@@ -250,8 +250,8 @@ static void compile_request(UnwindTables *t, const CompileRequest *q) {
                 return; /* not cached under the key: it may be right for another file */
         if (r >= 0)
                 r = helper_client_compile_unwind(t->helper, q->fd, q->image, q->image_size, &blob, &size, &why);
-        if (r == -ECANCELED && t->freeing)
-                return; /* the daemon is leaving: nothing decided */
+        if (t->freeing)
+                return; /* cancelled: the daemon is leaving, nothing decided */
         /* receiving and checking a large table took a slice: let the loop
          * run before the cache checks it again */
         if (t->fiber)
