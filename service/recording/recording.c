@@ -156,8 +156,9 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
         ret = process_frames_write_mmap2(r->writer, r->maps, r->pinned, &m);
         if (ret < 0)
                 return ret;
-        /* its unwind table compiles before its first sample needs it */
-        if (r->unwinder.tables)
+        /* its unwind table compiles before its first sample needs it (not
+         * for the whole system: most of its files are never sampled) */
+        if (r->unwinder.tables && !r->options.system)
                 sample_unwinder_prepare(&r->unwinder, r->maps, (int32_t) m.pid, m.addr);
         /* A program writing a perf map makes its file early: look while it maps code. */
         bool anonymous = m.filename[0] == '\0' || strcmp(m.filename, "//anon") == 0 ||
@@ -316,7 +317,7 @@ static void recording_flush_unwinder(Recording *r, bool force) {
 }
 
 static void recording_drain(Recording *r) {
-        if (r->error || (!r->perf && r->spill.size == 0))
+        if (r->error)
                 return;
         r->draining = true;
         /* What was moved out of the rings while the daemon waited comes
@@ -1033,7 +1034,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
                 goto fail;
         }
         /* the tables of what runs already compile before samples need them */
-        if (r->unwinder.tables)
+        if (r->unwinder.tables && !r->options.system)
                 sample_unwinder_prepare_all(&r->unwinder, r->maps);
         size_t n_snapshot = 0;
         (void) process_maps_get_pids(r->maps, &n_snapshot);

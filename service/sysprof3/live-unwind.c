@@ -41,6 +41,7 @@ struct LiveUnwind {
         pid_t self;
         bool ended;
         bool draining;             /* the rings' readers are in use */
+        bool replaying;            /* reading the spill right now */
         PerfSpill spill;           /* records moved out of the rings while the daemon waited */
         uint64_t samples, lost, bad_records;
         uint64_t addrs[UNWINDER_MAX_FRAMES + 64];
@@ -105,8 +106,9 @@ static int handle_mmap2(LiveUnwind *u, const struct perf_event_header *h, size_t
                 return 0;
         }
         int r = process_frames_write_mmap2(u->writer, u->maps, u->pinned, &m);
-        /* its unwind table compiles before its first sample needs it */
-        if (r >= 0 && u->unwinder.tables && (m.prot & PROT_EXEC))
+        /* its unwind table compiles before its first sample needs it (not
+         * for the whole system: most of its files are never sampled) */
+        if (r >= 0 && u->unwinder.tables && !u->setup.system && (m.prot & PROT_EXEC))
                 sample_unwinder_prepare(&u->unwinder, u->maps, (int32_t) m.pid, m.addr);
         return r;
 }
@@ -134,6 +136,13 @@ static int handle_record(const struct perf_event_header *h, size_t size, void *u
         uint64_t lost;
         switch (h->type) {
         case PERF_RECORD_SAMPLE:
+                /* The unwinder's queue is full (tables compile slower than
+                 * samples come): the sample waits in the spill, behind the
+                 * ones already there. */
+                if (!u->replaying && (u->spill.size > 0 || sample_unwinder_queue_full(&u->unwinder)))
+                        return perf_spill_add(h, size, &u->spill);
+                if (u->replaying && sample_unwinder_queue_full(&u->unwinder))
+                        return -EAGAIN; /* stays in the spill */
                 return handle_sample(u, h, size);
         case PERF_RECORD_MMAP2:
                 return handle_mmap2(u, h, size);
@@ -172,21 +181,30 @@ static void live_unwind_end(LiveUnwind *u, int error) {
 static int live_unwind_drain(LiveUnwind *u, bool last) {
         int r = 0;
         u->draining = true;
-        if (u->spill.size > 0)
+        if (u->spill.size > 0) {
+                u->replaying = true;
                 r = perf_spill_replay(&u->spill, handle_record, u);
+                u->replaying = false;
+        }
         if (r >= 0)
                 r = perf_events_drain(u->perf, handle_record, u);
         u->draining = false;
         u->lost += u->spill.dropped_samples;
         u->spill.dropped_samples = 0;
-        if (r < 0)
-                return r;
-        if (u->unwinder.n_pending > 0) {
+        /* the last time, the spill's replay stops at a full queue: flush
+         * without the missing tables, replay again */
+        for (bool again = true; r >= 0 && again;) {
                 r = sample_unwinder_flush(&u->unwinder, u->maps, u->setup.kernel, u->addrs, ELEMENTSOF(u->addrs),
                                           last, emit_sample, u);
-                if (r < 0)
-                        return r;
+                again = last && u->spill.size > 0;
+                if (r >= 0 && again) {
+                        u->replaying = true;
+                        r = perf_spill_replay(&u->spill, handle_record, u);
+                        u->replaying = false;
+                }
         }
+        if (r < 0)
+                return r;
         return capture_writer_flush(u->writer);
 }
 
@@ -242,8 +260,6 @@ static int live_unwind_snapshot(LiveUnwind *u) {
         int64_t now = now_monotonic_ns();
         if (u->setup.system) {
                 int r = process_frames_write_all(u->writer, u->maps, u->pinned, now, spill_between, u);
-                if (r >= 0 && u->unwinder.tables)
-                        sample_unwinder_prepare_all(&u->unwinder, u->maps);
                 return r < 0 ? r : 0;
         }
         for (size_t i = 0; i < u->n_pids; i++) {

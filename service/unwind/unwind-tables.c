@@ -76,6 +76,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CompileRequest *, compile_request_free);
 
 static int on_notify(sd_event_source *s, void *userdata);
 static int tables_wait_readable(int fd, unsigned timeout_ms, void *userdata);
+static void tables_yield(void *userdata);
 
 int unwind_tables_new(sd_event *e, const HelperClientConfig *helper, UnwindTables **ret) {
         UnwindTables *t = calloc(1, sizeof(*t));
@@ -87,6 +88,7 @@ int unwind_tables_new(sd_event *e, const HelperClientConfig *helper, UnwindTable
                 /* the helper's answers are awaited on the fiber, from the loop */
                 t->helper_config.wait_readable = tables_wait_readable;
                 t->helper_config.wait_readable_userdata = t;
+                t->helper_config.yield = tables_yield;
                 int r = sd_event_add_defer(e, &t->notify_source, on_notify, t);
                 if (r >= 0)
                         r = sd_event_source_set_enabled(t->notify_source, SD_EVENT_OFF);
@@ -252,17 +254,14 @@ static void compile_request(UnwindTables *t, const CompileRequest *q) {
                 r = helper_client_compile_unwind(t->helper, q->fd, q->image, q->image_size, &blob, &size, &why);
         if (t->freeing)
                 return; /* cancelled: the daemon is leaving, nothing decided */
-        /* receiving and checking a large table took a slice: let the loop
-         * run before the cache checks it again */
-        if (t->fiber)
-                fiber_yield(t->fiber);
         if (r == HELPER_CLIENT_FAILED)
                 t->stats.helper_failures++;
         if (r < 0 && r != -ENODATA)
                 log_warning("no unwind table for %s: %s", q->filename ? q->filename : "?", why ? why : strerror(-r));
         /* The client validated the blob already; the cache validates again
          * because it keeps a view of exactly the bytes it owns. */
-        r = unwind_table_cache_put(&t->cache, &q->key, r >= 0 ? blob : NULL, size, &table, &reason);
+        r = unwind_table_cache_put_sliced(&t->cache, &q->key, r >= 0 ? blob : NULL, size, &table, &reason,
+                                          t->fiber ? tables_yield : NULL, t);
         if (r < 0 && reason)
                 log_warning("unwind table of %s rejected: %s", q->filename ? q->filename : "?", reason);
         int64_t ms = now_monotonic_ms() - t0;
@@ -285,6 +284,13 @@ static int tables_wait_readable(int fd, unsigned timeout_ms, void *userdata) {
                 return k < 0 ? (errno == EINTR ? 0 : -errno) : k > 0;
         }
         return fiber_wait_readable(fd, timeout_ms, t->fiber);
+}
+
+/* Between slices of checking a large table: the loop runs (on the fiber). */
+static void tables_yield(void *userdata) {
+        UnwindTables *t = userdata;
+        if (t->fiber)
+                (void) fiber_yield(t->fiber);
 }
 
 /* Listeners hear of decided files from the loop, once per iteration. */
@@ -316,7 +322,9 @@ static int compile_body(Fiber *f, void *userdata) {
                 compile_request(t, q);
                 t->current = compile_request_free(q);
                 schedule_notify(t);
-                fiber_yield(f);
+                /* the listeners run first: the samples they flush may ask
+                 * for tables that go before the next ahead-of-need one */
+                (void) fiber_give_way(f);
         }
         return 0;
 }
