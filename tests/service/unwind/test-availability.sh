@@ -41,17 +41,8 @@ record_node() { # NAME MILLISECONDS MIN-SAMPLES
         max_ms=$(awk -v a="$max_ms" -v b="$m" 'BEGIN { print (b > a ? b : a) }')
         [ -n "$lost" ] || fail "no record summary ($name)"
         [ "$lost" = 0 ] || fail "$lost samples lost while node's tables compiled ($name)"
-        "$PERISCOPE" report --folded "$TEST_TMP/$name.syscap" | "$PYTHON" -c '
-import sys
-total = whole = 0
-for line in sys.stdin:
-    stack, _, n = line.rstrip("\n").rpartition(" ")
-    total += int(n)
-    if {"_start", "__clone3", "start_thread"} & set(stack.split(";")):
-        whole += int(n)
-pct = 100.0 * whole / total if total else 0
-print(f"node ({sys.argv[1]}): {whole} of {total} samples reach _start or a thread start ({pct:.1f}%)")
-sys.exit(0 if total >= int(sys.argv[2]) and pct >= 95 else 1)' "$name" "$min" || fail "node's stacks are not whole ($name)"
+        "$PERISCOPE" report --folded "$TEST_TMP/$name.syscap" |
+                "$PYTHON" "$(dirname "$0")/whole-stacks.py" "node ($name)" "$min" || fail "node's stacks are not whole ($name)"
 }
 
 # node's first samples need the table of its 99 MB binary, which nobody
