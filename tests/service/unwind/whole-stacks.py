@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""whole-stacks.py NAME MIN_SAMPLES: reads `periscope report --folded` on
-stdin and checks that at least MIN_SAMPLES samples were recorded and that
-at least 95% of them reach _start or a thread's start (__clone3,
-start_thread): node's stacks unwound whole (test-node.sh,
-test-availability.sh)."""
+"""whole-stacks.py NAME MIN_SAMPLES [MIN_PERCENT]: reads `periscope report
+--folded` on stdin and checks that at least MIN_SAMPLES samples were
+recorded and that at least MIN_PERCENT (default 95) of them reach _start or
+a thread's start (__clone3, start_thread): node's stacks unwound whole
+(test-node.sh, test-availability.sh)."""
 import sys
 
 name, min_samples = sys.argv[1], int(sys.argv[2])
+min_pct = float(sys.argv[3]) if len(sys.argv) > 3 else 95
 total = whole = 0
 for line in sys.stdin:
     stack, _, n = line.rstrip("\n").rpartition(" ")
@@ -15,4 +16,4 @@ for line in sys.stdin:
         whole += int(n)
 pct = 100.0 * whole / total if total else 0
 print(f"{name}: {whole} of {total} samples reach _start or a thread start ({pct:.1f}%)")
-sys.exit(0 if total >= min_samples and pct >= 95 else 1)
+sys.exit(0 if total >= min_samples and pct >= min_pct else 1)
