@@ -366,8 +366,9 @@ static int find_by_debuginfod(Lookup *l) {
                 return 0;
         }
         _cleanup_free_ char *why = NULL;
+        DebuginfodWait wait = { o->wait_readable, o->wait_readable_userdata };
         int dfd = debuginfod_fetch(urls, id->build_id, id->build_id_size,
-                                   o->debuginfod_timeout_s ? o->debuginfod_timeout_s : 30, &why);
+                                   o->debuginfod_timeout_s ? o->debuginfod_timeout_s : 30, &wait, &why);
         if (dfd < 0) {
                 add_note(ret, "debuginfod (%s): %s", urls, why ? why : strerror(-dfd));
                 return 0;

@@ -26,6 +26,11 @@ typedef struct DebugFileOptions {
         const char *debug_root;    /* NULL: /usr/lib/debug */
         bool debuginfod;           /* ask the servers in $DEBUGINFOD_URLS */
         unsigned debuginfod_timeout_s; /* 0: 30 */
+        /* How to wait for the fetcher's answer (as
+         * HelperClientConfig.wait_readable: the daemon's symbolize fiber
+         * goes back to the event loop); NULL: poll(). */
+        int (*wait_readable)(int fd, unsigned timeout_ms, void *userdata);
+        void *wait_readable_userdata;
         /* Called once per candidate refused in a container's/app's tree
          * (build-id or CRC mismatch, a link out of the tree…); NULL: not logged. */
         void (*log)(void *userdata, const char *message);

@@ -128,20 +128,30 @@ static int build_argv(const SandboxLaunch *l, const char *urls, SandboxArgvStrin
         return 0;
 }
 
+/* Waits until sock is readable within left ms: 1, 0 timed out, < 0 failed. */
+static int wait_answer(int sock, int64_t left, const DebuginfodWait *wait) {
+        if (wait && wait->wait_readable)
+                return wait->wait_readable(sock, (unsigned) left, wait->userdata);
+        struct pollfd p = { .fd = sock, .events = POLLIN };
+        int k = poll(&p, 1, (int) left);
+        if (k < 0)
+                return errno == EINTR ? 0 : -errno;
+        return k > 0;
+}
+
 /* Reads the answer: the debug file's fd, or the fetcher's error. */
-static int read_answer(int sock, uint32_t id, int64_t deadline, char **why) {
+static int read_answer(int sock, uint32_t id, int64_t deadline, const DebuginfodWait *wait, char **why) {
         for (;;) {
                 int64_t left = deadline - now_monotonic_ms();
                 if (left <= 0) {
                         *why = strdup("debuginfod: the fetcher timed out");
                         return -ETIMEDOUT;
                 }
-                struct pollfd p = { .fd = sock, .events = POLLIN };
-                int k = poll(&p, 1, (int) left);
-                if (k < 0 && errno == EINTR)
-                        continue;
+                int k = wait_answer(sock, left, wait);
+                if (k == -ECANCELED)
+                        *why = strdup("debuginfod: cancelled (the recording was discarded)");
                 if (k < 0)
-                        return -errno;
+                        return k;
                 if (k > 0)
                         break;
         }
@@ -187,7 +197,7 @@ static char *describe_failure(int status, bool as_root, uid_t uid) {
 }
 
 int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_size, unsigned timeout_s,
-                     char **why) {
+                     const DebuginfodWait *wait, char **why) {
         *why = NULL;
         if (build_id_size == 0 || build_id_size > HELPER_MAX_BUILD_ID || timeout_s == 0 ||
             timeout_s > HELPER_MAX_FETCH_TIMEOUT)
@@ -246,7 +256,7 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
         r = w.failed ? -ENOMEM : helper_send_message(sock, HELPER_MSG_DEBUGINFOD_FETCH, 1, w.data, w.size, NULL, 0);
         helper_writer_done(&w);
         if (r >= 0)
-                r = read_answer(sock, 1, now_monotonic_ms() + (int64_t) (timeout_s + 5) * 1000, why);
+                r = read_answer(sock, 1, now_monotonic_ms() + (int64_t) (timeout_s + 5) * 1000, wait, why);
         kill(pid, SIGKILL);
         int status = 0;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -16,9 +16,18 @@
 /* The fetcher's cache when the caller is root (owned by the fetcher's uid). */
 #define DEBUGINFOD_FETCH_ROOT_CACHE "/var/cache/periscope/debuginfod"
 
+/* How to wait for the fetcher's answer: as HelperClientConfig.wait_readable
+ * (1 readable, 0 timed out, < 0 give up: -ECANCELED), so that a daemon's
+ * fiber goes back to its event loop during a download. */
+typedef struct DebuginfodWait {
+        int (*wait_readable)(int fd, unsigned timeout_ms, void *userdata); /* NULL: poll() */
+        void *userdata;
+} DebuginfodWait;
+
 /* Asks the servers in urls (as $DEBUGINFOD_URLS) for the debug file of
- * build_id, giving up after timeout_s seconds. Returns an fd of a regular
- * file, or a negative errno with *why (malloc'ed) saying what failed:
- * -ENOENT when no server has it. */
+ * build_id, giving up after timeout_s seconds; wait (may be NULL) says how
+ * to wait for the answer. Returns an fd of a regular file, or a negative
+ * errno with *why (malloc'ed) saying what failed: -ENOENT when no server
+ * has it. */
 int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_size, unsigned timeout_s,
-                     char **why);
+                     const DebuginfodWait *wait, char **why);

@@ -511,6 +511,10 @@ int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, siz
         r = request(c, HELPER_MSG_COMPILE_UNWIND, &w, from_image ? NULL : &fd, from_image ? 0 : 1, &m, why);
         if (r < 0)
                 return r;
+        /* receiving a large table took a slice (node's 6 MB: 20 ms), and
+         * so does copying it */
+        if (c->config.yield)
+                c->config.yield(c->config.wait_readable_userdata);
         HelperReader rd;
         helper_reader_init(&rd, m.payload, m.payload_size);
         (void) helper_get_u32(&rd); /* fdes_eh_frame: statistics only */
@@ -527,7 +531,9 @@ int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, siz
                         return -ENOMEM;
                 }
                 helper_get_bytes(&rd, blob, size);
-                ok = helper_reader_finished(&rd) && unwind_table_validate(blob, size, NULL, &reason) == 0;
+                ok = helper_reader_finished(&rd) &&
+                     unwind_table_validate_sliced(blob, size, NULL, &reason, c->config.yield,
+                                                  c->config.wait_readable_userdata) == 0;
         }
         helper_message_clear(&m);
         if (!ok)

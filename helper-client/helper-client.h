@@ -35,6 +35,10 @@ typedef struct HelperClientConfig {
          * NULL: poll() with wait_hook. */
         int (*wait_readable)(int fd, unsigned timeout_ms, void *userdata);
         void *wait_readable_userdata;
+        /* Called (with wait_readable_userdata) between slices of checking a
+         * large answer (an unwind table), so a fiber lets its event loop
+         * run. NULL: none. */
+        void (*yield)(void *userdata);
         /* Time this client's helpers may spend answering, over all requests
          * and restarts (a recording's budget; it bounds the helper's CPU
          * time): past it the helper is killed and every later request fails

@@ -98,6 +98,11 @@ static const char *check_row(UnwindArch arch, const UnwindRow *row) {
 }
 
 int unwind_table_validate(const void *blob, size_t size, UnwindTable *ret, const char **reason) {
+        return unwind_table_validate_sliced(blob, size, ret, reason, NULL, NULL);
+}
+
+int unwind_table_validate_sliced(const void *blob, size_t size, UnwindTable *ret, const char **reason,
+                                 void (*yield)(void *userdata), void *userdata) {
         UnwindTableHeader h;
         const UnwindRow *rows;
         const char *dummy;
@@ -148,6 +153,8 @@ int unwind_table_validate(const void *blob, size_t size, UnwindTable *ret, const
         for (uint32_t i = 0; i < h.n_rows; i++) {
                 const char *r;
 
+                if (yield && i > 0 && i % UNWIND_TABLE_VALIDATE_SLICE == 0)
+                        yield(userdata);
                 if (i > 0 && rows[i].start <= rows[i - 1].start) {
                         *reason = "rows are not strictly sorted by start offset";
                         return -EBADMSG;

@@ -109,6 +109,15 @@ typedef struct UnwindTable {
  * to 4 bytes. */
 int unwind_table_validate(const void *blob, size_t size, UnwindTable *ret, const char **reason);
 
+/* Rows checked between two calls of unwind_table_validate_sliced()'s yield. */
+#define UNWIND_TABLE_VALIDATE_SLICE (64u * 1024u)
+
+/* unwind_table_validate() that calls yield(userdata) (may be NULL) after
+ * every UNWIND_TABLE_VALIDATE_SLICE rows, so that a single-threaded caller
+ * lets its event loop run during a large table. */
+int unwind_table_validate_sliced(const void *blob, size_t size, UnwindTable *ret, const char **reason,
+                                 void (*yield)(void *userdata), void *userdata);
+
 /* The row covering file offset `offset`, or NULL when the offset lies before
  * the first row. Binary search; the table must be validated. */
 const UnwindRow *unwind_table_lookup(const UnwindTable *table, uint64_t offset);

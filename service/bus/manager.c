@@ -133,6 +133,6 @@ HelperClient *manager_get_user_file_helper(Manager *m) {
 
 struct UnwindTables *manager_get_unwind_tables(Manager *m) {
         if (!m->unwind_tables)
-                (void) unwind_tables_new(&m->helper_config, &m->unwind_tables);
+                (void) unwind_tables_new(m->event, &m->helper_config, &m->unwind_tables);
         return m->unwind_tables;
 }

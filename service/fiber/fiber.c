@@ -213,6 +213,13 @@ int fiber_yield(Fiber *f) {
                 return -ECANCELED;
         if (now_monotonic_ms() - f->resumed_ms < FIBER_SLICE_MS)
                 return 0;
+        return fiber_give_way(f);
+}
+
+int fiber_give_way(Fiber *f) {
+        assert(f->in_fiber);
+        if (f->cancelled)
+                return -ECANCELED;
         if (sd_event_add_defer(f->event, &f->yield_source, on_yield, f) < 0)
                 return 0; /* then go on without a break */
         /* after everything else that is pending: rings, timers, bus calls */

@@ -37,6 +37,11 @@ int fiber_yield(Fiber *f);
 
 #define FIBER_SLICE_MS 5
 
+/* On the fiber: lets every pending event run first now, whatever the slice
+ * (after work whose listeners on the loop may queue more urgent work).
+ * Returns as fiber_yield(). */
+int fiber_give_way(Fiber *f);
+
 /* From the loop: the body must end now: its waits fail with -ECANCELED, its
  * yields return at once. It runs to its end inside this call, done is
  * called, and the fiber is freed. */

@@ -131,8 +131,6 @@ static int recording_handle_sample(Recording *r, const struct perf_event_header 
                 return 0;
         }
         bool deferred = false;
-        if (r->options.unwind != RECORD_UNWIND_FP && !r->unwinder.tables)
-                r->unwinder.tables = r->unwind_tables;
         SampleStackContext ctx = {
                 .kernel = r->kernel, .unwind = r->options.unwind, .maps = r->maps,
                 .unwinder = r->unwinder.tables ? &r->unwinder : NULL, .deferred = &deferred,
@@ -158,6 +156,10 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
         ret = process_frames_write_mmap2(r->writer, r->maps, r->pinned, &m);
         if (ret < 0)
                 return ret;
+        /* its unwind table compiles before its first sample needs it (not
+         * for the whole system: most of its files are never sampled) */
+        if (r->unwinder.tables && !r->options.system)
+                sample_unwinder_prepare(&r->unwinder, r->maps, (int32_t) m.pid, m.addr);
         /* A program writing a perf map makes its file early: look while it maps code. */
         bool anonymous = m.filename[0] == '\0' || strcmp(m.filename, "//anon") == 0 ||
                          strncmp(m.filename, "[anon", 5) == 0;
@@ -303,11 +305,22 @@ static int recording_handle_record(const struct perf_event_header *h, size_t siz
         return 0;
 }
 
+/* Hands the unwinder's queued samples whose tables came to the capture;
+ * with `force` all of them (a table still compiling as none). */
+static void recording_flush_unwinder(Recording *r, bool force) {
+        if (r->unwinder.n_pending == 0 || r->error)
+                return;
+        int ret = sample_unwinder_flush(&r->unwinder, r->maps, r->kernel, r->sample_buffer,
+                                        ELEMENTSOF(r->sample_buffer), force, recording_emit_sample, r);
+        if (ret < 0)
+                recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+}
+
 static void recording_drain(Recording *r) {
-        if (!r->perf || r->error)
+        if (r->error)
                 return;
         r->draining = true;
-        /* What was moved out of the rings while the helper worked comes
+        /* What was moved out of the rings while the daemon waited comes
          * first, as far as the unwinder's queue takes it; the rings are read
          * either way (their samples join the spill while it is not empty). */
         if (r->spill.size > 0) {
@@ -315,20 +328,14 @@ static void recording_drain(Recording *r) {
                 (void) perf_spill_replay(&r->spill, recording_handle_record, r);
                 r->replaying = false;
         }
-        if (!r->error)
+        if (!r->error && r->perf)
                 (void) perf_events_drain(r->perf, recording_handle_record, r);
         r->lost_samples += r->spill.dropped_samples;
         r->spill.dropped_samples = 0;
         r->draining = false;
-        /* Samples that waited for an unwind table (compiled now, after the
-         * drain handled every COMM/MMAP/FORK record in time). */
-        if (r->unwinder.n_pending > 0) {
-                int ret = sample_unwinder_flush(&r->unwinder, r->maps, r->kernel, r->sample_buffer,
-                                                ELEMENTSOF(r->sample_buffer),
-                                                r->state != RECORDING_STATE_RECORDING, recording_emit_sample, r);
-                if (ret < 0)
-                        recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
-        }
+        /* Samples that waited for an unwind table (after the drain handled
+         * every COMM/MMAP/FORK record in time). */
+        recording_flush_unwinder(r, false);
 }
 
 void recording_spill_rings(Recording *r) {
@@ -634,6 +641,23 @@ static void recording_stage_progress(const char *stage, uint64_t done, uint64_t 
 }
 
 static void recording_run_stages(Recording *r);
+static void recording_unwind_rest(Recording *r, bool force);
+
+/* Ends the wait of recording_unwind_rest(): what waits is unwound now. */
+static void recording_cancel_waiting(void *job) {
+        Recording *r = job;
+        recording_unwind_rest(r, true);
+}
+
+/* The unwind tables decided files: samples that waited for them go on
+ * (while recording, or stopped and waiting for them). */
+static void recording_tables_ready(void *userdata) {
+        Recording *r = userdata;
+        if (r->state == RECORDING_STATE_RECORDING && !r->draining)
+                recording_flush_unwinder(r, false);
+        else if (r->awaiting_tables)
+                recording_unwind_rest(r, false);
+}
 
 /* A stage failed: a full disk under the symbol tables cuts the capture
  * short (even if a later flush finds room again); anything else is said. */
@@ -665,6 +689,34 @@ static void recording_run_stages(Recording *r) {
                 recording_stage_failed(r, st, ret);
         }
         recording_finish(r);
+}
+
+/* Stopped with samples waiting for tables that compile (in the helper, off
+ * the event loop): they are unwound as their tables come (the tables'
+ * listener), and the stages run once none waits. Freed or cancelled
+ * meanwhile (`force`): unwound at once, a table still compiling as none. */
+static void recording_unwind_rest(Recording *r, bool force) {
+        if (force) {
+                r->stage_job = (RecordingStageJob) {};
+                /* the spill's replay stops at a full queue: flush, replay again */
+                while (!r->error && (r->spill.size > 0 || r->unwinder.n_pending > 0)) {
+                        recording_drain(r);
+                        recording_flush_unwinder(r, true);
+                }
+        } else
+                recording_drain(r);
+        if (!r->error && (r->spill.size > 0 || r->unwinder.n_pending > 0)) {
+                if (!r->awaiting_tables)
+                        log_recording(LOG_INFO, r->id, "%zu samples wait for unwind tables still compiling",
+                                      r->unwinder.n_pending);
+                r->awaiting_tables = true;
+                /* a pseudo-stage: recording_cancel_stages() ends the wait */
+                r->stage_job = (RecordingStageJob) { .cancel = recording_cancel_waiting, .job = r };
+                return;
+        }
+        r->awaiting_tables = false;
+        r->stage_job = (RecordingStageJob) {};
+        recording_run_stages(r);
 }
 
 static void recording_disarm(Recording *r) {
@@ -717,7 +769,8 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 .helper = r->helper,
         };
         r->stage_input.trace = recording_trace_merge_input(r, &r->stage_input.trace_merge);
-        recording_run_stages(r);
+        /* freed while recording: no waiting */
+        recording_unwind_rest(r, r->stage >= recording_n_stages);
 }
 
 /* ---- start ---- */
@@ -968,12 +1021,21 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         r_ = recording_follow_start(r);
         if (r_ < 0)
                 goto fail;
+        if (r->unwind_tables) {
+                r->unwinder.tables = r->unwind_tables;
+                r_ = unwind_tables_add_listener(r->unwind_tables, recording_tables_ready, r);
+                if (r_ < 0)
+                        goto fail;
+        }
         int64_t snapshot_start = now_monotonic_ns();
         r_ = recording_snapshot(r);
         if (r_ < 0) {
                 recording_error(error, PERISCOPE_ERROR_FAILED, "taking the process snapshot failed: %s", strerror(-r_));
                 goto fail;
         }
+        /* the tables of what runs already compile before samples need them */
+        if (r->unwinder.tables && !r->options.system)
+                sample_unwinder_prepare_all(&r->unwinder, r->maps);
         size_t n_snapshot = 0;
         (void) process_maps_get_pids(r->maps, &n_snapshot);
         log_recording(LOG_INFO, r->id, "snapshot of %zu processes in %lld ms", n_snapshot,
@@ -1006,7 +1068,8 @@ fail:
 }
 
 void recording_cancel_stages(Recording *r) {
-        r->stages_cancelled = true; /* the next ones do not start */
+        /* the next ones do not start (nor any after the wait for unwind tables) */
+        r->stages_cancelled = true;
         if (r->stage_job.cancel)
                 r->stage_job.cancel(r->stage_job.job);
 }
@@ -1014,6 +1077,7 @@ void recording_cancel_stages(Recording *r) {
 Recording *recording_free(Recording *r) {
         if (!r)
                 return NULL;
+        unwind_tables_remove_listener(r->unwinder.tables, recording_tables_ready, r);
         if (r->state == RECORDING_STATE_RECORDING) {
                 /* Freed while recording (service exiting): finalize without stages. */
                 r->stage = recording_n_stages;

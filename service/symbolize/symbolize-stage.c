@@ -198,8 +198,11 @@ static int stage_run(const SymbolizeStageInput *in, Fiber *fiber, SymbolizeStage
                 .yield_userdata = fiber,
         };
         if (fiber) {
+                /* the helper's answers and debuginfod downloads are awaited from the loop */
                 o.helper.wait_readable = fiber_wait_readable;
                 o.helper.wait_readable_userdata = fiber;
+                o.debug.wait_readable = fiber_wait_readable;
+                o.debug.wait_readable_userdata = fiber;
         }
         int64_t t0 = now_monotonic_ms();
         ret = symbolize_addresses(&o, maps, k, addrs, n_addrs, b, ret_stats);

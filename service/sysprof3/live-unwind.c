@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "basic.h"
@@ -40,6 +41,7 @@ struct LiveUnwind {
         pid_t self;
         bool ended;
         bool draining;             /* the rings' readers are in use */
+        bool replaying;            /* reading the spill right now */
         PerfSpill spill;           /* records moved out of the rings while the daemon waited */
         uint64_t samples, lost, bad_records;
         uint64_t addrs[UNWINDER_MAX_FRAMES + 64];
@@ -103,7 +105,12 @@ static int handle_mmap2(LiveUnwind *u, const struct perf_event_header *h, size_t
                 u->bad_records++;
                 return 0;
         }
-        return process_frames_write_mmap2(u->writer, u->maps, u->pinned, &m);
+        int r = process_frames_write_mmap2(u->writer, u->maps, u->pinned, &m);
+        /* its unwind table compiles before its first sample needs it (not
+         * for the whole system: most of its files are never sampled) */
+        if (r >= 0 && u->unwinder.tables && !u->setup.system && (m.prot & PROT_EXEC))
+                sample_unwinder_prepare(&u->unwinder, u->maps, (int32_t) m.pid, m.addr);
+        return r;
 }
 
 static int handle_comm(LiveUnwind *u, const struct perf_event_header *h, size_t size) {
@@ -129,6 +136,13 @@ static int handle_record(const struct perf_event_header *h, size_t size, void *u
         uint64_t lost;
         switch (h->type) {
         case PERF_RECORD_SAMPLE:
+                /* The unwinder's queue is full (tables compile slower than
+                 * samples come): the sample waits in the spill, behind the
+                 * ones already there. */
+                if (!u->replaying && (u->spill.size > 0 || sample_unwinder_queue_full(&u->unwinder)))
+                        return perf_spill_add(h, size, &u->spill);
+                if (u->replaying && sample_unwinder_queue_full(&u->unwinder))
+                        return -EAGAIN; /* stays in the spill */
                 return handle_sample(u, h, size);
         case PERF_RECORD_MMAP2:
                 return handle_mmap2(u, h, size);
@@ -159,33 +173,38 @@ static void live_unwind_end(LiveUnwind *u, int error) {
 }
 
 /* Reads every ring, writes what came, and flushes to the client. Samples
- * waiting for a table get the tables of a few compiled per drain
- * (SAMPLE_UNWIND_COMPILES_PER_FLUSH); at the `last` drain (the session
- * ends) the ones still waiting after that are counted as lost: the
- * client has stopped, and the daemon's other clients must not wait for
- * every table a busy machine's programs need. */
+ * waiting for a table compiling (off the event loop) are written once it
+ * came (after a drain, or when the tables' listener hears of it); at the
+ * `last` drain (the session ends) the ones still waiting are unwound at
+ * once, a table still compiling as none: the client has stopped, and
+ * nothing waits for every table a busy machine's programs need. */
 static int live_unwind_drain(LiveUnwind *u, bool last) {
         int r = 0;
         u->draining = true;
-        if (u->spill.size > 0)
+        if (u->spill.size > 0) {
+                u->replaying = true;
                 r = perf_spill_replay(&u->spill, handle_record, u);
+                u->replaying = false;
+        }
         if (r >= 0)
                 r = perf_events_drain(u->perf, handle_record, u);
         u->draining = false;
         u->lost += u->spill.dropped_samples;
         u->spill.dropped_samples = 0;
+        /* the last time, the spill's replay stops at a full queue: flush
+         * without the missing tables, replay again */
+        for (bool again = true; r >= 0 && again;) {
+                r = sample_unwinder_flush(&u->unwinder, u->maps, u->setup.kernel, u->addrs, ELEMENTSOF(u->addrs),
+                                          last, emit_sample, u);
+                again = last && u->spill.size > 0;
+                if (r >= 0 && again) {
+                        u->replaying = true;
+                        r = perf_spill_replay(&u->spill, handle_record, u);
+                        u->replaying = false;
+                }
+        }
         if (r < 0)
                 return r;
-        if (u->unwinder.n_pending > 0) {
-                r = sample_unwinder_flush(&u->unwinder, u->maps, u->setup.kernel, u->addrs, ELEMENTSOF(u->addrs),
-                                          false, emit_sample, u);
-                if (r < 0)
-                        return r;
-        }
-        if (last && u->unwinder.n_pending > 0) {
-                u->lost += u->unwinder.n_pending;
-                sample_unwinder_done(&u->unwinder);
-        }
         return capture_writer_flush(u->writer);
 }
 
@@ -196,6 +215,13 @@ static bool drain_or_end(LiveUnwind *u) {
                 return false;
         live_unwind_end(u, r); /* the client closed its end, or the pipe stayed full */
         return true;
+}
+
+/* The unwind tables decided files: the samples that waited go out. */
+static void on_tables_ready(void *userdata) {
+        LiveUnwind *u = userdata;
+        if (!u->ended && !u->draining && u->unwinder.n_pending > 0)
+                (void) drain_or_end(u);
 }
 
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -245,6 +271,8 @@ static int live_unwind_snapshot(LiveUnwind *u) {
                         return r;
                 live_unwind_spill_rings(u);
         }
+        if (u->unwinder.tables)
+                sample_unwinder_prepare_all(&u->unwinder, u->maps);
         return 0;
 }
 
@@ -297,7 +325,6 @@ int live_unwind_start(const LiveUnwindSetup *setup, int *perf_fds, const int *cp
                 u->setup.n_pids = 0;
                 u->event_fd = -1;
                 u->self = getpid();
-                u->unwinder.tables = setup->tables;
                 u->spill.layout = setup->layout;
                 PerfEventsConfig config = {
                         .sample_type = setup->layout.sample_type, .sample_regs_user = setup->layout.sample_regs_user,
@@ -325,6 +352,11 @@ int live_unwind_start(const LiveUnwindSetup *setup, int *perf_fds, const int *cp
                 (void) fcntl(capture_fd, F_SETPIPE_SZ, (int) LIVE_UNWIND_PIPE_BYTES); /* a socket or file: no-op */
                 r = capture_writer_new_fd(capture_fd, now_monotonic_ns(), &u->writer);
         }
+        if (r >= 0 && setup->tables) {
+                r = unwind_tables_add_listener(setup->tables, on_tables_ready, u);
+                if (r >= 0)
+                        u->unwinder.tables = setup->tables;
+        }
         if (r >= 0)
                 r = process_maps_new(&u->maps);
         if (r >= 0)
@@ -346,6 +378,7 @@ int live_unwind_start(const LiveUnwindSetup *setup, int *perf_fds, const int *cp
 LiveUnwind *live_unwind_free(LiveUnwind *u) {
         if (!u)
                 return NULL;
+        unwind_tables_remove_listener(u->unwinder.tables, on_tables_ready, u);
         if (u->perf && u->writer) {
                 (void) live_unwind_drain(u, true);
                 log_info("sysprof3: unwind session %u: %llu samples, %llu lost, %llu malformed records", u->setup.id,

@@ -43,9 +43,8 @@ typedef struct LiveUnwindSetup {
 int live_unwind_start(const LiveUnwindSetup *setup, int *perf_fds, const int *cpus, size_t n, int event_fd,
                       int capture_fd, LiveUnwind **ret);
 
-/* Drains what is left (compiling a few more tables; samples still waiting
- * for one after that are counted as lost), flushes, and frees. NULL is a
- * no-op. */
+/* Drains what is left (samples still waiting for a table compiling are
+ * unwound without it), flushes, and frees. NULL is a no-op. */
 LiveUnwind *live_unwind_free(LiveUnwind *u);
 
 /* Moves what the rings hold to the session's spill, to be unwound at the

@@ -19,13 +19,15 @@ struct SampleUnwindPending {
 
 /* Per-sample lookup state: the last few mappings and their tables, so a
  * stack that bounces between a program and libc costs no repeated searches.
- * In peek mode it never compiles and notes that a table was missing. */
+ * A table not decided yet is asked for (unwind_tables_request()); the
+ * unwind then stops and notes it missing, or, when `force`, goes on as if
+ * the file had none (its frame-pointer fallback). Nothing compiles here. */
 typedef struct Lookup {
         UnwindTables *tables;
         const ProcessMaps *maps;
         int32_t pid;
         int64_t time;              /* the sample's: before an exec, the old image is looked up */
-        bool peek;
+        bool force;
         bool missing;
         const ProcessMapping *memo[LOOKUP_MEMO];
         const UnwindTable *memo_table[LOOKUP_MEMO];
@@ -48,15 +50,19 @@ static bool lookup_find(void *userdata, uint64_t ip, const UnwindTable **table, 
         m = process_maps_lookup_at(l->maps, l->pid, ip, l->time);
         if (!m)
                 return false;
-        if (l->peek) {
-                bool known;
-                t = unwind_tables_peek(l->tables, m, &known);
-                if (!known) {
+        bool known;
+        t = unwind_tables_peek(l->tables, m, &known);
+        if (!known) {
+                /* < 0: cannot be asked for now (a vdso whose process is
+                 * gone): this sample goes on without it */
+                int r = unwind_tables_request(l->tables, l->pid, m, true);
+                if (r > 0)
+                        t = unwind_tables_peek(l->tables, m, &known);
+                else if (r == 0 && !l->force) {
                         l->missing = true;
                         return false; /* ends this unwind; the sample is queued */
                 }
-        } else
-                t = unwind_tables_get(l->tables, l->pid, m);
+        }
         unsigned slot = l->next++ % LOOKUP_MEMO;
         l->memo[slot] = m;
         l->memo_table[slot] = t;
@@ -95,9 +101,9 @@ static bool has_user_regs(const PerfSample *s) {
         return s->regs_abi == PERF_SAMPLE_REGS_ABI_64 && s->n_regs == 3 && s->regs;
 }
 
-/* Unwinds s into addrs; in peek mode returns false (and writes nothing
- * useful) when a table is still unknown. */
-static bool build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, bool peek, const PerfSample *s,
+/* Unwinds s into addrs; returns false (and writes nothing useful) when a
+ * table is still being compiled, unless `force`. */
+static bool build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, bool force, const PerfSample *s,
                   uint64_t *addrs, size_t max, size_t *ret_n) {
         size_t n = 0;
 
@@ -113,7 +119,7 @@ static bool build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, bool 
                 UnwindStack stack = { .base = regs.sp, .data = s->stack,
                                       .size = s->stack ? (size_t) s->stack_dyn_size : 0 };
                 Lookup l = { .tables = u->tables, .maps = maps, .pid = (int32_t) s->pid, .time = (int64_t) s->time,
-                             .peek = peek };
+                             .force = force };
                 UnwindResult res;
 
                 unwinder_unwind(&regs, &stack, lookup_find, &l, addrs + n + 1, max - n - 1, &res);
@@ -193,15 +199,16 @@ size_t sample_unwinder_build(SampleUnwinder *u, const ProcessMaps *maps, bool ke
         *deferred = false;
         if (u->pending_bytes < SAMPLE_UNWIND_QUEUE_MAX_BYTES) {
                 /* Behind a queued sample, queue too: samples stay in order. */
-                if (u->n_pending == 0 && build(u, maps, kernel, true, s, addrs, max, &n))
+                if (u->n_pending == 0 && build(u, maps, kernel, false, s, addrs, max, &n))
                         return n;
                 if (queue(u, s) >= 0) {
                         *deferred = true;
                         return 0;
                 }
         }
-        /* Queue full (or out of memory): compile right here. */
-        (void) build(u, maps, kernel, false, s, addrs, max, &n);
+        /* Queue full (or out of memory): unwound now, a file whose table
+         * is not there yet as one without. */
+        (void) build(u, maps, kernel, true, s, addrs, max, &n);
         return n;
 }
 
@@ -211,8 +218,7 @@ static void pending_free(SampleUnwindPending *p) {
 }
 
 int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, uint64_t *addrs, size_t max,
-                          bool all, SampleUnwindEmit emit, void *userdata) {
-        unsigned compiled = 0;
+                          bool force, SampleUnwindEmit emit, void *userdata) {
         size_t i;
         int ret = 0;
 
@@ -222,14 +228,8 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
 
                 if (p->sample.n_regs == 3 && p->sample.regs_abi == PERF_SAMPLE_REGS_ABI_64)
                         p->sample.regs = p->regs;
-                if (!build(u, maps, kernel, true, &p->sample, addrs, max, &n)) {
-                        /* A few samples' compiles per flush, so the event loop
-                         * serves the bus and drains between them. */
-                        if (compiled >= SAMPLE_UNWIND_COMPILES_PER_FLUSH && !all)
-                                break;
-                        (void) build(u, maps, kernel, false, &p->sample, addrs, max, &n);
-                        compiled++;
-                }
+                if (!build(u, maps, kernel, force, &p->sample, addrs, max, &n))
+                        break; /* its table is on its way: the tables' listener flushes again */
                 if (n > 0 && ret >= 0) {
                         int r = emit(&p->sample, addrs, n, userdata);
                         if (r < 0)
@@ -243,6 +243,23 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
         if (u->n_pending == 0)
                 u->pending_bytes = 0;
         return ret;
+}
+
+void sample_unwinder_prepare(SampleUnwinder *u, const ProcessMaps *maps, int32_t pid, uint64_t address) {
+        const ProcessMapping *m = process_maps_lookup(maps, pid, address);
+        if (m)
+                (void) unwind_tables_request(u->tables, pid, m, false);
+}
+
+void sample_unwinder_prepare_all(SampleUnwinder *u, const ProcessMaps *maps) {
+        size_t n_pids = 0;
+        const int32_t *pids = process_maps_get_pids(maps, &n_pids);
+        for (size_t i = 0; i < n_pids; i++) {
+                size_t n = 0;
+                const ProcessMapping *m = process_maps_get(maps, pids[i], &n);
+                for (size_t j = 0; j < n; j++)
+                        (void) unwind_tables_request(u->tables, pids[i], &m[j], false);
+        }
 }
 
 void sample_unwinder_done(SampleUnwinder *u) {

@@ -4,13 +4,15 @@
  * (PERF_SAMPLE_REGS_USER + PERF_SAMPLE_STACK_USER) with the tables of
  * unwind-tables.h.
  *
- * Tables are compiled by the helper at the first sample that needs them, but
- * never in the middle of a drain: such a sample is copied into a short queue
- * (and every later sample of the drain after it, so samples stay in order),
- * the drain goes on handling COMM/MMAP/FORK records in time, and
- * sample_unwinder_flush() compiles what is missing (one sample's files per
- * drain) and writes the queued samples after the drain. The copied stack is never stored beyond
- * that queue and never written to the capture. */
+ * Tables are compiled by the helper off the event loop (unwind-tables.h),
+ * asked for when an executable mapping appears (sample_unwinder_prepare())
+ * or at the first sample that needs them. A sample whose table is not
+ * there yet is copied into a short queue (and every later sample after
+ * it, so samples stay in order), and sample_unwinder_flush() writes the
+ * queued samples whose tables came: after each drain, and whenever the
+ * tables' listener hears of a decided file. Nothing here waits for the
+ * helper. The copied stack is never stored beyond that queue and never
+ * written to the capture. */
 #pragma once
 
 #include <stdbool.h>
@@ -27,13 +29,9 @@
 
 /* Bytes of queued stack copies beyond which the queue is full: the caller
  * keeps further samples elsewhere (the recording's spill) instead of
- * building them; a sample built anyway is unwound at once, compiling in the
- * drain. */
+ * building them; a sample built anyway is unwound at once, a file whose
+ * table is still compiling as one without. */
 #define SAMPLE_UNWIND_QUEUE_MAX_BYTES (32u * 1024u * 1024u)
-
-/* Samples whose tables are missing get compiled for at most this many
- * samples per sample_unwinder_flush() (the helper's waits spill the rings). */
-#define SAMPLE_UNWIND_COMPILES_PER_FLUSH 4
 
 /* Counters a recording keeps for its statistics. */
 typedef struct SampleUnwindStats {
@@ -61,21 +59,26 @@ size_t sample_unwinder_build(SampleUnwinder *u, const ProcessMaps *maps, bool ke
                              uint64_t *addrs, size_t max, bool *deferred);
 
 /* Whether the queue is full: a sample handed to sample_unwinder_build()
- * now would be unwound at once, compiling its tables in the drain. */
+ * now would be unwound at once, without the tables still compiling. */
 bool sample_unwinder_queue_full(const SampleUnwinder *u);
 
 /* Called with each queued sample's addresses, in order. */
 typedef int (*SampleUnwindEmit)(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata);
 
 /* Hands queued samples to emit in order (addrs is scratch space of max
- * entries), compiling the tables they need: the tables of one sample per
- * call, so the caller's event loop drains the rings between helper requests,
- * or everything when `all` (the recording's last drain). Returns the first
- * negative value emit returned, else 0. At most
- * SAMPLE_UNWIND_COMPILES_PER_FLUSH samples' tables are compiled per call
- * unless `all`. */
+ * entries), up to the first whose table is still compiling (asking for it);
+ * with `force` every one, a file whose table is not there as one without
+ * (the end of a session that cannot wait). Never waits for the helper.
+ * Returns the first negative value emit returned, else 0. */
 int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, uint64_t *addrs, size_t max,
-                          bool all, SampleUnwindEmit emit, void *userdata);
+                          bool force, SampleUnwindEmit emit, void *userdata);
+
+/* Asks ahead of need for the table of the file mapped at address in pid (a
+ * new executable mapping), so it is usually there before the first sample. */
+void sample_unwinder_prepare(SampleUnwinder *u, const ProcessMaps *maps, int32_t pid, uint64_t address);
+
+/* The same for every mapping of every process in maps (a start snapshot). */
+void sample_unwinder_prepare_all(SampleUnwinder *u, const ProcessMaps *maps);
 
 /* Frees the queue. */
 void sample_unwinder_done(SampleUnwinder *u);

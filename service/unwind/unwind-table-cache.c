@@ -53,6 +53,12 @@ bool unwind_table_cache_get(const UnwindTableCache *cache, const UnwindFileKey *
 
 int unwind_table_cache_put(UnwindTableCache *cache, const UnwindFileKey *key, void *blob, size_t size,
                            const UnwindTable **table, const char **reason) {
+        return unwind_table_cache_put_sliced(cache, key, blob, size, table, reason, NULL, NULL);
+}
+
+int unwind_table_cache_put_sliced(UnwindTableCache *cache, const UnwindFileKey *key, void *blob, size_t size,
+                                  const UnwindTable **table, const char **reason, void (*yield)(void *userdata),
+                                  void *userdata) {
         UnwindTableCacheEntry *e;
         bool found;
         size_t i;
@@ -81,7 +87,7 @@ int unwind_table_cache_put(UnwindTableCache *cache, const UnwindFileKey *key, vo
         }
         e->key = *key;
         if (blob) {
-                r = unwind_table_validate(blob, size, &e->table, reason);
+                r = unwind_table_validate_sliced(blob, size, &e->table, reason, yield, userdata);
                 if (r < 0) {
                         free(blob);
                         blob = NULL;
@@ -89,6 +95,15 @@ int unwind_table_cache_put(UnwindTableCache *cache, const UnwindFileKey *key, vo
         }
         e->blob = blob;
         e->size = blob ? size : 0;
+        /* the validation may have let the event loop run: look again */
+        i = search(cache, key, &found);
+        if (found) {
+                free(e->blob);
+                free(e);
+                e = cache->entries[i];
+                *table = e->blob ? &e->table : NULL;
+                return 0;
+        }
 
         if (cache->n_entries == cache->allocated) {
                 size_t n = cache->allocated ? cache->allocated * 2 : 64;

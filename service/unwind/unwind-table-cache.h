@@ -37,5 +37,11 @@ bool unwind_table_cache_get(const UnwindTableCache *cache, const UnwindFileKey *
 int unwind_table_cache_put(UnwindTableCache *cache, const UnwindFileKey *key, void *blob, size_t size,
                            const UnwindTable **table, const char **reason);
 
+/* The same, calling yield(userdata) (may be NULL) between slices of the
+ * validation (unwind_table_validate_sliced()). */
+int unwind_table_cache_put_sliced(UnwindTableCache *cache, const UnwindFileKey *key, void *blob, size_t size,
+                                  const UnwindTable **table, const char **reason, void (*yield)(void *userdata),
+                                  void *userdata);
+
 /* Frees every table. */
 void unwind_table_cache_clear(UnwindTableCache *cache);

@@ -1,8 +1,10 @@
-/* unwind-tables.c: compile-on-first-sight unwind tables through the helper. */
+/* unwind-tables.c: unwind tables compiled by the helper on a fiber, off the
+ * event loop, from a queue of requests. */
 #include "unwind-tables.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "basic.h"
+#include "fiber.h"
 #include "unwind-table-cache.h"
 #include "process.h"
 
@@ -17,20 +20,85 @@
  * "inode" (one vdso image per kernel and ABI). */
 #define VDSO_KEY_DEV UINT64_MAX
 
+/* A compile slower than this is worth a line in the log. */
+#define SLOW_COMPILE_MS 100
+
+/* One file to compile: copies of everything it needs, so it outlives the
+ * recording, process and pin it came from. */
+typedef struct CompileRequest {
+        UnwindFileKey key;          /* where its table goes */
+        bool check_build_id;        /* the pin's identity was never checked */
+        UnwindFileKey pin_key;      /* then: the pin's file and the mapped build-id */
+        bool needed;                /* a sample waits for it */
+        int fd;                     /* a dup of the pinned fd; -1 for the vdso */
+        uint8_t *image;             /* the vdso's bytes, read when asked */
+        size_t image_size;
+        char *filename;             /* for the log */
+} CompileRequest;
+
+typedef struct Listener {
+        UnwindTablesNotify notify;
+        void *userdata;
+} Listener;
+
 struct UnwindTables {
+        sd_event *event;              /* NULL: compiles happen in unwind_tables_request() */
         HelperClientConfig helper_config;
         HelperClient *helper;
         UnwindTableCache cache;
+        /* Pins that are not the mapped file (by pin_key): decided, no table. */
+        UnwindTableCache mismatched;
         UnwindTablesStats stats;
-        bool helper_broken;        /* helper could not be created: stop trying */
+        bool helper_broken;           /* helper could not be created: stop trying */
+
+        CompileRequest **queue;       /* needed requests first, then ahead ones, each in order */
+        size_t n_queue, allocated_queue, n_needed;
+        CompileRequest *current;      /* on the fiber now */
+        Fiber *fiber;
+        bool freeing;
+
+        sd_event_source *notify_source;
+        Listener *listeners;
+        size_t n_listeners, allocated_listeners;
+        size_t notify_next;           /* while notifying: the next listener's index */
 };
 
-int unwind_tables_new(const HelperClientConfig *helper, UnwindTables **ret) {
+static CompileRequest *compile_request_free(CompileRequest *q) {
+        if (!q)
+                return NULL;
+        safe_close(q->fd);
+        free(q->image);
+        free(q->filename);
+        free(q);
+        return NULL;
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(CompileRequest *, compile_request_free);
+
+static int on_notify(sd_event_source *s, void *userdata);
+static int tables_wait_readable(int fd, unsigned timeout_ms, void *userdata);
+static void tables_yield(void *userdata);
+
+int unwind_tables_new(sd_event *e, const HelperClientConfig *helper, UnwindTables **ret) {
         UnwindTables *t = calloc(1, sizeof(*t));
         if (!t)
                 return -ENOMEM;
         if (helper)
                 t->helper_config = *helper;
+        if (e) {
+                /* the helper's answers are awaited on the fiber, from the loop */
+                t->helper_config.wait_readable = tables_wait_readable;
+                t->helper_config.wait_readable_userdata = t;
+                t->helper_config.yield = tables_yield;
+                int r = sd_event_add_defer(e, &t->notify_source, on_notify, t);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(t->notify_source, SD_EVENT_OFF);
+                if (r < 0) {
+                        sd_event_source_disable_unref(t->notify_source);
+                        free(t);
+                        return r;
+                }
+                t->event = sd_event_ref(e);
+        }
         *ret = t;
         return 0;
 }
@@ -38,9 +106,19 @@ int unwind_tables_new(const HelperClientConfig *helper, UnwindTables **ret) {
 UnwindTables *unwind_tables_free(UnwindTables *t) {
         if (!t)
                 return NULL;
+        t->freeing = true;
+        if (t->fiber)
+                fiber_cancel(t->fiber); /* its body ends inside; the done callback clears t->fiber */
+        for (size_t i = 0; i < t->n_queue; i++)
+                compile_request_free(t->queue[i]);
+        free(t->queue);
         if (t->helper)
                 helper_client_free(t->helper);
         unwind_table_cache_clear(&t->cache);
+        unwind_table_cache_clear(&t->mismatched);
+        sd_event_source_disable_unref(t->notify_source);
+        free(t->listeners);
+        sd_event_unref(t->event);
         free(t);
         return NULL;
 }
@@ -48,6 +126,7 @@ UnwindTables *unwind_tables_free(UnwindTables *t) {
 UnwindTablesStats unwind_tables_get_stats(const UnwindTables *t) {
         UnwindTablesStats s = t->stats;
         s.bytes = t->cache.bytes;
+        s.queued = t->n_queue + (t->current ? 1 : 0);
         return s;
 }
 
@@ -91,86 +170,298 @@ static bool pin_needs_build_id_check(const ProcessMapping *m) {
         return m->pinned && !m->pinned->identity_checked && m->build_id_size > 0;
 }
 
-static bool pin_build_id_matches(UnwindTables *t, const ProcessMapping *m) {
-        PinnedFile *pin = m->pinned;
-        if (pin->build_id_check == PINNED_BUILD_ID_UNCHECKED) {
-                HelperIdentity id;
-                _cleanup_free_ char *why = NULL;
-                int r = helper_client_identify(t->helper, pin->fd, 0, &id, &why);
-                bool same = r >= 0 && id.build_id_size == m->build_id_size &&
-                            memcmp(id.build_id, m->build_id, m->build_id_size) == 0;
-                pin->build_id_check = same ? PINNED_BUILD_ID_MATCHES : PINNED_BUILD_ID_DIFFERS;
-                if (r == HELPER_CLIENT_FAILED)
-                        t->stats.helper_failures++;
-                if (!same) {
-                        log_warning("no unwind table for %s: %s", m->filename ? m->filename : "?",
-                                r < 0 ? (why ? why : strerror(-r))
-                                      : "binary changed since it was mapped (build-id differs)");
-                        t->stats.failed++;
-                }
-        }
-        return pin->build_id_check == PINNED_BUILD_ID_MATCHES;
+/* Where the verdict on such a pin is remembered: the file it holds and the
+ * build-id it must carry. */
+static UnwindFileKey pin_key_of(const ProcessMapping *m, const UnwindFileKey *key) {
+        UnwindFileKey k = *key;
+        k.dev = m->pinned->dev;
+        k.ino = m->pinned->inode;
+        return k;
+}
+
+static bool key_equal(const UnwindFileKey *a, const UnwindFileKey *b) {
+        return a->dev == b->dev && a->ino == b->ino && a->build_id_len == b->build_id_len &&
+               memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
+}
+
+/* Whether the pin of m was found not to be the mapped file. */
+static bool pin_mismatched(UnwindTables *t, const ProcessMapping *m, const UnwindFileKey *key) {
+        if (!pin_needs_build_id_check(m))
+                return false;
+        if (m->pinned->build_id_check == PINNED_BUILD_ID_DIFFERS)
+                return true;
+        const UnwindTable *none;
+        UnwindFileKey pk = pin_key_of(m, key);
+        if (!unwind_table_cache_get(&t->mismatched, &pk, &none))
+                return false;
+        m->pinned->build_id_check = PINNED_BUILD_ID_DIFFERS; /* the next look is cheaper */
+        return true;
 }
 
 const UnwindTable *unwind_tables_peek(UnwindTables *t, const ProcessMapping *m, bool *known) {
         UnwindFileKey key;
         const UnwindTable *table = NULL;
 
-        if (pin_needs_build_id_check(m) && m->pinned->build_id_check == PINNED_BUILD_ID_DIFFERS) {
-                *known = true; /* decided: no table from that file */
-                return NULL;
-        }
         if (!mapping_key(m, &key)) {
                 *known = true;
                 return NULL;
         }
-        *known = unwind_table_cache_get(&t->cache, &key, &table);
-        return *known ? table : NULL;
+        /* A table under the mapping's key is right whichever file it came
+         * from: the key holds the mapped build-id. */
+        if (unwind_table_cache_get(&t->cache, &key, &table)) {
+                *known = true;
+                return table;
+        }
+        *known = pin_mismatched(t, m, &key); /* decided: no table from that file */
+        return NULL;
 }
 
-const UnwindTable *unwind_tables_get(UnwindTables *t, int32_t pid, const ProcessMapping *m) {
-        UnwindFileKey key;
-        const UnwindTable *table = NULL;
+/* Whether the request's pin carries the mapped build-id (IDENTIFY in the
+ * helper); a mismatch is remembered under the pin's key. */
+static bool request_build_id_matches(UnwindTables *t, const CompileRequest *q) {
+        HelperIdentity id;
+        _cleanup_free_ char *why = NULL;
+        int r = helper_client_identify(t->helper, q->fd, 0, &id, &why);
+        if (r >= 0 && id.build_id_size == q->key.build_id_len &&
+            memcmp(id.build_id, q->key.build_id, q->key.build_id_len) == 0)
+                return true;
+        if (t->freeing)
+                return false; /* cancelled: the daemon is leaving, nothing decided */
+        if (r == HELPER_CLIENT_FAILED)
+                t->stats.helper_failures++;
+        log_warning("no unwind table for %s: %s", q->filename ? q->filename : "?",
+                    r < 0 ? (why ? why : strerror(-r)) : "binary changed since it was mapped (build-id differs)");
+        t->stats.failed++;
+        const UnwindTable *none;
+        (void) unwind_table_cache_put(&t->mismatched, &q->pin_key, NULL, 0, &none, NULL);
+        return false;
+}
+
+/* Compiles one request and stores the outcome (a table, or "none"). On
+ * the fiber when there is an event loop. */
+static void compile_request(UnwindTables *t, const CompileRequest *q) {
         _cleanup_free_ char *why = NULL;
         void *blob = NULL;
         size_t size = 0;
         const char *reason = NULL;
-        int r;
+        const UnwindTable *table = NULL;
+        int64_t t0 = now_monotonic_ms();
 
-        if (!mapping_key(m, &key))
-                return NULL;
-        if (unwind_table_cache_get(&t->cache, &key, &table))
-                return table;
-
-        r = ensure_helper(t);
-        if (r >= 0) {
-                if (is_vdso(m)) {
-                        _cleanup_free_ uint8_t *image = NULL;
-                        size_t image_size = 0;
-                        r = vdso_image_read(pid, m->start, m->end, HELPER_MAX_UNWIND_IMAGE, &image, &image_size);
-                        if (r < 0)
-                                return NULL; /* the process is gone: try again with the next one */
-                        if (r >= 0)
-                                r = helper_client_compile_unwind(t->helper, -1, image, image_size, &blob, &size, &why);
-                } else if (pin_needs_build_id_check(m) && !pin_build_id_matches(t, m))
-                        return NULL; /* not cached: the key may be right for another file */
-                else
-                        r = helper_client_compile_unwind(t->helper, m->pinned->fd, NULL, 0, &blob, &size, &why);
-        }
+        int r = ensure_helper(t);
+        if (r >= 0 && q->check_build_id && !request_build_id_matches(t, q))
+                return; /* not cached under the key: it may be right for another file */
+        if (r >= 0)
+                r = helper_client_compile_unwind(t->helper, q->fd, q->image, q->image_size, &blob, &size, &why);
+        if (t->freeing)
+                return; /* cancelled: the daemon is leaving, nothing decided */
         if (r == HELPER_CLIENT_FAILED)
                 t->stats.helper_failures++;
         if (r < 0 && r != -ENODATA)
-                log_warning("no unwind table for %s: %s", m->filename ? m->filename : "?",
-                        why ? why : strerror(-r));
+                log_warning("no unwind table for %s: %s", q->filename ? q->filename : "?", why ? why : strerror(-r));
         /* The client validated the blob already; the cache validates again
          * because it keeps a view of exactly the bytes it owns. */
-        r = unwind_table_cache_put(&t->cache, &key, r >= 0 ? blob : NULL, size, &table, &reason);
+        r = unwind_table_cache_put_sliced(&t->cache, &q->key, r >= 0 ? blob : NULL, size, &table, &reason,
+                                          t->fiber ? tables_yield : NULL, t);
         if (r < 0 && reason)
-                log_warning("unwind table of %s rejected: %s", m->filename ? m->filename : "?",
-                        reason);
+                log_warning("unwind table of %s rejected: %s", q->filename ? q->filename : "?", reason);
+        int64_t ms = now_monotonic_ms() - t0;
+        if (ms >= SLOW_COMPILE_MS)
+                log_info("unwind table of %s compiled in %lld ms%s", q->filename ? q->filename : "?", (long long) ms,
+                         t->event ? " (in the helper, off the event loop)" : "");
         if (table)
                 t->stats.compiled++;
         else
                 t->stats.failed++;
-        return table;
+}
+
+/* ---- the queue and its fiber ---- */
+
+static int tables_wait_readable(int fd, unsigned timeout_ms, void *userdata) {
+        UnwindTables *t = userdata;
+        if (!t->fiber) { /* never: every request is served on the fiber */
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                int k = poll(&p, 1, (int) timeout_ms);
+                return k < 0 ? (errno == EINTR ? 0 : -errno) : k > 0;
+        }
+        return fiber_wait_readable(fd, timeout_ms, t->fiber);
+}
+
+/* Between slices of checking a large table: the loop runs (on the fiber). */
+static void tables_yield(void *userdata) {
+        UnwindTables *t = userdata;
+        if (t->fiber)
+                (void) fiber_yield(t->fiber);
+}
+
+/* Listeners hear of decided files from the loop, once per iteration. */
+static void schedule_notify(UnwindTables *t) {
+        if (t->notify_source)
+                (void) sd_event_source_set_enabled(t->notify_source, SD_EVENT_ONESHOT);
+}
+
+static int on_notify(sd_event_source *s, void *userdata) {
+        UnwindTables *t = userdata;
+        /* notify_next moves back when a listener before it is removed */
+        for (t->notify_next = 0; t->notify_next < t->n_listeners;) {
+                Listener l = t->listeners[t->notify_next++];
+                l.notify(l.userdata);
+        }
+        t->notify_next = 0;
+        return 0;
+}
+
+static int compile_body(Fiber *f, void *userdata) {
+        UnwindTables *t = userdata;
+        while (t->n_queue > 0 && !t->freeing) {
+                CompileRequest *q = t->queue[0];
+                memmove(t->queue, t->queue + 1, (t->n_queue - 1) * sizeof(*t->queue));
+                t->n_queue--;
+                if (q->needed)
+                        t->n_needed--;
+                t->current = q;
+                compile_request(t, q);
+                t->current = compile_request_free(q);
+                schedule_notify(t);
+                /* the listeners run first: the samples they flush may ask
+                 * for tables that go before the next ahead-of-need one */
+                (void) fiber_give_way(f);
+        }
+        return 0;
+}
+
+static int start_fiber(UnwindTables *t);
+
+static void compile_done(int result, void *userdata) {
+        UnwindTables *t = userdata;
+        t->fiber = NULL;
+        if (t->n_queue > 0 && !t->freeing && start_fiber(t) < 0)
+                log_warning("cannot start compiling unwind tables: out of memory");
+}
+
+static int start_fiber(UnwindTables *t) {
+        if (t->fiber)
+                return 0;
+        return fiber_start(t->event, compile_body, compile_done, t, &t->fiber);
+}
+
+/* The queued (or compiling) request of key, or NULL; *index its place. */
+static CompileRequest *find_request(UnwindTables *t, const UnwindFileKey *key, size_t *index) {
+        if (t->current && key_equal(&t->current->key, key)) {
+                *index = SIZE_MAX;
+                return t->current;
+        }
+        for (size_t i = 0; i < t->n_queue; i++)
+                if (key_equal(&t->queue[i]->key, key)) {
+                        *index = i;
+                        return t->queue[i];
+                }
+        return NULL;
+}
+
+/* Puts q at the end of its part of the queue (needed ones first). */
+static int enqueue(UnwindTables *t, CompileRequest *q) {
+        if (GROW_ARRAY(t->queue, t->allocated_queue, t->n_queue + 1, 16) < 0)
+                return -ENOMEM;
+        size_t at = q->needed ? t->n_needed : t->n_queue;
+        memmove(t->queue + at + 1, t->queue + at, (t->n_queue - at) * sizeof(*t->queue));
+        t->queue[at] = q;
+        t->n_queue++;
+        if (q->needed)
+                t->n_needed++;
+        return 0;
+}
+
+/* A request made ahead of need that a sample now waits for: to the front part. */
+static void promote(UnwindTables *t, size_t index) {
+        CompileRequest *q = t->queue[index];
+        if (q->needed)
+                return;
+        memmove(t->queue + t->n_needed + 1, t->queue + t->n_needed, (index - t->n_needed) * sizeof(*t->queue));
+        t->queue[t->n_needed++] = q;
+        q->needed = true;
+}
+
+static int request_new(int32_t pid, const ProcessMapping *m, const UnwindFileKey *key, bool needed,
+                       CompileRequest **ret) {
+        _cleanup_(compile_request_freep) CompileRequest *q = calloc(1, sizeof(*q));
+        if (!q)
+                return -ENOMEM;
+        *q = (CompileRequest) { .key = *key, .needed = needed, .fd = -1 };
+        if (m->filename && !(q->filename = strdup(m->filename)))
+                return -ENOMEM;
+        if (is_vdso(m)) {
+                /* its bytes now, while the process lives */
+                int r = vdso_image_read(pid, m->start, m->end, HELPER_MAX_UNWIND_IMAGE, &q->image, &q->image_size);
+                if (r < 0)
+                        return r; /* the process is gone: asked again with the next one */
+        } else {
+                q->fd = fcntl(m->pinned->fd, F_DUPFD_CLOEXEC, 3);
+                if (q->fd < 0)
+                        return -errno;
+                if (pin_needs_build_id_check(m)) {
+                        q->check_build_id = true;
+                        q->pin_key = pin_key_of(m, key);
+                }
+        }
+        *ret = TAKE_PTR(q);
+        return 0;
+}
+
+int unwind_tables_request(UnwindTables *t, int32_t pid, const ProcessMapping *m, bool needed) {
+        UnwindFileKey key;
+        bool known;
+
+        (void) unwind_tables_peek(t, m, &known);
+        if (known)
+                return 1;
+        (void) mapping_key(m, &key); /* peek knew every mapping without a key */
+        size_t index;
+        if (find_request(t, &key, &index)) {
+                if (needed && index != SIZE_MAX)
+                        promote(t, index);
+                return 0;
+        }
+        if (!needed && t->n_queue - t->n_needed >= UNWIND_TABLES_MAX_AHEAD)
+                return 0; /* its first sample asks again */
+        CompileRequest *q = NULL;
+        int r = request_new(pid, m, &key, needed, &q);
+        if (r < 0)
+                return r;
+        if (!t->event) {
+                compile_request(t, q);
+                compile_request_free(q);
+                (void) unwind_tables_peek(t, m, &known);
+                return 1;
+        }
+        /* a fiber with nothing queued ends at once */
+        r = start_fiber(t);
+        if (r >= 0)
+                r = enqueue(t, q);
+        if (r < 0) {
+                compile_request_free(q); /* out of memory: the next sample asks again */
+                return r;
+        }
+        return 0;
+}
+
+/* ---- listeners ---- */
+
+int unwind_tables_add_listener(UnwindTables *t, UnwindTablesNotify notify, void *userdata) {
+        if (GROW_ARRAY(t->listeners, t->allocated_listeners, t->n_listeners + 1, 4) < 0)
+                return -ENOMEM;
+        t->listeners[t->n_listeners++] = (Listener) { notify, userdata };
+        return 0;
+}
+
+void unwind_tables_remove_listener(UnwindTables *t, UnwindTablesNotify notify, void *userdata) {
+        if (!t)
+                return;
+        for (size_t i = 0; i < t->n_listeners; i++)
+                if (t->listeners[i].notify == notify && t->listeners[i].userdata == userdata) {
+                        memmove(t->listeners + i, t->listeners + i + 1, (t->n_listeners - i - 1) * sizeof(Listener));
+                        t->n_listeners--;
+                        if (i < t->notify_next)
+                                t->notify_next--;
+                        return;
+                }
 }

@@ -1,13 +1,23 @@
 /* unwind-tables.h: the daemon's unwind tables, one per file identity, for
  * the life of the daemon. A file's table is compiled by the sandboxed helper
  * (COMPILE_UNWIND on the pinned fd; the vdso from its bytes in
- * /proc/PID/mem) the first time a sample needs it, validated once, and kept
- * in an UnwindTableCache. A failed compile is remembered: that file's code is
- * then unwound through the frame-pointer fallback. */
+ * /proc/PID/mem), validated once, and kept in an UnwindTableCache. A failed
+ * compile is remembered: that file's code is then unwound through the
+ * frame-pointer fallback.
+ *
+ * Compiles never block the event loop: a request copies what it needs (the
+ * cache key, a dup of the pinned fd, the vdso's bytes read while the process
+ * lives) into a queue that a fiber (fiber.h) serves one request at a time,
+ * waiting for the helper from the loop. Whenever a file's fate is decided
+ * (a table, or none), every listener hears of it from the loop, and flushes
+ * the samples that waited for it. Requests for samples that wait go before
+ * requests made ahead of need (a new executable mapping). */
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
 #include "helper-client.h"
 #include "process.h"
@@ -20,22 +30,44 @@ typedef struct UnwindTablesStats {
         uint64_t failed;           /* files without a table (no CFI, helper failure, invalid answer) */
         uint64_t helper_failures;  /* of those, the helper failed (crashed, hung, could not start) */
         uint64_t bytes;            /* bytes of tables held */
+        uint64_t queued;           /* requests waiting or compiling now */
 } UnwindTablesStats;
 
-/* Creates the set; helper (may be NULL: defaults) configures the helper the
- * set spawns on first use. */
-int unwind_tables_new(const HelperClientConfig *helper, UnwindTables **ret);
+/* Requests made ahead of need queued at most: past them, a file waits for
+ * its first sample (each request holds an fd). */
+#define UNWIND_TABLES_MAX_AHEAD 64
 
-/* Frees every table and stops the helper. NULL is a no-op. */
+/* Creates the set; helper (may be NULL: defaults) configures the helper the
+ * set spawns on first use. With an event loop, compiles run on a fiber in
+ * it; with e NULL (tools and tests without a loop) unwind_tables_request()
+ * compiles before it returns. */
+int unwind_tables_new(sd_event *e, const HelperClientConfig *helper, UnwindTables **ret);
+
+/* Cancels the compile under way, drops the queue, frees every table and
+ * stops the helper. NULL is a no-op. */
 UnwindTables *unwind_tables_free(UnwindTables *t);
 
-/* The validated table of the file mapped by m in pid, compiling it on first
- * sight; NULL when the file has none (anonymous/JIT code, no CFI, failure). */
-const UnwindTable *unwind_tables_get(UnwindTables *t, int32_t pid, const ProcessMapping *m);
+/* Asks for the table of the file mapped by m in pid: `needed` when a
+ * sample waits for it (served first), else ahead of need (dropped past
+ * UNWIND_TABLES_MAX_AHEAD). Returns 1 when the file's fate is decided
+ * already (unwind_tables_peek() says it), 0 when it is queued or compiling
+ * (listeners hear when it is decided), or a negative errno when it cannot
+ * be asked for now (the vdso of a process that is gone, out of memory): the
+ * caller goes on without a table for this sample. */
+int unwind_tables_request(UnwindTables *t, int32_t pid, const ProcessMapping *m, bool needed);
 
-/* Like unwind_tables_get() but never compiles: *known says whether the
- * file's fate is decided (table or none); when false the result is NULL. */
+/* The validated table of the file m maps, never compiling: *known says
+ * whether the file's fate is decided (table or none); when false the
+ * result is NULL. */
 const UnwindTable *unwind_tables_peek(UnwindTables *t, const ProcessMapping *m, bool *known);
+
+/* Called from the event loop after one or more files' fates were decided. */
+typedef void (*UnwindTablesNotify)(void *userdata);
+
+/* Listeners: recordings and live-unwind sessions with samples waiting. A
+ * listener may remove itself (or others) from inside its call. */
+int unwind_tables_add_listener(UnwindTables *t, UnwindTablesNotify notify, void *userdata);
+void unwind_tables_remove_listener(UnwindTables *t, UnwindTablesNotify notify, void *userdata);
 
 /* Counters for statistics and logs. */
 UnwindTablesStats unwind_tables_get_stats(const UnwindTables *t);

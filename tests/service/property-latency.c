@@ -6,7 +6,13 @@
  * A Get counts as "while finishing" when it was sent after the service had
  * said "finishing" (the post-stop stages run); S is the Get that was sent
  * before and answered after the Stop (the final drain of the rings).
- * Usage: property-latency BUS_ADDRESS RECORDING_PATH TIMEOUT_SECONDS */
+ * Usage: property-latency BUS_ADDRESS RECORDING_PATH TIMEOUT_SECONDS
+ *
+ * With --profiler it reads the Profiler's Version instead (every recording
+ * of the service slows it alike) until STOP_FILE exists, and prints
+ *   gets N max_ms M slow_gets S
+ * (S: Gets over 50 ms, each also said on stderr).
+ * Usage: property-latency --profiler BUS_ADDRESS STOP_FILE TIMEOUT_SECONDS */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,9 +28,48 @@ static double now_ms(void) {
         return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* --profiler: Version over and over until stop_file exists. */
+static int probe_profiler(sd_bus *bus, const char *stop_file, double timeout_s) {
+        double t_start = now_ms(), deadline = t_start + timeout_s * 1000, max = 0;
+        unsigned gets = 0, slow = 0;
+        while (access(stop_file, F_OK) < 0) {
+                if (now_ms() > deadline) {
+                        fprintf(stderr, "property-latency: %s did not appear within %.0f s\n", stop_file, timeout_s);
+                        return 1;
+                }
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                char *version = NULL;
+                double t0 = now_ms();
+                int r = sd_bus_get_property_string(bus, "org.periscope.Profiler1", "/org/periscope/Profiler1",
+                                                   "org.periscope.Profiler1", "Version", &error, &version);
+                double dt = now_ms() - t0;
+                if (r < 0) {
+                        fprintf(stderr, "property-latency: Version: %s\n", error.message ? error.message : strerror(-r));
+                        sd_bus_error_free(&error);
+                        return 1;
+                }
+                free(version);
+                gets++;
+                if (dt > max)
+                        max = dt;
+                if (dt > 50) {
+                        slow++;
+                        fprintf(stderr, "property-latency: %.1f ms at %.0f ms\n", dt, t0 - t_start);
+                }
+                usleep(5000);
+        }
+        printf("gets %u max_ms %.1f slow_gets %u\n", gets, max, slow);
+        return 0;
+}
+
 int main(int argc, char **argv) {
+        bool profiler = argc == 5 && strcmp(argv[1], "--profiler") == 0;
+        if (profiler) {
+                argv++;
+                argc--;
+        }
         if (argc != 4) {
-                fprintf(stderr, "usage: property-latency BUS_ADDRESS RECORDING_PATH TIMEOUT_SECONDS\n");
+                fprintf(stderr, "usage: property-latency [--profiler] BUS_ADDRESS RECORDING_PATH|STOP_FILE TIMEOUT_SECONDS\n");
                 return 2;
         }
         sd_bus *bus = NULL;
@@ -38,6 +83,11 @@ int main(int argc, char **argv) {
         if (r < 0) {
                 fprintf(stderr, "property-latency: cannot connect to %s: %s\n", argv[1], strerror(-r));
                 return 1;
+        }
+        if (profiler) {
+                int ret = probe_profiler(bus, argv[2], atof(argv[3]));
+                sd_bus_unref(bus);
+                return ret;
         }
         double deadline = now_ms() + atof(argv[3]) * 1000, max = 0, max_finishing = 0, finishing_since = 0;
         double finishing_ms = 0, stop_ms = 0;

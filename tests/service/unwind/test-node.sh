@@ -16,15 +16,6 @@ grep -q done "$TEST_TMP/out" || fail "node did not run to its end"
 lost=$(sed -n 's/.*recorded [0-9]* samples (\([0-9]*\) lost).*/\1/p' "$TEST_TMP/err")
 [ -n "$lost" ] || fail "no record summary"
 [ "$lost" = 0 ] || fail "$lost samples lost while node's tables compiled"
-"$PERISCOPE" report --folded "$TEST_TMP/node.syscap" | "$PYTHON" -c '
-import sys
-total = whole = 0
-for line in sys.stdin:
-    stack, _, n = line.rstrip("\n").rpartition(" ")
-    total += int(n)
-    if {"_start", "__clone3", "start_thread"} & set(stack.split(";")):
-        whole += int(n)
-pct = 100.0 * whole / total if total else 0
-print(f"node: {whole} of {total} samples reach _start or a thread start ({pct:.1f}%)")
-sys.exit(0 if total >= 200 and pct >= 95 else 1)' || fail "node's stacks are not whole"
+"$PERISCOPE" report --folded "$TEST_TMP/node.syscap" | "$PYTHON" "$(dirname "$0")/whole-stacks.py" node 200 \
+        || fail "node's stacks are not whole"
 echo "ok: node recorded with no lost samples and whole stacks"
