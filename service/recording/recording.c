@@ -688,6 +688,9 @@ static void recording_run_stages(Recording *r) {
                         return;
                 recording_stage_failed(r, st, ret);
         }
+        if (r->stage < recording_n_stages)
+                log_recording(LOG_INFO, r->id, "the recording is going away: stage %s and those after it did not run",
+                              recording_stages[r->stage].name);
         recording_finish(r);
 }
 

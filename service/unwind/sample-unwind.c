@@ -238,8 +238,10 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
                 u->pending_bytes -= pending_bytes(p);
                 pending_free(p);
         }
-        memmove(u->pending, u->pending + i, (u->n_pending - i) * sizeof(*u->pending));
-        u->n_pending -= i;
+        if (i > 0) {
+                memmove(u->pending, u->pending + i, (u->n_pending - i) * sizeof(*u->pending));
+                u->n_pending -= i;
+        }
         if (u->n_pending == 0)
                 u->pending_bytes = 0;
         return ret;

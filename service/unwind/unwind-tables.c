@@ -252,8 +252,10 @@ static void compile_request(UnwindTables *t, const CompileRequest *q) {
                 return; /* not cached under the key: it may be right for another file */
         if (r >= 0)
                 r = helper_client_compile_unwind(t->helper, q->fd, q->image, q->image_size, &blob, &size, &why);
-        if (t->freeing)
-                return; /* cancelled: the daemon is leaving, nothing decided */
+        if (t->freeing) {
+                free(blob); /* a table that came as the daemon left: cached by nobody */
+                return;     /* cancelled: nothing decided */
+        }
         if (r == HELPER_CLIENT_FAILED)
                 t->stats.helper_failures++;
         if (r < 0 && r != -ENODATA)

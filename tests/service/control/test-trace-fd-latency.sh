@@ -60,7 +60,9 @@ echo "ok: the service answered within 100 ms while it merged $MIB MiB of trace f
 # ends, after writing its 30 MiB (the daemon sees the command's end and the
 # signal in either order: both leave the merge to be cancelled; polling
 # State instead lost the race to a fast merge).
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/cut.syscap" -- \
+# Frame-pointer stacks again: with DWARF the SIGTERM may find the recording
+# still waiting for unwind tables, before any stage (and the merge) began.
+"$PERISCOPE" record --address "$BUS_ADDRESS" --unwind=fp -o "$TEST_TMP/cut.syscap" -- \
         sh -c "'$WRITER' flood $MIB && kill -TERM $PERISCOPED_PID" >"$TEST_TMP/cut.out" 2>"$TEST_TMP/cut.err" &
 private_bus_track $!
 st=0

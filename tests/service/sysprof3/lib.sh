@@ -9,7 +9,17 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 : "${PERISCOPED:?}" "${SYSPROF3_CLIENT:?}"
 [ "$(id -u)" = 0 ] || fail "must run as root (periscoped opens perf events for others)"
-trap 'private_bus_stop' EXIT
+# a failed test shows the end of the daemon's log (the bus directory goes)
+_sysprof3_cleanup() {
+        local st=$?
+        if [ $st != 0 ] && [ -n "${PRIVATE_BUS_DIR:-}" ] && [ -s "$PRIVATE_BUS_DIR/periscoped.log" ]; then
+                echo "--- the last lines of periscoped's log:" >&2
+                tail -n 40 "$PRIVATE_BUS_DIR/periscoped.log" >&2
+        fi
+        private_bus_stop
+        exit $st
+}
+trap _sysprof3_cleanup EXIT
 
 # sysprof3_start [ARGS...]: the bus, polkitd and periscoped --sysprofd ARGS
 # (debug log in $PRIVATE_BUS_DIR/periscoped.log); sets PERISCOPED_PID and
