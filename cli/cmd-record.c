@@ -142,6 +142,9 @@ static void on_progress(GDBusConnection *c, const char *sender, const char *path
         else if (strcmp(stage, "trace-fds") == 0)
                 fprintf(stderr, "\r\033[Kperiscope: merging the programs' trace fds %" G_GUINT64_FORMAT "/%"
                         G_GUINT64_FORMAT, done, total);
+        else if (strcmp(stage, "unwind-tables") == 0)
+                fprintf(stderr, "\r\033[Kperiscope: unwinding samples that waited for unwind tables %" G_GUINT64_FORMAT
+                        "/%" G_GUINT64_FORMAT, done, total);
         else if (strcmp(stage, "pinned-files") == 0)
                 fprintf(stderr, "\r\033[Kperiscope: recording which files were mapped %" G_GUINT64_FORMAT "/%"
                         G_GUINT64_FORMAT, done, total);

@@ -709,13 +709,23 @@ static void recording_unwind_rest(Recording *r, bool force) {
         } else
                 recording_drain(r);
         if (!r->error && (r->spill.size > 0 || r->unwinder.n_pending > 0)) {
-                if (!r->awaiting_tables)
+                if (!r->awaiting_tables) {
                         log_recording(LOG_INFO, r->id, "%zu samples wait for unwind tables still compiling",
                                       r->unwinder.n_pending);
+                        r->samples_before_wait = r->samples;
+                }
                 r->awaiting_tables = true;
+                /* Progress: samples unwound since the wait began, of those
+                 * and the ones still queued (the spill adds to them) */
+                uint64_t unwound = r->samples - r->samples_before_wait;
+                recording_stage_progress("unwind-tables", unwound, unwound + r->unwinder.n_pending, r);
                 /* a pseudo-stage: recording_cancel_stages() ends the wait */
                 r->stage_job = (RecordingStageJob) { .cancel = recording_cancel_waiting, .job = r };
                 return;
+        }
+        if (r->awaiting_tables) {
+                uint64_t unwound = r->samples - r->samples_before_wait;
+                recording_stage_progress("unwind-tables", unwound, unwound, r);
         }
         r->awaiting_tables = false;
         r->stage_job = (RecordingStageJob) {};

@@ -153,6 +153,7 @@ struct Recording {
         bool replaying;            /* reading the spill right now */
         SampleUnwinder unwinder;   /* dwarf/auto: tables, queue and counters */
         bool awaiting_tables;      /* stopped: samples wait for tables compiling (before the stages) */
+        uint64_t samples_before_wait; /* r->samples when that wait began (its Progress) */
         uint64_t published_samples;
         uint64_t final_bytes;      /* Bytes once the writer is closed */
         unsigned ticks;

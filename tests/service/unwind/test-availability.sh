@@ -18,7 +18,7 @@ command -v node >/dev/null || fail "node missing: apt-get install -y nodejs (scr
 availability_start
 
 gets=0 max_ms=0
-record_node() { # NAME MILLISECONDS MIN-SAMPLES MIN-PERCENT-WHOLE
+record_node() { # NAME MILLISECONDS MIN-SAMPLES MIN-PERCENT-WHOLE [tty]
         local name=$1 ms=$2 min=$3 pct=$4 probe g m _
         # the probe, for as long as this recording and its daemon live
         nice -n -10 "$PROBE" --profiler "$BUS_ADDRESS" "$TEST_TMP/$name.stop" 180 >"$TEST_TMP/$name.latency" \
@@ -26,9 +26,17 @@ record_node() { # NAME MILLISECONDS MIN-SAMPLES MIN-PERCENT-WHOLE
         probe=$!
         private_bus_track $probe
         sleep 0.5
-        "$PERISCOPE" record --address "$BUS_ADDRESS" --unwind dwarf -o "$TEST_TMP/$name.syscap" -- \
-                node "$(dirname "$0")/../../lib/fib.js" "$ms" 24 >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" ||
-                { cat "$TEST_TMP/$name.err"; fail "recording node ($name) failed"; }
+        local record=("$PERISCOPE" record --address "$BUS_ADDRESS" --unwind dwarf -o "$TEST_TMP/$name.syscap" --
+                      node "$(dirname "$0")/../../lib/fib.js" "$ms" 24)
+        if [ "${5:-}" = tty ]; then
+                # on a terminal, as a user sees it: the live line and Progress
+                script -qefc "${record[*]@Q}" /dev/null | tr '\r' '\n' >"$TEST_TMP/$name.err" ||
+                        { cat "$TEST_TMP/$name.err"; fail "recording node ($name) failed"; }
+                cp "$TEST_TMP/$name.err" "$TEST_TMP/$name.out"
+        else
+                "${record[@]}" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" ||
+                        { cat "$TEST_TMP/$name.err"; fail "recording node ($name) failed"; }
+        fi
         cat "$TEST_TMP/$name.err"
         grep -q done "$TEST_TMP/$name.out" || fail "node ($name) did not run to its end"
         local lost=$(sed -n 's/.*recorded [0-9]* samples (\([0-9]*\) lost).*/\1/p' "$TEST_TMP/$name.err")
@@ -54,9 +62,12 @@ wait $PERISCOPED_PID || true
 MALLOC_PERTURB_= periscoped_start
 # (node's start-up, whose deepest stacks pass the frame limit, is half of
 # its samples here: 90% whole)
-record_node short 150 100 90
+record_node short 150 100 90 tty
 grep -E "samples wait for unwind tables still compiling" "$TEST_TMP/periscoped.log" ||
         fail "the short recording did not stop while node's table compiled: nothing shown"
+# the wait is shown on the terminal (Progress "unwind-tables"), not a frozen line
+grep -E "unwinding samples that waited for unwind tables [0-9]+/[1-9][0-9]*" "$TEST_TMP/short.err" | tail -n 1 ||
+        fail "periscope record showed no progress while the samples waited for node's table"
 
 grep -E "unwind table|giving way" "$TEST_TMP/periscoped.log" || true
 echo "Properties.Get of the Profiler's Version: $gets calls, slowest $max_ms ms"
