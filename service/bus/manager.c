@@ -78,19 +78,28 @@ void manager_end_all(Manager *m) {
         free(copy);
 }
 
-int manager_add_polkit_wait(Manager *m, sd_bus_slot *slot) {
-        if (GROW_ARRAY(m->polkit_waits, m->allocated_polkit_waits, m->n_polkit_waits + 1, 16) < 0)
+int manager_keep_polkit_wait(Manager *m, sd_bus_slot *slot, sd_bus_message *call, const Caller *caller,
+                             PolkitWait *w) {
+        *w = (PolkitWait) { .slot = slot, .call = sd_bus_message_ref(call), .caller = *caller };
+        (void) sd_bus_slot_set_floating(slot, true);
+        sd_bus_slot_unref(slot); /* the bus's now; the wait keeps a pointer */
+        if (GROW_ARRAY(m->polkit_waits, m->allocated_polkit_waits, m->n_polkit_waits + 1, 16) < 0) {
+                sd_bus_slot_unref(slot); /* drops the wait: frees its state */
                 return -ENOMEM;
+        }
         m->polkit_waits[m->n_polkit_waits++] = slot;
+        w->mgr = m;
         return 0;
 }
 
-void manager_forget_polkit_wait(Manager *m, sd_bus_slot *slot) {
-        for (size_t i = 0; i < m->n_polkit_waits; i++)
-                if (m->polkit_waits[i] == slot) {
+void polkit_wait_done(PolkitWait *w) {
+        Manager *m = w->mgr;
+        for (size_t i = 0; m && i < m->n_polkit_waits; i++)
+                if (m->polkit_waits[i] == w->slot) {
                         m->polkit_waits[i] = m->polkit_waits[--m->n_polkit_waits];
-                        return;
+                        break;
                 }
+        w->call = sd_bus_message_unref(w->call);
 }
 
 void manager_drop_polkit_waits(Manager *m) {

@@ -61,11 +61,25 @@ struct UnwindTables *manager_get_unwind_tables(Manager *m);
 int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
                             const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error);
 
-/* Remembers slot, the bus's floating slot of a call waiting for polkit
- * (Record, or a sysprofd drop-in call), until manager_forget_polkit_wait():
- * the daemon is not idle meanwhile, and at exit the wait is dropped. */
-int manager_add_polkit_wait(Manager *m, sd_bus_slot *slot);
-void manager_forget_polkit_wait(Manager *m, sd_bus_slot *slot);
+/* What every call waiting for polkit keeps (Record, a sysprofd drop-in
+ * call): the first member of its own state, which the slot of
+ * authorize_recording_async() owns. */
+typedef struct PolkitWait {
+        Manager *mgr;              /* NULL until kept */
+        sd_bus_slot *slot;         /* the bus's (floating) */
+        sd_bus_message *call;
+        Caller caller;             /* sender points into call */
+} PolkitWait;
+
+/* polkit is being asked: w (inside the state slot frees) keeps call and
+ * caller, slot becomes the bus's, and the manager remembers the wait (the
+ * daemon is not idle meanwhile; at exit the wait is dropped). On failure
+ * the slot is dropped, which frees the state. */
+int manager_keep_polkit_wait(Manager *m, sd_bus_slot *slot, sd_bus_message *call, const Caller *caller,
+                             PolkitWait *w);
+
+/* Gives back what w keeps and forgets the wait; for the state's free. */
+void polkit_wait_done(PolkitWait *w);
 
 /* Drops every call still waiting for polkit (exit), unanswered: each
  * holds its message, which holds the bus, so the bus would never be freed. */

@@ -21,20 +21,15 @@
 
 /* A Record call waiting for polkit's answer. */
 typedef struct PendingRecord {
-        Manager *mgr;
-        sd_bus_slot *slot;         /* the bus's (floating) */
-        sd_bus_message *call;      /* owns the capture fd */
-        Caller caller;             /* sender points into call */
+        PolkitWait wait;           /* its call owns the capture fd */
         RecordOptions options;
         int fd;
 } PendingRecord;
 
 static void pending_record_free(void *p) {
         PendingRecord *pr = p;
-        if (pr->mgr)
-                manager_forget_polkit_wait(pr->mgr, pr->slot);
+        polkit_wait_done(&pr->wait);
         record_options_done(&pr->options);
-        sd_bus_message_unref(pr->call);
         free(pr);
 }
 
@@ -56,14 +51,14 @@ static void on_authorized(const Authorization *auth, const sd_bus_error *error, 
         PendingRecord *pr = userdata;
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         if (error) {
-                (void) sd_bus_reply_method_error(pr->call, error);
+                (void) sd_bus_reply_method_error(pr->wait.call, error);
                 return;
         }
-        int r = start_and_reply(pr->mgr, pr->call, &pr->caller, &pr->options, auth, pr->fd, &e);
+        int r = start_and_reply(pr->wait.mgr, pr->wait.call, &pr->wait.caller, &pr->options, auth, pr->fd, &e);
         if (r < 0) {
                 if (!sd_bus_error_is_set(&e))
                         sd_bus_error_set_errno(&e, r);
-                (void) sd_bus_reply_method_error(pr->call, &e);
+                (void) sd_bus_reply_method_error(pr->wait.call, &e);
         }
 }
 
@@ -95,14 +90,10 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
                                       pending_record_free, &slot, error);
         if (r == 1) {
                 /* polkit is being asked; the slot owns pr from now on. */
-                *pr = (PendingRecord) { .mgr = mgr, .slot = slot, .call = sd_bus_message_ref(m),
-                                        .caller = caller, .options = options, .fd = fd };
+                pr->options = options;
+                pr->fd = fd;
                 options = (RecordOptions) {};
-                (void) sd_bus_slot_set_floating(slot, true);
-                sd_bus_slot_unref(slot); /* the bus's now; the wait keeps a pointer */
-                r = manager_add_polkit_wait(mgr, slot);
-                if (r < 0)
-                        sd_bus_slot_unref(slot); /* drops the wait: frees pr */
+                r = manager_keep_polkit_wait(mgr, slot, m, &caller, &pr->wait);
                 return r < 0 ? r : 1;
         }
         free(pr);

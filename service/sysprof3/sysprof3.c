@@ -95,19 +95,14 @@ const OpenedEvent *sysprof3_find_event(const Sysprof3 *s, uint64_t id) {
 
 /* A call waiting for polkit. */
 typedef struct PendingCall {
-        Manager *mgr;              /* outlives the bus, which frees a pending call last */
-        sd_bus_slot *slot;         /* the bus's (floating) */
+        PolkitWait wait;           /* its manager outlives the bus, which frees a pending call last */
         Sysprof3 *s;
-        sd_bus_message *call;
-        Caller caller;             /* sender points into call */
         Sysprof3Continue next;
 } PendingCall;
 
 static void pending_call_free(void *p) {
         PendingCall *pc = p;
-        if (pc->mgr)
-                manager_forget_polkit_wait(pc->mgr, pc->slot);
-        sd_bus_message_unref(pc->call);
+        polkit_wait_done(&pc->wait);
         free(pc);
 }
 
@@ -127,10 +122,10 @@ static void continue_call(Sysprof3 *s, sd_bus_message *call, const Caller *calle
 static void on_authorized(const Authorization *auth, const sd_bus_error *error, void *userdata) {
         PendingCall *pc = userdata;
         if (error) {
-                (void) sd_bus_reply_method_error(pc->call, error);
+                (void) sd_bus_reply_method_error(pc->wait.call, error);
                 return;
         }
-        continue_call(pc->s, pc->call, &pc->caller, auth, pc->next);
+        continue_call(pc->s, pc->wait.call, &pc->wait.caller, auth, pc->next);
 }
 
 int sysprof3_authorize(Sysprof3 *s, sd_bus_message *call, const Caller *caller, int32_t pid, Sysprof3Continue next,
@@ -152,13 +147,9 @@ int sysprof3_authorize(Sysprof3 *s, sd_bus_message *call, const Caller *caller, 
                                           pending_call_free, &slot, error);
         if (r == 1) {
                 /* polkit is being asked; the slot owns pc from now on. */
-                *pc = (PendingCall) { .mgr = s->mgr, .slot = slot, .s = s, .call = sd_bus_message_ref(call),
-                                      .caller = *caller, .next = next };
-                (void) sd_bus_slot_set_floating(slot, true);
-                sd_bus_slot_unref(slot); /* the bus's now; the wait keeps a pointer */
-                r = manager_add_polkit_wait(s->mgr, slot);
-                if (r < 0)
-                        sd_bus_slot_unref(slot); /* drops the wait: frees pc */
+                pc->s = s;
+                pc->next = next;
+                r = manager_keep_polkit_wait(s->mgr, slot, call, caller, &pc->wait);
                 return r < 0 ? r : 1;
         }
         free(pc);
