@@ -1036,6 +1036,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
                 goto fail;
         if (r->unwind_tables) {
                 r->unwinder.tables = r->unwind_tables;
+                r->unwinder.owner = (uint32_t) r->owner_uid;
                 r_ = unwind_tables_add_listener(r->unwind_tables, recording_tables_ready, r);
                 if (r_ < 0)
                         goto fail;

@@ -354,8 +354,10 @@ int live_unwind_start(const LiveUnwindSetup *setup, int *perf_fds, const int *cp
         }
         if (r >= 0 && setup->tables) {
                 r = unwind_tables_add_listener(setup->tables, on_tables_ready, u);
-                if (r >= 0)
+                if (r >= 0) {
                         u->unwinder.tables = setup->tables;
+                        u->unwinder.owner = (uint32_t) setup->uid;
+                }
         }
         if (r >= 0)
                 r = process_maps_new(&u->maps);

@@ -24,6 +24,7 @@ struct SampleUnwindPending {
  * the file had none (its frame-pointer fallback). Nothing compiles here. */
 typedef struct Lookup {
         UnwindTables *tables;
+        uint32_t owner;
         const ProcessMaps *maps;
         int32_t pid;
         int64_t time;              /* the sample's: before an exec, the old image is looked up */
@@ -55,7 +56,7 @@ static bool lookup_find(void *userdata, uint64_t ip, const UnwindTable **table, 
         if (!known) {
                 /* < 0: cannot be asked for now (a vdso whose process is
                  * gone): this sample goes on without it */
-                int r = unwind_tables_request(l->tables, l->pid, m, true);
+                int r = unwind_tables_request(l->tables, l->owner, l->pid, m, true);
                 if (r > 0)
                         t = unwind_tables_peek(l->tables, m, &known);
                 else if (r == 0 && !l->force) {
@@ -118,7 +119,7 @@ static bool build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, bool 
                 UnwindRegs regs = { .fp = s->regs[0], .sp = s->regs[1], .ip = s->regs[2] };
                 UnwindStack stack = { .base = regs.sp, .data = s->stack,
                                       .size = s->stack ? (size_t) s->stack_dyn_size : 0 };
-                Lookup l = { .tables = u->tables, .maps = maps, .pid = (int32_t) s->pid, .time = (int64_t) s->time,
+                Lookup l = { .tables = u->tables, .owner = u->owner, .maps = maps, .pid = (int32_t) s->pid, .time = (int64_t) s->time,
                              .force = force };
                 UnwindResult res;
 
@@ -250,7 +251,7 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
 void sample_unwinder_prepare(SampleUnwinder *u, const ProcessMaps *maps, int32_t pid, uint64_t address) {
         const ProcessMapping *m = process_maps_lookup(maps, pid, address);
         if (m)
-                (void) unwind_tables_request(u->tables, pid, m, false);
+                (void) unwind_tables_request(u->tables, u->owner, pid, m, false);
 }
 
 void sample_unwinder_prepare_all(SampleUnwinder *u, const ProcessMaps *maps) {
@@ -260,7 +261,7 @@ void sample_unwinder_prepare_all(SampleUnwinder *u, const ProcessMaps *maps) {
                 size_t n = 0;
                 const ProcessMapping *m = process_maps_get(maps, pids[i], &n);
                 for (size_t j = 0; j < n; j++)
-                        (void) unwind_tables_request(u->tables, pids[i], &m[j], false);
+                        (void) unwind_tables_request(u->tables, u->owner, pids[i], &m[j], false);
         }
 }
 

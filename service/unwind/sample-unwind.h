@@ -47,6 +47,7 @@ typedef struct SampleUnwindPending SampleUnwindPending;
 /* One recording's unwinding state. */
 typedef struct SampleUnwinder {
         UnwindTables *tables;             /* the daemon's (borrowed) */
+        uint32_t owner;                   /* whose samples these are (the uid): its turn at compiles */
         SampleUnwindStats stats;
         SampleUnwindPending *pending;
         size_t n_pending, allocated_pending, pending_bytes;

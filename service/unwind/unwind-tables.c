@@ -30,11 +30,18 @@ typedef struct CompileRequest {
         bool check_build_id;        /* the pin's identity was never checked */
         UnwindFileKey pin_key;      /* then: the pin's file and the mapped build-id */
         bool needed;                /* a sample waits for it */
+        uint32_t owner;             /* whose sample asked first (turns among owners) */
         int fd;                     /* a dup of the pinned fd; -1 for the vdso */
         uint8_t *image;             /* the vdso's bytes, read when asked */
         size_t image_size;
         char *filename;             /* for the log */
 } CompileRequest;
+
+/* When an owner's needed compile was last served (turns among owners). */
+typedef struct OwnerTurn {
+        uint32_t owner;
+        uint64_t served;            /* UnwindTables.turns when served; 0: never */
+} OwnerTurn;
 
 typedef struct Listener {
         UnwindTablesNotify notify;
@@ -54,6 +61,9 @@ struct UnwindTables {
         CompileRequest **queue;       /* needed requests first, then ahead ones, each in order */
         size_t n_queue, allocated_queue, n_needed;
         CompileRequest *current;      /* on the fiber now */
+        OwnerTurn *owner_turns;       /* owners whose needed compiles were served */
+        size_t n_owner_turns, allocated_owner_turns;
+        uint64_t turns;               /* needed compiles served */
         Fiber *fiber;
         bool freeing;
 
@@ -111,6 +121,7 @@ UnwindTables *unwind_tables_free(UnwindTables *t) {
                 fiber_cancel(t->fiber); /* its body ends inside; the done callback clears t->fiber */
         for (size_t i = 0; i < t->n_queue; i++)
                 compile_request_free(t->queue[i]);
+        free(t->owner_turns);
         free(t->queue);
         if (t->helper)
                 helper_client_free(t->helper);
@@ -312,14 +323,51 @@ static int on_notify(sd_event_source *s, void *userdata) {
         return 0;
 }
 
+static OwnerTurn *owner_turn(UnwindTables *t, uint32_t owner) {
+        for (size_t i = 0; i < t->n_owner_turns; i++)
+                if (t->owner_turns[i].owner == owner)
+                        return &t->owner_turns[i];
+        return NULL;
+}
+
+/* The next request to compile: of the needed ones, the first of the owner
+ * served longest ago (never: first of all); else the first ahead of need. */
+static size_t next_request(UnwindTables *t) {
+        size_t best = 0;
+        uint64_t best_served = UINT64_MAX;
+        for (size_t i = 0; i < t->n_needed && best_served > 0; i++) {
+                const OwnerTurn *o = owner_turn(t, t->queue[i]->owner);
+                uint64_t served = o ? o->served : 0;
+                if (served < best_served) {
+                        best = i;
+                        best_served = served;
+                }
+        }
+        return best;
+}
+
+static void owner_served(UnwindTables *t, uint32_t owner) {
+        OwnerTurn *o = owner_turn(t, owner);
+        if (!o) {
+                if (GROW_ARRAY(t->owner_turns, t->allocated_owner_turns, t->n_owner_turns + 1, 8) < 0)
+                        return; /* out of memory: this owner keeps its place, nothing worse */
+                o = &t->owner_turns[t->n_owner_turns++];
+                o->owner = owner;
+        }
+        o->served = ++t->turns;
+}
+
 static int compile_body(Fiber *f, void *userdata) {
         UnwindTables *t = userdata;
         while (t->n_queue > 0 && !t->freeing) {
-                CompileRequest *q = t->queue[0];
-                memmove(t->queue, t->queue + 1, (t->n_queue - 1) * sizeof(*t->queue));
+                size_t i = next_request(t);
+                CompileRequest *q = t->queue[i];
+                memmove(t->queue + i, t->queue + i + 1, (t->n_queue - i - 1) * sizeof(*t->queue));
                 t->n_queue--;
-                if (q->needed)
+                if (q->needed) {
                         t->n_needed--;
+                        owner_served(t, q->owner);
+                }
                 t->current = q;
                 compile_request(t, q);
                 t->current = compile_request_free(q);
@@ -383,12 +431,12 @@ static void promote(UnwindTables *t, size_t index) {
         q->needed = true;
 }
 
-static int request_new(int32_t pid, const ProcessMapping *m, const UnwindFileKey *key, bool needed,
+static int request_new(uint32_t owner, int32_t pid, const ProcessMapping *m, const UnwindFileKey *key, bool needed,
                        CompileRequest **ret) {
         _cleanup_(compile_request_freep) CompileRequest *q = calloc(1, sizeof(*q));
         if (!q)
                 return -ENOMEM;
-        *q = (CompileRequest) { .key = *key, .needed = needed, .fd = -1 };
+        *q = (CompileRequest) { .key = *key, .needed = needed, .owner = owner, .fd = -1 };
         if (m->filename && !(q->filename = strdup(m->filename)))
                 return -ENOMEM;
         if (is_vdso(m)) {
@@ -409,7 +457,7 @@ static int request_new(int32_t pid, const ProcessMapping *m, const UnwindFileKey
         return 0;
 }
 
-int unwind_tables_request(UnwindTables *t, int32_t pid, const ProcessMapping *m, bool needed) {
+int unwind_tables_request(UnwindTables *t, uint32_t owner, int32_t pid, const ProcessMapping *m, bool needed) {
         UnwindFileKey key;
         bool known;
 
@@ -426,7 +474,7 @@ int unwind_tables_request(UnwindTables *t, int32_t pid, const ProcessMapping *m,
         if (!needed && t->n_queue - t->n_needed >= UNWIND_TABLES_MAX_AHEAD)
                 return 0; /* its first sample asks again */
         CompileRequest *q = NULL;
-        int r = request_new(pid, m, &key, needed, &q);
+        int r = request_new(owner, pid, m, &key, needed, &q);
         if (r < 0)
                 return r;
         if (!t->event) {

@@ -49,12 +49,14 @@ UnwindTables *unwind_tables_free(UnwindTables *t);
 
 /* Asks for the table of the file mapped by m in pid: `needed` when a
  * sample waits for it (served first), else ahead of need (dropped past
- * UNWIND_TABLES_MAX_AHEAD). Returns 1 when the file's fate is decided
+ * UNWIND_TABLES_MAX_AHEAD). `owner` is whose samples wait (the uid that
+ * asked for the recording): needed compiles are served by turns among
+ * owners, so one user's many files do not hold back another user's table. Returns 1 when the file's fate is decided
  * already (unwind_tables_peek() says it), 0 when it is queued or compiling
  * (listeners hear when it is decided), or a negative errno when it cannot
  * be asked for now (the vdso of a process that is gone, out of memory): the
  * caller goes on without a table for this sample. */
-int unwind_tables_request(UnwindTables *t, int32_t pid, const ProcessMapping *m, bool needed);
+int unwind_tables_request(UnwindTables *t, uint32_t owner, int32_t pid, const ProcessMapping *m, bool needed);
 
 /* The validated table of the file m maps, never compiling: *known says
  * whether the file's fate is decided (table or none); when false the

@@ -93,8 +93,8 @@ int main(int argc, char **argv) {
         PinnedFile pin = pin_of(argv[1], fd, true);
         ProcessMapping m = mapping_of(&pin, (const uint8_t *) "\1\2\3\4", 4);
         bool known = true;
-        CHECK(unwind_tables_request(tables, 1, &m, false) == 0);
-        CHECK(unwind_tables_request(tables, 1, &m, true) == 0);
+        CHECK(unwind_tables_request(tables, 0, 1, &m, false) == 0);
+        CHECK(unwind_tables_request(tables, 0, 1, &m, true) == 0);
         CHECK(unwind_tables_peek(tables, &m, &known) == NULL && !known);
         CHECK(unwind_tables_get_stats(tables).queued == 1);
         CHECK(run_until_notified(e, &w, 1));
@@ -104,7 +104,7 @@ int main(int argc, char **argv) {
         CHECK(unwind_tables_get_stats(tables).queued == 0);
         printf("table compiled while the loop ran: %u ticks of 5 ms\n", w.ticks);
         CHECK(w.ticks >= 3);
-        CHECK(unwind_tables_request(tables, 1, &m, true) == 1); /* decided: nothing queued */
+        CHECK(unwind_tables_request(tables, 0, 1, &m, true) == 1); /* decided: nothing queued */
 
         /* Another file under the first one's build-id, its pin unchecked:
          * decided "no table" off the loop; the first table is untouched. */
@@ -119,17 +119,34 @@ int main(int argc, char **argv) {
         w.other = &w2;
         CHECK(unwind_tables_add_listener(tables, on_decided, &w2) >= 0);
         unsigned before = w.notified;
-        CHECK(unwind_tables_request(tables, 1, &m_wrong, true) == 0);
+        CHECK(unwind_tables_request(tables, 0, 1, &m_wrong, true) == 0);
         CHECK(run_until_notified(e, &w, before + 1));
         CHECK(unwind_tables_peek(tables, &m_wrong, &known) == NULL && known);
         CHECK(wrong.build_id_check == PINNED_BUILD_ID_DIFFERS);
         CHECK(w2.notified == 0);
         CHECK(unwind_tables_peek(tables, &m, &known) == t && known);
 
+        /* Turns among owners: uid 1000's three files are asked for, then
+         * uid 1001's one; 1001's comes second, not after all of 1000's. */
+        ProcessMapping heavy[3], light = mapping_of(&pin, (const uint8_t *) "\x20", 1);
+        for (unsigned i = 0; i < 3; i++) {
+                const uint8_t id_byte = (uint8_t) (0x10 + i);
+                heavy[i] = mapping_of(&pin, &id_byte, 1);
+                CHECK(unwind_tables_request(tables, 1000, 1, &heavy[i], true) == 0);
+        }
+        CHECK(unwind_tables_request(tables, 1001, 1, &light, true) == 0);
+        unsigned compiled = unwind_tables_get_stats(tables).compiled;
+        while (unwind_tables_get_stats(tables).compiled < compiled + 2)
+                CHECK(sd_event_run(e, 10 * 1000 * 1000) >= 0);
+        CHECK(unwind_tables_peek(tables, &heavy[0], &known) != NULL && known);
+        CHECK(unwind_tables_peek(tables, &light, &known) != NULL && known);
+        CHECK(unwind_tables_peek(tables, &heavy[2], &known) == NULL && !known);
+        printf("turns: uid 1001's table came second, before uid 1000's second and third\n");
+
         /* Freed with a compile queued: cancelled, nothing left behind. */
         PinnedFile third = pin_of(argv[2], other_fd, true);
         ProcessMapping m_third = mapping_of(&third, (const uint8_t *) "\5\6", 2);
-        CHECK(unwind_tables_request(tables, 1, &m_third, true) == 0);
+        CHECK(unwind_tables_request(tables, 0, 1, &m_third, true) == 0);
         (void) sd_event_run(e, 0); /* the fiber starts and waits for the helper */
         unwind_tables_free(tables);
         sd_event_source_disable_unref(tick);

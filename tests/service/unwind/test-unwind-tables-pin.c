@@ -33,7 +33,7 @@ static PinnedFile unchecked_pin(const char *path, int fd) {
  * or NULL when the file has none. */
 static const UnwindTable *table_now(UnwindTables *tables, const ProcessMapping *m) {
         bool known = false;
-        if (unwind_tables_request(tables, 1, m, true) != 1)
+        if (unwind_tables_request(tables, 0, 1, m, true) != 1)
                 return NULL;
         const UnwindTable *t = unwind_tables_peek(tables, m, &known);
         return known ? t : NULL;
