@@ -131,8 +131,9 @@ report("-f", svg, system)
 text = open(svg).read()
 check(f'data-name="workload-burn (pid {burn})"' in text and f'data-name="workload-shift (pid {shift_pid})"' in text,
       "the system flame graph has a root frame per process")
+# (samples the kernel gave no process, pid -1, have their own root: "? (pid -1)")
 check(re.search(r'data-d="1" data-name="[^"]*\(pid \d+\)"', text) is not None and
-      re.search(r'data-d="1" data-name="(?![^"]*\(pid \d+\))', text) is None,
+      re.search(r'data-d="1" data-name="(?![^"]*\(pid -?\d+\))', text) is None,
       "every frame at depth 1 is a process frame")
 
 # The timeline of the real recording (the service's cpu and memory
