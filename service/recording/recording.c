@@ -547,8 +547,8 @@ static int recording_watch_targets(Recording *r) {
  * shared: what failed while this recording ran). */
 static uint64_t recording_helper_failures(const Recording *r) {
         uint64_t n = r->stage_results.helper_failures;
-        if (r->unwind_tables)
-                n += unwind_tables_get_stats(r->unwind_tables).helper_failures - r->unwind_helper_failures_start;
+        if (r->unwinder.tables)
+                n += unwind_tables_get_stats(r->unwinder.tables).helper_failures - r->unwind_helper_failures_start;
         return n;
 }
 
@@ -708,26 +708,24 @@ static void recording_unwind_rest(Recording *r, bool force) {
                 }
         } else
                 recording_drain(r);
-        if (!r->error && (r->spill.size > 0 || r->unwinder.n_pending > 0)) {
-                if (!r->awaiting_tables) {
-                        log_recording(LOG_INFO, r->id, "%zu samples wait for unwind tables still compiling",
-                                      r->unwinder.n_pending);
-                        r->samples_before_wait = r->samples;
-                }
-                r->awaiting_tables = true;
+        bool waiting = !r->error && (r->spill.size > 0 || r->unwinder.n_pending > 0);
+        if (waiting && !r->awaiting_tables) {
+                log_recording(LOG_INFO, r->id, "%zu samples wait for unwind tables still compiling",
+                              r->unwinder.n_pending);
+                r->samples_before_wait = r->samples;
+        }
+        if (waiting || r->awaiting_tables) {
                 /* Progress: samples unwound since the wait began, of those
                  * and the ones still queued (the spill adds to them) */
                 uint64_t unwound = r->samples - r->samples_before_wait;
-                recording_stage_progress("unwind-tables", unwound, unwound + r->unwinder.n_pending, r);
+                recording_stage_progress("unwind-tables", unwound, unwound + (waiting ? r->unwinder.n_pending : 0), r);
+        }
+        r->awaiting_tables = waiting;
+        if (waiting) {
                 /* a pseudo-stage: recording_cancel_stages() ends the wait */
                 r->stage_job = (RecordingStageJob) { .cancel = recording_cancel_waiting, .job = r };
                 return;
         }
-        if (r->awaiting_tables) {
-                uint64_t unwound = r->samples - r->samples_before_wait;
-                recording_stage_progress("unwind-tables", unwound, unwound, r);
-        }
-        r->awaiting_tables = false;
         r->stage_job = (RecordingStageJob) {};
         recording_run_stages(r);
 }
@@ -982,9 +980,10 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         r->check_owner = setup->check_owner;
         r->limits = setup->limits;
         r->event = sd_event_ref(setup->event);
-        r->unwind_tables = setup->unwind_tables;
-        if (r->unwind_tables)
-                r->unwind_helper_failures_start = unwind_tables_get_stats(r->unwind_tables).helper_failures;
+        r->unwinder.tables = setup->unwind_tables;
+        r->unwinder.owner = (uint32_t) r->owner_uid;
+        if (r->unwinder.tables)
+                r->unwind_helper_failures_start = unwind_tables_get_stats(r->unwinder.tables).helper_failures;
         r->helper = setup->helper;
         r->budgets = setup->budgets;
         if (r->budgets.max_addresses == 0)
@@ -1034,10 +1033,8 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         r_ = recording_follow_start(r);
         if (r_ < 0)
                 goto fail;
-        if (r->unwind_tables) {
-                r->unwinder.tables = r->unwind_tables;
-                r->unwinder.owner = (uint32_t) r->owner_uid;
-                r_ = unwind_tables_add_listener(r->unwind_tables, recording_tables_ready, r);
+        if (r->unwinder.tables) {
+                r_ = unwind_tables_add_listener(r->unwinder.tables, recording_tables_ready, r);
                 if (r_ < 0)
                         goto fail;
         }

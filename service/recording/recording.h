@@ -104,7 +104,6 @@ struct Recording {
         UserLimits *limits;
         UserCharge ring_charge;    /* the perf rings, against the owner's limit */
         sd_event *event;
-        UnwindTables *unwind_tables;
         HelperClientConfig helper;
         RecordingBudgets budgets;
         const RecordingObserver *observer;
