@@ -140,9 +140,14 @@ echo "ok the private periscoped runs in its own session and process group"
 # --- Ctrl-C on a terminal: the pty's ^C sends SIGINT to the foreground
 # group (periscope and the command); the recording ends as stopped, the
 # capture complete, exit 130, progress shown on the terminal
+# The keys' pipe stays open until the command has printed EXIT=: script(1)
+# ends the session when its input ends, and finishing a capture under ASan
+# on a loaded machine can take longer than any fixed pause.
 tty_record() { # OUT WHAT KEYS…: record WHAT on a pty, type each key (DELAY:KEY)
         local out=$1 what=$2; shift 2
-        { for k in "$@"; do sleep "${k%%:*}"; printf "${k#*:}"; done; sleep 6; } |
+        rm -f "$out"
+        { for k in "$@"; do sleep "${k%%:*}"; printf "${k#*:}"; done
+          for _ in $(seq 350); do grep -qa 'EXIT=' "$out" 2>/dev/null && break; sleep 0.1; done; } |
                 timeout 40 script -qefc "$PERISCOPE record -o out/t.syscap $what; echo EXIT=\$?" /dev/null >"$out" || true
         tr '\r' '\n' <"$out" | sed 's/\x1b\[K//g' >"$out.lines"
 }
