@@ -274,8 +274,10 @@ static int recording_handle_record(const struct perf_event_header *h, size_t siz
                         ret = perf_spill_add(h, size, &r->spill);
                         break;
                 }
-                if (r->replaying && sample_unwinder_queue_full(&r->unwinder))
-                        return -EAGAIN; /* stays in the spill */
+                if (r->replaying && (r->replay_left == 0 || sample_unwinder_queue_full(&r->unwinder)))
+                        return -EAGAIN; /* stays in the spill (for the next slice) */
+                if (r->replaying)
+                        r->replay_left--;
                 ret = recording_handle_sample(r, h, size);
                 break;
         case PERF_RECORD_MMAP2:
@@ -305,28 +307,58 @@ static int recording_handle_record(const struct perf_event_header *h, size_t siz
         return 0;
 }
 
-/* Hands the unwinder's queued samples whose tables came to the capture;
- * with `force` all of them (a table still compiling as none). */
+static int recording_on_unwind_slice(sd_event_source *s, void *userdata);
+
+/* Asks for one more slice of the spilled and queued samples from the event
+ * loop, after what is pending there now (D-Bus calls, other recordings). */
+static void recording_unwind_later(Recording *r) {
+        int ret;
+        if (r->unwind_slice)
+                ret = sd_event_source_set_enabled(r->unwind_slice, SD_EVENT_ONESHOT);
+        else {
+                ret = sd_event_add_defer(r->event, &r->unwind_slice, recording_on_unwind_slice, r);
+                if (ret >= 0)
+                        ret = sd_event_source_set_enabled(r->unwind_slice, SD_EVENT_ONESHOT);
+        }
+        if (ret < 0)
+                recording_fail(r, ret, "scheduling the unwinding of waiting samples failed: %s", strerror(-ret));
+}
+
+/* Hands the unwinder's queued samples whose tables came to the capture, a
+ * slice at a time (the rest from the event loop); with `force` all of
+ * them at once (a table still compiling as none). */
 static void recording_flush_unwinder(Recording *r, bool force) {
         if (r->unwinder.n_pending == 0 || r->error)
                 return;
         int ret = sample_unwinder_flush(&r->unwinder, r->maps, r->kernel, r->sample_buffer,
-                                        ELEMENTSOF(r->sample_buffer), force, recording_emit_sample, r);
+                                        ELEMENTSOF(r->sample_buffer), force,
+                                        force ? SIZE_MAX : SAMPLE_UNWIND_FLUSH_BATCH, recording_emit_sample, r);
         if (ret < 0)
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+        else if (ret > 0) {
+                r->unwind_sliced = true;
+                recording_unwind_later(r);
+        }
 }
 
 static void recording_drain(Recording *r) {
         if (r->error)
                 return;
         r->draining = true;
+        r->unwind_sliced = false;
         /* What was moved out of the rings while the daemon waited comes
-         * first, as far as the unwinder's queue takes it; the rings are read
-         * either way (their samples join the spill while it is not empty). */
+         * first, a slice at most and as far as the unwinder's queue takes
+         * it; the rings are read either way (their samples join the spill
+         * while it is not empty). */
         if (r->spill.size > 0) {
                 r->replaying = true;
+                r->replay_left = SAMPLE_UNWIND_FLUSH_BATCH;
                 (void) perf_spill_replay(&r->spill, recording_handle_record, r);
                 r->replaying = false;
+                if (r->spill.size > 0 && r->replay_left == 0) {
+                        r->unwind_sliced = true;
+                        recording_unwind_later(r);
+                }
         }
         if (!r->error && r->perf)
                 (void) perf_events_drain(r->perf, recording_handle_record, r);
@@ -626,9 +658,11 @@ static void recording_finish(Recording *r) {
          * Finished sees the capture complete. */
         r->final_bytes = capture_writer_get_bytes(r->writer);
         r->writer = capture_writer_free(r->writer);
-        log_info("recording %u finished (%s): %llu samples, %llu lost, %llu records spilled while the helper worked",
+        log_info("recording %u finished (%s): %llu samples, %llu lost, %llu records spilled while the helper worked, "
+                 "%llu slices of waiting samples unwound from the event loop",
                  r->id, recording_end_reason_to_string(r->reason), (unsigned long long) r->samples,
-                 (unsigned long long) r->lost_samples, (unsigned long long) r->spill.spilled_records);
+                 (unsigned long long) r->lost_samples, (unsigned long long) r->spill.spilled_records,
+                 (unsigned long long) r->unwind_slices);
         if (r->observer && r->observer->finished)
                 r->observer->finished(r, r->observer_userdata);
 }
@@ -647,6 +681,21 @@ static void recording_unwind_rest(Recording *r, bool force);
 static void recording_cancel_waiting(void *job) {
         Recording *r = job;
         recording_unwind_rest(r, true);
+}
+
+/* The next slice of samples that waited: while recording, a drain (the
+ * spill first); stopped, the wait before the stages goes on. */
+static int recording_on_unwind_slice(sd_event_source *s, void *userdata) {
+        Recording *r = userdata;
+        r->unwind_slices++;
+        if (r->state == RECORDING_STATE_RECORDING) {
+                if (!r->draining)
+                        recording_drain(r);
+                if (r->error)
+                        recording_end(r, RECORDING_END_ERROR, r->error, NULL);
+        } else if (r->awaiting_tables)
+                recording_unwind_rest(r, false);
+        return 0;
 }
 
 /* The unwind tables decided files: samples that waited for them go on
@@ -709,10 +758,13 @@ static void recording_unwind_rest(Recording *r, bool force) {
         } else
                 recording_drain(r);
         bool waiting = !r->error && (r->spill.size > 0 || r->unwinder.n_pending > 0);
-        if (waiting && !r->awaiting_tables) {
+        if (waiting && !r->awaiting_tables)
+                r->samples_before_wait = r->samples;
+        /* said when a table stopped the flush, not a slice's end */
+        if (waiting && !r->unwind_sliced && !r->told_table_wait) {
                 log_recording(LOG_INFO, r->id, "%zu samples wait for unwind tables still compiling",
                               r->unwinder.n_pending);
-                r->samples_before_wait = r->samples;
+                r->told_table_wait = true;
         }
         if (waiting || r->awaiting_tables) {
                 /* Progress: samples unwound since the wait began, of those
@@ -1097,6 +1149,7 @@ Recording *recording_free(Recording *r) {
         /* Freed while finishing: the capture is still closed. */
         recording_cancel_stages(r);
         recording_disarm(r);
+        r->unwind_slice = sd_event_source_disable_unref(r->unwind_slice);
         recording_control_free(r);
         trace_fds_free(r->trace);
         perf_events_free(r->perf);

@@ -145,11 +145,16 @@ struct Recording {
         uint64_t samples;
         uint64_t lost_samples;
         uint64_t bad_records;      /* malformed records from the kernel, dropped */
-        PerfSpill spill;
+        PerfSpill spill;           /* records moved out of the rings while the helper worked */
         RecordingStageResults stage_results;  /* what the post-stop stages reported */
-        uint64_t unwind_helper_failures_start; /* the shared tables' count when the recording began */           /* records moved out of the rings while the helper worked */
+        uint64_t unwind_helper_failures_start; /* the shared tables' count when the recording began */
         bool draining;             /* reading the rings or the spill right now */
         bool replaying;            /* reading the spill right now */
+        size_t replay_left;        /* samples this drain's spill replay may still hand on */
+        bool unwind_sliced;        /* the last drain or flush stopped at its slice with work left */
+        bool told_table_wait;      /* "N samples wait for unwind tables" was logged */
+        sd_event_source *unwind_slice; /* defer: the next slice of spilled and queued samples */
+        uint64_t unwind_slices;    /* slices run from the event loop (the log's statistics) */
         SampleUnwinder unwinder;   /* dwarf/auto: tables, queue and counters */
         bool awaiting_tables;      /* stopped: samples wait for tables compiling (before the stages) */
         uint64_t samples_before_wait; /* r->samples when that wait began (its Progress) */

@@ -35,6 +35,7 @@ struct LiveUnwind {
         sd_event_source **ring_sources;
         size_t n_ring_sources;
         sd_event_source *event_source, *timer, *snapshot;
+        sd_event_source *slice;    /* defer: the next slice of spilled and queued samples */
         int32_t *pids;             /* the processes to snapshot first (not system) */
         size_t n_pids;
         int event_fd;
@@ -42,6 +43,7 @@ struct LiveUnwind {
         bool ended;
         bool draining;             /* the rings' readers are in use */
         bool replaying;            /* reading the spill right now */
+        size_t replay_left;        /* samples this drain's spill replay may still hand on */
         PerfSpill spill;           /* records moved out of the rings while the daemon waited */
         uint64_t samples, lost, bad_records;
         uint64_t addrs[UNWINDER_MAX_FRAMES + 64];
@@ -141,8 +143,10 @@ static int handle_record(const struct perf_event_header *h, size_t size, void *u
                  * ones already there. */
                 if (!u->replaying && (u->spill.size > 0 || sample_unwinder_queue_full(&u->unwinder)))
                         return perf_spill_add(h, size, &u->spill);
-                if (u->replaying && sample_unwinder_queue_full(&u->unwinder))
-                        return -EAGAIN; /* stays in the spill */
+                if (u->replaying && (u->replay_left == 0 || sample_unwinder_queue_full(&u->unwinder)))
+                        return -EAGAIN; /* stays in the spill (for the next slice) */
+                if (u->replaying)
+                        u->replay_left--;
                 return handle_sample(u, h, size);
         case PERF_RECORD_MMAP2:
                 return handle_mmap2(u, h, size);
@@ -174,17 +178,21 @@ static void live_unwind_end(LiveUnwind *u, int error) {
 
 /* Reads every ring, writes what came, and flushes to the client. Samples
  * waiting for a table compiling (off the event loop) are written once it
- * came (after a drain, or when the tables' listener hears of it); at the
- * `last` drain (the session ends) the ones still waiting are unwound at
- * once, a table still compiling as none: the client has stopped, and
- * nothing waits for every table a busy machine's programs need. */
+ * came (after a drain, or when the tables' listener hears of it), a slice
+ * at a time (the `slice` source brings the next); at the `last` drain (the
+ * session ends) the ones still waiting are unwound at once, a table still
+ * compiling as none: the client has stopped, and nothing waits for every
+ * table a busy machine's programs need. */
 static int live_unwind_drain(LiveUnwind *u, bool last) {
         int r = 0;
+        bool more = false;
         u->draining = true;
         if (u->spill.size > 0) {
                 u->replaying = true;
+                u->replay_left = last ? SIZE_MAX : SAMPLE_UNWIND_FLUSH_BATCH;
                 r = perf_spill_replay(&u->spill, handle_record, u);
                 u->replaying = false;
+                more = u->spill.size > 0 && u->replay_left == 0;
         }
         if (r >= 0)
                 r = perf_events_drain(u->perf, handle_record, u);
@@ -195,16 +203,24 @@ static int live_unwind_drain(LiveUnwind *u, bool last) {
          * without the missing tables, replay again */
         for (bool again = true; r >= 0 && again;) {
                 r = sample_unwinder_flush(&u->unwinder, u->maps, u->setup.kernel, u->addrs, ELEMENTSOF(u->addrs),
-                                          last, emit_sample, u);
+                                          last, last ? SIZE_MAX : SAMPLE_UNWIND_FLUSH_BATCH, emit_sample, u);
+                more |= r > 0;
                 again = last && u->spill.size > 0;
                 if (r >= 0 && again) {
                         u->replaying = true;
+                        u->replay_left = SIZE_MAX;
                         r = perf_spill_replay(&u->spill, handle_record, u);
                         u->replaying = false;
                 }
         }
         if (r < 0)
                 return r;
+        if (more && !last && u->slice) {
+                /* after what the event loop has pending now (D-Bus calls, other sessions) */
+                r = sd_event_source_set_enabled(u->slice, SD_EVENT_ONESHOT);
+                if (r < 0)
+                        return r;
+        }
         return capture_writer_flush(u->writer);
 }
 
@@ -226,6 +242,14 @@ static void on_tables_ready(void *userdata) {
 
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         (void) drain_or_end(userdata);
+        return 0;
+}
+
+/* The next slice of samples that waited (spilled or queued). */
+static int on_slice(sd_event_source *s, void *userdata) {
+        LiveUnwind *u = userdata;
+        if (!u->ended && !u->draining)
+                (void) drain_or_end(u);
         return 0;
 }
 
@@ -308,6 +332,12 @@ static int live_unwind_watch(LiveUnwind *u) {
         if (r < 0)
                 return r;
         r = sd_event_add_defer(u->setup.event, &u->snapshot, on_snapshot, u);
+        if (r < 0)
+                return r;
+        r = sd_event_add_defer(u->setup.event, &u->slice, on_slice, u);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(u->slice, SD_EVENT_OFF);
         if (r < 0)
                 return r;
         return sd_event_add_time_relative(u->setup.event, &u->timer, CLOCK_MONOTONIC, LIVE_UNWIND_DRAIN_USEC, 0,
@@ -393,6 +423,7 @@ LiveUnwind *live_unwind_free(LiveUnwind *u) {
         sd_event_source_disable_unref(u->event_source);
         sd_event_source_disable_unref(u->timer);
         sd_event_source_disable_unref(u->snapshot);
+        sd_event_source_disable_unref(u->slice);
         free(u->pids);
         safe_close(u->event_fd);
         sample_unwinder_done(&u->unwinder);

@@ -219,11 +219,16 @@ static void pending_free(SampleUnwindPending *p) {
 }
 
 int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, uint64_t *addrs, size_t max,
-                          bool force, SampleUnwindEmit emit, void *userdata) {
+                          bool force, size_t max_samples, SampleUnwindEmit emit, void *userdata) {
         size_t i;
         int ret = 0;
+        bool more = false;
 
         for (i = 0; i < u->n_pending; i++) {
+                if (i == max_samples) {
+                        more = true; /* the rest in the caller's next slice */
+                        break;
+                }
                 SampleUnwindPending *p = &u->pending[i];
                 size_t n;
 
@@ -245,7 +250,7 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
         }
         if (u->n_pending == 0)
                 u->pending_bytes = 0;
-        return ret;
+        return ret < 0 ? ret : more;
 }
 
 void sample_unwinder_prepare(SampleUnwinder *u, const ProcessMaps *maps, int32_t pid, uint64_t address) {

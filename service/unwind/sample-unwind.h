@@ -66,13 +66,20 @@ bool sample_unwinder_queue_full(const SampleUnwinder *u);
 /* Called with each queued sample's addresses, in order. */
 typedef int (*SampleUnwindEmit)(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata);
 
+/* Samples one flush call unwinds at most: a table that many samples waited
+ * for is worked off in slices, so D-Bus calls and other recordings are
+ * served in between (2308 samples in one go held the loop for 110 ms). */
+#define SAMPLE_UNWIND_FLUSH_BATCH 256u
+
 /* Hands queued samples to emit in order (addrs is scratch space of max
- * entries), up to the first whose table is still compiling (asking for it);
- * with `force` every one, a file whose table is not there as one without
- * (the end of a session that cannot wait). Never waits for the helper.
- * Returns the first negative value emit returned, else 0. */
+ * entries), up to the first whose table is still compiling (asking for it)
+ * and at most `max_samples` of them; with `force` every one, a file whose
+ * table is not there as one without (the end of a session that cannot
+ * wait). Never waits for the helper. Returns the first negative value emit
+ * returned, else 1 when it stopped at max_samples with samples left that
+ * may be ready (call again soon), else 0. */
 int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, uint64_t *addrs, size_t max,
-                          bool force, SampleUnwindEmit emit, void *userdata);
+                          bool force, size_t max_samples, SampleUnwindEmit emit, void *userdata);
 
 /* Asks ahead of need for the table of the file mapped at address in pid (a
  * new executable mapping), so it is usually there before the first sample. */
