@@ -1,4 +1,4 @@
-/* fiber.c: a body (a post-stop stage, helper requests) on its own stack (ucontext), resumed by
+/* fiber.c: a body (a post-stop stage, unwind-table compiles) on its own stack (ucontext), resumed by
  * sd-event sources. The stack is an anonymous mapping with a guard page
  * below it; sanitizer builds are told about every switch. */
 #include "fiber.h"
@@ -29,6 +29,7 @@
 
 struct Fiber {
         sd_event *event;
+        const char *what;            /* what it runs, for the log */
         FiberBody body;
         FiberDone done;
         void *userdata;
@@ -94,8 +95,8 @@ static void switch_to_fiber(Fiber *f) {
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
         int64_t cpu_ms = (int64_t) cpu.tv_sec * 1000 + cpu.tv_nsec / 1000000 - f->resumed_cpu_ms;
         if (cpu_ms > FIBER_SLOW_SLICE_MS)
-                log_warning("a post-stop stage ran %lld ms (%lld ms of CPU time) without giving way to the event loop",
-                            (long long) ran, (long long) cpu_ms);
+                log_warning("%s ran %lld ms (%lld ms of CPU time) without giving way to the event loop",
+                            f->what, (long long) ran, (long long) cpu_ms);
         if (!f->finished)
                 return;
         FiberDone done = f->done;
@@ -128,11 +129,12 @@ static int on_start(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-int fiber_start(sd_event *e, FiberBody body, FiberDone done, void *userdata, Fiber **ret) {
+int fiber_start(sd_event *e, const char *what, FiberBody body, FiberDone done, void *userdata, Fiber **ret) {
         Fiber *f = calloc(1, sizeof *f);
         if (!f)
                 return -ENOMEM;
         f->event = sd_event_ref(e);
+        f->what = what;
         f->body = body;
         f->done = done;
         f->userdata = userdata;

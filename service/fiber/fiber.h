@@ -20,8 +20,8 @@ typedef int (*FiberBody)(Fiber *f, void *userdata);
 typedef void (*FiberDone)(int result, void *userdata);
 
 /* Starts body on a new fiber from the event loop (a defer source: never
- * from inside this call). */
-int fiber_start(sd_event *e, FiberBody body, FiberDone done, void *userdata, Fiber **ret);
+ * from inside this call); `what` (a static string) names it in the log. */
+int fiber_start(sd_event *e, const char *what, FiberBody body, FiberDone done, void *userdata, Fiber **ret);
 
 /* On the fiber: waits until fd is readable (1), timeout_ms passed (0), or
  * the fiber was cancelled (-ECANCELED: stop; later waits return it at

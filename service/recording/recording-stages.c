@@ -63,7 +63,7 @@ static int stage_trace_fds(const RecordingStageInput *in, RecordingStageResults 
                 return -ENOMEM;
         *run = (TraceMergeRun) { in->recording_id, in->trace, in->trace_merge, done, progress, userdata, NULL };
         progress("trace-fds", 0, trace_fds_get_stats(in->trace)->fds, userdata);
-        int r = fiber_start(in->event, trace_merge_body, trace_merge_done, run, &run->fiber);
+        int r = fiber_start(in->event, "merging a recording's trace fds", trace_merge_body, trace_merge_done, run, &run->fiber);
         if (r < 0)
                 return r;
         /* the run belongs to trace_merge_done() now */

@@ -251,7 +251,7 @@ int symbolize_stage_start(sd_event *e, const SymbolizeStageInput *in, SymbolizeS
         if (!j)
                 return -ENOMEM;
         *j = (SymbolizeJob) { .in = *in, .progress = progress, .done = done, .userdata = userdata };
-        int r = fiber_start(e, job_body, job_done, j, &j->fiber);
+        int r = fiber_start(e, "symbolizing a recording", job_body, job_done, j, &j->fiber);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(j);

@@ -391,7 +391,7 @@ static void compile_done(int result, void *userdata) {
 static int start_fiber(UnwindTables *t) {
         if (t->fiber)
                 return 0;
-        return fiber_start(t->event, compile_body, compile_done, t, &t->fiber);
+        return fiber_start(t->event, "compiling unwind tables", compile_body, compile_done, t, &t->fiber);
 }
 
 /* The queued (or compiling) request of key, or NULL; *index its place. */
