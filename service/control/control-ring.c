@@ -40,6 +40,7 @@ typedef struct ControlRing {
         int32_t last_pid;       /* pid of the last good frame, for messages */
         unsigned serial;
         bool charged;           /* counted by the server's ring budget */
+        bool closing;           /* its socket closed cleanly: freed once drained to its end */
         struct ControlRing *prev, *next;
 } ControlRing;
 
@@ -60,6 +61,7 @@ struct ControlServer {
         CaptureReader *decoder;     /* checks frames with the capture reader's rules */
         uint8_t decoder_header[CAPTURE_FILE_HEADER_SIZE];
         sd_event_source *timer;
+        sd_event_source *more;      /* defer: the next slice of a drain cut short */
         ControlPeer *peers;
         ControlRing *rings;
         unsigned n_peers, n_rings, next_serial;
@@ -209,8 +211,10 @@ typedef enum DrainResult {
         DRAIN_BROKEN,   /* the ring broke the rules; already logged */
 } DrainResult;
 
-/* Copies every complete frame between head and tail. */
-static DrainResult ring_drain(ControlRing *ring) {
+/* Copies the complete frames between head and tail; with a deadline
+ * (CLOCK_MONOTONIC ns, 0: none) it stops once that passed, with *ret_cut
+ * set, and the rest waits for the next drain. */
+static DrainResult ring_drain(ControlRing *ring, int64_t deadline_ns, bool *ret_cut) {
         ControlServer *s = ring->server;
         RingHeader *h = (RingHeader *) ring->map;
         const uint8_t *data = ring->map + s->page_size;
@@ -225,7 +229,12 @@ static DrainResult ring_drain(ControlRing *ring) {
         }
 
         uint32_t avail = tail >= ring->head ? tail - ring->head : size - ring->head + tail;
+        unsigned frames = 0;
         while (avail > 0) {
+                if (deadline_ns > 0 && ++frames % CONTROL_DRAIN_CLOCK_FRAMES == 0 && now_monotonic_ns() >= deadline_ns) {
+                        *ret_cut = true;
+                        break;
+                }
                 if (avail < CAPTURE_FRAME_HEADER_SIZE) {
                         capture_log(s, ring->last_pid, "control ring %u dropped: %u bytes left, less than a frame header",
                                     ring->serial, avail);
@@ -281,12 +290,17 @@ static DrainResult ring_drain(ControlRing *ring) {
         return result;
 }
 
-/* Drains a ring and closes it if it ended or broke. */
-static void ring_drain_or_close(ControlRing *ring) {
+/* Drains a ring (until deadline_ns, 0: all of it) and closes it if it
+ * ended, broke, or was closing and is drained. Returns true when the
+ * deadline cut the drain short (the ring is still there). */
+static bool ring_drain_or_close(ControlRing *ring, int64_t deadline_ns) {
         ControlServer *s = ring->server;
-        switch (ring_drain(ring)) {
+        bool cut = false;
+        switch (ring_drain(ring, deadline_ns, &cut)) {
         case DRAIN_OK:
-                return;
+                if (cut || !ring->closing)
+                        return cut;
+                break;
         case DRAIN_ENDED:
                 s->stats.rings_ended++;
                 break;
@@ -295,32 +309,80 @@ static void ring_drain_or_close(ControlRing *ring) {
                 break;
         }
         ring_free(ring);
+        return false;
+}
+
+/* Moves a ring to the end of the list: the others are drained first next time. */
+static void ring_move_last(ControlServer *s, ControlRing *ring) {
+        ControlRing *last = ring;
+        while (last->next)
+                last = last->next;
+        if (last == ring)
+                return;
+        LIST_REMOVE(s->rings, ring);
+        last->next = ring;
+        ring->prev = last;
 }
 
 int control_server_drain(ControlServer *s) {
         ControlRing *next;
         for (ControlRing *ring = s->rings; ring; ring = next) {
                 next = ring->next;
-                ring_drain_or_close(ring);
+                (void) ring_drain_or_close(ring, 0);
         }
         return s->stats.write_error;
 }
 
-static int on_timer(sd_event_source *source, uint64_t usec, void *userdata) {
-        ControlServer *s = userdata;
+/* One slice of CONTROL_DRAIN_SLICE_NSEC over the rings; true when it was
+ * cut short with frames left (the ring cut goes to the back of the line). */
+static bool drain_slice(ControlServer *s) {
+        int64_t deadline = now_monotonic_ns() + CONTROL_DRAIN_SLICE_NSEC;
+        ControlRing *next;
+        for (ControlRing *ring = s->rings; ring; ring = next) {
+                next = ring->next;
+                if (ring_drain_or_close(ring, deadline)) {
+                        ring_move_last(s, ring);
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* Drains a slice; what is left goes on after the loop served what is
+ * pending (a flood of frames must not hold the service for others),
+ * else the timer comes back, sooner for a busy writer. */
+static void drain_and_rearm(ControlServer *s) {
         uint64_t before = s->stats.bytes_drained;
-        (void) control_server_drain(s);
+        if (drain_slice(s)) {
+                if (sd_event_source_set_enabled(s->more, SD_EVENT_ONESHOT) >= 0)
+                        return;
+                timer_arm(s, 0);
+                return;
+        }
         /* A busy writer gets drained sooner, so its ring never fills. */
         bool busy = s->stats.bytes_drained - before > CONTROL_RING_DATA_SIZE / 16;
         if (s->n_rings > 0)
                 timer_arm(s, busy ? CONTROL_DRAIN_BUSY_USEC : CONTROL_DRAIN_INTERVAL_USEC);
+}
+
+static int on_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        drain_and_rearm(userdata);
+        return 0;
+}
+
+static int on_more(sd_event_source *source, void *userdata) {
+        ControlServer *s = userdata;
+        if (!s->stopped)
+                drain_and_rearm(s);
         return 0;
 }
 
 /* ---- peers ---- */
 
 /* Closes a control socket. On a clean end (every holder closed it) its
- * rings get a last drain and go; when it is closed for breaking the protocol
+ * rings get a last drain and go (a slice of it: a ring with more left is
+ * marked closing and goes once the timer drained it); when it is closed
+ * for breaking the protocol
  * its rings stay (other processes sharing the socket may still write them)
  * until their end-of-ring frame or the end of the recording. */
 static void peer_free(ControlPeer *peer, bool keep_rings) {
@@ -335,8 +397,12 @@ static void peer_free(ControlPeer *peer, bool keep_rings) {
                 if (keep_rings) {
                         ring->peer = NULL;
                         peer->n_rings--;
-                } else
-                        ring_drain_or_close(ring);
+                } else if (ring_drain_or_close(ring, s->stopped ? 0 : now_monotonic_ns() + CONTROL_DRAIN_SLICE_NSEC)) {
+                        ring->peer = NULL;
+                        peer->n_rings--;
+                        ring->closing = true;
+                        timer_arm(s, 0);
+                }
         }
         for (ControlRing *ring = s->rings; ring; ring = next) {
                 next = ring->next;
@@ -499,6 +565,17 @@ int control_server_new(sd_event *event, CaptureWriter *writer, CounterIdAllocato
         r = sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
         if (r < 0)
                 return r;
+        r = sd_event_add_defer(event, &s->more, on_more, s);
+        if (r < 0)
+                return r;
+        /* after everything else pending: a defer source at the usual
+         * priority would go first again and again while a flood lasts */
+        r = sd_event_source_set_priority(s->more, SD_EVENT_PRIORITY_IDLE);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(s->more, SD_EVENT_OFF);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -512,7 +589,7 @@ void control_server_stop(ControlServer *s) {
         ControlRing *next;
         for (ControlRing *ring = s->rings; ring; ring = next) { /* rings of closed sockets */
                 next = ring->next;
-                ring_drain_or_close(ring);
+                (void) ring_drain_or_close(ring, 0);
         }
         while (s->rings)
                 ring_free(s->rings);
@@ -524,6 +601,7 @@ ControlServer *control_server_free(ControlServer *s) {
         if (s->writer)
                 control_server_stop(s);
         sd_event_source_disable_unref(s->timer);
+        sd_event_source_disable_unref(s->more);
         capture_reader_free(s->decoder);
         frame_copier_free(s->copier);
         sd_event_unref(s->event);

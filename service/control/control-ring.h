@@ -38,6 +38,11 @@
 #define CONTROL_MAX_COUNTERS 8192       /* remapped counters per server */
 #define CONTROL_DRAIN_INTERVAL_USEC 10000
 #define CONTROL_DRAIN_BUSY_USEC 2000    /* next drain when the last one found a lot */
+/* A drain works at most this long before the loop serves what is pending
+ * (bus calls, other recordings' rings) and goes on after: a program
+ * flooding its rings with 16 MiB of frames held the service for 1.4 s. */
+#define CONTROL_DRAIN_SLICE_NSEC (5 * 1000 * 1000)
+#define CONTROL_DRAIN_CLOCK_FRAMES 64   /* frames between looks at the clock */
 
 typedef struct ControlServer ControlServer;
 

@@ -317,6 +317,9 @@ static void recording_unwind_later(Recording *r) {
                 ret = sd_event_source_set_enabled(r->unwind_slice, SD_EVENT_ONESHOT);
         else {
                 ret = sd_event_add_defer(r->event, &r->unwind_slice, recording_on_unwind_slice, r);
+                /* after everything else pending, however long the backlog */
+                if (ret >= 0)
+                        ret = sd_event_source_set_priority(r->unwind_slice, SD_EVENT_PRIORITY_IDLE);
                 if (ret >= 0)
                         ret = sd_event_source_set_enabled(r->unwind_slice, SD_EVENT_ONESHOT);
         }

@@ -337,6 +337,9 @@ static int live_unwind_watch(LiveUnwind *u) {
         r = sd_event_add_defer(u->setup.event, &u->slice, on_slice, u);
         if (r < 0)
                 return r;
+        r = sd_event_source_set_priority(u->slice, SD_EVENT_PRIORITY_IDLE); /* after everything else pending */
+        if (r < 0)
+                return r;
         r = sd_event_source_set_enabled(u->slice, SD_EVENT_OFF);
         if (r < 0)
                 return r;
