@@ -139,6 +139,9 @@ static void on_progress(GDBusConnection *c, const char *sender, const char *path
         if (strcmp(stage, "symbolize") == 0)
                 fprintf(stderr, "\r\033[Kperiscope: symbolizing %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " addresses",
                         done, total);
+        else if (strcmp(stage, "control-rings") == 0)
+                fprintf(stderr, "\r\033[Kperiscope: copying what the programs wrote to their control rings %.1f/%.1f MiB",
+                        done / 1048576.0, total / 1048576.0);
         else if (strcmp(stage, "trace-fds") == 0)
                 fprintf(stderr, "\r\033[Kperiscope: merging the programs' trace fds %" G_GUINT64_FORMAT "/%"
                         G_GUINT64_FORMAT, done, total);

@@ -41,6 +41,8 @@ typedef struct ControlRing {
         unsigned serial;
         bool charged;           /* counted by the server's ring budget */
         bool closing;           /* its socket closed cleanly: freed once drained to its end */
+        bool has_final_tail;    /* the server closed: drained up to final_tail, then freed */
+        uint32_t final_tail;
         struct ControlRing *prev, *next;
 } ControlRing;
 
@@ -62,6 +64,8 @@ struct ControlServer {
         uint8_t decoder_header[CAPTURE_FILE_HEADER_SIZE];
         sd_event_source *timer;
         sd_event_source *more;      /* defer: the next slice of a drain cut short */
+        ControlDrained drained;     /* control_server_drain_async(): told once every ring is drained */
+        void *drained_userdata;
         ControlPeer *peers;
         ControlRing *rings;
         unsigned n_peers, n_rings, next_serial;
@@ -219,7 +223,7 @@ static DrainResult ring_drain(ControlRing *ring, int64_t deadline_ns, bool *ret_
         RingHeader *h = (RingHeader *) ring->map;
         const uint8_t *data = ring->map + s->page_size;
         const uint32_t size = CONTROL_RING_DATA_SIZE;
-        uint32_t tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+        uint32_t tail = ring->has_final_tail ? ring->final_tail : __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
         DrainResult result = DRAIN_OK;
 
         if (tail >= size || tail % CAPTURE_ALIGN != 0) {
@@ -298,7 +302,7 @@ static bool ring_drain_or_close(ControlRing *ring, int64_t deadline_ns) {
         bool cut = false;
         switch (ring_drain(ring, deadline_ns, &cut)) {
         case DRAIN_OK:
-                if (cut || !ring->closing)
+                if (cut || !(ring->closing || ring->has_final_tail))
                         return cut;
                 break;
         case DRAIN_ENDED:
@@ -374,6 +378,19 @@ static int on_more(sd_event_source *source, void *userdata) {
         ControlServer *s = userdata;
         if (!s->stopped)
                 drain_and_rearm(s);
+        else if (s->drained) {
+                /* closed: every ring goes once drained to its final tail */
+                if (drain_slice(s) || s->rings) {
+                        if (sd_event_source_set_enabled(s->more, SD_EVENT_ONESHOT) >= 0)
+                                return 0;
+                        (void) control_server_drain(s); /* cannot go on later: all of it now */
+                        while (s->rings)
+                                ring_free(s->rings);
+                }
+                ControlDrained done = s->drained;
+                s->drained = NULL;
+                done(s->drained_userdata);
+        }
         return 0;
 }
 
@@ -580,10 +597,52 @@ int control_server_new(sd_event *event, CaptureWriter *writer, CounterIdAllocato
         return 0;
 }
 
+void control_server_close(ControlServer *s) {
+        if (!s || s->stopped)
+                return;
+        s->stopped = true;
+        while (s->peers)
+                peer_free(s->peers, true); /* the rings stay, to be drained */
+        for (ControlRing *ring = s->rings; ring; ring = ring->next) {
+                RingHeader *h = (RingHeader *) ring->map;
+                ring->final_tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE); /* checked by ring_drain() */
+                ring->has_final_tail = true;
+        }
+        if (s->timer)
+                (void) sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
+}
+
+uint64_t control_server_get_backlog(const ControlServer *s) {
+        uint64_t bytes = 0;
+        for (const ControlRing *ring = s->rings; ring; ring = ring->next) {
+                const RingHeader *h = (const RingHeader *) ring->map;
+                uint32_t tail = ring->has_final_tail ? ring->final_tail : __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+                if (tail < CONTROL_RING_DATA_SIZE)
+                        bytes += tail >= ring->head ? tail - ring->head : CONTROL_RING_DATA_SIZE - ring->head + tail;
+        }
+        return bytes;
+}
+
+int control_server_drain_async(ControlServer *s, ControlDrained done, void *userdata) {
+        if (!s->stopped || s->drained)
+                return -EBUSY;
+        if (!s->rings)
+                return 0;
+        int r = sd_event_source_set_enabled(s->more, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return r;
+        s->drained = done;
+        s->drained_userdata = userdata;
+        return 1;
+}
+
 void control_server_stop(ControlServer *s) {
         if (!s)
                 return;
         s->stopped = true;
+        s->drained = NULL; /* a drain under way ends here, not told */
+        if (s->more)
+                (void) sd_event_source_set_enabled(s->more, SD_EVENT_OFF);
         while (s->peers)
                 peer_free(s->peers, false); /* drains and frees the peer's rings */
         ControlRing *next;

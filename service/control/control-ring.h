@@ -89,8 +89,26 @@ int control_server_add_peer(ControlServer *s, int fd);
 int control_server_drain(ControlServer *s);
 
 /* Stops answering requests and closes every socket and ring after a final
- * drain; the capture keeps what was drained. */
+ * drain (of everything left, at once); the capture keeps what was drained.
+ * A control_server_drain_async() under way ends here without its call. */
 void control_server_stop(ControlServer *s);
+
+/* At a recording's end: stops answering requests and closes every socket;
+ * each ring keeps what its writer had written by now (its tail), to be
+ * drained by control_server_drain_async() (or control_server_stop()). */
+void control_server_close(ControlServer *s);
+
+/* Bytes the rings hold (after control_server_close(): up to their final
+ * tails), for progress. */
+uint64_t control_server_get_backlog(const ControlServer *s);
+
+/* After control_server_close(): drains the rings a slice at a time from
+ * the event loop (idle priority: everything else pending goes first), so a
+ * flooded ring's backlog does not hold the service at the Stop; done() is
+ * called from the loop once every ring is drained. Returns 0 when nothing
+ * was left (done is not called), 1 when it goes on, or a negative errno. */
+typedef void (*ControlDrained)(void *userdata);
+int control_server_drain_async(ControlServer *s, ControlDrained done, void *userdata);
 
 /* Number of rings being drained now. */
 unsigned control_server_get_n_rings(const ControlServer *s);

@@ -69,10 +69,15 @@ int recording_control_start(Recording *r, RecordingError *error) {
         return 0;
 }
 
-void recording_control_stop(Recording *r) {
+void recording_control_close(Recording *r) {
         if (r->counters && r->writer)
                 (void) counters_sample(r->counters);
         counters_free(TAKE_PTR(r->counters));
+        control_server_close(r->control);
+}
+
+void recording_control_stop(Recording *r) {
+        recording_control_close(r);
         if (!r->control)
                 return;
         control_server_stop(r->control); /* last drain */

@@ -15,8 +15,14 @@
  * failure *error says why. */
 int recording_control_start(Recording *r, RecordingError *error);
 
-/* Last drain of every ring and last counter sample; writes the control
- * statistics (METADATA "periscope.control") and frees both. */
+/* At the recording's end: the last counter sample (the counters go), and
+ * the control server stops answering; what its rings hold is drained by
+ * the "control-rings" stage (RecordingStageInput.control). */
+void recording_control_close(Recording *r);
+
+/* Before the statistics: drains what is still in the rings (nothing, after
+ * the control-rings stage), writes the control statistics (METADATA
+ * "periscope.control") and frees the server. */
 void recording_control_stop(Recording *r);
 
 /* Frees what is left (a recording that failed to start). */

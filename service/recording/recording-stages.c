@@ -11,6 +11,56 @@
 #include "fiber.h"
 #include "symbolize.h"
 
+/* The control rings' drain while it goes on in the event loop. */
+typedef struct ControlDrainRun {
+        unsigned recording_id;
+        ControlServer *control;
+        uint64_t total;
+        RecordingStageDone done;
+        RecordingStageProgress progress;
+        void *userdata;
+} ControlDrainRun;
+
+static void control_drained(void *userdata) {
+        _cleanup_free_ ControlDrainRun *run = userdata;
+        log_recording(LOG_INFO, run->recording_id, "control rings: %.1f MiB left at the Stop copied from the event loop",
+                      run->total / 1048576.0);
+        run->progress("control-rings", run->total, run->total, run->userdata);
+        run->done(0, run->userdata);
+}
+
+static void control_drain_cancel(void *job) {
+        ControlDrainRun *run = job;
+        control_server_stop(run->control); /* the rest at once */
+        control_drained(run);
+}
+
+/* Copies what programs had written to their control rings when the
+ * recording stopped (up to 4 MiB a ring) into the capture, before the
+ * symbolize stage names the addresses it holds; a slice at a time, so a
+ * program that flooded its rings does not hold the service at its Stop. */
+static int stage_control_rings(const RecordingStageInput *in, RecordingStageResults *results,
+                               RecordingStageProgress progress, RecordingStageDone done, void *userdata,
+                               RecordingStageJob *ret_job) {
+        if (!in->control)
+                return 0;
+        uint64_t total = control_server_get_backlog(in->control);
+        if (total == 0)
+                return 0;
+        _cleanup_free_ ControlDrainRun *run = malloc(sizeof *run);
+        if (!run)
+                return -ENOMEM;
+        *run = (ControlDrainRun) { in->recording_id, in->control, total, done, progress, userdata };
+        progress("control-rings", 0, total, userdata);
+        int r = control_server_drain_async(in->control, control_drained, run);
+        if (r <= 0)
+                return r;
+        /* the run belongs to control_drained() now */
+        *ret_job = (RecordingStageJob) { control_drain_cancel, run };
+        TAKE_PTR(run);
+        return 1;
+}
+
 /* The trace-fd merge while it runs on a fiber. */
 typedef struct TraceMergeRun {
         unsigned recording_id;
@@ -179,6 +229,7 @@ static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults 
 }
 
 const RecordingStage recording_stages[] = {
+        { "control-rings", stage_control_rings },
         { "trace-fds", stage_trace_fds },
         { "pinned-files", stage_pinned_files },
         { "symbolize", stage_symbolize },

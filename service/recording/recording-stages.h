@@ -4,7 +4,8 @@
  * recording: adding one is a function of that shape and a row in the table
  * in recording-stages.c. It returns 0, or a negative errno when it failed
  * (logged; the next stage still runs), or 1 when it goes on in the event
- * loop (the trace-fd merge and the symbolize stage, on fibers): it then
+ * loop (the control rings' drain in slices, the trace-fd merge and the
+ * symbolize stage on fibers): it then
  * calls done() later, and the recording stays "finishing" meanwhile while
  * the service serves everyone else. */
 #pragma once
@@ -36,6 +37,7 @@ typedef struct RecordingStageInput {
         const AddressSet *addresses;  /* every address samples and rings held */
         Resolver *resolver;
         HelperClientConfig helper;    /* time_budget_ms: the recording's helper time budget */
+        ControlServer *control;       /* closed: its rings' backlog to drain first, or NULL */
         TraceFds *trace;              /* programs' trace fds to merge first, or NULL */
         TraceMerge trace_merge;       /* what their frames must satisfy, where they go */
 } RecordingStageInput;

@@ -654,6 +654,7 @@ static void recording_write_stats(Recording *r) {
 }
 
 static void recording_finish(Recording *r) {
+        recording_control_stop(r);
         recording_write_stats(r);
         recording_flush(r);
         r->state = RECORDING_STATE_FINISHED;
@@ -814,7 +815,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
         if (r->command_cmdline && r->writer) /* the command never exec'd: named as it was */
                 (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
                                                   r->command_cmdline);
-        recording_control_stop(r);
+        recording_control_close(r); /* its rings are drained by the first stage */
         (void) jit_files_look_all(r->jit_files, r->maps, now_monotonic_ms(), true); /* the processes still alive */
         recording_flush(r);
         r->state = RECORDING_STATE_FINISHING;
@@ -833,6 +834,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 .addresses = r->addresses,
                 .resolver = r->resolver,
                 .helper = r->helper,
+                .control = r->control,
         };
         r->stage_input.trace = recording_trace_merge_input(r, &r->stage_input.trace_merge);
         /* freed while recording: no waiting */
