@@ -1,7 +1,8 @@
 # availability.sh: sourced by the tests of the service's availability
-# (test-symbolize-flood.sh, test-symbolize-xz-bomb.sh), after
+# (flood, xz bomb, slow debuginfod, trace-fd merge, node's tables), after
 # periscoped-bus.sh. They measure the service against an attack, not
-# against the other work of a shared machine:
+# against the other work of a shared machine: meson runs each alone
+# (is_parallel: false), and
 #   availability_start [PERISCOPED ARGS…]  the bus, and periscoped on it:
 #       this test's session gets nice -10 among the machine's sessions
 #       (autogroups share CPU time before nice values count), the bus the
