@@ -40,8 +40,8 @@ typedef struct ControlRing {
         int32_t last_pid;       /* pid of the last good frame, for messages */
         unsigned serial;
         bool charged;           /* counted by the server's ring budget */
-        bool closing;           /* its socket closed cleanly: freed once drained to its end */
-        bool has_final_tail;    /* the server closed: drained up to final_tail, then freed */
+        bool closing;           /* its socket or the server closed: freed once drained */
+        bool has_final_tail;    /* the server closed: drained up to final_tail, not the writer's tail */
         uint32_t final_tail;
         struct ControlRing *prev, *next;
 } ControlRing;
@@ -302,7 +302,7 @@ static bool ring_drain_or_close(ControlRing *ring, int64_t deadline_ns) {
         bool cut = false;
         switch (ring_drain(ring, deadline_ns, &cut)) {
         case DRAIN_OK:
-                if (cut || !(ring->closing || ring->has_final_tail))
+                if (cut || !ring->closing)
                         return cut;
                 break;
         case DRAIN_ENDED:
@@ -607,6 +607,7 @@ void control_server_close(ControlServer *s) {
                 RingHeader *h = (RingHeader *) ring->map;
                 ring->final_tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE); /* checked by ring_drain() */
                 ring->has_final_tail = true;
+                ring->closing = true;
         }
         if (s->timer)
                 (void) sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
