@@ -143,12 +143,16 @@ echo "ok the private periscoped runs in its own session and process group"
 # The keys' pipe stays open until the command has printed EXIT=: script(1)
 # ends the session when its input ends, and finishing a capture under ASan
 # on a loaded machine can take longer than any fixed pause.
+# script(1) runs the line with $SHELL -c. A non-interactive dash (what
+# /bin/sh is, and what CI's environment gives) dies of the pty's SIGINT
+# itself and never prints EXIT=; bash waits for its child and goes on when
+# the child handled the signal, as an interactive shell does.
 tty_record() { # OUT WHAT KEYS…: record WHAT on a pty, type each key (DELAY:KEY)
         local out=$1 what=$2; shift 2
         rm -f "$out"
         { for k in "$@"; do sleep "${k%%:*}"; printf "${k#*:}"; done
           for _ in $(seq 350); do grep -qa 'EXIT=' "$out" 2>/dev/null && break; sleep 0.1; done; } |
-                timeout 40 script -qefc "$PERISCOPE record -o out/t.syscap $what; echo EXIT=\$?" /dev/null >"$out" || true
+                SHELL=/bin/bash timeout 40 script -qefc "$PERISCOPE record -o out/t.syscap $what; echo EXIT=\$?" /dev/null >"$out" || true
         tr '\r' '\n' <"$out" | sed 's/\x1b\[K//g' >"$out.lines"
 }
 tty_record tty.out '-- sleep 30' '2:\003'
