@@ -16,6 +16,10 @@ need flatpak pgrep objcopy strip readelf python3 cmp
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
 cd /
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
+# periscoped finds a user's installation under the home passwd names; flatpak
+# --user goes by $HOME, which a CI environment may not set
+HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
+export HOME
 
 app_id=org.periscope.DbgTestApp
 rt_id=org.periscope.DbgTestPlatform
