@@ -215,6 +215,18 @@ typedef enum DrainResult {
         DRAIN_BROKEN,   /* the ring broke the rules; already logged */
 } DrainResult;
 
+/* Where the ring's frames end: its writer's tail, or after
+ * control_server_close() the tail it had then (unchecked: the writer's). */
+static uint32_t ring_tail(const ControlRing *ring) {
+        const RingHeader *h = (const RingHeader *) ring->map;
+        return ring->has_final_tail ? ring->final_tail : __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+}
+
+/* Bytes from the ring's head to tail (a checked tail: below the data size). */
+static uint32_t ring_bytes_to(const ControlRing *ring, uint32_t tail) {
+        return tail >= ring->head ? tail - ring->head : CONTROL_RING_DATA_SIZE - ring->head + tail;
+}
+
 /* Copies the complete frames between head and tail; with a deadline
  * (CLOCK_MONOTONIC ns, 0: none) it stops once that passed, with *ret_cut
  * set, and the rest waits for the next drain. */
@@ -223,7 +235,7 @@ static DrainResult ring_drain(ControlRing *ring, int64_t deadline_ns, bool *ret_
         RingHeader *h = (RingHeader *) ring->map;
         const uint8_t *data = ring->map + s->page_size;
         const uint32_t size = CONTROL_RING_DATA_SIZE;
-        uint32_t tail = ring->has_final_tail ? ring->final_tail : __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+        uint32_t tail = ring_tail(ring);
         DrainResult result = DRAIN_OK;
 
         if (tail >= size || tail % CAPTURE_ALIGN != 0) {
@@ -232,7 +244,7 @@ static DrainResult ring_drain(ControlRing *ring, int64_t deadline_ns, bool *ret_
                 return DRAIN_BROKEN;
         }
 
-        uint32_t avail = tail >= ring->head ? tail - ring->head : size - ring->head + tail;
+        uint32_t avail = ring_bytes_to(ring, tail);
         unsigned frames = 0;
         while (avail > 0) {
                 if (deadline_ns > 0 && ++frames % CONTROL_DRAIN_CLOCK_FRAMES == 0 && now_monotonic_ns() >= deadline_ns) {
@@ -604,8 +616,7 @@ void control_server_close(ControlServer *s) {
         while (s->peers)
                 peer_free(s->peers, true); /* the rings stay, to be drained */
         for (ControlRing *ring = s->rings; ring; ring = ring->next) {
-                RingHeader *h = (RingHeader *) ring->map;
-                ring->final_tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE); /* checked by ring_drain() */
+                ring->final_tail = ring_tail(ring); /* checked by ring_drain() */
                 ring->has_final_tail = true;
                 ring->closing = true;
         }
@@ -616,10 +627,9 @@ void control_server_close(ControlServer *s) {
 uint64_t control_server_get_backlog(const ControlServer *s) {
         uint64_t bytes = 0;
         for (const ControlRing *ring = s->rings; ring; ring = ring->next) {
-                const RingHeader *h = (const RingHeader *) ring->map;
-                uint32_t tail = ring->has_final_tail ? ring->final_tail : __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+                uint32_t tail = ring_tail(ring);
                 if (tail < CONTROL_RING_DATA_SIZE)
-                        bytes += tail >= ring->head ? tail - ring->head : CONTROL_RING_DATA_SIZE - ring->head + tail;
+                        bytes += ring_bytes_to(ring, tail);
         }
         return bytes;
 }

@@ -91,14 +91,14 @@ int perf_spill_add(const struct perf_event_header *header, size_t size, void *us
         return 0;
 }
 
-int perf_spill_replay(PerfSpill *s, PerfRecordHandler handler, void *userdata) {
+int perf_spill_replay(PerfSpill *s, size_t max_records, PerfRecordHandler handler, void *userdata) {
         int n = 0, ret = 0;
         size_t off = 0;
 
         while (off < s->size) {
                 const struct perf_event_header *h = (const struct perf_event_header *) (s->data + off);
                 size_t size = h->size; /* checked when it was added */
-                int r = handler(h, size, userdata);
+                int r = (size_t) n < max_records ? handler(h, size, userdata) : -EAGAIN;
                 if (r == -EAGAIN) {
                         /* not now: keep this record and the rest, in order */
                         memmove(s->data, s->data + off, s->size - off);

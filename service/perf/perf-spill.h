@@ -34,13 +34,14 @@ typedef struct PerfSpill {
  * (the record is dropped and counted; reading goes on). */
 int perf_spill_add(const struct perf_event_header *header, size_t size, void *userdata);
 
-/* Hands every spilled record to handler in spill order and empties the
- * spill. A handler returning -EAGAIN keeps that record and the ones after
- * it for the next replay (the number handed on so far is returned); any
- * other negative return stops the replay, discards the rest and is
- * returned; else the number of records handed on. The handler must not add
- * to this spill. */
-int perf_spill_replay(PerfSpill *s, PerfRecordHandler handler, void *userdata);
+/* Hands spilled records to handler in spill order, at most max_records of
+ * them (a slice: the rest stays for the next replay), and empties the
+ * spill of what it handed on. A handler returning -EAGAIN keeps that
+ * record and the ones after it for the next replay; any other negative
+ * return stops the replay, discards the rest and is returned; else the
+ * number of records handed on (max_records with records left: the slice
+ * ended). The handler must not add to this spill. */
+int perf_spill_replay(PerfSpill *s, size_t max_records, PerfRecordHandler handler, void *userdata);
 
 /* Frees the buffer (the layout and bound stay). */
 void perf_spill_done(PerfSpill *s);

@@ -274,10 +274,8 @@ static int recording_handle_record(const struct perf_event_header *h, size_t siz
                         ret = perf_spill_add(h, size, &r->spill);
                         break;
                 }
-                if (r->replaying && (r->replay_left == 0 || sample_unwinder_queue_full(&r->unwinder)))
-                        return -EAGAIN; /* stays in the spill (for the next slice) */
-                if (r->replaying)
-                        r->replay_left--;
+                if (r->replaying && sample_unwinder_queue_full(&r->unwinder))
+                        return -EAGAIN; /* stays in the spill */
                 ret = recording_handle_sample(r, h, size);
                 break;
         case PERF_RECORD_MMAP2:
@@ -355,10 +353,9 @@ static void recording_drain(Recording *r) {
          * while it is not empty). */
         if (r->spill.size > 0) {
                 r->replaying = true;
-                r->replay_left = SAMPLE_UNWIND_FLUSH_BATCH;
-                (void) perf_spill_replay(&r->spill, recording_handle_record, r);
+                int n = perf_spill_replay(&r->spill, SAMPLE_UNWIND_FLUSH_BATCH, recording_handle_record, r);
                 r->replaying = false;
-                if (r->spill.size > 0 && r->replay_left == 0) {
+                if (n >= 0 && (size_t) n == SAMPLE_UNWIND_FLUSH_BATCH && r->spill.size > 0) {
                         r->unwind_sliced = true;
                         recording_unwind_later(r);
                 }

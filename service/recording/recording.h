@@ -150,7 +150,6 @@ struct Recording {
         uint64_t unwind_helper_failures_start; /* the shared tables' count when the recording began */
         bool draining;             /* reading the rings or the spill right now */
         bool replaying;            /* reading the spill right now */
-        size_t replay_left;        /* samples this drain's spill replay may still hand on */
         bool unwind_sliced;        /* the last drain or flush stopped at its slice with work left */
         bool told_table_wait;      /* "N samples wait for unwind tables" was logged */
         sd_event_source *unwind_slice; /* defer: the next slice of spilled and queued samples */

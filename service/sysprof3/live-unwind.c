@@ -43,7 +43,6 @@ struct LiveUnwind {
         bool ended;
         bool draining;             /* the rings' readers are in use */
         bool replaying;            /* reading the spill right now */
-        size_t replay_left;        /* samples this drain's spill replay may still hand on */
         PerfSpill spill;           /* records moved out of the rings while the daemon waited */
         uint64_t samples, lost, bad_records;
         uint64_t addrs[UNWINDER_MAX_FRAMES + 64];
@@ -143,10 +142,8 @@ static int handle_record(const struct perf_event_header *h, size_t size, void *u
                  * ones already there. */
                 if (!u->replaying && (u->spill.size > 0 || sample_unwinder_queue_full(&u->unwinder)))
                         return perf_spill_add(h, size, &u->spill);
-                if (u->replaying && (u->replay_left == 0 || sample_unwinder_queue_full(&u->unwinder)))
-                        return -EAGAIN; /* stays in the spill (for the next slice) */
-                if (u->replaying)
-                        u->replay_left--;
+                if (u->replaying && sample_unwinder_queue_full(&u->unwinder))
+                        return -EAGAIN; /* stays in the spill */
                 return handle_sample(u, h, size);
         case PERF_RECORD_MMAP2:
                 return handle_mmap2(u, h, size);
@@ -188,11 +185,11 @@ static int live_unwind_drain(LiveUnwind *u, bool last) {
         bool more = false;
         u->draining = true;
         if (u->spill.size > 0) {
+                size_t batch = last ? SIZE_MAX : SAMPLE_UNWIND_FLUSH_BATCH;
                 u->replaying = true;
-                u->replay_left = last ? SIZE_MAX : SAMPLE_UNWIND_FLUSH_BATCH;
-                r = perf_spill_replay(&u->spill, handle_record, u);
+                r = perf_spill_replay(&u->spill, batch, handle_record, u);
                 u->replaying = false;
-                more = u->spill.size > 0 && u->replay_left == 0;
+                more = r >= 0 && (size_t) r == batch && u->spill.size > 0;
         }
         if (r >= 0)
                 r = perf_events_drain(u->perf, handle_record, u);
@@ -208,8 +205,7 @@ static int live_unwind_drain(LiveUnwind *u, bool last) {
                 again = last && u->spill.size > 0;
                 if (r >= 0 && again) {
                         u->replaying = true;
-                        u->replay_left = SIZE_MAX;
-                        r = perf_spill_replay(&u->spill, handle_record, u);
+                        r = perf_spill_replay(&u->spill, SIZE_MAX, handle_record, u);
                         u->replaying = false;
                 }
         }

@@ -66,9 +66,10 @@ bool sample_unwinder_queue_full(const SampleUnwinder *u);
 /* Called with each queued sample's addresses, in order. */
 typedef int (*SampleUnwindEmit)(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata);
 
-/* Samples one flush call unwinds at most: a table that many samples waited
- * for is worked off in slices, so D-Bus calls and other recordings are
- * served in between (2308 samples in one go held the loop for 110 ms). */
+/* Samples one flush call unwinds at most (and records one replay of the
+ * spill hands on): a table that many samples waited for is worked off in
+ * slices, so D-Bus calls and other recordings are served in between (2308
+ * samples in one go held the loop for 110 ms). */
 #define SAMPLE_UNWIND_FLUSH_BATCH 256u
 
 /* Hands queued samples to emit in order (addrs is scratch space of max

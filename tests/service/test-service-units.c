@@ -319,12 +319,15 @@ static void test_spill(void) {
 
         /* -EAGAIN keeps the record and the rest for the next replay. */
         Replayed r = { .stop_at = 1 };
-        CHECK(perf_spill_replay(&sp, replay_collect, &r) == 1);
+        CHECK(perf_spill_replay(&sp, SIZE_MAX, replay_collect, &r) == 1);
         CHECK(r.n == 1 && r.samples[0].pid == 7 && r.samples[0].stack_size == 24 && r.samples[0].stack_dyn_size == 20);
         CHECK(r.stacks[0][0] == 0xab00000000000000ull && r.stacks[0][2] == 0xab00000000000002ull);
         CHECK(sp.size > 0);
         r.stop_at = -1;
-        CHECK(perf_spill_replay(&sp, replay_collect, &r) == 2);
+        /* a slice of one record: the rest stays, in order */
+        CHECK(perf_spill_replay(&sp, 1, replay_collect, &r) == 1);
+        CHECK(r.n == 2 && r.samples[1].pid == 8 && sp.size > 0);
+        CHECK(perf_spill_replay(&sp, SIZE_MAX, replay_collect, &r) == 1);
         CHECK(r.n == 3 && r.samples[1].pid == 8 && r.samples[1].stack_size == 0 && r.types[2] == PERF_RECORD_LOST);
         CHECK(sp.size == 0);
 
