@@ -5,7 +5,7 @@
  * thread and time; hostile rings dropped with a LOG frame while the others
  * stay intact; the file accepted by Sysprof's own reader.
  *
- * usage: test-control-ring threads|rate|hostile COLLECTOR_CLIENT */
+ * usage: test-control-ring threads|rate|hostile|backlog COLLECTOR_CLIENT */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -399,6 +399,43 @@ static int server_tmp_new(sd_event **e, FILE **tmp, int *fd, CaptureWriter **w, 
         return r < 0 ? r : control_server_new(*e, *w, ids, ret);
 }
 
+/* Starts collector-client's "rate N" on a new control socket of srv. */
+static int rate_client_start(ControlServer *srv, const char *client_path, int n, Client *c) {
+        int cfd;
+        if (control_server_open_fd(srv, &cfd) < 0)
+                return -1;
+        char num[16];
+        snprintf(num, sizeof(num), "%d", n);
+        char *argv[] = { (char *) client_path, (char *) "rate", num, NULL };
+        client_start(c, cfd, argv);
+        close(cfd);
+        return 0;
+}
+
+/* The rate client's marks in the capture at fd, each checked (only marks,
+ * its pid, in order); their number, or -1 when the capture is unreadable. */
+static int64_t read_rate_marks(int fd, const Client *c) {
+        CaptureReader *rd;
+        lseek(fd, 0, SEEK_SET);
+        if (capture_reader_open_fd(fd, &rd, NULL) < 0)
+                return -1;
+        int next[64] = { 0 };
+        int64_t count = 0;
+        CaptureFrame f;
+        while (capture_reader_next(rd, &f) > 0) {
+                if (f.type != CAPTURE_FRAME_MARK) {
+                        fail("unexpected %s frame", capture_frame_type_to_string(f.type));
+                        continue;
+                }
+                if (f.pid != c->reported_pid)
+                        fail("mark pid %d, client %d", f.pid, c->reported_pid);
+                check_seq(c, "mark", f.mark.message, next, 1, NULL);
+                count++;
+        }
+        capture_reader_free(rd);
+        return count;
+}
+
 static int test_rate(const char *client_path) {
         const int n = 100000;
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
@@ -407,45 +444,75 @@ static int test_rate(const char *client_path) {
         CaptureWriter *w;
         CounterIdAllocator ids = {};
         ControlServer *srv;
-        if (server_tmp_new(&e, &tmp, &fd, &w, &ids, &srv) < 0)
-                return 1;
-        int cfd;
-        if (control_server_open_fd(srv, &cfd) < 0)
-                return 1;
-        char num[16];
-        snprintf(num, sizeof(num), "%d", n);
-        char *argv[] = { (char *) client_path, (char *) "rate", num, NULL };
         Client c;
-        client_start(&c, cfd, argv);
-        close(cfd);
+        if (server_tmp_new(&e, &tmp, &fd, &w, &ids, &srv) < 0 || rate_client_start(srv, client_path, n, &c) < 0)
+                return 1;
         run_until_done(e, srv, &c, 1);
         client_parse(&c);
         control_server_free(srv);
         capture_writer_flush(w);
         capture_writer_free(w);
 
-        CaptureReader *rd;
-        lseek(fd, 0, SEEK_SET);
-        if (capture_reader_open_fd(fd, &rd, NULL) < 0)
-                return 1;
-        int next[64] = { 0 };
-        int64_t count = 0;
-        CaptureFrame f;
-        int r;
-        while ((r = capture_reader_next(rd, &f)) > 0) {
-                if (f.type != CAPTURE_FRAME_MARK) {
-                        fail("unexpected %s frame", capture_frame_type_to_string(f.type));
-                        continue;
-                }
-                if (f.pid != c.reported_pid)
-                        fail("mark pid %d, client %d", f.pid, c.reported_pid);
-                check_seq(&c, "mark", f.mark.message, next, 1, NULL);
-                count++;
-        }
-        capture_reader_free(rd);
+        int64_t count = read_rate_marks(fd, &c);
         fclose(tmp);
         double secs = (double) (c.end - c.start) / 1e9;
         printf("rate: %" PRId64 " of %d marks arrived, sent in %.2f s (%.0f per second)\n", count, n, secs, n / secs);
+        if (count != n)
+                fail("%" PRId64 " of %d marks arrived", count, n);
+        return failures ? 1 : 0;
+}
+
+static void on_backlog_drained(void *userdata) {
+        *(bool *) userdata = true;
+}
+
+/* A recording's end with frames still in a ring (its writer wrote them
+ * while the loop was busy elsewhere): control_server_close() keeps them,
+ * control_server_drain_async() copies them from the loop and says when it
+ * is done, and every frame reaches the capture in order. */
+static int test_backlog(const char *client_path) {
+        const int n = 20000;
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        FILE *tmp = NULL;
+        int fd = -1;
+        CaptureWriter *w;
+        CounterIdAllocator ids = {};
+        ControlServer *srv;
+        Client c;
+        if (server_tmp_new(&e, &tmp, &fd, &w, &ids, &srv) < 0 || rate_client_start(srv, client_path, n, &c) < 0)
+                return 1;
+        /* the loop runs until the ring is there, then not while the client writes */
+        int64_t deadline = now_monotonic_ns() + 30 * 1000000000ll;
+        while (control_server_get_n_rings(srv) == 0 && now_monotonic_ns() < deadline)
+                CHECK(sd_event_run(e, 20000) >= 0);
+        CHECK(control_server_get_n_rings(srv) == 1);
+        while (!c.exited && now_monotonic_ns() < deadline) {
+                client_poll(&c);
+                usleep(10000);
+        }
+        client_parse(&c);
+
+        control_server_close(srv);
+        uint64_t backlog = control_server_get_backlog(srv);
+        CHECK(backlog > 0);
+        bool drained = false;
+        CHECK(control_server_drain_async(srv, on_backlog_drained, &drained) == 1);
+        unsigned iterations = 0;
+        while (!drained && now_monotonic_ns() < deadline) {
+                CHECK(sd_event_run(e, 20000) >= 0);
+                iterations++;
+        }
+        CHECK(drained);
+        CHECK(control_server_get_n_rings(srv) == 0);
+        CHECK(control_server_get_backlog(srv) == 0);
+        control_server_free(srv);
+        capture_writer_flush(w);
+        capture_writer_free(w);
+
+        int64_t count = read_rate_marks(fd, &c);
+        fclose(tmp);
+        printf("backlog: %.2f MiB left in the ring at the close, drained in %u loop iterations; %" PRId64
+               " of %d marks arrived\n", backlog / 1048576.0, iterations, count, n);
         if (count != n)
                 fail("%" PRId64 " of %d marks arrived", count, n);
         return failures ? 1 : 0;
@@ -627,7 +694,7 @@ int main(int argc, char **argv) {
                 return r || failures ? (r == 2 ? 2 : 1) : 0;
         }
         if (argc != 3) {
-                fprintf(stderr, "usage: %s threads|rate|hostile COLLECTOR_CLIENT\n", argv[0]);
+                fprintf(stderr, "usage: %s threads|rate|hostile|backlog COLLECTOR_CLIENT\n", argv[0]);
                 return 2;
         }
         signal(SIGPIPE, SIG_IGN);
@@ -638,6 +705,8 @@ int main(int argc, char **argv) {
                 r = test_rate(argv[2]);
         else if (strcmp(argv[1], "hostile") == 0)
                 r = test_hostile(argv[2]);
+        else if (strcmp(argv[1], "backlog") == 0)
+                r = test_backlog(argv[2]);
         else
                 return 2;
         if (failures)
