@@ -391,14 +391,11 @@ static int on_more(sd_event_source *source, void *userdata) {
         if (!s->stopped)
                 drain_and_rearm(s);
         else if (s->drained) {
-                /* closed: every ring goes once drained to its final tail */
-                if (drain_slice(s) || s->rings) {
-                        if (sd_event_source_set_enabled(s->more, SD_EVENT_ONESHOT) >= 0)
-                                return 0;
-                        (void) control_server_drain(s); /* cannot go on later: all of it now */
-                        while (s->rings)
-                                ring_free(s->rings);
-                }
+                /* closed: every ring (closing) goes once drained to its final tail */
+                if (drain_slice(s) && sd_event_source_set_enabled(s->more, SD_EVENT_ONESHOT) >= 0)
+                        return 0; /* the next slice after what the loop has pending */
+                if (s->rings)
+                        (void) control_server_drain(s); /* cannot go on later: the rest now */
                 ControlDrained done = s->drained;
                 s->drained = NULL;
                 done(s->drained_userdata);
