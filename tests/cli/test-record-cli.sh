@@ -241,7 +241,7 @@ echo "ok a full disk: truncated, exit $rc"
 jq -e '[.frames[] | select(.type == "PROCESS")] | length >= 1' p.json >/dev/null || fail "no PROCESS frame"
 jq -e '[.frames[] | select(.type == "PROCESS")][0].cmdline == "sh -c sleep 1.5 periscope-argv-marker"' p.json >/dev/null ||
         fail "the first PROCESS frame is $(jq -c '[.frames[] | select(.type == "PROCESS")][0]' p.json)"
-! jq -r '.frames[] | select(.type == "PROCESS") | .cmdline' p.json | grep -q 'record' ||
+! jq -r '.frames[] | select(.type == "PROCESS") | .cmdline' p.json | grep >/dev/null 'record' ||
         fail "a PROCESS frame names periscope record: $(jq -r '.frames[] | select(.type == "PROCESS") | .cmdline' p.json)"
 # Sysprof's own reader reads the same frames
 "$SYSPROF_COMPARE" --compare out/p.syscap >compare.out 2>&1 || { cat compare.out; fail "libsysprof-capture reads the capture differently"; }

@@ -30,12 +30,12 @@ comm=$(basename "${comm:-?}")
 cat "$TEST_TMP/report.txt"
 leaked=$(sed -n '/^Bytes leaked/,/^$/p' "$TEST_TMP/report.txt")
 temps=$(sed -n '/^Bytes of short-lived temporaries/,/^$/p' "$TEST_TMP/report.txt")
-echo "$leaked" | grep -qE '^ +10000 +10  (.*;)?main;leak_path;make_buf$' ||
+echo "$leaked" | grep >/dev/null -E '^ +10000 +10  (.*;)?main;leak_path;make_buf$' ||
         fail "main;leak_path;make_buf is not listed with 10000 leaked bytes in 10 blocks"
-echo "$temps" | grep -qE '^ +15000 +50  (.*;)?main;temp_path;make_buf$' ||
+echo "$temps" | grep >/dev/null -E '^ +15000 +50  (.*;)?main;temp_path;make_buf$' ||
         fail "main;temp_path;make_buf is not listed with 15000 bytes of temporaries in 50 blocks"
-echo "$leaked" | grep -q 'temp_path' && fail "temp_path freed everything but is listed as leaking"
-echo "$temps" | grep -q 'leak_path' && fail "leak_path's blocks are listed as temporaries"
+echo "$leaked" | grep >/dev/null 'temp_path' && fail "temp_path freed everything but is listed as leaking"
+echo "$temps" | grep >/dev/null 'leak_path' && fail "leak_path's blocks are listed as temporaries"
 echo "ok: report --memory lists the leaking and the temporary stack apart, with their bytes"
 
 # 2. --leaked / --temporary in the stack views.
@@ -96,7 +96,7 @@ echo "ok: --temporary --flamegraph"
 
 # 3. --pid and --comm select the process in every view; other names nothing.
 "$PERISCOPE" report --memory --pid "$pid" "$cap" >"$TEST_TMP/pid.txt" || fail "report --memory --pid failed"
-sed -n '/^Bytes leaked/,/^$/p' "$TEST_TMP/pid.txt" | grep -qE '^ +10000 +10  (.*;)?main;leak_path;make_buf$' ||
+sed -n '/^Bytes leaked/,/^$/p' "$TEST_TMP/pid.txt" | grep >/dev/null -E '^ +10000 +10  (.*;)?main;leak_path;make_buf$' ||
         fail "--pid $pid lost the leaking stack"
 "$PERISCOPE" report --memory --comm "$comm" --temporary --folded "$cap" >"$TEST_TMP/comm.folded" ||
         fail "report --memory --comm --folded failed"

@@ -18,14 +18,14 @@ check_page() {
         [ -s "$file" ] || fail "$file was not built"
         local text
         text=$(render "$file") || fail "man -l $file failed: $text"
-        head -n1 <<<"$text" | grep -q "^$name($section) .* $name($section)\$" ||
+        head -n1 <<<"$text" | grep >/dev/null "^$name($section) .* $name($section)\$" ||
                 fail "$file: header is not '$name($section) ... $name($section)': $(head -n1 <<<"$text")"
         for s in NAME SYNOPSIS; do
                 grep -qx "$s" <<<"$text" || fail "$file: no $s section"
         done
         # NAME holds "name - what it is" on the line after the heading
-        grep -A1 -x NAME <<<"$text" | grep -qE "^ *$name +- " || fail "$file: NAME is not '$name - ...'"
-        grep -A1 -x SYNOPSIS <<<"$text" | grep -q "^ *$name " || fail "$file: SYNOPSIS does not start with $name"
+        grep -A1 -x NAME <<<"$text" | grep >/dev/null -E "^ *$name +- " || fail "$file: NAME is not '$name - ...'"
+        grep -A1 -x SYNOPSIS <<<"$text" | grep >/dev/null "^ *$name " || fail "$file: SYNOPSIS does not start with $name"
         for o in "$@"; do
                 grep -qe "$o" <<<"$text" || fail "$file: option $o not in the rendered page"
         done

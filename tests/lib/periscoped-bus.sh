@@ -8,6 +8,10 @@
 #   pcall PATH IFACE METHOD…     busctl call on the service
 #   fail MESSAGE                 prints and exits 1
 set -euo pipefail
+# With pipefail, `producer | grep -q` fails when grep -q leaves at its first
+# match and the producer, still writing, dies of SIGPIPE (CI saw it with
+# `echo "$text" | grep -q`): the tests read a pipe to its end with
+# `| grep >/dev/null PATTERN`.
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # The system interpreter: a pyenv shim in PATH costs seconds per start.

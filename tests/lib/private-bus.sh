@@ -105,7 +105,7 @@ EOF
 # private_bus_has_name NAME: true if NAME has an owner on the private bus.
 private_bus_has_name() {
         dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-                org.freedesktop.DBus.NameHasOwner "string:$1" 2>/dev/null | grep -q true
+                org.freedesktop.DBus.NameHasOwner "string:$1" 2>/dev/null | grep >/dev/null true
 }
 
 # private_bus_wait_name NAME [SECONDS [PID]]: waits until NAME is owned

@@ -1,6 +1,10 @@
 # lib.sh: shared helpers of the container tests (sourced). Every missing
 # prerequisite is a failure with a reason, never a skip.
 set -euo pipefail
+# With pipefail, `producer | grep -q` fails when grep -q leaves at its first
+# match and the producer, still writing, dies of SIGPIPE (CI saw it with
+# `echo "$text" | grep -q`): the tests read a pipe to its end with
+# `| grep >/dev/null PATTERN`.
 
 fail() {
         echo "FAIL: $*" >&2
@@ -96,7 +100,7 @@ wait_exec_app() { # cid, message, [pids to skip, space-separated]
         for _ in $(seq 200); do
                 for p in $(pgrep -x app || true); do
                         [[ "$skip" == *" $p "* ]] && continue
-                        tr '\0' ' ' <"/proc/$(ps -o ppid= -p "$p" | tr -d ' ')/cmdline" 2>/dev/null | grep -q -- "-c $cid" && app_pid=$p
+                        tr '\0' ' ' <"/proc/$(ps -o ppid= -p "$p" | tr -d ' ')/cmdline" 2>/dev/null | grep >/dev/null -- "-c $cid" && app_pid=$p
                 done
                 [ -n "$app_pid" ] && break
                 sleep 0.05
@@ -172,7 +176,7 @@ assert_listed() { # query, pid, engine
         local out
         out=$("$PERISCOPE_RESOLVE" --container="$1") || fail "--container=$1 found nothing"
         grep -qP "^instance\tengine=$3\t.*\tpids=(.*,)?$2(,.*)?$" <<<"$out" || { echo "$out"; fail "--container=$1 does not list pid $2"; }
-        "$PERISCOPE_RESOLVE" --list | grep -qP "^instance\tengine=$3\t.*\tpids=(.*,)?$2(,.*)?$" || fail "--list lacks pid $2"
+        "$PERISCOPE_RESOLVE" --list | grep >/dev/null -P "^instance\tengine=$3\t.*\tpids=(.*,)?$2(,.*)?$" || fail "--list lacks pid $2"
         if "$PERISCOPE_RESOLVE" --container=no-such-container-$$ 2>"$WORK/nomatch.err"; then fail "an unknown container matched"; fi
         grep -q "no running container or Flatpak app matches" "$WORK/nomatch.err" || fail "no message for an unknown container"
         echo "ok: --container=$1 lists pid $2"
@@ -203,7 +207,7 @@ print("ok: %d/%d samples (%.1f%%) main;hot_outer;hot_inner" % (good, total, 100 
 sys.exit(0 if total >= 50 and good / total >= 0.95 else 1)
 PY
         "$PERISCOPE" report --mappings --no-progress "$WORK/e2e.syscap" >"$WORK/e2e-maps.txt" || fail "periscope report --mappings failed"
-        grep -A1 -F "$path" "$WORK/e2e-maps.txt" | grep -q "verified" || { cat "$WORK/e2e-maps.txt"; fail "$path is not shown as verified"; }
+        grep -A1 -F "$path" "$WORK/e2e-maps.txt" | grep >/dev/null "verified" || { cat "$WORK/e2e-maps.txt"; fail "$path is not shown as verified"; }
         echo "ok: $path verified in report --mappings: $(grep -A1 -F "$path" "$WORK/e2e-maps.txt" | tr -s ' \n' ' ')"
 }
 

@@ -42,7 +42,7 @@ fi
 resolve "$WORK/out" "$WORK/copies" --methods=mount "$pid"
 assert_resolved "$WORK/out" "$WORK/ns-data/sub/spin" mount "$WORK/spin" "$WORK/copies"
 [ "$(map_field "$WORK/out" "$WORK/ns-data/sub/spin" host)" = "$WORK/top/@data/sub/spin" ] || fail "not translated to the host's view of the subvolume"
-map_field "$WORK/out" "$WORK/ns-data/sub/spin" detail | grep -q 'btrfs subvol=/@data' || fail "provenance does not name the subvolume"
+map_field "$WORK/out" "$WORK/ns-data/sub/spin" detail | grep >/dev/null 'btrfs subvol=/@data' || fail "provenance does not name the subvolume"
 [ "$(map_field "$WORK/out" "$WORK/ns-data/sub/spin" verdict)" = match-alias ] || fail "expected a device alias match"
 
 # With every method the live mapping wins; identity still matches.

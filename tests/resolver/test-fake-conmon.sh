@@ -30,7 +30,7 @@ for _ in $(seq 100); do [ -s "$WORK/fake.out" ] && break; sleep 0.05; done
 child=$(cat "$WORK/fake.out")
 [ -n "$child" ] && [ -d "/proc/$child" ] || fail "the fake conmon's child did not start"
 cleanup "kill $child 2>/dev/null"  # the fake conmon exits with it
-tr '\0' '\n' <"/proc/$child/environ" | grep -qx container=podman || fail "the child does not say container=podman"
+tr '\0' '\n' <"/proc/$child/environ" | grep >/dev/null -x container=podman || fail "the child does not say container=podman"
 
 out=$("$PERISCOPE_RESOLVE" --container="$cid") || fail "--container=$cid found nothing"
 grep -qP "pids=(.*,)?$pid(,.*)?$" <<<"$out" || { echo "$out"; fail "the container's own process $pid is not listed"; }

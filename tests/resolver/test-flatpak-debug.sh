@@ -42,9 +42,9 @@ gcc -O0 -g -fno-omit-frame-pointer -o "$WORK/dbgapp.full" "$WORK/app.c" "$WORK/l
 for f in libspin dbgapp; do
         objcopy --only-keep-debug "$WORK/$f.full" "$WORK/$f.debug"
         strip --strip-all -o "$WORK/$f" "$WORK/$f.full"
-        readelf -S "$WORK/$f" | grep -qE '\.symtab|\.debug_' && fail "$f still has symbols or DWARF after strip"
+        readelf -S "$WORK/$f" | grep >/dev/null -E '\.symtab|\.debug_' && fail "$f still has symbols or DWARF after strip"
 done
-nm -D "$WORK/libspin" | grep -q hot_inner && fail "hot_inner is exported: the test needs it named only by the debug file"
+nm -D "$WORK/libspin" | grep >/dev/null hot_inner && fail "hot_inner is exported: the test needs it named only by the debug file"
 build_id() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
 lib_bid=$(build_id "$WORK/libspin")
 app_bid=$(build_id "$WORK/dbgapp")
@@ -181,7 +181,7 @@ kill "$fpid"
 for _ in $(seq 100); do [ -e "/proc/$fpid" ] || break; sleep 0.05; done
 touch "$WORK/go"
 wait $res || { cat "$WORK/forged.err"; fail "periscope-resolve failed"; }
-grep -P "^debug\t" "$WORK/forged.out" | grep -q "result=ok" && { cat "$WORK/forged.out"; fail "a file was opened through a forged app-path"; }
+grep -P "^debug\t" "$WORK/forged.out" | grep >/dev/null "result=ok" && { cat "$WORK/forged.out"; fail "a file was opened through a forged app-path"; }
 [ "$(grep -cP "^debug\t/(app|usr)/secret.debug\ttree=flatpak\tresult=EPERM\t.*why=app-path/runtime-path of /.flatpak-info is outside the Flatpak installations" "$WORK/forged.out")" = 2 ] || { cat "$WORK/forged.out"; fail "no answer for the forged paths"; }
 echo "ok: forged app-path/runtime-path outside the installations: nothing opened ($(grep -oP 'result=\S+' "$WORK/forged.out" | sort -u | tr '\n' ' '))"
 echo "PASS"

@@ -77,9 +77,9 @@ print("ok: %s: %d/%d samples (%.1f%%) end in an unresolved frame, no wrong names
 sys.exit(0 if total >= 20 and unresolved / total >= 0.95 else 1)
 PY
         "$PERISCOPE" report --mappings --no-progress "$cap" >"$cap.maps" || fail "$label: report --mappings failed"
-        grep -A1 -F "/bin/app" "$cap.maps" | tr -s ' \n' ' ' | grep -qE "$logre" ||
+        grep -A1 -F "/bin/app" "$cap.maps" | tr -s ' \n' ' ' | grep >/dev/null -E "$logre" ||
                 { cat "$cap.maps"; fail "$label: report --mappings does not show the refusal"; }
-        grep -A1 -F "/bin/app" "$cap.maps" | grep -q "debug file by" && { cat "$cap.maps"; fail "$label: a debug file was used"; }
+        grep -A1 -F "/bin/app" "$cap.maps" | grep >/dev/null "debug file by" && { cat "$cap.maps"; fail "$label: a debug file was used"; }
         echo "ok: $label: report --mappings shows the refusal, no debug file used"
 }
 

@@ -23,7 +23,7 @@ export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 build_spin "$WORK/spin.full"
 objcopy --only-keep-debug "$WORK/spin.full" "$WORK/app.debug"
 strip --strip-all -o "$WORK/spin" "$WORK/spin.full"
-readelf -S "$WORK/spin" | grep -qE '\.symtab|\.debug_' && fail "the stripped workload still has symbols or DWARF"
+readelf -S "$WORK/spin" | grep >/dev/null -E '\.symtab|\.debug_' && fail "the stripped workload still has symbols or DWARF"
 bid=$(readelf -n "$WORK/spin" | awk '/Build ID:/ { print $3 }')
 [ ${#bid} -ge 16 ] || fail "the workload has no build-id (gcc without --build-id?)"
 rel=.build-id/${bid:0:2}/${bid:2}.debug
@@ -52,7 +52,7 @@ print("ok: %s: %d/%d samples (%.1f%%) main;hot_outer;hot_inner at spin.c:4;3;2" 
 sys.exit(0 if total >= 20 and good / total >= 0.95 else 1)
 PY
         "$PERISCOPE" report --mappings --no-progress "$cap" >"$cap.maps" || fail "$label: report --mappings failed"
-        grep -A1 -F "/bin/app" "$cap.maps" | tr -s ' \n' ' ' | grep -qE "$prov" ||
+        grep -A1 -F "/bin/app" "$cap.maps" | tr -s ' \n' ' ' | grep >/dev/null -E "$prov" ||
                 { cat "$cap.maps"; fail "$label: /bin/app's debug file provenance does not match '$prov'"; }
         echo "ok: $label: $(grep -A1 -F "/bin/app" "$cap.maps" | tr -s ' \n' ' ' | grep -oE "debug file by [^;]*" | head -1)"
 }

@@ -49,8 +49,8 @@ run_case() { # pin|nopin
 run_case pin
 assert_resolved "$WORK/out-pin" "$L/bin/app" pinned "$WORK/app.v1" "$WORK/copies-pin"
 assert_resolved "$WORK/out-pin" "$L/lib/libhot.so.v1" pinned "$WORK/libhot.so.v1" "$WORK/copies-pin"
-nm "$WORK/copies-pin/libhot.so.v1" | grep -q ' hot_inner_v1$' || fail "pinned library lacks hot_inner_v1"
-nm "$WORK/copies-pin/app" | grep -q ' hot_outer_v1$' || fail "pinned binary lacks hot_outer_v1"
+nm "$WORK/copies-pin/libhot.so.v1" | grep >/dev/null ' hot_inner_v1$' || fail "pinned library lacks hot_inner_v1"
+nm "$WORK/copies-pin/app" | grep >/dev/null ' hot_outer_v1$' || fail "pinned binary lacks hot_outer_v1"
 
 run_case nopin
 for f in "$L/bin/app" "$L/lib/libhot.so.v1"; do

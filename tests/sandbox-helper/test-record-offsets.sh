@@ -20,7 +20,7 @@ while time.time() - t < 1.5:
 "$PERISCOPE" report --no-progress --mappings "$cap" >"$TEST_TMP/mappings" || fail "report --mappings failed"
 want=$(readelf -n $py | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
 [ -n "$want" ] || fail "$py has no build-id"
-grep -A1 " $(readlink -f $py)\$" "$TEST_TMP/mappings" | grep -q "build-id $want" ||
+grep -A1 " $(readlink -f $py)\$" "$TEST_TMP/mappings" | grep >/dev/null "build-id $want" ||
         { cat "$TEST_TMP/mappings"; fail "the capture does not keep $py's build-id $want"; }
 "$PYTHON" - "$TEST_TMP/folded" <<'PY' || fail "python3.11's unnamed frames"
 import re, sys

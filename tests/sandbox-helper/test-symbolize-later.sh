@@ -70,7 +70,7 @@ left=$(share "$TEST_TMP/after" 'spin\+0x[0-9a-f]+')
 echo "after: $after of the samples in spin_function, $inl in spin_inner (inlined), $left in offset rows"
 "$PYTHON" -c "import sys; sys.exit(0 if $after >= 0.8 and $inl >= 0.5 and $left <= 0.01 else 1)" ||
         { head "$TEST_TMP/after"; fail "periscope report does not show the names symbolize found"; }
-"$PERISCOPE" report --no-progress --mappings "$out" | grep -q "named later by periscope symbolize" ||
+"$PERISCOPE" report --no-progress --mappings "$out" | grep >/dev/null "named later by periscope symbolize" ||
         fail "the mapping record does not say where the names came from"
 "$PERISCOPE" info "$out" >/dev/null || fail "periscope info cannot read the rewritten capture"
 

@@ -13,7 +13,7 @@ record() { # OPTIONS REDIRECT…: gdbus Record call with fd 3; prints the reply 
                 -m org.periscope.Profiler1.Record "$opts" 3 2>&1 || true
 }
 expect() { # WHAT PATTERN OUTPUT
-        echo "$3" | grep -qE "$2" || fail "$1: expected /$2/, got: $3"
+        echo "$3" | grep >/dev/null -E "$2" || fail "$1: expected /$2/, got: $3"
         echo "ok: $1 → $(echo "$3" | grep -oE 'org\.[A-Za-z.]+Error[A-Za-z.]*' | head -1)"
 }
 cap=$TEST_TMP/c.syscap
@@ -72,6 +72,6 @@ expect "unknown recording" "Unknown object|UnknownObject|No such" "$out"
 
 # Still serving: a proper recording works.
 out=$(record "{'pids': <[$target]>, 'duration-ms': <uint32 300>}" 3>"$cap")
-echo "$out" | grep -q "/org/periscope/Recording/" || fail "the service stopped serving: $out"
+echo "$out" | grep >/dev/null "/org/periscope/Recording/" || fail "the service stopped serving: $out"
 kill -0 "$PERISCOPED_PID" || fail "periscoped died"
 echo "ok: still serving after malformed calls"

@@ -58,8 +58,8 @@ echo "ok: default counters recorded"
 # 4. Capabilities names the counter sources.
 caps=$(busctl --address="$BUS_ADDRESS" get-property org.periscope.Profiler1 /org/periscope/Profiler1 \
         org.periscope.Profiler1 Capabilities)
-echo "$caps" | grep -q '"counters" as [0-9]* "cpu" "memory"' || fail "Capabilities lacks the counters: $caps"
-echo "$caps" | grep -q '"counters-unavailable"' || fail "Capabilities lacks counters-unavailable: $caps"
+echo "$caps" | grep >/dev/null '"counters" as [0-9]* "cpu" "memory"' || fail "Capabilities lacks the counters: $caps"
+echo "$caps" | grep >/dev/null '"counters-unavailable"' || fail "Capabilities lacks counters-unavailable: $caps"
 echo "ok: Capabilities lists counters"
 
 # 5. The memory profiler: the leaking call sites and their exact bytes.
@@ -70,14 +70,14 @@ cap=$TEST_TMP/memory.syscap
 cat "$TEST_TMP/memory.txt"
 # The service symbolizes the ALLOCATION stacks at Stop: call sites by name.
 leaked=$(sed -n '/^Leaked/,/^$/p' "$TEST_TMP/memory.txt")
-echo "$leaked" | grep -qE '^ +102400 +25  leak_site$' || fail "leak_site's 102400 bytes in 25 blocks not reported as leaked"
-echo "$leaked" | grep -qE '^ +2000 +20  leak_in_thread$' || fail "leak_in_thread's 2000 bytes in 20 blocks not reported as leaked"
-if echo "$leaked" | grep -qE 'temp_site|grow_site|peak_site|aligned_site|main$'; then
+echo "$leaked" | grep >/dev/null -E '^ +102400 +25  leak_site$' || fail "leak_site's 102400 bytes in 25 blocks not reported as leaked"
+echo "$leaked" | grep >/dev/null -E '^ +2000 +20  leak_in_thread$' || fail "leak_in_thread's 2000 bytes in 20 blocks not reported as leaked"
+if echo "$leaked" | grep >/dev/null -E 'temp_site|grow_site|peak_site|aligned_site|main$'; then
         fail "a call site that freed everything is listed as leaking"
 fi
-sed -n '/^Short-lived/,/^$/p' "$TEST_TMP/memory.txt" | grep -qE '^ +1000 +512000  temp_site$' ||
+sed -n '/^Short-lived/,/^$/p' "$TEST_TMP/memory.txt" | grep >/dev/null -E '^ +1000 +512000  temp_site$' ||
         fail "temp_site's 1000 temporaries not reported"
-sed -n '/^Allocated/,/^$/p' "$TEST_TMP/memory.txt" | grep -qE '^ +2024 +2 +0  aligned_site$' ||
+sed -n '/^Allocated/,/^$/p' "$TEST_TMP/memory.txt" | grep >/dev/null -E '^ +2024 +2 +0  aligned_site$' ||
         fail "aligned_site's posix_memalign + aligned_alloc not one call site of 2024 bytes"
 echo "ok: memory report names the leaks exactly"
 

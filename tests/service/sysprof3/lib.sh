@@ -4,6 +4,10 @@
 # the name's owner: no sysprofd anywhere on that bus (it has no activation
 # directory, so nothing else can be started for the name).
 set -uo pipefail
+# With pipefail, `producer | grep -q` fails when grep -q leaves at its first
+# match and the producer, still writing, dies of SIGPIPE (CI saw it with
+# `echo "$text" | grep -q`): the tests read a pipe to its end with
+# `| grep >/dev/null PATTERN`.
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 . "$src/tests/lib/private-bus.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }

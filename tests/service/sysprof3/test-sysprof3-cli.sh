@@ -45,8 +45,8 @@ echo "demo-workload: $total samples, $named with main;run_workload;outer_a;middl
         { sort -k2 -n -r "$OUT/folded" | head; fail "fewer than 80% of demo-workload's samples show its call chain"; }
 
 "$PERISCOPE" dump "$OUT/cli.syscap" >"$OUT/dump" 2>&1 || fail "periscope dump could not read sysprof-cli's capture"
-if [ -d /sys/class/powercap ] && ls /sys/class/powercap | grep -q .; then
-        "$PERISCOPE" report --no-progress --counters "$OUT/cli.syscap" | grep -q "^Energy " ||
+if [ -d /sys/class/powercap ] && ls /sys/class/powercap | grep >/dev/null .; then
+        "$PERISCOPE" report --no-progress --counters "$OUT/cli.syscap" | grep >/dev/null "^Energy " ||
                 fail "no energy counters from the RAPL profiler in the capture"
 else
         grep -q "counter source 'energy' left out" "$OUT/dump" || fail "the RAPL profiler's capture was not merged (no energy counters and no LOG frame saying why)"

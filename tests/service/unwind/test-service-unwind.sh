@@ -45,8 +45,8 @@ msg=$("$PERISCOPE" record --address "$BUS_ADDRESS" --unwind dwarf --stack-size 1
 st=$?
 set -e
 [ $st != 0 ] || fail "stack-size 1001 was accepted"
-echo "$msg" | grep -q "multiple of 8" || fail "unhelpful error for stack-size 1001: $msg"
+echo "$msg" | grep >/dev/null "multiple of 8" || fail "unhelpful error for stack-size 1001: $msg"
 msg=$("$PERISCOPE" record --address "$BUS_ADDRESS" --unwind sideways -o "$TEST_TMP/x.syscap" -- true 2>&1) \
         && fail "unwind 'sideways' was accepted"
-echo "$msg" | grep -q "dwarf" || fail "unhelpful error for unwind 'sideways': $msg"
+echo "$msg" | grep >/dev/null "dwarf" || fail "unhelpful error for unwind 'sideways': $msg"
 echo "ok: dwarf stacks reach main, fp ones do not, options checked"
