@@ -25,6 +25,7 @@
 
 #include "cleanup.h"
 #include "fd-passing.h"
+#include "path-walk.h"
 
 #define CALLER_OPENER_TIMEOUT_MS 1000
 #define CALLER_OPENER_MAX_GROUPS 256
@@ -87,8 +88,7 @@ static int child_open(const OpenRequest *q, const char *path, int dirfd) {
         };
         if (q->flags & O_PATH)
                 how.flags &= ~(uint64_t) O_NOCTTY;
-        long fd = syscall(SYS_openat2, dirfd < 0 ? AT_FDCWD : dirfd, path, &how, sizeof(how));
-        return fd < 0 ? -errno : (int) fd;
+        return path_open_resolve(dirfd < 0 ? AT_FDCWD : dirfd, path, (int) how.flags, how.resolve);
 }
 
 _Noreturn static void child_serve(int sock) {

@@ -29,7 +29,8 @@ CallerOpener *caller_opener_free(CallerOpener *o);
 uid_t caller_opener_uid(const CallerOpener *o);
 pid_t caller_opener_pid(const CallerOpener *o);
 
-/* openat2(dirfd, path, flags | O_CLOEXEC | O_NOCTTY, resolve) as the caller:
+/* openat2(dirfd, path, flags | O_CLOEXEC | O_NOCTTY, resolve) as the caller
+ * (path_open_resolve(): the walk where openat2 is refused):
  * dirfd < 0 means the service's "/" (a leading '/' of path is dropped when
  * resolve holds RESOLVE_BENEATH or RESOLVE_IN_ROOT). Returns the fd or a negative errno. An
  * opener that does not answer within a second is killed; every call after

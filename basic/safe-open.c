@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "path-walk.h"
 
 int safe_open_beneath(int dirfd, const char *path, int flags, bool no_xdev) {
         struct open_how how = {
@@ -31,10 +31,7 @@ int safe_open_beneath(int dirfd, const char *path, int flags, bool no_xdev) {
                 how.flags &= ~(uint64_t) O_NOCTTY;
         else
                 how.flags |= O_NONBLOCK; /* a FIFO planted in a container's files must not block us */
-        long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-        if (fd < 0)
-                return -errno;
-        return (int) fd;
+        return path_open_resolve(dirfd, path, (int) how.flags, how.resolve);
 }
 
 int read_fd_bounded(int fd, size_t max_bytes, bool allow_special, char **ret, size_t *ret_len) {

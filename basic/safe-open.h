@@ -1,7 +1,7 @@
 /* safe-open.h: opening files named by untrusted input (container storage,
  * /.flatpak-info, mountinfo of another namespace) without path escapes:
- * openat2() with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
- * and bounded reads. */
+ * openat2() with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+ * (or the walk of path-walk.h where openat2 is refused), and bounded reads. */
 #pragma once
 
 #include <stdbool.h>

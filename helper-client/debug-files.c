@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -97,13 +96,10 @@ static int open_under_debug_root(const DebugFileOptions *o, const char *root, co
         _cleanup_close_ int dir = -1;
         if (!open_debug_root(root, &dir))
                 return open_candidate_as_caller(o, 0, cand, self); /* the host's path */
-        struct open_how how = {
-                .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-                .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-        };
         while (*rel == '/')
                 rel++;
-        _cleanup_close_ int fd = (int) syscall(SYS_openat2, dir, rel, &how, sizeof(how));
+        _cleanup_close_ int fd = path_open_resolve(dir, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+                                                   RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
                 return -ENOENT;

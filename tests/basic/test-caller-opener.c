@@ -3,7 +3,11 @@
  * it opens what that user may open and nothing else (root-only files and
  * directories, symbolic links, another user's /proc/PID/root), with the
  * user's groups; it holds no capability and the user can neither signal
- * it nor make it hang the service (a stopped opener costs one second, once). */
+ * it nor make it hang the service (a stopped opener costs one second, once).
+ * Links followed inside a rootless container's root (RESOLVE_IN_ROOT):
+ * absolute ones start at that root, ".." stops there.
+ * With --without-openat2 it runs under tests/lib/without-openat2 (openat2
+ * answering ENOSYS, as under the unit): the walk of basic/path-walk.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -20,6 +24,7 @@
 #include <unistd.h>
 
 #include "basic.h"
+#include "no-openat2.h"
 #include "test-check.h"
 
 #define USER "periscope-user"
@@ -67,7 +72,12 @@ static long status_field(pid_t pid, const char *key, char *out, size_t size) {
         return 0;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+        bool without_openat2 = argc > 1 && strcmp(argv[1], "--without-openat2") == 0;
+        if (openat2_forbidden() != without_openat2) {
+                fprintf(stderr, "FAIL: openat2 %s here\n", without_openat2 ? "still answers" : "is filtered");
+                return 1;
+        }
         struct passwd *pw = getpwnam(USER);
         if (getuid() != 0 || !pw) {
                 fprintf(stderr, "FAIL: needs root and the user " USER " (scripts/setup.d/30-periscope-users.sh)\n");
@@ -92,6 +102,14 @@ int main(void) {
         snprintf(link, sizeof(link), "%s/link", dir);
         if (symlink(target, link) < 0)
                 return 1;
+        /* in a root of its own (the chroot below): absolute, and climbing above it */
+        snprintf(link, sizeof(link), "%s/abs-in-root", dir);
+        if (symlink("/public", link) < 0)
+                return 1;
+        snprintf(link, sizeof(link), "%s/up-in-root", dir);
+        if (symlink("../../../../public", link) < 0)
+                return 1;
+        snprintf(link, sizeof(link), "%s/link", dir);
 
         CallerOpener *o = NULL;
         struct timespec s0, s1, s2;
@@ -159,14 +177,15 @@ int main(void) {
         waitpid(sleeper, NULL, 0);
 
         /* The user's own process in a user namespace of its own (a
-         * rootless container): its root is the user's to enter. */
+         * rootless container) with dir as its root: its root is the
+         * user's to enter, and links are followed inside it. */
         int ready[2];
         CHECK(pipe(ready) == 0);
         pid_t inns = fork();
         if (inns == 0) {
                 /* dumpable again after setuid, as after an exec */
                 if (setgid(gid) < 0 || setuid(uid) < 0 || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 ||
-                    unshare(CLONE_NEWUSER) < 0)
+                    unshare(CLONE_NEWUSER) < 0 || chroot(dir) < 0)
                         _exit(1);
                 (void) !write(ready[1], "x", 1);
                 pause();
@@ -181,6 +200,17 @@ int main(void) {
         CHECK_MSG(r >= 0, "the user's process in its own user namespace: %s", strerror(-r));
         if (r >= 0)
                 close(r);
+        const char *in_root[][2] = { { "/public", "public\n" }, { "/abs-in-root", "public\n" }, { "/up-in-root", "public\n" } };
+        for (size_t i = 0; i < ELEMENTSOF(in_root); i++) {
+                fd = caller_opener_open_file(o, inns, in_root[i][0], true);
+                ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+                text[n > 0 ? n : 0] = 0;
+                CHECK_MSG(fd >= 0 && strcmp(text, in_root[i][1]) == 0, "%s in the process's root, links followed: %s",
+                          in_root[i][0], fd < 0 ? strerror(-fd) : text);
+                safe_close(fd);
+        }
+        CHECK(caller_opener_open_file(o, inns, "/abs-in-root", false) == -ENOENT);
+        CHECK(caller_opener_open_file(o, inns, "/rootonly", true) == -ENOENT);
         kill(inns, SIGKILL);
         waitpid(inns, NULL, 0);
 
