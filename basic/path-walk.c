@@ -108,9 +108,9 @@ static int walk_push(Walk *w, int fd, const Node *n) {
         return 0;
 }
 
-/* An absolute name: back to the root (scoped) or to "/", whose mount
- * RESOLVE_NO_XDEV compares with the start's when check_mount. */
-static int walk_restart(Walk *w, bool check_mount) {
+/* An absolute link target: back to the root (scoped), or to "/", which
+ * RESOLVE_NO_XDEV wants on the start's mount. */
+static int walk_restart(Walk *w) {
         if (w->resolve & RESOLVE_BENEATH)
                 return -EXDEV;
         _cleanup_close_ int fd = w->scoped ? openat(w->root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
@@ -121,12 +121,8 @@ static int walk_restart(Walk *w, bool check_mount) {
         int r = node_of(fd, &n);
         if (r < 0)
                 return r;
-        if (!w->scoped) {
-                if (check_mount && (r = walk_check_mount(w, &n)) < 0)
-                        return r;
-                if (!check_mount)
-                        w->start = n;
-        }
+        if ((r = walk_check_mount(w, &n)) < 0)
+                return r;
         w->n_dirs = 1;
         safe_close(w->cur);
         w->cur = TAKE_FD(fd);
@@ -181,7 +177,7 @@ static int walk_link(Walk *w, int linkfd, const char *rest, char **todo) {
         if (n == 0)
                 return -ENOENT;
         if (target[0] == '/') {
-                int r = walk_restart(w, true);
+                int r = walk_restart(w);
                 if (r < 0)
                         return r;
         }
@@ -240,7 +236,11 @@ static int walk(int dirfd, const char *path, int flags, uint64_t resolve) {
                 .root = -1,
                 .cur = -1,
         };
-        w.cur = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* an absolute path starts at the root (scoped: dirfd) or at "/", and on its mount */
+        bool absolute = path[0] == '/';
+        if (absolute && (resolve & RESOLVE_BENEATH))
+                return -EXDEV;
+        w.cur = openat(dirfd, absolute && !w.scoped ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (w.cur < 0)
                 return -errno;
         int r = node_of(w.cur, &w.start);
@@ -257,9 +257,6 @@ static int walk(int dirfd, const char *path, int flags, uint64_t resolve) {
         _cleanup_free_ char *todo = strdup(path);
         if (!todo)
                 return -ENOMEM;
-        /* an absolute path starts at "/", and on its mount (as openat2's) */
-        if (path[0] == '/' && (r = walk_restart(&w, false)) < 0)
-                return r;
 
         const char *p = todo;
         for (;;) {

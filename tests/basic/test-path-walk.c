@@ -98,6 +98,9 @@ static const Case cases[] = {
         { AT_ROOT, "abs", O_RDONLY, RESOLVE_NO_MAGICLINKS, ENOENT, NULL },
         { AT_ROOT, "abs", O_RDONLY, RESOLVE_NO_SYMLINKS, ELOOP, NULL },
         { AT_ROOT, "rel", O_RDONLY, RESOLVE_NO_XDEV, 0, "dir/file" },
+        { AT_ROOT, "/", O_PATH, RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV, 0, "/" },
+        { AT_ROOT, "/", O_PATH, IN_ROOT, 0, "." },
+        { AT_ROOT, "abs", O_RDONLY, RESOLVE_NO_XDEV, EXDEV, NULL },
         /* no crossing of mounts: a tmpfs, a bind mount (same st_dev), ".." out of a mount */
         { AT_ROOT, "mnt/f", O_RDONLY, CONFINED | RESOLVE_NO_XDEV, EXDEV, NULL },
         { AT_ROOT, "mnt", O_PATH, CONFINED | RESOLVE_NO_XDEV, EXDEV, NULL },
