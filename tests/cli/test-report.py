@@ -634,6 +634,15 @@ def test_views(tmp):
     check(p.returncode == 0 and line.endswith("… (2851 more characters; --full shows them)") and len(line) < 240,
           f"info cuts a 3000-character command line: {line[:200]!r}")
 
+    # A process shown as "[worker]" (no command line) is selected by its name.
+    br = make(tmp, "bracketed")
+    rows = process_rows(run("--by-process", "--comm", "worker", br).stdout)
+    check([r[:2] for r in rows] == [(200, 100)], f"--comm worker selects the process shown as [worker]: {rows}")
+    rows = process_rows(run("--by-process", "--comm", "[worker]", br).stdout)
+    check([r[:2] for r in rows] == [(200, 100)], f"--comm [worker] selects it too: {rows}")
+    out = run("--comm", "work", br).stdout
+    check("No samples match --pid/--comm" in out, "--comm is not a prefix match")
+
 
 def flame_dom(svg, fragment=""):
     p = chromium("--dump-dom", "--virtual-time-budget=2000", "file://" + svg + fragment)
