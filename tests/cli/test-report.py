@@ -451,6 +451,14 @@ def test_flamegraph(tmp):
     def attr(name):
         m = re.search(name + r'="([^"]*)"', dom)
         return m[1] if m else None
+    # Each kind of frame has a hue of its own: kernel frames green, user frames red to yellow.
+    fills = {m[1]: tuple(int(v) for v in m[2].split(","))
+             for m in re.finditer(r'data-name="([^"]*)".*?fill="rgb\(([\d,]+)\)"', text)}
+    kern = fills.get("do_syscall_64 [kernel]")
+    user = [fills.get(n) for n in ("main", "compute", "worker_loop")]
+    check(kern is not None and kern[1] > kern[0] + 20 and kern[1] > kern[2] + 60,
+          f"kernel frames are green: {kern}")
+    check(all(u and u[0] >= 200 and u[2] < 60 for u in user), f"user frames are red to yellow: {user}")
     check(attr("data-t-hover") == "main (100 samples, 50.00%)", f"hover details: {attr('data-t-hover')}")
     check(attr("data-t-zoom-width") == "1180", f"zoomed frame spans the width: {attr('data-t-zoom-width')}")
     check(attr("data-t-worker-hidden") == "yes", "frames outside the zoom are hidden")
