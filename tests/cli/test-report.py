@@ -275,8 +275,14 @@ def test_hostile(tmp):
     cut = os.path.join(tmp, "cut.capture")
     with open(cut, "wb") as f:
         f.write(data[:len(data) * 2 // 3])
-    p = run(cut)
-    check(p.returncode == 0 and "Samples:" in p.stdout, "truncated capture still reports")
+    p = run(cut, ok=False)
+    check(p.returncode == 1 and "Samples:" in p.stdout and "Warning: the capture is damaged" in p.stdout,
+          f"truncated capture still reports, and exits 1: {p.returncode}")
+    check("cut.capture is truncated or damaged" in p.stderr, f"and says so on stderr: {p.stderr}")
+    p = run("--folded", cut, ok=False)
+    check(p.returncode == 1 and p.stdout and "truncated or damaged" in p.stderr, f"--folded too: {p.returncode}")
+    p = run("--diff", good, cut, ok=False)
+    check(p.returncode == 1 and "cut.capture is truncated or damaged" in p.stderr, f"--diff too: {p.returncode}")
     # Garbage in the middle of a frame header.
     bad = bytearray(data)
     bad[256] = 0xff  # first frame's length: odd and past the end
