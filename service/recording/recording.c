@@ -161,9 +161,8 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
         if (r->unwinder.tables && !r->options.system)
                 sample_unwinder_prepare(&r->unwinder, r->maps, (int32_t) m.pid, m.addr);
         /* A program writing a perf map makes its file early: look while it maps code. */
-        bool anonymous = m.filename[0] == '\0' || strcmp(m.filename, "//anon") == 0 ||
-                         strncmp(m.filename, "[anon", 5) == 0;
-        ret = jit_files_look(r->jit_files, (pid_t) m.pid, now_monotonic_ms(), anonymous);
+        ret = jit_files_look(r->jit_files, (pid_t) m.pid, now_monotonic_ms(),
+                             process_mapping_name_is_anonymous(m.filename));
         return ret < 0 ? ret : 0;
 }
 
