@@ -34,6 +34,12 @@ sleep 0.3
 "$PERISCOPE" record --address "$BUS_ADDRESS" --system --duration 1.5 -o "$TEST_TMP/system.syscap" >"$TEST_TMP/record.out" 2>&1 ||
         { cat "$TEST_TMP/record.out"; fail "record --system failed"; }
 kill $burn $shift_pid
+# The capture lasts its sampling window (1.5 s), not the symbolizing after it.
+duration=$("$PERISCOPE" info "$TEST_TMP/system.syscap" | sed -n 's/^Duration: \([0-9.]*\) s$/\1/p')
+finish=$(sed -n 's/.*finishing took \([0-9.]*\) s.*/\1/p' "$TEST_TMP/record.out")
+echo "system capture: Duration $duration s (asked 1.5 s)"
+awk -v d="${duration:-0}" 'BEGIN { exit !(d >= 1.45 && d < 1.75) }' ||
+        { cat "$TEST_TMP/record.out"; fail "a 1.5 s recording's capture lasts ${duration:-?} s"; }
 record before.syscap "$TEST_TMP/workload-shift" 6 2
 record after.syscap "$TEST_TMP/workload-shift" 2 6
 record both.syscap /bin/sh -c "\"$TEST_TMP/workload-shift\" 24 8 & \"$WORKLOAD_BURN\" 60000; wait"
