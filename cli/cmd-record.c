@@ -81,8 +81,16 @@ static void live_line_clear(RecordRun *run) {
                 fprintf(stderr, "\r\033[K");
 }
 
+/* Whether the command writes where the live line is drawn: its output
+ * would land after the line, on the same terminal line. */
+static gboolean command_shares_terminal(const RecordRun *run) {
+        return run->child_pid && !run->child_exited && (isatty(STDOUT_FILENO) || isatty(STDERR_FILENO));
+}
+
 static gboolean on_live_tick(gpointer data) {
         RecordRun *run = data;
+        if (command_shares_terminal(run))
+                return G_SOURCE_CONTINUE; /* the command's output has the terminal */
         double secs = (g_get_monotonic_time() - run->start_us) / 1e6;
         fprintf(stderr, "\r\033[Kperiscope: recording %.1f s, %" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT " lost",
                 secs, run->samples, run->lost);

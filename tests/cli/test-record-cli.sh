@@ -155,9 +155,11 @@ tty_record() { # OUT WHAT KEYS…: record WHAT on a pty, type each key (DELAY:KE
                 SHELL=/bin/bash timeout 40 script -qefc "$PERISCOPE record -o out/t.syscap $what; echo EXIT=\$?" /dev/null >"$out" || true
         tr '\r' '\n' <"$out" | sed 's/\x1b\[K//g' >"$out.lines"
 }
-tty_record tty.out '-- sleep 30' '2:\003'
+tty_record tty.out "-- sh -c 'sleep 1; echo from-the-command; exec sleep 30'" '2:\003'
 expect tty.out.lines '^EXIT=130$'
-expect tty.out.lines '^periscope: recording [0-9.]+ s, [0-9]+ samples, 0 lost'
+# the command's output keeps the terminal: no live line to write after
+expect tty.out.lines '^from-the-command$'
+grep >/dev/null 'periscope: recording [0-9.]+ s' tty.out.lines && { cat tty.out.lines; fail "a live line beside the command's output"; }
 expect tty.out.lines '^periscope: symbolizing [0-9]+/[0-9]+ addresses'
 expect tty.out.lines '\(ended: stopped\)$'
 "$PERISCOPE" dump --json out/t.syscap >t.json || fail "the interrupted capture is not complete"
@@ -183,6 +185,7 @@ target=$!
 tty_record tty3.out "-p $target" '2:\003'
 kill $target
 expect tty3.out.lines '^EXIT=130$'
+expect tty3.out.lines '^periscope: recording [0-9.]+ s, [0-9]+ samples, 0 lost'
 expect tty3.out.lines '\(ended: stopped\)$'
 "$PERISCOPE" dump --json out/t.syscap | jq -e '[.frames[] | select(.id == "periscope.stats") | .metadata | test("reason=stopped")] == [true]' >/dev/null ||
         fail "the -p capture stopped by Ctrl-C is not complete with reason=stopped"
