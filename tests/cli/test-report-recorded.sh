@@ -173,4 +173,18 @@ else:
           f"round time ticks: {ticks}")
 sys.exit(1 if failures else 0)
 PY
+
+# A merged capture (sysprof-cli --merge) keeps the names of every capture it
+# was made of, each with its own symbol tables.
+record burn.syscap "$WORKLOAD_BURN" 60000
+command -v sysprof-cli >/dev/null || fail "sysprof-cli is missing: apt-get install -y sysprof"
+sysprof-cli --merge "$TEST_TMP/before.syscap" "$TEST_TMP/burn.syscap" >"$TEST_TMP/merged.syscap" ||
+        fail "sysprof-cli --merge failed"
+"$PERISCOPE" report --no-progress --folded "$TEST_TMP/merged.syscap" >"$TEST_TMP/merged.folded" ||
+        fail "report of the merged capture failed"
+for f in shift_a shift_b burn_inner burn_outer; do
+        grep >/dev/null "\b$f\b" "$TEST_TMP/merged.folded" ||
+                { sort -t' ' -k2 -n "$TEST_TMP/merged.folded" | tail; fail "the merged capture lost $f's name"; }
+done
+echo "ok: a capture merged by sysprof-cli keeps both recordings' names"
 echo "ok: report --diff and --by-process on real recordings"
