@@ -474,11 +474,11 @@ int capture_reader_next(CaptureReader *r, CaptureFrame *fr) {
         }
 }
 
-int capture_reader_read_file(CaptureReader *r, const char *path, uint64_t max_bytes, uint8_t **ret_data,
-                             size_t *ret_len) {
+int capture_reader_read_file_nth(CaptureReader *r, const char *path, size_t index, uint64_t max_bytes,
+                                 uint8_t **ret_data, size_t *ret_len) {
         size_t saved = r->pos;
         _cleanup_free_ uint8_t *buf = NULL;
-        size_t len = 0;
+        size_t len = 0, seen = 0;
         bool found = false;
         CaptureFrame fr;
         int k;
@@ -487,6 +487,11 @@ int capture_reader_read_file(CaptureReader *r, const char *path, uint64_t max_by
         while ((k = capture_reader_next(r, &fr)) > 0) {
                 if (fr.type != CAPTURE_FRAME_FILE_CHUNK || strcmp(fr.file_chunk.path, path) != 0)
                         continue;
+                if (seen < index) { /* an earlier instance: skipped up to its last chunk */
+                        if (fr.file_chunk.is_last)
+                                seen++;
+                        continue;
+                }
                 found = true;
                 if (len + fr.file_chunk.len > max_bytes) {
                         k = -EFBIG;
@@ -514,6 +519,11 @@ int capture_reader_read_file(CaptureReader *r, const char *path, uint64_t max_by
         *ret_data = TAKE_PTR(buf);
         *ret_len = len;
         return 0;
+}
+
+int capture_reader_read_file(CaptureReader *r, const char *path, uint64_t max_bytes, uint8_t **ret_data,
+                             size_t *ret_len) {
+        return capture_reader_read_file_nth(r, path, 0, max_bytes, ret_data, ret_len);
 }
 
 int capture_reader_decode_frame(CaptureReader *r, const void *data, size_t size, CaptureFrame *fr) {

@@ -56,6 +56,12 @@ uint64_t capture_reader_get_skipped(const CaptureReader *r);
 /* The last error message, or NULL. */
 const char *capture_reader_error(const CaptureReader *r);
 
+/* As capture_reader_read_file(), for the index-th (from 0) embedded file
+ * named path: a merged capture (sysprof-cli --merge) holds one per capture
+ * it was made of. -ENOENT when there are no more. */
+int capture_reader_read_file_nth(CaptureReader *r, const char *path, size_t index, uint64_t max_bytes,
+                                 uint8_t **ret_data, size_t *ret_len);
+
 /* Reassembles the first complete embedded file named path from its
  * FILE_CHUNKs (at most max_bytes; -EFBIG past that, -ENOENT if absent).
  * The result is malloc'ed and NUL-terminated (not counted in *ret_len). The

@@ -612,6 +612,8 @@ int symbol_table_builder_write(SymbolTableBuilder *b, CaptureWriter *w, int64_t 
 struct SymbolTable {
         SymbolTableKind kind;
         uint8_t *blob; /* owned copy; strings point into it */
+        uint8_t **merged_blobs; /* the blobs of tables merged into this one */
+        size_t n_merged_blobs;
         SymbolRange *ranges;
         size_t n_ranges;
         SymbolFrame *frames;
@@ -624,6 +626,9 @@ SymbolTable *symbol_table_free(SymbolTable *t) {
         if (!t)
                 return NULL;
         free(t->blob);
+        for (size_t i = 0; i < t->n_merged_blobs; i++)
+                free(t->merged_blobs[i]);
+        free(t->merged_blobs);
         free(t->ranges);
         free(t->frames);
         free(t->mappings);
@@ -856,50 +861,139 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
         return 0;
 }
 
-int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error) {
-        _cleanup_free_ uint8_t *data = NULL;
-        _cleanup_free_ char *periscope_error = NULL;
-        size_t len;
-        int k;
+/* Whether one of ranges[0, n) (sorted by pid, as table_normalize leaves
+ * them) is of pid. */
+static bool symbol_table_has_pid_in(const SymbolRange *ranges, size_t n, int32_t pid) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = cmp_pid(ranges[mid].pid, pid);
+                if (c == 0)
+                        return true;
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return false;
+}
 
-        k = capture_reader_read_file(r, SYMBOLS_PERISCOPE_PATH, SYMBOLS_MAX_TABLE_BYTES, &data, &len);
-        if (k >= 0) {
-                k = symbol_table_parse_periscope(data, len, ret, &periscope_error);
-                if (k >= 0)
-                        return 0;
-        } else if (k != -ENOENT)
-                (void) table_fail(&periscope_error, k, "%s: cannot read: %s", SYMBOLS_PERISCOPE_PATH,
-                                  capture_reader_error(r) ? capture_reader_error(r) : strerror(-k));
-        int periscope_k = k;
-        free(data);
-        data = NULL;
+/* Moves from's entries into into (from is freed): ranges of pids that into
+ * has no range of (all of them with all_pids), and from's mappings. The
+ * merged tables of a merged capture come from different recordings: a pid
+ * both name is kept from the first. */
+static int table_absorb(SymbolTable *into, SymbolTable *from, bool all_pids) {
+        _cleanup_(symbol_table_freep) SymbolTable *f = from;
+        size_t nr = into->n_ranges + f->n_ranges, nf = into->n_frames + f->n_frames,
+               nm = into->n_mappings + f->n_mappings;
+        SymbolRange *ranges = reallocarray(into->ranges, nr ? nr : 1, sizeof(SymbolRange));
+        if (!ranges)
+                return -ENOMEM;
+        into->ranges = ranges;
+        SymbolFrame *frames = reallocarray(into->frames, nf ? nf : 1, sizeof(SymbolFrame));
+        if (!frames)
+                return -ENOMEM;
+        /* the ranges point into the frames array, which may have moved */
+        for (size_t i = 0; i < into->n_ranges; i++)
+                into->ranges[i].frames = frames + (into->ranges[i].frames - into->frames);
+        into->frames = frames;
+        SymbolMapping *mappings = reallocarray(into->mappings, nm ? nm : 1, sizeof(SymbolMapping));
+        if (!mappings)
+                return -ENOMEM;
+        into->mappings = mappings;
+        uint8_t **blobs = reallocarray(into->merged_blobs, into->n_merged_blobs + f->n_merged_blobs + 1,
+                                       sizeof(uint8_t *));
+        if (!blobs)
+                return -ENOMEM;
+        into->merged_blobs = blobs;
 
-        k = capture_reader_read_file(r, SYMBOLS_SYSPROF_PATH, SYMBOLS_MAX_TABLE_BYTES, &data, &len);
-        if (k >= 0) {
-                _cleanup_free_ char *sysprof_error = NULL;
-                k = symbol_table_parse_sysprof(data, len, capture_reader_get_header(r)->little_endian, ret,
-                                               &sysprof_error);
-                if (k >= 0)
-                        return 0;
-                if (periscope_k == -ENOENT) {
-                        if (error) {
-                                free(*error);
-                                *error = TAKE_PTR(sysprof_error);
-                        }
-                        return k;
+        size_t n_before = into->n_ranges;
+        memcpy(into->frames + into->n_frames, f->frames, f->n_frames * sizeof(SymbolFrame));
+        for (size_t i = 0; i < f->n_ranges; i++) {
+                SymbolRange r = f->ranges[i];
+                if (!all_pids && symbol_table_has_pid_in(into->ranges, n_before, r.pid))
+                        continue;
+                r.frames = into->frames + into->n_frames + (r.frames - f->frames);
+                into->ranges[into->n_ranges++] = r;
+        }
+        into->n_frames += f->n_frames;
+        memcpy(into->mappings + into->n_mappings, f->mappings, f->n_mappings * sizeof(SymbolMapping));
+        into->n_mappings += f->n_mappings;
+        /* the strings stay where they are: into owns their blobs from now */
+        into->merged_blobs[into->n_merged_blobs++] = TAKE_PTR(f->blob);
+        for (size_t i = 0; i < f->n_merged_blobs; i++)
+                into->merged_blobs[into->n_merged_blobs++] = TAKE_PTR(f->merged_blobs[i]);
+        table_normalize(into);
+        return 0;
+}
+
+/* Loads every table of one kind the capture embeds (a merged capture holds
+ * several), merged into *table (which may be NULL at first). Returns the
+ * number loaded, or the first table's error when none could be. */
+static int load_tables(CaptureReader *r, const char *path, bool periscope, SymbolTable **table, char **error) {
+        int loaded = 0;
+        for (size_t i = 0;; i++) {
+                _cleanup_free_ uint8_t *data = NULL;
+                _cleanup_free_ char *why = NULL;
+                size_t len;
+                int k = capture_reader_read_file_nth(r, path, i, SYMBOLS_MAX_TABLE_BYTES, &data, &len);
+                if (k == -ENOENT)
+                        return loaded > 0 || i > 0 ? loaded : -ENOENT;
+                if (k < 0) {
+                        if (i == 0)
+                                return table_fail(error, k, "%s: cannot read: %s", path,
+                                                  capture_reader_error(r) ? capture_reader_error(r) : strerror(-k));
+                        return loaded; /* the later ones are lost to damage */
                 }
-        } else if (k != -ENOENT && periscope_k == -ENOENT)
-                return table_fail(error, k, "%s: cannot read: %s", SYMBOLS_SYSPROF_PATH,
-                                  capture_reader_error(r) ? capture_reader_error(r) : strerror(-k));
+                SymbolTable *t = NULL;
+                k = periscope ? symbol_table_parse_periscope(data, len, &t, &why)
+                              : symbol_table_parse_sysprof(data, len, capture_reader_get_header(r)->little_endian, &t,
+                                                           &why);
+                if (k < 0) {
+                        if (i == 0) {
+                                if (error) {
+                                        free(*error);
+                                        *error = TAKE_PTR(why);
+                                }
+                                return k;
+                        }
+                        continue;
+                }
+                if (!*table)
+                        *table = t;
+                else if ((k = table_absorb(*table, t, true)) < 0)
+                        return k;
+                loaded++;
+        }
+}
 
-        if (periscope_k == -ENOENT)
+int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error) {
+        _cleanup_(symbol_table_freep) SymbolTable *periscope = NULL, *sysprof = NULL;
+        _cleanup_free_ char *periscope_error = NULL, *sysprof_error = NULL;
+        int pk = load_tables(r, SYMBOLS_PERISCOPE_PATH, true, &periscope, &periscope_error);
+        int sk = load_tables(r, SYMBOLS_SYSPROF_PATH, false, &sysprof, &sysprof_error);
+        if (periscope) {
+                /* a merged capture's parts that only Sysprof's table names */
+                if (sysprof) {
+                        int k = table_absorb(periscope, TAKE_PTR(sysprof), false);
+                        if (k < 0)
+                                return table_fail(error, k, "merging the symbol tables: %s", strerror(-k));
+                }
+                *ret = TAKE_PTR(periscope);
+                return 0;
+        }
+        if (sysprof) {
+                *ret = TAKE_PTR(sysprof);
+                return 0;
+        }
+        if (pk == -ENOENT && sk == -ENOENT)
                 return table_fail(error, -ENOENT, "the capture embeds no symbols (neither %s nor %s)",
                                   SYMBOLS_PERISCOPE_PATH, SYMBOLS_SYSPROF_PATH);
         if (error) {
                 free(*error);
-                *error = TAKE_PTR(periscope_error);
+                *error = pk != -ENOENT ? TAKE_PTR(periscope_error) : TAKE_PTR(sysprof_error);
         }
-        return periscope_k;
+        return pk != -ENOENT ? pk : sk;
 }
 
 SymbolTableKind symbol_table_get_kind(const SymbolTable *t) {

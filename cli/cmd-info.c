@@ -115,14 +115,25 @@ static bool is_comm_of(const char *name, const char *cmdline) {
         return bl > nl ? strncmp(base, name, nl) == 0 && nl == 15 : bl == nl && strncmp(base, name, nl) == 0;
 }
 
+/* Whether a frame tells what happened while recording. Metadata, file
+ * chunks (symbol tables, container files), JIT maps and the timestamp that
+ * opens the symbols are written after sampling stopped and say nothing of
+ * the capture's duration. */
+static bool frame_is_event(const CaptureFrame *f) {
+        return f->type != CAPTURE_FRAME_METADATA && f->type != CAPTURE_FRAME_FILE_CHUNK &&
+               f->type != CAPTURE_FRAME_JITMAP && f->type != CAPTURE_FRAME_TIMESTAMP;
+}
+
 static void info_add_frame(Info *info, const CaptureFrame *f) {
         info->frames[f->type]++;
         info->total_frames++;
-        if (!info->have_time || f->time < info->min_time)
-                info->min_time = f->time;
-        if (!info->have_time || f->time > info->max_time)
-                info->max_time = f->time;
-        info->have_time = true;
+        if (frame_is_event(f)) {
+                if (!info->have_time || f->time < info->min_time)
+                        info->min_time = f->time;
+                if (!info->have_time || f->time > info->max_time)
+                        info->max_time = f->time;
+                info->have_time = true;
+        }
 
         switch (f->type) {
         case CAPTURE_FRAME_SAMPLE:

@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 #include <glib-unix.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,11 @@
 #include "service-connection.h"
 
 #define CHILD_GRACE_MS 1000 /* after an interrupted recording, how long the command gets to exit */
+/* Signals this close to the first are one burst: timeout(1) and kill(1)
+ * with a process group send the same signal to us directly and again to
+ * our group, microseconds apart. Nobody types two Ctrl-C this fast. */
+#define SIGNAL_BURST_US 30000
+#define CHILD_EXIT_WAIT_MS 100 /* leaving: how long to see whether the command dies of the signal too */
 
 typedef struct RecordRun {
         GMainLoop *loop;
@@ -55,8 +61,9 @@ typedef struct RecordRun {
         gboolean stopping;         /* the service said State=stopping */
         guint live_source;
         guint grace_source;
-        int sigints;               /* interrupts so far */
+        int sigints;               /* interrupts so far (a burst counts once) */
         int first_signal;          /* the first one: the exit status is 128 + it */
+        gint64 first_signal_us;    /* when it came */
 } RecordRun;
 
 static void record_run_maybe_quit(RecordRun *run) {
@@ -74,8 +81,16 @@ static void live_line_clear(RecordRun *run) {
                 fprintf(stderr, "\r\033[K");
 }
 
+/* Whether the command writes where the live line is drawn: its output
+ * would land after the line, on the same terminal line. */
+static gboolean command_shares_terminal(const RecordRun *run) {
+        return run->child_pid && !run->child_exited && (isatty(STDOUT_FILENO) || isatty(STDERR_FILENO));
+}
+
 static gboolean on_live_tick(gpointer data) {
         RecordRun *run = data;
+        if (command_shares_terminal(run))
+                return G_SOURCE_CONTINUE; /* the command's output has the terminal */
         double secs = (g_get_monotonic_time() - run->start_us) / 1e6;
         fprintf(stderr, "\r\033[Kperiscope: recording %.1f s, %" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT " lost",
                 secs, run->samples, run->lost);
@@ -242,6 +257,21 @@ static gboolean on_grace_over(gpointer data) {
         return G_SOURCE_REMOVE;
 }
 
+/* Whether the command is alive and stays so: it had the same signal when
+ * it came to the whole process group, so it gets a moment to die of it. */
+static gboolean command_keeps_running(RecordRun *run) {
+        if (!run->child_pid || run->child_exited)
+                return FALSE;
+        if (run->child_pidfd < 0)
+                return TRUE;
+        struct pollfd p = { .fd = run->child_pidfd, .events = POLLIN };
+        int k;
+        do
+                k = poll(&p, 1, CHILD_EXIT_WAIT_MS);
+        while (k < 0 && errno == EINTR);
+        return k == 0; /* readable: it exited */
+}
+
 /* What a second interrupt abandons, said before leaving. */
 static void leave_now(RecordRun *run) {
         live_line_clear(run);
@@ -249,15 +279,19 @@ static void leave_now(RecordRun *run) {
                         "finished. periscoped completes %s in the background (the post-stop stages: embedding "
                         "the mapped files and symbolizing); `periscope info %s` shows it once it is complete",
                 run->output.path, run->output.path);
-        if (run->child_pid && !run->child_exited)
+        if (command_keeps_running(run))
                 fprintf(stderr, "; the command (pid %d) keeps running", (int) run->child_pid);
         fprintf(stderr, "\n");
         exit(128 + run->first_signal);
 }
 
 static void interrupted(RecordRun *run, int signo) {
-        if (!run->first_signal)
+        gint64 now = g_get_monotonic_time();
+        if (!run->first_signal) {
                 run->first_signal = signo;
+                run->first_signal_us = now;
+        } else if (now - run->first_signal_us < SIGNAL_BURST_US)
+                return; /* the same burst */
         if (++run->sigints > 1 && !run->finished)
                 leave_now(run);
         if (run->sigints > 1)

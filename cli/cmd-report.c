@@ -212,6 +212,16 @@ static int write_flamegraph(const ReportOptions *o, const ReportCallGraph *g, co
         return 0;
 }
 
+/* 1 when the capture at path was damaged and only what precedes the damage
+ * was reported (said on stderr, as export and info say it), else 0. */
+static int damaged_status(const char *path, const ReportProfile *p) {
+        if (!p->load_warning)
+                return 0;
+        g_autofree char *warning = report_printable(p->load_warning);
+        fprintf(stderr, "periscope report: %s is truncated or damaged: %s; reported what precedes it\n", path, warning);
+        return 1;
+}
+
 /* `--diff BEFORE AFTER [-f DIFF.svg]` */
 static int report_diff(const ReportOptions *o, const char *before_path, const char *after_path,
                        const ReportFilter *filter) {
@@ -232,10 +242,11 @@ static int report_diff(const ReportOptions *o, const char *before_path, const ch
         if (!o->folded && (!before->n_samples || !after->n_samples))
                 printf("\nWarning: %s has no samples%s; every share there is 0.\n",
                        before->n_samples ? "AFTER" : "BEFORE", filter->pids->len || filter->comms ? " that match --pid/--comm" : "");
+        int status = damaged_status(before_path, bp) | damaged_status(after_path, ap);
         if (!o->flamegraph)
-                return 0;
+                return status;
         g_autofree char *title = default_title(after_path, "Differential flame graph", after);
-        return write_flamegraph(o, after, before, title);
+        return write_flamegraph(o, after, before, title) | status;
 }
 
 static ReportWeight stacks_weight(const ReportOptions *o) {
@@ -325,7 +336,7 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                 g_autofree char *title = default_title(path, what, graph);
                 status |= write_flamegraph(o, graph, NULL, title);
         }
-        return status;
+        return status | damaged_status(path, profile);
 }
 
 int cmd_report(int argc, char **argv) {

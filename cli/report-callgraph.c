@@ -48,6 +48,15 @@ static void node_sort(ReportNode *n, ReportLabels *labels) {
                 node_sort(g_ptr_array_index(n->children, i), labels);
 }
 
+/* Whether a --comm NAME selects a process shown as comm: its name, or its
+ * name in brackets ("[cscope]": a process seen without a command line). */
+static gboolean comm_matches(const char *name, const char *comm) {
+        if (strcmp(name, comm) == 0)
+                return TRUE;
+        size_t n = strlen(comm);
+        return n > 2 && comm[0] == '[' && comm[n - 1] == ']' && strlen(name) == n - 2 && strncmp(comm + 1, name, n - 2) == 0;
+}
+
 gboolean report_filter_match(const ReportProfile *p, const ReportFilter *f, int32_t pid) {
         if (f->pids && f->pids->len) {
                 gboolean ok = FALSE;
@@ -61,7 +70,7 @@ gboolean report_filter_match(const ReportProfile *p, const ReportFilter *f, int3
                 const char *cmdline = g_hash_table_lookup(p->cmdlines, GINT_TO_POINTER(pid));
                 gboolean ok = FALSE;
                 for (char **c = f->comms; *c && !ok; c++)
-                        ok = strcmp(*c, comm) == 0 || (cmdline && strcmp(*c, cmdline) == 0);
+                        ok = comm_matches(*c, comm) || (cmdline && strcmp(*c, cmdline) == 0);
                 if (!ok)
                         return FALSE;
         }

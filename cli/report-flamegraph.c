@@ -139,7 +139,8 @@ static void frame_colour(const ReportLabel *l, char buf[32]) {
         } else if (l->flags & REPORT_LABEL_UNRESOLVED) {
                 r = g = bl = 170 + (int) (a % 40);
         } else if (l->flags & REPORT_LABEL_KERNEL) {
-                r = 220 + (int) (a % 35), g = 120 + (int) (b % 60), bl = 30;
+                /* green: apart from the user frames' red-to-yellow */
+                r = 100 + (int) (a % 60), g = 185 + (int) (b % 50), bl = 60 + (int) (a % 40);
         } else if (l->flags & REPORT_LABEL_INLINED) {
                 r = 80 + (int) (a % 50), g = 190 + (int) (b % 50), bl = 200 + (int) (a % 40);
         } else {

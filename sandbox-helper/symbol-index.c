@@ -69,6 +69,11 @@ static int sort_entries(SymbolIndexEntry **entries, size_t n) {
         return 0;
 }
 
+static bool symbol_type_names_code(int type) {
+        /* NOTYPE: assembly labels, which are often code */
+        return type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE;
+}
+
 int symbol_index_build(Dwfl_Module *mod, SymbolIndex *ret) {
         *ret = (SymbolIndex) {};
         int n = dwfl_module_getsymtab(mod);
@@ -93,8 +98,12 @@ int symbol_index_build(Dwfl_Module *mod, SymbolIndex *ret) {
                 /* st_name 0 is the empty name; other empty names are skipped
                  * by the lookup (reading every name here would touch the
                  * whole string table) */
-                if (!name || sym.st_name == 0 || sym.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE ||
-                    type == STT_TLS)
+                /* Only code names code: data objects (OBJECT, COMMON, TLS)
+                 * and absolute symbols (a stripped library's version nodes,
+                 * "libjansson.so.4" or "ZLIB_1.2.9" at address 0) would
+                 * otherwise name every address no function covers. */
+                if (!name || sym.st_name == 0 || sym.st_shndx == SHN_UNDEF || shndx == SHN_ABS ||
+                    !symbol_type_names_code(type))
                         continue;
                 if (elf != last_elf || shndx != last_shndx) {
                         last_elf = elf;

@@ -249,7 +249,7 @@ static int reply_new_fd(sd_bus_message *m, RecordingBus *rb, const char *what, i
         _cleanup_close_ int fd = -1;
         r = open_fd(rb->recording, &fd);
         if (r == -EMFILE)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_LIMIT_EXCEEDED,
                                          "recording %u already has %d %ss open; pass one on instead "
                                          "(children inherit it)",
                                          rb->id, limit, what);

@@ -277,3 +277,7 @@ const int32_t *process_maps_get_pids(const ProcessMaps *m, size_t *ret_n) {
         *ret_n = m->n_pids;
         return m->pids;
 }
+
+bool process_mapping_name_is_anonymous(const char *filename) {
+        return !filename || filename[0] == '\0' || strcmp(filename, "//anon") == 0 || strncmp(filename, "[anon", 5) == 0;
+}

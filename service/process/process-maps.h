@@ -24,6 +24,11 @@ typedef struct ProcessMapping {
 
 typedef struct ProcessMaps ProcessMaps;
 
+/* Whether a mapping's name says no file backs it: "" and "//anon" (perf's
+ * name for anonymous memory, where JIT compilers put their code),
+ * "[anon:NAME]" (prctl PR_SET_VMA_ANON_NAME). */
+bool process_mapping_name_is_anonymous(const char *filename);
+
 int process_maps_new(ProcessMaps **ret);
 ProcessMaps *process_maps_free(ProcessMaps *m);
 

@@ -161,9 +161,8 @@ static int recording_handle_mmap2(Recording *r, const struct perf_event_header *
         if (r->unwinder.tables && !r->options.system)
                 sample_unwinder_prepare(&r->unwinder, r->maps, (int32_t) m.pid, m.addr);
         /* A program writing a perf map makes its file early: look while it maps code. */
-        bool anonymous = m.filename[0] == '\0' || strcmp(m.filename, "//anon") == 0 ||
-                         strncmp(m.filename, "[anon", 5) == 0;
-        ret = jit_files_look(r->jit_files, (pid_t) m.pid, now_monotonic_ms(), anonymous);
+        ret = jit_files_look(r->jit_files, (pid_t) m.pid, now_monotonic_ms(),
+                             process_mapping_name_is_anonymous(m.filename));
         return ret < 0 ? ret : 0;
 }
 
@@ -587,6 +586,9 @@ static uint64_t recording_helper_failures(const Recording *r) {
 static void recording_write_stats(Recording *r) {
         char buf[1536];
         int64_t now = now_monotonic_ns();
+        /* The capture covers the sampling window, not the post-stop work:
+         * a 3 s recording lasts 3 s, whatever symbolizing took after. */
+        int64_t end = r->sampling_end_time > 0 ? r->sampling_end_time : now;
         size_t n_pids;
         (void) process_maps_get_pids(r->maps, &n_pids);
         size_t n_addrs;
@@ -600,7 +602,7 @@ static void recording_write_stats(Recording *r) {
                            (unsigned long long) r->samples, (unsigned long long) r->lost_samples,
                            (unsigned long long) r->bad_records, n_pids, pinned_files_get_n(r->pinned),
                            (unsigned long long) pinned_files_get_failures(r->pinned), n_addrs,
-                           recording_end_reason_to_string(r->reason), (long long) (now - r->start_time),
+                           recording_end_reason_to_string(r->reason), (long long) (end - r->start_time),
                            record_unwind_to_string(r->options.unwind), r->kernel ? "true" : "false",
                            (unsigned long long) r->unwinder.stats.samples, (unsigned long long) r->unwinder.stats.frames,
                            (unsigned long long) r->unwinder.stats.fp_frames,
@@ -647,7 +649,7 @@ static void recording_write_stats(Recording *r) {
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
         if (ret < 0)
                 recording_fail(r, ret, "writing the statistics failed: %s", strerror(-ret));
-        capture_writer_set_end_time(r->writer, now);
+        capture_writer_set_end_time(r->writer, end);
 }
 
 static void recording_finish(Recording *r) {
@@ -802,6 +804,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
         if (error && !r->error)
                 recording_fail(r, error, "%s", message ? message : strerror(-error));
         recording_disarm(r);
+        r->sampling_end_time = now_monotonic_ns();
         if (r->perf) {
                 (void) perf_events_disable(r->perf);
                 recording_drain(r);

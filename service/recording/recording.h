@@ -111,6 +111,7 @@ struct Recording {
 
         RecordOptions options;
         int64_t start_time;        /* CLOCK_MONOTONIC ns, as in the capture header */
+        int64_t sampling_end_time; /* when sampling stopped (0: not yet): the capture's end */
 
         CaptureWriter *writer;
         PerfEvents *perf;

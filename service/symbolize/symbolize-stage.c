@@ -72,8 +72,9 @@ static void stage_debug_log(void *userdata, const char *message) {
 }
 
 static const char *unavailable_reason(const SymbolizeStageInput *in, const ProcessMapping *m) {
-        if (!m->filename || m->filename[0] == '\0')
-                return "anonymous memory (no file; JIT code?)";
+        if (process_mapping_name_is_anonymous(m->filename))
+                return "anonymous executable memory (JIT?) no perf map names: run node with --perf-basic-prof, "
+                       "python3 with -X perf (docs/jit.md)";
         if (m->filename[0] == '[')
                 return "no file backs this mapping";
         const char *changed = pinned_files_get_failure_reason(in->pinned, makedev(m->dev_major, m->dev_minor), m->inode);

@@ -10,7 +10,9 @@
  *   make-report-capture memory OUT      the fixture plus allocations of known sizes (--memory)
  *   make-report-capture dupmaps OUT     the fixture with every mapping record written twice
  *   make-report-capture container OUT   the fixture with worker in a Podman container "web"
- *   make-report-capture longcmd OUT     the fixture plus a process with a 3000-character command line */
+ *   make-report-capture longcmd OUT     the fixture plus a process with a 3000-character command line
+ *   make-report-capture bracketed OUT   the fixture with worker named "[worker]", as a process whose
+ *                                       command line was empty (a kernel thread, one that exited) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -186,6 +188,9 @@ int main(int argc, char **argv) {
                         /* worker runs in a Podman container */
                         static const char desc[] = "engine=podman\nname=web\nimage=localhost/web:1\n";
                         MUST(capture_writer_add_file(w, t++, 0, FX_WORKER, "periscope:container", desc, strlen(desc)));
+                } else if (strcmp(mode, "bracketed") == 0) {
+                        /* worker seen again without a command line */
+                        MUST(capture_writer_add_process(w, t++, 0, FX_WORKER, "[worker]"));
                 } else if (strcmp(mode, "longcmd") == 0) {
                         /* a command line of 3000 characters */
                         char cmd[3100] = "python3 -c ";
@@ -195,7 +200,7 @@ int main(int argc, char **argv) {
                 }
                 if (strcmp(mode, "ours") == 0 || strcmp(mode, "grown") == 0 || strcmp(mode, "events") == 0 ||
                     strcmp(mode, "memory") == 0 || strcmp(mode, "dupmaps") == 0 || strcmp(mode, "longcmd") == 0 ||
-                    strcmp(mode, "container") == 0) {
+                    strcmp(mode, "container") == 0 || strcmp(mode, "bracketed") == 0) {
                         add_symbols(b);
                         if (strcmp(mode, "dupmaps") == 0) /* the same mappings recorded twice */
                                 add_mappings(b);

@@ -155,9 +155,11 @@ tty_record() { # OUT WHAT KEYS…: record WHAT on a pty, type each key (DELAY:KE
                 SHELL=/bin/bash timeout 40 script -qefc "$PERISCOPE record -o out/t.syscap $what; echo EXIT=\$?" /dev/null >"$out" || true
         tr '\r' '\n' <"$out" | sed 's/\x1b\[K//g' >"$out.lines"
 }
-tty_record tty.out '-- sleep 30' '2:\003'
+tty_record tty.out "-- sh -c 'sleep 1; echo from-the-command; exec sleep 30'" '2:\003'
 expect tty.out.lines '^EXIT=130$'
-expect tty.out.lines '^periscope: recording [0-9.]+ s, [0-9]+ samples, 0 lost'
+# the command's output keeps the terminal: no live line to write after
+expect tty.out.lines '^from-the-command$'
+grep >/dev/null 'periscope: recording [0-9.]+ s' tty.out.lines && { cat tty.out.lines; fail "a live line beside the command's output"; }
 expect tty.out.lines '^periscope: symbolizing [0-9]+/[0-9]+ addresses'
 expect tty.out.lines '\(ended: stopped\)$'
 "$PERISCOPE" dump --json out/t.syscap >t.json || fail "the interrupted capture is not complete"
@@ -183,6 +185,7 @@ target=$!
 tty_record tty3.out "-p $target" '2:\003'
 kill $target
 expect tty3.out.lines '^EXIT=130$'
+expect tty3.out.lines '^periscope: recording [0-9.]+ s, [0-9]+ samples, 0 lost'
 expect tty3.out.lines '\(ended: stopped\)$'
 "$PERISCOPE" dump --json out/t.syscap | jq -e '[.frames[] | select(.id == "periscope.stats") | .metadata | test("reason=stopped")] == [true]' >/dev/null ||
         fail "the -p capture stopped by Ctrl-C is not complete with reason=stopped"
@@ -191,7 +194,7 @@ echo "ok Ctrl-C on a terminal without a command: stopped, complete, exit 130"
 
 # --- a second Ctrl-C while finishing: says what it leaves behind; the
 # service still completes the capture
-tty_record tty2.out '-- sleep 30' '2:\003' '0.05:\003'
+tty_record tty2.out '-- sleep 30' '2:\003' '0.15:\003'
 expect tty2.out.lines '^EXIT=130$'
 expect tty2.out.lines '^periscope record: interrupted again: leaving without waiting for the capture to be finished\. periscoped completes out/t\.syscap in the background'
 for _ in $(seq 100); do
@@ -220,6 +223,36 @@ kill -0 "$leftover" || fail "the command did not keep running"
 kill "$leftover"; leftover=
 rm out/k.syscap
 echo "ok kill -INT on periscope alone: finalized, exit 130, the command keeps running and is said so"
+
+# --- one signal burst counts once: kill twice at once, and timeout(1),
+# which sends SIGINT to periscope and again to its process group (the
+# command too), microseconds apart: one stop, the summary, exit 130, and
+# no word of a command that keeps running when it died of the signal
+"$PERISCOPE" record -o out/b.syscap -- sleep 30 2>err &
+rec=$!
+leftover=$(child_of $rec -x sleep)
+[ -n "$leftover" ] || fail "the command did not start"
+sleep 1
+kill -INT $rec; kill -INT $rec
+rc=0; wait $rec || rc=$?
+[ $rc = 130 ] || { cat err; fail "two SIGINTs at once: exit $rc, expected 130"; }
+grep >/dev/null 'interrupted again' err && { cat err; fail "two SIGINTs at once were taken as a second Ctrl-C"; }
+expect err '\(ended: stopped\)$'
+expect err '^periscope: capture written to out/b\.syscap'
+kill "$leftover"; leftover=
+for i in 1 2 3; do
+        rc=0
+        timeout --preserve-status -s INT 1.5 "$PERISCOPE" record -o out/b.syscap -- sleep 30 2>err || rc=$?
+        [ $rc = 130 ] || { cat err; fail "timeout -s INT (run $i): exit $rc, expected 130"; }
+        grep >/dev/null 'interrupted again' err && { cat err; fail "timeout -s INT (run $i) was taken as a second Ctrl-C"; }
+        grep >/dev/null 'keeps running' err && { cat err; fail "timeout -s INT (run $i): a command that died is said to keep running"; }
+        expect err '\(ended: stopped\)$'
+        "$PERISCOPE" dump --json out/b.syscap | jq -e '[.frames[] | select(.id == "periscope.stats") | .metadata | test("reason=stopped")] == [true]' >/dev/null ||
+                fail "timeout -s INT (run $i): the capture is not complete"
+done
+! pgrep -f '^sleep 30$' >/dev/null || fail "a command outlived timeout -s INT"
+rm out/b.syscap
+echo "ok one signal burst (kill twice, timeout -s INT) counts once: stopped, summary, exit 130"
 
 # --- a full disk: the capture is reported truncated, exit non-zero
 mkdir small

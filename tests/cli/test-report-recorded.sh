@@ -34,6 +34,12 @@ sleep 0.3
 "$PERISCOPE" record --address "$BUS_ADDRESS" --system --duration 1.5 -o "$TEST_TMP/system.syscap" >"$TEST_TMP/record.out" 2>&1 ||
         { cat "$TEST_TMP/record.out"; fail "record --system failed"; }
 kill $burn $shift_pid
+# The capture lasts its sampling window (1.5 s), not the symbolizing after it.
+duration=$("$PERISCOPE" info "$TEST_TMP/system.syscap" | sed -n 's/^Duration: \([0-9.]*\) s$/\1/p')
+finish=$(sed -n 's/.*finishing took \([0-9.]*\) s.*/\1/p' "$TEST_TMP/record.out")
+echo "system capture: Duration $duration s (asked 1.5 s)"
+awk -v d="${duration:-0}" 'BEGIN { exit !(d >= 1.45 && d < 1.75) }' ||
+        { cat "$TEST_TMP/record.out"; fail "a 1.5 s recording's capture lasts ${duration:-?} s"; }
 record before.syscap "$TEST_TMP/workload-shift" 6 2
 record after.syscap "$TEST_TMP/workload-shift" 2 6
 record both.syscap /bin/sh -c "\"$TEST_TMP/workload-shift\" 24 8 & \"$WORKLOAD_BURN\" 60000; wait"
@@ -167,4 +173,18 @@ else:
           f"round time ticks: {ticks}")
 sys.exit(1 if failures else 0)
 PY
+
+# A merged capture (sysprof-cli --merge) keeps the names of every capture it
+# was made of, each with its own symbol tables.
+record burn.syscap "$WORKLOAD_BURN" 60000
+command -v sysprof-cli >/dev/null || fail "sysprof-cli is missing: apt-get install -y sysprof"
+sysprof-cli --merge "$TEST_TMP/before.syscap" "$TEST_TMP/burn.syscap" >"$TEST_TMP/merged.syscap" ||
+        fail "sysprof-cli --merge failed"
+"$PERISCOPE" report --no-progress --folded "$TEST_TMP/merged.syscap" >"$TEST_TMP/merged.folded" ||
+        fail "report of the merged capture failed"
+for f in shift_a shift_b burn_inner burn_outer; do
+        grep >/dev/null "\b$f\b" "$TEST_TMP/merged.folded" ||
+                { sort -t' ' -k2 -n "$TEST_TMP/merged.folded" | tail; fail "the merged capture lost $f's name"; }
+done
+echo "ok: a capture merged by sysprof-cli keeps both recordings' names"
 echo "ok: report --diff and --by-process on real recordings"

@@ -275,8 +275,14 @@ def test_hostile(tmp):
     cut = os.path.join(tmp, "cut.capture")
     with open(cut, "wb") as f:
         f.write(data[:len(data) * 2 // 3])
-    p = run(cut)
-    check(p.returncode == 0 and "Samples:" in p.stdout, "truncated capture still reports")
+    p = run(cut, ok=False)
+    check(p.returncode == 1 and "Samples:" in p.stdout and "Warning: the capture is damaged" in p.stdout,
+          f"truncated capture still reports, and exits 1: {p.returncode}")
+    check("cut.capture is truncated or damaged" in p.stderr, f"and says so on stderr: {p.stderr}")
+    p = run("--folded", cut, ok=False)
+    check(p.returncode == 1 and p.stdout and "truncated or damaged" in p.stderr, f"--folded too: {p.returncode}")
+    p = run("--diff", good, cut, ok=False)
+    check(p.returncode == 1 and "cut.capture is truncated or damaged" in p.stderr, f"--diff too: {p.returncode}")
     # Garbage in the middle of a frame header.
     bad = bytearray(data)
     bad[256] = 0xff  # first frame's length: odd and past the end
@@ -451,6 +457,14 @@ def test_flamegraph(tmp):
     def attr(name):
         m = re.search(name + r'="([^"]*)"', dom)
         return m[1] if m else None
+    # Each kind of frame has a hue of its own: kernel frames green, user frames red to yellow.
+    fills = {m[1]: tuple(int(v) for v in m[2].split(","))
+             for m in re.finditer(r'data-name="([^"]*)".*?fill="rgb\(([\d,]+)\)"', text)}
+    kern = fills.get("do_syscall_64 [kernel]")
+    user = [fills.get(n) for n in ("main", "compute", "worker_loop")]
+    check(kern is not None and kern[1] > kern[0] + 20 and kern[1] > kern[2] + 60,
+          f"kernel frames are green: {kern}")
+    check(all(u and u[0] >= 200 and u[2] < 60 for u in user), f"user frames are red to yellow: {user}")
     check(attr("data-t-hover") == "main (100 samples, 50.00%)", f"hover details: {attr('data-t-hover')}")
     check(attr("data-t-zoom-width") == "1180", f"zoomed frame spans the width: {attr('data-t-zoom-width')}")
     check(attr("data-t-worker-hidden") == "yes", "frames outside the zoom are hidden")
@@ -633,6 +647,15 @@ def test_views(tmp):
     line = next((l for l in p.stdout.splitlines() if l.lstrip().startswith("300 ")), "")
     check(p.returncode == 0 and line.endswith("… (2851 more characters; --full shows them)") and len(line) < 240,
           f"info cuts a 3000-character command line: {line[:200]!r}")
+
+    # A process shown as "[worker]" (no command line) is selected by its name.
+    br = make(tmp, "bracketed")
+    rows = process_rows(run("--by-process", "--comm", "worker", br).stdout)
+    check([r[:2] for r in rows] == [(200, 100)], f"--comm worker selects the process shown as [worker]: {rows}")
+    rows = process_rows(run("--by-process", "--comm", "[worker]", br).stdout)
+    check([r[:2] for r in rows] == [(200, 100)], f"--comm [worker] selects it too: {rows}")
+    out = run("--comm", "work", br).stdout
+    check("No samples match --pid/--comm" in out, "--comm is not a prefix match")
 
 
 def flame_dom(svg, fragment=""):

@@ -455,6 +455,63 @@ static void test_capture_load(void) {
         symbol_table_builder_free(b);
 }
 
+/* A merged capture (sysprof-cli --merge): two recordings' tables one after
+ * the other, and a third part that only has Sysprof's table. Every part's
+ * names are found; a pid the first table has keeps the first's names. */
+static void test_merged_tables(void) {
+        int fd;
+        char *path = tmp_capture(&fd);
+        CaptureWriter *w;
+        MUST(capture_writer_new_fd(fd, 1000, &w));
+        SymbolTableBuilder *first = make_builder(), *second, *third;
+        MUST(symbol_table_builder_write(first, w, 2000));
+        MUST(symbol_table_builder_new(&second));
+        SymbolFrame b_frame[] = { { "second_capture_fn", "/src/b.c", 3, 0, 0 } };
+        SymbolFrame clash[] = { { "not_the_first", NULL, 0, 0, 0 } };
+        MUST(symbol_table_builder_add_range(second, 5150, 0x401000, 0x401080, b_frame, 1));
+        MUST(symbol_table_builder_add_range(second, PID_A, 0x401000, 0x401040, clash, 1));
+        MUST(symbol_table_builder_write(second, w, 3000));
+        MUST(symbol_table_builder_new(&third));
+        SymbolFrame c_frame[] = { { "sysprof_only_fn", NULL, 0, 0, 0 } };
+        MUST(symbol_table_builder_add_range(third, 6160, 0x500000, 0x500100, c_frame, 1));
+        uint8_t *data;
+        size_t len;
+        MUST(symbol_table_builder_serialize_sysprof(third, &data, &len));
+        MUST(capture_writer_add_file(w, 4000, -1, -1, SYMBOLS_SYSPROF_PATH, data, len));
+        free(data);
+        MUST(capture_writer_flush(w));
+        capture_writer_free(w);
+
+        CaptureReader *r;
+        MUST(capture_reader_open_path(path, &r, NULL));
+        SymbolTable *t = NULL;
+        char *err = NULL;
+        int k = symbol_table_load(r, &t, &err);
+        CHECK_MSG(k == 0 && t, "merged capture loads: %s", err ? err : "");
+        if (t) {
+                const SymbolRange *a = symbol_table_lookup(t, PID_A, 0x401010);
+                CHECK_MSG(a && a->n_frames == 3 && strcmp(a->frames[2].function, "compute") == 0,
+                          "the first capture's names: %s", a ? a->frames[a->n_frames - 1].function : "(none)");
+                const SymbolRange *b = symbol_table_lookup(t, 5150, 0x401010);
+                CHECK_MSG(b && strcmp(b->frames[0].function, "second_capture_fn") == 0, "the second capture's names");
+                const SymbolRange *c = symbol_table_lookup(t, 6160, 0x500010);
+                CHECK_MSG(c && strcmp(c->frames[0].function, "sysprof_only_fn") == 0,
+                          "a part with only Sysprof's table keeps its names");
+                const SymbolRange *worker = symbol_table_lookup(t, PID_B, 0x401010);
+                CHECK_MSG(worker && strcmp(worker->frames[0].function, "worker_loop") == 0, "pid B intact");
+                CHECK_MSG(symbol_table_get_n_mappings(t) >= 2, "mappings kept");
+        }
+        symbol_table_free(t);
+        free(err);
+        capture_reader_free(r);
+        close(fd);
+        unlink(path);
+        free(path);
+        symbol_table_builder_free(first);
+        symbol_table_builder_free(second);
+        symbol_table_builder_free(third);
+}
+
 static void put32(uint8_t *p, uint32_t v) {
         memcpy(p, &v, 4); /* this test runs on little-endian machines */
 }
@@ -613,6 +670,7 @@ int main(void) {
         test_overlaps_clipped();
         test_sysprof_merges_runs();
         test_capture_load();
+        test_merged_tables();
         test_hostile();
         if (failures) {
                 fprintf(stderr, "%d check(s) failed\n", failures);

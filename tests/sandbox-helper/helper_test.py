@@ -251,6 +251,45 @@ def case_debuglink(tmp):
     check("inner_inline" not in str(r), "no names from the refused file")
 
 
+def vaddr_to_offset(data, vaddr):
+    for t, o, v, fs in elf_phdrs(data):
+        if t == 1 and v <= vaddr < v + fs:
+            return o + vaddr - v
+    raise SystemExit("address 0x%x not in a PT_LOAD" % vaddr)
+
+
+def case_stripped_abs(tmp):
+    """A stripped versioned library: its version nodes (ABS OBJECT symbols)
+    and a data object over code never name a function's code."""
+    for p in ("strip", "nm", "readelf"):
+        need(p)
+    script = os.path.join(tmp, "lib.map")
+    with open(script, "w") as f:
+        f.write("PERISCOPE_TEST_1.0 { global: exported_entry; code_alias_object; local: *; };\n")
+    lib = build(tmp, "workload-versioned.c", "libversioned.so.1",
+                flags=("-O2", "-fPIC", "-shared", "-Wl,--version-script=" + script, "-Wl,-soname,libversioned.so.1"))
+    syms = {l.split()[0]: int(l.split()[2], 16)
+            for l in run("nm", "--format=posix", "--defined-only", lib).splitlines() if len(l.split()) >= 3}
+    check("hidden_work" in syms and "exported_entry" in syms, "the library has its symbols before strip")
+    run("strip", "--strip-all", lib)
+    dyn = run("readelf", "-W", "--dyn-syms", lib)
+    check(re.search(r"OBJECT +GLOBAL +DEFAULT +ABS PERISCOPE_TEST_1.0", dyn) and
+          re.search(r"64 OBJECT +GLOBAL +DEFAULT +\d+ code_alias_object", dyn),
+          "the stripped library keeps an ABS version node and the object alias in .dynsym")
+    with open(lib, "rb") as f:
+        data = f.read()
+    hidden = hex(vaddr_to_offset(data, syms["hidden_work"] + 4))
+    entry = hex(vaddr_to_offset(data, syms["exported_entry"]))
+    obj = hex(vaddr_to_offset(data, syms["code_alias_object"] + 4))
+    r = symbolize(lib, [hidden, obj, entry])
+    names = str(r.get(hidden))
+    check("PERISCOPE_TEST" not in names and "libversioned" not in names and "code_alias_object" not in names,
+          "a static function's code is not named after a version node or a data object: %s" % names)
+    check(r.get(hidden) == "status 1", "it is said to have no symbol (status 1): %s" % names)
+    check(r.get(obj) == "status 1", "code under a data object is not named after it: %s" % r.get(obj))
+    check(chain_names(r, entry) == ["exported_entry"], "the exported function keeps its name: %s" % chain_names(r, entry))
+
+
 def case_minidebuginfo(tmp):
     """MiniDebugInfo built like Fedora's find-debuginfo does."""
     for p in ("objcopy", "strip", "nm", "xz"):

@@ -38,6 +38,13 @@ echo "plain perf map: $named of $total samples named"
 read -r named total < <(record symlink)
 echo "symlinked perf map: $named of $total samples named"
 [ "$total" -ge 100 ] && [ "$named" = 0 ] || fail "a symlink at /tmp/perf-PID.map was followed"
+# JIT code nothing names is said to be JIT code, with the option that names it.
+"$PERISCOPE" report --no-progress "$TEST_TMP/symlink.syscap" >"$TEST_TMP/symlink.report" || fail "report failed"
+grep >/dev/null 'anonymous executable memory (JIT?) no perf map names: run node with --perf-basic-prof' \
+        "$TEST_TMP/symlink.report" || { cat "$TEST_TMP/symlink.report"; fail "unnamed JIT code is not said to be JIT code"; }
+grep >/dev/null 'could not be pinned' "$TEST_TMP/symlink.report" &&
+        { cat "$TEST_TMP/symlink.report"; fail "unnamed JIT code is said to be a file that could not be pinned"; }
+echo "ok: unnamed JIT code is called anonymous executable memory, with the flag that names it"
 read -r named total < <(record foreign)
 echo "perf map owned by uid 65534: $named of $total samples named"
 [ "$total" -ge 100 ] && [ "$named" = 0 ] || fail "a perf map owned by another uid was used"

@@ -75,3 +75,11 @@ grep -q "only its owner or root may open a trace fd" "$TEST_TMP/other.out" || fa
 grep -v '^recording ' "$TEST_TMP/bus.out" >"$TEST_TMP/bus.expected"
 "$CHECK" "$TEST_TMP/bus.syscap" "$TEST_TMP/bus.expected" || fail "OpenTraceFd: the capture is wrong"
 echo "ok: OpenTraceFd over D-Bus; refused to another user"
+
+# 5. The per-recording fd limits answer LimitExceeded, naming the limit.
+"$CLIENT" "$BUS_ADDRESS" "$TEST_TMP/limits.syscap" env BUS="$BUS_ADDRESS" /usr/bin/python3 "$(dirname "$0")/fd-limits.py" \
+        >"$TEST_TMP/limits.out" 2>&1 || { cat "$TEST_TMP/limits.out"; fail "the fd limits were not refused as LimitExceeded"; }
+cat "$TEST_TMP/limits.out"
+grep >/dev/null '^OpenControlFd 64$' "$TEST_TMP/limits.out" || fail "64 control fds were not all granted"
+grep >/dev/null '^OpenTraceFd 15$' "$TEST_TMP/limits.out" || fail "the trace fds beside the client's one were not 15"
+echo "ok: the 65th control fd and the 17th trace fd are refused with LimitExceeded"
