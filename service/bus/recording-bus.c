@@ -143,6 +143,35 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
         if (ret >= 0)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "addresses-over-budget", "t", st->addresses_over_budget,
                                             "helper-budget-spent", "b", (int) st->helper_budget_spent);
+        if (ret >= 0 && st->cut) {
+                /* what the post-stop stages could not finish (the service was stopping) */
+                char cut[64];
+                recording_cut_to_string(st->cut, cut, sizeof cut);
+                ret = sd_bus_message_open_container(m, 'e', "sv");
+                if (ret >= 0)
+                        ret = sd_bus_message_append(m, "s", "cut-short");
+                if (ret >= 0)
+                        ret = sd_bus_message_open_container(m, 'v', "as");
+                if (ret >= 0)
+                        ret = sd_bus_message_open_container(m, 'a', "s");
+                for (char *p = cut, *e; ret >= 0 && *p; p = *e ? e + 1 : e) {
+                        e = strchrnul(p, ',');
+                        char save = *e;
+                        *e = '\0';
+                        ret = sd_bus_message_append(m, "s", p);
+                        *e = save;
+                }
+                if (ret >= 0)
+                        ret = sd_bus_message_close_container(m);
+                if (ret >= 0)
+                        ret = sd_bus_message_close_container(m);
+                if (ret >= 0)
+                        ret = sd_bus_message_close_container(m);
+        }
+        if (ret >= 0 && (st->cut & RECORDING_CUT_SYMBOLIZE))
+                ret = sd_bus_message_append(m, "{sv}{sv}", "names-missing", "s",
+                                            st->cut_short ? st->cut_short : "cut short", "names-cut-short", "t",
+                                            st->names_cut_short);
         if (ret >= 0 && st->follows_container)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "joined-processes", "u", st->joined_processes,
                                             "container-stopped", "b", (int) st->container_stopped);
@@ -174,6 +203,8 @@ static void on_finished(Recording *r, void *userdata) {
         rb->n_stop_waiters = 0;
         if (rb->freeing)
                 return;
+        if (rb->host.finished)
+                rb->host.finished(rb, rb->host.userdata);
         /* Nobody will come for it: free it now; else keep it a while for its properties. */
         if (!rb->track || sd_bus_track_count(rb->track) == 0)
                 recording_bus_free_later(rb);
@@ -370,6 +401,7 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 return -ENOMEM;
         rb->host = *host;
         rb->host.released = NULL; /* until it is started */
+        rb->host.finished = NULL;
         rb->id = host->id;
         rb->owner_uid = caller->uid;
         if (asprintf(&rb->path, RECORDING_PATH_PREFIX "/%u", rb->id) < 0) {
@@ -424,6 +456,7 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                         goto fail;
         }
         rb->host.released = host->released;
+        rb->host.finished = host->finished;
         *ret = TAKE_PTR(rb);
         return 0;
 fail:

@@ -71,6 +71,13 @@ typedef struct SymbolizeOptions {
          * a fiber can let its event loop run (fiber.h); NULL: none */
         void (*yield)(void *yield_userdata);
         void *yield_userdata;
+        /* When *cut_short is set (it may become set while this runs: the
+         * service is stopping), files not reached are not sent to the
+         * helper: their addresses are "[unresolved: <*cut_short>]" and
+         * their mappings keep the build-id (the helper's, else the
+         * kernel's), so `periscope symbolize` can name them later. NULL:
+         * never cut short. */
+        const char *const *cut_short;
 } SymbolizeOptions;
 
 typedef struct SymbolizeStats {
@@ -83,6 +90,7 @@ typedef struct SymbolizeStats {
         uint64_t jit_named;   /* named from a perf map or jitdump */
         uint64_t helper_ms;   /* the helper's time answering (HelperClientConfig.time_budget_ms) */
         bool helper_budget_spent;
+        uint64_t cut_short;   /* addresses left unnamed because the work was cut short */
 } SymbolizeStats;
 
 /* Symbolizes `addrs` against `maps` and adds ranges, unresolved ranges and
