@@ -124,11 +124,10 @@ class Stalled(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Stalled).serve_forever()
 PY
 private_bus_track $!
-periscoped_start
+DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TEST_TMP/cache periscoped_start
 "$w" 60000 & spin=$!
 private_bus_track $spin
-DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TEST_TMP/cache \
-        gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
+gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
         -m org.periscope.Profiler1.Record \
         "{'pids': <[$spin]>, 'duration-ms': <uint32 1000>, 'unwind': <'fp'>, 'debuginfod': <true>}" 3 3>"$TEST_TMP/b.syscap" \
         >/dev/null || fail "B: Record refused the debuginfod option"
