@@ -91,8 +91,9 @@ static const char *manager_cut_reason(const Manager *m) {
         return m->peer ? "cut short: the client went away" : "cut short by shutdown";
 }
 
-/* The stop budget is up: every recording's stages finish now. */
-static void manager_cut_all(Manager *m) {
+/* The stop budget runs out (now: is out): every recording's stages hurry
+ * (finish now). */
+static void manager_cut_all(Manager *m, bool now) {
         size_t n;
         _cleanup_free_ RecordingBus **copy = manager_copy_recordings(m, &n);
         if (n > 0 && !copy) {
@@ -100,22 +101,36 @@ static void manager_cut_all(Manager *m) {
                 return;
         }
         for (size_t i = 0; i < n; i++)
-                recording_cut_short(recording_bus_get_recording(copy[i]), manager_cut_reason(m));
+                recording_cut_short(recording_bus_get_recording(copy[i]), manager_cut_reason(m), now);
         manager_maybe_exit(m);
 }
 
+/* The share of the stop budget after which the stages hurry: what is left
+ * identifies the files not reached, so their build-ids are kept. */
+#define STOP_HURRY_PERCENT 70
+
 static int on_stop_budget_spent(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        log_info("the post-stop stages' %u ms at the stop are spent: finishing every capture now",
-                   m->stop_budget_ms);
+        if (!m->stop_hurried) {
+                m->stop_hurried = true;
+                log_info("%u%% of the post-stop stages' %u ms at the stop are spent: symbolizing no more files",
+                         STOP_HURRY_PERCENT, m->stop_budget_ms);
+                uint64_t rest = (uint64_t) m->stop_budget_ms * (100 - STOP_HURRY_PERCENT) * 10;
+                if (sd_event_source_set_time_relative(s, rest) >= 0 &&
+                    sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0) {
+                        manager_cut_all(m, false);
+                        return 0;
+                }
+        }
+        log_info("the post-stop stages' %u ms at the stop are spent: finishing every capture now", m->stop_budget_ms);
         m->stop_timer = sd_event_source_disable_unref(m->stop_timer);
-        manager_cut_all(m);
+        manager_cut_all(m, true);
         return 0;
 }
 
 void manager_end_all(Manager *m) {
         if (m->exiting) {
-                manager_cut_all(m); /* told twice: no more waiting */
+                manager_cut_all(m, true); /* told twice: no more waiting */
                 return;
         }
         m->exiting = true;
@@ -130,9 +145,9 @@ void manager_end_all(Manager *m) {
                               m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
         uint64_t budget = m->stop_budget_ms;
         if (budget == 0 ||
-            sd_event_add_time_relative(m->event, &m->stop_timer, CLOCK_MONOTONIC, budget * 1000, 0,
+            sd_event_add_time_relative(m->event, &m->stop_timer, CLOCK_MONOTONIC, budget * STOP_HURRY_PERCENT * 10, 0,
                                        on_stop_budget_spent, m) < 0)
-                manager_cut_all(m); /* no time (or no timer): now */
+                manager_cut_all(m, true); /* no time (or no timer): now */
         manager_maybe_exit(m);
 }
 

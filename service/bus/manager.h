@@ -37,7 +37,8 @@ typedef struct Manager {
         size_t max_addresses;      /* per recording (--max-addresses); 0: the default */
         unsigned symbolize_budget_ms; /* per recording (--symbolize-budget); 0: the default */
         unsigned stop_budget_ms;   /* --stop-budget: the post-stop stages' time at a stop, for all */
-        sd_event_source *stop_timer; /* exiting: cuts every recording's stages short when the budget is up */
+        sd_event_source *stop_timer; /* exiting: hurries, then cuts every recording's stages short */
+        bool stop_hurried;         /* the first of its two times went by */
 } Manager;
 
 #define MANAGER_DEFAULT_STOP_BUDGET_MS 10000
@@ -92,8 +93,8 @@ void manager_drop_polkit_waits(Manager *m);
 
 /* The service is going away (SIGTERM, peer gone): every recording ends
  * now (reason shutdown, or client-vanished for a peer); their post-stop
- * stages share stop_budget_ms, after which they are cut short
- * (recording_cut_short()); the event loop exits once every recording is
+ * stages share stop_budget_ms: at 70% of it they are hurried, at its end
+ * cut short (recording_cut_short()); the event loop exits once every recording is
  * finished (lingering finished ones do not hold it). Called again (a
  * second signal): cut short now. */
 void manager_end_all(Manager *m);

@@ -111,8 +111,8 @@ static int stage_trace_fds(const RecordingStageInput *in, RecordingStageResults 
                            RecordingStageJob *ret_job) {
         if (!in->trace || !in->writer)
                 return 0;
-        if (in->cut_short && *in->cut_short) {
-                log_recording(LOG_INFO, in->recording_id, "trace fds not merged: %s", *in->cut_short);
+        if (in->cut && in->cut->now) {
+                log_recording(LOG_INFO, in->recording_id, "trace fds not merged: %s", in->cut->why);
                 results->cut |= RECORDING_CUT_TRACE_FDS;
                 return 0;
         }
@@ -233,9 +233,9 @@ static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults 
                 .kernel_symbols = in->kernel,
                 .debuginfod = in->options->debuginfod,
                 .helper = in->helper,
-                .cut_short = in->cut_short,
+                .cut = in->cut,
         };
-        if (in->cut_short && *in->cut_short) {
+        if (in->cut && in->cut->now) {
                 /* No time left: no helper; the tables say what is missing,
                  * with the build-ids `periscope symbolize` needs (kernel
                  * names still come from kallsyms, in the daemon). */

@@ -40,8 +40,8 @@ typedef struct RecordingStageInput {
         ControlServer *control;       /* closed: its rings' backlog to drain first, or NULL */
         TraceFds *trace;              /* programs' trace fds to merge first, or NULL */
         TraceMerge trace_merge;       /* what their frames must satisfy, where they go */
-        const char *const *cut_short; /* once set (the service is stopping and the stages' time is
-                                       * up): why; stages finish at once with what they have */
+        const SymbolizeCut *cut;      /* the service is stopping: why set: hurry; now: the stages'
+                                       * time is up, they finish at once with what they have */
 } RecordingStageInput;
 
 /* RecordingStageResults.cut: what a stage could not finish because it was cut short. */

@@ -650,7 +650,7 @@ static void recording_write_stats(Recording *r) {
                                 recording_cut_to_string(r->stage_results.cut, cut, sizeof cut));
         if ((r->stage_results.cut & RECORDING_CUT_SYMBOLIZE) && len > 0 && (size_t) len < sizeof(buf))
                 len += snprintf(buf + len, sizeof(buf) - (size_t) len, "names_missing=%s\nnames_cut_short=%llu\n",
-                                r->cut_short ? r->cut_short : "cut short",
+                                r->cut.why ? r->cut.why : "cut short",
                                 (unsigned long long) r->stage_results.names_cut_short);
         if (len > 0 && (size_t) len >= sizeof(buf))
                 len = (int) sizeof(buf) - 1;
@@ -691,7 +691,7 @@ static void recording_unwind_rest(Recording *r, bool force);
 /* Ends the wait of recording_unwind_rest(): what waits is unwound now. */
 static void recording_cancel_waiting(void *job) {
         Recording *r = job;
-        if (r->cut_short && (r->spill.size > 0 || r->unwinder.n_pending > 0))
+        if (r->cut.now && (r->spill.size > 0 || r->unwinder.n_pending > 0))
                 r->stage_results.cut |= RECORDING_CUT_UNWIND_TABLES;
         recording_unwind_rest(r, true);
 }
@@ -844,7 +844,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 .resolver = r->resolver,
                 .helper = r->helper,
                 .control = r->control,
-                .cut_short = &r->cut_short,
+                .cut = &r->cut,
         };
         r->stage_input.trace = recording_trace_merge_input(r, &r->stage_input.trace_merge);
         /* freed while recording: no waiting */
@@ -1152,12 +1152,18 @@ void recording_cancel_stages(Recording *r) {
                 r->stage_job.cancel(r->stage_job.job);
 }
 
-void recording_cut_short(Recording *r, const char *why) {
-        if (r->state == RECORDING_STATE_FINISHED || r->cut_short)
+void recording_cut_short(Recording *r, const char *why, bool now) {
+        if (r->state == RECORDING_STATE_FINISHED || r->cut.now)
                 return;
-        r->cut_short = why;
-        log_recording(LOG_INFO, r->id, "post-stop stages %s: finishing the capture now", why);
-        /* the stage under way ends (its done() runs the rest, which see cut_short) */
+        if (!r->cut.why)
+                r->cut.why = why;
+        if (!now) {
+                log_recording(LOG_INFO, r->id, "post-stop stages %s soon: symbolizing no more files", r->cut.why);
+                return;
+        }
+        r->cut.now = true;
+        log_recording(LOG_INFO, r->id, "post-stop stages %s: finishing the capture now", r->cut.why);
+        /* the stage under way ends (its done() runs the rest, which see cut.now) */
         if (r->stage_job.cancel)
                 r->stage_job.cancel(r->stage_job.job);
 }
@@ -1252,6 +1258,6 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
         ret->trace_frames = tst.frames_copied;
         ret->trace_frames_refused = tst.frames_refused;
         ret->cut = r->stage_results.cut;
-        ret->cut_short = r->cut_short;
+        ret->cut_short = r->cut.why;
         ret->names_cut_short = r->stage_results.names_cut_short;
 }

@@ -141,7 +141,7 @@ struct Recording {
         RecordingStageInput stage_input; /* what the stages get (valid while finishing) */
         RecordingStageJob stage_job;     /* the stage going on in the event loop, if any */
         bool stages_cancelled;           /* recording_cancel_stages(): none starts any more */
-        const char *cut_short;           /* recording_cut_short(): why (static); the stages finish at once */
+        SymbolizeCut cut;                /* recording_cut_short(): why (static), and whether now */
 
         uint64_t samples;
         uint64_t lost_samples;
@@ -204,14 +204,16 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
  * it do not run, and the capture is completed. */
 void recording_cancel_stages(Recording *r);
 
-/* The time for the post-stop stages is up (the service is stopping): the
- * stage under way ends now and the ones after it run at once without the
- * helper, so the capture is complete at once; what they could not do is
- * said in its statistics (cut_short=…, names_missing=why) and in
+/* The service is stopping and the post-stop stages' time runs out. With
+ * now false (hurry): the symbolize stage only identifies the files it has
+ * not reached (their build-ids), it names no more. With now true (the time
+ * is up): the stage under way ends now and the ones after it run at once
+ * without the helper, so the capture is complete at once. What they could
+ * not do is said in its statistics (cut_short=…, names_missing=why) and in
  * Finished, and the symbol tables keep every mapping's build-id for
  * `periscope symbolize`. why is a static string ("cut short by
  * shutdown"). No-op once finished. */
-void recording_cut_short(Recording *r, const char *why);
+void recording_cut_short(Recording *r, const char *why, bool now);
 
 /* Names of the RECORDING_CUT_* bits set in cut, in stage order, comma
  * separated, into buf. */

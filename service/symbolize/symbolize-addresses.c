@@ -143,7 +143,12 @@ static int add_answer(SymbolTableBuilder *b, SymbolizeStats *st, const WorkItem 
 
 /* Why the work is cut short, or NULL while it is not. */
 static const char *cut_short_why(const SymbolizeOptions *o) {
-        return o->cut_short ? *o->cut_short : NULL;
+        return o->cut ? o->cut->why : NULL;
+}
+
+/* No helper at all any more. */
+static bool cut_now(const SymbolizeOptions *o) {
+        return o->cut && o->cut->now;
 }
 
 /* What a cut-short address says. */
@@ -173,7 +178,7 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                           SymbolTableBuilder *b, SymbolizeStats *st) {
         const SymbolizeMapping *m0 = items[0].map;
         int fd = m0->fd;
-        if (!c || cut_short_why(o))
+        if (!c || cut_now(o))
                 return cut_file(o, items, n, NULL, b, st);
         st->files++;
         HelperIdentity id;
@@ -441,7 +446,7 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         sort_in_slices(work, n_work, sizeof *work, compare_work, o->yield, o->yield_userdata);
 
         _cleanup_(helper_client_freep) HelperClient *c = NULL;
-        if ((n_work > 0 || n_jit > 0) && !cut_short_why(o)) {
+        if ((n_work > 0 || n_jit > 0) && !cut_now(o)) {
                 r = helper_client_new(&o->helper, &c);
                 if (r < 0) {
                         /* no helper at all: every user address says why */

@@ -15,6 +15,15 @@
 #include "capture.h"
 
 /* One mapping of one process, as recorded. */
+/* The work cut short (the service is stopping). Addresses not named are
+ * "[unresolved: why]" and their mappings keep a build-id (the helper's,
+ * else the kernel's from MMAP2), so `periscope symbolize` names them later. */
+typedef struct SymbolizeCut {
+        const char *why; /* set: hurry: files not reached are only identified (a short helper
+                          * request each, for their build-id), not named */
+        bool now;        /* no helper at all any more (its waits fail at once) */
+} SymbolizeCut;
+
 typedef struct SymbolizeMapping {
         int32_t pid;
         uint64_t start, end;  /* [start, end) in the process */
@@ -71,13 +80,9 @@ typedef struct SymbolizeOptions {
          * a fiber can let its event loop run (fiber.h); NULL: none */
         void (*yield)(void *yield_userdata);
         void *yield_userdata;
-        /* When *cut_short is set (it may become set while this runs: the
-         * service is stopping), files not reached are not sent to the
-         * helper: their addresses are "[unresolved: <*cut_short>]" and
-         * their mappings keep the build-id (the helper's, else the
-         * kernel's), so `periscope symbolize` can name them later. NULL:
-         * never cut short. */
-        const char *const *cut_short;
+        /* NULL: never cut short. Else read as the work goes on (the
+         * service stopping changes it from its event loop). */
+        const struct SymbolizeCut *cut;
 } SymbolizeOptions;
 
 typedef struct SymbolizeStats {
