@@ -186,8 +186,6 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
         int r = helper_client_identify(c, fd, 0, &id, &why);
         if (r < 0 && cut_short_why(o))
                 return cut_file(o, items, n, NULL, b, st); /* the helper's wait was cut */
-        if (r >= 0 && cut_short_why(o))
-                return cut_file(o, items, n, &id, b, st);
         if (r < 0) {
                 bool helper_failed = r == HELPER_CLIENT_FAILED;
                 if (helper_failed)
@@ -218,6 +216,8 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 }
                 return add_provenance(b, items, n, &id, NULL, reason, false);
         }
+        if (cut_short_why(o))
+                return cut_file(o, items, n, &id, b, st); /* hurry: identified, not named */
 
         DebugFile df = { .fd = -1 };
         bool needs_debug = !(id.contents & HELPER_HAS_DWARF);
