@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "protocol.h"
 #include "recording-bus.h"
 #include "unwind.h"
 
@@ -50,6 +51,10 @@ static size_t max_pinned_files(const Manager *m) {
 
 int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
                             const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error) {
+        if (m->exiting) /* it would hold the exit */
+                return sd_bus_error_set(error, PERISCOPE_ERROR_FAILED,
+                                        "periscoped is stopping (service stop or restart): no new recording; try "
+                                        "again once it is back");
         if (GROW_ARRAY(m->recordings, m->allocated_recordings, m->n_recordings + 1, 8) < 0)
                 return -ENOMEM; /* room first: a started recording is never left out of the list */
         RecordingBusHost host = {

@@ -14,6 +14,7 @@
 #     in time when SIGTERM comes: the stage is cut at the 10 s default, the
 #     daemon exits 0 within 15 s, the capture is finalized and keeps the
 #     stripped binary's build-id, so `periscope symbolize -d DIR` names it.
+#     A Record call while it finishes is refused (it would hold the exit).
 #  C: the default budget with nothing slow: the names are there at once,
 #     `periscope record` still says the recording ended early (status 3).
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
@@ -55,10 +56,14 @@ for s in folded.stacks(sys.argv[1]):
 print(100 * named // total if total else 0)
 PY
 }
-stop_daemon() { # what; sets took
+stop_daemon() { # what [command to run 1 s after SIGTERM]; sets took
+        local t0
+        t0=$(date +%s.%N)
         kill -TERM "$PERISCOPED_PID"
+        if [ $# -gt 1 ]; then sleep 1; "${@:2}"; fi
         wait_ends "$PERISCOPED_PID" 15 "periscoped"
-        took=$gone_after
+        took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+        awk -v t="$took" 'BEGIN { exit !(t <= 15) }' || fail "$1: periscoped took $took s to exit after SIGTERM (wanted <= 15 s)"
         [ "$status" = 0 ] || fail "$1: periscoped exited with status $status after SIGTERM (wanted 0: the unit's Result=success)"
         echo "$1: periscoped exited 0, $took s after SIGTERM"
 }
@@ -136,7 +141,17 @@ for _ in $(seq 300); do
         sleep 0.1
 done
 grep -q "^GET /buildid/$build_id" "$TEST_TMP/server.log" || fail "B: the symbolize stage did not ask the debuginfod server"
-stop_daemon B
+# while it finishes, a new recording is refused: it would hold the exit
+refused_while_stopping() {
+        if gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
+                -m org.periscope.Profiler1.Record "{'pids': <[$spin]>}" 3 3>"$TEST_TMP/late.syscap" \
+                >/dev/null 2>"$TEST_TMP/late.err"; then
+                fail "B: a Record call during the stop was accepted"
+        fi
+        grep -F "periscoped is stopping" "$TEST_TMP/late.err" >/dev/null ||
+                { cat "$TEST_TMP/late.err"; fail "B: a Record call during the stop was refused without saying why"; }
+}
+stop_daemon B refused_while_stopping
 awk -v t="$took" 'BEGIN { exit !(t >= 9) }' || fail "B: periscoped left after $took s: the stage was not given its 10 s"
 kill $spin
 check "$TEST_TMP/b.syscap" readable --min-samples 5 --reason duration
