@@ -27,6 +27,7 @@ struct RecordingBus {
         sd_bus_message **stop_waiters;
         size_t n_stop_waiters;
         sd_event_source *linger;   /* frees a finished recording nobody collects */
+        sd_event_source *free_later; /* frees it from the loop (recording_bus_free_later) */
         UserCharge recording_charge; /* one running recording, against the owner's limit */
         bool free_pending;
         bool freeing;
@@ -41,20 +42,19 @@ Recording *recording_bus_get_recording(const RecordingBus *rb) {
 }
 
 static int on_free_deferred(sd_event_source *s, void *userdata) {
-        sd_event_source_disable_unref(s);
-        recording_bus_free(userdata);
+        recording_bus_free(userdata); /* unrefs s */
         return 0;
 }
 
-/* Frees it from the event loop, outside the callback that decided it. */
+/* Frees it from the event loop, outside the callback that decided it (the
+ * source is its own: a loop that exits first, at a stop, leaves it to
+ * recording_bus_free()). */
 static void recording_bus_free_later(RecordingBus *rb) {
-        sd_event_source *s = NULL;
         if (rb->free_pending || rb->freeing)
                 return;
         rb->free_pending = true;
-        if (sd_event_add_defer(rb->host.event, &s, on_free_deferred, rb) < 0)
-                return; /* the linger timer still frees it */
-        (void) sd_event_source_set_floating(s, true);
+        if (sd_event_add_defer(rb->host.event, &rb->free_later, on_free_deferred, rb) < 0)
+                rb->free_later = NULL; /* the linger timer still frees it */
 }
 
 static int on_linger(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -480,6 +480,7 @@ RecordingBus *recording_bus_free(RecordingBus *rb) {
         }
         free(rb->stop_waiters);
         rb->linger = sd_event_source_disable_unref(rb->linger);
+        rb->free_later = sd_event_source_disable_unref(rb->free_later);
         sd_bus_slot_unref(rb->slot);
         sd_bus_track_unref(rb->track);
         recording_watchers_free(rb->watchers);
