@@ -288,6 +288,16 @@ static void info_print(const Info *info, const char *path, CaptureReader *r, gbo
         if (budget_spent && strcmp(budget_spent, "true") == 0)
                 printf("Symbolization stopped: the helper's time budget (%s ms) ran out\n",
                        helper_budget ? helper_budget : "?");
+        /* the service was stopping: what its post-stop stages could not finish */
+        g_autofree char *cut_short = stats_lookup(info->stats, "cut_short");
+        g_autofree char *names_missing = stats_lookup(info->stats, "names_missing");
+        g_autofree char *names_cut = stats_lookup(info->stats, "names_cut_short");
+        if (cut_short)
+                printf("Post-stop stages cut short: %s\n", cut_short);
+        if (names_missing)
+                printf("Names missing: %s (%s addresses; `periscope symbolize FILE` names them from this machine's "
+                       "files, checked by build-id)\n",
+                       names_missing, names_cut ? names_cut : "?");
         printf("Memory maps: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_MAP]);
 
         printf("Counters: %u\n", info->counters->len);

@@ -49,8 +49,10 @@ typedef struct RecordRun {
         int exec_error;            /* errno of a failed exec, or 0 */
 
         gboolean grace_over;       /* interrupted, and the command had its moment to exit */
+        gboolean leave_command;    /* the service stopped: no waiting for the command */
         gboolean finished;
         gboolean finished_ok;
+        gboolean cut_short;        /* ended by the service's stop, or stages cut short (said in the summary) */
         char *finished_error;
         GVariant *stats;
 
@@ -71,7 +73,7 @@ static void record_run_maybe_quit(RecordRun *run) {
                 return;
         /* Interrupted: the command had its signal too; it gets a moment to
          * exit, then we leave without it. */
-        if (run->child_pid && !run->child_exited && !run->grace_over)
+        if (run->child_pid && !run->child_exited && !run->grace_over && !run->leave_command)
                 return;
         g_main_loop_quit(run->loop);
 }
@@ -183,7 +185,43 @@ static void on_finished(GDBusConnection *c, const char *sender, const char *path
         (void) g_variant_lookup(run->stats, "bytes", "t", &run->bytes);
         (void) g_variant_lookup(run->stats, "processes", "u", &run->processes);
         run->finished = TRUE;
+        /* The service is stopping (systemctl stop/restart): the recording
+         * is over and the command, the user's program, runs on without it. */
+        const char *reason = NULL;
+        if (g_variant_lookup(run->stats, "reason", "&s", &reason) && strcmp(reason, "shutdown") == 0)
+                run->leave_command = TRUE;
         record_run_maybe_quit(run);
+}
+
+/* The service ended the recording early or cut its post-stop stages short
+ * (it was stopping): what the capture lacks and how to complete it. */
+static gboolean report_cut_short(RecordRun *run) {
+        const char *reason = NULL;
+        g_autofree const char **cut = NULL;
+        const char *missing = NULL;
+        guint64 names_cut = 0;
+        if (!run->stats)
+                return FALSE;
+        (void) g_variant_lookup(run->stats, "reason", "&s", &reason);
+        (void) g_variant_lookup(run->stats, "cut-short", "^a&s", &cut);
+        (void) g_variant_lookup(run->stats, "names-missing", "&s", &missing);
+        (void) g_variant_lookup(run->stats, "names-cut-short", "t", &names_cut);
+        gboolean shutdown = g_strcmp0(reason, "shutdown") == 0;
+        if (!shutdown && !(cut && cut[0]))
+                return FALSE;
+        if (shutdown)
+                fprintf(stderr, "periscope: periscoped was stopped (service shutdown or restart): the recording "
+                                "ended early\n");
+        if (cut && cut[0]) {
+                g_autofree char *stages = g_strjoinv(", ", (char **) cut);
+                fprintf(stderr, "periscope: post-stop stages cut short: %s\n", stages);
+        }
+        if (missing)
+                fprintf(stderr,
+                        "periscope: %" G_GUINT64_FORMAT " addresses have no names (%s); name them from this "
+                        "machine's files (checked by build-id) with `periscope symbolize %s`\n",
+                        names_cut, missing, run->output.path);
+        return TRUE;
 }
 
 /* The service went away (crashed, or the private one died) without Finished:
@@ -198,6 +236,7 @@ static void service_lost(RecordRun *run) {
         run->finished = TRUE;
         run->finished_ok = FALSE;
         run->finished_error = g_strdup("periscoped went away");
+        run->leave_command = TRUE; /* nothing records it any more */
         record_run_maybe_quit(run);
 }
 
@@ -442,6 +481,8 @@ static void print_summary(RecordRun *run) {
         else
                 fprintf(stderr, "periscope: capture written to %s (%s); look at it with `periscope info %s`\n",
                         run->output.path, size, run->output.path);
+        if (run->finished_ok)
+                run->cut_short = report_cut_short(run);
         if (run->child_pid && !run->child_exited)
                 fprintf(stderr, "periscope: the command (pid %d) is still running; it is no longer recorded and "
                                 "keeps running without periscope\n", (int) run->child_pid);
@@ -559,6 +600,8 @@ static int exit_status(RecordRun *run) {
                 return 128 + run->first_signal;
         if (run->first_signal && run->child_pid)
                 return 128 + run->first_signal;
+        if (run->cut_short)
+                return 3;
         int status = run->child_pid ? exit_status_of(run->child_status) : 0;
         if (!run->finished_ok && status == 0)
                 return 1;

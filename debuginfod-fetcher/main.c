@@ -9,6 +9,7 @@
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +19,26 @@
 #include "basic.h"
 #include "protocol.h"
 
-/* Aborts the download past the deadline (libdebuginfod's own is 90 s). */
+/* What the progress callback checks. */
+typedef struct FetchLimits {
+        time_t deadline;
+        int sock;         /* the daemon's end: hung up, nobody wants the answer */
+} FetchLimits;
+
+/* Aborts the download past the deadline (libdebuginfod's own is 90 s), or
+ * once the daemon hung up (it gave up: a recording cut short at a stop;
+ * it cannot signal this process, which runs as another user). libdebuginfod
+ * calls it at least every second, data or not. */
 static int past_deadline(debuginfod_client *client, long a, long b) {
-        const time_t *deadline = debuginfod_get_user_data(client);
-        return time(NULL) > *deadline ? 1 : 0;
+        const FetchLimits *l = debuginfod_get_user_data(client);
+        struct pollfd p = { .fd = l->sock, .events = POLLRDHUP };
+        if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR)))
+                return 1;
+        return time(NULL) > l->deadline ? 1 : 0;
 }
 
 /* The debug file's fd, or a negative errno with *what set. */
-static int fetch(const HelperMessage *m, const char **what) {
+static int fetch(int sock, const HelperMessage *m, const char **what) {
         HelperReader r;
         helper_reader_init(&r, m->payload, m->payload_size);
         uint32_t timeout = helper_get_u32(&r);
@@ -42,8 +55,8 @@ static int fetch(const HelperMessage *m, const char **what) {
         debuginfod_client *dc = debuginfod_begin();
         if (!dc)
                 return -ENOMEM;
-        time_t deadline = time(NULL) + timeout;
-        debuginfod_set_user_data(dc, &deadline);
+        FetchLimits limits = { .deadline = time(NULL) + timeout, .sock = sock };
+        debuginfod_set_user_data(dc, &limits);
         debuginfod_set_progressfn(dc, past_deadline);
         char *path = NULL;
         int fd = debuginfod_find_debuginfo(dc, build_id, (int) size, &path);
@@ -59,7 +72,7 @@ static int serve_one(int sock) {
         if (r < 0)
                 return r;
         const char *what = NULL;
-        _cleanup_close_ int fd = fetch(&m, &what);
+        _cleanup_close_ int fd = fetch(sock, &m, &what);
         HelperWriter w;
         helper_writer_init(&w, HELPER_MAX_INLINE_PAYLOAD);
         if (fd >= 0)

@@ -257,6 +257,10 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
         helper_writer_done(&w);
         if (r >= 0)
                 r = read_answer(sock, 1, now_monotonic_ms() + (int64_t) (timeout_s + 5) * 1000, wait, why);
+        /* Hang up first: the fetcher runs as its own user, so a daemon
+         * without CAP_KILL cannot kill it; it gives up within a second
+         * of seeing the hang-up (a cancelled wait: the service stopping). */
+        sock = safe_close(sock);
         kill(pid, SIGKILL);
         int status = 0;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

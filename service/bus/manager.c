@@ -6,8 +6,24 @@
 #include <string.h>
 
 #include "basic.h"
+#include "protocol.h"
 #include "recording-bus.h"
 #include "unwind.h"
+
+/* Exiting and no recording is still finishing: the event loop ends (the
+ * finished ones that linger for their owners are freed on the way out). */
+static void manager_maybe_exit(Manager *m) {
+        if (!m->exiting)
+                return;
+        for (size_t i = 0; i < m->n_recordings; i++) {
+                RecordingStats st;
+                recording_get_stats(recording_bus_get_recording(m->recordings[i]), &st);
+                if (st.state != RECORDING_STATE_FINISHED)
+                        return;
+        }
+        m->stop_timer = sd_event_source_disable_unref(m->stop_timer);
+        (void) sd_event_exit(m->event, 0);
+}
 
 /* The face of a recording is freed: the list forgets it (RecordingBusHost.released). */
 static void manager_remove_recording(RecordingBus *rb, void *userdata) {
@@ -19,8 +35,12 @@ static void manager_remove_recording(RecordingBus *rb, void *userdata) {
                         m->n_recordings--;
                         break;
                 }
-        if (m->exiting && m->n_recordings == 0)
-                (void) sd_event_exit(m->event, 0);
+        manager_maybe_exit(m);
+}
+
+/* A recording finished (RecordingBusHost.finished). */
+static void manager_recording_finished(RecordingBus *rb, void *userdata) {
+        manager_maybe_exit(userdata);
 }
 
 /* Pinned files need fds: a recording may use three quarters of the budget,
@@ -31,6 +51,10 @@ static size_t max_pinned_files(const Manager *m) {
 
 int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
                             const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error) {
+        if (m->exiting) /* it would hold the exit */
+                return sd_bus_error_set(error, PERISCOPE_ERROR_FAILED,
+                                        "periscoped is stopping (service stop or restart): no new recording; try "
+                                        "again once it is back");
         if (GROW_ARRAY(m->recordings, m->allocated_recordings, m->n_recordings + 1, 8) < 0)
                 return -ENOMEM; /* room first: a started recording is never left out of the list */
         RecordingBusHost host = {
@@ -44,6 +68,7 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                 .user_file_helper = manager_get_user_file_helper(m),
                 .budgets = { .max_addresses = m->max_addresses, .symbolize_ms = m->symbolize_budget_ms },
                 .released = manager_remove_recording,
+                .finished = manager_recording_finished,
                 .userdata = m,
         };
         RecordingBus *rb;
@@ -55,27 +80,80 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
         return 0;
 }
 
-void manager_end_all(Manager *m) {
-        m->exiting = true;
-        if (m->n_recordings == 0) {
-                (void) sd_event_exit(m->event, 0);
-                return;
-        }
-        /* recording_end may free (and so remove) entries: walk a copy. */
-        size_t n = m->n_recordings;
-        RecordingBus **copy = calloc(n, sizeof(RecordingBus *));
-        if (!copy) {
+/* A copy of the list: ending or cutting a recording short may free (and so
+ * remove) entries. NULL when there are none or out of memory. */
+static RecordingBus **manager_copy_recordings(Manager *m, size_t *ret_n) {
+        *ret_n = m->n_recordings;
+        if (m->n_recordings == 0)
+                return NULL;
+        RecordingBus **copy = calloc(m->n_recordings, sizeof(RecordingBus *));
+        if (copy)
+                memcpy(copy, m->recordings, m->n_recordings * sizeof(RecordingBus *));
+        return copy;
+}
+
+static const char *manager_cut_reason(const Manager *m) {
+        return m->peer ? "cut short: the client went away" : "cut short by shutdown";
+}
+
+/* The stop budget runs out (now: is out): every recording's stages hurry
+ * (finish now). */
+static void manager_cut_all(Manager *m, bool now) {
+        size_t n;
+        _cleanup_free_ RecordingBus **copy = manager_copy_recordings(m, &n);
+        if (n > 0 && !copy) {
                 (void) sd_event_exit(m->event, -ENOMEM);
                 return;
         }
-        memcpy(copy, m->recordings, n * sizeof(RecordingBus *));
-        for (size_t i = 0; i < n; i++) {
-                Recording *r = recording_bus_get_recording(copy[i]);
-                recording_end(r, m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
-                /* symbolization under way is cut short: the service is leaving */
-                recording_cancel_stages(r);
+        for (size_t i = 0; i < n; i++)
+                recording_cut_short(recording_bus_get_recording(copy[i]), manager_cut_reason(m), now);
+        manager_maybe_exit(m);
+}
+
+/* The share of the stop budget after which the stages hurry: what is left
+ * identifies the files not reached, so their build-ids are kept. */
+#define STOP_HURRY_PERCENT 70
+
+static int on_stop_budget_spent(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        if (!m->stop_hurried) {
+                m->stop_hurried = true;
+                log_info("%u%% of the post-stop stages' %u ms at the stop are spent: symbolizing no more files",
+                         STOP_HURRY_PERCENT, m->stop_budget_ms);
+                uint64_t rest = (uint64_t) m->stop_budget_ms * (100 - STOP_HURRY_PERCENT) * 10;
+                if (sd_event_source_set_time_relative(s, rest) >= 0 &&
+                    sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0) {
+                        manager_cut_all(m, false);
+                        return 0;
+                }
         }
-        free(copy);
+        log_info("the post-stop stages' %u ms at the stop are spent: finishing every capture now", m->stop_budget_ms);
+        m->stop_timer = sd_event_source_disable_unref(m->stop_timer);
+        manager_cut_all(m, true);
+        return 0;
+}
+
+void manager_end_all(Manager *m) {
+        if (m->exiting) {
+                manager_cut_all(m, true); /* told twice: no more waiting */
+                return;
+        }
+        m->exiting = true;
+        size_t n;
+        _cleanup_free_ RecordingBus **copy = manager_copy_recordings(m, &n);
+        if (n > 0 && !copy) {
+                (void) sd_event_exit(m->event, -ENOMEM);
+                return;
+        }
+        for (size_t i = 0; i < n; i++)
+                recording_end(recording_bus_get_recording(copy[i]),
+                              m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
+        uint64_t budget = m->stop_budget_ms;
+        if (budget == 0 ||
+            sd_event_add_time_relative(m->event, &m->stop_timer, CLOCK_MONOTONIC, budget * STOP_HURRY_PERCENT * 10, 0,
+                                       on_stop_budget_spent, m) < 0)
+                manager_cut_all(m, true); /* no time (or no timer): now */
+        manager_maybe_exit(m);
 }
 
 int manager_keep_polkit_wait(Manager *m, sd_bus_slot *slot, sd_bus_message *call, const Caller *caller,

@@ -36,7 +36,13 @@ typedef struct Manager {
         HelperClient *user_file_helper;   /* parses Podman JSON and /.flatpak-info for every resolver (first use) */
         size_t max_addresses;      /* per recording (--max-addresses); 0: the default */
         unsigned symbolize_budget_ms; /* per recording (--symbolize-budget); 0: the default */
+        unsigned stop_budget_ms;   /* --stop-budget: the post-stop stages' time at a stop, for all */
+        sd_event_source *stop_timer; /* exiting: hurries, then cuts every recording's stages short */
+        bool stop_hurried;         /* the first of its two times went by */
 } Manager;
+
+#define MANAGER_DEFAULT_STOP_BUDGET_MS 10000
+#define MANAGER_MAX_STOP_BUDGET_S 600
 
 /* The helper configuration of the daemon: while a helper request waits,
  * every recording's rings are spilled (manager_spill_rings). */
@@ -85,7 +91,12 @@ void polkit_wait_done(PolkitWait *w);
  * holds its message, which holds the bus, so the bus would never be freed. */
 void manager_drop_polkit_waits(Manager *m);
 
-/* Ends every recording because the service is going away (SIGTERM, peer gone). */
+/* The service is going away (SIGTERM, peer gone): every recording ends
+ * now (reason shutdown, or client-vanished for a peer); their post-stop
+ * stages share stop_budget_ms: at 70% of it they are hurried, at its end
+ * cut short (recording_cut_short()); the event loop exits once every recording is
+ * finished (lingering finished ones do not hold it). Called again (a
+ * second signal): cut short now. */
 void manager_end_all(Manager *m);
 
 /* Registers org.periscope.Profiler1 at /org/periscope/Profiler1 (profiler.c). */

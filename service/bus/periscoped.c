@@ -58,6 +58,8 @@ static void usage(FILE *out) {
                 "                     the rest stay module+0xOFFSET)\n"
                 "  --symbolize-budget=SECONDS  time the helper may spend symbolizing one recording\n"
                 "                     (default 120)\n"
+                "  --stop-budget=SECONDS  at SIGTERM, time every recording's post-stop stages get in\n"
+                "                     all before they are cut short (default 10; 0…600, 0 = none)\n"
                 "  --version          print the version\n",
                 PROFILER_NAME, USER_LIMITS_DEFAULT_RECORDINGS,
                 (unsigned long long) (USER_LIMITS_DEFAULT_LOCKED_MEMORY >> 20), USER_LIMITS_DEFAULT_CONTROL_RINGS,
@@ -216,6 +218,7 @@ int main(int argc, char **argv) {
                 { "max-pending-authorizations-per-user", required_argument, NULL, 'P' },
                 { "max-addresses", required_argument, NULL, 'A' },
                 { "symbolize-budget", required_argument, NULL, 'B' },
+                { "stop-budget", required_argument, NULL, 'T' },
                 { "version", no_argument, NULL, 'V' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -224,7 +227,7 @@ int main(int argc, char **argv) {
         const char *address = NULL;
         int peer_fd = -1, c, r;
         long idle_timeout = -1, max_addresses = 0;
-        double symbolize_budget = 0;
+        double symbolize_budget = 0, stop_budget = MANAGER_DEFAULT_STOP_BUDGET_MS / 1000.0;
         bool sysprofd = false;
         UserLimitsConfig limits;
         user_limits_config_default(&limits);
@@ -304,6 +307,18 @@ int main(int argc, char **argv) {
                         }
                         break;
                 }
+                case 'T': {
+                        char *end;
+                        errno = 0;
+                        stop_budget = strtod(optarg, &end);
+                        if (errno || end == optarg || *end ||
+                            !(stop_budget >= 0 && stop_budget <= MANAGER_MAX_STOP_BUDGET_S)) {
+                                log_error("--stop-budget needs 0…%d seconds, got '%s'", MANAGER_MAX_STOP_BUDGET_S,
+                                          optarg);
+                                return 2;
+                        }
+                        break;
+                }
                 case 'V':
                         printf("periscoped %s\n", PERISCOPE_VERSION);
                         return 0;
@@ -330,6 +345,7 @@ int main(int argc, char **argv) {
         d.m.idle_timeout_usec = (uint64_t) idle_timeout * 1000000;
         d.m.max_addresses = (size_t) max_addresses;
         d.m.symbolize_budget_ms = (unsigned) (symbolize_budget * 1000);
+        d.m.stop_budget_ms = (unsigned) (stop_budget * 1000);
         d.m.rlimit_files = raise_fd_limit();
         raise_priority();
         r = capability_drop_unused();
@@ -410,6 +426,7 @@ out:
         while (d.m.n_recordings > 0)
                 recording_bus_free(d.m.recordings[d.m.n_recordings - 1]);
         free(d.m.recordings);
+        d.m.stop_timer = sd_event_source_disable_unref(d.m.stop_timer);
         sysprof3_free(d.sysprof3);
         sd_event_source_disable_unref(d.m.idle_timer);
         unwind_tables_free(d.m.unwind_tables);

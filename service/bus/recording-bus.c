@@ -27,6 +27,7 @@ struct RecordingBus {
         sd_bus_message **stop_waiters;
         size_t n_stop_waiters;
         sd_event_source *linger;   /* frees a finished recording nobody collects */
+        sd_event_source *free_later; /* frees it from the loop (recording_bus_free_later) */
         UserCharge recording_charge; /* one running recording, against the owner's limit */
         bool free_pending;
         bool freeing;
@@ -41,20 +42,19 @@ Recording *recording_bus_get_recording(const RecordingBus *rb) {
 }
 
 static int on_free_deferred(sd_event_source *s, void *userdata) {
-        sd_event_source_disable_unref(s);
-        recording_bus_free(userdata);
+        recording_bus_free(userdata); /* unrefs s */
         return 0;
 }
 
-/* Frees it from the event loop, outside the callback that decided it. */
+/* Frees it from the event loop, outside the callback that decided it (the
+ * source is its own: a loop that exits first, at a stop, leaves it to
+ * recording_bus_free()). */
 static void recording_bus_free_later(RecordingBus *rb) {
-        sd_event_source *s = NULL;
         if (rb->free_pending || rb->freeing)
                 return;
         rb->free_pending = true;
-        if (sd_event_add_defer(rb->host.event, &s, on_free_deferred, rb) < 0)
-                return; /* the linger timer still frees it */
-        (void) sd_event_source_set_floating(s, true);
+        if (sd_event_add_defer(rb->host.event, &rb->free_later, on_free_deferred, rb) < 0)
+                rb->free_later = NULL; /* the linger timer still frees it */
 }
 
 static int on_linger(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -143,6 +143,35 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
         if (ret >= 0)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "addresses-over-budget", "t", st->addresses_over_budget,
                                             "helper-budget-spent", "b", (int) st->helper_budget_spent);
+        if (ret >= 0 && st->cut) {
+                /* what the post-stop stages could not finish (the service was stopping) */
+                char cut[64];
+                recording_cut_to_string(st->cut, cut, sizeof cut);
+                ret = sd_bus_message_open_container(m, 'e', "sv");
+                if (ret >= 0)
+                        ret = sd_bus_message_append(m, "s", "cut-short");
+                if (ret >= 0)
+                        ret = sd_bus_message_open_container(m, 'v', "as");
+                if (ret >= 0)
+                        ret = sd_bus_message_open_container(m, 'a', "s");
+                for (char *p = cut, *e; ret >= 0 && *p; p = *e ? e + 1 : e) {
+                        e = strchrnul(p, ',');
+                        char save = *e;
+                        *e = '\0';
+                        ret = sd_bus_message_append(m, "s", p);
+                        *e = save;
+                }
+                if (ret >= 0)
+                        ret = sd_bus_message_close_container(m);
+                if (ret >= 0)
+                        ret = sd_bus_message_close_container(m);
+                if (ret >= 0)
+                        ret = sd_bus_message_close_container(m);
+        }
+        if (ret >= 0 && (st->cut & RECORDING_CUT_SYMBOLIZE))
+                ret = sd_bus_message_append(m, "{sv}{sv}", "names-missing", "s",
+                                            st->cut_short ? st->cut_short : "cut short", "names-cut-short", "t",
+                                            st->names_cut_short);
         if (ret >= 0 && st->follows_container)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "joined-processes", "u", st->joined_processes,
                                             "container-stopped", "b", (int) st->container_stopped);
@@ -174,6 +203,8 @@ static void on_finished(Recording *r, void *userdata) {
         rb->n_stop_waiters = 0;
         if (rb->freeing)
                 return;
+        if (rb->host.finished)
+                rb->host.finished(rb, rb->host.userdata);
         /* Nobody will come for it: free it now; else keep it a while for its properties. */
         if (!rb->track || sd_bus_track_count(rb->track) == 0)
                 recording_bus_free_later(rb);
@@ -370,6 +401,7 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 return -ENOMEM;
         rb->host = *host;
         rb->host.released = NULL; /* until it is started */
+        rb->host.finished = NULL;
         rb->id = host->id;
         rb->owner_uid = caller->uid;
         if (asprintf(&rb->path, RECORDING_PATH_PREFIX "/%u", rb->id) < 0) {
@@ -424,6 +456,7 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                         goto fail;
         }
         rb->host.released = host->released;
+        rb->host.finished = host->finished;
         *ret = TAKE_PTR(rb);
         return 0;
 fail:
@@ -447,6 +480,7 @@ RecordingBus *recording_bus_free(RecordingBus *rb) {
         }
         free(rb->stop_waiters);
         rb->linger = sd_event_source_disable_unref(rb->linger);
+        rb->free_later = sd_event_source_disable_unref(rb->free_later);
         sd_bus_slot_unref(rb->slot);
         sd_bus_track_unref(rb->track);
         recording_watchers_free(rb->watchers);

@@ -28,6 +28,8 @@ typedef struct RecordingBusHost {
         RecordingBudgets budgets;           /* per recording (--max-addresses, --symbolize-budget) */
         /* Called once when the face is freed (the host forgets it). */
         void (*released)(RecordingBus *rb, void *userdata);
+        /* Called once when its recording finished (Finished was sent); may be NULL. */
+        void (*finished)(RecordingBus *rb, void *userdata);
         void *userdata;
 } RecordingBusHost;
 

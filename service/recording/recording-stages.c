@@ -64,6 +64,7 @@ static int stage_control_rings(const RecordingStageInput *in, RecordingStageResu
 /* The trace-fd merge while it runs on a fiber. */
 typedef struct TraceMergeRun {
         unsigned recording_id;
+        RecordingStageResults *results;
         TraceFds *trace;
         TraceMerge merge;
         RecordingStageDone done;
@@ -91,6 +92,8 @@ static void trace_merge_done(int result, void *userdata) {
                       (unsigned long long) st->frames_refused, (unsigned long long) st->frames_skipped,
                       result == -ECANCELED ? " (cut short: the recording is going away)" : "");
         run->progress("trace-fds", st->fds, st->fds, run->userdata);
+        if (result == -ECANCELED)
+                run->results->cut |= RECORDING_CUT_TRACE_FDS;
         run->done(result == -ECANCELED ? 0 : result, run->userdata); /* said above */
 }
 
@@ -108,10 +111,15 @@ static int stage_trace_fds(const RecordingStageInput *in, RecordingStageResults 
                            RecordingStageJob *ret_job) {
         if (!in->trace || !in->writer)
                 return 0;
+        if (in->cut && in->cut->now) {
+                log_recording(LOG_INFO, in->recording_id, "trace fds not merged: %s", in->cut->why);
+                results->cut |= RECORDING_CUT_TRACE_FDS;
+                return 0;
+        }
         _cleanup_free_ TraceMergeRun *run = malloc(sizeof *run);
         if (!run)
                 return -ENOMEM;
-        *run = (TraceMergeRun) { in->recording_id, in->trace, in->trace_merge, done, progress, userdata, NULL };
+        *run = (TraceMergeRun) { in->recording_id, results, in->trace, in->trace_merge, done, progress, userdata, NULL };
         progress("trace-fds", 0, trace_fds_get_stats(in->trace)->fds, userdata);
         int r = fiber_start(in->event, "merging a recording's trace fds", trace_merge_body, trace_merge_done, run, &run->fiber);
         if (r < 0)
@@ -176,20 +184,31 @@ static void symbolize_progress(uint64_t done, uint64_t total, void *userdata) {
         run->progress("symbolize", done, total, run->userdata);
 }
 
+/* What a symbolize run did, into the results and the log. */
+static void symbolize_account(unsigned recording_id, RecordingStageResults *results, int result,
+                              const SymbolizeStats *st, int64_t msec) {
+        results->helper_failures += st->helper_failures;
+        results->helper_ms += st->helper_ms;
+        results->helper_budget_spent |= st->helper_budget_spent;
+        results->names_cut_short += st->cut_short;
+        if (st->cut_short > 0)
+                results->cut |= RECORDING_CUT_SYMBOLIZE;
+        if (result >= 0)
+                log_recording(LOG_INFO, recording_id,
+                              "symbolized %llu addresses (%llu named, %llu unresolved, %llu of them cut short) in "
+                              "%llu files, %llu debug files, %llu helper failures, %llu named from JIT files, helper "
+                              "busy %llu ms%s, %lld ms",
+                              (unsigned long long) st->addresses, (unsigned long long) st->resolved,
+                              (unsigned long long) st->unresolved, (unsigned long long) st->cut_short,
+                              (unsigned long long) st->files, (unsigned long long) st->debug_files,
+                              (unsigned long long) st->helper_failures, (unsigned long long) st->jit_named,
+                              (unsigned long long) st->helper_ms, st->helper_budget_spent ? " (time budget spent)" : "",
+                              (long long) msec);
+}
+
 static void symbolize_done(int result, const SymbolizeStats *st, int64_t msec, void *userdata) {
         _cleanup_free_ SymbolizeRun *run = userdata;
-        run->results->helper_failures += st->helper_failures;
-        run->results->helper_ms += st->helper_ms;
-        run->results->helper_budget_spent |= st->helper_budget_spent;
-        if (result >= 0)
-                log_recording(LOG_INFO, run->recording_id,
-                              "symbolized %llu addresses (%llu named, %llu unresolved) in %llu files, %llu debug files, "
-                              "%llu helper failures, %llu named from JIT files, helper busy %llu ms%s, %lld ms",
-                              (unsigned long long) st->addresses, (unsigned long long) st->resolved,
-                              (unsigned long long) st->unresolved, (unsigned long long) st->files,
-                              (unsigned long long) st->debug_files, (unsigned long long) st->helper_failures,
-                              (unsigned long long) st->jit_named, (unsigned long long) st->helper_ms,
-                              st->helper_budget_spent ? " (time budget spent)" : "", (long long) msec);
+        symbolize_account(run->recording_id, run->results, result, st, msec);
         run->done(result, run->userdata);
 }
 
@@ -214,7 +233,19 @@ static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults 
                 .kernel_symbols = in->kernel,
                 .debuginfod = in->options->debuginfod,
                 .helper = in->helper,
+                .cut = in->cut,
         };
+        if (in->cut && in->cut->now) {
+                /* No time left: no helper; the tables say what is missing,
+                 * with the build-ids `periscope symbolize` needs (kernel
+                 * names still come from kallsyms, in the daemon). */
+                SymbolizeStats st;
+                int64_t msec;
+                progress("symbolize", 0, 0, userdata);
+                int r = symbolize_stage_run(&si, NULL, NULL, &st, &msec);
+                symbolize_account(in->recording_id, results, r, &st, msec);
+                return r;
+        }
         _cleanup_free_ SymbolizeRun *run = malloc(sizeof *run);
         if (!run)
                 return -ENOMEM;

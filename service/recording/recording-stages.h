@@ -40,13 +40,22 @@ typedef struct RecordingStageInput {
         ControlServer *control;       /* closed: its rings' backlog to drain first, or NULL */
         TraceFds *trace;              /* programs' trace fds to merge first, or NULL */
         TraceMerge trace_merge;       /* what their frames must satisfy, where they go */
+        const SymbolizeCut *cut;      /* the service is stopping: why set: hurry; now: the stages'
+                                       * time is up, they finish at once with what they have */
 } RecordingStageInput;
+
+/* RecordingStageResults.cut: what a stage could not finish because it was cut short. */
+#define RECORDING_CUT_UNWIND_TABLES 0x1u /* samples unwound without tables still compiling */
+#define RECORDING_CUT_TRACE_FDS     0x2u /* trace fds not (all) merged */
+#define RECORDING_CUT_SYMBOLIZE     0x4u /* addresses left unnamed (`periscope symbolize` names them later) */
 
 /* What stages report back, summed over the stages. */
 typedef struct RecordingStageResults {
         uint64_t helper_failures;     /* files the sandboxed helper failed on */
         uint64_t helper_ms;           /* time the helper spent answering symbolize requests */
         bool helper_budget_spent;     /* ... and it reached the recording's budget */
+        unsigned cut;                 /* RECORDING_CUT_* */
+        uint64_t names_cut_short;     /* addresses the symbolize stage left unnamed when cut short */
 } RecordingStageResults;
 
 /* A stage's progress (Progress(stage, done, total) on D-Bus). */

@@ -644,6 +644,16 @@ static void recording_write_stats(Recording *r) {
                                 "trace_frames_skipped=%llu\n",
                                 (unsigned long long) tst.fds, (unsigned long long) tst.frames_copied,
                                 (unsigned long long) tst.frames_refused, (unsigned long long) tst.frames_skipped);
+        /* What the post-stop stages could not finish (the service was
+         * stopping): `periscope info` and `periscope record` say it. */
+        char cut[64];
+        if (r->stage_results.cut && len > 0 && (size_t) len < sizeof(buf))
+                len += snprintf(buf + len, sizeof(buf) - (size_t) len, "cut_short=%s\n",
+                                recording_cut_to_string(r->stage_results.cut, cut, sizeof cut));
+        if ((r->stage_results.cut & RECORDING_CUT_SYMBOLIZE) && len > 0 && (size_t) len < sizeof(buf))
+                len += snprintf(buf + len, sizeof(buf) - (size_t) len, "names_missing=%s\nnames_cut_short=%llu\n",
+                                r->cut.why ? r->cut.why : "cut short",
+                                (unsigned long long) r->stage_results.names_cut_short);
         if (len > 0 && (size_t) len >= sizeof(buf))
                 len = (int) sizeof(buf) - 1;
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
@@ -683,6 +693,8 @@ static void recording_unwind_rest(Recording *r, bool force);
 /* Ends the wait of recording_unwind_rest(): what waits is unwound now. */
 static void recording_cancel_waiting(void *job) {
         Recording *r = job;
+        if (r->cut.now && (r->spill.size > 0 || r->unwinder.n_pending > 0))
+                r->stage_results.cut |= RECORDING_CUT_UNWIND_TABLES;
         recording_unwind_rest(r, true);
 }
 
@@ -835,6 +847,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 .resolver = r->resolver,
                 .helper = r->helper,
                 .control = r->control,
+                .cut = &r->cut,
         };
         r->stage_input.trace = recording_trace_merge_input(r, &r->stage_input.trace_merge);
         /* freed while recording: no waiting */
@@ -1142,6 +1155,44 @@ void recording_cancel_stages(Recording *r) {
                 r->stage_job.cancel(r->stage_job.job);
 }
 
+void recording_cut_short(Recording *r, const char *why, bool now) {
+        if (r->state == RECORDING_STATE_FINISHED || r->cut.now)
+                return;
+        if (!r->cut.why)
+                r->cut.why = why;
+        if (!now) {
+                log_recording(LOG_INFO, r->id, "post-stop stages %s soon: symbolizing no more files", r->cut.why);
+                return;
+        }
+        r->cut.now = true;
+        log_recording(LOG_INFO, r->id, "post-stop stages %s: finishing the capture now", r->cut.why);
+        /* the stage under way ends (its done() runs the rest, which see cut.now) */
+        if (r->stage_job.cancel)
+                r->stage_job.cancel(r->stage_job.job);
+}
+
+const char *recording_cut_to_string(unsigned cut, char *buf, size_t size) {
+        static const struct {
+                unsigned bit;
+                const char *name;
+        } names[] = {
+                { RECORDING_CUT_UNWIND_TABLES, "unwind-tables" },
+                { RECORDING_CUT_TRACE_FDS, "trace-fds" },
+                { RECORDING_CUT_SYMBOLIZE, "symbolize" },
+        };
+        size_t len = 0;
+        if (size > 0)
+                buf[0] = '\0';
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if ((cut & names[i].bit) && len < size) {
+                        int k = snprintf(buf + len, size - len, "%s%s", len ? "," : "", names[i].name);
+                        if (k < 0)
+                                break;
+                        len += (size_t) k;
+                }
+        return buf;
+}
+
 Recording *recording_free(Recording *r) {
         if (!r)
                 return NULL;
@@ -1209,4 +1260,7 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
         ret->trace_fds = tst.fds;
         ret->trace_frames = tst.frames_copied;
         ret->trace_frames_refused = tst.frames_refused;
+        ret->cut = r->stage_results.cut;
+        ret->cut_short = r->cut.why;
+        ret->names_cut_short = r->stage_results.names_cut_short;
 }

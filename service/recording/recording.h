@@ -142,6 +142,7 @@ struct Recording {
         RecordingStageInput stage_input; /* what the stages get (valid while finishing) */
         RecordingStageJob stage_job;     /* the stage going on in the event loop, if any */
         bool stages_cancelled;           /* recording_cancel_stages(): none starts any more */
+        SymbolizeCut cut;                /* recording_cut_short(): why (static), and whether now */
 
         uint64_t samples;
         uint64_t lost_samples;
@@ -186,6 +187,9 @@ typedef struct RecordingStats {
         bool container_stopped;
         uint64_t trace_fds;        /* trace fds handed out; the two below mean something if > 0 */
         uint64_t trace_frames, trace_frames_refused;
+        unsigned cut;              /* RECORDING_CUT_*: what the post-stop stages could not finish */
+        const char *cut_short;     /* why they were cut short, or NULL */
+        uint64_t names_cut_short;  /* addresses left unnamed by it (`periscope symbolize` names them) */
 } RecordingStats;
 
 /* Starts a recording into capture_fd (already checked). Takes over
@@ -200,6 +204,21 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
  * it did not reach is marked unresolved or not merged), the stages after
  * it do not run, and the capture is completed. */
 void recording_cancel_stages(Recording *r);
+
+/* The service is stopping and the post-stop stages' time runs out. With
+ * now false (hurry): the symbolize stage only identifies the files it has
+ * not reached (their build-ids), it names no more. With now true (the time
+ * is up): the stage under way ends now and the ones after it run at once
+ * without the helper, so the capture is complete at once. What they could
+ * not do is said in its statistics (cut_short=…, names_missing=why) and in
+ * Finished, and the symbol tables keep every mapping's build-id for
+ * `periscope symbolize`. why is a static string ("cut short by
+ * shutdown"). No-op once finished. */
+void recording_cut_short(Recording *r, const char *why, bool now);
+
+/* Names of the RECORDING_CUT_* bits set in cut, in stage order, comma
+ * separated, into buf. */
+const char *recording_cut_to_string(unsigned cut, char *buf, size_t size);
 
 /* Frees everything (ends it first if needed, without stages: the observer
  * still hears finished()). Accepts NULL; returns NULL. */

@@ -85,6 +85,12 @@ static int add_provenance(SymbolTableBuilder *b, const WorkItem *items, size_t n
                 if (m == last)
                         continue;
                 last = m;
+                /* The helper did not say (it failed, or was not asked: cut
+                 * short): the build-id the kernel saw at mmap time, so
+                 * `periscope symbolize` can still find the file by it. */
+                char kernel_bid[2 * HELPER_MAX_BUILD_ID + 1] = "";
+                if (!bid[0] && m->build_id && m->build_id_size > 0 && m->build_id_size <= HELPER_MAX_BUILD_ID)
+                        hex(kernel_bid, m->build_id, m->build_id_size);
                 _cleanup_free_ char *method = NULL, *verdict = NULL;
                 bool used = df && df->fd >= 0;
                 if (asprintf(&method, "%s%s%s%s%s%s%s", m->method ? m->method : "pinned",
@@ -103,7 +109,7 @@ static int add_provenance(SymbolTableBuilder *b, const WorkItem *items, size_t n
                         .path = m->path ? m->path : "(unknown path)",
                         .method = method,
                         .verdict = verdict,
-                        .build_id = bid[0] ? bid : NULL,
+                        .build_id = bid[0] ? bid : kernel_bid[0] ? kernel_bid : NULL,
                         .flags = (m->verified ? SYMBOL_MAPPING_VERIFIED : 0) |
                                  (helper_failed ? SYMBOL_MAPPING_HELPER_FAILED : 0),
                 };
@@ -135,15 +141,51 @@ static int add_answer(SymbolTableBuilder *b, SymbolizeStats *st, const WorkItem 
                                               s->n_frames);
 }
 
+/* Why the work is cut short, or NULL while it is not. */
+static const char *cut_short_why(const SymbolizeOptions *o) {
+        return o->cut ? o->cut->why : NULL;
+}
+
+/* No helper at all any more. */
+static bool cut_now(const SymbolizeOptions *o) {
+        return o->cut && o->cut->now;
+}
+
+/* What a cut-short address says. */
+static const char *cut_short_reason(const SymbolizeOptions *o) {
+        const char *why = cut_short_why(o);
+        return why ? why : "cut short";
+}
+
+/* One file's addresses left unnamed because the work was cut short; its
+ * mappings keep their build-id (id's, else the kernel's) for `periscope
+ * symbolize`. */
+static int cut_file(const SymbolizeOptions *o, const WorkItem *items, size_t n, const HelperIdentity *id,
+                    SymbolTableBuilder *b, SymbolizeStats *st) {
+        const char *why = cut_short_reason(o);
+        for (size_t i = 0; i < n; i++) {
+                int r = add_unresolved(b, st, items[i].addr, why);
+                if (r < 0)
+                        return r;
+                st->cut_short++;
+                maybe_yield(o, i);
+        }
+        return add_provenance(b, items, n, id, NULL, why, false);
+}
+
 /* One file: identify, find debug file, symbolize its distinct offsets. */
 static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const WorkItem *items, size_t n,
                           SymbolTableBuilder *b, SymbolizeStats *st) {
         const SymbolizeMapping *m0 = items[0].map;
         int fd = m0->fd;
+        if (!c || cut_now(o))
+                return cut_file(o, items, n, NULL, b, st);
         st->files++;
         HelperIdentity id;
         _cleanup_free_ char *why = NULL;
         int r = helper_client_identify(c, fd, 0, &id, &why);
+        if (r < 0 && cut_short_why(o))
+                return cut_file(o, items, n, NULL, b, st); /* the helper's wait was cut */
         if (r < 0) {
                 bool helper_failed = r == HELPER_CLIENT_FAILED;
                 if (helper_failed)
@@ -174,6 +216,8 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 }
                 return add_provenance(b, items, n, &id, NULL, reason, false);
         }
+        if (cut_short_why(o))
+                return cut_file(o, items, n, &id, b, st); /* hurry: identified, not named */
 
         DebugFile df = { .fd = -1 };
         bool needs_debug = !(id.contents & HELPER_HAS_DWARF);
@@ -231,6 +275,10 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                 free(why);
                 why = NULL;
                 r = helper_client_symbolize(c, fd, -1, offsets, n_offsets, &syms, &why);
+        }
+        if (r < 0 && cut_short_why(o)) {
+                debug_file_clear(&df);
+                return cut_file(o, items, n, &id, b, st); /* the helper's wait was cut */
         }
         if (r < 0) {
                 bool helper_failed = r == HELPER_CLIENT_FAILED;
@@ -398,7 +446,7 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         sort_in_slices(work, n_work, sizeof *work, compare_work, o->yield, o->yield_userdata);
 
         _cleanup_(helper_client_freep) HelperClient *c = NULL;
-        if (n_work > 0 || n_jit > 0) {
+        if ((n_work > 0 || n_jit > 0) && !cut_now(o)) {
                 r = helper_client_new(&o->helper, &c);
                 if (r < 0) {
                         /* no helper at all: every user address says why */
@@ -428,7 +476,13 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                 i = j;
         }
 
-        r = symbolize_jit(c, o, jit, n_jit, b, &st);
+        if (cut_short_why(o) || !c) {
+                /* JIT names need the helper (perf maps, jitdumps) */
+                for (size_t i = 0; i < n_jit; i++, st.cut_short++)
+                        if ((r = add_unresolved(b, &st, jit[i].addr, cut_short_reason(o))) < 0)
+                                return r;
+        } else
+                r = symbolize_jit(c, o, jit, n_jit, b, &st);
         if (r < 0)
                 return r;
         done += n_jit;

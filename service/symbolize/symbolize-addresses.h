@@ -15,6 +15,15 @@
 #include "capture.h"
 
 /* One mapping of one process, as recorded. */
+/* The work cut short (the service is stopping). Addresses not named are
+ * "[unresolved: why]" and their mappings keep a build-id (the helper's,
+ * else the kernel's from MMAP2), so `periscope symbolize` names them later. */
+typedef struct SymbolizeCut {
+        const char *why; /* set: hurry: files not reached are only identified (a short helper
+                          * request each, for their build-id), not named */
+        bool now;        /* no helper at all any more (its waits fail at once) */
+} SymbolizeCut;
+
 typedef struct SymbolizeMapping {
         int32_t pid;
         uint64_t start, end;  /* [start, end) in the process */
@@ -71,6 +80,9 @@ typedef struct SymbolizeOptions {
          * a fiber can let its event loop run (fiber.h); NULL: none */
         void (*yield)(void *yield_userdata);
         void *yield_userdata;
+        /* NULL: never cut short. Else read as the work goes on (the
+         * service stopping changes it from its event loop). */
+        const struct SymbolizeCut *cut;
 } SymbolizeOptions;
 
 typedef struct SymbolizeStats {
@@ -83,6 +95,7 @@ typedef struct SymbolizeStats {
         uint64_t jit_named;   /* named from a perf map or jitdump */
         uint64_t helper_ms;   /* the helper's time answering (HelperClientConfig.time_budget_ms) */
         bool helper_budget_spent;
+        uint64_t cut_short;   /* addresses left unnamed because the work was cut short */
 } SymbolizeStats;
 
 /* Symbolizes `addrs` against `maps` and adds ranges, unresolved ranges and

@@ -197,6 +197,7 @@ static int stage_run(const SymbolizeStageInput *in, Fiber *fiber, SymbolizeStage
                 .userdata = &progress,
                 .yield = fiber ? stage_yield : NULL,
                 .yield_userdata = fiber,
+                .cut = in->cut,
         };
         if (fiber) {
                 /* the helper's answers and debuginfod downloads are awaited from the loop */

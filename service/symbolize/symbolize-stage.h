@@ -25,6 +25,7 @@ typedef struct SymbolizeStageInput {
         bool debuginfod;               /* ask $DEBUGINFOD_URLS for missing debug files */
         HelperClientConfig helper;     /* how the helper is started (the daemon's); its
                                         * time_budget_ms is the recording's */
+        const SymbolizeCut *cut;       /* SymbolizeOptions.cut; may be NULL */
 } SymbolizeStageInput;
 
 /* Progress of the stage in addresses: called at both ends and at most
@@ -52,7 +53,8 @@ typedef void (*SymbolizeStageDone)(int result, const SymbolizeStats *stats, int6
 int symbolize_stage_start(sd_event *e, const SymbolizeStageInput *in, SymbolizeStageProgress progress,
                           SymbolizeStageDone done, void *userdata, SymbolizeJob **ret);
 
-/* Ends a started job now (the recording is discarded): what is left gets
- * "[unresolved: helper failed: cancelled …]", the tables are still
- * written, and done is called before this returns. */
+/* Ends a started job now: what is left gets "[unresolved: <cut->why>]"
+ * (set it and cut->now first; else the helper's failure), the tables are
+ * still written with every mapping's build-id, and done is called before
+ * this returns. */
 void symbolize_job_cancel(SymbolizeJob *j);

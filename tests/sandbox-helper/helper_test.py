@@ -608,6 +608,59 @@ def case_stage(tmp):
           "mapping provenance recorded with the file that was read")
 
 
+def case_stage_cut(tmp):
+    """The symbolization stage cut short as at the service's stop: the
+    addresses say why they have no names, and their mapping keeps the
+    build-id `periscope symbolize` needs: the helper's when it still
+    identified the file (hurry), the kernel's when the helper was not asked
+    any more (cut now); kernel names still come from kallsyms."""
+    stage = os.environ["STAGE_TOOL"]
+    b = build(tmp, "workload-inline.c", "inl", flags=("-O2", "-g", "-Wl,--build-id"))
+    bid = build_id_of(b)
+    p = subprocess.Popen([b], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, WORKLOAD_WAIT="1"))
+    labels = {}
+    for line in p.stdout:
+        if line.strip() == "ready":
+            break
+        lab, off, addr = line.split()
+        labels[lab] = addr
+    why = "cut short by shutdown"
+    addrs = [labels["inner"], labels["work"], labels["main"]]
+
+    def record_read(name, *opts):
+        cap = os.path.join(tmp, name + ".syscap")
+        out = run(stage, "record", str(p.pid), cap, *opts, *addrs)
+        print(out)
+        st = out.splitlines()[-1].split()
+        read = run(stage, "read", cap, str(p.pid), *addrs)
+        print(read)
+        per = {l.split(": ", 1)[0].split()[1]: l.split(": ", 1)[1] for l in read.splitlines()
+               if l.startswith("periscope ")}
+        maps = {l.split(": ", 1)[0].split()[1]: [x.strip() for x in l.split(": ", 1)[1].split("|")]
+                for l in read.splitlines() if l.startswith("mapping ")}
+        return dict(zip(st[1::2], st[2::2])), per, maps
+
+    st, per, maps = record_read("hurry", "--hurry", why)
+    check(st["cut-short"] == "3" and st["resolved"] == "0" and st["files"] == "1",
+          "hurry: the file is identified, its 3 addresses cut short: %s" % st)
+    check(all(per[a].strip() == "[unresolved: %s] [unresolved] |" % why for a in addrs),
+          "hurry: every address says why it has no name: %s" % per)
+    check(all(maps[a][-1] == bid for a in addrs), "hurry: the mapping keeps the helper's build-id %s" % bid)
+
+    st, per, maps = record_read("now", "--cut-now", why)
+    check(st["cut-short"] == "3" and st["files"] == "0", "cut now: the helper is not asked: %s" % st)
+    check(all(maps[a][-1] == "-" for a in addrs), "cut now, no build-id from the kernel: none claimed")
+
+    kbid = bid
+    st, per, maps = record_read("now-kernel", "--cut-now", why, "--kernel-build-id", kbid)
+    check(all(per[a].strip() == "[unresolved: %s] [unresolved] |" % why for a in addrs),
+          "cut now: every address says why it has no name")
+    check(all(maps[a][-1] == kbid for a in addrs), "cut now: the mapping keeps the kernel's build-id")
+    p.stdin.close()
+    p.wait()
+
+
 def jit_names(fmt, path, addrs):
     """helper-tool jit: (entries, refused, {addr: (start, size, name, where)} or error text)."""
     out = run(TOOL, "jit", fmt, path, *["%x" % a for a in addrs])

@@ -1,11 +1,15 @@
 /* symbolize-stage-tool: runs the service's symbolization stage
  * (service/symbolize-addresses.c) on a live process, the way periscoped does after a
  * recording, and reads the resulting capture's symbol tables back.
- *   symbolize-stage-tool record PID CAPTURE [--no-kernel] ADDR[k][r]...
+ *   symbolize-stage-tool record PID CAPTURE [--no-kernel] [--hurry WHY | --cut-now WHY]
+ *                        [--kernel-build-id HEX] ADDR[k][r]...
  *       pins every file mapping of PID through /proc/PID/map_files, symbolizes
  *       the addresses (suffix k: kernel address; r: a caller's return
  *       address, as in a stack's outer frames), writes CAPTURE with
- *       __symbols__ and __periscope/symbols, prints stats and progress
+ *       __symbols__ and __periscope/symbols, prints stats and progress;
+ *       --hurry and --cut-now cut the work short as the service's stop does
+ *       (SymbolizeCut), --kernel-build-id gives every mapping the build-id
+ *       the kernel would have reported (MMAP2)
  *   symbolize-stage-tool read CAPTURE PID ADDR...
  *       prints, for each address, the chain from the Periscope table and the
  *       name from the Sysprof 3.46 __symbols__ table */
@@ -31,10 +35,28 @@ static int cmd_record(int argc, char **argv) {
         int32_t pid = atoi(argv[0]);
         const char *out = argv[1];
         bool kernel = true;
+        SymbolizeCut cut = {};
+        uint8_t kernel_bid[64];
+        size_t kernel_bid_size = 0;
         int i = 2;
-        if (i < argc && strcmp(argv[i], "--no-kernel") == 0) {
-                kernel = false;
-                i++;
+        for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+                if (strcmp(argv[i], "--no-kernel") == 0)
+                        kernel = false;
+                else if (i + 1 < argc && strcmp(argv[i], "--hurry") == 0)
+                        cut.why = argv[++i];
+                else if (i + 1 < argc && strcmp(argv[i], "--cut-now") == 0) {
+                        cut.why = argv[++i];
+                        cut.now = true;
+                } else if (i + 1 < argc && strcmp(argv[i], "--kernel-build-id") == 0) {
+                        const char *h = argv[++i];
+                        for (; h[0] && h[1] && kernel_bid_size < sizeof kernel_bid; h += 2) {
+                                unsigned v;
+                                if (sscanf(h, "%2x", &v) != 1)
+                                        return 2;
+                                kernel_bid[kernel_bid_size++] = (uint8_t) v;
+                        }
+                } else
+                        return 2;
         }
         char p[64];
         snprintf(p, sizeof p, "/proc/%d/maps", pid);
@@ -62,6 +84,7 @@ static int cmd_record(int argc, char **argv) {
                         .pid = pid, .start = start, .end = end, .pgoff = pgoff, .fd = fd,
                         .path = paths[n_maps], .method = "pinned via map_files", .verdict = "inode match",
                         .verified = fd >= 0, .why_unavailable = "could not pin the file",
+                        .build_id = kernel_bid_size ? kernel_bid : NULL, .build_id_size = kernel_bid_size,
                 };
                 n_maps++;
         }
@@ -75,7 +98,7 @@ static int cmd_record(int argc, char **argv) {
                 addrs[k].kernel = strchr(end, 'k') != NULL;
                 addrs[k].return_address = strchr(end, 'r') != NULL;
         }
-        SymbolizeOptions o = { .kernel_symbols = kernel, .progress = progress };
+        SymbolizeOptions o = { .kernel_symbols = kernel, .progress = progress, .cut = cut.why ? &cut : NULL };
         SymbolTableBuilder *b = NULL;
         if (symbol_table_builder_new(&b) < 0)
                 return 1;
@@ -86,8 +109,8 @@ static int cmd_record(int argc, char **argv) {
                 return 1;
         }
         printf("stats addresses %" PRIu64 " resolved %" PRIu64 " unresolved %" PRIu64 " files %" PRIu64
-               " helper-failures %" PRIu64 "\n", st.addresses, st.resolved, st.unresolved, st.files,
-               st.helper_failures);
+               " helper-failures %" PRIu64 " cut-short %" PRIu64 "\n", st.addresses, st.resolved, st.unresolved,
+               st.files, st.helper_failures, st.cut_short);
         _cleanup_close_ int cfd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         CaptureWriter *w = NULL;
         int64_t now = now_monotonic_ns();

@@ -7,8 +7,9 @@
 # Properties.Get of its State is answered in under 100 ms, and every frame the program wrote is
 # merged (the daemon's log, `periscope record`'s summary, the capture).
 # Then the service is stopped (SIGTERM) when it is to merge another such
-# fd: the merge is cancelled at its next slice, the capture is complete and readable,
-# and the daemon exits cleanly (no sanitizer report in the sanitizer build).
+# fd, with no time for the post-stop stages (--stop-budget=0): the merge is
+# cancelled at its next slice, the capture is complete and readable, and the
+# daemon exits cleanly (no sanitizer report in the sanitizer build).
 # In a session of its own: availability.sh raises its CPU share.
 # Needs PERISCOPED, PERISCOPE, WRITER (trace-writer), PROBE (property-latency).
 [ "$(ps -o sid= -p $$ | tr -d ' ')" = $$ ] || exec setsid -w "$0" "$@"
@@ -17,7 +18,7 @@
 : "${PERISCOPE:?}" "${WRITER:?}" "${PROBE:?}"
 MIB=30
 
-availability_start
+availability_start --stop-budget=0
 
 # Frame-pointer stacks: no unwind tables to compile meanwhile, so no
 # spilled DWARF samples for the final drain to unwind (under ASan that drain
