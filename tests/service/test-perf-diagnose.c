@@ -9,6 +9,7 @@
 #include <linux/filter.h>
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,13 @@ static const char *explain(int err, PerfOpenEnvironment env) {
         return perf_explain_open_error_env(err, &env, buf, sizeof(buf));
 }
 
-#define CHECK_HAS(text, part) CHECK_MSG(strstr((text), (part)), "'%s' does not say '%s'", (text), (part))
-#define CHECK_LACKS(text, part) CHECK_MSG(!strstr((text), (part)), "'%s' says '%s'", (text), (part))
+/* Whether text says part (want) or not (!want); a failure names the line. */
+static void check_says(const char *text, const char *part, bool want, int line) {
+        if ((strstr(text, part) != NULL) != want)
+                fail("line %d: '%s' %s '%s'", line, text, want ? "does not say" : "says", part);
+}
+#define CHECK_HAS(text, part) check_says((text), (part), true, __LINE__)
+#define CHECK_LACKS(text, part) check_says((text), (part), false, __LINE__)
 
 static void test_decisions(void) {
         PerfOpenEnvironment debian = { .paranoid_known = true, .paranoid = 3, .caps_known = true,

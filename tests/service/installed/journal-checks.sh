@@ -16,8 +16,8 @@
 #         refusal with USER's uid, the method and the pid it asked for;
 #       - `-o json`: PRIORITY 5 / 3 / 6, RECORDING=, UID=, MESSAGE_ID= of
 #         refused, started and finished; periscoped's own lines are sent
-#         natively (_TRANSPORT=journal) and no MESSAGE repeats
-#         "periscoped:".
+#         natively (_TRANSPORT=journal, SYSLOG_IDENTIFIER=periscoped), none
+#         through its stderr stream, and no MESSAGE repeats "periscoped:".
 #     Leaves a tmpfs mounted on /run/periscope-journal-full until it is
 #     done (then unmounted), and no process of its own. Needs python3 on the
 #     host. Prints "ok: ..." lines; on failure prints why and returns 1.
@@ -83,14 +83,19 @@ for line in open(f"{d}/all.json", errors="replace"):
     e = json.loads(line)
     if isinstance(e.get("MESSAGE"), str):
         entries.append(e)
-own = [e for e in entries if e.get("_COMM") == "periscoped"]
+# periscoped's own lines: sent natively under its identifier (the stream's
+# lines, the helper's and systemd's about the unit, are not its own)
+own = [e for e in entries if e.get("SYSLOG_IDENTIFIER") == "periscoped" and e.get("_TRANSPORT") == "journal"]
+for e in entries:
+    if e.get("_TRANSPORT") == "stdout" and e.get("MESSAGE", "").startswith("periscoped:"):
+        fail(f"periscoped's line came through its stderr stream, not sd_journal_send: {e['MESSAGE']!r}")
 if not own:
-    fail("no entry of periscoped itself in the journal")
+    fail(f"no entry of periscoped itself in the journal ({len(entries)} entries, from "
+         f"{sorted({str(e.get('_COMM')) for e in entries})}; journalctl said: "
+         f"{open(f'{d}/all.json', errors='replace').read()[:300]!r})")
 for e in own:
     if e.get("MESSAGE", "").startswith("periscoped:"):
         fail(f"doubled identifier: {e['MESSAGE']!r}")
-    if e.get("_TRANSPORT") != "journal":
-        fail(f"periscoped's line came through {e.get('_TRANSPORT')}, not sd_journal_send: {e['MESSAGE']!r}")
 refused = [e for e in own if e.get("MESSAGE_ID") == REFUSED and e.get("UID") == uid]
 if not refused:
     fail(f"no refusal (MESSAGE_ID={REFUSED}) with UID={uid}")
@@ -128,6 +133,10 @@ if "org.periscope.Profiler1.Record refused" not in notice:
 if "started for uid" in notice:
     fail("journalctl -p notice -u periscoped shows info lines")
 levels = sorted({e.get("PRIORITY") for e in own})
+if bad:
+    print("periscoped's entries:", file=sys.stderr)
+    for e in entries:
+        print({k: v for k, v in e.items() if not k.startswith("_") or k in ("_TRANSPORT", "_COMM", "_PID")}, file=sys.stderr)
 for b in bad:
     print("FAIL: journal_checks:", b, file=sys.stderr)
 if bad:
