@@ -340,11 +340,12 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
         return -ENOENT;
 }
 
-/* The methods, their refusals logged with the recording's id. */
+/* The methods, their refusals logged with the recording's id (read before
+ * the call, which may end the recording and free rb). */
 #define RECORDING_METHOD_LOG_REFUSALS(method)                                                         \
         static int method##_logged(sd_bus_message *m, void *userdata, sd_bus_error *error) {         \
-                RecordingBus *rb = userdata;                                                           \
-                return bus_method_result(m, rb->id, method(m, userdata, error), error);                \
+                unsigned id = ((RecordingBus *) userdata)->id;                                         \
+                return bus_method_result(m, id, method(m, userdata, error), error);                    \
         }
 RECORDING_METHOD_LOG_REFUSALS(method_stop)
 RECORDING_METHOD_LOG_REFUSALS(method_open_control_fd)
