@@ -10,14 +10,16 @@
 #     Provokes, through D-Bus activation of periscoped.service: a Record by
 #     USER of root's process (refused: polkit says no to a user without an
 #     agent), and a root recording whose capture file fills its file
-#     system (the recording fails: an error). Then checks, with
-#     `journalctl -u periscoped` in the tree:
+#     system (the recording fails: an error), and a `periscope record
+#     --private` by USER. Then checks, with journalctl in the tree:
 #       - `-p warning` shows the error (and no info line), `-p notice` the
 #         refusal with USER's uid, the method and the pid it asked for;
 #       - `-o json`: PRIORITY 5 / 3 / 6, RECORDING=, UID=, MESSAGE_ID= of
 #         refused, started and finished; periscoped's own lines are sent
 #         natively (_TRANSPORT=journal, SYSLOG_IDENTIFIER=periscoped), none
-#         through its stderr stream, and no MESSAGE repeats "periscoped:".
+#         through its stderr stream, and no MESSAGE repeats "periscoped:";
+#       - USER's private periscoped (its stderr the journal stream the CLI
+#         made) sends its 'started' entry with RECORDING= and UID= too.
 #     Leaves a tmpfs mounted on /run/periscope-journal-full until it is
 #     done (then unmounted), and no process of its own. Needs python3 on the
 #     host. Prints "ok: ..." lines; on failure prints why and returns 1.
@@ -57,7 +59,14 @@ journal_checks() {
         if [ "$rc" = 0 ]; then
                 echo "FAIL: journal_checks: a recording into a full file system succeeded" >&2; rm -rf "$dir"; return 1
         fi
+        # 3. The private periscoped `periscope record --private` starts for
+        # USER, its stderr a journal stream the CLI made: levels and fields too.
+        "$ct" runuser -u "$user" -- env HOME="/home/$user" periscope record --private \
+                -o "/home/$user/private.syscap" -- sleep 0.2 >"$dir/private.out" 2>&1 ||
+                { cat "$dir/private.out"; echo "FAIL: journal_checks: periscope record --private as $user failed" >&2; rm -rf "$dir"; return 1; }
         sleep 1 # the journal reads its sockets on its own time
+        "$ct" journalctl --no-pager --since "$since" SYSLOG_IDENTIFIER=periscoped _UID="$uid" -o json \
+                >"$dir/private.json" 2>&1 || true
 
         "$ct" journalctl --no-pager -u periscoped --since "$since" -p warning >"$dir/warning.txt" 2>&1 || true
         "$ct" journalctl --no-pager -u periscoped --since "$since" -p notice >"$dir/notice.txt" 2>&1 || true
@@ -132,6 +141,14 @@ if "org.periscope.Profiler1.Record refused" not in notice:
     fail("journalctl -p notice -u periscoped does not show the refusal")
 if "started for uid" in notice:
     fail("journalctl -p notice -u periscoped shows info lines")
+private = []
+for line in open(f"{d}/private.json", errors="replace"):
+    if line.startswith("{"):
+        e = json.loads(line)
+        if e.get("_TRANSPORT") == "journal" and isinstance(e.get("MESSAGE"), str):
+            private.append(e)
+if not any(e.get("MESSAGE_ID") == STARTED and e.get("UID") == uid and e.get("RECORDING") for e in private):
+    fail(f"the private periscoped of uid {uid} sent no 'started' entry with its fields to the journal")
 levels = sorted({e.get("PRIORITY") for e in own})
 if bad:
     print("periscoped's entries:", file=sys.stderr)
