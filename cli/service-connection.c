@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <syslog.h>
@@ -34,8 +35,9 @@ static char *find_periscoped(void) {
 /* The fd the private daemon's stdout and stderr go to: $PERISCOPED_LOG
  * (a file, or "stderr" for ours: -1) if set, else the journal when one
  * runs, else $XDG_STATE_HOME/periscope/periscoped.log (appended), else
- * /dev/null. *where says which (for messages). */
-static int open_daemon_log(char **where) {
+ * /dev/null. *where says which (for messages), *journal whether it is the
+ * journal's stream. */
+static int open_daemon_log(char **where, gboolean *journal) {
         const char *env = g_getenv("PERISCOPED_LOG");
         if (env && strcmp(env, "stderr") == 0)
                 return -1;
@@ -50,6 +52,7 @@ static int open_daemon_log(char **where) {
         int fd = sd_journal_stream_fd("periscoped", LOG_INFO, 0);
         if (fd >= 0) {
                 *where = g_strdup("the journal (journalctl -t periscoped)");
+                *journal = TRUE;
                 return fd;
         }
         g_autofree char *dir = g_build_filename(g_get_user_state_dir(), "periscope", NULL);
@@ -80,11 +83,22 @@ static GDBusConnection *spawn_private_daemon(ServiceConnection *s, gboolean verb
                 g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "socketpair: %s", g_strerror(errno));
                 return NULL;
         }
-        int log_fd = verbose ? -1 : open_daemon_log(&s->daemon_log);
+        gboolean journal = FALSE;
+        int log_fd = verbose ? -1 : open_daemon_log(&s->daemon_log, &journal);
         g_autofree char *path = find_periscoped();
         const char *argv[] = { path, "--peer-fd=3", NULL };
         int source_fds[] = { sv[1] }, target_fds[] = { 3 };
-        gboolean ok = g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, daemon_child_setup,
+        /* On the journal's stream the daemon sends its messages with their
+         * levels (service/bus/journal-log.h): tell it, as systemd tells a
+         * service, by the stream's device and inode. */
+        g_auto(GStrv) envp = g_get_environ();
+        struct stat st;
+        if (journal && fstat(log_fd, &st) == 0) {
+                g_autofree char *stream = g_strdup_printf("%llu:%llu", (unsigned long long) st.st_dev,
+                                                          (unsigned long long) st.st_ino);
+                envp = g_environ_setenv(envp, "JOURNAL_STREAM", stream, TRUE);
+        }
+        gboolean ok = g_spawn_async_with_pipes_and_fds(NULL, argv, (const char *const *) envp, G_SPAWN_DO_NOT_REAP_CHILD, daemon_child_setup,
                                                        NULL, -1, log_fd, log_fd, source_fds, target_fds, 1,
                                                        &s->daemon_pid, NULL, NULL, NULL, error);
         close(sv[1]);

@@ -16,6 +16,7 @@
 
 #include "basic.h"
 #include "capability-drop.h"
+#include "journal-log.h"
 #include "manager.h"
 #include "protocol.h"
 #include "recording-bus.h"
@@ -231,6 +232,8 @@ int main(int argc, char **argv) {
         bool sysprofd = false;
         UserLimitsConfig limits;
         user_limits_config_default(&limits);
+        /* Under systemd: levels and fields to the journal (journal-log.h). */
+        (void) journal_log_setup();
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
                 switch (c) {

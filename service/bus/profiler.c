@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "authorization.h"
+#include "bus-refusal.h"
 #include "caller-processes.h"
 #include "capture-fd.h"
 #include "basic.h"
@@ -51,14 +52,14 @@ static void on_authorized(const Authorization *auth, const sd_bus_error *error, 
         PendingRecord *pr = userdata;
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         if (error) {
-                (void) sd_bus_reply_method_error(pr->wait.call, error);
+                (void) bus_reply_refused(pr->wait.call, &pr->wait.caller, 0, error);
                 return;
         }
         int r = start_and_reply(pr->wait.mgr, pr->wait.call, &pr->wait.caller, &pr->options, auth, pr->fd, &e);
         if (r < 0) {
                 if (!sd_bus_error_is_set(&e))
                         sd_bus_error_set_errno(&e, r);
-                (void) sd_bus_reply_method_error(pr->wait.call, &e);
+                (void) bus_reply_refused(pr->wait.call, &pr->wait.caller, 0, &e);
         }
 }
 
@@ -103,6 +104,8 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return r < 0 ? r : 1;
 }
 
+BUS_METHOD_LOG_REFUSALS(method_record)
+
 /* One target: a process the caller may record. Gone meanwhile: skipped. */
 static int append_process_target(sd_bus_message *reply, pid_t pid, void *userdata) {
         _cleanup_free_ char *cmdline = process_read_cmdline(pid, NULL);
@@ -134,6 +137,8 @@ static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *
         return caller_processes_reply(m, &caller, append_process_target, append_container_targets,
                                       &(TargetsReply) { userdata, caller.uid });
 }
+
+BUS_METHOD_LOG_REFUSALS(method_list_targets)
 
 static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,
                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
@@ -203,8 +208,8 @@ static int property_capabilities(sd_bus *bus, const char *path, const char *inte
 static const sd_bus_vtable profiler_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Record", SD_BUS_ARGS("a{sv}", options, "h", capture), SD_BUS_RESULT("o", recording),
-                                method_record, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ListTargets", SD_BUS_NO_ARGS, SD_BUS_RESULT("aa{sv}", targets), method_list_targets,
+                                method_record_logged, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListTargets", SD_BUS_NO_ARGS, SD_BUS_RESULT("aa{sv}", targets), method_list_targets_logged,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Capabilities", "a{sv}", property_capabilities, 0, 0),

@@ -11,6 +11,7 @@
 #include "protocol.h"
 #include "recording.h"
 #include "recording-watchers.h"
+#include "bus-refusal.h"
 
 #define RECORDING_LINGER_USEC (300ull * 1000 * 1000)
 #define ADD_MARK_MAX_MESSAGE 4096
@@ -370,16 +371,28 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
         return -ENOENT;
 }
 
+/* The methods, their refusals logged with the recording's id (read before
+ * the call, which may end the recording and free rb). */
+#define RECORDING_METHOD_LOG_REFUSALS(method)                                                         \
+        static int method##_logged(sd_bus_message *m, void *userdata, sd_bus_error *error) {         \
+                unsigned id = ((RecordingBus *) userdata)->id;                                         \
+                return bus_method_result(m, id, method(m, userdata, error), error);                    \
+        }
+RECORDING_METHOD_LOG_REFUSALS(method_stop)
+RECORDING_METHOD_LOG_REFUSALS(method_open_control_fd)
+RECORDING_METHOD_LOG_REFUSALS(method_open_trace_fd)
+RECORDING_METHOD_LOG_REFUSALS(method_add_mark)
+
 static const sd_bus_vtable recording_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenControlFd", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", control_fd),
-                                method_open_control_fd, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_open_control_fd_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenTraceFd", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", trace_fd),
-                                method_open_trace_fd, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_open_trace_fd_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("AddMark",
                                 SD_BUS_ARGS("x", time, "x", duration, "s", group, "s", name, "s", message),
-                                SD_BUS_NO_RESULT, method_add_mark, SD_BUS_VTABLE_UNPRIVILEGED),
+                                SD_BUS_NO_RESULT, method_add_mark_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("State", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Samples", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("LostSamples", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),

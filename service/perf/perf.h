@@ -1,9 +1,10 @@
 /* perf.h: the perf layer's public header: perf_event_open per CPU or per task,
  * the rings read in time order, record parsing and the spill that holds
- * records while the helper works.
+ * records while the helper works, and why perf_event_open refused.
  * Other folders include this header only. */
 #pragma once
 
+#include "perf-diagnose.h"
 #include "perf-events.h"
 #include "perf-record.h"
 #include "perf-spill.h"

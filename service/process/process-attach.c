@@ -46,8 +46,10 @@ static void revoke_all(PerfEvents *events, const pid_t *tids, size_t n) {
                 (void) perf_events_revoke_task(events, tids[i]);
 }
 
-int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t owner) {
+int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t owner, bool *ret_not_owner) {
         char path[64];
+        if (ret_not_owner)
+                *ret_not_owner = false;
         if (pid <= 0)
                 return -ESRCH;
         long fd = syscall(SYS_pidfd_open, pid, 0);
@@ -58,8 +60,13 @@ int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t
         _cleanup_close_ int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dir < 0)
                 return errno == ENOENT ? -ESRCH : -errno;
-        if (check_owner && !process_owned_by(pid, owner))
-                return pidfd_alive(pidfd) ? -EPERM : -ESRCH;
+        if (check_owner && !process_owned_by(pid, owner)) {
+                if (!pidfd_alive(pidfd))
+                        return -ESRCH;
+                if (ret_not_owner)
+                        *ret_not_owner = true;
+                return -EPERM;
+        }
         /* Alive after the check and the open: both saw the pidfd's process. */
         if (!pidfd_alive(pidfd))
                 return -ESRCH;

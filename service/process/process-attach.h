@@ -15,5 +15,7 @@
 /* Attaches events to pid's threads. With check_owner, pid must be owner's
  * (process_owned_by(): its uid, or its user namespace's). Returns 0,
  * -ESRCH when the process is gone (nothing of it is sampled), -EPERM when it
- * is not owner's, or another negative errno from perf_event_open. */
-int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t owner);
+ * is not owner's (*ret_not_owner set, if given), or another negative errno
+ * from perf_event_open (EPERM and EACCES too: perf_explain_open_error()
+ * says why). */
+int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t owner, bool *ret_not_owner);

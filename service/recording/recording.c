@@ -185,7 +185,7 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
         return process_frames_write_exec(r->writer, r->maps, &c);
 }
 
-static int recording_add_process_tasks(Recording *r, pid_t pid);
+static int recording_add_process_tasks(Recording *r, pid_t pid, bool *ret_not_owner);
 static int recording_watch_rings(Recording *r);
 
 /* An EXIT record of a process that is alive, right after its exec: the
@@ -211,12 +211,14 @@ static int recording_exec_lost_events(Recording *r, pid_t pid) {
                         (int) pid, (unsigned) r->owner_uid);
                 return 0;
         }
-        int ret = recording_add_process_tasks(r, pid);
+        int ret = recording_add_process_tasks(r, pid, NULL);
         if (ret == -ESRCH)
                 return 0; /* gone meanwhile: its pidfd-held check saw it end */
         if (ret < 0) {
-                log_recording(LOG_INFO, r->id, "process %d exec'd a program with other privileges and the kernel "
-                        "stopped sampling it; sampling it again failed: %s", (int) pid, strerror(-ret));
+                char why[512];
+                log_recording(LOG_WARNING, r->id, "process %d exec'd a program with other privileges and the kernel "
+                        "stopped sampling it; sampling it again failed: perf_event_open: %s", (int) pid,
+                        perf_explain_open_error(ret, why, sizeof(why)));
                 return 0;
         }
         ret = process_frames_write(r->writer, r->maps, r->pinned, now_monotonic_ns(), pid, NULL);
@@ -404,17 +406,20 @@ static int recording_join_process(pid_t pid, void *userdata) {
         int64_t time = now_monotonic_ns();
         /* Like a `pids` entry: root and polkit-authorized callers may record
          * any process, others their own (checked with the process held). */
-        int ret = recording_add_process_tasks(r, pid);
+        bool not_owner;
+        int ret = recording_add_process_tasks(r, pid, &not_owner);
         if (ret == -ESRCH)
                 return ret;
-        if (ret == -EPERM) {
+        if (not_owner) {
                 log_recording(LOG_INFO, r->id, "process %d joined container '%s' but is not uid %u's; "
                         "not recorded", (int) pid, r->options.container, (unsigned) r->owner_uid);
                 return ret;
         }
         if (ret < 0) {
-                log_recording(LOG_INFO, r->id, "cannot record process %d that joined container '%s': "
-                        "perf_event_open: %s", (int) pid, r->options.container, strerror(-ret));
+                char why[512];
+                log_recording(LOG_WARNING, r->id, "cannot record process %d that joined container '%s': "
+                        "perf_event_open: %s", (int) pid, r->options.container,
+                        perf_explain_open_error(ret, why, sizeof(why)));
                 return ret;
         }
         ret = process_frames_write(r->writer, r->maps, r->pinned, time, pid, NULL);
@@ -671,9 +676,12 @@ static void recording_finish(Recording *r) {
          * Finished sees the capture complete. */
         r->final_bytes = capture_writer_get_bytes(r->writer);
         r->writer = capture_writer_free(r->writer);
-        log_info("recording %u finished (%s): %llu samples, %llu lost, %llu records spilled while the helper worked, "
-                 "%llu slices of waiting samples unwound from the event loop",
-                 r->id, recording_end_reason_to_string(r->reason), (unsigned long long) r->samples,
+        log_fields(LOG_INFO,
+                   &(const LogFields) { .recording_id = r->id, .has_uid = true, .uid = r->owner_uid,
+                                        .message_id = PERISCOPE_MESSAGE_RECORDING_FINISHED },
+                   "finished (%s): %llu samples, %llu lost, %llu records spilled while the helper worked, "
+                   "%llu slices of waiting samples unwound from the event loop",
+                   recording_end_reason_to_string(r->reason), (unsigned long long) r->samples,
                  (unsigned long long) r->lost_samples, (unsigned long long) r->spill.spilled_records,
                  (unsigned long long) r->unwind_slices);
         if (r->observer && r->observer->finished)
@@ -860,20 +868,15 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
  * up (threads created after their creator's event are inherited). */
 /* Events on pid's threads; a caller on its own rights is checked again
  * here, with the process held, whatever the authorization saw before. */
-static int recording_add_process_tasks(Recording *r, pid_t pid) {
-        return process_attach_events(r->perf, pid, r->check_owner, r->owner_uid);
+static int recording_add_process_tasks(Recording *r, pid_t pid, bool *ret_not_owner) {
+        return process_attach_events(r->perf, pid, r->check_owner, r->owner_uid, ret_not_owner);
 }
 
+/* A refusal of perf_event_open, with its cause (perf-diagnose.h). */
 static int perf_error(RecordingError *error, int ret, const char *what) {
-        if (ret == -EMFILE || ret == -ENFILE)
-                return recording_error(error, PERISCOPE_ERROR_PERF_FAILED,
-                                         "perf_event_open for %s: too many open files (one event per CPU "
-                                         "and thread); record fewer threads",
-                                         what);
-        return recording_error(error, PERISCOPE_ERROR_PERF_FAILED,
-                                 "perf_event_open for %s failed: %s (is perf supported by this kernel, and "
-                                 "does periscoped run with CAP_PERFMON?)",
-                                 what, strerror(-ret));
+        char why[512];
+        return recording_error(error, PERISCOPE_ERROR_PERF_FAILED, "perf_event_open for %s failed: %s", what,
+                               perf_explain_open_error(ret, why, sizeof(why)));
 }
 
 static int recording_arm_perf(Recording *r, RecordingError *error) {
@@ -916,18 +919,22 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
                 if (pid <= 0)
                         continue;
-                ret = recording_add_process_tasks(r, pid);
+                bool not_owner;
+                ret = recording_add_process_tasks(r, pid, &not_owner);
                 /* A container's short-lived process may be gone already (its
                  * pid perhaps another process's now): fine. */
-                if ((ret == -ESRCH || ret == -EPERM) && i >= r->options.n_given_pids && i < r->options.n_pids)
+                if ((ret == -ESRCH || not_owner) && i >= r->options.n_given_pids && i < r->options.n_pids)
                         continue;
                 if (ret == -ESRCH)
                         return recording_error(error, periscope_error_from_errno(ret),
                                                "process %d exited before recording started", (int) pid);
-                if (ret == -EPERM)
+                /* The authorization saw it the caller's: it is another
+                 * process now, or its owner changed (setuid). */
+                if (not_owner)
                         return recording_error(error, periscope_error_from_errno(ret),
-                                               "process %d is not yours (any more: did it exit, and its pid go to "
-                                               "another process?); pass the pid of a process of yours",
+                                               "process %d is not yours (any more: did it exit and its pid go to "
+                                               "another process, or did it change its uid?); pass the pid of a "
+                                               "process of yours",
                                                (int) pid);
                 if (ret < 0) {
                         char what[64];
@@ -1132,8 +1139,10 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         r_ = recording_add_sources(r);
         if (r_ < 0)
                 goto fail;
-        log_info("recording %u started for uid %u (%s)", r->id, (unsigned) r->owner_uid,
-                 r->options.system ? "system" : "processes");
+        log_fields(LOG_INFO,
+                   &(const LogFields) { .recording_id = r->id, .has_uid = true, .uid = r->owner_uid,
+                                        .message_id = PERISCOPE_MESSAGE_RECORDING_STARTED },
+                   "started for uid %u (%s)", (unsigned) r->owner_uid, r->options.system ? "system" : "processes");
         if (r->options.container_waiting)
                 log_recording(LOG_INFO, r->id, "container '%s' does not run now; its processes are added when it starts",
                               r->options.container);

@@ -20,6 +20,7 @@
 #include "control.h"
 #include "counters.h"
 #include "helper-client.h"
+#include "message-ids.h"
 #include "perf.h"
 #include "process.h"
 #include "recording-options.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "bus-refusal.h"
 #include "capture-fd.h"
 #include "capture.h"
 #include "counters.h"
@@ -132,11 +133,14 @@ static int property_capabilities(sd_bus *bus, const char *path, const char *inte
         return r;
 }
 
+BUS_METHOD_LOG_REFUSALS(method_start)
+BUS_METHOD_LOG_REFUSALS(method_stop)
+
 const sd_bus_vtable sysprof3_profiler_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Capabilities", "a{sv}", property_capabilities, 0, 0),
-        SD_BUS_METHOD_WITH_ARGS("Start", SD_BUS_ARGS("a{sv}", options, "h", fd), SD_BUS_NO_RESULT, method_start,
+        SD_BUS_METHOD_WITH_ARGS("Start", SD_BUS_ARGS("a{sv}", options, "h", fd), SD_BUS_NO_RESULT, method_start_logged,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

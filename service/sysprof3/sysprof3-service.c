@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "basic.h"
+#include "bus-refusal.h"
 #include "protocol.h"
 #include "perf-open-options.h"
 #include "caller-processes.h"
@@ -139,10 +140,13 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
                                                  "process %d is not yours (any more)", pid);
         }
         _cleanup_close_ int fd = (int) syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0) {
+                char cause[512];
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_PERF_FAILED,
                                          "perf_event_open (type %u, config %llu, pid %d, cpu %d) failed: %s",
-                                         attr.type, (unsigned long long) attr.config, pid, cpu, strerror(errno));
+                                         attr.type, (unsigned long long) attr.config, pid, cpu,
+                                         perf_explain_open_error(errno, cause, sizeof(cause)));
+        }
         /* EPERM: alive, and another uid's (periscoped keeps no CAP_KILL) */
         if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno == ESRCH)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended", pid);
@@ -460,22 +464,30 @@ static int method_set_paranoid(sd_bus_message *m, void *userdata, sd_bus_error *
         return sd_bus_reply_method_return(m, "i", (int32_t) strtol(current, NULL, 10));
 }
 
+BUS_METHOD_LOG_REFUSALS(method_perf_event_open)
+BUS_METHOD_LOG_REFUSALS(method_get_proc_file)
+BUS_METHOD_LOG_REFUSALS(method_get_proc_fd)
+BUS_METHOD_LOG_REFUSALS(method_list_processes)
+BUS_METHOD_LOG_REFUSALS(method_get_process_info)
+BUS_METHOD_LOG_REFUSALS(method_set_governor)
+BUS_METHOD_LOG_REFUSALS(method_set_paranoid)
+
 const sd_bus_vtable sysprof3_service_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("PerfEventOpen",
                                 SD_BUS_ARGS("a{sv}", options, "i", pid, "i", cpu, "h", group_fd, "t", flags),
-                                SD_BUS_RESULT("h", perf_stream_fd), method_perf_event_open, SD_BUS_VTABLE_UNPRIVILEGED),
+                                SD_BUS_RESULT("h", perf_stream_fd), method_perf_event_open_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetProcFile", SD_BUS_ARGS("ay", path), SD_BUS_RESULT("ay", contents),
-                                method_get_proc_file, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetProcFd", SD_BUS_ARGS("ay", path), SD_BUS_RESULT("h", fd), method_get_proc_fd,
+                                method_get_proc_file_logged, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetProcFd", SD_BUS_ARGS("ay", path), SD_BUS_RESULT("h", fd), method_get_proc_fd_logged,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ListProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("ai", processes), method_list_processes,
+        SD_BUS_METHOD_WITH_ARGS("ListProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("ai", processes), method_list_processes_logged,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetProcessInfo", SD_BUS_ARGS("s", attributes), SD_BUS_RESULT("aa{sv}", processes),
-                                method_get_process_info, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_get_process_info_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetGovernor", SD_BUS_ARGS("s", governor), SD_BUS_RESULT("s", old_governor),
-                                method_set_governor, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_set_governor_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetParanoid", SD_BUS_ARGS("i", paranoid), SD_BUS_RESULT("i", old_paranoid),
-                                method_set_paranoid, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_set_paranoid_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "basic.h"
+#include "bus-refusal.h"
 #include "capture-fd.h"
 #include "protocol.h"
 #include "live-unwind.h"
@@ -255,10 +256,12 @@ static int method_unwind(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return sd_bus_reply_method_return(m, "");
 }
 
+BUS_METHOD_LOG_REFUSALS(method_unwind)
+
 const sd_bus_vtable sysprof3_unwinder_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Unwind",
                                 SD_BUS_ARGS("u", stack_size, "a(hi)", perf_fds, "h", event_fd, "h", capture_fd),
-                                SD_BUS_NO_RESULT, method_unwind, SD_BUS_VTABLE_UNPRIVILEGED),
+                                SD_BUS_NO_RESULT, method_unwind_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "bus-refusal.h"
 #include "live-unwind.h"
 #include "protocol.h"
 #include "recording.h"
@@ -115,14 +116,14 @@ static void continue_call(Sysprof3 *s, sd_bus_message *call, const Caller *calle
         if (r < 0 || sd_bus_error_is_set(&e)) {
                 if (!sd_bus_error_is_set(&e))
                         sd_bus_error_set_errno(&e, r);
-                (void) sd_bus_reply_method_error(call, &e);
+                (void) bus_reply_refused(call, caller, 0, &e);
         }
 }
 
 static void on_authorized(const Authorization *auth, const sd_bus_error *error, void *userdata) {
         PendingCall *pc = userdata;
         if (error) {
-                (void) sd_bus_reply_method_error(pc->wait.call, error);
+                (void) bus_reply_refused(pc->wait.call, &pc->wait.caller, 0, error);
                 return;
         }
         continue_call(pc->s, pc->wait.call, &pc->wait.caller, auth, pc->next);

@@ -112,7 +112,7 @@ expect err '^periscope: capture written to out/a.syscap '
 ! grep -q $'\r' err || fail "a live line or progress was written to a pipe"
 ! grep -q 'symbolizing' err || fail "progress was written to a pipe"
 if [ $journal = 0 ]; then
-        expect "$XDG_STATE_HOME/periscope/periscoped.log" '^periscoped: recording 1 finished \(command-exited\)'
+        expect "$XDG_STATE_HOME/periscope/periscoped.log" '^periscoped: recording 1: finished \(command-exited\)'
 fi
 only_files a.syscap
 rm out/a.syscap
@@ -120,7 +120,7 @@ echo "ok a recording in a pipe: quiet, daemon log in its file, 1 process"
 
 # --verbose: the daemon's log on our stderr
 "$PERISCOPE" record --verbose -o out/v.syscap -- sleep 0.2 2>err || { cat err; fail "record --verbose exited $?"; }
-expect err '^periscoped: recording 1 finished \(command-exited\)'
+expect err '^periscoped: recording 1: finished \(command-exited\)'
 rm out/v.syscap
 echo "ok --verbose: the daemon's log on stderr"
 

@@ -26,7 +26,7 @@ recording_of_uid() {
         local uid=$1
         path=
         for _ in $(seq 100); do
-                id=$(sed -n "s/.*recording \([0-9]*\) started for uid $uid .*/\1/p" "$TEST_TMP/periscoped.log" | head -1)
+                id=$(sed -n "s/.*recording \([0-9]*\): started for uid $uid .*/\1/p" "$TEST_TMP/periscoped.log" | head -1)
                 [ -n "$id" ] && { path=/org/periscope/Recording/$id; return 0; }
                 sleep 0.1
         done

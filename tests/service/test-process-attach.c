@@ -90,10 +90,12 @@ int main(void) {
                 return 1;
 
         /* Not the owner's: refused, nothing opened. */
-        CHECK(process_attach_events(p, child, true, 65534) == -EPERM);
+        bool not_owner = false;
+        CHECK(process_attach_events(p, child, true, 65534, &not_owner) == -EPERM);
+        CHECK(not_owner);
         CHECK(perf_events_get_n_events(p) == 0);
 
-        CHECK(process_attach_events(p, child, true, 0) == 0);
+        CHECK(process_attach_events(p, child, true, 0, NULL) == 0);
         CHECK(perf_events_enable(p) == 0);
         Count c = run_for(p, child, 400);
         printf("attached: %d samples from %d threads\n", c.samples, c.n_tids);
@@ -111,7 +113,7 @@ int main(void) {
         /* Gone. */
         kill(child, SIGKILL);
         waitpid(child, NULL, 0);
-        CHECK(process_attach_events(p, child, false, 0) == -ESRCH);
+        CHECK(process_attach_events(p, child, false, 0, NULL) == -ESRCH);
 
         perf_events_free(p);
         if (failures)

@@ -25,10 +25,10 @@ timeout 5 busctl --address="$BUS_ADDRESS" get-property org.periscope.Profiler1 /
         fail "the service does not answer while a reader stalls"
 # The stalled recording gives up with a write error.
 for _ in $(seq 150); do
-        grep -q "recording ${stalled##*/} finished (error)" "$TEST_TMP/periscoped.log" && break
+        grep -q "recording ${stalled##*/}: finished (error)" "$TEST_TMP/periscoped.log" && break
         sleep 0.1
 done
-grep -q "recording ${stalled##*/} finished (error)" "$TEST_TMP/periscoped.log" ||
+grep -q "recording ${stalled##*/}: finished (error)" "$TEST_TMP/periscoped.log" ||
         { cat "$TEST_TMP/periscoped.log"; fail "the stalled recording did not end with an error"; }
 grep "recording ${stalled##*/}:" "$TEST_TMP/periscoped.log" | head -2
 echo "ok: a stalled reader cost only its own recording"

@@ -73,7 +73,7 @@ grep -E "recording 2( |:)|signal" "$TEST_TMP/periscoped.log"
 [ $st = 0 ] || fail "periscoped exited $st after SIGTERM during the merge"
 grep -qE "recording 2: 1 trace fd\(s\): [0-9]+ frames merged, 0 refused, 0 skipped \(cut short" "$TEST_TMP/periscoped.log" ||
         fail "the merge was not cut short by SIGTERM"
-grep -q "recording 2 finished" "$TEST_TMP/periscoped.log" || fail "recording 2 did not finish"
+grep -q "recording 2: finished" "$TEST_TMP/periscoped.log" || fail "recording 2 did not finish"
 "$PERISCOPE" report --marks "$TEST_TMP/cut.syscap" >"$TEST_TMP/cut.marks" 2>&1 ||
         { cat "$TEST_TMP/cut.marks"; fail "the capture of the recording cut short is not readable"; }
 cut=$(awk '$NF == "flood-mark" { print $1 }' "$TEST_TMP/cut.marks")

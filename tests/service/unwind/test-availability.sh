@@ -86,7 +86,7 @@ done
 # in the long run) were unwound a slice of 256 at a time, from the event
 # loop, not all in one callback
 first_compile=$(echo "$compiles" | head -n 1)
-slices=$(sed -n 's/.*recording 1 finished.* \([0-9]*\) slices of waiting samples.*/\1/p' "$TEST_TMP/periscoped.log" | head -n 1)
+slices=$(sed -n 's/.*recording 1: finished.* \([0-9]*\) slices of waiting samples.*/\1/p' "$TEST_TMP/periscoped.log" | head -n 1)
 echo "the long recording's waiting samples: $slices slices after the first (node's table: $first_compile ms)"
 [ -n "$slices" ] || fail "the daemon did not say how the waiting samples were unwound"
 if [ "$first_compile" -ge 1000 ]; then
