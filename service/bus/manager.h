@@ -36,6 +36,7 @@ typedef struct Manager {
         HelperClient *user_file_helper;   /* parses Podman JSON and /.flatpak-info for every resolver (first use) */
         size_t max_addresses;      /* per recording (--max-addresses); 0: the default */
         unsigned symbolize_budget_ms; /* per recording (--symbolize-budget); 0: the default */
+        PerfOpener *perf_opener;   /* opens every perf event (root daemon); NULL: the daemon itself */
 } Manager;
 
 /* The helper configuration of the daemon: while a helper request waits,

@@ -1,9 +1,11 @@
-/* perf.h: the perf layer's public header: perf_event_open per CPU or per task,
+/* perf.h: the perf layer's public header: perf_event_open per CPU or per task
+ * (through the privileged perf opener where there is one),
  * the rings read in time order, record parsing and the spill that holds
  * records while the helper works.
  * Other folders include this header only. */
 #pragma once
 
 #include "perf-events.h"
+#include "perf-opener.h"
 #include "perf-record.h"
 #include "perf-spill.h"

@@ -848,16 +848,15 @@ static int recording_add_process_tasks(Recording *r, pid_t pid) {
         return process_attach_events(r->perf, pid, r->check_owner, r->owner_uid);
 }
 
-static int perf_error(RecordingError *error, int ret, const char *what) {
+static int perf_error(const Recording *r, RecordingError *error, int ret, const char *what) {
         if (ret == -EMFILE || ret == -ENFILE)
                 return recording_error(error, PERISCOPE_ERROR_PERF_FAILED,
                                          "perf_event_open for %s: too many open files (one event per CPU "
                                          "and thread); record fewer threads",
                                          what);
-        return recording_error(error, PERISCOPE_ERROR_PERF_FAILED,
-                                 "perf_event_open for %s failed: %s (is perf supported by this kernel, and "
-                                 "does periscoped run with CAP_PERFMON?)",
-                                 what, strerror(-ret));
+        char hint[320];
+        return recording_error(error, PERISCOPE_ERROR_PERF_FAILED, "perf_event_open for %s failed: %s (%s)", what,
+                               strerror(-ret), perf_open_error_hint(r->perf_opener, ret, hint, sizeof(hint)));
 }
 
 static int recording_arm_perf(Recording *r, RecordingError *error) {
@@ -866,6 +865,7 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 .kernel = r->kernel,
                 .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
                                PERF_SAMPLE_CALLCHAIN,
+                .opener = r->perf_opener,
         };
         if (r->options.unwind != RECORD_UNWIND_FP) {
                 /* DWARF user stacks (docs/unwinding.md): registers and a copy of
@@ -882,7 +882,7 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
         r->spill.layout = r->layout;
         int ret = perf_events_new(&cfg, &r->perf);
         if (ret < 0)
-                return perf_error(error, ret, "this recording");
+                return perf_error(r, error, ret, "this recording");
         /* The rings are locked by root: count them against the owner. */
         user_charge_init(&r->ring_charge, r->limits, r->owner_uid, USER_RESOURCE_LOCKED_MEMORY);
         ret = user_charge_add(&r->ring_charge, perf_events_get_max_ring_bytes(r->perf), error->message,
@@ -894,7 +894,7 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
         if (r->options.system) {
                 ret = perf_events_add_system(r->perf);
                 if (ret < 0)
-                        return perf_error(error, ret, "the whole system");
+                        return perf_error(r, error, ret, "the whole system");
         }
         for (size_t i = 0; i <= r->options.n_pids && !r->options.system; i++) {
                 pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
@@ -916,12 +916,12 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 if (ret < 0) {
                         char what[64];
                         snprintf(what, sizeof(what), "process %d", (int) pid);
-                        return perf_error(error, ret, what);
+                        return perf_error(r, error, ret, what);
                 }
         }
         ret = perf_events_enable(r->perf);
         if (ret < 0)
-                return perf_error(error, ret, "enabling the events");
+                return perf_error(r, error, ret, "enabling the events");
         return 0;
 }
 
@@ -1040,6 +1040,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
                 r->unwind_helper_failures_start = unwind_tables_get_stats(r->unwinder.tables).helper_failures;
         r->helper = setup->helper;
         r->budgets = setup->budgets;
+        r->perf_opener = setup->perf_opener;
         if (r->budgets.max_addresses == 0)
                 r->budgets.max_addresses = RECORDING_DEFAULT_MAX_ADDRESSES;
         if (r->budgets.symbolize_ms == 0)

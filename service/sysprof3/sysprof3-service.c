@@ -138,11 +138,14 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                                  "process %d is not yours (any more)", pid);
         }
-        _cleanup_close_ int fd = (int) syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd < 0)
+        _cleanup_close_ int fd = perf_open(s->mgr->perf_opener, &attr, pid, cpu);
+        if (fd < 0) {
+                char hint[320];
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_PERF_FAILED,
-                                         "perf_event_open (type %u, config %llu, pid %d, cpu %d) failed: %s",
-                                         attr.type, (unsigned long long) attr.config, pid, cpu, strerror(errno));
+                                         "perf_event_open (type %u, config %llu, pid %d, cpu %d) failed: %s (%s)",
+                                         attr.type, (unsigned long long) attr.config, pid, cpu, strerror(-fd),
+                                         perf_open_error_hint(s->mgr->perf_opener, fd, hint, sizeof(hint)));
+        }
         /* EPERM: alive, and another uid's (periscoped keeps no CAP_KILL) */
         if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno == ESRCH)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended", pid);
