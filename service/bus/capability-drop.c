@@ -54,12 +54,24 @@ int capability_drop_unused(bool perf_opener) {
         }
         /* The bounding set first, while CAP_SETPCAP is still ours: what root
          * gains on exec (bwrap) is limited by it. Only what is still in it:
-         * under systemd's CapabilityBoundingSet= nothing is, and without
-         * CAP_SETPCAP every drop would fail. */
+         * under systemd's CapabilityBoundingSet= that is the perf opener's
+         * CAP_SYS_ADMIN and CAP_PERFMON alone, which without CAP_SETPCAP
+         * cannot be dropped: then no new privileges (the unit's
+         * NoNewPrivileges=) keeps every exec at what the daemon holds. */
+        cap_flag_value_t setpcap = CAP_CLEAR;
+        (void) cap_get_flag(now, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap);
+        bool no_new_privs = false;
         int r = 0;
-        for (cap_value_t c = 0; c < (cap_value_t) cap_max_bits() && r == 0; c++)
-                if (!is_kept(c, perf_opener) && CAP_IS_SUPPORTED(c) && cap_get_bound(c) > 0 && cap_drop_bound(c) < 0)
+        for (cap_value_t c = 0; c < (cap_value_t) cap_max_bits() && r == 0; c++) {
+                if (is_kept(c, perf_opener) || !CAP_IS_SUPPORTED(c) || cap_get_bound(c) <= 0)
+                        continue;
+                if (setpcap != CAP_SET)
+                        no_new_privs = true;
+                else if (cap_drop_bound(c) < 0)
                         r = -errno;
+        }
+        if (r == 0 && no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                r = -errno;
         if (r == 0 && cap_reset_ambient() < 0 && errno != EINVAL)
                 r = -errno;
         cap_t want = r == 0 ? cap_init() : NULL;

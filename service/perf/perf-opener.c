@@ -118,8 +118,6 @@ static int child_receive(int sock, PerfOpenerRequest *q) {
         while (k < 0 && errno == EINTR);
         if (k < 0)
                 return errno == ECONNRESET ? 0 : -errno;
-        if (k == 0)
-                return 0;
         bool fds = false;
         for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
                 if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
@@ -131,6 +129,12 @@ static int child_receive(int sock, PerfOpenerRequest *q) {
                         safe_close(fd);
                 }
                 fds = true;
+        }
+        if (k == 0 && !fds) {
+                /* the end, or an empty datagram */
+                struct pollfd p = { .fd = sock, .events = POLLIN };
+                if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
+                        return 0;
         }
         if (fds || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || k != sizeof(PerfOpenerRequest))
                 return -EBADMSG;
