@@ -329,7 +329,10 @@ int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int 
 }
 
 const char *perf_open_error_hint(const PerfOpener *o, int err, char *buf, size_t size) {
-        int paranoid = perf_event_paranoid();
+        return perf_open_error_hint_at(o, perf_event_paranoid(), err, buf, size);
+}
+
+const char *perf_open_error_hint_at(const PerfOpener *o, int paranoid, int err, char *buf, size_t size) {
         if (err == -PERF_OPENER_GONE && o)
                 snprintf(buf, size, "periscoped's perf opener, the process that holds its perf capabilities, "
                          "is gone (%s); periscoped must be restarted (the system service restarts on the next "

@@ -87,6 +87,9 @@ int perf_opener_socket(const PerfOpener *o);
  * missing, kernel.perf_event_paranoid; o is the daemon's opener or NULL. */
 const char *perf_open_error_hint(const PerfOpener *o, int err, char *buf, size_t size);
 
+/* The same for a given perf_event_paranoid (tests). */
+const char *perf_open_error_hint_at(const PerfOpener *o, int paranoid, int err, char *buf, size_t size);
+
 static inline void perf_opener_freep(PerfOpener **o) {
         perf_opener_free(*o);
 }

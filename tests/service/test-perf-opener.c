@@ -10,6 +10,7 @@
  *     PMU events, a group fd, flags, bits periscoped never sets, pid 0 or
  *     its own pid, with -EBADRQC; malformed datagrams (short, long, empty,
  *     with an fd) with -EBADMSG, and goes on serving;
+ *   - a refusal's message names the sysctl and the capability;
  *   - killed, every open fails with -ENOLINK and the hint says so. */
 #include <errno.h>
 #include <fcntl.h>
@@ -313,6 +314,25 @@ static void check_malformed(PerfOpener *o, pid_t spinner) {
         printf("ok: malformed requests answered -EBADMSG; the opener still serves\n");
 }
 
+/* What a refusal says, at Debian's level 3 and below. */
+static void check_hints(PerfOpener *o) {
+        char h[320];
+        perf_open_error_hint_at(o, 3, -EACCES, h, sizeof(h));
+        CHECK_MSG(strstr(h, "kernel.perf_event_paranoid is 3") && strstr(h, "CAP_SYS_ADMIN") &&
+                  strstr(h, "CapabilityBoundingSet="), "level 3, an opener without CAP_SYS_ADMIN: %s", h);
+        printf("ok: %s\n", h);
+        perf_open_error_hint_at(NULL, 3, -EACCES, h, sizeof(h));
+        CHECK_MSG(strstr(h, "kernel.perf_event_paranoid is 3") && strstr(h, "run it as root"),
+                  "level 3, no opener: %s", h);
+        perf_open_error_hint_at(o, 2, -EACCES, h, sizeof(h));
+        CHECK_MSG(strstr(h, "seccomp") && strstr(h, "CAP_PERFMON"), "level 2, the opener refused: %s", h);
+        perf_open_error_hint_at(NULL, 2, -EACCES, h, sizeof(h));
+        CHECK_MSG(strstr(h, "without CAP_PERFMON") && strstr(h, "kernel.perf_event_paranoid 2"),
+                  "level 2, no opener: %s", h);
+        perf_open_error_hint_at(o, 2, -EBADRQC, h, sizeof(h));
+        CHECK_MSG(strstr(h, "refused the event"), "a refusal of the opener: %s", h);
+}
+
 static void check_death(PerfOpener *o, pid_t spinner) {
         pid_t pid = perf_opener_pid(o);
         CHECK(kill(pid, SIGKILL) == 0);
@@ -359,6 +379,7 @@ int main(void) {
         check_drop_in_attrs(o, spinner);
         check_refusals(o, spinner);
         check_malformed(o, spinner);
+        check_hints(o);
         check_death(o, spinner);
         perf_opener_free(o);
         kill(spinner, SIGKILL);
