@@ -1,7 +1,8 @@
 /* fd-passing.h: one byte (or one small datagram) with at most one file
  * descriptor over a Unix socket (SCM_RIGHTS): the handshake of the control
  * fd, of `periscope record`'s start gate, of the memory collector, and the
- * requests and answers of the opener with a caller's rights. Header-only: the
+ * requests and answers of the opener with a caller's rights and of the perf
+ * opener (service/perf/perf-opener.h). Header-only: the
  * collector, which runs inside profiled programs, compiles it with its own
  * flags. */
 #pragma once

@@ -67,6 +67,7 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                 .limits = m->limits,
                 .user_file_helper = manager_get_user_file_helper(m),
                 .budgets = { .max_addresses = m->max_addresses, .symbolize_ms = m->symbolize_budget_ms },
+                .perf_opener = m->perf_opener,
                 .released = manager_remove_recording,
                 .finished = manager_recording_finished,
                 .userdata = m,

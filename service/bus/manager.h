@@ -39,6 +39,7 @@ typedef struct Manager {
         unsigned stop_budget_ms;   /* --stop-budget: the post-stop stages' time at a stop, for all */
         sd_event_source *stop_timer; /* exiting: hurries, then cuts every recording's stages short */
         bool stop_hurried;         /* the first of its two times went by */
+        PerfOpener *perf_opener;   /* opens every perf event (root daemon); NULL: the daemon itself */
 } Manager;
 
 #define MANAGER_DEFAULT_STOP_BUDGET_MS 10000

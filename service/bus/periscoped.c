@@ -101,7 +101,14 @@ static int on_idle_check(sd_event_source *s, uint64_t usec, void *userdata) {
         if (m->n_recordings > 0 || m->n_polkit_waits > 0 || sysprof3_busy(d->sysprof3) ||
             sd_bus_get_n_queued_read(m->bus, NULL) > 0)
                 m->busy_until = now;
-        else if (now - m->busy_until >= m->idle_timeout_usec) {
+        else if (m->perf_opener && perf_opener_gone(m->perf_opener)) {
+                /* It cannot be started again without the capabilities
+                 * the daemon dropped: a new daemon can. */
+                log_warning("the perf opener is gone: exiting while idle, so that the bus starts a new periscoped");
+                (void) sd_bus_release_name(m->bus, d->bus_name);
+                (void) sd_event_exit(m->event, 0);
+                return 0;
+        } else if (now - m->busy_until >= m->idle_timeout_usec) {
                 log_info("idle for %llu s, exiting",
                         (unsigned long long) (m->idle_timeout_usec / 1000000));
                 (void) sd_bus_release_name(m->bus, d->bus_name);
@@ -351,15 +358,35 @@ int main(int argc, char **argv) {
         d.m.stop_budget_ms = (unsigned) (stop_budget * 1000);
         d.m.rlimit_files = raise_fd_limit();
         raise_priority();
-        r = capability_drop_unused();
+        /* perf_event_open's capabilities go to the opener, forked while
+         * this process still has them and nothing else is set up. */
+        if (perf_opener_wanted()) {
+                r = perf_opener_start(&d.m.perf_opener);
+                if (r < 0) {
+                        log_error("cannot start the perf opener: %s", strerror(-r));
+                        return 1;
+                }
+                log_debug("perf opener: pid %d, %s", (int) perf_opener_pid(d.m.perf_opener),
+                          perf_opener_has_sys_admin(d.m.perf_opener) ? "CAP_PERFMON and CAP_SYS_ADMIN"
+                                                                     : "CAP_PERFMON");
+        }
+        int paranoid = perf_event_paranoid();
+        if (paranoid > 2 && !(d.m.perf_opener && perf_opener_has_sys_admin(d.m.perf_opener)))
+                log_warning("kernel.perf_event_paranoid is %d: this kernel opens perf events only for CAP_SYS_ADMIN, "
+                            "which periscoped %s: every recording will fail (set the sysctl to 2 to allow it)",
+                            paranoid, d.m.perf_opener ? "was not given (the unit's CapabilityBoundingSet= lacks it)"
+                                                      : "does not have (it does not run as root)");
+        r = capability_drop_unused(d.m.perf_opener != NULL);
         if (r < 0) {
                 log_error("cannot drop unused capabilities: %s", strerror(-r));
+                d.m.perf_opener = perf_opener_free(d.m.perf_opener);
                 return 1;
         }
         manager_init_helper_config(&d.m);
         r = user_limits_new(&limits, &d.m.limits);
         if (r < 0) {
                 log_error("cannot set up the per-user limits: %s", strerror(-r));
+                perf_opener_free(d.m.perf_opener);
                 return 1;
         }
         sigset_t mask;
@@ -373,6 +400,7 @@ int main(int argc, char **argv) {
         if (r < 0) {
                 log_error("cannot create the event loop: %s", strerror(-r));
                 user_limits_free(d.m.limits);
+                perf_opener_free(d.m.perf_opener);
                 return 1;
         }
         r = connect_bus(kind, address, peer_fd, &d.m.bus);
@@ -382,6 +410,7 @@ int main(int argc, char **argv) {
                         strerror(-r));
                 sd_event_unref(d.m.event);
                 user_limits_free(d.m.limits);
+                perf_opener_free(d.m.perf_opener);
                 return 1;
         }
         if ((r = sd_bus_attach_event(d.m.bus, d.m.event, SD_EVENT_PRIORITY_NORMAL)) < 0 ||
@@ -439,5 +468,6 @@ out:
         sd_bus_flush_close_unref(d.m.bus);
         user_limits_free(d.m.limits); /* after the bus: calls waiting for polkit give their charges back */
         sd_event_unref(d.m.event);
+        perf_opener_free(d.m.perf_opener);
         return r < 0 ? 1 : 0;
 }

@@ -440,6 +440,7 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 .helper = host->helper,
                 .user_file_helper = host->user_file_helper,
                 .budgets = host->budgets,
+                .perf_opener = host->perf_opener,
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };

@@ -26,6 +26,7 @@ typedef struct RecordingBusHost {
         UserLimits *limits;                 /* the daemon's per-uid limits */
         HelperClient *user_file_helper;     /* the daemon's, for Podman JSON and /.flatpak-info */
         RecordingBudgets budgets;           /* per recording (--max-addresses, --symbolize-budget) */
+        PerfOpener *perf_opener;            /* the daemon's (borrowed); NULL: events opened by the daemon */
         /* Called once when the face is freed (the host forgets it). */
         void (*released)(RecordingBus *rb, void *userdata);
         /* Called once when its recording finished (Finished was sent); may be NULL. */

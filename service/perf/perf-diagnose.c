@@ -40,28 +40,32 @@ void perf_open_environment_read(PerfOpenEnvironment *ret) {
 
 /* The permission refusals: which of the kernel's checks said no. */
 static void explain_refusal(const PerfOpenEnvironment *env, char *buf, size_t n) {
+        const char *who = env->holder ? env->holder : "periscoped";
         char paranoid[48] = "kernel.perf_event_paranoid (unreadable)";
         if (env->paranoid_known)
                 snprintf(paranoid, sizeof(paranoid), "kernel.perf_event_paranoid=%d", env->paranoid);
         if (env->paranoid_known && env->paranoid > 2 && !(env->caps_known && env->cap_sys_admin)) {
                 snprintf(buf, n,
                          "at %s (above 2: a Debian kernel patch) the kernel allows perf_event_open only to a "
-                         "process with CAP_SYS_ADMIN, which periscoped %s; whether to allow it with CAP_PERFMON "
+                         "process with CAP_SYS_ADMIN, which %s %s%s; whether to allow it with CAP_PERFMON "
                          "(`sysctl kernel.perf_event_paranoid=2`) is the administrator's choice",
-                         paranoid, env->caps_known ? "does not have" : "may not have");
+                         paranoid, who, env->caps_known ? "does not have" : "may not have",
+                         env->holder ? " (is CAP_SYS_ADMIN in the unit's CapabilityBoundingSet=? restart "
+                                       "periscoped after adding it)"
+                                     : " (run it as root: its perf opener keeps CAP_SYS_ADMIN)");
                 return;
         }
         if (env->caps_known && !env->cap_perfmon && !env->cap_sys_admin) {
                 snprintf(buf, n,
-                         "periscoped has no CAP_PERFMON in its effective capabilities (nor CAP_SYS_ADMIN, which "
+                         "%s has no CAP_PERFMON in its effective capabilities (nor CAP_SYS_ADMIN, which "
                          "kernels before 5.8 want), so at %s it may open events on its own processes only; "
                          "run it as root with CAP_PERFMON kept (its unit's CapabilityBoundingSet= keeps it)",
-                         paranoid);
+                         who, paranoid);
                 return;
         }
-        const char *caps = !env->caps_known       ? "whatever its capabilities"
-                           : env->cap_sys_admin   ? "periscoped has CAP_SYS_ADMIN"
-                                                  : "periscoped has CAP_PERFMON";
+        char caps[96] = "whatever its capabilities";
+        if (env->caps_known)
+                snprintf(caps, sizeof(caps), "%s has %s", who, env->cap_sys_admin ? "CAP_SYS_ADMIN" : "CAP_PERFMON");
         if (env->seccomp == 2) {
                 snprintf(buf, n,
                          "%s and %s allows it, so a seccomp filter on periscoped (Seccomp: 2 in "

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,11 +45,6 @@ struct PerfEvents {
         long page_size;
         bool enabled;              /* events opened from now on start enabled */
 };
-
-static int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid, int cpu) {
-        long fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        return fd < 0 ? -errno : (int) fd;
-}
 
 int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret) {
         _cleanup_free_ PerfEvents *p = calloc(1, sizeof(PerfEvents));
@@ -195,12 +189,12 @@ static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu) {
 static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inherit) {
         struct perf_event_attr attr;
         perf_events_fill_attr(p, inherit, &attr);
-        int fd = perf_event_open_fd(&attr, pid, cpu);
+        int fd = perf_open(p->config.opener, &attr, pid, cpu);
         if (fd == -EINVAL && p->build_ids) {
                 /* Kernels before 5.12 do not know attr.build_id. */
                 p->build_ids = false;
                 perf_events_fill_attr(p, inherit, &attr);
-                fd = perf_event_open_fd(&attr, pid, cpu);
+                fd = perf_open(p->config.opener, &attr, pid, cpu);
         }
         if (fd < 0)
                 return fd;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "perf-opener.h"
 #include "perf-ring.h"
 
 typedef struct PerfEvents PerfEvents;
@@ -23,6 +24,7 @@ typedef struct PerfEventsConfig {
         uint32_t sample_stack_user;/* bytes, with PERF_SAMPLE_STACK_USER */
         bool exclude_callchain_user; /* kernel part only in the callchain (user part unwound from the copy) */
         unsigned ring_pages;       /* data pages per CPU ring (power of two); 0: default */
+        PerfOpener *opener;        /* the daemon's perf opener (borrowed); NULL: open them here */
 } PerfEventsConfig;
 
 /* Prepares an empty set of events with one (not yet mapped) ring per CPU. */

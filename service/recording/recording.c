@@ -215,10 +215,10 @@ static int recording_exec_lost_events(Recording *r, pid_t pid) {
         if (ret == -ESRCH)
                 return 0; /* gone meanwhile: its pidfd-held check saw it end */
         if (ret < 0) {
-                char why[512];
+                char why[640];
                 log_recording(LOG_WARNING, r->id, "process %d exec'd a program with other privileges and the kernel "
                         "stopped sampling it; sampling it again failed: perf_event_open: %s", (int) pid,
-                        perf_explain_open_error(ret, why, sizeof(why)));
+                        perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
                 return 0;
         }
         ret = process_frames_write(r->writer, r->maps, r->pinned, now_monotonic_ns(), pid, NULL);
@@ -416,10 +416,10 @@ static int recording_join_process(pid_t pid, void *userdata) {
                 return ret;
         }
         if (ret < 0) {
-                char why[512];
+                char why[640];
                 log_recording(LOG_WARNING, r->id, "cannot record process %d that joined container '%s': "
                         "perf_event_open: %s", (int) pid, r->options.container,
-                        perf_explain_open_error(ret, why, sizeof(why)));
+                        perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
                 return ret;
         }
         ret = process_frames_write(r->writer, r->maps, r->pinned, time, pid, NULL);
@@ -872,11 +872,12 @@ static int recording_add_process_tasks(Recording *r, pid_t pid, bool *ret_not_ow
         return process_attach_events(r->perf, pid, r->check_owner, r->owner_uid, ret_not_owner);
 }
 
-/* A refusal of perf_event_open, with its cause (perf-diagnose.h). */
-static int perf_error(RecordingError *error, int ret, const char *what) {
-        char why[512];
+/* A refusal of perf_event_open, with its cause (perf-diagnose.h), as the
+ * process that opened it (the perf opener, or periscoped) saw it. */
+static int perf_error(const Recording *r, RecordingError *error, int ret, const char *what) {
+        char why[640];
         return recording_error(error, PERISCOPE_ERROR_PERF_FAILED, "perf_event_open for %s failed: %s", what,
-                               perf_explain_open_error(ret, why, sizeof(why)));
+                               perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
 }
 
 static int recording_arm_perf(Recording *r, RecordingError *error) {
@@ -885,6 +886,7 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 .kernel = r->kernel,
                 .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
                                PERF_SAMPLE_CALLCHAIN,
+                .opener = r->perf_opener,
         };
         if (r->options.unwind != RECORD_UNWIND_FP) {
                 /* DWARF user stacks (docs/unwinding.md): registers and a copy of
@@ -901,7 +903,7 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
         r->spill.layout = r->layout;
         int ret = perf_events_new(&cfg, &r->perf);
         if (ret < 0)
-                return perf_error(error, ret, "this recording");
+                return perf_error(r, error, ret, "this recording");
         /* The rings are locked by root: count them against the owner. */
         user_charge_init(&r->ring_charge, r->limits, r->owner_uid, USER_RESOURCE_LOCKED_MEMORY);
         ret = user_charge_add(&r->ring_charge, perf_events_get_max_ring_bytes(r->perf), error->message,
@@ -913,7 +915,7 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
         if (r->options.system) {
                 ret = perf_events_add_system(r->perf);
                 if (ret < 0)
-                        return perf_error(error, ret, "the whole system");
+                        return perf_error(r, error, ret, "the whole system");
         }
         for (size_t i = 0; i <= r->options.n_pids && !r->options.system; i++) {
                 pid_t pid = i < r->options.n_pids ? r->options.pids[i] : r->options.command_pid;
@@ -939,12 +941,12 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 if (ret < 0) {
                         char what[64];
                         snprintf(what, sizeof(what), "process %d", (int) pid);
-                        return perf_error(error, ret, what);
+                        return perf_error(r, error, ret, what);
                 }
         }
         ret = perf_events_enable(r->perf);
         if (ret < 0)
-                return perf_error(error, ret, "enabling the events");
+                return perf_error(r, error, ret, "enabling the events");
         return 0;
 }
 
@@ -1063,6 +1065,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
                 r->unwind_helper_failures_start = unwind_tables_get_stats(r->unwinder.tables).helper_failures;
         r->helper = setup->helper;
         r->budgets = setup->budgets;
+        r->perf_opener = setup->perf_opener;
         if (r->budgets.max_addresses == 0)
                 r->budgets.max_addresses = RECORDING_DEFAULT_MAX_ADDRESSES;
         if (r->budgets.symbolize_ms == 0)

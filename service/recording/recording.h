@@ -86,6 +86,7 @@ typedef struct RecordingSetup {
         HelperClientConfig helper;       /* how helpers are started (symbolize stage) */
         HelperClient *user_file_helper;  /* the daemon's helper for Podman JSON and /.flatpak-info (borrowed) */
         RecordingBudgets budgets;        /* what it may cost the service (0s: the defaults) */
+        PerfOpener *perf_opener;         /* the daemon's (borrowed); NULL: events opened here */
         const RecordingObserver *observer;
         void *observer_userdata;
 } RecordingSetup;
@@ -107,6 +108,7 @@ struct Recording {
         sd_event *event;
         HelperClientConfig helper;
         RecordingBudgets budgets;
+        PerfOpener *perf_opener;   /* borrowed; NULL: events opened here */
         const RecordingObserver *observer;
         void *observer_userdata;
 

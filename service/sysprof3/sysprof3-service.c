@@ -139,13 +139,13 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                                  "process %d is not yours (any more)", pid);
         }
-        _cleanup_close_ int fd = (int) syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        _cleanup_close_ int fd = perf_open(s->mgr->perf_opener, &attr, pid, cpu);
         if (fd < 0) {
-                char cause[512];
+                char cause[640];
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_PERF_FAILED,
                                          "perf_event_open (type %u, config %llu, pid %d, cpu %d) failed: %s",
                                          attr.type, (unsigned long long) attr.config, pid, cpu,
-                                         perf_explain_open_error(errno, cause, sizeof(cause)));
+                                         perf_open_error_hint(s->mgr->perf_opener, fd, cause, sizeof(cause)));
         }
         /* EPERM: alive, and another uid's (periscoped keeps no CAP_KILL) */
         if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno == ESRCH)

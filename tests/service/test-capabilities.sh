@@ -2,21 +2,35 @@
 # A root periscoped started by hand (no systemd, full capabilities) keeps
 # only the capabilities it uses: CapEff, CapPrm and CapBnd in
 # /proc/PID/status are exactly the daemon's set (docs/security.md), with
-# CAP_SYS_ADMIN, CAP_DAC_OVERRIDE, CAP_SYS_MODULE, CAP_NET_ADMIN… gone; and
-# the reduced daemon still records another user's process with kernel
-# stacks and names its functions.
+# CAP_SYS_ADMIN, CAP_DAC_OVERRIDE, CAP_SYS_MODULE, CAP_NET_ADMIN… gone, and
+# CAP_PERFMON too: its perf opener (a child) holds that alone (and
+# CAP_SYS_ADMIN where perf_event_paranoid is above 2), with no new
+# privileges and no fd but stderr and its socket; and the reduced daemon
+# still records another user's process with kernel stacks and names its
+# functions.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}"
 [ "$(id -u)" = 0 ] || fail "this test starts periscoped as root: run it as root"
 command -v setpriv >/dev/null || fail "setpriv (util-linux) is needed"
 
 capmask() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$2/status"; }
-# The kept set: PERFMON 38, SYS_PTRACE 19, CHECKPOINT_RESTORE 40,
-# DAC_READ_SEARCH 2, IPC_LOCK 14, SYSLOG 34, SETFCAP 31, SETUID 7, SETGID 6,
-# as far as this shell has them.
-kept=$(( (1<<38) | (1<<19) | (1<<40) | (1<<2) | (1<<14) | (1<<34) | (1<<31) | (1<<7) | (1<<6) ))
+# The kept set: SYS_PTRACE 19, CHECKPOINT_RESTORE 40, DAC_READ_SEARCH 2,
+# IPC_LOCK 14, SYSLOG 34, SETFCAP 31, SETUID 7, SETGID 6, as far as this
+# shell has them; the opener's: PERFMON 38, and SYS_ADMIN 21 at
+# perf_event_paranoid 3.
+kept=$(( (1<<19) | (1<<40) | (1<<2) | (1<<14) | (1<<34) | (1<<31) | (1<<7) | (1<<6) ))
+opener_kept=$(( (1<<38) ))
+[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ] && opener_kept=$(( opener_kept | (1<<21) ))
 ours=$(( 16#$(capmask CapBnd $$) ))
 want=$(printf '%016x' $(( kept & ours )))
+opener_want=$(printf '%016x' $(( opener_kept & ours )))
+# The perf opener: periscoped's one child while no recording runs.
+opener_of() {
+        local kids
+        kids=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr -s ' ' '\n' | grep -v '^$' || true)
+        [ "$(echo "$kids" | wc -w)" = 1 ] || fail "periscoped $1 should have one child, its perf opener; has: '$kids'"
+        echo "$kids"
+}
 [ $(( 16#$(capmask CapEff $$) & (1<<21) )) != 0 ] || fail "this shell has no CAP_SYS_ADMIN: nothing to drop, the test shows nothing"
 
 private_bus_start
@@ -31,6 +45,17 @@ for cap in 1:DAC_OVERRIDE 12:NET_ADMIN 16:SYS_MODULE 21:SYS_ADMIN 0:CHOWN 3:FOWN
 done
 [ "$(capmask CapAmb "$PERISCOPED_PID")" = 0000000000000000 ] || fail "periscoped has ambient capabilities"
 echo "ok: periscoped (pid $PERISCOPED_PID) runs with CapEff=CapPrm=CapBnd=$want (this shell: $(capmask CapEff $$))"
+opener=$(opener_of "$PERISCOPED_PID")
+for set in CapEff CapPrm CapBnd; do
+        got=$(capmask $set "$opener")
+        [ "$got" = "$opener_want" ] || fail "the perf opener's $set is $got, expected $opener_want"
+done
+[ "$(capmask CapInh "$opener")$(capmask CapAmb "$opener")" = 00000000000000000000000000000000 ] ||
+        fail "the perf opener has inheritable or ambient capabilities"
+[ "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$opener"/status)" = 1 ] || fail "the perf opener may gain privileges"
+fds=$(ls /proc/"$opener"/fd | sort -n | tr '\n' ' ')
+[ "$fds" = "2 3 " ] || fail "the perf opener holds fds '$fds', expected stderr and its socket (2 3)"
+echo "ok: its perf opener (pid $opener) has CapEff=CapPrm=CapBnd=$opener_want, no new privileges, fds $fds"
 
 # Still records: another user's process (ptrace rights), kernel stacks
 # (perf and kallsyms rights), names from its mapped binary.
@@ -51,7 +76,7 @@ echo "ok: the reduced daemon recorded nobody's process with kernel stacks and na
 # Started the way the unit starts it (its CapabilityBoundingSet=, no
 # CAP_SETPCAP): nothing to drop, and it must still start.
 kill "$PERISCOPED_PID"; wait "$PERISCOPED_PID" 2>/dev/null || true
-setpriv --bounding-set=-all,+perfmon,+sys_ptrace,+checkpoint_restore,+dac_read_search,+ipc_lock,+syslog,+setfcap \
+setpriv --bounding-set=-all,+perfmon,+sys_admin,+sys_ptrace,+checkpoint_restore,+dac_read_search,+ipc_lock,+syslog,+setfcap \
         --inh-caps=-all -- "$PERISCOPED" --address="$BUS_ADDRESS" 2>>"$TEST_TMP/periscoped.log" &
 unit_like=$!
 private_bus_track $unit_like
@@ -60,7 +85,10 @@ for _ in $(seq 100); do
         kill -0 $unit_like 2>/dev/null || { cat "$TEST_TMP/periscoped.log"; fail "periscoped with the unit's bounding set exited at start"; }
         sleep 0.05
 done
-unit_set=$(printf '%016x' $(( ((1<<38) | (1<<19) | (1<<40) | (1<<2) | (1<<14) | (1<<34) | (1<<31)) & ours )))
+unit_set=$(printf '%016x' $(( ((1<<19) | (1<<40) | (1<<2) | (1<<14) | (1<<34) | (1<<31)) & ours )))
 [ "$(capmask CapEff $unit_like)" = "$unit_set" ] || fail "with the unit's bounding set, CapEff is $(capmask CapEff $unit_like), expected $unit_set"
-echo "ok: with the unit's bounding set (no CAP_SETPCAP) periscoped starts with CapEff=$unit_set"
+opener=$(opener_of $unit_like)
+[ "$(capmask CapEff "$opener")" = "$opener_want" ] ||
+        fail "with the unit's bounding set, the perf opener's CapEff is $(capmask CapEff "$opener"), expected $opener_want"
+echo "ok: with the unit's bounding set (no CAP_SETPCAP) periscoped starts with CapEff=$unit_set, its perf opener with $opener_want"
 echo PASS

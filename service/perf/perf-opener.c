@@ -1,0 +1,368 @@
+/* perf-opener.c: the forked child that holds periscoped's perf
+ * capabilities and opens its perf events (see perf-opener.h). */
+#include "perf-opener.h"
+#include "perf-diagnose.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "basic.h"
+#include "perf-opener-policy.h"
+
+/* How long an answer may take (perf_event_open is quick; a loaded machine
+ * under the sanitizers is not). */
+#define PERF_OPENER_TIMEOUT_MS 5000
+#define PERF_OPENER_SOCKET_FD 3
+
+struct PerfOpener {
+        pid_t pid;
+        int sock;
+        bool sys_admin;
+        bool gone;
+        char gone_reason[96];
+};
+
+/* ---- capabilities ---- */
+
+static int caps_get(uint64_t *ret_permitted) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+        if (syscall(SYS_capget, &h, d) < 0)
+                return -errno;
+        *ret_permitted = (uint64_t) d[0].permitted | (uint64_t) d[1].permitted << 32;
+        return 0;
+}
+
+static bool has_permitted(uint64_t permitted, int cap) {
+        return permitted & (UINT64_C(1) << cap);
+}
+
+bool perf_opener_wanted(void) {
+        uint64_t p;
+        return caps_get(&p) >= 0 && (has_permitted(p, CAP_PERFMON) || has_permitted(p, CAP_SYS_ADMIN));
+}
+
+int perf_event_paranoid(void) {
+        FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+        int v = 2;
+        if (f) {
+                if (fscanf(f, "%d", &v) != 1)
+                        v = 2;
+                fclose(f);
+        }
+        return v;
+}
+
+/* Keeps only `keep` (as far as permitted): the bounding set where
+ * CAP_SETPCAP allows (under the unit's CapabilityBoundingSet= it does
+ * not, and the unit's set stays, which no new privileges makes moot),
+ * no ambient or inheritable capability, no new privileges on exec, not
+ * dumpable. */
+static int child_keep_capabilities(uint64_t keep) {
+        uint64_t permitted;
+        int r = caps_get(&permitted);
+        if (r < 0)
+                return r;
+        bool setpcap = has_permitted(permitted, CAP_SETPCAP);
+        for (int c = 0; c < 64; c++) {
+                if (keep & (UINT64_C(1) << c))
+                        continue;
+                int in = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
+                if (in < 0)
+                        break; /* past the last capability */
+                if (in == 1 && setpcap && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+                        return -errno;
+        }
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+                return -errno;
+        uint64_t want = keep & permitted;
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {
+                { .effective = (uint32_t) want, .permitted = (uint32_t) want },
+                { .effective = (uint32_t) (want >> 32), .permitted = (uint32_t) (want >> 32) },
+        };
+        if (syscall(SYS_capset, &h, d) < 0)
+                return -errno;
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+/* ---- the child ---- */
+
+/* Receives one request: exactly its size, no fd, nothing cut off. Every fd
+ * that came with it is closed. 0 at the end of the stream, 1 for a
+ * request, -EBADMSG for anything else. */
+static int child_receive(int sock, PerfOpenerRequest *q) {
+        uint8_t buf[sizeof(PerfOpenerRequest) + 1];
+        union {
+                struct cmsghdr h;
+                uint8_t buf[CMSG_SPACE(sizeof(int) * 8)];
+        } control;
+        struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
+                              .msg_controllen = sizeof(control.buf) };
+        ssize_t k;
+        do
+                k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+        while (k < 0 && errno == EINTR);
+        if (k < 0)
+                return errno == ECONNRESET ? 0 : -errno;
+        bool fds = false;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+                if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                        continue;
+                size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < n; i++) {
+                        int fd;
+                        memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                        safe_close(fd);
+                }
+                fds = true;
+        }
+        if (k == 0 && !fds) {
+                /* the end, or an empty datagram */
+                struct pollfd p = { .fd = sock, .events = POLLIN };
+                if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
+                        return 0;
+        }
+        if (fds || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || k != sizeof(PerfOpenerRequest))
+                return -EBADMSG;
+        memcpy(q, buf, sizeof(*q));
+        return 1;
+}
+
+_Noreturn static void child_serve(int sock) {
+        pid_t self = getpid();
+        for (;;) {
+                PerfOpenerRequest q;
+                int r = child_receive(sock, &q);
+                if (r == 0)
+                        _exit(0);
+                if (r < 0 && r != -EBADMSG)
+                        _exit(1);
+                int fd = -1;
+                if (r == -EBADMSG)
+                        log_warning("perf opener: refused a malformed request (not one %zu-byte datagram without fds)",
+                                    sizeof(PerfOpenerRequest));
+                else {
+                        char why[256];
+                        r = perf_opener_check(&q, self, why, sizeof(why));
+                        if (r < 0)
+                                log_warning("perf opener: refused: %s", why);
+                        else {
+                                struct perf_event_attr attr = q.attr;
+                                long k = syscall(SYS_perf_event_open, &attr, (pid_t) q.pid, (int) q.cpu, -1,
+                                                 PERF_FLAG_FD_CLOEXEC);
+                                r = k < 0 ? -errno : 0;
+                                fd = (int) k;
+                        }
+                }
+                PerfOpenerAnswer a = { .error = r };
+                r = fd_send_with_data(sock, &a, sizeof(a), fd, MSG_NOSIGNAL);
+                safe_close(fd);
+                if (r < 0)
+                        _exit(r == -EPIPE || r == -ECONNRESET ? 0 : 1);
+        }
+}
+
+/* In the child: its socket as fd 3, stderr kept (the journal: refusals are
+ * logged), every other fd closed; gone with the daemon; its capabilities;
+ * the first answer says whether it got there. */
+_Noreturn static void child_main(pid_t parent, int sock, uint64_t keep) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+                _exit(1);
+        if (dup2(sock, PERF_OPENER_SOCKET_FD) < 0 || close_range(PERF_OPENER_SOCKET_FD + 1, ~0U, 0) < 0 ||
+            close_range(0, 1, 0) < 0)
+                _exit(1);
+        sigset_t none;
+        sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        PerfOpenerAnswer ready = { .error = child_keep_capabilities(keep) };
+        if (fd_send_with_data(PERF_OPENER_SOCKET_FD, &ready, sizeof(ready), -1, MSG_NOSIGNAL) < 0 || ready.error < 0)
+                _exit(1);
+        child_serve(PERF_OPENER_SOCKET_FD);
+}
+
+/* ---- the daemon's side ---- */
+
+static void kill_and_reap(pid_t pid, int *ret_status) {
+        int status = 0;
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        if (ret_status)
+                *ret_status = status;
+}
+
+int perf_opener_start(PerfOpener **ret) {
+        uint64_t permitted;
+        int r = caps_get(&permitted);
+        if (r < 0)
+                return r;
+        bool sys_admin = perf_event_paranoid() > 2 && has_permitted(permitted, CAP_SYS_ADMIN);
+        uint64_t keep = UINT64_C(1) << CAP_PERFMON | (sys_admin ? UINT64_C(1) << CAP_SYS_ADMIN : 0);
+        _cleanup_free_ PerfOpener *o = calloc(1, sizeof(PerfOpener));
+        if (!o)
+                return -ENOMEM;
+        int pair[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+                return -errno;
+        pid_t parent = getpid();
+        pid_t pid = fork();
+        if (pid < 0) {
+                r = -errno;
+                close(pair[0]);
+                close(pair[1]);
+                return r;
+        }
+        if (pid == 0)
+                child_main(parent, pair[1], keep);
+        close(pair[1]);
+        PerfOpenerAnswer ready = { .error = -EIO };
+        int fd = -1;
+        struct pollfd p = { .fd = pair[0], .events = POLLIN };
+        if (poll(&p, 1, PERF_OPENER_TIMEOUT_MS) != 1 ||
+            fd_receive_with_data(pair[0], &ready, sizeof(ready), MSG_CMSG_CLOEXEC, &fd) != sizeof(ready) || fd >= 0)
+                ready.error = -EIO;
+        safe_close(fd);
+        if (ready.error < 0) {
+                close(pair[0]);
+                kill_and_reap(pid, NULL);
+                return ready.error;
+        }
+        *o = (PerfOpener) { .pid = pid, .sock = pair[0], .sys_admin = sys_admin };
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+PerfOpener *perf_opener_free(PerfOpener *o) {
+        if (!o)
+                return NULL;
+        safe_close(o->sock);
+        if (o->pid > 0)
+                kill_and_reap(o->pid, NULL);
+        free(o);
+        return NULL;
+}
+
+pid_t perf_opener_pid(const PerfOpener *o) {
+        return o->pid;
+}
+
+bool perf_opener_has_sys_admin(const PerfOpener *o) {
+        return o->sys_admin;
+}
+
+bool perf_opener_gone(const PerfOpener *o) {
+        return o->gone;
+}
+
+int perf_opener_socket(const PerfOpener *o) {
+        return o->sock;
+}
+
+/* The opener is not asked again: killed if it still runs, reaped, and
+ * what became of it remembered for the error messages. */
+static int perf_opener_lost(PerfOpener *o, const char *what) {
+        int status = 0;
+        pid_t pid = o->pid;
+        o->gone = true;
+        o->pid = 0;
+        bool had_exited = waitpid(pid, &status, WNOHANG) == pid;
+        if (!had_exited)
+                kill_and_reap(pid, &status);
+        if (had_exited && WIFEXITED(status))
+                snprintf(o->gone_reason, sizeof(o->gone_reason), "pid %d exited with status %d", (int) pid,
+                         WEXITSTATUS(status));
+        else if (had_exited && WIFSIGNALED(status))
+                snprintf(o->gone_reason, sizeof(o->gone_reason), "pid %d was killed by signal %d", (int) pid,
+                         WTERMSIG(status));
+        else
+                snprintf(o->gone_reason, sizeof(o->gone_reason), "pid %d %s, and was killed", (int) pid, what);
+        return -PERF_OPENER_GONE;
+}
+
+int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
+        if (o->gone)
+                return -PERF_OPENER_GONE;
+        int r = fd_send_with_data(o->sock, q, sizeof(*q), -1, MSG_NOSIGNAL);
+        if (r < 0)
+                return perf_opener_lost(o, "did not take a request");
+        struct pollfd p = { .fd = o->sock, .events = POLLIN };
+        do
+                r = poll(&p, 1, PERF_OPENER_TIMEOUT_MS);
+        while (r < 0 && errno == EINTR);
+        if (r <= 0)
+                return perf_opener_lost(o, "did not answer within 5 s");
+        PerfOpenerAnswer a;
+        int fd = -1;
+        ssize_t k = fd_receive_with_data(o->sock, &a, sizeof(a), MSG_CMSG_CLOEXEC, &fd);
+        if (k != sizeof(a) || (a.error == 0) != (fd >= 0) || a.error > 0 || a.error < -4095) {
+                safe_close(fd);
+                return perf_opener_lost(o, "answered nonsense");
+        }
+        return a.error < 0 ? a.error : fd;
+}
+
+int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu) {
+        if (!o) {
+                struct perf_event_attr copy = *attr;
+                long fd = syscall(SYS_perf_event_open, &copy, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+                return fd < 0 ? -errno : (int) fd;
+        }
+        PerfOpenerRequest q = {
+                .pid = pid, .cpu = cpu, .group_fd = -1, .flags = PERF_FLAG_FD_CLOEXEC, .attr = *attr,
+        };
+        return perf_opener_request(o, &q);
+}
+
+/* Why an open failed with err, in env as the process that called
+ * perf_event_open saw it: the opener (CAP_PERFMON, and CAP_SYS_ADMIN where
+ * it got it) or, without one, periscoped itself. The seccomp filter is
+ * inherited at the fork, so env's (this process's) tells for both. */
+static const char *explain(const PerfOpener *o, PerfOpenEnvironment *env, int err, char *buf, size_t size) {
+        if (err == -PERF_OPENER_GONE && o) {
+                snprintf(buf, size, "periscoped's perf opener, the process that holds its perf capabilities, "
+                         "is gone (%s); periscoped must be restarted (the system service restarts on the next "
+                         "call once idle)", o->gone_reason);
+                return buf;
+        }
+        if (err == -EBADRQC) {
+                snprintf(buf, size, "periscoped's perf opener refused the event: periscoped never asks for it");
+                return buf;
+        }
+        if (o) {
+                env->holder = "periscoped's perf opener";
+                env->caps_known = true;
+                env->cap_perfmon = true;
+                env->cap_sys_admin = o->sys_admin;
+        }
+        return perf_explain_open_error_env(err, env, buf, size);
+}
+
+const char *perf_open_error_hint(const PerfOpener *o, int err, char *buf, size_t size) {
+        PerfOpenEnvironment env;
+        perf_open_environment_read(&env);
+        return explain(o, &env, err, buf, size);
+}
+
+const char *perf_open_error_hint_at(const PerfOpener *o, int paranoid, int err, char *buf, size_t size) {
+        PerfOpenEnvironment env;
+        perf_open_environment_read(&env);
+        env.paranoid_known = true;
+        env.paranoid = paranoid;
+        return explain(o, &env, err, buf, size);
+}
