@@ -42,6 +42,7 @@ fi
 python3 - "$build_ok" build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
 import json, sys
 passed = failed = skipped = 0
+durations = []
 if sys.argv[1] != "1":
     failed += 1
     print("build failed: see the compiler output above")
@@ -53,6 +54,7 @@ for path in sys.argv[2:]:
     for line in lines:
         t = json.loads(line)
         r = t["result"]
+        durations.append((t.get("duration", 0), t["name"]))
         if r in ("OK", "EXPECTEDFAIL"):
             passed += 1
         elif r == "SKIP":
@@ -61,6 +63,10 @@ for path in sys.argv[2:]:
         else:
             failed += 1
             print("failed:", t["name"], r)
+if durations:
+    print("the ten slowest tests (tests/README.md says what each suite takes):")
+    for d, name in sorted(durations, reverse=True)[:10]:
+        print(f"  {d:7.1f} s  {name}")
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed or not passed else 0)
 PY

@@ -14,15 +14,6 @@
 #include "capture.h"
 #include "test-check.h"
 
-#define MUST(expr)                                                                      \
-        do {                                                                            \
-                int _r = (expr);                                                        \
-                if (_r < 0) {                                                           \
-                        fprintf(stderr, "%s:%d: %s = %s\n", __FILE__, __LINE__, #expr, strerror(-_r)); \
-                        exit(1);                                                        \
-                }                                                                       \
-        } while (0)
-
 /* ---- an independent "__symbols__" decoder, written from the layout of
  * sysprof 3.46 src/libsysprof/sysprof-symbol-map.c: packed entries
  * { u64 begin, u64 end (inclusive), u32 pid, u32 name_off, u32 tag_off,
@@ -123,7 +114,7 @@ static const struct {
         { 9999, 0x401000, NULL, NULL },
 };
 
-static void test_periscope_roundtrip(void) {
+TEST(periscope_roundtrip) {
         SymbolTableBuilder *b = make_builder();
         uint8_t *data;
         size_t len;
@@ -173,7 +164,7 @@ static void test_periscope_roundtrip(void) {
         symbol_table_builder_free(b);
 }
 
-static void test_sysprof_layout(void) {
+TEST(sysprof_layout) {
         SymbolTableBuilder *b = make_builder();
         uint8_t *data, *pdata;
         size_t len, plen;
@@ -258,7 +249,7 @@ static void test_sysprof_layout(void) {
         symbol_table_builder_free(b);
 }
 
-static void test_overlaps_clipped(void) {
+TEST(overlaps_clipped) {
         SymbolTableBuilder *b;
         MUST(symbol_table_builder_new(&b));
         SymbolFrame f1[] = { { "first", NULL, 0, 0, 0 } }, f2[] = { { "second", NULL, 0, 0, 0 } };
@@ -316,7 +307,7 @@ static size_t sysprof_count_entries(const uint8_t *blob, size_t len) {
 
 /* The service adds one range per sampled address: "__symbols__" merges
  * runs of one function into one entry, and every address still resolves. */
-static void test_sysprof_merges_runs(void) {
+TEST(sysprof_merges_runs) {
         SymbolTableBuilder *b;
         MUST(symbol_table_builder_new(&b));
         SymbolFrame hot[] = { { "hot", NULL, 0, 0, 0 } }, cold[] = { { "cold", NULL, 0, 0, 0 } };
@@ -357,7 +348,7 @@ static char *tmp_capture(int *ret_fd) {
         return path;
 }
 
-static void test_capture_load(void) {
+TEST(capture_load) {
         /* Both tables: the Periscope one is preferred. */
         int fd;
         char *path = tmp_capture(&fd);
@@ -458,7 +449,7 @@ static void test_capture_load(void) {
 /* A merged capture (sysprof-cli --merge): two recordings' tables one after
  * the other, and a third part that only has Sysprof's table. Every part's
  * names are found; a pid the first table has keeps the first's names. */
-static void test_merged_tables(void) {
+TEST(merged_tables) {
         int fd;
         char *path = tmp_capture(&fd);
         CaptureWriter *w;
@@ -516,7 +507,7 @@ static void put32(uint8_t *p, uint32_t v) {
         memcpy(p, &v, 4); /* this test runs on little-endian machines */
 }
 
-static void test_hostile(void) {
+TEST(hostile) {
         SymbolTableBuilder *b = make_builder();
         uint8_t *pdata, *sdata;
         size_t plen, slen;
@@ -664,18 +655,6 @@ static void test_hostile(void) {
         symbol_table_builder_free(b);
 }
 
-int main(void) {
-        test_periscope_roundtrip();
-        test_sysprof_layout();
-        test_overlaps_clipped();
-        test_sysprof_merges_runs();
-        test_capture_load();
-        test_merged_tables();
-        test_hostile();
-        if (failures) {
-                fprintf(stderr, "%d check(s) failed\n", failures);
-                return 1;
-        }
-        printf("all symbol table checks passed\n");
-        return 0;
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

@@ -1,10 +1,14 @@
-/* test-check.h: the checks of the C tests. A test file counts its own
+/* test-check.h: the checks of the C tests (CHECK, CHECK_MSG, fail, MUST)
+ * and their registry (TEST, test_main). A test file counts its own
  * failures (one `failures` per file) and exits non-zero when there were
- * any. */
+ * any. See tests/README.md. */
 #pragma once
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int failures;
 
@@ -34,3 +38,74 @@ __attribute__((format(printf, 1, 2), unused)) static void fail(const char *fmt, 
                         fail(__VA_ARGS__);                                      \
                 }                                                               \
         } while (0)
+
+/* Stops the test when a step the later checks need fails: expr returns 0
+ * or positive, or a negative errno (said with its text). */
+#define MUST(expr)                                                                      \
+        do {                                                                            \
+                long _must_r = (long) (expr);                                           \
+                if (_must_r < 0) {                                                      \
+                        fprintf(stderr, "FAIL: %s:%d: %s: %s\n", __FILE__, __LINE__,    \
+                                #expr, strerror((int) -_must_r));                        \
+                        exit(1);                                                        \
+                }                                                                       \
+        } while (0)
+
+/* ---- the test registry ----
+ * TEST(name) { ... } defines a test; test_main() runs them in the order of
+ * the file (or only those named on the command line: `test-foo name…`),
+ * prints "ok: name" or "FAIL: name (N checks)", and returns the exit status:
+ *
+ *     TEST(round_trip) { CHECK(decode(encode(x)) == x); }
+ *     int main(int argc, char **argv) { return test_main(argc, argv); }
+ */
+typedef struct TestCase {
+        const char *name;
+        void (*func)(void);
+} TestCase;
+
+#define TEST_MAX 256
+static TestCase test_cases[TEST_MAX];
+static size_t test_n_cases;
+
+__attribute__((unused)) static void test_register(const char *name, void (*func)(void)) {
+        if (test_n_cases >= TEST_MAX) {
+                fprintf(stderr, "FAIL: more than %d tests in one file\n", TEST_MAX);
+                exit(1);
+        }
+        test_cases[test_n_cases++] = (TestCase) { name, func };
+}
+
+#define TEST(name)                                                                      \
+        static void test_##name(void);                                                  \
+        __attribute__((constructor)) static void test_register_##name(void) {           \
+                test_register(#name, test_##name);                                      \
+        }                                                                               \
+        static void test_##name(void)
+
+__attribute__((unused)) static int test_main(int argc, char **argv) {
+        size_t ran = 0;
+        for (size_t i = 0; i < test_n_cases; i++) {
+                bool wanted = argc < 2;
+                for (int a = 1; a < argc && !wanted; a++)
+                        wanted = strcmp(argv[a], test_cases[i].name) == 0;
+                if (!wanted)
+                        continue;
+                int before = failures;
+                test_cases[i].func();
+                ran++;
+                if (failures > before)
+                        printf("FAIL: %s (%d checks)\n", test_cases[i].name, failures - before);
+                else
+                        printf("ok: %s\n", test_cases[i].name);
+        }
+        if (ran == 0) {
+                fprintf(stderr, "FAIL: no test matches the names given\n");
+                return 1;
+        }
+        if (failures) {
+                fprintf(stderr, "%d check(s) failed\n", failures);
+                return 1;
+        }
+        return 0;
+}

@@ -13,7 +13,7 @@
 #include "basic.h"
 #include "helper-client.h"
 
-#define CHECK(x) do { if (!(x)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); exit(1); } } while (0)
+#include "test-check.h"
 
 static int file_with(const char *content) {
         int fd = memfd_create("test-file", MFD_CLOEXEC);
@@ -106,6 +106,10 @@ int main(int argc, char **argv) {
         expect_ok(c);
 
         helper_client_free(c);
+        if (failures) {
+                fprintf(stderr, "%d check(s) failed\n", failures);
+                return 1;
+        }
         printf("client failures: ok\n");
         return 0;
 }

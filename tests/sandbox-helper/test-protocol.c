@@ -13,7 +13,7 @@
 #include "basic.h"
 #include "protocol.h"
 
-#define CHECK(x) do { if (!(x)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); exit(1); } } while (0)
+#include "test-check.h"
 
 static void test_inline_round_trip(int a, int b) {
         HelperWriter w;
@@ -162,6 +162,10 @@ int main(void) {
         HelperMessage m;
         CHECK(helper_receive_message(sv[1], 0, &m) == -ECONNRESET);
         close(sv[1]);
+        if (failures) {
+                fprintf(stderr, "%d check(s) failed\n", failures);
+                return 1;
+        }
         printf("protocol: ok\n");
         return 0;
 }
