@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "caller-opener.h"
+#include "basic.h"
 #include "helper-client.h"
 
 typedef enum DebugFileKind {

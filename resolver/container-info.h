@@ -6,7 +6,7 @@
  * identity checks decide what is trusted. */
 #pragma once
 
-#include "caller-opener.h"
+#include "basic.h"
 
 #include <stdbool.h>
 #include <stddef.h>

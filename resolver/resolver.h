@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "caller-opener.h"
+#include "basic.h"
 #include "container-info.h"
 #include "podman-storage.h"
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dbus-api.h"
+#include "protocol.h"
 
 /* The capture fd must be something we can write a stream to: a regular file
  * open for writing at offset 0 without O_APPEND, or a pipe/socket. */

@@ -11,7 +11,7 @@
 
 #include "helper-client.h"
 #include "recording-bus.h"
-#include "user-limits.h"
+#include "recording.h"
 
 typedef struct Manager {
         sd_event *event;

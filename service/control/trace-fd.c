@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sort-util.h"
+#include "basic.h"
 
 #define LOG_WARNING_SEVERITY 16 /* G_LOG_LEVEL_WARNING, as Sysprof shows it */
 #define LOG_DOMAIN "periscope"
