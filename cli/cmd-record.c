@@ -20,8 +20,8 @@
 
 #include "commands.h"
 #include "record-args.h"
+#include "output-file.h"
 #include "record-control.h"
-#include "record-output.h"
 #include "service-connection.h"
 
 #define CHILD_GRACE_MS 1000 /* after an interrupted recording, how long the command gets to exit */
@@ -29,7 +29,7 @@
 typedef struct RecordRun {
         GMainLoop *loop;
         ServiceConnection service;
-        RecordOutput output;
+        OutputFile output;
         char *recording;           /* object path */
         guint subscriptions[3];
         guint name_watch;
@@ -248,7 +248,7 @@ static void leave_now(RecordRun *run) {
         fprintf(stderr, "periscope record: interrupted again: leaving without waiting for the capture to be "
                         "finished. periscoped completes %s in the background (the post-stop stages: embedding "
                         "the mapped files and symbolizing); `periscope info %s` shows it once it is complete",
-                run->output.path, run->output.path);
+                run->output.name, run->output.name);
         if (run->child_pid && !run->child_exited)
                 fprintf(stderr, "; the command (pid %d) keeps running", (int) run->child_pid);
         fprintf(stderr, "\n");
@@ -399,15 +399,17 @@ static void print_summary(RecordRun *run) {
                         trace_refused ? " (malformed, another process's, or outside the recording; the capture's "
                                         "log says why)" : "");
         struct stat st;
-        if (!run->finished_ok && stat(run->output.path, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (!run->finished_ok && run->output.target && stat(run->output.target, &st) == 0 && S_ISREG(st.st_mode)) {
                 g_autofree char *kept = g_format_size(st.st_size);
-                fprintf(stderr, "periscope: the capture %s is truncated (%s kept): %s\n", run->output.path, kept,
+                fprintf(stderr, "periscope: the capture %s is truncated (%s kept): %s\n", run->output.name, kept,
                         run->finished_error);
         } else if (!run->finished_ok)
-                fprintf(stderr, "periscope: the capture %s is truncated: %s\n", run->output.path, run->finished_error);
-        else
+                fprintf(stderr, "periscope: the capture %s is truncated: %s\n", run->output.name, run->finished_error);
+        else if (run->output.target)
                 fprintf(stderr, "periscope: capture written to %s (%s); look at it with `periscope info %s`\n",
-                        run->output.path, size, run->output.path);
+                        run->output.name, size, run->output.name);
+        else /* a device, pipe or standard output */
+                fprintf(stderr, "periscope: capture written to %s (%s)\n", run->output.name, size);
         if (run->child_pid && !run->child_exited)
                 fprintf(stderr, "periscope: the command (pid %d) is still running; it is no longer recorded and "
                                 "keeps running without periscope\n", (int) run->child_pid);
@@ -445,7 +447,7 @@ static void record_run_clear(RecordRun *run) {
                                 g_dbus_connection_signal_unsubscribe(run->service.conn, run->subscriptions[i]);
         }
         service_disconnect(&run->service);
-        record_output_finish(&run->output);
+        output_file_finish(&run->output);
         if (run->loop)
                 g_main_loop_unref(run->loop);
         g_clear_pointer(&run->stats, g_variant_unref);
@@ -456,7 +458,7 @@ static void record_run_clear(RecordRun *run) {
 /* Starts the recording; returns 0 or the exit status. */
 static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
         g_autoptr(GError) error = NULL;
-        if (record_output_open(&run->output, a->output, &error) < 0) {
+        if (output_file_open(&run->output, a->output, OUTPUT_BINARY | OUTPUT_SERVICE, &error) < 0) {
                 fprintf(stderr, "periscope record: %s\n", error->message);
                 return 1;
         }
@@ -503,7 +505,7 @@ static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
         if (run->exec_error) {
                 fprintf(stderr, "periscope record: cannot run %s: %s (nothing recorded)\n", a->command[0],
                         g_strerror(run->exec_error));
-        } else if (record_output_commit(&run->output, &error) < 0) {
+        } else if (output_file_commit(&run->output, &error) < 0) {
                 fprintf(stderr, "periscope record: %s\n", error->message);
                 return 1;
         }
@@ -553,7 +555,7 @@ int cmd_record(int argc, char **argv) {
         }
 
         RecordRun run = { .start_us = g_get_monotonic_time(), .live = isatty(STDERR_FILENO), .child_pidfd = -1,
-                          .output.fd = -1 };
+                          .output = OUTPUT_FILE_INIT };
         int gate = -1;
         /* Fork before GDBus starts its thread. */
         if (a.command) {
@@ -578,9 +580,16 @@ int cmd_record(int argc, char **argv) {
                 g_main_loop_run(run.loop);
                 if (run.live_source)
                         g_source_remove(run.live_source);
+                /* a device is written through a copying child: it has all once periscoped closed its end */
+                g_autoptr(GError) relay_error = NULL;
+                int relay = output_file_wait_relay(&run.output, &relay_error);
                 if (!run.exec_error)
                         print_summary(&run);
                 ret = exit_status(&run);
+                if (relay < 0) {
+                        fprintf(stderr, "periscope record: %s\n", relay_error->message);
+                        ret = ret ? ret : 1;
+                }
         }
         if (run.child_pid && !run.child_reaped && (run.child_exited || !run.recording)) {
                 int status;
