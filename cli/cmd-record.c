@@ -354,6 +354,16 @@ static int exit_status_of(int status) {
         return 1;
 }
 
+/* The helper failed and not one user-space address of the capture has a
+ * name: the recording is of little use, and record says so by its status. */
+static gboolean nothing_named(const RecordRun *run) {
+        guint32 failures = 0;
+        guint64 addresses = 0, named = 0;
+        return run->stats && g_variant_lookup(run->stats, "helper-failures", "u", &failures) && failures > 0 &&
+               g_variant_lookup(run->stats, "user-addresses", "t", &addresses) && addresses > 0 &&
+               g_variant_lookup(run->stats, "user-addresses-named", "t", &named) && named == 0;
+}
+
 static void print_summary(RecordRun *run) {
         double secs = (g_get_monotonic_time() - run->start_us) / 1e6;
         const char *reason = "?";
@@ -365,13 +375,26 @@ static void print_summary(RecordRun *run) {
                 "periscope: recorded %" G_GUINT64_FORMAT " samples (%" G_GUINT64_FORMAT " lost) from %u %s "
                 "in %.1f s (ended: %s)\n",
                 run->samples, run->lost, run->processes, run->processes == 1 ? "process" : "processes", secs, reason);
-        /* the sandboxed helper failed on files: their frames are unnamed or
-         * their stacks cut short; say so where the user looks */
-        guint32 helper_failures = 0;
-        if (run->stats && g_variant_lookup(run->stats, "helper-failures", "u", &helper_failures) && helper_failures > 0)
+        /* the sandboxed helper failed on files (or could not start): their
+         * frames are unnamed or their stacks cut short; say what is missing */
+        guint32 helper_failures = 0, unwind_failures = 0;
+        if (run->stats && g_variant_lookup(run->stats, "helper-failures", "u", &helper_failures) && helper_failures > 0) {
+                (void) g_variant_lookup(run->stats, "unwind-helper-failures", "u", &unwind_failures);
+                unwind_failures = MIN(unwind_failures, helper_failures);
                 fprintf(stderr, "periscope: %u file%s unresolved: helper failed (see periscoped's log%s%s)\n",
                         helper_failures, helper_failures == 1 ? "" : "s", run->service.daemon_log ? ": " : "",
                         run->service.daemon_log ? run->service.daemon_log : "");
+                if (helper_failures > unwind_failures)
+                        fprintf(stderr, "periscope:   names missing for %u of them: their frames show as "
+                                        "module+0xOFFSET (`periscope symbolize` can name them later)\n",
+                                helper_failures - unwind_failures);
+                if (unwind_failures)
+                        fprintf(stderr, "periscope:   DWARF stacks missing for %u of them: no unwind tables, "
+                                        "so stacks stop at their first frame in those files\n", unwind_failures);
+        }
+        if (nothing_named(run))
+                fprintf(stderr, "periscope: the helper named nothing: the capture has no function names of "
+                                "user-space code (exit status 1)\n");
         /* the service's budgets for one recording (docs/security.md) */
         guint64 over_budget = 0;
         gboolean budget_spent = FALSE;
@@ -529,6 +552,8 @@ static int exit_status(RecordRun *run) {
                 return 128 + run->first_signal;
         int status = run->child_pid ? exit_status_of(run->child_status) : 0;
         if (!run->finished_ok && status == 0)
+                return 1;
+        if (nothing_named(run) && status == 0)
                 return 1;
         return status;
 }

@@ -179,6 +179,8 @@ static void symbolize_progress(uint64_t done, uint64_t total, void *userdata) {
 static void symbolize_done(int result, const SymbolizeStats *st, int64_t msec, void *userdata) {
         _cleanup_free_ SymbolizeRun *run = userdata;
         run->results->helper_failures += st->helper_failures;
+        run->results->user_addresses += st->user_addresses;
+        run->results->user_named += st->user_resolved;
         run->results->helper_ms += st->helper_ms;
         run->results->helper_budget_spent |= st->helper_budget_spent;
         if (result >= 0)
