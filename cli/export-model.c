@@ -251,7 +251,7 @@ static int64_t estimate_period(const GArray *samples) {
                 const ExportSample *s = &g_array_index(samples, ExportSample, i);
                 int64_t *t = g_hash_table_lookup(last, GINT_TO_POINTER(s->tid));
                 if (t && s->time > *t) {
-                        int64_t gap = s->time - *t;
+                        int64_t gap = export_sub(s->time, *t);
                         g_array_append_val(gaps, gap);
                 }
                 if (!t) {

@@ -70,6 +70,11 @@ static guint stack_hash(const ExportModel *m, const ExportSample *s) {
         return h;
 }
 
+/* *acc += v, held at the int64 limits */
+static void add_saturated(int64_t *acc, int64_t v) {
+        *acc = export_add(*acc, v);
+}
+
 /* Groups samples by (pid, tid, stack): a hash of stack hashes to chains. */
 static GPtrArray *group_samples(const ExportModel *m) {
         GPtrArray *groups = g_ptr_array_new_with_free_func(g_free);
@@ -96,13 +101,13 @@ static GPtrArray *group_samples(const ExportModel *m) {
                         g_ptr_array_add(groups, g);
                 }
                 if (m->kind == EXPORT_KIND_CPU) {
-                        g->values[0] += 1;
-                        g->values[1] += m->period_ns;
+                        add_saturated(&g->values[0], 1);
+                        add_saturated(&g->values[1], m->period_ns);
                 } else {
-                        g->values[0] += 1;
-                        g->values[1] += s->value;
-                        g->values[2] += s->live ? 1 : 0;
-                        g->values[3] += s->live ? s->value : 0;
+                        add_saturated(&g->values[0], 1);
+                        add_saturated(&g->values[1], s->value);
+                        add_saturated(&g->values[2], s->live ? 1 : 0);
+                        add_saturated(&g->values[3], s->live ? s->value : 0);
                 }
         }
         return groups;
@@ -263,7 +268,7 @@ static GByteArray *encode_profile(const ExportModel *m) {
         add_locations(b, m);
         add_functions(b, m, &s);
         pb_add_int64(b, PROFILE_TIME_NANOS, m->wall_start_ns);
-        pb_add_int64(b, PROFILE_DURATION_NANOS, m->end_time - m->start_time);
+        pb_add_int64(b, PROFILE_DURATION_NANOS, export_sub(m->end_time, m->start_time));
         if (m->kind == EXPORT_KIND_CPU) {
                 add_value_type(b, PROFILE_PERIOD_TYPE, &s, "cpu", "nanoseconds");
                 pb_add_int64(b, PROFILE_PERIOD, m->period_ns);
