@@ -326,8 +326,8 @@ static void read_samples(ExportModel *m, CaptureReader *r, const ExportOptions *
         m->start_time = h->start_time;
         m->end_time = h->end_time;
         g_autoptr(GDateTime) wall = g_date_time_new_from_iso8601(h->capture_time, NULL);
-        if (wall)
-                m->wall_start_ns = g_date_time_to_unix(wall) * G_GINT64_CONSTANT(1000000000);
+        if (wall && __builtin_mul_overflow(g_date_time_to_unix(wall), G_GINT64_CONSTANT(1000000000), &m->wall_start_ns))
+                m->wall_start_ns = 0; /* a date pprof cannot hold: unknown */
 
         g_autoptr(GArray) frees = g_array_new(FALSE, FALSE, sizeof(FreeEvent));
         int64_t last_time = m->start_time;
