@@ -29,7 +29,7 @@
 /* Signals this close to the first are one burst: timeout(1) and kill(1)
  * with a process group send the same signal to us directly and again to
  * our group, microseconds apart. Nobody types two Ctrl-C this fast. */
-#define SIGNAL_BURST_US 30000
+#define SIGNAL_BURST_US 20000
 #define CHILD_EXIT_WAIT_MS 100 /* leaving: how long to see whether the command dies of the signal too */
 
 typedef struct RecordRun {

@@ -194,7 +194,7 @@ echo "ok Ctrl-C on a terminal without a command: stopped, complete, exit 130"
 
 # --- a second Ctrl-C while finishing: says what it leaves behind; the
 # service still completes the capture
-tty_record tty2.out '-- sleep 30' '2:\003' '0.15:\003'
+tty_record tty2.out '-- sleep 30' '2:\003' '0.05:\003'
 expect tty2.out.lines '^EXIT=130$'
 expect tty2.out.lines '^periscope record: interrupted again: leaving without waiting for the capture to be finished\. periscoped completes out/t\.syscap in the background'
 for _ in $(seq 100); do
