@@ -20,21 +20,17 @@ chmod 0755 "$TEST_TMP/demo"
 # "pid uid-fields" of each process running the helper (argv[0]
 # /run/periscope-helper inside its sandbox) or bwrap, descendants of $1.
 sandbox_uids() { # ancestor pid
-        local d pid a found
-        for d in /proc/[0-9]*; do
-                pid=${d#/proc/}
-                a=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) || continue
-                case $a in /run/periscope-helper\ *|bwrap\ *) ;; *) continue ;; esac
-                # a descendant of the ancestor?
+        local pid p found
+        for pid in $(pgrep -f '^/run/periscope-helper ') $(pgrep -x bwrap); do
                 found=0
                 p=$pid
-                while [ "$p" -gt 1 ]; do
+                while [ -n "$p" ] && [ "$p" -gt 1 ]; do
                         [ "$p" = "$1" ] && { found=1; break; }
                         p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || break
-                        [ -n "$p" ] || break
                 done
                 [ $found = 1 ] || continue
-                echo "$pid ${a%% *} $(awk '/^Uid:/ { print $2, $3, $4, $5 }' "$d/status" 2>/dev/null)"
+                echo "$pid $(cut -d ' ' -f1 "/proc/$pid/cmdline" 2>/dev/null | tr '\0' ' ' | cut -d ' ' -f1)" \
+                        "$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" 2>/dev/null)"
         done
 }
 
@@ -44,7 +40,7 @@ watch_sandboxes() { # ancestor watched-pid out
         : >"$3"
         while kill -0 "$2" 2>/dev/null; do
                 sandbox_uids "$1" >>"$3"
-                sleep 0.05
+                sleep 0.1
         done
         sort -u -o "$3" "$3"
 }
