@@ -9,6 +9,8 @@
 #             0644 file in a 0700 directory of the debug root
 #   mirror    /usr/lib/debug/DIR/NAME for the program's .gnu_debuglink NAME
 #             in DIR, 0600, its CRC and build-id matching
+#   debugdata a root-owned 0711 program with MiniDebugInfo (.gnu_debugdata)
+#             that the user runs: its names come from the binary itself
 # `cat` of each as the user says "Permission denied"; the capture's bytes,
 # `periscope dump --json` and the reports hold none of the secret names and
 # none of those paths. Control: the same file made world-readable names the
@@ -112,6 +114,35 @@ paths_mirror=("$DEBUG_ROOT$USER_DIR/mirror/payroll.debug")
 [ "$(readelf --string-dump=.gnu_debuglink "$USER_DIR/mirror/prog" | grep -c payroll.debug)" = 1 ] ||
         fail "the mirror case's program has no .gnu_debuglink to payroll.debug"
 chown -hR $user: "$USER_DIR"
+
+# (4) debugdata: names inside the binary itself (.gnu_debugdata,
+# MiniDebugInfo): a root-owned 0711 program the user may run, not read,
+# whose MiniDebugInfo names its functions
+bid=$(new_build_id)
+build_pair "$bid"
+nm --format=posix --defined-only "$TEST_TMP/secret.full" | awk '$2 ~ /^[Tt]$/ { print $1 }' >"$TEST_TMP/keep"
+objcopy --only-keep-debug "$TEST_TMP/secret.full" "$TEST_TMP/mini.dbg"
+objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols="$TEST_TMP/keep" \
+        "$TEST_TMP/mini.dbg" "$TEST_TMP/mini_debuginfo"
+xz -f "$TEST_TMP/mini_debuginfo"
+strip --strip-all --remove-section .comment -o "$TEST_TMP/exec-only" "$TEST_TMP/secret.full"
+objcopy --add-section .gnu_debugdata="$TEST_TMP/mini_debuginfo.xz" "$TEST_TMP/exec-only"
+exec_only=/usr/local/bin/periscope-exec-only-prog-$$
+PLANTED+=("$exec_only")
+install -m 0711 "$TEST_TMP/exec-only" "$exec_only"
+as_user_cannot_read "$exec_only"
+record_as_user "$USER_DIR/debugdata.syscap" -- "$exec_only" 1
+capture_text "$USER_DIR/debugdata.syscap" "$USER_DIR/debugdata.syscap.txt"
+assert_no_secret "$USER_DIR/debugdata.syscap.txt" debugdata
+for needle in TOPSECRET payroll_bonus salary_outer; do
+        ! grep -aF -- "$needle" "$USER_DIR/debugdata.syscap" >/dev/null || fail "debugdata: the capture holds '$needle'"
+done
+echo "ok: debugdata: nothing of the MiniDebugInfo of $exec_only (0711) in $user's capture"
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/root-debugdata.syscap" -- "$exec_only" 1 \
+        2>"$TEST_TMP/root-debugdata.err" || { cat "$TEST_TMP/root-debugdata.err"; fail "root could not record (debugdata)"; }
+# (stripped: its MiniDebugInfo is the only place that names them)
+has_secret_names "$TEST_TMP/root-debugdata.syscap" || fail "debugdata: root's capture is not named from the MiniDebugInfo"
+echo "ok: debugdata: root's capture of $exec_only is named from its MiniDebugInfo"
 
 for v in buildid linked mirror; do
         declare -n paths=paths_$v
