@@ -281,7 +281,7 @@ static int open_deployment(const char *path, const char *kind, uid_t owner, Call
                 return -errno;
         _cleanup_close_ int dir = safe_open_beneath(slash, norm, O_PATH | O_DIRECTORY, false);
         if (dir < 0 || !as_caller)
-                return dir;
+                return TAKE_FD(dir);
         return reopen_as_caller(as_caller, dir, norm);
 }
 
