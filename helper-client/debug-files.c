@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,38 +73,16 @@ static int open_candidate_as_caller(const DebugFileOptions *o, pid_t pid, const 
         return TAKE_FD(fd);
 }
 
-/* The debug root, for candidates below it: root's own tree (owned by root,
- * writable by nobody else) is searched as root without leaving it, any other
- * with the caller's rights. 1 with *ret_dir, 0 to use the caller's rights. */
-static int open_debug_root(const char *root, int *ret_dir) {
-        _cleanup_close_ int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        struct stat st;
-        if (dir < 0 || fstat(dir, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
-                return 0;
-        *ret_dir = TAKE_FD(dir);
-        return 1;
-}
-
-/* Opens a candidate under the debug root: root's tree as root (symbolic
- * links only inside it), anything else as the caller; for root callers as
- * root. cand is the whole path, rel the part below the root. */
-static int open_under_debug_root(const DebugFileOptions *o, const char *root, const char *cand, const char *rel,
-                                 const struct stat *self) {
+/* Opens a candidate under the host's debug root (cand is the whole path):
+ * as root for root callers; for any other caller with the caller's rights
+ * in the service's "/", symbolic links followed as the caller would follow
+ * them. Root owning the debug root says nothing of who may read the files
+ * in it: a 0600 debug file there, or one in a 0700 directory below it,
+ * names root's programs only. */
+static int open_under_debug_root(const DebugFileOptions *o, const char *cand, const struct stat *self) {
         if (!o->as_caller)
                 return open_candidate(cand, self);
-        _cleanup_close_ int dir = -1;
-        if (!open_debug_root(root, &dir))
-                return open_candidate_as_caller(o, 0, cand, self); /* the host's path */
-        while (*rel == '/')
-                rel++;
-        _cleanup_close_ int fd = path_open_resolve(dir, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-                                                   RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
-        struct stat st;
-        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-                return -ENOENT;
-        if (self && st.st_dev == self->st_dev && st.st_ino == self->st_ino)
-                return -ELOOP;
-        return TAKE_FD(fd);
+        return open_candidate_as_caller(o, 0, cand, self);
 }
 
 static bool same_build_id(const HelperIdentity *a, const HelperIdentity *b) {
@@ -217,7 +194,7 @@ static int find_by_build_id(Lookup *l, const char *root) {
         _cleanup_free_ char *cand = NULL;
         if (asprintf(&cand, "%s/.build-id/%.2s/%s.debug", root, h, h + 2) < 0)
                 return -ENOMEM;
-        int cfd = open_under_debug_root(l->o, root, cand, cand + strlen(root), NULL);
+        int cfd = open_under_debug_root(l->o, cand, NULL);
         if (cfd < 0)
                 return 0;
         return try_build_id_candidate(l, cand, cfd, DEBUG_FILE_BUILD_ID);
@@ -250,7 +227,7 @@ static int find_by_debuglink(Lookup *l, const char *root, int fd, const char *pa
                         return -ENOMEM;
 #pragma GCC diagnostic pop
                 /* beside the binary: where its owner writes; under the debug root */
-                int cfd = i == 2 ? open_under_debug_root(l->o, root, cand, cand + strlen(root), &self)
+                int cfd = i == 2 ? open_under_debug_root(l->o, cand, &self)
                           : l->o->as_caller ? open_candidate_as_caller(l->o, l->o->pid, cand, &self)
                                             : open_candidate(cand, &self);
                 if (cfd < 0)

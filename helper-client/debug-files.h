@@ -35,12 +35,13 @@ typedef struct DebugFileOptions {
          * (build-id or CRC mismatch, a link out of the tree…); NULL: not logged. */
         void (*log)(void *userdata, const char *message);
         void *log_userdata;
-        /* NULL when the caller is root (or is the service itself). Else the
-         * candidates beside the binary are opened with the caller's rights
-         * inside the root of process `pid` (the service's "/" when it is
-         * gone), following no symbolic link, and any failure reads as "not
-         * there" (caller-opener.h); the debug root is used as root only when
-         * root owns it and nobody else may write it, and is never left. */
+        /* NULL when the caller is root (or is the service itself). Else
+         * every candidate is opened with the caller's rights
+         * (caller-opener.h): those beside the binary inside the root of
+         * process `pid` (the service's "/" when it is gone), those under the
+         * host's debug root in the service's "/", symbolic links resolved
+         * inside that root; any failure reads as "not there" and leaves no
+         * note. Only debuginfod's files are the service's own. */
         CallerOpener *as_caller;
         pid_t pid;
 } DebugFileOptions;

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,16 +23,6 @@ static const char *const network_files[] = {
         "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf",
         "/etc/ssl", "/etc/ca-certificates", "/etc/pki",
 };
-
-static void fetch_user(uid_t *uid, gid_t *gid) {
-        struct passwd pw, *res = NULL;
-        char buf[4096];
-        if (getpwnam_r(DEBUGINFOD_FETCH_USER, &pw, buf, sizeof buf, &res) == 0 && res && pw.pw_uid != 0) {
-                *uid = pw.pw_uid;
-                *gid = pw.pw_gid;
-        } else
-                *uid = *gid = DEBUGINFOD_FETCH_FALLBACK_ID;
-}
 
 /* mkdir -p of an absolute path, each component without following
  * symlinks; returns an O_PATH fd of the last one. */
@@ -188,7 +177,7 @@ static int read_answer(int sock, uint32_t id, int64_t deadline, const Debuginfod
 }
 
 static char *describe_failure(int status, bool as_root, uid_t uid) {
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 126 && as_root)
+        if (WIFEXITED(status) && WEXITSTATUS(status) == SANDBOX_EXIT_NO_UID && as_root)
                 return strdup_printf("debuginfod: the fetcher cannot run as uid %u (periscoped needs CAP_SETUID and CAP_SETGID)",
                                      (unsigned) uid);
         if (WIFEXITED(status))
@@ -210,10 +199,9 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
                 return -ENOENT;
         }
         bool as_root = geteuid() == 0;
-        uid_t uid = (uid_t) -1;
-        gid_t gid = (gid_t) -1;
-        if (as_root)
-                fetch_user(&uid, &gid);
+        uid_t uid;
+        gid_t gid;
+        sandbox_user(DEBUGINFOD_FETCH_USER, DEBUGINFOD_FETCH_FALLBACK_ID, &uid, &gid);
         _cleanup_close_ int cache = open_cache(as_root, uid, gid, why);
         if (cache < 0)
                 return cache;

@@ -82,11 +82,10 @@ int helper_client_new(const HelperClientConfig *config, HelperClient **ret) {
         return 0;
 }
 
-/* The fd number bwrap reads the seccomp filter from (--seccomp). */
-#define SECCOMP_FILTER_FD "4"
-
 /* bwrap command line: the common sandbox (sandbox-launch.h), uid 65534
- * inside, the helper binary read-only, nothing else. */
+ * inside (the host's is the launch's: HELPER_CLIENT_USER when the client is
+ * root), the helper binary read-only from the fd at 4 (the helper's uid need
+ * not reach the folder it lies in), nothing else. */
 static int build_argv(const SandboxLaunch *l, const HelperClientConfig *cfg, char *const *helper_args,
                       SandboxArgvStrings *strings, char ***ret) {
         size_t n_args = 0;
@@ -101,8 +100,8 @@ static int build_argv(const SandboxLaunch *l, const HelperClientConfig *cfg, cha
         argv[i++] = "65534";
         argv[i++] = "--gid";
         argv[i++] = "65534";
-        argv[i++] = "--ro-bind";
-        argv[i++] = (char *) cfg->helper_path;
+        argv[i++] = "--ro-bind-fd";
+        argv[i++] = "4";
         argv[i++] = "/run/periscope-helper";
         argv[i++] = "--remount-ro";
         argv[i++] = "/";
@@ -120,14 +119,21 @@ static int build_argv(const SandboxLaunch *l, const HelperClientConfig *cfg, cha
 /* Starts the helper with child_sock at fd 3 (-1: /dev/null there) and its
  * output to out_fd (-1: /dev/null). */
 static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int child_sock, int out_fd, pid_t *ret) {
+        _cleanup_close_ int binary = open(cfg->helper_path, O_PATH | O_CLOEXEC);
+        if (binary < 0)
+                return -errno;
+        int fds[2] = { child_sock, binary };
+        uid_t uid;
+        gid_t gid;
+        sandbox_user(HELPER_CLIENT_USER, HELPER_CLIENT_FALLBACK_ID, &uid, &gid);
         const SandboxLaunch l = {
                 .bwrap_path = cfg->bwrap_path,
                 .seccomp = SANDBOX_SECCOMP_PARSER,
-                .fds = &child_sock,
-                .n_fds = 1,
+                .fds = fds,
+                .n_fds = ELEMENTSOF(fds),
                 .stdout_fd = out_fd,
-                .uid = (uid_t) -1,
-                .gid = (gid_t) -1,
+                .uid = uid,
+                .gid = gid,
                 .memory_limit = cfg->memory_limit,
                 .cpu_seconds = cfg->cpu_seconds,
                 .max_files = cfg->max_files,
@@ -143,6 +149,9 @@ static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int ch
 static char *describe_exit(int status) {
         if (WIFSIGNALED(status))
                 return strdup_printf("crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        if (WIFEXITED(status) && WEXITSTATUS(status) == SANDBOX_EXIT_NO_UID && geteuid() == 0)
+                return strdup_printf("could not take its unprivileged uid (user %s, else %u): needs CAP_SETUID and CAP_SETGID",
+                                     HELPER_CLIENT_USER, (unsigned) HELPER_CLIENT_FALLBACK_ID);
         /* bwrap reports a child killed by signal N as exit status 128+N */
         if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + 65)
                 return strdup_printf("crashed (signal %d, %s)", WEXITSTATUS(status) - 128,

@@ -14,6 +14,15 @@
 
 typedef struct HelperClient HelperClient;
 
+/* The user the helper runs as when its client is root
+ * (systemd/periscope.sysusers); when the system has no such user,
+ * HELPER_CLIENT_FALLBACK_ID (uid and gid), an id that owns nothing. Never
+ * root: bubblewrap would map the sandbox's uid onto root's, whose owner
+ * rights reach every root-owned file under /usr, 0711 programs included.
+ * A client that is not root runs the helper as itself. */
+#define HELPER_CLIENT_USER "periscope-helper"
+#define HELPER_CLIENT_FALLBACK_ID 61871
+
 typedef struct HelperClientConfig {
         const char *helper_path;  /* NULL: $PERISCOPE_HELPER, else LIBEXECDIR/periscope-helper */
         const char *bwrap_path;   /* NULL: /usr/bin/bwrap */

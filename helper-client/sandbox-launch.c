@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,8 +109,6 @@ size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings
  * F_DUPFD past a lowered limit fails with EMFILE. Only async-signal-safe
  * calls. */
 static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int seccomp_fd, char *const *argv) {
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-                _exit(127);
         int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (devnull < 0)
                 _exit(127);
@@ -139,7 +138,11 @@ static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int s
         if (l->uid != (uid_t) -1 &&
             (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setresgid, l->gid, l->gid, l->gid) < 0 ||
              syscall(SYS_setresuid, l->uid, l->uid, l->uid) < 0))
-                _exit(126);
+                _exit(SANDBOX_EXIT_NO_UID);
+        /* after the uid: a change of credentials clears the parent-death
+         * signal (the parent waits in vfork() until exec, so it is alive) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                _exit(127);
 
         struct rlimit rl;
 #ifndef PERISCOPE_SANITIZED
@@ -174,6 +177,21 @@ static __attribute__((noinline)) pid_t vfork_sandbox(const SandboxLaunch *l, int
         if (pid == 0)
                 exec_sandbox(l, seccomp_fd, argv);
         return pid;
+}
+
+void sandbox_user(const char *name, uid_t fallback_id, uid_t *ret_uid, gid_t *ret_gid) {
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (geteuid() != 0) {
+                *ret_uid = (uid_t) -1;
+                *ret_gid = (gid_t) -1;
+        } else if (getpwnam_r(name, &pw, buf, sizeof buf, &res) == 0 && res && pw.pw_uid != 0 && pw.pw_gid != 0) {
+                *ret_uid = pw.pw_uid;
+                *ret_gid = pw.pw_gid;
+        } else {
+                *ret_uid = fallback_id;
+                *ret_gid = (gid_t) fallback_id;
+        }
 }
 
 int sandbox_spawn(const SandboxLaunch *l, char *const *argv, pid_t *ret) {

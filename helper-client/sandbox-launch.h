@@ -54,5 +54,16 @@ size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings
 char *sandbox_program_path(const char *explicit_path, const char *env_var, const char *build_tree_path,
                            const char *installed);
 
+/* The uid and gid a sandbox runs as: when the caller is root, the system
+ * user `name` (systemd-sysusers creates it, systemd/periscope.sysusers),
+ * else fallback_id for both (an id that owns nothing: the sandbox never runs
+ * as root, whose owner rights reach every root-owned file it can see);
+ * (uid_t) -1 (stay) when the caller is not root, whose own uid it keeps. */
+void sandbox_user(const char *name, uid_t fallback_id, uid_t *ret_uid, gid_t *ret_gid);
+
+/* The exit status of a sandbox that could not take its uid (no CAP_SETUID
+ * or CAP_SETGID). */
+#define SANDBOX_EXIT_NO_UID 126
+
 /* Forks and execs bwrap with argv (NULL-terminated, argv[0] "bwrap"). */
 int sandbox_spawn(const SandboxLaunch *l, char *const *argv, pid_t *ret);

@@ -139,6 +139,19 @@ static int open_flatpak_debug(const ContainerInfo *info, DebugTree t, char *show
 
 /* ---- trees ----------------------------------------------------------- */
 
+/* The directory root opened at host_path (dir), opened again by that path
+ * from the service's "/" with the caller's rights: every directory above it
+ * is then searched as the caller, not only those below it. The same
+ * directory or -ENOENT. */
+static int reopen_as_caller(CallerOpener *as_caller, int dir, const char *host_path) {
+        _cleanup_close_ int mine = caller_opener_openat2(as_caller, -1, host_path, O_PATH | O_DIRECTORY,
+                                                         RESOLVE_NO_MAGICLINKS);
+        struct stat a, b;
+        if (mine < 0 || fstat(mine, &a) < 0 || fstat(dir, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+                return -ENOENT;
+        return TAKE_FD(mine);
+}
+
 size_t debug_trees_list(Resolver *r, pid_t pid, DebugTree *ret, size_t max) {
         const ContainerInfo *info = resolver_get_container(r, pid);
         size_t n = 0;
@@ -193,7 +206,7 @@ typedef struct TreeContext {
         const PodmanContainer *container;
         int app_fd, runtime_fd;         /* TREE_FLATPAK; -1 when unusable */
         const ContainerInfo *info;
-        CallerOpener *as_caller;        /* TREE_DIR: open with the caller's rights; NULL: as root */
+        CallerOpener *as_caller;        /* TREE_DIR, TREE_FLATPAK: open with the caller's rights; NULL: as root */
 } TreeContext;
 
 static int tree_open_nofollow(void *userdata, const char *path, int flags, char *shown, size_t shown_size) {
@@ -232,6 +245,10 @@ static int tree_open_nofollow(void *userdata, const char *path, int flags, char 
                         return dir == -EPERM ? dir : -ENOENT;
                 if (shown)
                         snprintf(shown, shown_size, "%s%s", base, rest);
+                if (c->as_caller)
+                        return caller_opener_openat2(c->as_caller, dir, *rest ? rest : ".",
+                                                     flags | O_NOFOLLOW | (flags & O_PATH ? 0 : O_NONBLOCK),
+                                                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
                 return safe_open_beneath(dir, *rest ? rest : ".", flags, false);
         }
         }
@@ -243,7 +260,7 @@ static int tree_open_nofollow(void *userdata, const char *path, int flags, char 
  * system one or the owner's per-user one, under KIND/ ("app", "runtime").
  * Anything else is not opened: root must not read debug files from paths a
  * sandboxed process names. */
-static int open_deployment(const char *path, const char *kind, uid_t owner) {
+static int open_deployment(const char *path, const char *kind, uid_t owner, CallerOpener *as_caller) {
         char norm[PATH_MAX], prefix[PATH_MAX];
         if (path[0] != '/' || tree_path_normalize(path, norm, sizeof(norm)) < 0)
                 return -EPERM;
@@ -262,7 +279,10 @@ static int open_deployment(const char *path, const char *kind, uid_t owner) {
         _cleanup_close_ int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (slash < 0)
                 return -errno;
-        return safe_open_beneath(slash, norm, O_PATH | O_DIRECTORY, false);
+        _cleanup_close_ int dir = safe_open_beneath(slash, norm, O_PATH | O_DIRECTORY, false);
+        if (dir < 0 || !as_caller)
+                return TAKE_FD(dir);
+        return reopen_as_caller(as_caller, dir, norm);
 }
 
 /* /proc/PID/root while the process lives and still has the container's
@@ -309,8 +329,18 @@ int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char
                         return dir;
                 if (!callers_own && strncmp(base, FLATPAK_SYSTEM_INSTALLATION "/", strlen(FLATPAK_SYSTEM_INSTALLATION) + 1) != 0)
                         return -ENOENT;
-                TreeContext c = { .kind = TREE_DIR, .dirfd = dir, .base = base };
-                return open_in(&c, path, shown, shown_size, why, why_size);
+                /* root found it; a caller other than root reads it only as
+                 * far as its own rights reach, from the host's "/" down */
+                if (as_caller) {
+                        int mine = reopen_as_caller(as_caller, dir, base);
+                        if (mine < 0)
+                                return mine;
+                        safe_close(dir);
+                        dir = mine;
+                }
+                TreeContext c = { .kind = TREE_DIR, .dirfd = dir, .base = base, .as_caller = as_caller };
+                int fd = open_in(&c, path, shown, shown_size, why, why_size);
+                return as_caller && fd < 0 && fd != -EXDEV && fd != -ELOOP ? -ENOENT : fd;
         }
         /* The live root first: it is exactly what the process sees. */
         _cleanup_close_ int root = open_live_root(pid, as_caller);
@@ -332,9 +362,10 @@ int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char
                 return open_in(&c, path, shown, shown_size, why, why_size);
         }
         if (info->engine == CONTAINER_ENGINE_FLATPAK) {
-                _cleanup_close_ int app = open_deployment(info->app_path, "app", info->owner_uid);
-                _cleanup_close_ int runtime = open_deployment(info->runtime_path, "runtime", info->owner_uid);
-                TreeContext c = { .kind = TREE_FLATPAK, .app_fd = app, .runtime_fd = runtime, .info = info };
+                _cleanup_close_ int app = open_deployment(info->app_path, "app", info->owner_uid, as_caller);
+                _cleanup_close_ int runtime = open_deployment(info->runtime_path, "runtime", info->owner_uid, as_caller);
+                TreeContext c = { .kind = TREE_FLATPAK, .app_fd = app, .runtime_fd = runtime, .info = info,
+                                  .as_caller = as_caller };
                 int fd = open_in(&c, path, shown, shown_size, why, why_size);
                 if (fd == -EPERM)
                         snprintf(why, why_size, "app-path/runtime-path of /.flatpak-info is outside the Flatpak installations, not opened");

@@ -21,8 +21,7 @@ static const cap_value_t kept_capabilities[] = {
         CAP_DAC_READ_SEARCH,    /* opening other users' mapped files and rootless Podman layers */
         CAP_IPC_LOCK,           /* ring buffers beyond perf_event_mlock_kb */
         CAP_SYSLOG,             /* kernel addresses in /proc/kallsyms */
-        CAP_SETFCAP,            /* bwrap maps the helper's uid onto root's in its user namespace */
-        CAP_SETUID,             /* the debuginfod fetcher runs as its own unprivileged user */
+        CAP_SETUID,             /* the helper, the fetcher: own unprivileged users; the caller opener */
         CAP_SETGID,
 };
 

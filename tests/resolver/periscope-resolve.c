@@ -7,6 +7,8 @@
  *   periscope-resolve [--methods=LIST] [--pin] [--wait-file=F] [--copy-to=DIR] [--debug-path=PATH…] PID
  *     --debug-path: also opens PATH in each debug-file tree of the process
  *     (resolver/debug-trees.h) and prints "debug PATH tree= result= host= why="
+ *     --as-caller=UID: the debug-path lookups for a caller UID other than
+ *     root (its caller opener), after a snapshot taken as root
  *   periscope-resolve --list                 containers/apps and their pids
  *   periscope-resolve --container=NAME|ID    pids of one container/app
  */
@@ -140,6 +142,7 @@ int main(int argc, char **argv) {
                 { "list", no_argument, NULL, 'l' },
                 { "container", required_argument, NULL, 'C' },
                 { "debug-path", required_argument, NULL, 'D' },
+                { "as-caller", required_argument, NULL, 'U' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -149,6 +152,7 @@ int main(int argc, char **argv) {
         bool list = false;
         unsigned methods = ~0u;
         bool pin = false;
+        long as_caller = -1;
         int c;
         while ((c = getopt_long(argc, argv, "", opts, NULL)) >= 0) {
                 switch (c) {
@@ -179,6 +183,13 @@ int main(int argc, char **argv) {
                                 return 2;
                         }
                         debug_paths[n_debug_paths++] = optarg;
+                        break;
+                case 'U':
+                        as_caller = strtol(optarg, NULL, 10);
+                        if (as_caller <= 0) {
+                                fprintf(stderr, "periscope-resolve: --as-caller needs a uid other than root\n");
+                                return 2;
+                        }
                         break;
                 case 'h':
                         printf("Usage: periscope-resolve [--methods=LIST] [--pin] [--wait-file=F] [--copy-to=DIR] [--debug-path=PATH…] PID\n");
@@ -247,6 +258,15 @@ int main(int argc, char **argv) {
                        prov.host_path, prov.message, prov.detail);
                 if (k >= 0 && copy_to && copy_out(fd, copy_to, maps[i].path) < 0)
                         fprintf(stderr, "periscope-resolve: cannot copy %s\n", maps[i].path);
+        }
+        _cleanup_(caller_opener_freep) CallerOpener *opener = NULL;
+        if (as_caller > 0) {
+                k = caller_opener_new((uid_t) as_caller, &opener);
+                if (k < 0) {
+                        fprintf(stderr, "periscope-resolve: no caller opener for uid %ld: %s\n", as_caller, strerror(-k));
+                        return 1;
+                }
+                resolver_set_caller_opener(r, opener);
         }
         /* Debug-file trees: PATH opened in each tree of the container/app. */
         for (size_t i = 0; i < n_debug_paths; i++) {

@@ -10,6 +10,7 @@
 # sandbox: the resolver must find them in the installation. >= 95% of the
 # samples are main;spin_entry;hot_outer;hot_inner at the right source lines,
 # and report --mappings says flatpak-runtime-debug / flatpak-app-debug.
+# periscope-user finds the runtime's debug file only while it may read it.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 need flatpak pgrep objcopy strip readelf python3 cmp
@@ -139,6 +140,32 @@ echo "ok: libspin.so: $(prov /usr/lib/x86_64-linux-gnu/libspin.so)"
 [[ "$(prov /app/bin/dbgapp)" =~ ^"debug file by build-id from flatpak-app-debug: $HOME/.local/share/flatpak/runtime/$app_id.Debug/$arch/stable/"[0-9a-f]+"/files/.build-id/${app_bid:0:2}/${app_bid:2}.debug"$ ]] ||
         { cat "$WORK/maps.txt"; fail "the app binary's debug file does not come from the app's .Debug extension"; }
 echo "ok: /app/bin/dbgapp: $(prov /app/bin/dbgapp)"
+
+# A caller other than root reads the system installation's .Debug
+# extension only with its own rights (issue 20): libspin's debug file is
+# found for periscope-user while it is world-readable, and is "not there"
+# once it is 0600, or 0644 in a 0700 directory; root still finds it.
+caller=periscope-user
+id -u $caller >/dev/null 2>&1 || fail "user $caller is missing: run scripts/setup.d/30-periscope-users.sh as root"
+ext_dir=$(dirname "$(readlink -f "$ext")")
+ext_rel=/.build-id/${lib_bid:0:2}/${lib_bid:2}.debug
+ext_result() { # [--as-caller=UID]
+        "$PERISCOPE_RESOLVE" "$@" --debug-path="$ext_rel" "$pid" >"$WORK/ext.out" 2>"$WORK/ext.err" ||
+                { cat "$WORK/ext.err"; fail "periscope-resolve $* failed"; }
+        grep -P "^debug\t\Q$ext_rel\E\ttree=flatpak-runtime-debug\t" "$WORK/ext.out" | grep -oP "result=\S+" ||
+                { cat "$WORK/ext.out"; fail "no flatpak-runtime-debug line for $ext_rel"; }
+}
+as_caller=--as-caller=$(id -u $caller)
+cleanup "chmod 0644 '$ext'; chmod 0755 '$ext_dir'"
+[ "$(ext_result $as_caller)" = result=ok ] || fail "$caller does not find the world-readable debug file in the runtime's .Debug extension"
+chmod 0600 "$ext"
+[ "$(ext_result $as_caller)" = result=ENOENT ] || fail "$caller finds a 0600 debug file in the runtime's .Debug extension: $(cat "$WORK/ext.out")"
+[ "$(ext_result)" = result=ok ] || fail "root does not find its 0600 debug file in the runtime's .Debug extension"
+chmod 0644 "$ext"
+chmod 0700 "$ext_dir"
+[ "$(ext_result $as_caller)" = result=ENOENT ] || fail "$caller finds a debug file in a 0700 directory of the runtime's .Debug extension: $(cat "$WORK/ext.out")"
+chmod 0755 "$ext_dir"
+echo "ok: the runtime's .Debug extension as $caller: found while world-readable, not there at 0600 or in a 0700 directory; root finds it"
 
 # After the sandbox is gone, its tree is the installation's app-path and
 # runtime-path (from /.flatpak-info, kept in the snapshot).

@@ -5,12 +5,14 @@
 usage: helper_test.py CASE   (environment: HELPER_TOOL, PERISCOPE_HELPER,
 SRCDIR, optionally DEBUG_FILES_TOOL)"""
 import os
+import pwd
 import re
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 TOOL = os.environ["HELPER_TOOL"]
 SRC = os.environ["SRCDIR"]
@@ -128,10 +130,58 @@ def case_probe(tmp):
     with open(secret, "w") as f:
         f.write("x")
     home = os.path.expanduser("~")
-    out = run(TOOL, "probe", "--open", secret, "--open", "/etc/passwd", "--open", home,
-              "--open", "/usr/bin/env", "--connect", str(port))
+    # A root-owned 0711 program under /usr (the sandbox's whole system): the
+    # helper runs as an unprivileged host uid, so it may run it, not read it.
+    # Its host uid: the probe's last --open is a FIFO, where it waits until
+    # the test has read its /proc/PID/status (from inside, the user
+    # namespaces show only uid 65534).
+    if os.geteuid() != 0:
+        raise SystemExit("the probe case creates root-owned files under /usr: run it as root (./test.sh does)")
+    try:
+        want_uid = pwd.getpwnam("periscope-helper").pw_uid
+    except KeyError:
+        want_uid = 61871
+    probe_dir = tempfile.mkdtemp(prefix="periscope-probe-", dir="/usr/local/share")
+    exec_only = os.path.join(probe_dir, "exec-only")
+    fifo = os.path.join(probe_dir, "fifo")
+    try:
+        os.chmod(probe_dir, 0o755)
+        shutil.copy("/usr/bin/true", exec_only)
+        os.chmod(exec_only, 0o711)
+        os.mkfifo(fifo, 0o644)
+        p = subprocess.Popen([TOOL, "probe", "--open", secret, "--open", "/etc/passwd", "--open", home,
+                              "--open", "/usr/bin/env", "--open", exec_only, "--connect", str(port),
+                              "--open", fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        uids = None
+        deadline = time.monotonic() + 20
+        while uids is None and time.monotonic() < deadline and p.poll() is None:
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open("/proc/%s/cmdline" % pid, "rb") as f:
+                        if not f.read().startswith(b"/run/periscope-helper\0--probe\0"):
+                            continue
+                    with open("/proc/%s/status" % pid) as f:
+                        uids = [l.split()[1:] for l in f if l.startswith(("Uid:", "Gid:"))]
+                except OSError:
+                    continue
+            time.sleep(0.02)
+        with open(fifo, "w"):
+            pass
+        out, err = p.communicate(timeout=30)
+        if p.returncode != 0:
+            print(out, err)
+            raise SystemExit("helper-tool probe failed (%d)" % p.returncode)
+    finally:
+        shutil.rmtree(probe_dir)
     print(out)
     lines = dict(l.split(": ", 1) for l in out.splitlines())
+    want = [str(want_uid)] * 4
+    check(uids is not None and uids[0] == want and uids[1] == want,
+          "the helper runs as host uid and gid %d (periscope-helper, else 61871), never root: Uid/Gid %s"
+          % (want_uid, uids))
+    check(lines.get("open %s" % exec_only) == "Permission denied",
+          "cannot open a root-owned 0711 program under /usr: %s" % lines.get("open %s" % exec_only))
+    check(lines.get("open %s" % fifo) == "ok", "the probe went on once its status was read")
     check(lines.get("CapEff") == "0000000000000000", "no effective capabilities")
     check(lines.get("CapPrm") == "0000000000000000", "no permitted capabilities")
     check(lines.get("open %s" % secret) not in (None, "ok"), "cannot open a file outside /usr (%s)" % secret)
