@@ -6,8 +6,9 @@
 # opens files with a caller's rights needs (docs/security.md), cost 0.1,
 # which RestrictNamespaces= without cgroup namespaces gave back.
 # CAP_SYS_ADMIN in the bounding set, which the perf opener needs on
-# Debian's kernels (perf_event_paranoid 3), costs 0.2 that no option the
-# daemon can do without gives back (docs/security.md).
+# Debian's kernels (perf_event_paranoid 3), costs 0.2, of which dropping
+# CAP_SETFCAP (no sandbox maps a uid onto root's) gives 0.1 back: 3.5
+# (docs/security.md).
 # UNIT_BUS_NAME names the unit's bus name when it is another unit made from
 # the same template (periscoped-sysprof.service: org.gnome.Sysprof3).
 set -euo pipefail
