@@ -4,7 +4,8 @@
 # in SHARE/out/.
 #   step NAME CMD…          runs CMD, output in out/NAME.log; appends
 #                           "NAME STATUS MILLISECONDS" to out/steps
-#   facts                   out/kernel (uname -r), out/paranoid
+#   facts                   out/uptime (when the script started),
+#                           out/kernel (uname -r), out/paranoid
 #   install_periscope       the staged `meson install` (SHARE/stage) into /,
 #                           SHARE/deep-nofp into /usr/local/bin
 #   report NAME CAPTURE     out/NAME.folded and out/NAME.report
@@ -23,6 +24,7 @@ step() {
 }
 
 facts() {
+        cut -d ' ' -f 1 /proc/uptime >"$out/uptime"
         uname -r >"$out/kernel"
         cat /proc/sys/kernel/perf_event_paranoid >"$out/paranoid"
 }

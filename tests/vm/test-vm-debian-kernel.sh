@@ -80,7 +80,7 @@ recorded_ms() { echo "$(($(step_ms "$1") / 1000)).$(($(step_ms "$1") % 1000 / 10
 # 3. Fast boot: root with a private periscoped.
 install -m 0755 "$here/guest-fast.sh" "$share/run.sh"
 vm_boot_fast "$share"
-echo "ok: fast boot done in $VM_SECONDS s (script status $VM_STATUS)"
+echo "ok: fast boot done in $VM_SECONDS s, the script started at $(cat "$share/out/uptime") s of uptime (status $VM_STATUS)"
 cat "$share/out/run.log"
 check_kernel
 require_step install "copying the staged Periscope into the VM"
@@ -95,7 +95,7 @@ echo "ok: recorded on Debian's kernel with a private periscoped in $(recorded_ms
 # 4. systemd as PID 1: root and a user through the D-Bus-activated unit.
 install -m 0755 "$here/guest-systemd.sh" "$share/run.sh"
 vm_boot_systemd "$share"
-echo "ok: systemd boot done in $VM_SECONDS s (script status $VM_STATUS, system $(cat "$share/out/system-state"))"
+echo "ok: systemd boot done in $VM_SECONDS s, the script started at $(cat "$share/out/uptime") s of uptime (status $VM_STATUS)"
 cat "$share/out/run.log"
 check_kernel
 require_step install "copying the staged Periscope into the VM"

@@ -113,14 +113,27 @@ EOF
         ln -sf ../periscope-vm-run.service "$root/etc/systemd/system/multi-user.target.wants/periscope-vm-run.service"
 }
 
-# The initrd holds only what mounts the root (the kernel's postinst builds
-# it: with Debian's default MODULES=most it is large, and slow to build
-# under emulation for arm64).
-_vm_initramfs_config() {
-        local root=$1
+# Before debootstrap's second stage installs the packages: the initrd holds
+# only what mounts the root (the kernel's postinst builds it: with Debian's
+# default MODULES=most it is large, and slow to build under emulation for
+# arm64); dpkg neither syncs each file nor unpacks what a VM never uses
+# (hardware drivers, sound, documentation: half the kernel's modules).
+_vm_second_stage_config() {
+        local root=$1 d
         mkdir -p "$root/etc/initramfs-tools/conf.d" "$root/usr/share/initramfs-tools/modules.d"
         echo MODULES=list >"$root/etc/initramfs-tools/conf.d/periscope-vm"
         printf '%s\n' virtio_pci virtio_mmio virtio_blk ext4 >"$root/usr/share/initramfs-tools/modules.d/periscope-vm"
+        {
+                echo force-unsafe-io
+                for d in gpu media net/ethernet net/wireless net/can infiniband iio staging comedi hwmon \
+                         usb isdn bluetooth mtd; do
+                        echo "path-exclude=/lib/modules/*/kernel/drivers/$d/*"
+                done
+                echo "path-exclude=/lib/modules/*/kernel/sound/*"
+                for d in doc man info locale; do
+                        echo "path-exclude=/usr/share/$d/*"
+                done
+        } >"$root/etc/dpkg/dpkg.cfg.d/periscope-vm"
 }
 
 # An x86 bzImage decompresses itself at every boot, ~15 s under emulation:
@@ -149,7 +162,7 @@ vm_image() {
         local packages key dir lock root start=$SECONDS
         packages=$(printf '%s\n' "$VM_KERNEL_PACKAGE" systemd systemd-sysv libpam-systemd dbus polkitd bubblewrap udev kmod \
                 procps "$@" | sort -u | paste -sd, -)
-        key=$( (echo "bookworm $VM_ARCH minbase $packages"; declare -f _vm_image_files _vm_initramfs_config) |
+        key=$( (echo "bookworm $VM_ARCH minbase $packages"; declare -f _vm_image_files _vm_second_stage_config) |
                 sha256sum | cut -c1-16)
         dir=$VM_CACHE_TOP/vm-bookworm-$VM_ARCH-$key
         mkdir -p "$VM_CACHE_TOP"
@@ -172,12 +185,15 @@ vm_image() {
                         tail -n 15 "$dir/debootstrap.log" >&2
                         fail "debootstrap of Debian 12 from $VM_MIRROR failed (is the mirror reachable? set PERISCOPE_DEBIAN_MIRROR to another)"
                 fi
-                _vm_initramfs_config "$root"
+                local first=$SECONDS
+                _vm_second_stage_config "$root"
                 if ! chroot "$root" /debootstrap/debootstrap --second-stage >>"$dir/debootstrap.log" 2>&1; then
                         tail -n 15 "$root/debootstrap/debootstrap.log" >&2 2>/dev/null || tail -n 15 "$dir/debootstrap.log" >&2
                         fail "debootstrap's second stage failed in $root"
                 fi
+                local second=$SECONDS
                 _vm_image_files "$root"
+                rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
                 local kernel initrd
                 kernel=$(find "$root/boot" -name 'vmlinuz-*' | sort | tail -n 1)
                 initrd=$(find "$root/boot" -name 'initrd.img-*' | sort | tail -n 1)
@@ -194,7 +210,7 @@ vm_image() {
                         fail "mke2fs -d $root failed"
                 rm -rf "$root"
                 touch "$dir/complete"
-                echo "ok: image built in $((SECONDS - start)) s ($(du -sh --apparent-size "$dir/disk.img" | cut -f1) apparent, $(du -sh "$dir/disk.img" | cut -f1) used; initrd $(du -h "$dir/initrd.img" | cut -f1))"
+                echo "ok: image built in $((SECONDS - start)) s (debootstrap $((first - start)) s + second stage $((second - first)) s + image $((SECONDS - second)) s; $(du -sh --apparent-size "$dir/disk.img" | cut -f1) apparent, $(du -sh "$dir/disk.img" | cut -f1) used; initrd $(du -h "$dir/initrd.img" | cut -f1))"
         fi
         flock -u "$lock"
         exec {lock}>&-
