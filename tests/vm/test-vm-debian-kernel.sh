@@ -36,7 +36,8 @@ vm_arch "${PERISCOPE_VM_ARCH:-amd64}"
 tmp=$(mktemp -d /var/tmp/periscope-vm.XXXXXX)
 share=$tmp/share
 mkdir -p "$share"
-trap 'vm_stop; rm -rf "$tmp"' EXIT
+# PERISCOPE_VM_KEEP=1 keeps the share (the guest's logs, run.sh) and the console logs
+trap 'vm_stop; if [ -n "${PERISCOPE_VM_KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi' EXIT
 trap 'exit 143' TERM INT
 
 # 1. Periscope for /usr, staged on the share; the workload beside it.
