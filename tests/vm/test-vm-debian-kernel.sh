@@ -31,7 +31,8 @@ for tool in debootstrap:debootstrap mke2fs:e2fsprogs meson:meson ninja:ninja-bui
             dpkg-query:dpkg flock:util-linux readelf:binutils; do
         command -v "${tool%%:*}" >/dev/null || fail "${tool%%:*} missing: apt-get install -y ${tool#*:}"
 done
-vm_arch "${PERISCOPE_VM_ARCH:-amd64}"
+# (an arm64 VM needs an arm64 build of Periscope: vm-lib.sh knows the VM)
+vm_arch amd64
 
 tmp=$(mktemp -d /var/tmp/periscope-vm.XXXXXX)
 share=$tmp/share
