@@ -11,11 +11,11 @@
 #                         VM_QEMU_ARGS, VM_CONSOLE, VM_KERNEL_PACKAGE
 #   vm_image PACKAGE...   the image with these packages besides the base
 #                         (kernel, systemd, libpam-systemd, dbus, polkitd,
-#                         bubblewrap, udev,
-#                         kmod, procps), built once per package list under
-#                         $PERISCOPE_TEST_CACHE (/var/cache/periscope-tests)
-#                         and shared between runs under a lock: sets
-#                         VM_IMAGE, VM_KERNEL, VM_INITRD
+#                         bubblewrap, udev, kmod, procps), built once per
+#                         package list under $PERISCOPE_TEST_CACHE
+#                         (/var/cache/periscope-tests) and shared between
+#                         runs under a lock: sets VM_IMAGE, VM_KERNEL,
+#                         VM_INITRD
 #   vm_boot_fast SHARE    boots with /usr/local/bin/fastinit as PID 1 (proc,
 #                         sys, dev, tmp, run, cgroup2 and the share mounted;
 #                         no systemd, no D-Bus): runs SHARE/run.sh, powers off
