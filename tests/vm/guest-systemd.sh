@@ -18,7 +18,6 @@ add_user() {
 }
 
 facts
-systemctl is-system-running >"$out/system-state" 2>&1
 step install install_periscope || exit 1
 step activate activate || exit 1
 step useradd add_user || exit 1

@@ -127,4 +127,6 @@ if grep -i -n "helper failed\|bwrap:\|exited with status\|not permitted\|permiss
         "$share/out/periscoped.journal"; then
         fail "periscoped.service's journal reports failures (lines above)"
 fi
+symbolized=$(grep -c "symbolized .* 0 helper failures" "$share/out/periscoped.journal" || true)
+[ "$symbolized" -ge 2 ] || fail "periscoped.service's journal shows $symbolized of 2 symbolizations with 0 helper failures"
 echo "ok: installed service recorded root and a user on Debian's kernel ($(elapsed))"
