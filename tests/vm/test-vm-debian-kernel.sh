@@ -123,7 +123,8 @@ if [ -s "$share/out/periscoped.warnings" ]; then
         cat "$share/out/periscoped.warnings"
         fail "periscoped.service's journal has warnings or errors (above)"
 fi
-if grep -i -n "helper failed\|bwrap:\|exited with status\|not permitted\|permission denied\|error" \
+# (its lines all carry priority info until it logs with levels: read them too)
+if grep -i -n "helper failed\|bwrap:\|exited with status\|not permitted\|permission denied\|failed:\|error:" \
         "$share/out/periscoped.journal"; then
         fail "periscoped.service's journal reports failures (lines above)"
 fi
