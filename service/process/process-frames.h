@@ -19,11 +19,20 @@
 int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
                      char **ret_cmdline);
 
-/* Snapshots every process in /proc; returns how many were written.
+/* Snapshots every process in /proc; returns how many were written; with
+ * thread_names also the name of each of their threads.
  * `between` (may be NULL) runs after each process: with thousands of
  * processes the snapshot takes long enough for armed perf rings to fill. */
 int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
-                         void (*between)(void *userdata), void *userdata);
+                         bool thread_names, void (*between)(void *userdata), void *userdata);
+
+/* The name (comm) of every thread of pid now, from /proc/PID/task/TID/comm,
+ * as thread-name frames at time: -ESRCH if pid is gone. */
+int process_frames_write_threads(CaptureWriter *w, int64_t time, pid_t pid);
+
+/* A thread's new name (a COMM record: prctl(PR_SET_NAME),
+ * pthread_setname_np, exec) as a thread-name frame. */
+int process_frames_write_thread_name(CaptureWriter *w, const PerfComm *c);
 
 /* The command line of pid with spaces between arguments (like Sysprof), or
  * "[comm]" for kernel threads; malloc'ed. fallback is used when /proc has

@@ -182,7 +182,10 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
                         r->command_cmdline = NULL;
                 }
         }
-        return process_frames_write_exec(r->writer, r->maps, &c);
+        int ret = process_frames_write_exec(r->writer, r->maps, &c);
+        if (ret < 0)
+                return ret;
+        return process_frames_write_thread_name(r->writer, &c);
 }
 
 static int recording_add_process_tasks(Recording *r, pid_t pid);
@@ -219,7 +222,10 @@ static int recording_exec_lost_events(Recording *r, pid_t pid) {
                         "stopped sampling it; sampling it again failed: %s", (int) pid, strerror(-ret));
                 return 0;
         }
-        ret = process_frames_write(r->writer, r->maps, r->pinned, now_monotonic_ns(), pid, NULL);
+        int64_t now = now_monotonic_ns();
+        ret = process_frames_write(r->writer, r->maps, r->pinned, now, pid, NULL);
+        if (ret >= 0)
+                ret = process_frames_write_threads(r->writer, now, pid);
         if (ret < 0 && ret != -ESRCH)
                 return ret;
         log_recording(LOG_INFO, r->id, "process %d exec'd a program with other privileges (the kernel stopped "
@@ -418,6 +424,8 @@ static int recording_join_process(pid_t pid, void *userdata) {
                 return ret;
         }
         ret = process_frames_write(r->writer, r->maps, r->pinned, time, pid, NULL);
+        if (ret >= 0)
+                ret = process_frames_write_threads(r->writer, time, pid);
         if (ret < 0 && ret != -ESRCH) {
                 /* The capture itself failed: the recording ends with it. */
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
@@ -969,7 +977,7 @@ static void spill_between(void *userdata) {
 static int recording_snapshot(Recording *r) {
         int ret;
         if (r->options.system) {
-                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, spill_between, r);
+                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, true, spill_between, r);
                 return ret < 0 ? ret : 0;
         }
         for (size_t i = 0; i <= r->options.n_pids; i++) {
@@ -982,6 +990,9 @@ static int recording_snapshot(Recording *r) {
                 bool held = i == r->options.n_pids;
                 ret = process_frames_write(r->writer, r->maps, r->pinned, r->start_time, pid,
                                        held ? &r->command_cmdline : NULL);
+                /* the command's name comes with its exec */
+                if (ret >= 0 && !held)
+                        ret = process_frames_write_threads(r->writer, r->start_time, pid);
                 if (ret < 0 && ret != -ESRCH)
                         return ret;
         }
