@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "export-formats.h"
+#include "output-file.h"
 
 typedef struct ExportFormat {
         const char *name;
@@ -53,21 +54,12 @@ static gboolean pids_from_args(char **args, GArray *out) {
         return TRUE;
 }
 
-/* Writes data to path (atomically: a failed export leaves an existing file
- * as it was) or to stdout for NULL or "-". */
-static int write_output(const char *path, const GByteArray *data) {
-        if (!path || strcmp(path, "-") == 0) {
-                if (fwrite(data->data, 1, data->len, stdout) != data->len || fflush(stdout) != 0) {
-                        fprintf(stderr, "periscope export: cannot write to standard output: %s\n", g_strerror(errno));
-                        return -EIO;
-                }
-                return 0;
-        }
-        g_autoptr(GFile) file = g_file_new_for_commandline_arg(path);
+/* Writes data to path (output-file.h: a regular file is replaced only once
+ * complete, a device or pipe written through) or to stdout for NULL or "-". */
+static int write_output(const char *path, const GByteArray *data, gboolean binary) {
         g_autoptr(GError) error = NULL;
-        if (!g_file_replace_contents(file, (const char *) data->data, data->len, NULL, FALSE, G_FILE_CREATE_NONE,
-                                     NULL, NULL, &error)) {
-                fprintf(stderr, "periscope export: cannot write %s: %s\n", path, error->message);
+        if (output_file_write(path ? path : "-", data->data, data->len, binary ? OUTPUT_BINARY : 0, &error) < 0) {
+                fprintf(stderr, "periscope export: %s\n", error->message);
                 return -EIO;
         }
         return 0;
@@ -154,7 +146,7 @@ int cmd_export(int argc, char **argv) {
                 fprintf(stderr, "periscope export: %s: %s\n", format->name, gerr->message);
                 return 1;
         }
-        if (write_output(output, data) < 0)
+        if (write_output(output, data, format->binary) < 0)
                 return 1;
         if (m->report->load_warning) {
                 /* What could be read is exported; the status says it is not all. */

@@ -342,6 +342,13 @@ static void info_print(const Info *info, const char *path, CaptureReader *r, gbo
         g_autofree char *helper_failures = stats_lookup(info->stats, "helper_failures");
         if (helper_failures && strcmp(helper_failures, "0") != 0)
                 printf("Files unresolved (helper failed): %s\n", helper_failures);
+        g_autofree char *unwind_failures = stats_lookup(info->stats, "unwind_helper_failures");
+        if (unwind_failures && strcmp(unwind_failures, "0") != 0)
+                printf("  of them without unwind tables (DWARF stacks missing): %s\n", unwind_failures);
+        g_autofree char *user_addresses = stats_lookup(info->stats, "user_addresses");
+        g_autofree char *user_named = stats_lookup(info->stats, "user_addresses_named");
+        if (user_addresses && user_named)
+                printf("User-space addresses named: %s of %s\n", user_named, user_addresses);
         g_autofree char *over_budget = stats_lookup(info->stats, "addresses_over_budget");
         g_autofree char *address_budget = stats_lookup(info->stats, "address_budget");
         if (over_budget && strcmp(over_budget, "0") != 0)

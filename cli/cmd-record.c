@@ -21,8 +21,8 @@
 
 #include "commands.h"
 #include "record-args.h"
+#include "output-file.h"
 #include "record-control.h"
-#include "record-output.h"
 #include "service-connection.h"
 
 #define CHILD_GRACE_MS 1000 /* after an interrupted recording, how long the command gets to exit */
@@ -35,7 +35,7 @@
 typedef struct RecordRun {
         GMainLoop *loop;
         ServiceConnection service;
-        RecordOutput output;
+        OutputFile output;
         char *recording;           /* object path */
         guint subscriptions[3];
         guint name_watch;
@@ -220,7 +220,7 @@ static gboolean report_cut_short(RecordRun *run) {
                 fprintf(stderr,
                         "periscope: %" G_GUINT64_FORMAT " addresses have no names (%s); name them from this "
                         "machine's files (checked by build-id) with `periscope symbolize %s`\n",
-                        names_cut, missing, run->output.path);
+                        names_cut, missing, run->output.name);
         return TRUE;
 }
 
@@ -317,7 +317,7 @@ static void leave_now(RecordRun *run) {
         fprintf(stderr, "periscope record: interrupted again: leaving without waiting for the capture to be "
                         "finished. periscoped completes %s in the background (the post-stop stages: embedding "
                         "the mapped files and symbolizing); `periscope info %s` shows it once it is complete",
-                run->output.path, run->output.path);
+                run->output.name, run->output.name);
         if (command_keeps_running(run))
                 fprintf(stderr, "; the command (pid %d) keeps running", (int) run->child_pid);
         fprintf(stderr, "\n");
@@ -427,6 +427,16 @@ static int exit_status_of(int status) {
         return 1;
 }
 
+/* The helper failed and not one user-space address of the capture has a
+ * name: the recording is of little use, and record says so by its status. */
+static gboolean nothing_named(const RecordRun *run) {
+        guint32 failures = 0;
+        guint64 addresses = 0, named = 0;
+        return run->stats && g_variant_lookup(run->stats, "helper-failures", "u", &failures) && failures > 0 &&
+               g_variant_lookup(run->stats, "user-addresses", "t", &addresses) && addresses > 0 &&
+               g_variant_lookup(run->stats, "user-addresses-named", "t", &named) && named == 0;
+}
+
 static void print_summary(RecordRun *run) {
         double secs = (g_get_monotonic_time() - run->start_us) / 1e6;
         const char *reason = "?";
@@ -438,13 +448,26 @@ static void print_summary(RecordRun *run) {
                 "periscope: recorded %" G_GUINT64_FORMAT " samples (%" G_GUINT64_FORMAT " lost) from %u %s "
                 "in %.1f s (ended: %s)\n",
                 run->samples, run->lost, run->processes, run->processes == 1 ? "process" : "processes", secs, reason);
-        /* the sandboxed helper failed on files: their frames are unnamed or
-         * their stacks cut short; say so where the user looks */
-        guint32 helper_failures = 0;
-        if (run->stats && g_variant_lookup(run->stats, "helper-failures", "u", &helper_failures) && helper_failures > 0)
+        /* the sandboxed helper failed on files (or could not start): their
+         * frames are unnamed or their stacks cut short; say what is missing */
+        guint32 helper_failures = 0, unwind_failures = 0;
+        if (run->stats && g_variant_lookup(run->stats, "helper-failures", "u", &helper_failures) && helper_failures > 0) {
+                (void) g_variant_lookup(run->stats, "unwind-helper-failures", "u", &unwind_failures);
+                unwind_failures = MIN(unwind_failures, helper_failures);
                 fprintf(stderr, "periscope: %u file%s unresolved: helper failed (see periscoped's log%s%s)\n",
                         helper_failures, helper_failures == 1 ? "" : "s", run->service.daemon_log ? ": " : "",
                         run->service.daemon_log ? run->service.daemon_log : "");
+                if (helper_failures > unwind_failures)
+                        fprintf(stderr, "periscope:   names missing for %u of them: their frames show as "
+                                        "module+0xOFFSET (`periscope symbolize` can name them later)\n",
+                                helper_failures - unwind_failures);
+                if (unwind_failures)
+                        fprintf(stderr, "periscope:   DWARF stacks missing for %u of them: no unwind tables, "
+                                        "so stacks stop at their first frame in those files\n", unwind_failures);
+        }
+        if (nothing_named(run))
+                fprintf(stderr, "periscope: the helper named nothing: the capture has no function names of "
+                                "user-space code (exit status 1)\n");
         /* the service's budgets for one recording (docs/security.md) */
         guint64 over_budget = 0;
         gboolean budget_spent = FALSE;
@@ -472,15 +495,17 @@ static void print_summary(RecordRun *run) {
                         trace_refused ? " (malformed, another process's, or outside the recording; the capture's "
                                         "log says why)" : "");
         struct stat st;
-        if (!run->finished_ok && stat(run->output.path, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (!run->finished_ok && run->output.target && stat(run->output.target, &st) == 0 && S_ISREG(st.st_mode)) {
                 g_autofree char *kept = g_format_size(st.st_size);
-                fprintf(stderr, "periscope: the capture %s is truncated (%s kept): %s\n", run->output.path, kept,
+                fprintf(stderr, "periscope: the capture %s is truncated (%s kept): %s\n", run->output.name, kept,
                         run->finished_error);
         } else if (!run->finished_ok)
-                fprintf(stderr, "periscope: the capture %s is truncated: %s\n", run->output.path, run->finished_error);
-        else
+                fprintf(stderr, "periscope: the capture %s is truncated: %s\n", run->output.name, run->finished_error);
+        else if (run->output.target)
                 fprintf(stderr, "periscope: capture written to %s (%s); look at it with `periscope info %s`\n",
-                        run->output.path, size, run->output.path);
+                        run->output.name, size, run->output.name);
+        else /* a device, pipe or standard output */
+                fprintf(stderr, "periscope: capture written to %s (%s)\n", run->output.name, size);
         if (run->finished_ok)
                 run->cut_short = report_cut_short(run);
         if (run->child_pid && !run->child_exited)
@@ -520,7 +545,7 @@ static void record_run_clear(RecordRun *run) {
                                 g_dbus_connection_signal_unsubscribe(run->service.conn, run->subscriptions[i]);
         }
         service_disconnect(&run->service);
-        record_output_finish(&run->output);
+        output_file_finish(&run->output);
         if (run->loop)
                 g_main_loop_unref(run->loop);
         g_clear_pointer(&run->stats, g_variant_unref);
@@ -531,7 +556,7 @@ static void record_run_clear(RecordRun *run) {
 /* Starts the recording; returns 0 or the exit status. */
 static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
         g_autoptr(GError) error = NULL;
-        if (record_output_open(&run->output, a->output, &error) < 0) {
+        if (output_file_open(&run->output, a->output, OUTPUT_BINARY | OUTPUT_SERVICE, &error) < 0) {
                 fprintf(stderr, "periscope record: %s\n", error->message);
                 return 1;
         }
@@ -578,7 +603,7 @@ static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
         if (run->exec_error) {
                 fprintf(stderr, "periscope record: cannot run %s: %s (nothing recorded)\n", a->command[0],
                         g_strerror(run->exec_error));
-        } else if (record_output_commit(&run->output, &error) < 0) {
+        } else if (output_file_commit(&run->output, &error) < 0) {
                 fprintf(stderr, "periscope record: %s\n", error->message);
                 return 1;
         }
@@ -605,6 +630,8 @@ static int exit_status(RecordRun *run) {
         int status = run->child_pid ? exit_status_of(run->child_status) : 0;
         if (!run->finished_ok && status == 0)
                 return 1;
+        if (nothing_named(run) && status == 0)
+                return 1;
         return status;
 }
 
@@ -630,7 +657,7 @@ int cmd_record(int argc, char **argv) {
         }
 
         RecordRun run = { .start_us = g_get_monotonic_time(), .live = isatty(STDERR_FILENO), .child_pidfd = -1,
-                          .output.fd = -1 };
+                          .output = OUTPUT_FILE_INIT };
         int gate = -1;
         /* Fork before GDBus starts its thread. */
         if (a.command) {
@@ -655,9 +682,16 @@ int cmd_record(int argc, char **argv) {
                 g_main_loop_run(run.loop);
                 if (run.live_source)
                         g_source_remove(run.live_source);
+                /* a device is written through a copying child: it has all once periscoped closed its end */
+                g_autoptr(GError) relay_error = NULL;
+                int relay = output_file_wait_relay(&run.output, &relay_error);
                 if (!run.exec_error)
                         print_summary(&run);
                 ret = exit_status(&run);
+                if (relay < 0) {
+                        fprintf(stderr, "periscope record: %s\n", relay_error->message);
+                        ret = ret ? ret : 1;
+                }
         }
         if (run.child_pid && !run.child_reaped && (run.child_exited || !run.recording)) {
                 int status;

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
 
 #include "commands.h"
+#include "output-file.h"
 #include "report-callgraph.h"
 #include "report-containers.h"
 #include "report-diff.h"
@@ -29,6 +31,7 @@ typedef struct ReportOptions {
         char **tids;
         char **comms;
         char *flamegraph;
+        char *flamegraph_to;   /* where it is written: flamegraph, or our copy of stdout */
         gboolean folded;
         int limit;
         double min_percent;
@@ -55,6 +58,7 @@ static void options_clear(ReportOptions *o) {
         g_strfreev(o->tids);
         g_strfreev(o->comms);
         g_free(o->flamegraph);
+        g_free(o->flamegraph_to);
         g_free(o->timeline);
         g_free(o->title);
 }
@@ -209,13 +213,14 @@ static int write_flamegraph(const ReportOptions *o, const ReportCallGraph *g, co
         ReportFlameOptions fo = { .title = o->title ? o->title : title, .width = o->width, .inverted = o->inverted,
                                   .before = before };
         g_autoptr(GError) error = NULL;
-        if (!report_write_flamegraph(g, o->flamegraph, &fo, &error)) {
+        if (!report_write_flamegraph(g, o->flamegraph_to ? o->flamegraph_to : o->flamegraph, &fo, &error)) {
                 fprintf(stderr, "periscope report: cannot write the flame graph: %s\n", error->message);
                 return 1;
         }
         if (!o->folded)
                 printf("\n%s written to %s (open it in a web browser).\n",
-                       before ? "Differential flame graph" : "Flame graph", o->flamegraph);
+                       before ? "Differential flame graph" : "Flame graph",
+                       o->flamegraph_to ? "standard output" : o->flamegraph);
         return 0;
 }
 
@@ -413,6 +418,22 @@ int cmd_report(int argc, char **argv) {
         if (!parse_pids("--pid", o.pids, pids) || !parse_pids("--tid", o.tids, tids))
                 return 2;
 
+        /* An SVG for standard output is all that goes there: the report's
+         * text goes to standard error instead. */
+        int svg_fd = -1;
+        g_autofree char *svg_to = NULL;
+        gboolean flame_out = output_file_is_stdout(o.flamegraph), timeline_out = output_file_is_stdout(o.timeline);
+        if (output_file_move_stdout(flame_out ? o.flamegraph : o.timeline, &svg_to, &svg_fd, &error) < 0) {
+                fprintf(stderr, "periscope report: %s\n", error->message);
+                return 1;
+        }
+        if (flame_out)
+                o.flamegraph_to = g_strdup(svg_to);
+        if (timeline_out) {
+                g_free(o.timeline);
+                o.timeline = g_strdup(svg_to);
+        }
+
         const char *path = argv[1];
         ReportFilter filter = { .pids = pids, .tids = tids, .comms = o.comms, .lines = o.lines };
         /* Views that read frames one by one get the filter as a predicate;
@@ -464,5 +485,7 @@ int cmd_report(int argc, char **argv) {
                 fprintf(stderr, "periscope report: cannot write the report: %s\n", g_strerror(errno));
                 status = 1;
         }
+        if (svg_fd >= 0)
+                close(svg_fd);
         return status;
 }

@@ -23,6 +23,8 @@
 #include "capture-autoptr.h"
 #include "commands.h"
 #include "helper-client.h"
+#include "output-file.h"
+#include "cleanup.h"
 #include "capture.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SymbolTable, symbol_table_free)
@@ -221,20 +223,17 @@ static void name_module(HelperClient *c, char **dirs, gboolean debuginfod, Modul
         close(fd);
 }
 
-/* Writes the symbolized capture to a temporary file beside out, then
- * renames it over out. */
+/* Writes the symbolized capture to out (output-file.h: a regular file is
+ * replaced only once complete, a device or pipe written through). */
 static int write_capture(CaptureReader *r, const uint8_t *data, SymbolTableBuilder *b, const char *out,
                          GError **error) {
         const CaptureFileHeader *h = capture_reader_get_header(r);
-        g_autofree char *dir = g_path_get_dirname(out);
-        g_autofree char *base = g_path_get_basename(out);
-        g_autofree char *tmpl = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
-        int fd = g_mkstemp_full(tmpl, O_RDWR | O_CLOEXEC, 0644);
-        if (fd < 0) {
-                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "cannot create a file in %s: %s", dir,
-                            g_strerror(errno));
+        OutputFile o;
+        if (output_file_open(&o, out, OUTPUT_BINARY | OUTPUT_SEEKABLE, error) < 0) {
+                output_file_finish(&o);
                 return -1;
         }
+        int fd = o.fd;
         g_autoptr(CaptureWriter) w = NULL;
         int k = capture_writer_new_fd(fd, h->start_time, &w);
         int64_t last = h->start_time;
@@ -258,17 +257,14 @@ static int write_capture(CaptureReader *r, const uint8_t *data, SymbolTableBuild
         memcpy(when, h->capture_time, strnlen(h->capture_time, sizeof when));
         if (k >= 0 && pwrite(fd, when, sizeof when, 8) != (ssize_t) sizeof when)
                 k = -errno;
-        if (k >= 0 && fsync(fd) < 0)
-                k = -errno;
-        close(fd);
-        if (k >= 0 && rename(tmpl, out) < 0)
-                k = -errno;
         if (k < 0) {
-                unlink(tmpl);
-                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "cannot write %s: %s", out, g_strerror(-k));
+                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "cannot write %s: %s", o.name, g_strerror(-k));
+                output_file_finish(&o);
                 return -1;
         }
-        return 0;
+        k = output_file_commit(&o, error);
+        output_file_finish(&o);
+        return k < 0 ? -1 : 0;
 }
 
 /* Frames of a range in the rebuilt table: the helper's answer or the old ones. */
@@ -315,6 +311,13 @@ int cmd_symbolize(int argc, char **argv) {
         const char *in = argv[1];
         if (!out)
                 out = g_strdup(in);
+        /* the capture to standard output: the summary goes to standard error */
+        _cleanup_close_ int out_fd = -1;
+        g_autofree char *out_to = NULL;
+        if (output_file_move_stdout(out, &out_to, &out_fd, &error) < 0) {
+                fprintf(stderr, "periscope symbolize: %s\n", error->message);
+                return 1;
+        }
         for (char **d = dirs; d && *d; d++)
                 if (!g_file_test(*d, G_FILE_TEST_IS_DIR)) {
                         fprintf(stderr, "periscope symbolize: --debug-dir %s: not a directory\n", *d);
@@ -457,13 +460,13 @@ int cmd_symbolize(int argc, char **argv) {
                 fprintf(stderr, "periscope symbolize: cannot build the symbol tables: %s\n", g_strerror(-k));
                 return 1;
         }
-        if (write_capture(r, (const uint8_t *) data, b, out, &error) < 0) {
+        if (write_capture(r, (const uint8_t *) data, b, out_to ? out_to : out, &error) < 0) {
                 fprintf(stderr, "periscope symbolize: %s (%s is unchanged)\n", error->message, in);
                 return 1;
         }
         printf("periscope: named %u of %u unnamed addresses", named, unnamed);
         if (no_id)
                 printf(" (%u without a verified mapping with a build-id)", no_id);
-        printf("; wrote %s\n", out);
+        printf("; wrote %s\n", out_to ? "standard output" : out);
         return 0;
 }

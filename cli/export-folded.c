@@ -54,7 +54,7 @@ gboolean export_folded(const ExportModel *m, GByteArray *out, GError **error) {
                         c = g_new0(gint64, 1);
                         g_hash_table_insert(counts, stack, c);
                 }
-                *c += s->value;
+                *c = export_add(*c, s->value);
         }
         guint n = 0;
         g_autofree gpointer *keys = g_hash_table_get_keys_as_array(counts, &n);

@@ -128,6 +128,18 @@ static char *module_basename(const ExportModel *m, int mapping) {
         return g_path_get_basename(em->filename);
 }
 
+/* "module+0xOFFSET" (addr's offset in the mapping's file), or NULL without a
+ * file mapping. */
+static char *module_offset_name(const ExportModel *m, int mapping, uint64_t addr) {
+        if (mapping < 0)
+                return NULL;
+        const ExportMapping *em = g_ptr_array_index(m->mappings, mapping);
+        if (em->kernel)
+                return NULL;
+        g_autofree char *mod = g_path_get_basename(em->filename);
+        return g_strdup_printf("%s+0x%" G_GINT64_MODIFIER "x", mod, (guint64) (addr - em->start + em->offset));
+}
+
 /* Resolves one address to a new location (the caller interns it). */
 static ExportLocation *location_new(ExportModel *m, int32_t pid, gboolean kernel, uint64_t addr) {
         const ReportProfile *p = m->report;
@@ -149,9 +161,15 @@ static ExportLocation *location_new(ExportModel *m, int32_t pid, gboolean kernel
                                       ((f->flags & SYMBOL_FRAME_JIT) ? EXPORT_FUNCTION_JIT : 0);
                         char *name;
                         if (f->flags & SYMBOL_FRAME_UNRESOLVED) {
-                                g_autofree char *mod = module_basename(m, mapping);
-                                const char *shown = mod ? mod : r->module;
-                                name = shown ? g_strdup_printf("%s %s", f->function, shown) : g_strdup(f->function);
+                                /* each unnamed address its own frame, by file offset as the
+                                 * report shows it (a tool with the binary can name it later) */
+                                name = !(flags & EXPORT_FUNCTION_KERNEL) ? module_offset_name(m, mapping, addr) : NULL;
+                                if (!name) {
+                                        g_autofree char *mod = module_basename(m, mapping);
+                                        const char *shown = mod ? mod : r->module;
+                                        name = shown ? g_strdup_printf("%s %s", f->function, shown)
+                                                     : g_strdup(f->function);
+                                }
                                 flags |= EXPORT_FUNCTION_UNRESOLVED;
                         } else
                                 name = g_strdup(f->function);
@@ -173,13 +191,8 @@ static ExportLocation *location_new(ExportModel *m, int32_t pid, gboolean kernel
                 return l;
         }
         /* The kernel "mapping" only spans the addresses seen: no offsets in it. */
-        g_autofree char *mod = kernel ? NULL : module_basename(m, mapping);
-        char *name;
-        if (mod) {
-                const ExportMapping *em = g_ptr_array_index(m->mappings, mapping);
-                name = g_strdup_printf("%s+0x%" G_GINT64_MODIFIER "x", mod,
-                                       (guint64) (addr - em->start + em->offset));
-        } else
+        char *name = kernel ? NULL : module_offset_name(m, mapping, addr);
+        if (!name)
                 name = g_strdup_printf("0x%" G_GINT64_MODIFIER "x", (guint64) addr);
         l->lines[0].function = function_intern(m, name, NULL, 0, kflag | EXPORT_FUNCTION_UNRESOLVED);
         return l;
@@ -238,7 +251,7 @@ static int64_t estimate_period(const GArray *samples) {
                 const ExportSample *s = &g_array_index(samples, ExportSample, i);
                 int64_t *t = g_hash_table_lookup(last, GINT_TO_POINTER(s->tid));
                 if (t && s->time > *t) {
-                        int64_t gap = s->time - *t;
+                        int64_t gap = export_sub(s->time, *t);
                         g_array_append_val(gaps, gap);
                 }
                 if (!t) {
@@ -313,8 +326,8 @@ static void read_samples(ExportModel *m, CaptureReader *r, const ExportOptions *
         m->start_time = h->start_time;
         m->end_time = h->end_time;
         g_autoptr(GDateTime) wall = g_date_time_new_from_iso8601(h->capture_time, NULL);
-        if (wall)
-                m->wall_start_ns = g_date_time_to_unix(wall) * G_GINT64_CONSTANT(1000000000);
+        if (wall && __builtin_mul_overflow(g_date_time_to_unix(wall), G_GINT64_CONSTANT(1000000000), &m->wall_start_ns))
+                m->wall_start_ns = 0; /* a date pprof cannot hold: unknown */
 
         g_autoptr(GArray) frees = g_array_new(FALSE, FALSE, sizeof(FreeEvent));
         int64_t last_time = m->start_time;

@@ -95,6 +95,18 @@ void export_model_free(ExportModel *m);
 /* The comm (process name) of pid, never NULL. */
 const char *export_model_comm(const ExportModel *m, int32_t pid);
 
+/* a + b and a - b held at the int64 limits: a hostile capture's times and
+ * sizes are anything. */
+static inline int64_t export_add(int64_t a, int64_t b) {
+        int64_t r;
+        return __builtin_add_overflow(a, b, &r) ? (b < 0 ? INT64_MIN : INT64_MAX) : r;
+}
+
+static inline int64_t export_sub(int64_t a, int64_t b) {
+        int64_t r;
+        return __builtin_sub_overflow(a, b, &r) ? (b > 0 ? INT64_MIN : INT64_MAX) : r;
+}
+
 /* Location i of sample s (0 = innermost). */
 static inline const ExportLocation *export_sample_location(const ExportModel *m, const ExportSample *s, guint i) {
         guint idx = g_array_index(m->stack_locations, guint, s->first + i);

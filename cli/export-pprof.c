@@ -70,6 +70,11 @@ static guint stack_hash(const ExportModel *m, const ExportSample *s) {
         return h;
 }
 
+/* *acc += v, held at the int64 limits */
+static void add_saturated(int64_t *acc, int64_t v) {
+        *acc = export_add(*acc, v);
+}
+
 /* Groups samples by (pid, tid, stack): a hash of stack hashes to chains. */
 static GPtrArray *group_samples(const ExportModel *m) {
         GPtrArray *groups = g_ptr_array_new_with_free_func(g_free);
@@ -96,13 +101,13 @@ static GPtrArray *group_samples(const ExportModel *m) {
                         g_ptr_array_add(groups, g);
                 }
                 if (m->kind == EXPORT_KIND_CPU) {
-                        g->values[0] += 1;
-                        g->values[1] += m->period_ns;
+                        add_saturated(&g->values[0], 1);
+                        add_saturated(&g->values[1], m->period_ns);
                 } else {
-                        g->values[0] += 1;
-                        g->values[1] += s->value;
-                        g->values[2] += s->live ? 1 : 0;
-                        g->values[3] += s->live ? s->value : 0;
+                        add_saturated(&g->values[0], 1);
+                        add_saturated(&g->values[1], s->value);
+                        add_saturated(&g->values[2], s->live ? 1 : 0);
+                        add_saturated(&g->values[3], s->live ? s->value : 0);
                 }
         }
         return groups;
@@ -174,7 +179,7 @@ static int main_mapping(const ExportModel *m) {
         return -1;
 }
 
-static void add_mapping(GByteArray *b, const ExportModel *m, Strings *s, guint i, gboolean rich) {
+static void add_mapping(GByteArray *b, const ExportModel *m, Strings *s, guint i, gboolean rich, gboolean unnamed) {
         const ExportMapping *em = g_ptr_array_index(m->mappings, i);
         g_autoptr(GByteArray) mb = g_byte_array_new();
         pb_add_varint(mb, MAPPING_ID, i + 1u);
@@ -183,24 +188,34 @@ static void add_mapping(GByteArray *b, const ExportModel *m, Strings *s, guint i
         pb_add_varint(mb, MAPPING_FILE_OFFSET, em->offset);
         pb_add_varint(mb, MAPPING_FILENAME, str_id(s, em->filename));
         pb_add_varint(mb, MAPPING_BUILD_ID, str_id(s, em->build_id));
-        /* Every location already has its names: pprof must not look for
-         * the binaries to symbolize again. */
-        pb_add_varint(mb, MAPPING_HAS_FUNCTIONS, 1);
-        pb_add_varint(mb, MAPPING_HAS_FILENAMES, rich);
-        pb_add_varint(mb, MAPPING_HAS_LINE_NUMBERS, rich);
-        pb_add_varint(mb, MAPPING_HAS_INLINE_FRAMES, rich);
+        /* A mapping whose every location is named: pprof must not look for
+         * the binaries to symbolize again. One with unnamed addresses (named
+         * "module+0xOFFSET" meanwhile) is left to pprof, which symbolizes it
+         * from the binary or debug file it finds (by path, PPROF_BINARY_PATH,
+         * checked by build-id). */
+        pb_add_varint(mb, MAPPING_HAS_FUNCTIONS, !unnamed);
+        pb_add_varint(mb, MAPPING_HAS_FILENAMES, rich && !unnamed);
+        pb_add_varint(mb, MAPPING_HAS_LINE_NUMBERS, rich && !unnamed);
+        pb_add_varint(mb, MAPPING_HAS_INLINE_FRAMES, rich && !unnamed);
         pb_add_message(b, PROFILE_MAPPING, mb);
 }
 
 /* The main executable first (ids stay the indices + 1). */
 static void add_mappings(GByteArray *b, const ExportModel *m, Strings *s) {
         gboolean rich = m->report->symbols && symbol_table_get_kind(m->report->symbols) == SYMBOL_TABLE_PERISCOPE;
+        g_autofree gboolean *unnamed = g_new0(gboolean, m->mappings->len + 1);
+        for (guint i = 0; i < m->locations->len; i++) {
+                const ExportLocation *l = g_ptr_array_index(m->locations, i);
+                for (guint j = 0; l->mapping >= 0 && j < l->n_lines; j++)
+                        if (export_model_function(m, l->lines[j].function)->flags & EXPORT_FUNCTION_UNRESOLVED)
+                                unnamed[l->mapping] = TRUE;
+        }
         int first = main_mapping(m);
         if (first >= 0)
-                add_mapping(b, m, s, (guint) first, rich);
+                add_mapping(b, m, s, (guint) first, rich, unnamed[first]);
         for (guint i = 0; i < m->mappings->len; i++)
                 if ((int) i != first)
-                        add_mapping(b, m, s, i, rich);
+                        add_mapping(b, m, s, i, rich, unnamed[i]);
 }
 
 static void add_locations(GByteArray *b, const ExportModel *m) {
@@ -253,7 +268,7 @@ static GByteArray *encode_profile(const ExportModel *m) {
         add_locations(b, m);
         add_functions(b, m, &s);
         pb_add_int64(b, PROFILE_TIME_NANOS, m->wall_start_ns);
-        pb_add_int64(b, PROFILE_DURATION_NANOS, m->end_time - m->start_time);
+        pb_add_int64(b, PROFILE_DURATION_NANOS, export_sub(m->end_time, m->start_time));
         if (m->kind == EXPORT_KIND_CPU) {
                 add_value_type(b, PROFILE_PERIOD_TYPE, &s, "cpu", "nanoseconds");
                 pb_add_int64(b, PROFILE_PERIOD, m->period_ns);

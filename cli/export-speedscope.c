@@ -30,7 +30,7 @@ static GPtrArray *split_threads(const ExportModel *m) {
         g_autoptr(GHashTable) by_tid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
         for (guint i = 0; i < m->samples->len; i++) {
                 const ExportSample *s = &g_array_index(m->samples, ExportSample, i);
-                gint64 key = ((gint64) s->pid << 32) | (guint32) s->tid;
+                gint64 key = (gint64) (((guint64) (guint32) s->pid << 32) | (guint32) s->tid);
                 Thread *t = g_hash_table_lookup(by_tid, &key);
                 if (!t) {
                         t = g_new0(Thread, 1);
@@ -86,8 +86,8 @@ static void add_stack(JsonBuilder *b, const ExportModel *m, const ExportSample *
 static int64_t sample_weight(const ExportModel *m, const ExportSample *prev, const ExportSample *s) {
         if (m->kind == EXPORT_KIND_MEMORY)
                 return s->value;
-        int64_t gap = prev ? s->time - prev->time : 0;
-        return gap > 0 && gap <= 2 * m->period_ns ? gap : m->period_ns;
+        int64_t gap = prev ? export_sub(s->time, prev->time) : 0;
+        return gap > 0 && gap <= export_add(m->period_ns, m->period_ns) ? gap : m->period_ns;
 }
 
 static void add_profile(JsonBuilder *b, const ExportModel *m, const Thread *t) {
@@ -113,7 +113,7 @@ static void add_profile(JsonBuilder *b, const ExportModel *m, const Thread *t) {
                 const ExportSample *s = g_array_index(t->samples, const ExportSample *, i);
                 int64_t w = sample_weight(m, i ? g_array_index(t->samples, const ExportSample *, i - 1) : NULL, s);
                 json_builder_add_int_value(b, w);
-                total += w;
+                total = export_add(total, w);
         }
         json_builder_end_array(b);
 
@@ -122,12 +122,12 @@ static void add_profile(JsonBuilder *b, const ExportModel *m, const Thread *t) {
         int64_t start = 0;
         if (m->kind == EXPORT_KIND_CPU) {
                 const ExportSample *first = g_array_index(t->samples, const ExportSample *, 0);
-                start = MAX(first->time - m->period_ns - m->start_time, 0);
+                start = MAX(export_sub(export_sub(first->time, m->period_ns), m->start_time), 0);
         }
         json_builder_set_member_name(b, "startValue");
         json_builder_add_int_value(b, start);
         json_builder_set_member_name(b, "endValue");
-        json_builder_add_int_value(b, start + total);
+        json_builder_add_int_value(b, export_add(start, total));
         json_builder_end_object(b);
 }
 

@@ -2,6 +2,8 @@
  * script only re-lays out on zoom and highlights on search). */
 #include "report-flamegraph.h"
 
+#include "output-file.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -323,7 +325,7 @@ gboolean report_write_flamegraph(const ReportCallGraph *g, const char *path, con
 
         g_string_append_printf(o, "<script type=\"text/javascript\"><![CDATA[\n%s]]></script>\n</svg>\n", fg_script);
 
-        gboolean ok = g_file_set_contents(path, o->str, (gssize) o->len, error);
+        gboolean ok = output_file_write(path, o->str, o->len, 0, error) >= 0;
         g_string_free(o, TRUE);
         return ok;
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "output-file.h"
 #include "report-counters.h"
 #include "report-extras.h"
 
@@ -338,7 +339,7 @@ int report_timeline(CaptureReader *r, const char *svg_path, const ReportPidFilte
         g_string_append(svg, "</svg>\n");
 #undef X
         g_autoptr(GError) error = NULL;
-        if (!g_file_set_contents(svg_path, svg->str, (gssize) svg->len, &error)) {
+        if (output_file_write(svg_path, svg->str, svg->len, 0, &error) < 0) {
                 fprintf(stderr, "periscope report: cannot write the timeline: %s\n", error->message);
                 return -EIO;
         }

@@ -137,6 +137,11 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
         if (ret >= 0)
                 ret = sd_bus_message_append(m, "{sv}", "helper-failures", "u",
                                             (uint32_t) (st->helper_failures > UINT32_MAX ? UINT32_MAX : st->helper_failures));
+        if (ret >= 0)
+                ret = sd_bus_message_append(m, "{sv}{sv}{sv}", "unwind-helper-failures", "u",
+                                            (uint32_t) (st->unwind_helper_failures > UINT32_MAX ? UINT32_MAX : st->unwind_helper_failures),
+                                            "user-addresses", "t", st->user_addresses,
+                                            "user-addresses-named", "t", st->user_named);
         if (ret >= 0 && st->trace_fds > 0)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "trace-frames", "t", st->trace_frames,
                                             "trace-frames-refused", "t", st->trace_frames_refused);

@@ -188,6 +188,8 @@ static void symbolize_progress(uint64_t done, uint64_t total, void *userdata) {
 static void symbolize_account(unsigned recording_id, RecordingStageResults *results, int result,
                               const SymbolizeStats *st, int64_t msec) {
         results->helper_failures += st->helper_failures;
+        results->user_addresses += st->user_addresses;
+        results->user_named += st->user_resolved;
         results->helper_ms += st->helper_ms;
         results->helper_budget_spent |= st->helper_budget_spent;
         results->names_cut_short += st->cut_short;

@@ -52,6 +52,8 @@ typedef struct RecordingStageInput {
 /* What stages report back, summed over the stages. */
 typedef struct RecordingStageResults {
         uint64_t helper_failures;     /* files the sandboxed helper failed on */
+        uint64_t user_addresses;      /* distinct user-space addresses symbolized */
+        uint64_t user_named;          /* ... of them named */
         uint64_t helper_ms;           /* time the helper spent answering symbolize requests */
         bool helper_budget_spent;     /* ... and it reached the recording's budget */
         unsigned cut;                 /* RECORDING_CUT_* */

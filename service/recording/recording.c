@@ -584,15 +584,18 @@ static int recording_watch_targets(Recording *r) {
 /* Files the sandboxed helper failed on during this recording: in its
  * post-stop stages, and compiling unwind tables (the daemon's tables are
  * shared: what failed while this recording ran). */
+static uint64_t recording_unwind_helper_failures(const Recording *r) {
+        if (!r->unwinder.tables)
+                return 0;
+        return unwind_tables_get_stats(r->unwinder.tables).helper_failures - r->unwind_helper_failures_start;
+}
+
 static uint64_t recording_helper_failures(const Recording *r) {
-        uint64_t n = r->stage_results.helper_failures;
-        if (r->unwinder.tables)
-                n += unwind_tables_get_stats(r->unwinder.tables).helper_failures - r->unwind_helper_failures_start;
-        return n;
+        return r->stage_results.helper_failures + recording_unwind_helper_failures(r);
 }
 
 static void recording_write_stats(Recording *r) {
-        char buf[1536];
+        char buf[2048];
         int64_t now = now_monotonic_ns();
         /* The capture covers the sampling window, not the post-stop work:
          * a 3 s recording lasts 3 s, whatever symbolizing took after. */
@@ -606,7 +609,8 @@ static void recording_write_stats(Recording *r) {
                            "pinned_files=%zu\npin_failures=%llu\naddresses=%zu\nreason=%s\nduration_ns=%lld\n"
                            "unwind=%s\nkernel=%s\nunwound_samples=%llu\nunwound_frames=%llu\n"
                            "unwind_fp_frames=%llu\nunwind_ends=%llu\nunwind_stops_early=%llu\n"
-                           "spilled_records=%llu\nhelper_failures=%llu\n",
+                           "spilled_records=%llu\nhelper_failures=%llu\nunwind_helper_failures=%llu\n"
+                           "user_addresses=%llu\nuser_addresses_named=%llu\n",
                            (unsigned long long) r->samples, (unsigned long long) r->lost_samples,
                            (unsigned long long) r->bad_records, n_pids, pinned_files_get_n(r->pinned),
                            (unsigned long long) pinned_files_get_failures(r->pinned), n_addrs,
@@ -617,7 +621,10 @@ static void recording_write_stats(Recording *r) {
                            (unsigned long long) r->unwinder.stats.stops[UNWIND_STOP_END],
                            (unsigned long long) (r->unwinder.stats.samples - r->unwinder.stats.stops[UNWIND_STOP_END]),
                            (unsigned long long) r->spill.spilled_records,
-                           (unsigned long long) recording_helper_failures(r));
+                           (unsigned long long) recording_helper_failures(r),
+                           (unsigned long long) recording_unwind_helper_failures(r),
+                           (unsigned long long) r->stage_results.user_addresses,
+                           (unsigned long long) r->stage_results.user_named);
         /* Why user stacks ended, one line per reason ("unwind_stop_no_info=3"). */
         for (int i = 0; i < _UNWIND_STOP_MAX && len > 0 && (size_t) len < sizeof(buf); i++)
                 if (r->unwinder.stats.stops[i] > 0)
@@ -1257,6 +1264,9 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
                 .lost_samples = r->lost_samples,
                 .bad_records = r->bad_records,
                 .helper_failures = recording_helper_failures(r),
+                .unwind_helper_failures = recording_unwind_helper_failures(r),
+                .user_addresses = r->stage_results.user_addresses,
+                .user_named = r->stage_results.user_named,
                 .addresses_over_budget = address_set_get_over_limit(r->addresses),
                 .helper_budget_spent = r->stage_results.helper_budget_spent,
                 .bytes = r->writer ? capture_writer_get_bytes(r->writer) : r->final_bytes,

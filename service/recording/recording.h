@@ -179,6 +179,8 @@ typedef struct RecordingStats {
         const char *error_message; /* NULL unless it failed */
         uint64_t samples, lost_samples, bad_records, bytes;
         uint64_t helper_failures;  /* files the sandboxed helper failed on (tables and symbols) */
+        uint64_t unwind_helper_failures; /* ... of them for unwind tables: DWARF stacks missing */
+        uint64_t user_addresses, user_named; /* distinct user-space addresses symbolized, named */
         uint64_t addresses_over_budget; /* address occurrences past the budget: not symbolized */
         bool helper_budget_spent;  /* the helper's time budget ran out while symbolizing */
         size_t processes, pinned_files;

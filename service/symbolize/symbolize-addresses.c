@@ -449,9 +449,16 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
         if ((n_work > 0 || n_jit > 0) && !cut_now(o)) {
                 r = helper_client_new(&o->helper, &c);
                 if (r < 0) {
-                        /* no helper at all: every user address says why */
+                        /* no helper at all: every user address says why, and
+                         * every file (and JIT process) counts as failed on */
                         char why[256];
                         snprintf(why, sizeof why, "helper failed: cannot find periscope-helper (%s)", strerror(-r));
+                        for (size_t i = 0; i < n_work; i++)
+                                if (i == 0 || work[i].dev != work[i - 1].dev || work[i].ino != work[i - 1].ino)
+                                        st.helper_failures++;
+                        for (size_t i = 0; i < n_jit; i++)
+                                if (i == 0 || jit[i].addr->pid != jit[i - 1].addr->pid)
+                                        st.helper_failures++;
                         for (size_t i = 0; i < n_work; i++)
                                 if ((r = add_unresolved(b, &st, work[i].addr, why)) < 0)
                                         return r;
@@ -493,6 +500,8 @@ int symbolize_addresses(const SymbolizeOptions *o, const SymbolizeMapping *maps,
                 st.helper_ms = helper_client_get_busy_ms(c);
                 st.helper_budget_spent = helper_client_budget_spent(c);
         }
+        st.user_addresses = n_user;
+        st.user_resolved = st.resolved; /* the kernel's come next */
         r = symbolize_kernel(o, addrs + n_user, n_addrs - n_user, b, &st);
         if (r < 0)
                 return r;

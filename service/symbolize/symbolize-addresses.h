@@ -91,7 +91,9 @@ typedef struct SymbolizeStats {
         uint64_t unresolved;  /* marked "[unresolved: …]" */
         uint64_t files;       /* distinct files sent to the helper */
         uint64_t debug_files; /* separate debug files used */
-        uint64_t helper_failures;
+        uint64_t helper_failures; /* files (and JIT processes) the helper failed on, or could not start for */
+        uint64_t user_addresses;  /* distinct user-space addresses looked at */
+        uint64_t user_resolved;   /* ... of them named */
         uint64_t jit_named;   /* named from a perf map or jitdump */
         uint64_t helper_ms;   /* the helper's time answering (HelperClientConfig.time_budget_ms) */
         bool helper_budget_spent;

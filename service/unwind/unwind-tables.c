@@ -259,6 +259,7 @@ static void compile_request(UnwindTables *t, const CompileRequest *q) {
         int64_t t0 = now_monotonic_ms();
 
         int r = ensure_helper(t);
+        bool no_helper = r < 0; /* it cannot start: this file gets no table either */
         if (r >= 0 && q->check_build_id && !request_build_id_matches(t, q))
                 return; /* not cached under the key: it may be right for another file */
         if (r >= 0)
@@ -267,10 +268,11 @@ static void compile_request(UnwindTables *t, const CompileRequest *q) {
                 free(blob); /* a table that came as the daemon left: cached by nobody */
                 return;     /* cancelled: nothing decided */
         }
-        if (r == HELPER_CLIENT_FAILED)
+        if (r == HELPER_CLIENT_FAILED || no_helper)
                 t->stats.helper_failures++;
         if (r < 0 && r != -ENODATA)
-                log_warning("no unwind table for %s: %s", q->filename ? q->filename : "?", why ? why : strerror(-r));
+                log_warning("no unwind table for %s: %s%s", q->filename ? q->filename : "?",
+                            no_helper ? "the helper cannot start: " : "", why ? why : strerror(-r));
         /* The client validated the blob already; the cache validates again
          * because it keeps a view of exactly the bytes it owns. */
         r = unwind_table_cache_put_sliced(&t->cache, &q->key, r >= 0 ? blob : NULL, size, &table, &reason,

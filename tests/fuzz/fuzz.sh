@@ -8,7 +8,8 @@
 # parsers), so a file added there needs no edit here.
 # usage: fuzz.sh SOURCE_ROOT TARGET LIMIT [EXTRA_SEED_DIR…]
 #   TARGET: control-ring | trace-fd | mountinfo | podman-json | flatpak-info |
-#           capture-reader | helper-elf | helper-answers | jit-files | unwind-tables
+#           capture-reader | helper-elf | helper-answers | jit-files | unwind-tables |
+#           export
 #   LIMIT:  SECONDS of fuzzing, or runs:N for N inputs from seed 1 (the
 #           same inputs every time)
 # tests/fuzz/run-long.sh runs them all for longer.
@@ -90,6 +91,17 @@ unwind-tables)
         includes+=(-I"$src/protocol" -I"$src/service/unwind")
         cflags=(-DUNWIND_FUZZ_LIBFUZZER)
         max_len=8192 ;;
+export)
+        # periscope export: the model and its four writers on any capture
+        # (the report's loader under them); cli/ is a program, so its files
+        sources=("$src"/cli/export-model.c "$src"/cli/export-pprof.c "$src"/cli/export-protobuf.c
+                 "$src"/cli/export-speedscope.c "$src"/cli/export-perf-script.c "$src"/cli/export-folded.c
+                 "$src"/cli/report-load.c "$src"/cli/report-labels.c "$src"/cli/report-callgraph.c
+                 "$src"/cli/report-progress.c "$src"/cli/memory-replay.c "${capture[@]}" "${basic[@]}")
+        includes+=(-I"$src/capture" -I"$src/cli" $(pkg-config --cflags gio-2.0 json-glib-1.0))
+        cflags=(-DPERISCOPE_VERSION='"fuzz"' -Wno-missing-field-initializers)
+        libs=($(pkg-config --libs gio-2.0 json-glib-1.0) -lm)
+        max_len=131072 ;;
 *)
         echo "FAIL: unknown target '$target'"; exit 1 ;;
 esac

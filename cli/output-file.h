@@ -1,0 +1,67 @@
+/* output-file.h: opening what a user names with -o/-f, for every command
+ * that writes a file (record, report -f/--timeline, export, symbolize).
+ *   "-"                  standard output;
+ *   /dev/stdout, /dev/fd/N, /proc/self/fd/N   that fd of ours, written through;
+ *   a regular file, or nothing yet: replaced atomically: written under a
+ *       hidden temporary name beside it (.NAME.XXXXXX) and renamed over it
+ *       once complete, so a failure leaves the old file as it was; through a
+ *       symlink, the file it points to is replaced, in its own directory,
+ *       and the symlink kept;
+ *   anything else (a character device like /dev/null, a FIFO, a symlink to
+ *       one): opened and written through, never renamed over.
+ * A directory or a socket name is refused with a reason. */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <glib.h>
+
+typedef enum OutputFlags {
+        OUTPUT_BINARY = 1 << 0,   /* never a terminal */
+        OUTPUT_SEEKABLE = 1 << 1, /* the writer seeks and rewrites: what is written through is
+                                   * staged in an anonymous file and copied at commit */
+        OUTPUT_SERVICE = 1 << 2,  /* the fd goes to periscoped, which takes a regular file at
+                                   * offset 0, a pipe or a socket: anything else (a character
+                                   * device) gets a pipe that a child process copies into it */
+} OutputFlags;
+
+typedef struct OutputFile {
+        char *name;   /* for messages: the path as given, "standard output" for "-" */
+        char *target; /* replaced: the regular file (symlinks followed); else NULL */
+        char *temp;   /* replaced: its hidden temporary until committed; else NULL */
+        int fd;       /* where the writer writes (owned; a caller may take it and set -1) */
+        int sink;     /* staged: where the staged bytes go at commit; else -1 */
+        pid_t relay;  /* OUTPUT_SERVICE: the child copying the pipe into the device, or 0 */
+} OutputFile;
+
+#define OUTPUT_FILE_INIT { .fd = -1, .sink = -1 }
+
+/* Opens path for writing as above; -1 with *error naming the path. */
+int output_file_open(OutputFile *o, const char *path, OutputFlags flags, GError **error);
+
+/* The written bytes take their place: the temporary is renamed over the
+ * target, a staged file is copied through; -1 with *error. */
+int output_file_commit(OutputFile *o, GError **error);
+
+/* Closes the writer's fd and waits for the relay child to have copied
+ * everything; -1 with *error if it could not. No-op without a relay. */
+int output_file_wait_relay(OutputFile *o, GError **error);
+
+/* Removes an uncommitted temporary, closes the fds, waits for a relay;
+ * frees o's fields. */
+void output_file_finish(OutputFile *o);
+
+/* open + write everything + commit + finish. */
+int output_file_write(const char *path, const void *data, size_t size, OutputFlags flags, GError **error);
+
+/* Whether path names our standard output ("-", /dev/stdout, /dev/fd/1,
+ * /proc/self/fd/1, or a symlink to one). */
+gboolean output_file_is_stdout(const char *path);
+
+/* For a command whose messages go to standard output: when path names
+ * standard output, keeps a copy of it for the output (*ret_path becomes
+ * "/dev/fd/N", *ret_fd N, to close at the end) and points standard output at
+ * standard error, so the file is all that goes there. Else *ret_path NULL,
+ * *ret_fd -1. -1 with *error on failure. */
+int output_file_move_stdout(const char *path, char **ret_path, int *ret_fd, GError **error);

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Every writer's -o/-f (record, report -f and --timeline, export, symbolize)
+# as root on what is not a plain file: a character device made with mknod
+# stays a device, a symlink to a FIFO stays a symlink and the reader gets
+# the whole output, a symlink to a regular file stays a symlink while the
+# file it points to is replaced (nothing left beside it), /dev/stdout in a
+# pipe and '-' write to the pipe and nothing else goes there. Each output is
+# checked to be whole (a capture `periscope info` reads, an SVG that ends,
+# a gzip that unpacks).
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
+: "${PERISCOPE:?}" "${MAKE_CAPTURE:?}"
+[ "$(id -u)" = 0 ] || fail "this test must run as root (mknod, devices)"
+
+private_bus_start
+periscoped_start
+cd "$TEST_TMP"
+"$MAKE_CAPTURE" events fx.syscap >/dev/null || fail "cannot write the fixture capture"
+mknod dev c 1 3 || fail "mknod of a character device (1,3) failed"
+mkfifo fifo
+ln -s fifo to-fifo
+echo "old" >file
+ln -s file to-file
+
+# run_writer KIND OUT: one writer writing OUT
+run_writer() {
+        case $1 in
+        record) "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$2" -- sleep 0.2 ;;
+        flamegraph) "$PERISCOPE" report --no-progress -f "$2" fx.syscap ;;
+        timeline) "$PERISCOPE" report --timeline "$2" fx.syscap ;;
+        pprof) "$PERISCOPE" export --format pprof -o "$2" fx.syscap ;;
+        folded) "$PERISCOPE" export --format folded -o "$2" fx.syscap ;;
+        symbolize) "$PERISCOPE" symbolize -o "$2" fx.syscap ;;
+        esac
+}
+
+# check_whole KIND FILE: FILE holds KIND's whole output
+check_whole() {
+        case $1 in
+        record | symbolize)
+                "$PERISCOPE" info "$2" >info.txt 2>&1 || { cat info.txt; fail "$1: the output is not a whole capture"; } ;;
+        flamegraph | timeline)
+                head -c 5 "$2" | grep >/dev/null '<?xml' && tail -c 7 "$2" | grep >/dev/null '</svg>' ||
+                        fail "$1: the output is not a whole SVG ($(wc -c <"$2") bytes)" ;;
+        pprof)
+                gzip -t <"$2" 2>/dev/null || fail "$1: the output is not a whole gzip file" ;;
+        folded)
+                grep >/dev/null -E '^main;compute [0-9]+$' "$2" || fail "$1: the output lacks the folded stacks" ;;
+        esac
+}
+
+for kind in record flamegraph timeline pprof folded symbolize; do
+        # a character device: written through, still a device
+        run_writer $kind dev >out.txt 2>&1 || { cat out.txt; fail "$kind -o DEVICE failed"; }
+        [ "$(stat -c %F dev)" = "character special file" ] || fail "$kind replaced the character device: $(ls -l dev)"
+
+        # a symlink to a FIFO: the reader gets it all, the link and the FIFO stay
+        cat fifo >from-fifo &
+        reader=$!
+        run_writer $kind to-fifo >out.txt 2>&1 || { cat out.txt; kill $reader; fail "$kind -o LINK-TO-FIFO failed"; }
+        wait $reader
+        [ -L to-fifo ] && [ "$(readlink to-fifo)" = fifo ] || fail "$kind replaced the symlink to the FIFO: $(ls -l to-fifo)"
+        [ -p fifo ] || fail "$kind replaced the FIFO: $(ls -l fifo)"
+        check_whole $kind from-fifo
+
+        # a symlink to a file: the file is replaced, the link kept, no temporary left
+        echo "old" >file
+        run_writer $kind to-file >out.txt 2>&1 || { cat out.txt; fail "$kind -o LINK-TO-FILE failed"; }
+        [ -L to-file ] && [ "$(readlink to-file)" = file ] || fail "$kind replaced the symlink to the file: $(ls -l to-file)"
+        [ -f file ] && ! grep -qx old file || fail "$kind did not write the file the symlink points to"
+        check_whole $kind file
+        leftover=$(ls -A | grep '^\.' || true)
+        [ -z "$leftover" ] || fail "$kind left temporaries: $leftover"
+
+        # /dev/stdout and '-' in a pipe: the output and nothing else
+        for out in /dev/stdout -; do
+                run_writer $kind $out 2>err.txt | cat >from-pipe || { cat err.txt; fail "$kind -o $out | cat failed"; }
+                check_whole $kind from-pipe
+        done
+        [ -L /dev/stdout ] || [ -c /dev/stdout ] || fail "$kind replaced /dev/stdout: $(ls -l /dev/stdout)"
+        echo "ok: $kind: a device, a symlink to a FIFO, a symlink to a file, /dev/stdout and - in a pipe"
+done
+
+# an fd periscoped does not take (standard output appending to a file) goes
+# through the copying child too: every byte arrives
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o - -- sleep 0.2 2>err.txt >>appended.syscap ||
+        { cat err.txt; fail "record -o - >> FILE failed"; }
+check_whole record appended.syscap
+echo "ok: record -o - >> FILE is copied whole"
+
+# a binary output is never written to a terminal; a directory is refused
+if [ -e /dev/ptmx ] && command -v script >/dev/null; then
+        script -qec "$PERISCOPE symbolize -o /dev/tty $TEST_TMP/fx.syscap" /dev/null >tty.txt 2>&1 || true
+        grep >/dev/null "is a terminal and the output is binary" tty.txt || { cat tty.txt; fail "symbolize wrote a capture to a terminal"; }
+        echo "ok: a binary output is refused on a terminal"
+fi
+mkdir adir
+"$PERISCOPE" export --format folded -o adir fx.syscap 2>err.txt && fail "export -o DIRECTORY succeeded"
+grep >/dev/null "adir is a directory" err.txt || { cat err.txt; fail "export -o DIRECTORY does not say why"; }
+echo "ok: a directory is refused with a reason"
