@@ -10,6 +10,8 @@
 #include "memory-replay.h"
 #include "report-progress.h"
 
+static guint32 thread_lookup(ReportProfile *p, int32_t pid, int32_t tid, int64_t time);
+
 /* One name of a thread from a thread-name frame. */
 typedef struct ReportRename {
         int64_t time;
@@ -59,6 +61,7 @@ void report_profile_free(ReportProfile *p) {
         g_clear_pointer(&p->renames, g_hash_table_unref);
         g_clear_pointer(&p->threads, g_ptr_array_unref);
         g_clear_pointer(&p->thread_index, g_hash_table_unref);
+        g_clear_pointer(&p->thread_cache, g_hash_table_unref);
         symbol_table_free(p->symbols);
         g_free(p->symbols_error);
         g_free(p->load_warning);
@@ -230,6 +233,7 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
         p->renames = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
         p->threads = g_ptr_array_new_with_free_func(thread_free);
         p->thread_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        p->thread_cache = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 
         CaptureReader *reader = NULL;
         char *msg = NULL;
@@ -303,7 +307,43 @@ const char *report_profile_thread_name(const ReportProfile *p, int32_t pid, int3
         return name;
 }
 
+/* The times around time at which tid's or pid's name changes: [*lo, *hi). */
+static void name_interval(const ReportProfile *p, int32_t tid, int64_t time, int64_t *lo, int64_t *hi) {
+        GArray *a = g_hash_table_lookup(p->renames, GINT_TO_POINTER(tid));
+        for (guint i = 0; a && i < a->len; i++) {
+                int64_t t = g_array_index(a, ReportRename, i).time;
+                if (t <= time)
+                        *lo = MAX(*lo, t);
+                else
+                        *hi = MIN(*hi, t);
+        }
+}
+
+/* The last answer of report_profile_thread_at() for a tid, while no
+ * rename of the thread or of its process's main thread falls between. */
+typedef struct ThreadCache {
+        int32_t pid;
+        int64_t lo, hi;
+        guint32 index;
+} ThreadCache;
+
 guint32 report_profile_thread_at(ReportProfile *p, int32_t pid, int32_t tid, int64_t time) {
+        ThreadCache *c = g_hash_table_lookup(p->thread_cache, GINT_TO_POINTER(tid));
+        if (c && c->pid == pid && time >= c->lo && time < c->hi)
+                return c->index;
+        if (!c) {
+                c = g_new(ThreadCache, 1);
+                g_hash_table_insert(p->thread_cache, GINT_TO_POINTER(tid), c);
+        }
+        *c = (ThreadCache) { .pid = pid, .lo = G_MININT64, .hi = G_MAXINT64 };
+        name_interval(p, tid, time, &c->lo, &c->hi);
+        if (pid != tid)
+                name_interval(p, pid, time, &c->lo, &c->hi);
+        c->index = thread_lookup(p, pid, tid, time);
+        return c->index;
+}
+
+static guint32 thread_lookup(ReportProfile *p, int32_t pid, int32_t tid, int64_t time) {
         gboolean named;
         const char *name = report_profile_thread_name(p, pid, tid, time, &named);
         char fallback[32], key[256]; /* per sample: no allocation unless the thread is new */
