@@ -75,7 +75,11 @@ gboolean report_filter_match(const ReportProfile *p, const ReportFilter *f, int3
                         return FALSE;
         }
         if (report_filter_has_tids(f)) {
-                /* frames of a whole process (marks, counters...): those of the threads' processes */
+                /* frames of a whole process (marks, counters...): those of the threads' processes,
+                 * known from their samples or their names */
+                for (guint i = 0; i < f->tids->len; i++)
+                        if (report_profile_thread_of(p, g_array_index(f->tids, int32_t, i), pid))
+                                return TRUE;
                 for (guint i = 0; i < p->threads->len; i++) {
                         const ReportThread *t = g_ptr_array_index(p->threads, i);
                         if (t->pid == pid && report_filter_match_thread(p, f, pid, t->tid))

@@ -307,6 +307,14 @@ const char *report_profile_thread_name(const ReportProfile *p, int32_t pid, int3
         return name;
 }
 
+gboolean report_profile_thread_of(const ReportProfile *p, int32_t tid, int32_t pid) {
+        GArray *a = g_hash_table_lookup(p->renames, GINT_TO_POINTER(tid));
+        for (guint i = 0; a && i < a->len; i++)
+                if (g_array_index(a, ReportRename, i).pid == pid)
+                        return TRUE;
+        return FALSE;
+}
+
 /* The times around time at which tid's or pid's name changes: [*lo, *hi). */
 static void name_interval(const ReportProfile *p, int32_t tid, int64_t time, int64_t *lo, int64_t *hi) {
         GArray *a = g_hash_table_lookup(p->renames, GINT_TO_POINTER(tid));

@@ -90,6 +90,9 @@ const char *report_profile_get_comm(const ReportProfile *p, int32_t pid);
 const char *report_profile_thread_name(const ReportProfile *p, int32_t pid, int32_t tid, int64_t time,
                                        gboolean *ret_named);
 
+/* Whether a thread-name frame says tid is a thread of pid. */
+gboolean report_profile_thread_of(const ReportProfile *p, int32_t tid, int32_t pid);
+
 /* The index into p->threads of (pid, tid) named name at time. */
 guint32 report_profile_thread_at(ReportProfile *p, int32_t pid, int32_t tid, int64_t time);
 
