@@ -199,7 +199,7 @@ int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
         return container_frames_write(w, pinned_files_get_resolver(pinned), time, pid);
 }
 
-int process_frames_write_threads(CaptureWriter *w, int64_t time, pid_t pid) {
+int process_frames_write_threads(CaptureWriter *w, ThreadTable *names, int64_t time, pid_t pid) {
         char path[64];
         snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
         _cleanup_closedir_ DIR *d = opendir(path);
@@ -216,21 +216,47 @@ int process_frames_write_threads(CaptureWriter *w, int64_t time, pid_t pid) {
                 if (name[n - 1] == '\n')
                         n--;
                 name[n] = 0;
-                int r = capture_writer_add_thread_name(w, time, -1, (int32_t) pid, (int32_t) tid, name, false);
+                int r = thread_table_set(names, (int32_t) tid, name);
+                if (r < 0)
+                        return r;
+                r = capture_writer_add_thread_name(w, time, -1, (int32_t) pid, (int32_t) tid, name, false);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-int process_frames_write_thread_name(CaptureWriter *w, const PerfComm *c) {
+int process_frames_write_thread_name(CaptureWriter *w, ThreadTable *names, const PerfComm *c) {
         /* every rename of a thread (prctl(PR_SET_NAME), exec): once, not per sample */
+        int r = thread_table_set(names, (int32_t) c->tid, c->comm);
+        if (r < 0)
+                return r;
         return capture_writer_add_thread_name(w, (int64_t) c->id.time, (int) c->id.cpu, (int32_t) c->pid,
                                               (int32_t) c->tid, c->comm, c->exec);
 }
 
+int process_frames_write_thread_task(CaptureWriter *w, ThreadTable *names, const PerfTask *t, bool fork) {
+        if (!fork) {
+                thread_table_remove(names, (int32_t) t->tid);
+                return 0;
+        }
+        if (t->tid == t->ptid)
+                return 0;
+        const char *name = thread_table_get(names, (int32_t) t->ptid);
+        if (!name)
+                return 0;
+        /* copied: setting the new thread's entry may move the creator's */
+        char inherited[CAPTURE_THREAD_NAME_MAX + 1];
+        snprintf(inherited, sizeof(inherited), "%s", name);
+        int r = thread_table_set(names, (int32_t) t->tid, inherited);
+        if (r < 0)
+                return r;
+        return capture_writer_add_thread_name(w, (int64_t) t->time, (int) t->id.cpu, (int32_t) t->pid,
+                                              (int32_t) t->tid, inherited, false);
+}
+
 int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
-                         bool thread_names, void (*between)(void *userdata), void *userdata) {
+                         ThreadTable *thread_names, void (*between)(void *userdata), void *userdata) {
         _cleanup_closedir_ DIR *d = opendir("/proc");
         if (!d)
                 return -errno;
@@ -239,7 +265,7 @@ int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *p
         while (proc_dir_next_pid(d, &pid, NULL)) {
                 r = process_frames_write(w, maps, pinned, time, pid, NULL);
                 if (r >= 0 && thread_names)
-                        r = process_frames_write_threads(w, time, pid);
+                        r = process_frames_write_threads(w, thread_names, time, pid);
                 if (between)
                         between(userdata);
                 if (r == -ESRCH || r == -EACCES) {

@@ -185,7 +185,7 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
         int ret = process_frames_write_exec(r->writer, r->maps, &c);
         if (ret < 0)
                 return ret;
-        return process_frames_write_thread_name(r->writer, &c);
+        return process_frames_write_thread_name(r->writer, r->thread_names, &c);
 }
 
 static int recording_add_process_tasks(Recording *r, pid_t pid);
@@ -225,7 +225,7 @@ static int recording_exec_lost_events(Recording *r, pid_t pid) {
         int64_t now = now_monotonic_ns();
         ret = process_frames_write(r->writer, r->maps, r->pinned, now, pid, NULL);
         if (ret >= 0)
-                ret = process_frames_write_threads(r->writer, now, pid);
+                ret = process_frames_write_threads(r->writer, r->thread_names, now, pid);
         if (ret < 0 && ret != -ESRCH)
                 return ret;
         log_recording(LOG_INFO, r->id, "process %d exec'd a program with other privileges (the kernel stopped "
@@ -262,6 +262,9 @@ static int recording_handle_task(Recording *r, const struct perf_event_header *h
                 if (ret < 0)
                         return ret;
         }
+        int ret = process_frames_write_thread_task(r->writer, r->thread_names, &t, h->type == PERF_RECORD_FORK);
+        if (ret < 0)
+                return ret;
         return process_frames_write_task(r->writer, r->maps, &t, h->type == PERF_RECORD_FORK);
 }
 
@@ -425,7 +428,7 @@ static int recording_join_process(pid_t pid, void *userdata) {
         }
         ret = process_frames_write(r->writer, r->maps, r->pinned, time, pid, NULL);
         if (ret >= 0)
-                ret = process_frames_write_threads(r->writer, time, pid);
+                ret = process_frames_write_threads(r->writer, r->thread_names, time, pid);
         if (ret < 0 && ret != -ESRCH) {
                 /* The capture itself failed: the recording ends with it. */
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
@@ -984,7 +987,7 @@ static void spill_between(void *userdata) {
 static int recording_snapshot(Recording *r) {
         int ret;
         if (r->options.system) {
-                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, true, spill_between, r);
+                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, r->thread_names, spill_between, r);
                 return ret < 0 ? ret : 0;
         }
         for (size_t i = 0; i <= r->options.n_pids; i++) {
@@ -999,7 +1002,7 @@ static int recording_snapshot(Recording *r) {
                                        held ? &r->command_cmdline : NULL);
                 /* the command's name comes with its exec */
                 if (ret >= 0 && !held)
-                        ret = process_frames_write_threads(r->writer, r->start_time, pid);
+                        ret = process_frames_write_threads(r->writer, r->thread_names, r->start_time, pid);
                 if (ret < 0 && ret != -ESRCH)
                         return ret;
         }
@@ -1087,7 +1090,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if (r->options.kernel == 0)
                 r->kernel = false;
 
-        if ((r_ = process_maps_new(&r->maps)) < 0 ||
+        if ((r_ = process_maps_new(&r->maps)) < 0 || (r_ = thread_table_new(&r->thread_names)) < 0 ||
             (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
             (r_ = jit_files_new(setup->max_pinned_files / 4 + 1, &r->jit_files)) < 0 ||
             (r_ = address_set_new(&r->addresses)) < 0 || (r_ = recording_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
@@ -1234,6 +1237,7 @@ Recording *recording_free(Recording *r) {
         perf_spill_done(&r->spill);
         container_follow_free(r->follow);
         process_maps_free(r->maps);
+        thread_table_free(r->thread_names);
         pinned_files_free(r->pinned);
         jit_files_free(r->jit_files);
         resolver_free(r->resolver);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Thread names through a real recording: workload-threads runs "main-loop",
 # "worker-1" and a thread that starts as "starting" and renames itself
-# "worker-2" halfway (each burning its own function for the same CPU time).
+# "worker-2" halfway (each burning its own function for the same CPU time),
+# and a thread worker-1 starts that never names itself (it inherits
+# "worker-1", as the kernel copies the creator's comm).
 #   - the capture holds every name (periscope info; libsysprof-capture-4
 #     reads it like ours);
 #   - report --by-thread: one row per thread and name with its share
@@ -21,14 +23,16 @@ speedscope_app
 _record workload-threads workload-threads.c -o "$TEST_TMP/threads.syscap" -- "$TEST_TMP/workload-threads" 2
 cap=$TEST_TMP/threads.syscap
 tids() { sed -n "s/^tid $1 \([0-9]*\)$/\1/p" "$TEST_TMP/record.out"; }
-pid=$(tids main-loop) one=$(tids worker-1) two=$(tids starting)
-[ -n "$pid" ] && [ -n "$one" ] && [ -n "$two" ] || { cat "$TEST_TMP/record.out"; fail "the workload did not say its tids"; }
-echo "threads: main-loop $pid, worker-1 $one, starting/worker-2 $two"
+pid=$(tids main-loop) one=$(tids worker-1) two=$(tids starting) child=$(tids inherited)
+[ -n "$pid" ] && [ -n "$one" ] && [ -n "$two" ] && [ -n "$child" ] ||
+        { cat "$TEST_TMP/record.out"; fail "the workload did not say its tids"; }
+echo "threads: main-loop $pid, worker-1 $one, starting/worker-2 $two, inherited $child"
 
 "$SYSPROF_COMPARE" --compare "$cap" || fail "libsysprof-capture-4 does not read the capture as we do"
 "$PERISCOPE" info "$cap" >"$TEST_TMP/info.txt" || fail "info failed"
-grep -F "main-loop (tid $pid), worker-1 (tid $one), starting → worker-2 (tid $two)" "$TEST_TMP/info.txt" >/dev/null ||
-        { cat "$TEST_TMP/info.txt"; fail "periscope info does not list the threads' names"; }
+for t in "main-loop (tid $pid)" "worker-1 (tid $one)" "starting → worker-2 (tid $two)" "worker-1 (tid $child)"; do
+        grep -F "$t" "$TEST_TMP/info.txt" >/dev/null || { cat "$TEST_TMP/info.txt"; fail "periscope info does not list $t"; }
+done
 
 r() { "$PERISCOPE" report --no-progress "$@" || fail "report $* failed"; }
 r --by-thread "$cap" >"$TEST_TMP/by-thread.txt"
@@ -51,9 +55,9 @@ pprof -tagfocus "tid=$two" -tagignore "thread=starting" -top "$TEST_TMP/threads.
 "$MAKE_SYSPROF_CAPTURE" "$TEST_TMP/sysprof.syscap" || fail "make-sysprof-capture failed"
 r --by-thread "$TEST_TMP/sysprof.syscap" >"$TEST_TMP/sysprof.txt"
 
-"$PYTHON" - "$TEST_TMP" "$pid" "$one" "$two" <<'PY'
+"$PYTHON" - "$TEST_TMP" "$pid" "$one" "$two" "$child" <<'PY'
 import json, re, sys
-tmp, pid, one, two = sys.argv[1], *map(int, sys.argv[2:5])
+tmp, pid, one, two, child = sys.argv[1], *map(int, sys.argv[2:6])
 failures = []
 def check(cond, what, text=""):
     if not cond:
@@ -68,8 +72,10 @@ def rows(text):
     return {(int(m.group(3)), m.group(5)): (int(m.group(1)), float(m.group(2)), m.group(6), float(m.group(7)))
             for m in map(row.match, text.splitlines()) if m}
 by = rows(read("by-thread.txt"))
-want = {(pid, "main-loop"): (100 / 3, "main_burn"), (one, "worker-1"): (100 / 3, "worker_one_burn"),
-        (two, "starting"): (100 / 6, "starting_burn"), (two, "worker-2"): (100 / 6, "worker_two_burn")}
+# CPU seconds: 2 + 2 + 1 + 1 + 0.5
+want = {(pid, "main-loop"): (200 / 6.5, "main_burn"), (one, "worker-1"): (200 / 6.5, "worker_one_burn"),
+        (two, "starting"): (100 / 6.5, "starting_burn"), (two, "worker-2"): (100 / 6.5, "worker_two_burn"),
+        (child, "worker-1"): (50 / 6.5, "inherited_burn")}
 for key, (share, top) in want.items():
     got = by.get(key)
     check(got is not None, f"--by-thread has no row for {key}", read("by-thread.txt"))
@@ -118,21 +124,24 @@ doc = json.load(open(f"{tmp}/threads.speedscope.json"))
 profiles = {p["name"]: len(p["samples"]) for p in doc["profiles"]}
 expect = {f"main-loop (tid {pid}, pid {pid})": by[(pid, "main-loop")][0],
           f"worker-1 (tid {one}, pid {pid})": by[(one, "worker-1")][0],
+          f"worker-1 (tid {child}, pid {pid})": by[(child, "worker-1")][0],
           f"starting → worker-2 (tid {two}, pid {pid})": by[(two, "starting")][0] + by[(two, "worker-2")][0]}
 for name, n in expect.items():
-    check(profiles.get(name, 0) >= n, f"speedscope: profile {name!r} has {profiles.get(name)} samples, "
-          f"expected {n}: {profiles}")
+    # the main thread may have a sample under its exec name first: "workload-thread → main-loop (…)"
+    got = [k for k in profiles if k == name or k.endswith(" → " + name)]
+    check(len(got) == 1 and profiles[got[0]] >= n, f"speedscope: profile {name!r} has "
+          f"{profiles.get(got[0]) if got else None} samples, expected {n}: {profiles}")
 first = doc["profiles"][0]
 frames = doc["shared"]["frames"]
 burns = {frames[i]["name"] for st in first["samples"] for i in st} & {
-    "main_burn", "worker_one_burn", "starting_burn", "worker_two_burn"}
+    "main_burn", "worker_one_burn", "starting_burn", "worker_two_burn", "inherited_burn"}
 open(f"{tmp}/first-profile-functions", "w").write(" ".join(sorted(burns)) + "\n")
 
 # pprof: labels thread (string) and tid (number)
 tags = read("tags.txt")
 for name in ("main-loop", "worker-1", "starting", "worker-2"):
     check(re.search(r"\):\s+" + re.escape(name) + r"\s*$", tags, re.M), f"pprof -tags lacks thread {name}", tags)
-for tid in (pid, one, two):
+for tid in (pid, one, two, child):
     check(re.search(r"\):\s+%d\s*$" % tid, tags, re.M), f"pprof -tags lacks tid {tid}", tags)
 check(re.search(r"^\s*thread: Total", tags, re.M) and re.search(r"^\s*tid: Total", tags, re.M),
       "pprof -tags has no thread or tid label", tags)

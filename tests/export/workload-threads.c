@@ -1,9 +1,11 @@
-/* workload-threads.c: three named threads burning known functions, for the
+/* workload-threads.c: named threads burning known functions, for the
  * thread-name tests. The main thread is "main-loop" and burns main_burn;
  * "worker-1" burns worker_one_burn; the third thread starts as "starting",
  * burns starting_burn for the first half, then renames itself "worker-2"
- * and burns worker_two_burn. Every thread burns for about SECONDS (argv[1],
- * default 2) of CPU time; they print their tids as "tid NAME TID". */
+ * and burns worker_two_burn. These burn for SECONDS (argv[1], default 2) of
+ * CPU time each. worker-1 first starts a thread that never names itself
+ * (it inherits "worker-1") and burns inherited_burn for SECONDS / 4. Each
+ * prints its tid as "tid NAME TID" ("tid inherited TID"). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -34,16 +36,27 @@ BURNER(main_burn, 3u)
 BURNER(worker_one_burn, 5u)
 BURNER(starting_burn, 7u)
 BURNER(worker_two_burn, 11u)
+BURNER(inherited_burn, 13u)
 
 static void say_tid(const char *name) {
         printf("tid %s %d\n", name, (int) gettid());
         fflush(stdout);
 }
 
+static void *inherited(void *arg) {
+        say_tid("inherited");
+        inherited_burn(cpu_now() + seconds / 4);
+        return NULL;
+}
+
 static void *worker_one(void *arg) {
         pthread_setname_np(pthread_self(), "worker-1");
         say_tid("worker-1");
+        pthread_t child;
+        if (pthread_create(&child, NULL, inherited, NULL) != 0)
+                exit(1);
         worker_one_burn(cpu_now() + seconds);
+        pthread_join(child, NULL);
         return NULL;
 }
 
