@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int capture_writer_add_thread_name(CaptureWriter *w, int64_t time, int cpu, int32_t pid, int32_t tid,
-                                   const char *name, bool exec) {
+int capture_writer_add_thread_name(CaptureWriter *w, int64_t time, int cpu, int32_t pid, int32_t tid, const char *name,
+                                   bool exec) {
         char buf[64 + CAPTURE_THREAD_NAME_MAX];
         if (!name || tid <= 0)
                 return -EINVAL;

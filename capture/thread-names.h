@@ -15,8 +15,8 @@
 
 /* Writes that thread tid of process pid is called name from time on
  * (exec: the name came with an exec). */
-int capture_writer_add_thread_name(CaptureWriter *w, int64_t time, int cpu, int32_t pid, int32_t tid,
-                                   const char *name, bool exec);
+int capture_writer_add_thread_name(CaptureWriter *w, int64_t time, int cpu, int32_t pid, int32_t tid, const char *name,
+                                   bool exec);
 
 /* Whether f is a thread-name frame: 1 with the tid, the name (into f's text)
  * and its length, 0 if it is another frame, -EBADMSG if it is malformed. */

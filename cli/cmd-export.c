@@ -72,13 +72,22 @@ int cmd_export(int argc, char **argv) {
         gboolean memory = FALSE, cpu = FALSE, thread_root = FALSE;
         const GOptionEntry entries[] = {
                 { "format", 'F', 0, G_OPTION_ARG_STRING, &format_name, "Output format: " FORMAT_LIST, "FORMAT" },
-                { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
-                { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Only samples of these processes (repeatable, or comma-separated)", "PID" },
-                { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &comms, "Only samples of processes with this name (repeatable)", "NAME" },
-                { "tid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &tid_args, "Only samples of these threads (repeatable, or comma-separated)", "TID" },
-                { "thread-root", 0, 0, G_OPTION_ARG_NONE, &thread_root, "folded: start each stack with a \"name (tid N)\" frame for its thread", NULL },
-                { "memory", 0, 0, G_OPTION_ARG_NONE, &memory, "Export the allocations (periscope record --memory); the default when the capture has any", NULL },
-                { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu, "Export the CPU samples of a capture that also has allocations (by default its allocations are exported)", NULL },
+                { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)",
+                  "FILE" },
+                { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args,
+                  "Only samples of these processes (repeatable, or comma-separated)", "PID" },
+                { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &comms,
+                  "Only samples of processes with this name (repeatable)", "NAME" },
+                { "tid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &tid_args,
+                  "Only samples of these threads (repeatable, or comma-separated)", "TID" },
+                { "thread-root", 0, 0, G_OPTION_ARG_NONE, &thread_root,
+                  "folded: start each stack with a \"name (tid N)\" frame for its thread", NULL },
+                { "memory", 0, 0, G_OPTION_ARG_NONE, &memory,
+                  "Export the allocations (periscope record --memory); the default when the capture has any", NULL },
+                { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu,
+                  "Export the CPU samples of a capture that also has allocations (by default its allocations are "
+                  "exported)",
+                  NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("CAPTURE — convert a capture for other profilers' tools");

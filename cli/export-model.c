@@ -227,8 +227,8 @@ static guint add_stack(ExportModel *m, int32_t pid, const uint64_t *addrs, guint
 
 static void add_sample(ExportModel *m, const CaptureFrame *f, int32_t tid, const uint64_t *addrs, guint32 n,
                        int64_t value, uint64_t block) {
-        ExportSample s = { .time = f->time, .pid = f->pid, .tid = tid, .cpu = f->cpu, .value = value, .block = block,
-                           .thread = report_profile_thread_at(m->report, f->pid, tid, f->time) };
+        ExportSample s = { .time = f->time, .pid = f->pid, .tid = tid, .cpu = f->cpu, .value = value, .block = block };
+        s.thread = report_profile_thread_at(m->report, f->pid, tid, f->time);
         s.first = m->stack_locations->len;
         s.n = add_stack(m, f->pid, addrs, n);
         g_array_append_val(m->samples, s);

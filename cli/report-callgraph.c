@@ -115,7 +115,8 @@ static guint stack_hash(gconstpointer v) {
 
 static gboolean stack_equal(gconstpointer a, gconstpointer b) {
         const ReportStack *x = a, *y = b;
-        return x->pid == y->pid && x->thread == y->thread && x->n == y->n && memcmp(x->ids, y->ids, x->n * sizeof(guint)) == 0;
+        return x->pid == y->pid && x->thread == y->thread && x->n == y->n &&
+               memcmp(x->ids, y->ids, x->n * sizeof(guint)) == 0;
 }
 
 ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const ReportFilter *filter, gboolean progress) {

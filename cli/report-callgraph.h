@@ -26,7 +26,7 @@ typedef struct ReportFilter {
         gboolean lines; /* one frame per source line (see report_labels_new) */
         gboolean process_root;  /* the call tree starts with one "comm (pid N)" frame per process */
         gboolean folded_process_root; /* so do folded stacks (only when asked: machine output stays stable) */
-        gboolean thread_root;   /* then one "name (tid N)" frame per thread, in the tree and folded stacks */
+        gboolean thread_root;         /* then one "name (tid N)" frame per thread, in the tree and folded stacks */
         GHashTable *groups;     /* pid → char* container label: a frame above the process; or NULL */
 } ReportFilter;
 

@@ -124,7 +124,9 @@ static void add_frame(ReportProfile *p, const CaptureFrame *f, MemoryReplay *rep
         switch (f->type) {
         case CAPTURE_FRAME_SAMPLE:
                 if (p->weight == REPORT_WEIGHT_SAMPLES)
-                        count_stack(p, intern_stack(p, f->pid, f->sample.tid, f->time, f->sample.addrs, f->sample.n_addrs), 1);
+                        count_stack(p,
+                                    intern_stack(p, f->pid, f->sample.tid, f->time, f->sample.addrs, f->sample.n_addrs),
+                                    1);
                 break;
         case CAPTURE_FRAME_ALLOCATION:
                 if (p->weight == REPORT_WEIGHT_SAMPLES)
@@ -132,14 +134,17 @@ static void add_frame(ReportProfile *p, const CaptureFrame *f, MemoryReplay *rep
                 /* frees (size 0) carry no stack worth weighing */
                 if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES) {
                         if (f->allocation.alloc_size > 0)
-                                count_stack(p, intern_stack(p, f->pid, f->allocation.tid, f->time, f->allocation.addrs, f->allocation.n_addrs),
+                                count_stack(p,
+                                            intern_stack(p, f->pid, f->allocation.tid, f->time, f->allocation.addrs,
+                                                         f->allocation.n_addrs),
                                             (guint64) f->allocation.alloc_size);
                         break;
                 }
                 /* leaked or temporary: known once every free is seen */
                 memory_replay_add(replay, f,
                                   f->allocation.alloc_size > 0
-                                          ? intern_stack(p, f->pid, f->allocation.tid, f->time, f->allocation.addrs, f->allocation.n_addrs)
+                                          ? intern_stack(p, f->pid, f->allocation.tid, f->time, f->allocation.addrs,
+                                                         f->allocation.n_addrs)
                                           : NULL);
                 break;
         case CAPTURE_FRAME_PROCESS:
@@ -343,7 +348,7 @@ guint32 report_profile_thread_at(ReportProfile *p, int32_t pid, int32_t tid, int
                 c = g_new(ThreadCache, 1);
                 g_hash_table_insert(p->thread_cache, GINT_TO_POINTER(tid), c);
         }
-        *c = (ThreadCache) { .pid = pid, .lo = G_MININT64, .hi = G_MAXINT64 };
+        *c = (ThreadCache){ .pid = pid, .lo = G_MININT64, .hi = G_MAXINT64 };
         name_interval(p, tid, time, &c->lo, &c->hi);
         if (pid != tid)
                 name_interval(p, pid, time, &c->lo, &c->hi);
@@ -360,13 +365,13 @@ static guint32 thread_lookup(ReportProfile *p, int32_t pid, int32_t tid, int64_t
                 name = fallback;
         }
         int n = snprintf(key, sizeof(key), "%d/%d/%d/%s", (int) pid, (int) tid, (int) named, name);
-        g_autofree char *long_key = n >= (int) sizeof(key) ? g_strdup_printf("%d/%d/%d/%s", (int) pid, (int) tid,
-                                                                            (int) named, name) : NULL;
+        g_autofree char *long_key =
+                n >= (int) sizeof(key) ? g_strdup_printf("%d/%d/%d/%s", (int) pid, (int) tid, (int) named, name) : NULL;
         gpointer have = g_hash_table_lookup(p->thread_index, long_key ? long_key : key);
         if (have)
                 return GPOINTER_TO_UINT(have) - 1;
         ReportThread *t = g_new(ReportThread, 1);
-        *t = (ReportThread) { .pid = pid, .tid = tid, .name = g_strdup(name), .named = named };
+        *t = (ReportThread){ .pid = pid, .tid = tid, .name = g_strdup(name), .named = named };
         g_ptr_array_add(p->threads, t);
         g_hash_table_insert(p->thread_index, long_key ? g_steal_pointer(&long_key) : g_strdup(key),
                             GUINT_TO_POINTER(p->threads->len));

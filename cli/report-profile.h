@@ -17,8 +17,8 @@ typedef struct ReportMap {
  * markers, exactly as in the SAMPLE frames. */
 typedef struct ReportRawStack {
         int32_t pid;
-        int32_t tid;     /* the thread (SAMPLE/ALLOCATION tid) */
-        guint32 thread;  /* its name at the sample's time: index into ReportProfile.threads */
+        int32_t tid;    /* the thread (SAMPLE/ALLOCATION tid) */
+        guint32 thread; /* its name at the sample's time: index into ReportProfile.threads */
         guint32 n_addrs;
         guint64 count;   /* the weight: samples, or bytes */
         guint64 events;  /* the samples or allocations that had this stack */

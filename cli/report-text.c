@@ -396,9 +396,9 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
 }
 
 typedef struct ThreadRow {
-        guint32 thread;   /* index into ReportProfile.threads */
+        guint32 thread; /* index into ReportProfile.threads */
         guint64 count;
-        guint top;        /* label with the most self samples, G_MAXUINT: none */
+        guint top; /* label with the most self samples, G_MAXUINT: none */
         guint64 top_self;
 } ThreadRow;
 
@@ -407,7 +407,8 @@ static int thread_row_cmp(gconstpointer a, gconstpointer b, gpointer profile) {
         if (x->count != y->count)
                 return x->count > y->count ? -1 : 1;
         const ReportProfile *p = profile;
-        const ReportThread *tx = g_ptr_array_index(p->threads, x->thread), *ty = g_ptr_array_index(p->threads, y->thread);
+        const ReportThread *tx = g_ptr_array_index(p->threads, x->thread),
+                           *ty = g_ptr_array_index(p->threads, y->thread);
         if (tx->tid != ty->tid)
                 return tx->tid < ty->tid ? -1 : 1;
         return strcmp(tx->name, ty->name);
@@ -437,8 +438,8 @@ void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
                 }
                 *c += s->count;
                 const char *text = label_text(g, s->ids[s->n - 1]);
-                if (*c > r->top_self || (*c == r->top_self && r->top != G_MAXUINT &&
-                                         strcmp(text, label_text(g, r->top)) < 0)) {
+                if (*c > r->top_self ||
+                    (*c == r->top_self && r->top != G_MAXUINT && strcmp(text, label_text(g, r->top)) < 0)) {
                         r->top_self = *c;
                         r->top = s->ids[s->n - 1];
                 }

@@ -251,12 +251,12 @@ int process_frames_write_thread_task(CaptureWriter *w, ThreadTable *names, const
         int r = thread_table_set(names, (int32_t) t->tid, inherited);
         if (r < 0)
                 return r;
-        return capture_writer_add_thread_name(w, (int64_t) t->time, (int) t->id.cpu, (int32_t) t->pid,
-                                              (int32_t) t->tid, inherited, false);
+        return capture_writer_add_thread_name(w, (int64_t) t->time, (int) t->id.cpu, (int32_t) t->pid, (int32_t) t->tid,
+                                              inherited, false);
 }
 
 int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
-                         ThreadTable *thread_names, void (*between)(void *userdata), void *userdata) {
+                             ThreadTable *thread_names, void (*between)(void *userdata), void *userdata) {
         _cleanup_closedir_ DIR *d = opendir("/proc");
         if (!d)
                 return -errno;

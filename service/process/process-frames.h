@@ -26,7 +26,7 @@ int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
  * `between` (may be NULL) runs after each process: with thousands of
  * processes the snapshot takes long enough for armed perf rings to fill. */
 int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
-                         ThreadTable *thread_names, void (*between)(void *userdata), void *userdata);
+                             ThreadTable *thread_names, void (*between)(void *userdata), void *userdata);
 
 /* The name (comm) of every thread of pid now, from /proc/PID/task/TID/comm,
  * as thread-name frames at time, kept in names: -ESRCH if pid is gone. */

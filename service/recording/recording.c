@@ -987,7 +987,8 @@ static void spill_between(void *userdata) {
 static int recording_snapshot(Recording *r) {
         int ret;
         if (r->options.system) {
-                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, r->thread_names, spill_between, r);
+                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, r->thread_names,
+                                               spill_between, r);
                 return ret < 0 ? ret : 0;
         }
         for (size_t i = 0; i <= r->options.n_pids; i++) {
@@ -1093,7 +1094,8 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if ((r_ = process_maps_new(&r->maps)) < 0 || (r_ = thread_table_new(&r->thread_names)) < 0 ||
             (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
             (r_ = jit_files_new(setup->max_pinned_files / 4 + 1, &r->jit_files)) < 0 ||
-            (r_ = address_set_new(&r->addresses)) < 0 || (r_ = recording_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
+            (r_ = address_set_new(&r->addresses)) < 0 ||
+            (r_ = recording_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
                 goto fail;
         address_set_set_limit(r->addresses, r->budgets.max_addresses);
         pinned_files_set_resolver(r->pinned, r->resolver);

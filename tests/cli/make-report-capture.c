@@ -162,12 +162,17 @@ static void add_threads(CaptureWriter *w, int64_t *t) {
         MUST(capture_writer_add_thread_name(w, 1000000, -1, 300, 101, "elsewhere", false));
         static const char *const bad[] = { "tid=abc\nname=x", "tid=101\nnom=x", "name=x", "tid=-4\nname=x", "" };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-                MUST(capture_writer_add_metadata(w, 1000000, -1, FX_APP, CAPTURE_THREAD_NAME_ID, bad[i], strlen(bad[i])));
+                MUST(capture_writer_add_metadata(w, 1000000, -1, FX_APP, CAPTURE_THREAD_NAME_ID, bad[i],
+                                                 strlen(bad[i])));
 }
 
 int main(int argc, char **argv) {
         if (argc < 3) {
-                fprintf(stderr, "usage: %s ours|nosyms|badtable|big|grown|events|memory|dupmaps|longcmd|container|bracketed|threads OUT [N]\n", argv[0]);
+                fprintf(stderr,
+                        "usage: %s "
+                        "ours|nosyms|badtable|big|grown|events|memory|dupmaps|longcmd|container|bracketed|threads OUT "
+                        "[N]\n",
+                        argv[0]);
                 return 2;
         }
         const char *mode = argv[1];

@@ -22,13 +22,13 @@ static double cpu_now(void) {
         return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
-#define BURNER(name, k)                                               \
-        __attribute__((noinline)) static unsigned long name(double until) { \
-                volatile unsigned long x = 0;                                \
-                while (cpu_now() < until)                                    \
-                        for (int i = 0; i < 100000; i++)                     \
-                                x += (unsigned long) i * k;                  \
-                return x;                                                    \
+#define BURNER(name, k)                                                                                                \
+        __attribute__((noinline)) static unsigned long name(double until) {                                            \
+                volatile unsigned long x = 0;                                                                          \
+                while (cpu_now() < until)                                                                              \
+                        for (int i = 0; i < 100000; i++)                                                               \
+                                x += (unsigned long) i * k;                                                            \
+                return x;                                                                                              \
         }
 
 /* different constants: the compiler cannot fold them into one */

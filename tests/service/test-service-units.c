@@ -601,6 +601,7 @@ int main(void) {
                 fprintf(stderr, "%d checks failed\n", failures);
                 return 1;
         }
-        printf("ok: ring reader, record decoding, spill, stacks, process maps, address set and its budget, sorting in slices, pinned files, thread names\n");
+        printf("ok: ring reader, record decoding, spill, stacks, process maps, address set and its budget, sorting in "
+               "slices, pinned files, thread names\n");
         return 0;
 }
