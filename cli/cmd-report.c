@@ -151,8 +151,10 @@ static gboolean options_valid(const ReportOptions *o, int n_files) {
                         look);
                 return FALSE;
         }
-        const char *roots = o->process_root ? "--process-root" : o->no_process_root ? "--no-process-root"
-                            : o->thread_root ? "--thread-root" : NULL;
+        const char *roots = o->process_root      ? "--process-root"
+                            : o->no_process_root ? "--no-process-root"
+                            : o->thread_root     ? "--thread-root"
+                                                 : NULL;
         if (roots && !o->tree && !o->flamegraph && !o->folded) {
                 fprintf(stderr, "periscope report: %s shapes --tree, --flamegraph and --folded: add one of them\n", roots);
                 return FALSE;
@@ -327,8 +329,8 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                                        " %s; `periscope info %s` lists its processes).\n",
                                        profile->n_samples, report_profile_unit(profile, profile->n_samples), path);
                 }
-                gboolean specific = o->tree || o->callers || o->callees || o->flamegraph || o->mappings || o->by_process ||
-                                    o->by_thread;
+                gboolean specific = o->tree || o->callers || o->callees || o->flamegraph || o->mappings ||
+                                    o->by_process || o->by_thread;
                 if (!specific && graph->n_samples)
                         report_print_hottest(stdout, graph, (guint) o->limit);
                 if (o->by_process && graph->n_samples)
