@@ -5,6 +5,8 @@
 # PERISCOPE (the CLI that reads captures), PYTHON and fail(); each function
 # writes its files into the directory it is given.
 #   jit_node_check CAPTURE DIR           node --perf-basic-prof fib.js: fib named [jit] from its perf map
+#                                        ("JS:*fib …" in node 20's V8, "LazyCompile:*fib …"
+#                                        in that of Debian 12's node 18)
 #   jit_node_perf_maps CAPTURE           the perf maps node left behind (pids from the capture)
 #   jitdump_check CAPTURE DIR            jitdump-writer DIR 700: jit_alpha/jit_beta named from the jitdump
 #   perf_map_named CAPTURE               jitdump-writer … MODE: prints "NAMED TOTAL"
@@ -29,7 +31,7 @@ for l in open(sys.argv[1]):
     s, _, n = l.rstrip("\n").rpartition(" ")
     frames, n = s.split(";"), int(n)
     total += n
-    if any(f.startswith("JS:") and "fib " in f and f.endswith("[jit]") for f in frames):
+    if any(f.startswith(("JS:", "LazyCompile:")) and "fib " in f and f.endswith("[jit]") for f in frames):
         fib += n
     user = [f for f in frames if not f.endswith("[kernel]")]
     if user and "anon" in user[-1] and "unresolved" in user[-1]:
@@ -42,16 +44,16 @@ print(f"node: fib [jit] in {fib} of {total} samples ({pct:.1f}%); {anon} samples
 sys.exit(0 if total >= 100 and pct >= 30 and anon * 10 < total else 1)
 PY
         # The flat report shows it with its share, marked [jit], as the hottest function.
-        grep -A1 "^    Self   Self%" "$d/report" | grep >/dev/null -E "%  JS:\*?fib .*fib\.js.*\[jit\]" ||
+        grep -A1 "^    Self   Self%" "$d/report" | grep >/dev/null -E "%  (JS|LazyCompile):\*?fib .*fib\.js.*\[jit\]" ||
                 { head -40 "$d/report"; fail "fib [jit] is not the report's hottest function by self time"; }
-        grep -E "JS:\*?fib .*\[jit\]" "$d/report" | head -3
+        grep -E "(JS|LazyCompile):\*?fib .*\[jit\]" "$d/report" | head -3
         # JITMAP frames carry the same names; the mapping keeps the perf map's provenance.
         "$PERISCOPE" dump --json "$cap" >"$d/dump.json" || fail "dump failed"
         "$PYTHON" - "$d/dump.json" <<'PY' || fail "JITMAP frames"
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = [e["name"] for f in d["frames"] if f["type"] == "JITMAP" for e in f["entries"]]
-fib = [n for n in names if n.startswith("JS:") and "fib " in n]
+fib = [n for n in names if n.startswith(("JS:", "LazyCompile:")) and "fib " in n]
 print(f"JITMAP: {len(names)} entries, {len(fib)} for fib, e.g. {fib[:1]}")
 sys.exit(0 if fib else 1)
 PY
