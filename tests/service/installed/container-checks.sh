@@ -68,7 +68,7 @@ check_flatpak_info() {
         done
         [ -n "$pid" ] || fail "the sandbox did not start /app/bin/joinapp"
         # killing the outer bwrap leaves the sandbox running: its innermost pid too
-        trap "ct_kill '$CT_WORK/sandbox.pid'; in_ct sh -c 'kill $pid' 2>/dev/null" EXIT
+        trap "ct_kill '$CT_WORK/sandbox.pid'; in_ct sh -c 'kill $pid' 2>/dev/null || true" EXIT
         ct_record root "$WORK/record.log" --container=$app_id --duration=1 -o "$CT_WORK/flatpak.syscap"
         "$PERISCOPE" dump --json "$root$CT_WORK/flatpak.syscap" >"$WORK/c.json" || fail "periscope dump failed"
         CAPTURE="$root$CT_WORK/flatpak.syscap" "$PYTHON" "$src/tests/resolver/check-container-capture.py" "$WORK/c.json" \
