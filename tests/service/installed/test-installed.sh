@@ -105,12 +105,13 @@ run_check sysprof-cli check_sysprof_cli
 run_check service-journal check_service_journal
 # Checks that stop the service or read what all the others left: last.
 run_check stop-restart stop_checks in_ct
-# journal-checks.sh (journal_checks IN_CT) comes with the journal's
-# structured logging: run when present. TODO: once merged, a missing file
-# is a failure.
+# journal-checks.sh (journal_checks IN_CT USER, tmpfiles_checks IN_CT)
+# comes with the journal's structured logging: run when present. TODO: once
+# merged, a missing file is a failure.
 if [ -f "$here/journal-checks.sh" ]; then
         . "$here/journal-checks.sh"
-        run_check journal journal_checks in_ct
+        run_check journal journal_checks in_ct "$user"
+        if [ "$(type -t tmpfiles_checks)" = function ]; then run_check tmpfiles tmpfiles_checks in_ct; fi
 fi
 
 echo
