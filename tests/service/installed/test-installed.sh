@@ -10,9 +10,9 @@
 # perf map's safety; /run/.containerenv in a user's mount namespace; a
 # Flatpak-like sandbox; a package upgraded while its program runs; the
 # control fd, --memory and the trace fd; sysprof-cli through
-# periscoped-sysprof.service; then systemctl stop/restart/try-restart
-# during a recording, and the journal's checks (journal-checks.sh, once it
-# exists). Each check prints "ok: NAME" or "FAIL: NAME: reason"; the test
+# periscoped-sysprof.service; the journal's checks (journal-checks.sh,
+# once it exists); last systemctl stop/restart/try-restart during a
+# recording. Each check prints "ok: NAME" or "FAIL: NAME: reason"; the test
 # fails if any does, after all ran. A feature whose private-daemon test
 # passes and whose check here fails is a failure of both.
 #
@@ -103,8 +103,6 @@ run_check memory check_memory
 run_check trace-fd check_trace_fd
 run_check sysprof-cli check_sysprof_cli
 run_check service-journal check_service_journal
-# Checks that stop the service or read what all the others left: last.
-run_check stop-restart stop_checks in_ct
 # journal-checks.sh (journal_checks IN_CT USER, tmpfiles_checks IN_CT)
 # comes with the journal's structured logging: run when present. TODO: once
 # merged, a missing file is a failure.
@@ -113,6 +111,9 @@ if [ -f "$here/journal-checks.sh" ]; then
         run_check journal journal_checks in_ct "$user"
         if [ "$(type -t tmpfiles_checks)" = function ]; then run_check tmpfiles tmpfiles_checks in_ct; fi
 fi
+# The stops last: they restart the service, whose recording ids then start
+# again at 1 (the journal's checks read a recording's entries by its id).
+run_check stop-restart stop_checks in_ct
 
 echo
 echo "installed-service checks ($(elapsed) in all):"
