@@ -13,7 +13,7 @@ check_jit_perf_map() {
         mkdir -p "$d"
         # node also writes a V8 log (isolate-*.log) where it runs
         ct_record root "$d/record.log" -o "$cap" -- sh -c "cd $CT_WORK && exec node --perf-basic-prof /usr/local/share/periscope-tests/fib.js 2500 25"
-        grep -q done "$d/record.log" || fail "node did not run to its end"
+        grep -q "done" "$d/record.log" || fail "node did not run to its end"
         # node leaves its perf map behind: remove it (its pid is the capture's command).
         local m
         for m in $(jit_node_perf_maps "$root$cap"); do in_ct rm -f "$m"; done

@@ -12,7 +12,8 @@ stop_max_seconds=15
 
 # stop_check_one IN_CT HOW: one recording, one `systemctl HOW`
 stop_check_one() {
-        local in=$1 how=$2 d=$tmp/stop-$how
+        local in=$1 how=$2
+        local d=$tmp/stop-$how
         local cap=/home/$user/stop-$how.syscap pidfile=$CT_WORK/stop-$how.pid ran=$CT_WORK/stop-$how.ran
         mkdir -p "$d"
         rm -f "$root$pidfile" "$root$ran"
