@@ -1,12 +1,12 @@
 # installed-tree.sh: sourced by the tests of Periscope as installed into a
-# Debian 12 tree (tests/service/test-installed-service.sh under
-# systemd-nspawn, tests/vm/ under Debian's own kernel). Needs fail().
+# Debian 12 tree (tests/service/installed/ under systemd-nspawn, tests/vm/
+# under Debian's own kernel). Needs fail().
 #
 #   usr_build_stage BUILD_ROOT SOURCE_ROOT STAGE LOGDIR
 #       builds what `meson install` installs, configured with --prefix=/usr
-#       in BUILD_ROOT/installed-service-usr (kept between runs, shared by
-#       the tests under a lock), and installs it into STAGE (--destdir);
-#       sets USR_BUILD
+#       and the sysprofd drop-in in BUILD_ROOT/installed-service-usr (kept
+#       between runs, shared by the tests under a lock), and installs it
+#       into STAGE (--destdir); sets USR_BUILD
 #   usr_build_install DESTDIR LOGDIR
 #       installs that build into DESTDIR (a tree's root)
 #   runtime_packages STAGE LOGDIR
@@ -14,7 +14,7 @@
 #       libraries STAGE's programs load (from ldd on this machine)
 #   share_reaching_main FOLDED
 #       prints the percent of deep.c's samples whose stack reaches main
-#   check_deep WHO FOLDED REPORT
+#   check_deep_stacks WHO FOLDED REPORT
 #       a recording of deep.c (tests/service/unwind/workloads), as
 #       `periscope report --folded` and `periscope report` gave it: every
 #       function named, >= 95% of its stacks reach main, no helper failure
@@ -28,8 +28,13 @@ usr_build_stage() {
         flock "$lock"
         if [ ! -f "$USR_BUILD/build.ninja" ]; then
                 rm -rf "$USR_BUILD"
-                meson setup --prefix=/usr "$USR_BUILD" "$source_root" >"$logs/setup.log" 2>&1 ||
+                meson setup --prefix=/usr -Dsysprofd_drop_in=true "$USR_BUILD" "$source_root" >"$logs/setup.log" 2>&1 ||
                         { tail -n 30 "$logs/setup.log"; fail "meson setup --prefix=/usr failed"; }
+        elif ! meson introspect --buildoptions "$USR_BUILD" | python3 -c '
+import json, sys
+sys.exit(0 if any(o["name"] == "sysprofd_drop_in" and o["value"] for o in json.load(sys.stdin)) else 1)'; then
+                meson configure "$USR_BUILD" -Dsysprofd_drop_in=true >"$logs/setup.log" 2>&1 ||
+                        { tail -n 30 "$logs/setup.log"; fail "meson configure -Dsysprofd_drop_in=true failed"; }
         fi
         local targets
         mapfile -t targets < <(meson introspect --targets "$USR_BUILD" | python3 -c '
@@ -39,7 +44,7 @@ for t in json.load(sys.stdin):
         for f in t["filename"]:
             print(os.path.relpath(f, sys.argv[1]))' "$USR_BUILD")
         [ ${#targets[@]} -ge 3 ] || fail "the /usr build lists ${#targets[@]} installed targets"
-        ninja -C "$USR_BUILD" "${targets[@]}" >"$logs/ninja.log" 2>&1 ||
+        nice ninja -C "$USR_BUILD" -j2 "${targets[@]}" >"$logs/ninja.log" 2>&1 ||
                 { tail -n 30 "$logs/ninja.log"; fail "building the /usr tree failed"; }
         meson install -C "$USR_BUILD" --no-rebuild --quiet --destdir "$stage" >"$logs/install.log" 2>&1 ||
                 { cat "$logs/install.log"; fail "meson install --destdir (staging) failed"; }
@@ -84,7 +89,7 @@ share_reaching_main() {
              END { if (total == 0) print 0; else printf "%.1f\n", 100 * ok / total }' "$1"
 }
 
-check_deep() {
+check_deep_stacks() {
         local who=$1 folded=$2 report=$3 f share
         head -n 15 "$report"
         if grep -n "helper failed\|files\? unresolved" "$report"; then

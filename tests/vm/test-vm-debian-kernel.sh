@@ -15,7 +15,7 @@
 #
 # Needs root, qemu-system-x86, debootstrap, and the Debian mirror on the
 # first run (PERISCOPE_DEBIAN_MIRROR, PERISCOPE_TEST_CACHE as in
-# tests/service/test-installed-service.sh). docs/ARCHITECTURE.md, "Tests on
+# tests/service/installed/). docs/ARCHITECTURE.md, "Tests on
 # Debian's own kernel", says how to run it by hand.
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -91,7 +91,7 @@ require_step record-private "periscope record --private as root"
 grep "capture written to /root/deep.syscap" "$share/out/record-private.log" >/dev/null ||
         { cat "$share/out/record-private.log"; fail "periscope record --private did not say it wrote the capture"; }
 require_step report-private "periscope report of root's private recording"
-check_deep "root (private daemon)" "$share/out/private.folded" "$share/out/private.report"
+check_deep_stacks "root (private daemon)" "$share/out/private.folded" "$share/out/private.report"
 echo "ok: recorded on Debian's kernel with a private periscoped in $(recorded_ms record-private) ($(elapsed))"
 
 # 4. systemd as PID 1: root and a user through the D-Bus-activated unit.
@@ -110,7 +110,7 @@ for who in root user; do
                 fail "periscope record as $who used a private periscoped, not the system service"
         fi
         require_step "report-$who" "periscope report of $who's recording"
-        check_deep "$who (periscoped.service)" "$share/out/$who.folded" "$share/out/$who.report"
+        check_deep_stacks "$who (periscoped.service)" "$share/out/$who.folded" "$share/out/$who.report"
         echo "ok: $who recorded through the unit in $(recorded_ms "record-$who")"
 done
 grep "Activating via systemd: service name='org.periscope.Profiler1' unit='periscoped.service'" \
