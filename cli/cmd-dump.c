@@ -11,10 +11,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "capture-autoptr.h"
-#include "capture-open.h"
+#include "analysis.h"
 #include "commands.h"
-#include "report-labels.h"
 
 #define TEXT_DATA_PREVIEW 64 /* bytes of a FILE_CHUNK shown in text mode */
 

@@ -12,7 +12,7 @@
 #include <gio/gio.h>
 
 #include "commands.h"
-#include "export-formats.h"
+#include "analysis.h"
 #include "output-file.h"
 
 typedef struct ExportFormat {

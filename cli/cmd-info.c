@@ -10,10 +10,8 @@
 
 #include <glib.h>
 
-#include "capture-autoptr.h"
-#include "capture-open.h"
+#include "analysis.h"
 #include "commands.h"
-#include "report-labels.h"
 
 /* Metadata frame in which Periscope records statistics that have no frame
  * type of their own ("key=value" lines, e.g. lost_samples=N). */

@@ -12,16 +12,7 @@
 
 #include "commands.h"
 #include "output-file.h"
-#include "report-callgraph.h"
-#include "report-containers.h"
-#include "report-diff.h"
-#include "report-extras.h"
-#include "report-flamegraph.h"
-#include "report-labels.h"
-#include "report-memory-stacks.h"
-#include "report-modes.h"
-#include "report-profile.h"
-#include "report-text.h"
+#include "analysis.h"
 
 typedef struct ReportOptions {
         gboolean tree;
@@ -203,6 +194,10 @@ static gboolean several_processes(const ReportProfile *p, const ReportFilter *f)
         return FALSE;
 }
 
+static int save_file(const char *path, const void *data, size_t size, GError **error) {
+        return output_file_write(path, data, size, 0, error);
+}
+
 static char *default_title(const char *path, const char *what, const ReportCallGraph *g) {
         g_autofree char *raw_base = g_path_get_basename(path);
         g_autofree char *base = report_printable(raw_base);
@@ -215,7 +210,8 @@ static int write_flamegraph(const ReportOptions *o, const ReportCallGraph *g, co
         ReportFlameOptions fo = { .title = o->title ? o->title : title, .width = o->width, .inverted = o->inverted,
                                   .before = before };
         g_autoptr(GError) error = NULL;
-        if (!report_write_flamegraph(g, o->flamegraph_to ? o->flamegraph_to : o->flamegraph, &fo, &error)) {
+        g_autoptr(GString) svg = report_flamegraph_svg(g, &fo);
+        if (output_file_write(o->flamegraph_to ? o->flamegraph_to : o->flamegraph, svg->str, svg->len, 0, &error) < 0) {
                 fprintf(stderr, "periscope report: cannot write the flame graph: %s\n", error->message);
                 return 1;
         }
@@ -458,7 +454,7 @@ int cmd_report(int argc, char **argv) {
         if (o.diff)
                 status = report_diff(&o, argv[1], argv[2], &filter);
         else if (o.marks || o.counters || o.timeline || (o.memory && !stacks)) {
-                int k = report_extras_path(path, o.marks, o.counters, o.timeline, o.memory, o.limit, pf, stdout);
+                int k = report_extras_path(path, o.marks, o.counters, o.timeline, save_file, o.memory, o.limit, pf, stdout);
                 status = k < 0 ? 1 : 0;
                 /* then the whole stacks of the leaks and temporaries */
                 if (k >= 0 && o.memory && !report_print_memory_stacks(stdout, path, &filter, (guint) o.limit, &error)) {
@@ -477,7 +473,7 @@ int cmd_report(int argc, char **argv) {
                         fprintf(stderr, "periscope report: %s\n", error->message);
                         return 1;
                 }
-                if (o.memory && !o.folded && report_extras_path(path, FALSE, FALSE, NULL, TRUE, o.limit, pf, stdout) < 0)
+                if (o.memory && !o.folded && report_extras_path(path, FALSE, FALSE, NULL, save_file, TRUE, o.limit, pf, stdout) < 0)
                         return 1;
                 if (status == 0)
                         status = report_stacks(&o, path, &filter, pf);

@@ -20,11 +20,11 @@
 #include <gio/gio.h>
 #include <glib.h>
 
-#include "capture-autoptr.h"
+#include "analysis.h"
 #include "commands.h"
 #include "helper-client.h"
 #include "output-file.h"
-#include "cleanup.h"
+#include "basic.h"
 #include "capture.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SymbolTable, symbol_table_free)

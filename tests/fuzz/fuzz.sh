@@ -93,14 +93,14 @@ unwind-tables)
         max_len=8192 ;;
 export)
         # periscope export: the model and its four writers on any capture
-        # (the report's loader under them); cli/ is a program, so its files
-        sources=("$src"/cli/export-model.c "$src"/cli/export-pprof.c "$src"/cli/export-protobuf.c
-                 "$src"/cli/export-speedscope.c "$src"/cli/export-perf-script.c "$src"/cli/export-folded.c
-                 "$src"/cli/report-load.c "$src"/cli/report-labels.c "$src"/cli/report-callgraph.c
-                 "$src"/cli/report-progress.c "$src"/cli/memory-replay.c "${capture[@]}" "${basic[@]}")
-        includes+=(-I"$src/capture" -I"$src/cli" $(pkg-config --cflags gio-2.0 json-glib-1.0))
+        # (the report's loader under them), analysis/'s files
+        sources=("$src"/analysis/export-model.c "$src"/analysis/export-pprof.c "$src"/analysis/export-protobuf.c
+                 "$src"/analysis/export-speedscope.c "$src"/analysis/export-perf-script.c "$src"/analysis/export-folded.c
+                 "$src"/analysis/report-load.c "$src"/analysis/report-labels.c "$src"/analysis/report-callgraph.c
+                 "$src"/analysis/report-progress.c "$src"/analysis/memory-replay.c "${capture[@]}" "${basic[@]}")
+        includes+=(-I"$src/capture" -I"$src/analysis" $(pkg-config --cflags gio-2.0 json-glib-1.0))
         cflags=(-DPERISCOPE_VERSION='"fuzz"' -Wno-missing-field-initializers)
-        libs=($(pkg-config --libs gio-2.0 json-glib-1.0) -lm)
+        libs=($(pkg-config --libs gio-2.0 json-glib-1.0) -lz -lm)
         max_len=131072 ;;
 *)
         echo "FAIL: unknown target '$target'"; exit 1 ;;

@@ -15,12 +15,17 @@
 #include "capture.h"
 #include "report-pid-filter.h"
 
+/* Writes size bytes of data to path (the command line's output files);
+ * -1 with *error. */
+typedef int (*ReportSaveFn)(const char *path, const void *data, size_t size, GError **error);
+
 int report_marks(CaptureReader *r, int limit, const ReportPidFilter *filter, FILE *out);
 int report_counters(CaptureReader *r, const ReportPidFilter *filter, FILE *out);
-int report_timeline(CaptureReader *r, const char *svg_path, const ReportPidFilter *filter, FILE *out);
+int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, const ReportPidFilter *filter,
+                    FILE *out);
 
 /* Opens path and runs the views asked for, in the order above, on the
  * frames of the processes filter wants (the system's counters and marks
  * always). */
-int report_extras_path(const char *path, gboolean marks, gboolean counters, const char *timeline, gboolean memory,
-                       int limit, const ReportPidFilter *filter, FILE *out);
+int report_extras_path(const char *path, gboolean marks, gboolean counters, const char *timeline, ReportSaveFn save,
+                       gboolean memory, int limit, const ReportPidFilter *filter, FILE *out);

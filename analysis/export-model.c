@@ -3,7 +3,7 @@
  * themselves (time, thread, CPU), each address resolved once. */
 #include "export-model.h"
 
-#include <gio/gio.h>
+#include <glib.h>
 #include <string.h>
 
 #include "capture-autoptr.h"
@@ -419,7 +419,7 @@ ExportModel *export_model_load(const char *path, const ExportOptions *o, GError 
         g_autofree char *msg = NULL;
         int k = capture_reader_open_path(path, &r, &msg);
         if (k < 0) {
-                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "%s", msg ? msg : g_strerror(-k));
+                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-k), "%s", msg ? msg : g_strerror(-k));
                 return NULL;
         }
         m->thread_root = o->thread_root;

@@ -10,8 +10,8 @@
 #include "capture-open.h"
 #include "report-memory.h"
 
-int report_extras_path(const char *path, gboolean marks, gboolean counters, const char *timeline, gboolean memory,
-                       int limit, const ReportPidFilter *filter, FILE *out) {
+int report_extras_path(const char *path, gboolean marks, gboolean counters, const char *timeline, ReportSaveFn save,
+                       gboolean memory, int limit, const ReportPidFilter *filter, FILE *out) {
         CaptureReader *r = NULL;
         int k = cli_capture_open("report", path, &r);
         if (k < 0)
@@ -33,7 +33,7 @@ int report_extras_path(const char *path, gboolean marks, gboolean counters, cons
         if (timeline) {
                 if (!first)
                         fputc('\n', out);
-                k = report_timeline(r, timeline, filter, out);
+                k = report_timeline(r, timeline, save, filter, out);
                 ret = ret ? ret : k;
                 first = false;
         }

@@ -2,7 +2,7 @@
 #include "report-profile.h"
 
 #include <errno.h>
-#include <gio/gio.h>
+#include <glib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -244,7 +244,7 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
         char *msg = NULL;
         int r = capture_reader_open_path(path, &reader, &msg);
         if (r < 0) {
-                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "%s", msg ? msg : g_strerror(-r));
+                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-r), "%s", msg ? msg : g_strerror(-r));
                 free(msg);
                 return NULL;
         }

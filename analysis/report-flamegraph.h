@@ -20,8 +20,7 @@ typedef struct ReportFlameOptions {
                                         * its share from before (red grew, blue shrank); or NULL */
 } ReportFlameOptions;
 
-/* Writes the flame graph of g to path (atomically: a temporary file renamed
- * into place). With opt->before, frame widths are g's and colours the
- * change against before, frame by frame along the same path. */
-gboolean report_write_flamegraph(const ReportCallGraph *g, const char *path, const ReportFlameOptions *opt,
-                                 GError **error);
+/* The flame graph of g as an SVG document (the caller writes it). With
+ * opt->before, frame widths are g's and colours the change against before,
+ * frame by frame along the same path. */
+GString *report_flamegraph_svg(const ReportCallGraph *g, const ReportFlameOptions *opt);

@@ -4,7 +4,8 @@
  * last), functions with file names, mappings with build-ids. */
 #include "export-formats.h"
 
-#include <gio/gio.h>
+#include <glib.h>
+#include <zlib.h>
 #include <string.h>
 
 #include "export-protobuf.h"
@@ -289,22 +290,30 @@ static GByteArray *encode_profile(const ExportModel *m) {
         return b;
 }
 
+/* gzip (zlib's deflate at level 6 with the gzip wrapper: mtime 0, OS Unix). */
 static gboolean gzip_append(const GByteArray *in, GByteArray *out, GError **error) {
-        g_autoptr(GZlibCompressor) z = g_zlib_compressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
-        const guint8 *src = in->data;
-        gsize left = in->len;
+        z_stream z = { 0 };
+        if (deflateInit2(&z, 6, Z_DEFLATED, MAX_WBITS + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+                g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "cannot start gzip: %s", z.msg ? z.msg : "zlib");
+                return FALSE;
+        }
+        z.next_in = (Bytef *) in->data;
+        z.avail_in = in->len;
         guint8 buf[65536];
         for (;;) {
-                gsize read = 0, written = 0;
-                GConverterResult r = g_converter_convert(G_CONVERTER(z), src, left, buf, sizeof(buf),
-                                                         G_CONVERTER_INPUT_AT_END, &read, &written, error);
-                if (r == G_CONVERTER_ERROR)
+                z.next_out = buf;
+                z.avail_out = sizeof(buf);
+                int r = deflate(&z, Z_FINISH);
+                if (r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR) {
+                        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "gzip failed: %s", z.msg ? z.msg : "zlib");
+                        deflateEnd(&z);
                         return FALSE;
-                src += read;
-                left -= read;
-                g_byte_array_append(out, buf, (guint) written);
-                if (r == G_CONVERTER_FINISHED)
+                }
+                g_byte_array_append(out, buf, (guint) (sizeof(buf) - z.avail_out));
+                if (r == Z_STREAM_END) {
+                        deflateEnd(&z);
                         return TRUE;
+                }
         }
 }
 

@@ -10,7 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "output-file.h"
 #include "report-counters.h"
 #include "report-extras.h"
 
@@ -169,7 +168,8 @@ static int load_marks(CaptureReader *r, const ReportPidFilter *filter, GArray *m
         return k;
 }
 
-int report_timeline(CaptureReader *r, const char *svg_path, const ReportPidFilter *filter, FILE *out) {
+int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, const ReportPidFilter *filter,
+                    FILE *out) {
         int err;
         g_autoptr(GPtrArray) series = report_counters_load(r, filter, &err);
         if (!series)
@@ -339,7 +339,7 @@ int report_timeline(CaptureReader *r, const char *svg_path, const ReportPidFilte
         g_string_append(svg, "</svg>\n");
 #undef X
         g_autoptr(GError) error = NULL;
-        if (output_file_write(svg_path, svg->str, svg->len, 0, &error) < 0) {
+        if (save(svg_path, svg->str, svg->len, &error) < 0) {
                 fprintf(stderr, "periscope report: cannot write the timeline: %s\n", error->message);
                 return -EIO;
         }

@@ -2,7 +2,6 @@
  * script only re-lays out on zoom and highlights on search). */
 #include "report-flamegraph.h"
 
-#include "output-file.h"
 
 #include <math.h>
 #include <string.h>
@@ -278,8 +277,7 @@ static void emit_node(Layout *L, const ReportNode *n, const ReportNode *before, 
         }
 }
 
-gboolean report_write_flamegraph(const ReportCallGraph *g, const char *path, const ReportFlameOptions *opt,
-                                 GError **error) {
+GString *report_flamegraph_svg(const ReportCallGraph *g, const ReportFlameOptions *opt) {
         Layout L = { .g = g, .opt = opt, .out = g_string_sized_new(1 << 16) };
         L.width = opt->width > 0 ? opt->width : REPORT_FLAME_DEFAULT_WIDTH;
         guint64 total = g->root->total ? g->root->total : 1;
@@ -325,7 +323,5 @@ gboolean report_write_flamegraph(const ReportCallGraph *g, const char *path, con
 
         g_string_append_printf(o, "<script type=\"text/javascript\"><![CDATA[\n%s]]></script>\n</svg>\n", fg_script);
 
-        gboolean ok = output_file_write(path, o->str, o->len, 0, error) >= 0;
-        g_string_free(o, TRUE);
-        return ok;
+        return o;
 }
