@@ -8,6 +8,7 @@
 
 #include "capture-autoptr.h"
 #include "capture-open.h"
+#include "dump-frame.h"
 #include "export-formats.h"
 #include "memory-replay.h"
 #include "report-callgraph.h"

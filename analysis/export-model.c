@@ -225,12 +225,11 @@ static guint add_stack(ExportModel *m, int32_t pid, const uint64_t *addrs, guint
         return added;
 }
 
-static void add_sample(ExportModel *m, const CaptureFrame *f, int32_t tid, const uint64_t *addrs, guint32 n,
-                       int64_t value, uint64_t block) {
-        ExportSample s = { .time = f->time, .pid = f->pid, .tid = tid, .cpu = f->cpu, .value = value, .block = block };
-        s.thread = report_profile_thread_at(m->report, f->pid, tid, f->time);
+static void add_sample(ExportModel *m, const ReportEvent *e, int64_t value, uint64_t block) {
+        ExportSample s = { .time = e->time, .pid = e->pid, .tid = e->tid, .cpu = e->cpu, .value = value, .block = block };
+        s.thread = report_profile_thread_at(m->report, e->pid, e->tid, e->time);
         s.first = m->stack_locations->len;
-        s.n = add_stack(m, f->pid, addrs, n);
+        s.n = add_stack(m, e->pid, report_event_addrs(m->report, e), e->n_addrs);
         g_array_append_val(m->samples, s);
 }
 
@@ -322,52 +321,45 @@ static void mark_live(ExportModel *m, const GArray *frees) {
         }
 }
 
-/* Second pass: the samples (or allocations) themselves. */
-static void read_samples(ExportModel *m, CaptureReader *r, const ExportOptions *o) {
-        const CaptureFileHeader *h = capture_reader_get_header(r);
-        m->start_time = h->start_time;
-        m->end_time = h->end_time;
-        g_autoptr(GDateTime) wall = g_date_time_new_from_iso8601(h->capture_time, NULL);
+/* The samples (or allocations) the loader kept, in file order. */
+static void read_samples(ExportModel *m, const ExportOptions *o) {
+        const ReportProfile *p = m->report;
+        m->start_time = p->start_time;
+        m->end_time = p->end_time;
+        g_autoptr(GDateTime) wall = g_date_time_new_from_iso8601(p->capture_time, NULL);
         if (wall && __builtin_mul_overflow(g_date_time_to_unix(wall), G_GINT64_CONSTANT(1000000000), &m->wall_start_ns))
                 m->wall_start_ns = 0; /* a date pprof cannot hold: unknown */
 
         g_autoptr(GArray) frees = g_array_new(FALSE, FALSE, sizeof(FreeEvent));
-        int64_t last_time = m->start_time;
-        CaptureFrame f;
-        capture_reader_rewind(r);
-        while (capture_reader_next(r, &f) > 0) {
-                last_time = MAX(last_time, f.time);
-                gboolean is_sample = f.type == CAPTURE_FRAME_SAMPLE, is_alloc = f.type == CAPTURE_FRAME_ALLOCATION;
-                if (!is_sample && !is_alloc)
-                        continue;
+        for (guint i = 0; i < p->events->len; i++) {
+                const ReportEvent *e = &g_array_index(p->events, ReportEvent, i);
+                gboolean is_sample = !e->allocation;
                 /* frees of any thread of the selected threads' processes */
-                if (!report_filter_match(m->report, o->filter, f.pid))
+                if (!report_filter_match(m->report, o->filter, e->pid))
                         continue;
-                int32_t tid = is_sample ? f.sample.tid : f.allocation.tid;
-                gboolean is_free = is_alloc && f.allocation.alloc_size == 0;
-                if (!is_free && !report_filter_match_thread(m->report, o->filter, f.pid, tid))
+                gboolean is_free = e->allocation && e->size == 0;
+                if (!is_free && !report_filter_match_thread(m->report, o->filter, e->pid, e->tid))
                         continue;
                 if (is_sample != (m->kind == EXPORT_KIND_CPU)) {
                         m->n_other_kind++;
                         continue;
                 }
                 if (is_sample) {
-                        add_sample(m, &f, f.sample.tid, f.sample.addrs, f.sample.n_addrs, 1, 0);
+                        add_sample(m, e, 1, 0);
                         continue;
                 }
-                if (f.allocation.alloc_size < 0)
+                if (e->size < 0)
                         continue;
-                if (f.allocation.alloc_size == 0) {
-                        FreeEvent fe = { f.time, f.pid, f.allocation.alloc_addr };
+                if (e->size == 0) {
+                        FreeEvent fe = { e->time, e->pid, e->block };
                         g_array_append_val(frees, fe);
                         continue;
                 }
-                add_sample(m, &f, f.allocation.tid, f.allocation.addrs, f.allocation.n_addrs,
-                           f.allocation.alloc_size, f.allocation.alloc_addr);
+                add_sample(m, e, e->size, e->block);
         }
-        /* An error ends the loop: the loader already kept why in report->load_warning. */
+        /* A damaged capture was read up to the bad frame: report->load_warning says why. */
         if (m->end_time <= m->start_time)
-                m->end_time = last_time;
+                m->end_time = p->last_time;
 
         g_array_sort(m->samples, sample_time_cmp);
         if (m->kind == EXPORT_KIND_MEMORY) {
@@ -377,27 +369,10 @@ static void read_samples(ExportModel *m, CaptureReader *r, const ExportOptions *
                 m->period_ns = estimate_period(m->samples);
 }
 
-/* Allocations when the capture has any (a `periscope record --memory`
- * capture: its few CPU samples are not what it was made for), else CPU
- * samples. The report loader counts no allocations: look at the file. */
-static void pick_kind(ExportModel *m, CaptureReader *r, const ExportOptions *o) {
-        if (o->memory >= 0) {
-                m->kind = o->memory ? EXPORT_KIND_MEMORY : EXPORT_KIND_CPU;
-                return;
-        }
-        CaptureFrame f;
-        m->kind = EXPORT_KIND_CPU;
-        capture_reader_rewind(r);
-        while (capture_reader_next(r, &f) > 0)
-                if (f.type == CAPTURE_FRAME_ALLOCATION) {
-                        m->kind = EXPORT_KIND_MEMORY;
-                        return;
-                }
-}
-
 ExportModel *export_model_load(const char *path, const ExportOptions *o, GError **error) {
         g_autoptr(ExportModel) m = g_new0(ExportModel, 1);
-        m->report = report_profile_load(path, REPORT_WEIGHT_SAMPLES, FALSE, error); /* its stacks are not used */
+        /* one read: the loader keeps every sample and allocation with its time and thread */
+        m->report = report_profile_load_full(path, REPORT_WEIGHT_SAMPLES, REPORT_LOAD_EVENTS, error);
         if (!m->report)
                 return NULL;
         m->samples = g_array_new(FALSE, FALSE, sizeof(ExportSample));
@@ -414,17 +389,13 @@ ExportModel *export_model_load(const char *path, const ExportOptions *o, GError 
         g_hash_table_iter_init(&it, m->report->comms);
         while (g_hash_table_iter_next(&it, &pid, &comm)) /* names from the capture may hold anything */
                 g_hash_table_insert(m->comms, pid, report_printable(comm));
-        /* Second pass over the file (the loader keeps no times or threads). */
-        g_autoptr(CaptureReader) r = NULL;
-        g_autofree char *msg = NULL;
-        int k = capture_reader_open_path(path, &r, &msg);
-        if (k < 0) {
-                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-k), "%s", msg ? msg : g_strerror(-k));
-                return NULL;
-        }
         m->thread_root = o->thread_root;
-        pick_kind(m, r, o);
-        read_samples(m, r, o);
+        /* Allocations when the capture has any (a `periscope record --memory`
+         * capture: its few CPU samples are not what it was made for), else CPU
+         * samples. */
+        m->kind = o->memory > 0 || (o->memory < 0 && m->report->has_allocations) ? EXPORT_KIND_MEMORY
+                                                                                   : EXPORT_KIND_CPU;
+        read_samples(m, o);
         m->thread_names = g_ptr_array_new_with_free_func(g_free);
         for (guint i = 0; i < m->report->threads->len; i++) {
                 const ReportThread *t = g_ptr_array_index(m->report->threads, i);

@@ -65,6 +65,9 @@ void report_profile_free(ReportProfile *p) {
         symbol_table_free(p->symbols);
         g_free(p->symbols_error);
         g_free(p->load_warning);
+        g_free(p->capture_time);
+        g_clear_pointer(&p->events, g_array_unref);
+        g_clear_pointer(&p->event_addrs, g_array_unref);
         g_free(p);
 }
 
@@ -120,15 +123,44 @@ static gboolean stack_uncounted(gpointer key, gpointer value, gpointer userdata)
         return s->events == 0;
 }
 
+/* Keeps f (a SAMPLE or ALLOCATION) as an event; stack: its interned
+ * stack, or NULL to keep a copy of its addresses. */
+static void keep_event(ReportProfile *p, const CaptureFrame *f, const ReportRawStack *stack) {
+        gboolean alloc = f->type == CAPTURE_FRAME_ALLOCATION;
+        ReportEvent e = {
+                .time = f->time,
+                .pid = f->pid,
+                .tid = alloc ? f->allocation.tid : f->sample.tid,
+                .cpu = f->cpu,
+                .allocation = alloc,
+                .size = alloc ? f->allocation.alloc_size : 0,
+                .block = alloc ? f->allocation.alloc_addr : 0,
+                .n_addrs = alloc ? f->allocation.n_addrs : f->sample.n_addrs,
+                .stack = stack,
+        };
+        if (!stack) {
+                e.addrs_at = p->event_addrs->len;
+                g_array_append_vals(p->event_addrs, alloc ? f->allocation.addrs : f->sample.addrs, e.n_addrs);
+        }
+        g_array_append_val(p->events, e);
+}
+
 static void add_frame(ReportProfile *p, const CaptureFrame *f, MemoryReplay *replay) {
         switch (f->type) {
-        case CAPTURE_FRAME_SAMPLE:
-                if (p->weight == REPORT_WEIGHT_SAMPLES)
-                        count_stack(p,
-                                    intern_stack(p, f->pid, f->sample.tid, f->time, f->sample.addrs, f->sample.n_addrs),
-                                    1);
+        case CAPTURE_FRAME_SAMPLE: {
+                ReportRawStack *s = NULL;
+                if (p->weight == REPORT_WEIGHT_SAMPLES) {
+                        s = intern_stack(p, f->pid, f->sample.tid, f->time, f->sample.addrs, f->sample.n_addrs);
+                        count_stack(p, s, 1);
+                }
+                if (p->events)
+                        keep_event(p, f, s);
                 break;
+        }
         case CAPTURE_FRAME_ALLOCATION:
+                p->has_allocations = TRUE;
+                if (p->events)
+                        keep_event(p, f, NULL); /* the exports name its thread when they take it */
                 if (p->weight == REPORT_WEIGHT_SAMPLES)
                         break;
                 /* frees (size 0) carry no stack worth weighing */
@@ -227,7 +259,16 @@ static void load_renames(ReportProfile *p, CaptureReader *reader) {
 }
 
 ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboolean progress, GError **error) {
+        return report_profile_load_full(path, weight, progress ? REPORT_LOAD_PROGRESS : 0, error);
+}
+
+ReportProfile *report_profile_load_full(const char *path, ReportWeight weight, ReportLoadFlags flags, GError **error) {
+        gboolean progress = (flags & REPORT_LOAD_PROGRESS) != 0;
         g_autoptr(ReportProfile) p = g_new0(ReportProfile, 1);
+        if (flags & REPORT_LOAD_EVENTS) {
+                p->events = g_array_new(FALSE, FALSE, sizeof(ReportEvent));
+                p->event_addrs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        }
         p->path = g_strdup(path);
         p->weight = weight;
         p->comms = g_hash_table_new_full(NULL, NULL, NULL, g_free);
@@ -256,6 +297,12 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
                 msg = NULL;
         }
 
+        const CaptureFileHeader *h = capture_reader_get_header(reader);
+        p->start_time = h->start_time;
+        p->end_time = h->end_time;
+        p->last_time = h->start_time;
+        p->capture_time = g_strndup(h->capture_time, sizeof(h->capture_time));
+
         load_renames(p, reader);
         g_autoptr(ReportProgress) bar = report_progress_new("Loading capture", progress);
         uint64_t size = capture_reader_get_size(reader);
@@ -263,6 +310,7 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
         CaptureFrame f;
         while ((r = capture_reader_next(reader, &f)) > 0) {
                 p->n_frames++;
+                p->last_time = MAX(p->last_time, f.time);
                 add_frame(p, &f, replay);
                 if ((p->n_frames & 1023) == 0)
                         report_progress_update(bar, f.offset, size);

@@ -49,6 +49,24 @@ static inline gboolean report_weight_is_memory(ReportWeight w) {
         return w != REPORT_WEIGHT_SAMPLES;
 }
 
+/* One SAMPLE or ALLOCATION frame as it came, kept when the loader is asked
+ * for them (REPORT_LOAD_EVENTS): what the exports need besides the stacks. */
+typedef struct ReportEvent {
+        int64_t time;
+        int32_t pid, tid, cpu;
+        gboolean allocation;
+        int64_t size;    /* allocation: its size (0: a free); else 0 */
+        uint64_t block;  /* allocation: the block's address */
+        guint32 n_addrs;
+        const ReportRawStack *stack; /* a sample's interned stack, or NULL */
+        guint64 addrs_at;            /* else: its addresses' index into ReportProfile.event_addrs */
+} ReportEvent;
+
+typedef enum ReportLoadFlags {
+        REPORT_LOAD_PROGRESS = 1 << 0, /* a progress bar on a terminal */
+        REPORT_LOAD_EVENTS = 1 << 1,   /* keep every sample and allocation in ReportProfile.events */
+} ReportLoadFlags;
+
 typedef struct ReportProfile {
         char *path;
         GHashTable *comms;    /* GINT_TO_POINTER(pid) → char* comm (basename of argv[0]) */
@@ -67,11 +85,25 @@ typedef struct ReportProfile {
         SymbolTable *symbols;  /* NULL when the capture embeds none */
         char *symbols_error;   /* why there are no symbols, or NULL */
         char *load_warning;    /* the capture ended in a malformed frame, or NULL */
+        int64_t start_time, end_time; /* the header's, capture clock */
+        char *capture_time;   /* the header's ISO 8601 date */
+        int64_t last_time;    /* the latest frame time read (at least start_time) */
+        gboolean has_allocations; /* an ALLOCATION frame was read */
+        GArray *events;       /* REPORT_LOAD_EVENTS: ReportEvent in file order; else NULL */
+        GArray *event_addrs;  /* uint64_t: the allocation events' addresses */
 } ReportProfile;
 
 /* Reads the capture at path, counting stacks by weight; shows a progress
  * bar on a terminal if progress. On failure returns NULL and sets error. */
 ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboolean progress, GError **error);
+
+/* The same with REPORT_LOAD_* flags. */
+ReportProfile *report_profile_load_full(const char *path, ReportWeight weight, ReportLoadFlags flags, GError **error);
+
+/* The addresses of e (innermost first, with context markers). */
+static inline const uint64_t *report_event_addrs(const ReportProfile *p, const ReportEvent *e) {
+        return e->stack ? e->stack->addrs : &g_array_index(p->event_addrs, uint64_t, e->addrs_at);
+}
 
 /* The unit of the profile's counts, singular or plural for n ("sample",
  * "bytes"...). */

@@ -1,7 +1,8 @@
 /* cmd-dump.c: `periscope dump FILE [--json]`: every frame of a capture, as
  * readable text or as one JSON document for scripts (field names are listed
  * in docs/capture-format.md, "JSON dump"). On a malformed capture it prints
- * the frames before the error, then the error, and exits non-zero. */
+ * the frames before the error, then the error, and exits non-zero. What each
+ * frame holds is analysis/'s (dump-frame.h); this file writes it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -14,131 +15,51 @@
 #include "analysis.h"
 #include "commands.h"
 
-#define TEXT_DATA_PREVIEW 64 /* bytes of a FILE_CHUNK shown in text mode */
-
-/* Counter types by id, from CTRDEF frames, so CTRSET values print as the
- * right type. */
-typedef GHashTable CounterTypes;
-
-static const char *context_name(uint64_t addr) {
-        switch (addr) {
-        case CAPTURE_CONTEXT_HYPERVISOR: return "hypervisor";
-        case CAPTURE_CONTEXT_KERNEL: return "kernel";
-        case CAPTURE_CONTEXT_USER: return "user";
-        case CAPTURE_CONTEXT_GUEST: return "guest";
-        case CAPTURE_CONTEXT_GUEST_KERNEL: return "guest-kernel";
-        case CAPTURE_CONTEXT_GUEST_USER: return "guest-user";
-        default: return NULL;
-        }
-}
-
-static bool counter_is_double(CounterTypes *types, uint32_t id) {
-        return GPOINTER_TO_UINT(g_hash_table_lookup(types, GUINT_TO_POINTER(id))) == CAPTURE_COUNTER_DOUBLE + 1;
-}
-
-static void remember_counter_types(CounterTypes *types, const CaptureFrame *f) {
-        if (f->type != CAPTURE_FRAME_CTRDEF)
-                return;
-        for (unsigned i = 0; i < f->ctrdef.n_counters; i++)
-                g_hash_table_replace(types, GUINT_TO_POINTER(f->ctrdef.counters[i].id),
-                                     GUINT_TO_POINTER(f->ctrdef.counters[i].type + 1u));
-}
-
 static char *escaped(const char *s) {
         return g_strescape(s, NULL);
 }
 
-static void print_addresses(const uint64_t *addrs, unsigned n) {
-        for (unsigned i = 0; i < n; i++) {
-                const char *ctx = capture_address_is_context(addrs[i]) ? context_name(addrs[i]) : NULL;
-                if (ctx)
-                        printf("    [%s]\n", ctx);
+/* The text of one field's value (after "NAME=" if it has one). */
+static void text_value(const DumpField *d) {
+        switch (d->kind) {
+        case DUMP_INT:
+                if (d->flags & DUMP_TEXT_UNSIGNED)
+                        printf("%" PRIu64, (uint64_t) d->i);
                 else
-                        printf("    0x%016" PRIx64 "\n", addrs[i]);
-        }
-}
-
-static void dump_text_frame(const CaptureFrame *f, CounterTypes *types) {
-        printf("@%" PRIu64 " %s time=%" PRId64 " cpu=%d pid=%d len=%u", f->offset, capture_frame_type_to_string(f->type),
-               f->time, f->cpu, f->pid, f->len);
-        switch (f->type) {
-        case CAPTURE_FRAME_SAMPLE:
-                printf(" tid=%d addresses=%u\n", f->sample.tid, f->sample.n_addrs);
-                print_addresses(f->sample.addrs, f->sample.n_addrs);
+                        printf("%" PRId64, d->i);
                 return;
-        case CAPTURE_FRAME_MAP: {
-                g_autofree char *name = escaped(f->map.filename);
-                printf(" 0x%" PRIx64 "-0x%" PRIx64 " offset=0x%" PRIx64 " inode=%" PRIu64 " \"%s\"\n", f->map.start,
-                       f->map.end, f->map.offset, f->map.inode, name);
+        case DUMP_HEX:
+                printf((d->flags & DUMP_TEXT_PAD) ? "0x%016" PRIx64 : "0x%" PRIx64, d->u);
+                return;
+        case DUMP_STR: {
+                g_autofree char *e = escaped(d->s);
+                printf("\"%s\"", e);
                 return;
         }
-        case CAPTURE_FRAME_PROCESS: {
-                g_autofree char *cmd = escaped(f->process.cmdline);
-                printf(" cmdline=\"%s\"\n", cmd);
+        case DUMP_WORD:
+                fputs(d->s, stdout);
                 return;
-        }
-        case CAPTURE_FRAME_FORK:
-                printf(" child_pid=%d\n", f->fork.child_pid);
+        case DUMP_BOOL:
+                fputs(d->b ? "true" : "false", stdout);
                 return;
-        case CAPTURE_FRAME_JITMAP:
-                printf(" entries=%u\n", f->jitmap.n_entries);
-                for (uint32_t i = 0; i < f->jitmap.n_entries; i++) {
-                        g_autofree char *name = escaped(f->jitmap.entries[i].name);
-                        printf("    0x%016" PRIx64 " \"%s\"\n", f->jitmap.entries[i].address, name);
-                }
+        case DUMP_COUNTER:
+                if (d->counter.is_double)
+                        printf("%g", d->counter.value.vdbl);
+                else
+                        printf("%" PRId64, d->counter.value.v64);
                 return;
-        case CAPTURE_FRAME_CTRDEF:
-                printf(" counters=%u\n", f->ctrdef.n_counters);
-                for (unsigned i = 0; i < f->ctrdef.n_counters; i++) {
-                        const CaptureCounterDef *c = &f->ctrdef.counters[i];
-                        g_autofree char *cat = escaped(c->category);
-                        g_autofree char *name = escaped(c->name);
-                        g_autofree char *desc = escaped(c->description);
-                        if (c->type == CAPTURE_COUNTER_DOUBLE)
-                                printf("    id=%u double \"%s\" \"%s\" \"%s\" initial=%g\n", c->id, cat, name, desc,
-                                       c->value.vdbl);
-                        else
-                                printf("    id=%u int64 \"%s\" \"%s\" \"%s\" initial=%" PRId64 "\n", c->id, cat, name,
-                                       desc, c->value.v64);
-                }
+        case DUMP_STACK:
+                printf("%u", d->stack.n);
                 return;
-        case CAPTURE_FRAME_CTRSET:
-                printf(" values=%u\n", f->ctrset.n_values);
-                for (uint32_t i = 0; i < f->ctrset.n_values; i++) {
-                        const CaptureCounterSetValue *v = &f->ctrset.values[i];
-                        if (counter_is_double(types, v->id))
-                                printf("    id=%u %g\n", v->id, v->value.vdbl);
-                        else
-                                printf("    id=%u %" PRId64 "\n", v->id, v->value.v64);
-                }
+        case DUMP_ITEMS:
+                printf("%u", d->items.n);
                 return;
-        case CAPTURE_FRAME_MARK: {
-                g_autofree char *group = escaped(f->mark.group);
-                g_autofree char *name = escaped(f->mark.name);
-                g_autofree char *msg = escaped(f->mark.message);
-                printf(" duration=%" PRId64 " group=\"%s\" name=\"%s\" message=\"%s\"\n", f->mark.duration, group, name,
-                       msg);
-                return;
-        }
-        case CAPTURE_FRAME_METADATA: {
-                g_autofree char *id = escaped(f->metadata.id);
-                g_autofree char *md = escaped(f->metadata.metadata);
-                printf(" id=\"%s\" metadata=\"%s\"\n", id, md);
-                return;
-        }
-        case CAPTURE_FRAME_LOG: {
-                g_autofree char *domain = escaped(f->log.domain);
-                g_autofree char *msg = escaped(f->log.message);
-                printf(" severity=%u domain=\"%s\" message=\"%s\"\n", f->log.severity, domain, msg);
-                return;
-        }
-        case CAPTURE_FRAME_FILE_CHUNK: {
-                g_autofree char *path = escaped(f->file_chunk.path);
-                size_t n = MIN(f->file_chunk.len, TEXT_DATA_PREVIEW);
+        case DUMP_BYTES: {
+                size_t n = MIN(d->bytes.len, DUMP_TEXT_PREVIEW);
                 /* bytes after an embedded NUL still show, escaped */
-                GString *preview = g_string_new(NULL);
+                g_autoptr(GString) preview = g_string_new(NULL);
                 for (size_t i = 0; i < n; i++) {
-                        uint8_t c = f->file_chunk.data[i];
+                        uint8_t c = d->bytes.data[i];
                         if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
                                 g_string_append_c(preview, (char) c);
                         else if (c == '\n')
@@ -146,36 +67,62 @@ static void dump_text_frame(const CaptureFrame *f, CounterTypes *types) {
                         else
                                 g_string_append_printf(preview, "\\x%02x", c);
                 }
-                printf(" path=\"%s\" data_len=%u is_last=%s data=\"%s\"%s\n", path, f->file_chunk.len,
-                       f->file_chunk.is_last ? "true" : "false", preview->str, f->file_chunk.len > n ? "…" : "");
-                g_string_free(preview, TRUE);
+                printf("\"%s\"%s", preview->str, d->bytes.len > n ? "…" : "");
                 return;
         }
-        case CAPTURE_FRAME_ALLOCATION:
-                printf(" tid=%d alloc_addr=0x%" PRIx64 " alloc_size=%" PRId64 " addresses=%u\n", f->allocation.tid,
-                       f->allocation.alloc_addr, f->allocation.alloc_size, f->allocation.n_addrs);
-                print_addresses(f->allocation.addrs, f->allocation.n_addrs);
-                return;
-        case CAPTURE_FRAME_OVERLAY: {
-                g_autofree char *src = escaped(f->overlay.src);
-                g_autofree char *dst = escaped(f->overlay.dst);
-                printf(" layer=%u src=\"%s\" dst=\"%s\"\n", f->overlay.layer, src, dst);
-                return;
         }
-        default:
-                printf("\n");
-                return;
+}
+
+/* Fields [from, to) on one line, each after a space (the first of a line
+ * of items without one). */
+static void text_fields(const DumpField *fields, guint from, guint to, gboolean first) {
+        for (guint i = from; i < to; i++) {
+                const DumpField *d = &fields[i];
+                if (d->flags & DUMP_JSON_ONLY)
+                        continue;
+                if (!first)
+                        fputc((d->flags & DUMP_TEXT_DASH) ? '-' : ' ', stdout);
+                first = FALSE;
+                if (!(d->flags & DUMP_TEXT_UNNAMED))
+                        printf("%s=", d->text_name ? d->text_name : d->name);
+                text_value(d);
+        }
+}
+
+static void dump_text_frame(const CaptureFrame *f, const GArray *fields) {
+        printf("@%" PRIu64 " %s time=%" PRId64 " cpu=%d pid=%d len=%u", f->offset, capture_frame_type_to_string(f->type),
+               f->time, f->cpu, f->pid, f->len);
+        const DumpField *d = (const DumpField *) fields->data;
+        guint end = fields->len;
+        for (guint i = 0; i < fields->len; i++)
+                if (d[i].kind == DUMP_ITEMS) {
+                        end = i + 1; /* the items follow on lines of their own */
+                        break;
+                }
+        text_fields(d, 0, end, FALSE);
+        fputc('\n', stdout);
+        for (guint i = 0; i < end; i++) {
+                if (d[i].kind == DUMP_STACK)
+                        for (unsigned j = 0; j < d[i].stack.n; j++) {
+                                uint64_t a = d[i].stack.addrs[j];
+                                const char *ctx = capture_address_is_context(a) ? dump_context_name(a) : NULL;
+                                if (ctx)
+                                        printf("    [%s]\n", ctx);
+                                else
+                                        printf("    0x%016" PRIx64 "\n", a);
+                        }
+                if (d[i].kind == DUMP_ITEMS)
+                        for (unsigned j = 0; j < d[i].items.n; j++) {
+                                guint at = end + j * d[i].items.per;
+                                fputs("    ", stdout);
+                                text_fields(d, at, at + d[i].items.per, TRUE);
+                                fputc('\n', stdout);
+                        }
         }
 }
 
 static char *hex(uint64_t v) {
         return g_strdup_printf("0x%" PRIx64, v);
-}
-
-static void json_add_hex(JsonBuilder *b, const char *member, uint64_t v) {
-        g_autofree char *s = hex(v);
-        json_builder_set_member_name(b, member);
-        json_builder_add_string_value(b, s);
 }
 
 static void json_add_int(JsonBuilder *b, const char *member, int64_t v) {
@@ -193,16 +140,6 @@ static void json_add_str(JsonBuilder *b, const char *member, const char *v) {
         }
         g_autofree char *valid = g_utf8_make_valid(v, -1);
         json_builder_add_string_value(b, valid);
-}
-
-static void json_add_addresses(JsonBuilder *b, const uint64_t *addrs, unsigned n) {
-        json_builder_set_member_name(b, "addresses");
-        json_builder_begin_array(b);
-        for (unsigned i = 0; i < n; i++) {
-                g_autofree char *s = hex(addrs[i]);
-                json_builder_add_string_value(b, s);
-        }
-        json_builder_end_array(b);
 }
 
 static void json_add_symbol_frame(JsonBuilder *b, const SymbolFrame *f, bool kernel) {
@@ -223,11 +160,18 @@ static void json_add_symbol_frame(JsonBuilder *b, const SymbolFrame *f, bool ker
         json_builder_end_object(b);
 }
 
-/* "symbols", parallel to "addresses": for each address the functions the
- * capture's symbol table puts there, innermost (inlined) first and the
- * function that holds the address last; [] when it names none, null for a
- * context marker. */
-static void json_add_symbols(JsonBuilder *b, const SymbolTable *t, int32_t pid, const uint64_t *addrs, unsigned n) {
+/* A stack's "addresses" and, parallel to them, "symbols": for each address
+ * the functions the capture's symbol table puts there, innermost (inlined)
+ * first and the function that holds the address last; [] when it names
+ * none, null for a context marker. */
+static void json_add_stack(JsonBuilder *b, const SymbolTable *t, int32_t pid, const uint64_t *addrs, unsigned n) {
+        json_builder_set_member_name(b, "addresses");
+        json_builder_begin_array(b);
+        for (unsigned i = 0; i < n; i++) {
+                g_autofree char *s = hex(addrs[i]);
+                json_builder_add_string_value(b, s);
+        }
+        json_builder_end_array(b);
         g_autofree guint8 *ctx = g_new(guint8, n ? n : 1);
         report_stack_contexts(addrs, n, ctx);
         json_builder_set_member_name(b, "symbols");
@@ -246,23 +190,65 @@ static void json_add_symbols(JsonBuilder *b, const SymbolTable *t, int32_t pid, 
         json_builder_end_array(b);
 }
 
-static void json_add_counter_value(JsonBuilder *b, bool is_double, CaptureCounterValue v) {
-        json_builder_set_member_name(b, "value");
-        if (is_double && !isfinite(v.vdbl))
-                json_builder_add_null_value(b); /* JSON has no NaN or infinity */
-        else if (is_double)
-                json_builder_add_double_value(b, v.vdbl);
-        else
-                json_builder_add_int_value(b, v.v64);
+/* Fields [from, to) as members of the open object; returns where it stopped
+ * (past the items of a list). */
+static guint json_fields(JsonBuilder *b, const DumpField *fields, guint from, guint to, const SymbolTable *symbols) {
+        guint i = from;
+        while (i < to) {
+                const DumpField *d = &fields[i++];
+                if (d->flags & DUMP_TEXT_ONLY)
+                        continue;
+                switch (d->kind) {
+                case DUMP_INT:
+                        json_add_int(b, d->name, d->i);
+                        break;
+                case DUMP_HEX: {
+                        g_autofree char *s = hex(d->u);
+                        json_builder_set_member_name(b, d->name);
+                        json_builder_add_string_value(b, s);
+                        break;
+                }
+                case DUMP_STR:
+                case DUMP_WORD:
+                        json_add_str(b, d->name, d->s);
+                        break;
+                case DUMP_BOOL:
+                        json_builder_set_member_name(b, d->name);
+                        json_builder_add_boolean_value(b, d->b);
+                        break;
+                case DUMP_COUNTER:
+                        json_builder_set_member_name(b, d->name);
+                        if (d->counter.is_double && !isfinite(d->counter.value.vdbl))
+                                json_builder_add_null_value(b); /* JSON has no NaN or infinity */
+                        else if (d->counter.is_double)
+                                json_builder_add_double_value(b, d->counter.value.vdbl);
+                        else
+                                json_builder_add_int_value(b, d->counter.value.v64);
+                        break;
+                case DUMP_STACK:
+                        json_add_stack(b, symbols, d->stack.pid, d->stack.addrs, d->stack.n);
+                        break;
+                case DUMP_BYTES: {
+                        g_autofree char *b64 = g_base64_encode(d->bytes.data, d->bytes.len);
+                        json_add_str(b, d->name, b64);
+                        break;
+                }
+                case DUMP_ITEMS:
+                        json_builder_set_member_name(b, d->name);
+                        json_builder_begin_array(b);
+                        for (unsigned j = 0; j < d->items.n; j++) {
+                                json_builder_begin_object(b);
+                                i = json_fields(b, fields, i, i + d->items.per, symbols);
+                                json_builder_end_object(b);
+                        }
+                        json_builder_end_array(b);
+                        break;
+                }
+        }
+        return i;
 }
 
-/* A stack (SAMPLE, ALLOCATION): its "addresses" and their "symbols". */
-static void json_add_stack(JsonBuilder *b, const SymbolTable *t, int32_t pid, const uint64_t *addrs, unsigned n) {
-        json_add_addresses(b, addrs, n);
-        json_add_symbols(b, t, pid, addrs, n);
-}
-
-static JsonNode *json_frame(const CaptureFrame *f, CounterTypes *types, const SymbolTable *symbols) {
+static JsonNode *json_frame(const CaptureFrame *f, const GArray *fields, const SymbolTable *symbols) {
         g_autoptr(JsonBuilder) b = json_builder_new();
         json_builder_begin_object(b);
         json_add_int(b, "offset", (int64_t) f->offset);
@@ -272,101 +258,7 @@ static JsonNode *json_frame(const CaptureFrame *f, CounterTypes *types, const Sy
         json_add_int(b, "cpu", f->cpu);
         json_add_int(b, "pid", f->pid);
         json_add_int(b, "time", f->time);
-        switch (f->type) {
-        case CAPTURE_FRAME_SAMPLE:
-                json_add_int(b, "tid", f->sample.tid);
-                json_add_stack(b, symbols, f->pid, f->sample.addrs, f->sample.n_addrs);
-                break;
-        case CAPTURE_FRAME_MAP:
-                json_add_hex(b, "start", f->map.start);
-                json_add_hex(b, "end", f->map.end);
-                json_add_hex(b, "file_offset", f->map.offset);
-                json_add_int(b, "inode", (int64_t) f->map.inode);
-                json_add_str(b, "filename", f->map.filename);
-                break;
-        case CAPTURE_FRAME_PROCESS:
-                json_add_str(b, "cmdline", f->process.cmdline);
-                break;
-        case CAPTURE_FRAME_FORK:
-                json_add_int(b, "child_pid", f->fork.child_pid);
-                break;
-        case CAPTURE_FRAME_JITMAP:
-                json_builder_set_member_name(b, "entries");
-                json_builder_begin_array(b);
-                for (uint32_t i = 0; i < f->jitmap.n_entries; i++) {
-                        json_builder_begin_object(b);
-                        json_add_hex(b, "address", f->jitmap.entries[i].address);
-                        json_add_str(b, "name", f->jitmap.entries[i].name);
-                        json_builder_end_object(b);
-                }
-                json_builder_end_array(b);
-                break;
-        case CAPTURE_FRAME_CTRDEF:
-                json_builder_set_member_name(b, "counters");
-                json_builder_begin_array(b);
-                for (unsigned i = 0; i < f->ctrdef.n_counters; i++) {
-                        const CaptureCounterDef *c = &f->ctrdef.counters[i];
-                        json_builder_begin_object(b);
-                        json_add_int(b, "id", c->id);
-                        json_add_str(b, "value_type", c->type == CAPTURE_COUNTER_DOUBLE ? "double" : "int64");
-                        json_add_str(b, "category", c->category);
-                        json_add_str(b, "name", c->name);
-                        json_add_str(b, "description", c->description);
-                        json_add_counter_value(b, c->type == CAPTURE_COUNTER_DOUBLE, c->value);
-                        json_builder_end_object(b);
-                }
-                json_builder_end_array(b);
-                break;
-        case CAPTURE_FRAME_CTRSET:
-                json_builder_set_member_name(b, "values");
-                json_builder_begin_array(b);
-                for (uint32_t i = 0; i < f->ctrset.n_values; i++) {
-                        json_builder_begin_object(b);
-                        json_add_int(b, "id", f->ctrset.values[i].id);
-                        json_add_counter_value(b, counter_is_double(types, f->ctrset.values[i].id),
-                                               f->ctrset.values[i].value);
-                        json_builder_end_object(b);
-                }
-                json_builder_end_array(b);
-                break;
-        case CAPTURE_FRAME_MARK:
-                json_add_int(b, "duration", f->mark.duration);
-                json_add_str(b, "group", f->mark.group);
-                json_add_str(b, "name", f->mark.name);
-                json_add_str(b, "message", f->mark.message);
-                break;
-        case CAPTURE_FRAME_METADATA:
-                json_add_str(b, "id", f->metadata.id);
-                json_add_str(b, "metadata", f->metadata.metadata);
-                break;
-        case CAPTURE_FRAME_LOG:
-                json_add_int(b, "severity", f->log.severity);
-                json_add_str(b, "domain", f->log.domain);
-                json_add_str(b, "message", f->log.message);
-                break;
-        case CAPTURE_FRAME_FILE_CHUNK: {
-                json_add_str(b, "path", f->file_chunk.path);
-                json_builder_set_member_name(b, "is_last");
-                json_builder_add_boolean_value(b, f->file_chunk.is_last);
-                json_add_int(b, "data_len", f->file_chunk.len);
-                g_autofree char *b64 = g_base64_encode(f->file_chunk.data, f->file_chunk.len);
-                json_add_str(b, "data_base64", b64);
-                break;
-        }
-        case CAPTURE_FRAME_ALLOCATION:
-                json_add_int(b, "tid", f->allocation.tid);
-                json_add_hex(b, "alloc_addr", f->allocation.alloc_addr);
-                json_add_int(b, "alloc_size", f->allocation.alloc_size);
-                json_add_stack(b, symbols, f->pid, f->allocation.addrs, f->allocation.n_addrs);
-                break;
-        case CAPTURE_FRAME_OVERLAY:
-                json_add_int(b, "layer", f->overlay.layer);
-                json_add_str(b, "src", f->overlay.src);
-                json_add_str(b, "dst", f->overlay.dst);
-                break;
-        default:
-                break;
-        }
+        json_fields(b, (const DumpField *) fields->data, 0, fields->len, symbols);
         json_builder_end_object(b);
         return json_builder_get_root(b);
 }
@@ -437,7 +329,8 @@ int cmd_dump(int argc, char **argv) {
         if (k < 0)
                 return 1;
 
-        g_autoptr(GHashTable) types = g_hash_table_new(g_direct_hash, g_direct_equal);
+        g_autoptr(DumpFrames) frames = dump_frames_new();
+        g_autoptr(GArray) fields = g_array_new(FALSE, FALSE, sizeof(DumpField));
         CaptureFrame f;
         if (json) {
                 /* Streamed: one frame object at a time, so big captures do not
@@ -449,8 +342,8 @@ int cmd_dump(int argc, char **argv) {
                 printf(",\"header\":%s,\"frames\":[", header);
                 bool first = true;
                 while ((k = capture_reader_next(r, &f)) > 0) {
-                        remember_counter_types(types, &f);
-                        g_autoptr(JsonNode) node = json_frame(&f, types, symbols);
+                        dump_frames_describe(frames, &f, fields);
+                        g_autoptr(JsonNode) node = json_frame(&f, fields, symbols);
                         g_autofree char *text = json_node_text(node);
                         printf("%s\n%s", first ? "" : ",", text);
                         first = false;
@@ -469,8 +362,8 @@ int cmd_dump(int argc, char **argv) {
                        path, h->version, h->little_endian ? "little" : "big", h->capture_time, h->start_time,
                        h->end_time);
                 while ((k = capture_reader_next(r, &f)) > 0) {
-                        remember_counter_types(types, &f);
-                        dump_text_frame(&f, types);
+                        dump_frames_describe(frames, &f, fields);
+                        dump_text_frame(&f, fields);
                 }
                 printf("# %" PRIu64 " frames of unknown types skipped\n", capture_reader_get_skipped(r));
         }
