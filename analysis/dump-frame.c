@@ -21,13 +21,20 @@ void dump_frames_free(DumpFrames *d) {
 
 const char *dump_context_name(uint64_t addr) {
         switch (addr) {
-        case CAPTURE_CONTEXT_HYPERVISOR: return "hypervisor";
-        case CAPTURE_CONTEXT_KERNEL: return "kernel";
-        case CAPTURE_CONTEXT_USER: return "user";
-        case CAPTURE_CONTEXT_GUEST: return "guest";
-        case CAPTURE_CONTEXT_GUEST_KERNEL: return "guest-kernel";
-        case CAPTURE_CONTEXT_GUEST_USER: return "guest-user";
-        default: return NULL;
+        case CAPTURE_CONTEXT_HYPERVISOR:
+                return "hypervisor";
+        case CAPTURE_CONTEXT_KERNEL:
+                return "kernel";
+        case CAPTURE_CONTEXT_USER:
+                return "user";
+        case CAPTURE_CONTEXT_GUEST:
+                return "guest";
+        case CAPTURE_CONTEXT_GUEST_KERNEL:
+                return "guest-kernel";
+        case CAPTURE_CONTEXT_GUEST_USER:
+                return "guest-user";
+        default:
+                return NULL;
         }
 }
 

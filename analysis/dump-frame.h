@@ -26,9 +26,9 @@ typedef enum DumpKind {
 typedef enum DumpFlags {
         DUMP_TEXT_ONLY = 1 << 0,
         DUMP_JSON_ONLY = 1 << 1,
-        DUMP_TEXT_UNNAMED = 1 << 2, /* text shows the value alone */
-        DUMP_TEXT_DASH = 1 << 3,    /* text joins it to the field before with '-' (a range) */
-        DUMP_TEXT_PAD = 1 << 4,     /* DUMP_HEX: 16 digits in text */
+        DUMP_TEXT_UNNAMED = 1 << 2,  /* text shows the value alone */
+        DUMP_TEXT_DASH = 1 << 3,     /* text joins it to the field before with '-' (a range) */
+        DUMP_TEXT_PAD = 1 << 4,      /* DUMP_HEX: 16 digits in text */
         DUMP_TEXT_UNSIGNED = 1 << 5, /* DUMP_INT: an unsigned 64-bit number in text */
 } DumpFlags;
 

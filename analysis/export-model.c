@@ -396,6 +396,9 @@ ExportModel *export_model_load(const char *path, const ExportOptions *o, GError 
         m->kind = o->memory > 0 || (o->memory < 0 && m->report->has_allocations) ? EXPORT_KIND_MEMORY
                                                                                    : EXPORT_KIND_CPU;
         read_samples(m, o);
+        /* taken: the samples hold what the writers need */
+        g_clear_pointer(&m->report->events, g_array_unref);
+        g_clear_pointer(&m->report->event_addrs, g_array_unref);
         m->thread_names = g_ptr_array_new_with_free_func(g_free);
         for (guint i = 0; i < m->report->threads->len; i++) {
                 const ReportThread *t = g_ptr_array_index(m->report->threads, i);
