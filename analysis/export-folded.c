@@ -67,8 +67,8 @@ gboolean export_folded(const ExportModel *m, GByteArray *out, GError **error) {
         qsort(keys, n, sizeof(gpointer), str_cmp);
         for (guint i = 0; i < n; i++) {
                 const char *k = keys[i];
-                g_autofree char *line = g_strdup_printf("%s %" G_GINT64_FORMAT "\n", k,
-                                                        *(gint64 *) g_hash_table_lookup(counts, k));
+                g_autofree char *line =
+                        g_strdup_printf("%s %" G_GINT64_FORMAT "\n", k, *(gint64 *) g_hash_table_lookup(counts, k));
                 g_byte_array_append(out, (const guint8 *) line, (guint) strlen(line));
         }
         return TRUE;

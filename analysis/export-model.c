@@ -186,7 +186,8 @@ static ExportLocation *location_new(ExportModel *m, int32_t pid, gboolean kernel
         l->mapping = mapping;
         l->n_lines = 1;
         const char *jit = (addr & CAPTURE_JITMAP_MARK) == CAPTURE_JITMAP_MARK && !kernel
-                                  ? report_profile_find_jit(p, pid, addr) : NULL;
+                                  ? report_profile_find_jit(p, pid, addr)
+                                  : NULL;
         if (jit) {
                 l->lines[0].function = function_intern(m, g_strdup(jit), NULL, 0, EXPORT_FUNCTION_JIT);
                 return l;
@@ -226,7 +227,9 @@ static guint add_stack(ExportModel *m, int32_t pid, const uint64_t *addrs, guint
 }
 
 static void add_sample(ExportModel *m, const ReportEvent *e, int64_t value, uint64_t block) {
-        ExportSample s = { .time = e->time, .pid = e->pid, .tid = e->tid, .cpu = e->cpu, .value = value, .block = block };
+        ExportSample s = {
+                .time = e->time, .pid = e->pid, .tid = e->tid, .cpu = e->cpu, .value = value, .block = block
+        };
         s.thread = report_profile_thread_at(m->report, e->pid, e->tid, e->time);
         s.first = m->stack_locations->len;
         s.n = add_stack(m, e->pid, report_event_addrs(m->report, e), e->n_addrs);
@@ -393,8 +396,7 @@ ExportModel *export_model_load(const char *path, const ExportOptions *o, GError 
         /* Allocations when the capture has any (a `periscope record --memory`
          * capture: its few CPU samples are not what it was made for), else CPU
          * samples. */
-        m->kind = o->memory > 0 || (o->memory < 0 && m->report->has_allocations) ? EXPORT_KIND_MEMORY
-                                                                                   : EXPORT_KIND_CPU;
+        m->kind = o->memory > 0 || (o->memory < 0 && m->report->has_allocations) ? EXPORT_KIND_MEMORY : EXPORT_KIND_CPU;
         read_samples(m, o);
         /* taken: the samples hold what the writers need */
         g_clear_pointer(&m->report->events, g_array_unref);

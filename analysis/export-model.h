@@ -23,10 +23,10 @@ typedef enum ExportKind {
 
 /* A function: distinct (name, file, kernel-ness). */
 typedef struct ExportFunction {
-        char *name;     /* printable (valid UTF-8, no control characters) */
-        char *file;     /* source file, or NULL */
-        uint32_t line;  /* smallest line seen in it (about where it starts); 0 unknown */
-        guint flags;    /* EXPORT_FUNCTION_* */
+        char *name;    /* printable (valid UTF-8, no control characters) */
+        char *file;    /* source file, or NULL */
+        uint32_t line; /* smallest line seen in it (about where it starts); 0 unknown */
+        guint flags;   /* EXPORT_FUNCTION_* */
 } ExportFunction;
 
 /* One function of a location's inline chain. */
@@ -37,8 +37,8 @@ typedef struct ExportLine {
 
 typedef struct ExportMapping {
         uint64_t start, end, offset;
-        char *filename;  /* printable; "[kernel.kallsyms]" for the kernel */
-        char *build_id;  /* lowercase hex, or NULL */
+        char *filename; /* printable; "[kernel.kallsyms]" for the kernel */
+        char *build_id; /* lowercase hex, or NULL */
         gboolean kernel;
 } ExportMapping;
 
@@ -46,34 +46,34 @@ typedef struct ExportMapping {
 typedef struct ExportLocation {
         uint64_t address;
         gboolean kernel;
-        int mapping;          /* index into ExportModel.mappings, or -1 */
-        uint64_t offset;      /* address minus the outermost function's start; 0 unknown */
-        guint n_lines;        /* >= 1 */
-        ExportLine lines[];   /* innermost first: the last is the function that holds the address */
+        int mapping;        /* index into ExportModel.mappings, or -1 */
+        uint64_t offset;    /* address minus the outermost function's start; 0 unknown */
+        guint n_lines;      /* >= 1 */
+        ExportLine lines[]; /* innermost first: the last is the function that holds the address */
 } ExportLocation;
 
 typedef struct ExportSample {
-        int64_t time;  /* capture clock, ns */
+        int64_t time; /* capture clock, ns */
         int32_t pid, tid, cpu;
         guint32 thread; /* its name at this time: index into report->threads and thread_names */
-        int64_t value; /* CPU: 1; memory: bytes allocated */
+        int64_t value;  /* CPU: 1; memory: bytes allocated */
         uint64_t block; /* memory: the block's address */
-        gboolean live; /* memory: not freed by the end of the capture */
-        guint first;   /* into ExportModel.stack_locations */
-        guint n;       /* locations, innermost first */
+        gboolean live;  /* memory: not freed by the end of the capture */
+        guint first;    /* into ExportModel.stack_locations */
+        guint n;        /* locations, innermost first */
 } ExportSample;
 
 typedef struct ExportModel {
-        ReportProfile *report;     /* owned */
+        ReportProfile *report; /* owned */
         ExportKind kind;
-        GArray *samples;           /* ExportSample, by time */
-        GArray *stack_locations;   /* guint location indices */
-        GPtrArray *locations;      /* ExportLocation* */
-        GPtrArray *functions;      /* ExportFunction* */
-        GPtrArray *mappings;       /* ExportMapping* */
+        GArray *samples;                                             /* ExportSample, by time */
+        GArray *stack_locations;                                     /* guint location indices */
+        GPtrArray *locations;                                        /* ExportLocation* */
+        GPtrArray *functions;                                        /* ExportFunction* */
+        GPtrArray *mappings;                                         /* ExportMapping* */
         GHashTable *location_index, *function_index, *mapping_index; /* while building */
-        GHashTable *comms;         /* GINT_TO_POINTER(pid) → printable comm */
-        GPtrArray *thread_names;   /* printable names of report->threads, same indices */
+        GHashTable *comms;                                           /* GINT_TO_POINTER(pid) → printable comm */
+        GPtrArray *thread_names;      /* printable names of report->threads, same indices */
         int64_t start_time, end_time; /* capture clock, ns */
         int64_t wall_start_ns;        /* Unix time of the capture's start (header), 0 unknown */
         int64_t period_ns;            /* CPU: time one sample stands for */

@@ -11,15 +11,35 @@
 #include "export-protobuf.h"
 
 /* profile.proto field numbers */
-enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE, PROFILE_MAPPING, PROFILE_LOCATION, PROFILE_FUNCTION,
-       PROFILE_STRING_TABLE, PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS, PROFILE_PERIOD_TYPE, PROFILE_PERIOD,
-       PROFILE_COMMENT, PROFILE_DEFAULT_SAMPLE_TYPE };
+enum {
+        PROFILE_SAMPLE_TYPE = 1,
+        PROFILE_SAMPLE,
+        PROFILE_MAPPING,
+        PROFILE_LOCATION,
+        PROFILE_FUNCTION,
+        PROFILE_STRING_TABLE,
+        PROFILE_TIME_NANOS = 9,
+        PROFILE_DURATION_NANOS,
+        PROFILE_PERIOD_TYPE,
+        PROFILE_PERIOD,
+        PROFILE_COMMENT,
+        PROFILE_DEFAULT_SAMPLE_TYPE
+};
 enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT };
 enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE, SAMPLE_LABEL };
 enum { LABEL_KEY = 1, LABEL_STR, LABEL_NUM };
-enum { MAPPING_ID = 1, MAPPING_MEMORY_START, MAPPING_MEMORY_LIMIT, MAPPING_FILE_OFFSET, MAPPING_FILENAME,
-       MAPPING_BUILD_ID, MAPPING_HAS_FUNCTIONS, MAPPING_HAS_FILENAMES, MAPPING_HAS_LINE_NUMBERS,
-       MAPPING_HAS_INLINE_FRAMES };
+enum {
+        MAPPING_ID = 1,
+        MAPPING_MEMORY_START,
+        MAPPING_MEMORY_LIMIT,
+        MAPPING_FILE_OFFSET,
+        MAPPING_FILENAME,
+        MAPPING_BUILD_ID,
+        MAPPING_HAS_FUNCTIONS,
+        MAPPING_HAS_FILENAMES,
+        MAPPING_HAS_LINE_NUMBERS,
+        MAPPING_HAS_INLINE_FRAMES
+};
 enum { LOCATION_ID = 1, LOCATION_MAPPING_ID, LOCATION_ADDRESS, LOCATION_LINE };
 enum { LINE_FUNCTION_ID = 1, LINE_LINE };
 enum { FUNCTION_ID = 1, FUNCTION_NAME, FUNCTION_SYSTEM_NAME, FUNCTION_FILENAME };
@@ -79,8 +99,8 @@ static void add_saturated(int64_t *acc, int64_t v) {
 /* Groups samples by (pid, tid, stack): a hash of stack hashes to chains. */
 static GPtrArray *group_samples(const ExportModel *m) {
         GPtrArray *groups = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GHashTable) by_hash = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                                              (GDestroyNotify) g_ptr_array_unref);
+        g_autoptr(GHashTable) by_hash =
+                g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_ptr_array_unref);
         for (guint i = 0; i < m->samples->len; i++) {
                 const ExportSample *s = &g_array_index(m->samples, ExportSample, i);
                 guint h = stack_hash(m, s);
@@ -242,7 +262,7 @@ static void add_functions(GByteArray *b, const ExportModel *m, Strings *s) {
                 const ExportFunction *f = export_model_function(m, i);
                 g_autoptr(GByteArray) fb = g_byte_array_new();
                 g_autofree char *name = (f->flags & EXPORT_FUNCTION_KERNEL) ? g_strconcat(f->name, " [kernel]", NULL)
-                                                                             : g_strdup(f->name);
+                                                                            : g_strdup(f->name);
                 pb_add_varint(fb, FUNCTION_ID, i + 1u);
                 pb_add_varint(fb, FUNCTION_NAME, str_id(s, name));
                 pb_add_varint(fb, FUNCTION_SYSTEM_NAME, str_id(s, f->name));
@@ -305,7 +325,8 @@ static gboolean gzip_append(const GByteArray *in, GByteArray *out, GError **erro
                 z.avail_out = sizeof(buf);
                 int r = deflate(&z, Z_FINISH);
                 if (r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR) {
-                        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "gzip failed: %s", z.msg ? z.msg : "zlib");
+                        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "gzip failed: %s",
+                                    z.msg ? z.msg : "zlib");
                         deflateEnd(&z);
                         return FALSE;
                 }

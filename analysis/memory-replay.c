@@ -3,12 +3,12 @@
 
 typedef struct Event {
         int64_t time;
-        uint64_t seq;      /* file order, to keep the sort stable */
+        uint64_t seq; /* file order, to keep the sort stable */
         uint64_t addr;
-        int64_t size;      /* 0: free */
+        int64_t size; /* 0: free */
         int32_t pid;
         int32_t tid;
-        gpointer stack;    /* allocations only */
+        gpointer stack; /* allocations only */
 } Event;
 
 /* A block by (pid, address), or a thread by (pid, tid). */
@@ -54,8 +54,12 @@ void memory_replay_free(MemoryReplay *m) {
 void memory_replay_add(MemoryReplay *m, const CaptureFrame *f, gpointer stack) {
         if (f->type != CAPTURE_FRAME_ALLOCATION || f->allocation.alloc_size < 0)
                 return;
-        Event e = { .time = f->time, .seq = m->events->len, .addr = f->allocation.alloc_addr,
-                    .size = f->allocation.alloc_size, .pid = f->pid, .tid = f->allocation.tid,
+        Event e = { .time = f->time,
+                    .seq = m->events->len,
+                    .addr = f->allocation.alloc_addr,
+                    .size = f->allocation.alloc_size,
+                    .pid = f->pid,
+                    .tid = f->allocation.tid,
                     .stack = f->allocation.alloc_size > 0 ? stack : NULL };
         g_array_append_val(m->events, e);
 }
@@ -91,7 +95,7 @@ void memory_replay_run(MemoryReplay *m, MemoryFateFunc fn, gpointer userdata, Me
                                 g_hash_table_remove(live, &key);
                         }
                         l = g_new(Live, 1);
-                        *l = (Live) { key, e->size, e->stack };
+                        *l = (Live){ key, e->size, e->stack };
                         g_hash_table_insert(live, &l->key, l);
                         g_hash_table_replace(latest, g_memdup2(&thread, sizeof thread), g_memdup2(&key, sizeof key));
                         st.n_allocs++;

@@ -22,10 +22,10 @@ typedef enum MemoryFate {
 
 typedef struct MemoryReplayStats {
         uint64_t n_allocs, n_frees, total_bytes;
-        uint64_t peak_bytes;      /* most bytes live at once */
-        int64_t peak_time;        /* capture time when the peak was reached */
+        uint64_t peak_bytes;             /* most bytes live at once */
+        int64_t peak_time;               /* capture time when the peak was reached */
         uint64_t live_count, live_bytes; /* at the end */
-        uint64_t unmatched_frees; /* frees of blocks allocated before recording started */
+        uint64_t unmatched_frees;        /* frees of blocks allocated before recording started */
 } MemoryReplayStats;
 
 typedef struct MemoryReplay MemoryReplay;

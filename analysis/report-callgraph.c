@@ -54,7 +54,8 @@ static gboolean comm_matches(const char *name, const char *comm) {
         if (strcmp(name, comm) == 0)
                 return TRUE;
         size_t n = strlen(comm);
-        return n > 2 && comm[0] == '[' && comm[n - 1] == ']' && strlen(name) == n - 2 && strncmp(comm + 1, name, n - 2) == 0;
+        return n > 2 && comm[0] == '[' && comm[n - 1] == ']' && strlen(name) == n - 2 &&
+               strncmp(comm + 1, name, n - 2) == 0;
 }
 
 gboolean report_filter_match(const ReportProfile *p, const ReportFilter *f, int32_t pid) {

@@ -11,23 +11,23 @@
 
 typedef struct ReportNode ReportNode;
 struct ReportNode {
-        guint label;          /* ReportLabels id; unused for the root */
-        guint64 total;        /* samples whose stack passes through this node */
-        guint64 self;         /* samples whose stack ends here */
+        guint label;   /* ReportLabels id; unused for the root */
+        guint64 total; /* samples whose stack passes through this node */
+        guint64 self;  /* samples whose stack ends here */
         ReportNode *parent;
         GPtrArray *children;  /* ReportNode*, sorted by total (desc) then label */
         GHashTable *by_label; /* label → child, while building */
 };
 
 typedef struct ReportFilter {
-        GArray *pids;  /* int32_t; empty = all */
-        GArray *tids;  /* int32_t threads; NULL or empty = all */
-        char **comms;  /* NULL-terminated; NULL = all */
-        gboolean lines; /* one frame per source line (see report_labels_new) */
-        gboolean process_root;  /* the call tree starts with one "comm (pid N)" frame per process */
+        GArray *pids;                 /* int32_t; empty = all */
+        GArray *tids;                 /* int32_t threads; NULL or empty = all */
+        char **comms;                 /* NULL-terminated; NULL = all */
+        gboolean lines;               /* one frame per source line (see report_labels_new) */
+        gboolean process_root;        /* the call tree starts with one "comm (pid N)" frame per process */
         gboolean folded_process_root; /* so do folded stacks (only when asked: machine output stays stable) */
         gboolean thread_root;         /* then one "name (tid N)" frame per thread, in the tree and folded stacks */
-        GHashTable *groups;     /* pid → char* container label: a frame above the process; or NULL */
+        GHashTable *groups;           /* pid → char* container label: a frame above the process; or NULL */
 } ReportFilter;
 
 /* Whether samples of pid pass the --pid/--comm filters of f (its name from
@@ -44,15 +44,15 @@ static inline gboolean report_filter_has_tids(const ReportFilter *f) {
 
 typedef struct ReportCallGraph {
         ReportLabels *labels;
-        ReportNode *root;       /* all samples; children are entry points */
-        guint64 n_samples;      /* after filtering */
-        guint64 *self;          /* by label id */
-        guint64 *total;         /* by label id, each sample counted once per function */
-        GPtrArray *stacks;      /* ReportStack*: distinct resolved stacks */
-        GHashTable *pids_seen;  /* pids with samples after filtering */
+        ReportNode *root;             /* all samples; children are entry points */
+        guint64 n_samples;            /* after filtering */
+        guint64 *self;                /* by label id */
+        guint64 *total;               /* by label id, each sample counted once per function */
+        GPtrArray *stacks;            /* ReportStack*: distinct resolved stacks */
+        GHashTable *pids_seen;        /* pids with samples after filtering */
         const ReportProfile *profile; /* borrowed: must outlive the graph */
         gboolean process_root, folded_process_root, thread_root;
-        GHashTable *groups;     /* borrowed, see ReportFilter */
+        GHashTable *groups;       /* borrowed, see ReportFilter */
         GHashTable *threads_seen; /* thread indices with samples after filtering */
 } ReportCallGraph;
 

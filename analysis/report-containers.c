@@ -12,7 +12,7 @@
 typedef struct Group {
         char *label;
         guint64 samples;
-        GArray *pids;          /* int32_t */
+        GArray *pids; /* int32_t */
 } Group;
 
 static void group_free(gpointer p) {
@@ -31,8 +31,11 @@ static char *label_from_description(const char *text) {
                 if (!eq)
                         continue;
                 g_autofree char *key = g_strndup(*l, (gsize) (eq - *l));
-                char **slot = g_str_equal(key, "engine") ? &engine : g_str_equal(key, "name") ? &name :
-                              g_str_equal(key, "image") ? &image : g_str_equal(key, "id") ? &id : NULL;
+                char **slot = g_str_equal(key, "engine")  ? &engine
+                              : g_str_equal(key, "name")  ? &name
+                              : g_str_equal(key, "image") ? &image
+                              : g_str_equal(key, "id")    ? &id
+                                                          : NULL;
                 if (slot && !*slot)
                         *slot = g_utf8_make_valid(eq + 1, -1);
         }
@@ -68,15 +71,16 @@ static gboolean print_containers(FILE *out, const char *path, const ReportPidFil
         char *msg = NULL;
         int r = capture_reader_open_path(path, &reader, &msg);
         if (r < 0) {
-                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-r), "%s: %s", path, msg ? msg : g_strerror(-r));
+                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-r), "%s: %s", path,
+                            msg ? msg : g_strerror(-r));
                 free(msg);
                 return FALSE;
         }
         g_autoptr(GHashTable) chunks = g_hash_table_new_full(NULL, NULL, NULL, string_free);
-        g_autoptr(GHashTable) labels = g_hash_table_new_full(NULL, NULL, NULL, g_free);      /* pid → label */
-        g_autoptr(GHashTable) parents = g_hash_table_new(NULL, NULL);                         /* child → parent */
-        g_autoptr(GHashTable) samples = g_hash_table_new_full(NULL, NULL, NULL, g_free);     /* pid → guint64* */
-        g_autoptr(GHashTable) comms = g_hash_table_new_full(NULL, NULL, NULL, g_free);       /* pid → comm */
+        g_autoptr(GHashTable) labels = g_hash_table_new_full(NULL, NULL, NULL, g_free);  /* pid → label */
+        g_autoptr(GHashTable) parents = g_hash_table_new(NULL, NULL);                    /* child → parent */
+        g_autoptr(GHashTable) samples = g_hash_table_new_full(NULL, NULL, NULL, g_free); /* pid → guint64* */
+        g_autoptr(GHashTable) comms = g_hash_table_new_full(NULL, NULL, NULL, g_free);   /* pid → comm */
         guint64 total = 0;
         CaptureFrame f;
         while ((r = capture_reader_next(reader, &f)) > 0) {
@@ -176,8 +180,8 @@ static gboolean print_containers(FILE *out, const char *path, const ReportPidFil
         for (guint i = 0; i < sorted->len; i++) {
                 Group *g = sorted->pdata[i];
                 g_array_sort(g->pids, cmp_pids);
-                fprintf(out, "%9" G_GUINT64_FORMAT "  %5.1f%%  %s  [", g->samples, total ? 100.0 * (double) g->samples / (double) total : 0.0,
-                        g->label);
+                fprintf(out, "%9" G_GUINT64_FORMAT "  %5.1f%%  %s  [", g->samples,
+                        total ? 100.0 * (double) g->samples / (double) total : 0.0, g->label);
                 for (guint j = 0; j < g->pids->len && j < 16; j++) {
                         int32_t pid = g_array_index(g->pids, int32_t, j);
                         const char *comm = g_hash_table_lookup(comms, GINT_TO_POINTER(pid));

@@ -14,9 +14,9 @@ typedef struct CounterPoint {
 
 typedef struct CounterSeries {
         uint32_t id;
-        int32_t pid;            /* who defined it: -1 for the system counters */
+        int32_t pid; /* who defined it: -1 for the system counters */
         CaptureCounterDef def;
-        GArray *points;         /* CounterPoint, in time order */
+        GArray *points; /* CounterPoint, in time order */
 } CounterSeries;
 
 /* All counters that have a definition, ordered by category, name, pid:

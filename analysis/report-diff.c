@@ -8,7 +8,7 @@
 #include <string.h>
 
 typedef struct DiffRow {
-        const char *name; /* borrowed from one of the graphs' labels */
+        const char *name;         /* borrowed from one of the graphs' labels */
         double self[2], total[2]; /* shares in %, [0] before, [1] after */
 } DiffRow;
 

@@ -2,7 +2,6 @@
  * script only re-lays out on zoom and highlights on search). */
 #include "report-flamegraph.h"
 
-
 #include <math.h>
 #include <string.h>
 
@@ -15,16 +14,15 @@
 /* The script and style, kept apart from layout code. Frames are <g class="f">
  * with data-x/data-w (in samples) and data-d (depth); the first <title> child
  * holds "name (N samples, P%)". */
-static const char fg_style[] =
-        "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
-        "#title { font-size: 17px; font-family: sans-serif; }\n"
-        "#details, #matched, #reset { font-family: sans-serif; font-size: 12px; }\n"
-        "#reset { cursor: pointer; fill: #1a5fb4; }\n"
-        "g.f { cursor: pointer; }\n"
-        "g.f:hover rect { stroke: #000; stroke-width: 0.6; }\n"
-        "g.f text { pointer-events: none; }\n"
-        "g.dim rect { opacity: 0.5; }\n"
-        "input { font: 12px sans-serif; width: 240px; }\n";
+static const char fg_style[] = "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
+                               "#title { font-size: 17px; font-family: sans-serif; }\n"
+                               "#details, #matched, #reset { font-family: sans-serif; font-size: 12px; }\n"
+                               "#reset { cursor: pointer; fill: #1a5fb4; }\n"
+                               "g.f { cursor: pointer; }\n"
+                               "g.f:hover rect { stroke: #000; stroke-width: 0.6; }\n"
+                               "g.f text { pointer-events: none; }\n"
+                               "g.dim rect { opacity: 0.5; }\n"
+                               "input { font: 12px sans-serif; width: 240px; }\n";
 
 static const char fg_script[] =
         "(function () {\n"
@@ -91,19 +89,22 @@ static const char fg_script[] =
         "      if (s[0] >= end) { covered += s[1] - s[0]; end = s[1]; }\n"
         "      else if (s[1] > end) { covered += s[1] - end; end = s[1]; }\n"
         "    });\n"
-        "    matched.textContent = term ? 'Matched: ' + covered + ' ' + UNIT + ' (' + (100 * covered / TOTAL).toFixed(2) + '%)' : ' ';\n"
+        "    matched.textContent = term ? 'Matched: ' + covered + ' ' + UNIT + ' (' + (100 * covered / "
+        "TOTAL).toFixed(2) + '%)' : ' ';\n"
         "  }\n"
         "  // The search term lives in the URL (#search=TERM): a link or a reload shows the same matches.\n"
         "  function remember(term) {\n"
         "    var url = location.href.split('#')[0] + (term ? '#search=' + encodeURIComponent(term) : '');\n"
-        "    try { history.replaceState(null, '', url); } catch (e) { location.hash = term ? 'search=' + encodeURIComponent(term) : ''; }\n"
+        "    try { history.replaceState(null, '', url); } catch (e) { location.hash = term ? 'search=' + "
+        "encodeURIComponent(term) : ''; }\n"
         "  }\n"
         "  search.addEventListener('input', function () { highlight(search.value); remember(search.value); });\n"
         "  document.addEventListener('keydown', function (e) {\n"
         "    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); search.focus(); }\n"
         "    if (e.key === 'Escape') { search.value = ''; highlight(''); remember(''); unzoom(); }\n"
         "  });\n"
-        "  frames.forEach(function (g) { var r = g.querySelector('rect'); r.setAttribute('data-fill', r.getAttribute('fill')); });\n"
+        "  frames.forEach(function (g) { var r = g.querySelector('rect'); r.setAttribute('data-fill', "
+        "r.getAttribute('fill')); });\n"
         "  var asked = /(?:^#|&)search=([^&]*)/.exec(location.hash);\n"
         "  if (asked) {\n"
         "    try { search.value = decodeURIComponent(asked[1]); } catch (e) { search.value = asked[1]; }\n"
@@ -115,11 +116,21 @@ static const char fg_script[] =
 static void xml_escape(GString *out, const char *s) {
         for (; *s; s++) {
                 switch (*s) {
-                case '&': g_string_append(out, "&amp;"); break;
-                case '<': g_string_append(out, "&lt;"); break;
-                case '>': g_string_append(out, "&gt;"); break;
-                case '"': g_string_append(out, "&quot;"); break;
-                case '\'': g_string_append(out, "&apos;"); break;
+                case '&':
+                        g_string_append(out, "&amp;");
+                        break;
+                case '<':
+                        g_string_append(out, "&lt;");
+                        break;
+                case '>':
+                        g_string_append(out, "&gt;");
+                        break;
+                case '"':
+                        g_string_append(out, "&quot;");
+                        break;
+                case '\'':
+                        g_string_append(out, "&apos;");
+                        break;
                 default:
                         /* Control characters are not allowed in XML 1.0. */
                         if ((unsigned char) *s < 0x20 && *s != '\t')
@@ -182,13 +193,16 @@ static void emit_frame(Layout *L, const char *name, const char *info, guint64 x,
         double Y = L->opt->inverted ? (double) FG_TOP + (double) depth * FG_FRAME_H
                                     : (double) L->height - FG_BOTTOM - (double) (depth + 1) * FG_FRAME_H;
         GString *o = L->out;
-        g_string_append_printf(o, "<g class=\"f\" data-x=\"%" G_GUINT64_FORMAT "\" data-w=\"%" G_GUINT64_FORMAT
-                                  "\" data-d=\"%u\" data-name=\"", x, w, depth);
+        g_string_append_printf(o,
+                               "<g class=\"f\" data-x=\"%" G_GUINT64_FORMAT "\" data-w=\"%" G_GUINT64_FORMAT
+                               "\" data-d=\"%u\" data-name=\"",
+                               x, w, depth);
         xml_escape(o, name);
         g_string_append(o, "\"><title>");
         xml_escape(o, info);
-        g_string_append_printf(o, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>",
-                               X, Y, px, FG_FRAME_H - 1, fill);
+        g_string_append_printf(
+                o, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>", X, Y, px,
+                FG_FRAME_H - 1, fill);
         g_string_append_printf(o, "<text x=\"%.2f\" y=\"%.1f\">", X + 3, Y + FG_FRAME_H - 4.5);
         int fits = (int) floor((px - 6) / 7.2);
         glong len = g_utf8_strlen(name, -1);
@@ -260,7 +274,8 @@ static void emit_node(Layout *L, const ReportNode *n, const ReportNode *before, 
                         const ReportNode *bc = NULL;
                         if (bg) {
                                 bc = matching_child(bg, before, l->text);
-                                double was = share(bc ? bc->total : 0, bg->n_samples), now = share(c->total, g->n_samples);
+                                double was = share(bc ? bc->total : 0, bg->n_samples),
+                                       now = share(c->total, g->n_samples);
                                 delta_colour(now - was, L->max_delta, fill);
                                 info = g_strdup_printf("%s (%" G_GUINT64_FORMAT " %s, %.2f%%; before %.2f%%, %+.2f%%)",
                                                        l->text, c->total, report_callgraph_unit(g, c->total), now, was,
@@ -268,7 +283,8 @@ static void emit_node(Layout *L, const ReportNode *n, const ReportNode *before, 
                         } else {
                                 frame_colour(l, fill);
                                 info = g_strdup_printf("%s (%" G_GUINT64_FORMAT " %s, %.2f%%)", l->text, c->total,
-                                                       report_callgraph_unit(g, c->total), share(c->total, g->n_samples));
+                                                       report_callgraph_unit(g, c->total),
+                                                       share(c->total, g->n_samples));
                         }
                         emit_frame(L, l->text, info, x, c->total, depth, fill);
                         emit_node(L, c, bc, x, depth + 1);
@@ -294,7 +310,8 @@ GString *report_flamegraph_svg(const ReportCallGraph *g, const ReportFlameOption
                                "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%u\" "
                                "viewBox=\"0 0 %d %u\" data-width=\"%d\" data-pad=\"%d\" data-total=\"%" G_GUINT64_FORMAT
                                "\" data-unit=\"%s\" data-inverted=\"%d\">\n",
-                               W, L.height, W, L.height, W, FG_PAD, total, report_callgraph_unit(g, 2), opt->inverted ? 1 : 0);
+                               W, L.height, W, L.height, W, FG_PAD, total, report_callgraph_unit(g, 2),
+                               opt->inverted ? 1 : 0);
         g_string_append_printf(o, "<style>\n%s</style>\n", fg_style);
         g_string_append_printf(o, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#f8f8f4\"/>\n", W, L.height);
         g_string_append_printf(o, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">", W / 2);
@@ -302,11 +319,14 @@ GString *report_flamegraph_svg(const ReportCallGraph *g, const ReportFlameOption
         g_string_append(o, "</text>\n");
         if (opt->before) {
                 g_string_append_printf(o, "<text id=\"legend\" x=\"%d\" y=\"50\">", FG_PAD + 90);
-                g_string_append_printf(o, "widths: after; <tspan fill=\"#c00\">red: grew</tspan>, "
-                                          "<tspan fill=\"#00c\">blue: shrank</tspan> (share of all %s, largest change %.2f%%)</text>\n",
-                                       report_callgraph_unit(g, 2), L.max_delta);
+                g_string_append_printf(
+                        o,
+                        "widths: after; <tspan fill=\"#c00\">red: grew</tspan>, "
+                        "<tspan fill=\"#00c\">blue: shrank</tspan> (share of all %s, largest change %.2f%%)</text>\n",
+                        report_callgraph_unit(g, 2), L.max_delta);
         }
-        g_string_append_printf(o, "<text id=\"reset\" x=\"%d\" y=\"50\" style=\"display:none\">Reset zoom</text>\n", FG_PAD);
+        g_string_append_printf(o, "<text id=\"reset\" x=\"%d\" y=\"50\" style=\"display:none\">Reset zoom</text>\n",
+                               FG_PAD);
         g_string_append_printf(o,
                                "<foreignObject x=\"%d\" y=\"34\" width=\"260\" height=\"24\">"
                                "<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"search\" type=\"search\" "

@@ -13,9 +13,9 @@
 #define REPORT_FLAME_MAX_WIDTH 20000
 
 typedef struct ReportFlameOptions {
-        const char *title;     /* shown at the top */
-        int width;             /* pixels; 0: REPORT_FLAME_DEFAULT_WIDTH */
-        gboolean inverted;     /* icicle: the roots at the top, stacks hanging down */
+        const char *title;             /* shown at the top */
+        int width;                     /* pixels; 0: REPORT_FLAME_DEFAULT_WIDTH */
+        gboolean inverted;             /* icicle: the roots at the top, stacks hanging down */
         const ReportCallGraph *before; /* differential: colour each frame by the change of
                                         * its share from before (red grew, blue shrank); or NULL */
 } ReportFlameOptions;

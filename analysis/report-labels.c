@@ -9,9 +9,9 @@
 struct ReportLabels {
         const ReportProfile *profile;
         gboolean with_lines;
-        GPtrArray *labels;     /* ReportLabel* by id */
-        GHashTable *by_text;   /* text → id + 1 */
-        GHashTable *cache;     /* AddrKey* → GArray of ids, outermost first */
+        GPtrArray *labels;   /* ReportLabel* by id */
+        GHashTable *by_text; /* text → id + 1 */
+        GHashTable *cache;   /* AddrKey* → GArray of ids, outermost first */
 };
 
 typedef struct AddrKey {

@@ -37,13 +37,20 @@ static int by_total(gconstpointer a, gconstpointer b) {
 
 static const char *severity_name(unsigned s) {
         /* GLib's GLogLevelFlags, which Sysprof's collector passes on. */
-        if (s & 0x04) return "critical";
-        if (s & 0x08) return "critical";
-        if (s & 0x10) return "warning";
-        if (s & 0x20) return "message";
-        if (s & 0x40) return "info";
-        if (s & 0x80) return "debug";
-        if (s & 0x02) return "error";
+        if (s & 0x04)
+                return "critical";
+        if (s & 0x08)
+                return "critical";
+        if (s & 0x10)
+                return "warning";
+        if (s & 0x20)
+                return "message";
+        if (s & 0x40)
+                return "info";
+        if (s & 0x80)
+                return "debug";
+        if (s & 0x02)
+                return "error";
         return "other";
 }
 

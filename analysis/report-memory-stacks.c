@@ -62,7 +62,8 @@ static void print_table(FILE *out, ReportCallGraph *g, const char *title, guint 
         if (rows->len == 0)
                 fprintf(out, "%12s %8s  (none)\n", "0", "0");
         else if (rows->len > limit)
-                fprintf(out, "%12s %8s  (%u more stack%s; --tree or --flamegraph with --leaked/--temporary show them all)\n",
+                fprintf(out,
+                        "%12s %8s  (%u more stack%s; --tree or --flamegraph with --leaked/--temporary show them all)\n",
                         "", "", rows->len - limit, rows->len - limit == 1 ? "" : "s");
 }
 

@@ -29,10 +29,11 @@ static void site_free(gpointer p) {
 
 /* Functions that only pass an allocation on: the call site is their caller. */
 static const char *const allocator_wrappers[] = {
-        "malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign", "valloc",
-        "g_malloc*", "g_try_malloc*", "g_realloc*", "g_try_realloc*", "g_slice_alloc*", "g_memdup*", "g_strdup*",
-        "g_strndup", "g_new*", "operator new*", "xmalloc", "xcalloc", "xrealloc", "xstrdup", "strdup", "strndup",
-        "__libc_*", "__GI_*", "_IO_*", "__strdup", "reallocarray", NULL,
+        "malloc",         "calloc",    "realloc",   "free",          "posix_memalign", "aligned_alloc",
+        "memalign",       "valloc",    "g_malloc*", "g_try_malloc*", "g_realloc*",     "g_try_realloc*",
+        "g_slice_alloc*", "g_memdup*", "g_strdup*", "g_strndup",     "g_new*",         "operator new*",
+        "xmalloc",        "xcalloc",   "xrealloc",  "xstrdup",       "strdup",         "strndup",
+        "__libc_*",       "__GI_*",    "_IO_*",     "__strdup",      "reallocarray",   NULL,
 };
 
 static bool is_wrapper(const char *name) {
@@ -134,8 +135,9 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
                 return k;
         }
         if (memory_replay_count(replay) == 0) {
-                fprintf(stderr, "periscope report: the capture has no ALLOCATION frames%s; record with "
-                                "`periscope record --memory -- COMMAND`\n",
+                fprintf(stderr,
+                        "periscope report: the capture has no ALLOCATION frames%s; record with "
+                        "`periscope record --memory -- COMMAND`\n",
                         only_pid ? " for that process" : "");
                 return -ENODATA;
         }
@@ -180,8 +182,9 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
                         s->live_bytes, s->name);
         }
 
-        fprintf(out, "\nShort-lived temporaries (freed before their thread allocated anything else), by call site:\n"
-                     "%8s %12s  %s\n",
+        fprintf(out,
+                "\nShort-lived temporaries (freed before their thread allocated anything else), by call site:\n"
+                "%8s %12s  %s\n",
                 "ALLOCS", "BYTES", "CALL SITE");
         g_ptr_array_sort(list, cmp_temp);
         shown = 0;
@@ -202,7 +205,8 @@ int report_memory_with_symbols(CaptureReader *r, const ReportMemoryOptions *o, F
         char *error = NULL;
         int k = symbol_table_load(r, &symbols, &error);
         if (k < 0 && k != -ENOENT)
-                fprintf(stderr, "periscope report: symbols unusable, showing addresses: %s\n", error ? error : g_strerror(-k));
+                fprintf(stderr, "periscope report: symbols unusable, showing addresses: %s\n",
+                        error ? error : g_strerror(-k));
         free(error);
         k = report_memory(r, symbols, o, out);
         symbol_table_free(symbols);

@@ -12,8 +12,8 @@
 #include "report-pid-filter.h"
 
 typedef struct ReportMemoryOptions {
-        int limit;          /* rows per table; 0: 25 */
-        int32_t pid;        /* only this process; 0: all */
+        int limit;                     /* rows per table; 0: 25 */
+        int32_t pid;                   /* only this process; 0: all */
         const ReportPidFilter *filter; /* and only the processes it wants; NULL: all */
 } ReportMemoryOptions;
 

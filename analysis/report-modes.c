@@ -35,8 +35,8 @@ static gboolean combine(ReportFamily a, ReportFamily b) {
         /* the stack views weigh allocations with --memory and start from
          * the containers with --by-container */
         if (BOTH(REPORT_FAMILY_STACKS, REPORT_FAMILY_MEMORY) || BOTH(REPORT_FAMILY_FOLDED, REPORT_FAMILY_MEMORY) ||
-            BOTH(REPORT_FAMILY_STACKS, REPORT_FAMILY_CONTAINER) || BOTH(REPORT_FAMILY_FOLDED, REPORT_FAMILY_CONTAINER) ||
-            BOTH(REPORT_FAMILY_EVENTS, REPORT_FAMILY_MEMORY))
+            BOTH(REPORT_FAMILY_STACKS, REPORT_FAMILY_CONTAINER) ||
+            BOTH(REPORT_FAMILY_FOLDED, REPORT_FAMILY_CONTAINER) || BOTH(REPORT_FAMILY_EVENTS, REPORT_FAMILY_MEMORY))
                 return TRUE;
         return FALSE;
 #undef EITHER

@@ -7,21 +7,21 @@
 #include <glib.h>
 
 typedef enum ReportFamily {
-        REPORT_FAMILY_STACKS,    /* --tree, --callers, --callees, --mappings, --by-process */
-        REPORT_FAMILY_FOLDED,    /* --folded: only folded stacks on stdout */
-        REPORT_FAMILY_FLAME,     /* --flamegraph */
-        REPORT_FAMILY_EVENTS,    /* --marks, --counters, --timeline */
-        REPORT_FAMILY_MEMORY,    /* --memory */
-        REPORT_FAMILY_CONTAINER, /* --by-container */
-        REPORT_FAMILY_DIFF,      /* --diff */
-        REPORT_FAMILY_FLAME_LOOK,/* --title, --width, --inverted: need a flame graph */
-        REPORT_FAMILY_ROOTS,     /* --process-root, --no-process-root: the shape of trees */
-        REPORT_FAMILY_NAMING,    /* --lines: how stack frames are named */
+        REPORT_FAMILY_STACKS,     /* --tree, --callers, --callees, --mappings, --by-process */
+        REPORT_FAMILY_FOLDED,     /* --folded: only folded stacks on stdout */
+        REPORT_FAMILY_FLAME,      /* --flamegraph */
+        REPORT_FAMILY_EVENTS,     /* --marks, --counters, --timeline */
+        REPORT_FAMILY_MEMORY,     /* --memory */
+        REPORT_FAMILY_CONTAINER,  /* --by-container */
+        REPORT_FAMILY_DIFF,       /* --diff */
+        REPORT_FAMILY_FLAME_LOOK, /* --title, --width, --inverted: need a flame graph */
+        REPORT_FAMILY_ROOTS,      /* --process-root, --no-process-root: the shape of trees */
+        REPORT_FAMILY_NAMING,     /* --lines: how stack frames are named */
         _REPORT_FAMILY_MAX,
 } ReportFamily;
 
 typedef struct ReportModeOption {
-        const char *name;   /* as typed: "--tree" */
+        const char *name; /* as typed: "--tree" */
         gboolean set;
         ReportFamily family;
 } ReportModeOption;

@@ -20,8 +20,8 @@ typedef struct ReportRawStack {
         int32_t tid;    /* the thread (SAMPLE/ALLOCATION tid) */
         guint32 thread; /* its name at the sample's time: index into ReportProfile.threads */
         guint32 n_addrs;
-        guint64 count;   /* the weight: samples, or bytes */
-        guint64 events;  /* the samples or allocations that had this stack */
+        guint64 count;  /* the weight: samples, or bytes */
+        guint64 events; /* the samples or allocations that had this stack */
         uint64_t addrs[];
 } ReportRawStack;
 
@@ -55,8 +55,8 @@ typedef struct ReportEvent {
         int64_t time;
         int32_t pid, tid, cpu;
         gboolean allocation;
-        int64_t size;    /* allocation: its size (0: a free); else 0 */
-        uint64_t block;  /* allocation: the block's address */
+        int64_t size;   /* allocation: its size (0: a free); else 0 */
+        uint64_t block; /* allocation: the block's address */
         guint32 n_addrs;
         const ReportRawStack *stack; /* a sample's interned stack, or NULL */
         guint64 addrs_at;            /* else: its addresses' index into ReportProfile.event_addrs */
@@ -69,28 +69,28 @@ typedef enum ReportLoadFlags {
 
 typedef struct ReportProfile {
         char *path;
-        GHashTable *comms;    /* GINT_TO_POINTER(pid) → char* comm (basename of argv[0]) */
-        GHashTable *cmdlines; /* GINT_TO_POINTER(pid) → char* cmdline */
-        GHashTable *maps;     /* GINT_TO_POINTER(pid) → GPtrArray of ReportMap*, in capture order */
-        GHashTable *jit;      /* "pid:addr" → char* name */
-        GHashTable *stacks;   /* ReportRawStack* (key, owned) → same */
-        GHashTable *renames;  /* GINT_TO_POINTER(tid) → GArray of ReportRename, by time (thread-name frames) */
-        GPtrArray *threads;   /* ReportThread*: the distinct (pid, tid, name) of the samples */
+        GHashTable *comms;        /* GINT_TO_POINTER(pid) → char* comm (basename of argv[0]) */
+        GHashTable *cmdlines;     /* GINT_TO_POINTER(pid) → char* cmdline */
+        GHashTable *maps;         /* GINT_TO_POINTER(pid) → GPtrArray of ReportMap*, in capture order */
+        GHashTable *jit;          /* "pid:addr" → char* name */
+        GHashTable *stacks;       /* ReportRawStack* (key, owned) → same */
+        GHashTable *renames;      /* GINT_TO_POINTER(tid) → GArray of ReportRename, by time (thread-name frames) */
+        GPtrArray *threads;       /* ReportThread*: the distinct (pid, tid, name) of the samples */
         GHashTable *thread_index; /* "pid/tid/name" → index + 1 into threads, while loading */
         GHashTable *thread_cache; /* GINT_TO_POINTER(tid) → the last name looked up, while it holds */
         ReportWeight weight;
-        guint64 n_samples;    /* sum of the stacks' counts: samples, or allocated bytes */
-        guint64 n_events;     /* SAMPLE frames (or allocations of the weighed fate) read */
+        guint64 n_samples; /* sum of the stacks' counts: samples, or allocated bytes */
+        guint64 n_events;  /* SAMPLE frames (or allocations of the weighed fate) read */
         guint64 n_frames;
-        SymbolTable *symbols;  /* NULL when the capture embeds none */
-        char *symbols_error;   /* why there are no symbols, or NULL */
-        char *load_warning;    /* the capture ended in a malformed frame, or NULL */
+        SymbolTable *symbols;         /* NULL when the capture embeds none */
+        char *symbols_error;          /* why there are no symbols, or NULL */
+        char *load_warning;           /* the capture ended in a malformed frame, or NULL */
         int64_t start_time, end_time; /* the header's, capture clock */
-        char *capture_time;   /* the header's ISO 8601 date */
-        int64_t last_time;    /* the latest frame time read (at least start_time) */
-        gboolean has_allocations; /* an ALLOCATION frame was read */
-        GArray *events;       /* REPORT_LOAD_EVENTS: ReportEvent in file order; else NULL */
-        GArray *event_addrs;  /* uint64_t: the allocation events' addresses */
+        char *capture_time;           /* the header's ISO 8601 date */
+        int64_t last_time;            /* the latest frame time read (at least start_time) */
+        gboolean has_allocations;     /* an ALLOCATION frame was read */
+        GArray *events;               /* REPORT_LOAD_EVENTS: ReportEvent in file order; else NULL */
+        GArray *event_addrs;          /* uint64_t: the allocation events' addresses */
 } ReportProfile;
 
 /* Reads the capture at path, counting stacks by weight; shows a progress

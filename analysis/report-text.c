@@ -68,8 +68,8 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                                 helper_failed, helper_failed == 1 ? "" : "s");
                 for (size_t i = 0; i < n_records && verified < n; i++) {
                         const SymbolMapping *m = symbol_table_get_mapping(p->symbols, i);
-                        if (!first[i] || ((m->flags & SYMBOL_MAPPING_VERIFIED) &&
-                                          !(m->flags & SYMBOL_MAPPING_HELPER_FAILED)))
+                        if (!first[i] ||
+                            ((m->flags & SYMBOL_MAPPING_VERIFIED) && !(m->flags & SYMBOL_MAPPING_HELPER_FAILED)))
                                 continue;
                         if (shown++ == 5) {
                                 fprintf(out, "  … and %zu more; --mappings lists them all\n", n - verified - 5);
@@ -149,8 +149,7 @@ static void print_node(FILE *out, const ReportCallGraph *g, const ReportNode *n,
                         continue;
                 }
                 fprintf(out, "%6.2f%% %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT "  %*s%s\n",
-                        pct(c->total, g->n_samples), c->total, c->self, (int) (depth * 2), "",
-                        label_text(g, c->label));
+                        pct(c->total, g->n_samples), c->total, c->self, (int) (depth * 2), "", label_text(g, c->label));
                 print_node(out, g, c, depth + 1, min, hidden);
         }
 }
@@ -286,7 +285,8 @@ void report_print_folded(FILE *out, ReportCallGraph *g) {
 void report_print_mappings(FILE *out, const ReportProfile *p, const ReportCallGraph *g) {
         fprintf(out, "\nSymbol sources:\n");
         if (!p->symbols || symbol_table_get_kind(p->symbols) != SYMBOL_TABLE_PERISCOPE) {
-                fprintf(out, "  (the capture has no Periscope symbol table; Sysprof's __symbols__ does not record them)\n");
+                fprintf(out,
+                        "  (the capture has no Periscope symbol table; Sysprof's __symbols__ does not record them)\n");
                 return;
         }
         size_t shown = 0;
@@ -314,7 +314,7 @@ void report_print_mappings(FILE *out, const ReportProfile *p, const ReportCallGr
 typedef struct ProcessRow {
         int32_t pid;
         guint64 count;
-        guint top;        /* label with the most self samples, G_MAXUINT: none */
+        guint top; /* label with the most self samples, G_MAXUINT: none */
         guint64 top_self;
 } ProcessRow;
 
@@ -358,8 +358,8 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                 }
                 *c += s->count;
                 const char *text = label_text(g, s->ids[s->n - 1]);
-                if (*c > r->top_self || (*c == r->top_self && r->top != G_MAXUINT &&
-                                         strcmp(text, label_text(g, r->top)) < 0)) {
+                if (*c > r->top_self ||
+                    (*c == r->top_self && r->top != G_MAXUINT && strcmp(text, label_text(g, r->top)) < 0)) {
                         r->top_self = *c;
                         r->top = s->ids[s->n - 1];
                 }
@@ -381,10 +381,11 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                 /* the program's name, then its arguments: a long path would hide both */
                 const char *cmdline = g_hash_table_lookup(g->profile->cmdlines, GINT_TO_POINTER(r->pid));
                 const char *args = cmdline ? strchr(cmdline, ' ') : NULL;
-                g_autofree char *whole = g_strconcat(report_profile_get_comm(g->profile, r->pid), args ? args : "", NULL);
+                g_autofree char *whole =
+                        g_strconcat(report_profile_get_comm(g->profile, r->pid), args ? args : "", NULL);
                 g_autofree char *cmd = shortened(*whole ? whole : "?", 32);
-                fprintf(out, "%8d %10" G_GUINT64_FORMAT " %6.2f%%  %s%*s  ", r->pid, r->count, pct(r->count, g->n_samples),
-                        cmd, (int) (32 - MIN(g_utf8_strlen(cmd, -1), 32)), "");
+                fprintf(out, "%8d %10" G_GUINT64_FORMAT " %6.2f%%  %s%*s  ", r->pid, r->count,
+                        pct(r->count, g->n_samples), cmd, (int) (32 - MIN(g_utf8_strlen(cmd, -1), 32)), "");
                 if (r->top != G_MAXUINT)
                         fprintf(out, "%s (%.2f%%)\n", label_text(g, r->top), pct(r->top_self, r->count));
                 else

@@ -18,7 +18,7 @@
 #define LANE_HEIGHT 48
 #define MAX_LANES 32
 #define MAX_MARKS_DRAWN 5000
-#define MARK_ROWS 10      /* distinct group/name rows; the rest share "other marks" */
+#define MARK_ROWS 10 /* distinct group/name rows; the rest share "other marks" */
 #define MARK_ROW_HEIGHT 16
 
 typedef enum Unit {
@@ -54,10 +54,18 @@ static void xml_text(GString *s, const char *raw) {
         g_autofree char *valid = g_utf8_make_valid(raw, -1);
         for (const char *t = valid; *t; t++) {
                 switch (*t) {
-                case '<': g_string_append(s, "&lt;"); break;
-                case '>': g_string_append(s, "&gt;"); break;
-                case '&': g_string_append(s, "&amp;"); break;
-                case '"': g_string_append(s, "&quot;"); break;
+                case '<':
+                        g_string_append(s, "&lt;");
+                        break;
+                case '>':
+                        g_string_append(s, "&gt;");
+                        break;
+                case '&':
+                        g_string_append(s, "&amp;");
+                        break;
+                case '"':
+                        g_string_append(s, "&quot;");
+                        break;
                 default:
                         if ((unsigned char) *t >= 0x20 || *t == '\t')
                                 g_string_append_c(s, *t);
@@ -108,8 +116,8 @@ static char *format_value(Unit u, double v) {
 }
 
 static const char *group_color(const char *label) {
-        static const char *const palette[] = { "#3465a4", "#cc0000", "#4e9a06", "#f57900", "#75507b", "#c4a000",
-                                               "#06989a", "#8f5902" };
+        static const char *const palette[] = { "#3465a4", "#cc0000", "#4e9a06", "#f57900",
+                                               "#75507b", "#c4a000", "#06989a", "#8f5902" };
         return palette[g_str_hash(label) % G_N_ELEMENTS(palette)];
 }
 
@@ -134,8 +142,8 @@ static char *format_seconds(double v) {
 
 /* Reads the marks (at most MAX_MARKS_DRAWN kept) and extends *t1 to the end
  * of the last one; rows gets one "group / name" per row in first-seen order. */
-static int load_marks(CaptureReader *r, const ReportPidFilter *filter, GArray *marks, GPtrArray *rows,
-                      uint64_t *ret_n, int64_t *t1) {
+static int load_marks(CaptureReader *r, const ReportPidFilter *filter, GArray *marks, GPtrArray *rows, uint64_t *ret_n,
+                      int64_t *t1) {
         g_autoptr(GHashTable) row_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         CaptureFrame f;
         int k;
@@ -147,8 +155,11 @@ static int load_marks(CaptureReader *r, const ReportPidFilter *filter, GArray *m
                 *t1 = MAX(*t1, f.time + MAX(f.mark.duration, 0));
                 if (marks->len >= MAX_MARKS_DRAWN)
                         continue;
-                g_autofree char *group = g_utf8_make_valid(f.mark.group, -1), *name = g_utf8_make_valid(f.mark.name, -1);
-                Mark m = { .time = f.time, .duration = f.mark.duration, .pid = f.pid,
+                g_autofree char *group = g_utf8_make_valid(f.mark.group, -1),
+                                *name = g_utf8_make_valid(f.mark.name, -1);
+                Mark m = { .time = f.time,
+                           .duration = f.mark.duration,
+                           .pid = f.pid,
                            .label = g_strdup_printf("%s / %s", group, name),
                            .message = g_utf8_make_valid(f.mark.message, MIN((gssize) strlen(f.mark.message), 200)) };
                 gpointer row = g_hash_table_lookup(row_of, m.label);
@@ -198,7 +209,7 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
                 Scale *sc = g_hash_table_lookup(scales, key);
                 if (!sc) {
                         sc = g_new(Scale, 1);
-                        *sc = (Scale) { 0, counter_unit(&s->def) == UNIT_PERCENT ? 100 : 0 };
+                        *sc = (Scale){ 0, counter_unit(&s->def) == UNIT_PERCENT ? 100 : 0 };
                         g_hash_table_insert(scales, key, sc);
                 } else
                         g_free(key);
@@ -214,7 +225,7 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
                 t1 = t0 + 1;
         double seconds = (double) (t1 - t0) / 1e9;
         double plot_w = SVG_WIDTH - LABEL_WIDTH - 20;
-#define X(t) (LABEL_WIDTH + plot_w * (double) ((t) - t0) / (double) (t1 - t0))
+#define X(t) (LABEL_WIDTH + plot_w * (double) ((t) -t0) / (double) (t1 - t0))
 
         int marks_top = 40 + (int) lanes->len * LANE_HEIGHT + 10;
         int n_rows = (int) MAX(mark_rows->len, 1);
@@ -223,13 +234,14 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
 
         g_autoptr(GString) svg = g_string_new(NULL);
         g_autofree char *span = g_strdup_printf("%.3g s", seconds);
-        g_string_append_printf(svg,
-                               "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                               "font-family=\"sans-serif\" font-size=\"11\">\n"
-                               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-                               "<text id=\"title\" x=\"10\" y=\"20\" font-size=\"14\">Counters and marks over %.3f s</text>\n",
-                               SVG_WIDTH, height, seconds);
+        g_string_append_printf(
+                svg,
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                "font-family=\"sans-serif\" font-size=\"11\">\n"
+                "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+                "<text id=\"title\" x=\"10\" y=\"20\" font-size=\"14\">Counters and marks over %.3f s</text>\n",
+                SVG_WIDTH, height, seconds);
 
         /* time grid first, under the lanes */
         double step = tick_step(seconds);
@@ -237,10 +249,11 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
                 double v = i * step;
                 double x = LABEL_WIDTH + plot_w * v / seconds;
                 g_autofree char *label = format_seconds(v);
-                g_string_append_printf(svg,
-                                       "<line x1=\"%.1f\" y1=\"36\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"
-                                       "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#444\">%s</text>\n",
-                                       x, x, axis_y, x, axis_y + 14, label);
+                g_string_append_printf(
+                        svg,
+                        "<line x1=\"%.1f\" y1=\"36\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"
+                        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#444\">%s</text>\n",
+                        x, x, axis_y, x, axis_y + 14, label);
         }
         g_string_append_printf(svg, "<text x=\"%d\" y=\"%d\" fill=\"#666\">time since the start (%s in all)</text>\n",
                                LABEL_WIDTH, axis_y + 30, span);
@@ -267,22 +280,25 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
                 g_string_append(svg, ": ");
                 xml_text(svg, s->def.description);
                 g_string_append_printf(svg, " (%s to %s)</title>\n", lo_label, hi_label);
-                g_string_append_printf(svg, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#f4f4f4\" fill-opacity=\"0.6\"/>\n",
+                g_string_append_printf(svg,
+                                       "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#f4f4f4\" "
+                                       "fill-opacity=\"0.6\"/>\n",
                                        LABEL_WIDTH, top, plot_w, LANE_HEIGHT - 6);
                 g_string_append_printf(svg, "<text x=\"10\" y=\"%d\" fill=\"#666\">", top + 14);
                 xml_text(svg, s->def.category);
-                g_string_append_printf(svg, "</text>\n<text class=\"lane\" x=\"10\" y=\"%d\" font-weight=\"bold\">", top + 28);
+                g_string_append_printf(svg, "</text>\n<text class=\"lane\" x=\"10\" y=\"%d\" font-weight=\"bold\">",
+                                       top + 28);
                 xml_text(svg, s->def.name);
                 if (s->pid >= 0)
                         g_string_append_printf(svg, " (pid %d)", s->pid);
-                g_string_append_printf(svg, "</text>\n<text x=\"10\" y=\"%d\" fill=\"#666\">%s to %s</text>\n", top + 40,
-                                       lo_label, hi_label);
+                g_string_append_printf(svg, "</text>\n<text x=\"10\" y=\"%d\" fill=\"#666\">%s to %s</text>\n",
+                                       top + 40, lo_label, hi_label);
                 /* the shared scale, at the lane's top and bottom */
-                g_string_append_printf(svg,
-                                       "<text class=\"scale\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#444\">%s</text>\n"
-                                       "<text class=\"scale\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#444\">%s</text>\n",
-                                       LABEL_WIDTH - 4, top + 9, top_label, LABEL_WIDTH - 4, top + LANE_HEIGHT - 8,
-                                       bottom_label);
+                g_string_append_printf(
+                        svg,
+                        "<text class=\"scale\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#444\">%s</text>\n"
+                        "<text class=\"scale\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#444\">%s</text>\n",
+                        LABEL_WIDTH - 4, top + 9, top_label, LABEL_WIDTH - 4, top + LANE_HEIGHT - 8, bottom_label);
                 g_string_append(svg, "<polyline fill=\"none\" stroke=\"#3465a4\" stroke-width=\"1.2\" points=\"");
                 for (guint j = 0; j < s->points->len; j++) {
                         CounterPoint p = g_array_index(s->points, CounterPoint, j);
@@ -297,13 +313,15 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
         g_string_append_printf(svg, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">Marks (%" PRIu64 ")</text>\n",
                                marks_top + 12, n_marks);
         if (n_marks == 0)
-                g_string_append_printf(svg, "<text x=\"%d\" y=\"%d\" fill=\"#666\">none: programs add marks through "
-                                            "SYSPROF_CONTROL_FD (docs/control-fd.md)</text>\n",
+                g_string_append_printf(svg,
+                                       "<text x=\"%d\" y=\"%d\" fill=\"#666\">none: programs add marks through "
+                                       "SYSPROF_CONTROL_FD (docs/control-fd.md)</text>\n",
                                        LABEL_WIDTH, marks_top + 29);
         for (guint i = 0; i < mark_rows->len; i++) {
                 const char *label = mark_rows->pdata[i];
                 int y = marks_top + 18 + (int) i * MARK_ROW_HEIGHT;
-                g_string_append_printf(svg, "<text class=\"mark-row\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"%s\">",
+                g_string_append_printf(svg,
+                                       "<text class=\"mark-row\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"%s\">",
                                        LABEL_WIDTH - 4, y + 11, group_color(label));
                 xml_text(svg, label);
                 g_string_append(svg, "</text>\n");
@@ -313,8 +331,10 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
                 double x = X(m->time), w = MAX(1.0, X(m->time + MAX(m->duration, 0)) - x);
                 int y = marks_top + 18 + (int) m->row * MARK_ROW_HEIGHT;
                 const char *row_label = mark_rows->pdata[m->row];
-                g_string_append_printf(svg, "<g class=\"mark\"><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"%s\"><title>",
-                                       x, y, w, group_color(row_label));
+                g_string_append_printf(
+                        svg,
+                        "<g class=\"mark\"><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"%s\"><title>",
+                        x, y, w, group_color(row_label));
                 xml_text(svg, m->label);
                 g_string_append_printf(svg, " at %.6f s, %.3f ms", (double) (m->time - t0) / 1e9, m->duration / 1e6);
                 if (m->pid >= 0)
@@ -334,8 +354,9 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
                 g_string_append(svg, "</g>\n");
         }
         if (n_marks > marks->len)
-                g_string_append_printf(svg, "<text x=\"%d\" y=\"%d\" fill=\"#666\">%" PRIu64 " more marks not drawn</text>\n",
-                                       SVG_WIDTH - 300, marks_top + 12, n_marks - marks->len);
+                g_string_append_printf(
+                        svg, "<text x=\"%d\" y=\"%d\" fill=\"#666\">%" PRIu64 " more marks not drawn</text>\n",
+                        SVG_WIDTH - 300, marks_top + 12, n_marks - marks->len);
         g_string_append(svg, "</svg>\n");
 #undef X
         g_autoptr(GError) error = NULL;

@@ -90,8 +90,8 @@ static void text_fields(const DumpField *fields, guint from, guint to, gboolean 
 }
 
 static void dump_text_frame(const CaptureFrame *f, const GArray *fields) {
-        printf("@%" PRIu64 " %s time=%" PRId64 " cpu=%d pid=%d len=%u", f->offset, capture_frame_type_to_string(f->type),
-               f->time, f->cpu, f->pid, f->len);
+        printf("@%" PRIu64 " %s time=%" PRId64 " cpu=%d pid=%d len=%u", f->offset,
+               capture_frame_type_to_string(f->type), f->time, f->cpu, f->pid, f->len);
         const DumpField *d = (const DumpField *) fields->data;
         guint end = fields->len;
         for (guint i = 0; i < fields->len; i++)

@@ -454,7 +454,8 @@ int cmd_report(int argc, char **argv) {
         if (o.diff)
                 status = report_diff(&o, argv[1], argv[2], &filter);
         else if (o.marks || o.counters || o.timeline || (o.memory && !stacks)) {
-                int k = report_extras_path(path, o.marks, o.counters, o.timeline, save_file, o.memory, o.limit, pf, stdout);
+                int k = report_extras_path(path, o.marks, o.counters, o.timeline, save_file, o.memory, o.limit, pf,
+                                           stdout);
                 status = k < 0 ? 1 : 0;
                 /* then the whole stacks of the leaks and temporaries */
                 if (k >= 0 && o.memory && !report_print_memory_stacks(stdout, path, &filter, (guint) o.limit, &error)) {
@@ -473,7 +474,8 @@ int cmd_report(int argc, char **argv) {
                         fprintf(stderr, "periscope report: %s\n", error->message);
                         return 1;
                 }
-                if (o.memory && !o.folded && report_extras_path(path, FALSE, FALSE, NULL, save_file, TRUE, o.limit, pf, stdout) < 0)
+                if (o.memory && !o.folded &&
+                    report_extras_path(path, FALSE, FALSE, NULL, save_file, TRUE, o.limit, pf, stdout) < 0)
                         return 1;
                 if (status == 0)
                         status = report_stacks(&o, path, &filter, pf);
