@@ -226,13 +226,33 @@ static guint add_stack(ExportModel *m, int32_t pid, const uint64_t *addrs, guint
         return added;
 }
 
-static void add_sample(ExportModel *m, const ReportEvent *e, int64_t value, uint64_t block) {
+/* Where the locations of an interned stack went in stack_locations: every
+ * sample of that stack shares them. */
+typedef struct StackRange {
+        guint first, n;
+} StackRange;
+
+static void add_sample(ExportModel *m, GHashTable *ranges, const ReportEvent *e, int64_t value, uint64_t block) {
         ExportSample s = {
                 .time = e->time, .pid = e->pid, .tid = e->tid, .cpu = e->cpu, .value = value, .block = block
         };
-        s.thread = report_profile_thread_at(m->report, e->pid, e->tid, e->time);
-        s.first = m->stack_locations->len;
-        s.n = add_stack(m, e->pid, report_event_addrs(m->report, e), e->n_addrs);
+        if (e->stack) {
+                /* the stack's thread is this sample's: its key holds the name at the time */
+                s.thread = e->stack->thread;
+                StackRange *r = g_hash_table_lookup(ranges, e->stack);
+                if (!r) {
+                        r = g_new(StackRange, 1);
+                        r->first = m->stack_locations->len;
+                        r->n = add_stack(m, e->pid, e->stack->addrs, e->n_addrs);
+                        g_hash_table_insert(ranges, (gpointer) e->stack, r);
+                }
+                s.first = r->first;
+                s.n = r->n;
+        } else {
+                s.thread = report_profile_thread_at(m->report, e->pid, e->tid, e->time);
+                s.first = m->stack_locations->len;
+                s.n = add_stack(m, e->pid, report_event_addrs(m->report, e), e->n_addrs);
+        }
         g_array_append_val(m->samples, s);
 }
 
@@ -334,6 +354,7 @@ static void read_samples(ExportModel *m, const ExportOptions *o) {
                 m->wall_start_ns = 0; /* a date pprof cannot hold: unknown */
 
         g_autoptr(GArray) frees = g_array_new(FALSE, FALSE, sizeof(FreeEvent));
+        g_autoptr(GHashTable) ranges = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         for (guint i = 0; i < p->events->len; i++) {
                 const ReportEvent *e = &g_array_index(p->events, ReportEvent, i);
                 gboolean is_sample = !e->allocation;
@@ -348,7 +369,7 @@ static void read_samples(ExportModel *m, const ExportOptions *o) {
                         continue;
                 }
                 if (is_sample) {
-                        add_sample(m, e, 1, 0);
+                        add_sample(m, ranges, e, 1, 0);
                         continue;
                 }
                 if (e->size < 0)
@@ -358,7 +379,7 @@ static void read_samples(ExportModel *m, const ExportOptions *o) {
                         g_array_append_val(frees, fe);
                         continue;
                 }
-                add_sample(m, e, e->size, e->block);
+                add_sample(m, ranges, e, e->size, e->block);
         }
         /* A damaged capture was read up to the bad frame: report->load_warning says why. */
         if (m->end_time <= m->start_time)
