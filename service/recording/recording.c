@@ -172,7 +172,10 @@ static int recording_handle_comm(Recording *r, const struct perf_event_header *h
                         r->command_cmdline = NULL;
                 }
         }
-        return process_frames_write_exec(r->writer, r->maps, &c);
+        int ret = process_frames_write_exec(r->writer, r->maps, &c);
+        if (ret < 0)
+                return ret;
+        return process_frames_write_thread_name(r->writer, r->thread_names, &c);
 }
 
 static int recording_add_process_tasks(Recording *r, pid_t pid, bool *ret_not_owner);
@@ -211,7 +214,10 @@ static int recording_exec_lost_events(Recording *r, pid_t pid) {
                         perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
                 return 0;
         }
-        ret = process_frames_write(r->writer, r->maps, r->pinned, now_monotonic_ns(), pid, NULL);
+        int64_t now = now_monotonic_ns();
+        ret = process_frames_write(r->writer, r->maps, r->pinned, now, pid, NULL);
+        if (ret >= 0)
+                ret = process_frames_write_threads(r->writer, r->thread_names, now, pid);
         if (ret < 0 && ret != -ESRCH)
                 return ret;
         log_recording(LOG_INFO, r->id, "process %d exec'd a program with other privileges (the kernel stopped "
@@ -248,6 +254,9 @@ static int recording_handle_task(Recording *r, const struct perf_event_header *h
                 if (ret < 0)
                         return ret;
         }
+        int ret = process_frames_write_thread_task(r->writer, r->thread_names, &t, h->type == PERF_RECORD_FORK);
+        if (ret < 0)
+                return ret;
         return process_frames_write_task(r->writer, r->maps, &t, h->type == PERF_RECORD_FORK);
 }
 
@@ -413,6 +422,8 @@ static int recording_join_process(pid_t pid, void *userdata) {
                 return ret;
         }
         ret = process_frames_write(r->writer, r->maps, r->pinned, time, pid, NULL);
+        if (ret >= 0)
+                ret = process_frames_write_threads(r->writer, r->thread_names, time, pid);
         if (ret < 0 && ret != -ESRCH) {
                 /* The capture itself failed: the recording ends with it. */
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
@@ -975,7 +986,8 @@ static void spill_between(void *userdata) {
 static int recording_snapshot(Recording *r) {
         int ret;
         if (r->options.system) {
-                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, spill_between, r);
+                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, r->thread_names,
+                                               spill_between, r);
                 return ret < 0 ? ret : 0;
         }
         for (size_t i = 0; i <= r->options.n_pids; i++) {
@@ -988,6 +1000,9 @@ static int recording_snapshot(Recording *r) {
                 bool held = i == r->options.n_pids;
                 ret = process_frames_write(r->writer, r->maps, r->pinned, r->start_time, pid,
                                        held ? &r->command_cmdline : NULL);
+                /* the command's name comes with its exec */
+                if (ret >= 0 && !held)
+                        ret = process_frames_write_threads(r->writer, r->thread_names, r->start_time, pid);
                 if (ret < 0 && ret != -ESRCH)
                         return ret;
         }
@@ -1076,7 +1091,8 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if (r->options.kernel == 0)
                 r->kernel = false;
 
-        if ((r_ = process_maps_new(&r->maps)) < 0 || (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
+        if ((r_ = process_maps_new(&r->maps)) < 0 || (r_ = thread_table_new(&r->thread_names)) < 0 ||
+            (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
             (r_ = jit_files_new(setup->max_pinned_files / 4 + 1, &r->jit_files)) < 0 ||
             (r_ = address_set_new(&r->addresses)) < 0 ||
             (r_ = daemon_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
@@ -1225,6 +1241,7 @@ Recording *recording_free(Recording *r) {
         perf_spill_done(&r->spill);
         container_follow_free(r->follow);
         process_maps_free(r->maps);
+        thread_table_free(r->thread_names);
         pinned_files_free(r->pinned);
         jit_files_free(r->jit_files);
         resolver_free(r->resolver);

@@ -120,6 +120,7 @@ struct Recording {
         PerfEvents *perf;
         PerfRecordLayout layout;
         ProcessMaps *maps;
+        ThreadTable *thread_names; /* current name per tid: what a new thread inherits */
         PinnedFiles *pinned;
         JitFiles *jit_files;             /* the processes' perf maps, pinned at first sight */
         Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */
