@@ -18,7 +18,7 @@
 # tests/service/installed/). docs/ARCHITECTURE.md, "Tests on
 # Debian's own kernel", says how to run it by hand.
 set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/installed-tree.sh"
 . "$here/vm-lib.sh"
