@@ -11,13 +11,13 @@
 struct SamplePump {
         SamplePumpSetup setup;
         SamplePumpSink sink;
-        SampleUnwinder unwinder;   /* the queue of samples waiting for a table */
-        PerfSpill spill;           /* records moved out of the rings while the daemon waited */
-        sd_event_source *slice;    /* defer, idle priority: the next slice */
-        bool draining;             /* the rings' readers or the spill are in use */
-        bool replaying;            /* reading the spill right now */
-        bool sliced;               /* the last drain left work for a slice */
-        bool wake_missed;          /* tables came during a drain */
+        SampleUnwinder unwinder; /* the queue of samples waiting for a table */
+        PerfSpill spill;         /* records moved out of the rings while the daemon waited */
+        sd_event_source *slice;  /* defer, idle priority: the next slice */
+        bool draining;           /* the rings' readers or the spill are in use */
+        bool replaying;          /* reading the spill right now */
+        bool sliced;             /* the last drain left work for a slice */
+        bool wake_missed;        /* tables came during a drain */
         uint64_t lost_samples, bad_records, slices;
         size_t max_addrs;
         uint64_t addrs[CAPTURE_SAMPLE_MAX_ADDRS];
@@ -39,8 +39,11 @@ static int pump_handle_sample(SamplePump *p, const struct perf_event_header *h, 
                 return 0;
         bool deferred = false;
         SampleStackContext ctx = {
-                .kernel = p->setup.kernel, .unwind = dwarf ? p->setup.unwind : RECORD_UNWIND_FP,
-                .maps = p->setup.maps, .unwinder = dwarf ? &p->unwinder : NULL, .deferred = &deferred,
+                .kernel = p->setup.kernel,
+                .unwind = dwarf ? p->setup.unwind : RECORD_UNWIND_FP,
+                .maps = p->setup.maps,
+                .unwinder = dwarf ? &p->unwinder : NULL,
+                .deferred = &deferred,
         };
         size_t n = sample_stack_build(&ctx, &s, p->addrs, p->max_addrs);
         if (n == 0)
@@ -208,7 +211,7 @@ void sample_pump_prepare_all(SamplePump *p) {
 }
 
 void sample_pump_get_stats(const SamplePump *p, SamplePumpStats *ret) {
-        *ret = (SamplePumpStats) {
+        *ret = (SamplePumpStats){
                 .lost_samples = p->lost_samples + p->spill.dropped_samples,
                 .bad_records = p->bad_records,
                 .spilled_records = p->spill.spilled_records,
@@ -255,8 +258,8 @@ int sample_pump_new(const SamplePumpSetup *setup, SamplePump **ret) {
         p->setup = *setup;
         p->sink = *setup->sink;
         p->setup.sink = &p->sink;
-        p->max_addrs = setup->max_addrs && setup->max_addrs < ELEMENTSOF(p->addrs) ? setup->max_addrs
-                                                                                   : ELEMENTSOF(p->addrs);
+        p->max_addrs =
+                setup->max_addrs && setup->max_addrs < ELEMENTSOF(p->addrs) ? setup->max_addrs : ELEMENTSOF(p->addrs);
         p->spill.layout = setup->layout;
         p->spill.max_bytes = setup->max_spill_bytes;
         p->unwinder.tables = setup->tables;

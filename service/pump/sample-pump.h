@@ -52,31 +52,32 @@ typedef struct SamplePumpSink {
 } SamplePumpSink;
 
 typedef struct SamplePumpSetup {
-        sd_event *event;           /* for the slices */
-        PerfRecordLayout layout;   /* what the events' records hold */
-        RecordUnwind unwind;       /* fp: the kernel's callchains only */
-        UnwindTables *tables;      /* the daemon's (borrowed); NULL: no DWARF */
-        uint32_t owner;            /* whose samples (the uid): its turn at compiles */
-        const ProcessMaps *maps;   /* the sink's, where its mmap2() puts mappings */
-        bool kernel;               /* keep kernel addresses */
-        bool prepare_tables;       /* ask for a table at each new executable mapping
-                                    * and in sample_pump_prepare_all() (not for a
-                                    * whole system: most files are never sampled) */
-        size_t max_addrs;          /* addresses per sample (0: CAPTURE_SAMPLE_MAX_ADDRS) */
-        size_t max_spill_bytes;    /* 0: PERF_SPILL_DEFAULT_MAX_BYTES */
+        sd_event *event;         /* for the slices */
+        PerfRecordLayout layout; /* what the events' records hold */
+        RecordUnwind unwind;     /* fp: the kernel's callchains only */
+        UnwindTables *tables;    /* the daemon's (borrowed); NULL: no DWARF */
+        uint32_t owner;          /* whose samples (the uid): its turn at compiles */
+        const ProcessMaps *maps; /* the sink's, where its mmap2() puts mappings */
+        bool kernel;             /* keep kernel addresses */
+        /* Ask for a table at each new executable mapping and in
+         * sample_pump_prepare_all() (not for a whole system: most of its
+         * files are never sampled). */
+        bool prepare_tables;
+        size_t max_addrs;       /* addresses per sample (0: CAPTURE_SAMPLE_MAX_ADDRS) */
+        size_t max_spill_bytes; /* 0: PERF_SPILL_DEFAULT_MAX_BYTES */
         const SamplePumpSink *sink;
         void *userdata;
 } SamplePumpSetup;
 
 typedef struct SamplePumpStats {
-        uint64_t lost_samples;     /* LOST records' counts and samples the spill dropped */
-        uint64_t bad_records;      /* malformed records, dropped */
-        uint64_t spilled_records;  /* records ever moved to the spill */
-        uint64_t slices;           /* slices run from the event loop */
-        size_t queued;             /* samples waiting in the unwinder's queue now */
-        bool waiting;              /* samples wait now (spilled or queued) */
-        bool sliced;               /* the last drain stopped at a slice's end with work left */
-        SampleUnwindStats unwind;  /* the DWARF unwinder's counters */
+        uint64_t lost_samples;    /* LOST records' counts and samples the spill dropped */
+        uint64_t bad_records;     /* malformed records, dropped */
+        uint64_t spilled_records; /* records ever moved to the spill */
+        uint64_t slices;          /* slices run from the event loop */
+        size_t queued;            /* samples waiting in the unwinder's queue now */
+        bool waiting;             /* samples wait now (spilled or queued) */
+        bool sliced;              /* the last drain stopped at a slice's end with work left */
+        SampleUnwindStats unwind; /* the DWARF unwinder's counters */
 } SamplePumpStats;
 
 /* A pump handing on to setup->sink (copied: it must outlive the pump). */

@@ -508,11 +508,9 @@ static void recording_write_stats(Recording *r) {
                            recording_end_reason_to_string(r->reason), (long long) (end - r->start_time),
                            record_unwind_to_string(r->options.unwind), r->kernel ? "true" : "false",
                            (unsigned long long) ust->samples, (unsigned long long) ust->frames,
-                           (unsigned long long) ust->fp_frames,
-                           (unsigned long long) ust->stops[UNWIND_STOP_END],
+                           (unsigned long long) ust->fp_frames, (unsigned long long) ust->stops[UNWIND_STOP_END],
                            (unsigned long long) (ust->samples - ust->stops[UNWIND_STOP_END]),
-                           (unsigned long long) pst.spilled_records,
-                           (unsigned long long) recording_helper_failures(r),
+                           (unsigned long long) pst.spilled_records, (unsigned long long) recording_helper_failures(r),
                            (unsigned long long) recording_unwind_helper_failures(r),
                            (unsigned long long) r->stage_results.user_addresses,
                            (unsigned long long) r->stage_results.user_named);
@@ -581,13 +579,15 @@ static void recording_finish(Recording *r) {
         r->final_bytes = capture_writer_get_bytes(r->writer);
         r->writer = capture_writer_free(r->writer);
         log_fields(LOG_INFO,
-                   &(const LogFields) { .recording_id = r->id, .has_uid = true, .uid = r->owner_uid,
-                                        .message_id = PERISCOPE_MESSAGE_RECORDING_FINISHED },
+                   &(const LogFields){ .recording_id = r->id,
+                                       .has_uid = true,
+                                       .uid = r->owner_uid,
+                                       .message_id = PERISCOPE_MESSAGE_RECORDING_FINISHED },
                    "finished (%s): %llu samples, %llu lost, %llu records spilled while the helper worked, "
                    "%llu slices of waiting samples unwound from the event loop",
                    recording_end_reason_to_string(r->reason), (unsigned long long) r->samples,
-                 (unsigned long long) pst.lost_samples, (unsigned long long) pst.spilled_records,
-                 (unsigned long long) pst.slices);
+                   (unsigned long long) pst.lost_samples, (unsigned long long) pst.spilled_records,
+                   (unsigned long long) pst.slices);
         if (r->observer && r->observer->finished)
                 r->observer->finished(r, r->observer_userdata);
 }
@@ -681,8 +681,7 @@ static void recording_unwind_rest(Recording *r, bool force) {
                 r->samples_before_wait = r->samples;
         /* said when a table stopped the flush, not a slice's end */
         if (waiting && !pst.sliced && !r->told_table_wait) {
-                log_recording(LOG_INFO, r->id, "%zu samples wait for unwind tables still compiling",
-                              pst.queued);
+                log_recording(LOG_INFO, r->id, "%zu samples wait for unwind tables still compiling", pst.queued);
                 r->told_table_wait = true;
         }
         if (waiting || r->awaiting_tables) {
@@ -1149,10 +1148,12 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
         size_t n_pids = 0;
         (void) process_maps_get_pids(r->maps, &n_pids);
         ContainerFollowStats st = r->follow ? container_follow_get_stats(r->follow) : (ContainerFollowStats) {};
-        *ret = (RecordingStats) {
+        *ret = (RecordingStats){
                 .state = r->state,
                 .reason = r->reason,
-                .error_message = r->error == 0 ? NULL : r->error_message ? r->error_message : strerror(-r->error),
+                .error_message = r->error == 0      ? NULL
+                                 : r->error_message ? r->error_message
+                                                    : strerror(-r->error),
                 .samples = r->samples,
                 .lost_samples = recording_lost_samples(r),
                 .bad_records = recording_bad_records(r),

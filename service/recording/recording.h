@@ -119,7 +119,7 @@ struct Recording {
 
         CaptureWriter *writer;
         PerfEvents *perf;
-        SamplePump *pump;          /* the rings to recording.c's sink (spill, unwinder queue, slices) */
+        SamplePump *pump;            /* the rings to recording.c's sink (spill, unwinder queue, slices) */
         UnwindTables *unwind_tables; /* the daemon's (borrowed); NULL: no DWARF */
         ProcessMaps *maps;
         PinnedFiles *pinned;
@@ -150,10 +150,10 @@ struct Recording {
         SymbolizeCut cut;                /* recording_cut_short(): why (static), and whether now */
 
         uint64_t samples;
-        uint64_t bad_records;      /* malformed records the rings' readers dropped (the pump counts its own) */
+        uint64_t bad_records; /* malformed records the rings' readers dropped (the pump counts its own) */
         RecordingStageResults stage_results;  /* what the post-stop stages reported */
         uint64_t unwind_helper_failures_start; /* the shared tables' count when the recording began */
-        bool told_table_wait;      /* "N samples wait for unwind tables" was logged */
+        bool told_table_wait;                  /* "N samples wait for unwind tables" was logged */
         bool awaiting_tables;      /* stopped: samples wait for tables compiling (before the stages) */
         uint64_t samples_before_wait; /* r->samples when that wait began (its Progress) */
         uint64_t published_samples;

@@ -31,7 +31,7 @@ struct LiveUnwind {
         CaptureWriter *writer;
         ProcessMaps *maps;
         PinnedFiles *pinned;
-        SamplePump *pump;          /* the rings to the sink below */
+        SamplePump *pump; /* the rings to the sink below */
         sd_event_source **ring_sources;
         size_t n_ring_sources;
         sd_event_source *event_source, *timer, *snapshot;
@@ -41,7 +41,7 @@ struct LiveUnwind {
         pid_t self;
         bool ended;
         uint64_t samples;
-        uint64_t regs[3];          /* the unwind registers of the sample being built */
+        uint64_t regs[3]; /* the unwind registers of the sample being built */
 };
 
 static int emit_sample(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata) {

@@ -21,13 +21,13 @@ typedef struct FakeSink {
         SamplePump *pump;
         ProcessMaps *maps;
         unsigned samples, mmaps, comms, forks, exits, wakes;
-        uint32_t last_tid;         /* samples carry their sequence number as tid */
+        uint32_t last_tid; /* samples carry their sequence number as tid */
         bool out_of_order;
-        uint32_t fail_at_tid;      /* sample() returns -EIO for it (0: never) */
-        uint32_t drop_pid;         /* filter() drops its samples (0: none) */
+        uint32_t fail_at_tid; /* sample() returns -EIO for it (0: never) */
+        uint32_t drop_pid;    /* filter() drops its samples (0: none) */
         size_t last_n;
         uint64_t last_addrs[4];
-        int wake_drain;            /* what the drains started by wake() returned, the first error */
+        int wake_drain; /* what the drains started by wake() returned, the first error */
 } FakeSink;
 
 static int fake_sample(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata) {
@@ -38,7 +38,8 @@ static int fake_sample(const PerfSample *s, const uint64_t *addrs, size_t n, voi
                 f->out_of_order = true;
         f->last_tid = s->tid;
         f->last_n = n;
-        memcpy(f->last_addrs, addrs, (n < ELEMENTSOF(f->last_addrs) ? n : ELEMENTSOF(f->last_addrs)) * sizeof(uint64_t));
+        memcpy(f->last_addrs, addrs,
+               (n < ELEMENTSOF(f->last_addrs) ? n : ELEMENTSOF(f->last_addrs)) * sizeof(uint64_t));
         f->samples++;
         return 0;
 }
@@ -82,8 +83,12 @@ static void fake_wake(void *userdata) {
 }
 
 static const SamplePumpSink fake_sink = {
-        .sample = fake_sample, .mmap2 = fake_mmap2, .comm = fake_comm, .task = fake_task,
-        .filter = fake_filter, .wake = fake_wake,
+        .sample = fake_sample,
+        .mmap2 = fake_mmap2,
+        .comm = fake_comm,
+        .task = fake_task,
+        .filter = fake_filter,
+        .wake = fake_wake,
 };
 
 /* Record builders: each returns the record's size in bytes. */
@@ -110,21 +115,21 @@ static size_t build_comm(uint64_t *buf) {
 }
 
 static size_t build_task(uint64_t *buf, uint32_t type) {
-        buf[1] = 43 | (42ull << 32);  /* pid, ppid */
-        buf[2] = 43 | (42ull << 32);  /* tid, ptid */
-        buf[3] = 1000;                /* time */
+        buf[1] = 43 | (42ull << 32); /* pid, ppid */
+        buf[2] = 43 | (42ull << 32); /* tid, ptid */
+        buf[3] = 1000;               /* time */
         buf[4] = 43 | (43ull << 32);
         return put_header(buf, type, 5);
 }
 
 static size_t build_mmap2(uint64_t *buf) {
         buf[1] = 42 | (42ull << 32);
-        buf[2] = 0x400000;            /* addr */
-        buf[3] = 0x1000;              /* len */
-        buf[4] = 0;                   /* pgoff */
-        buf[5] = 8 | (1ull << 32);    /* maj, min */
-        buf[6] = 1234;                /* ino */
-        buf[7] = 1;                   /* ino_generation */
+        buf[2] = 0x400000;         /* addr */
+        buf[3] = 0x1000;           /* len */
+        buf[4] = 0;                /* pgoff */
+        buf[5] = 8 | (1ull << 32); /* maj, min */
+        buf[6] = 1234;             /* ino */
+        buf[7] = 1;                /* ino_generation */
         buf[8] = (uint64_t) (PROT_READ | PROT_EXEC) | ((uint64_t) MAP_PRIVATE << 32);
         memset(&buf[9], 0, 8);
         memcpy(&buf[9], "/bin/x", 7);
@@ -133,7 +138,7 @@ static size_t build_mmap2(uint64_t *buf) {
 }
 
 static size_t build_lost(uint64_t *buf, uint64_t lost) {
-        buf[1] = 7;                   /* id */
+        buf[1] = 7; /* id */
         buf[2] = lost;
         buf[3] = 42 | (42ull << 32);
         return put_header(buf, PERF_RECORD_LOST, 4);
@@ -141,8 +146,13 @@ static size_t build_lost(uint64_t *buf, uint64_t lost) {
 
 static SamplePump *new_pump(sd_event *e, FakeSink *f, size_t max_spill_bytes) {
         SamplePumpSetup setup = {
-                .event = e, .layout = layout, .unwind = RECORD_UNWIND_FP, .kernel = false,
-                .max_spill_bytes = max_spill_bytes, .sink = &fake_sink, .userdata = f,
+                .event = e,
+                .layout = layout,
+                .unwind = RECORD_UNWIND_FP,
+                .kernel = false,
+                .max_spill_bytes = max_spill_bytes,
+                .sink = &fake_sink,
+                .userdata = f,
         };
         MUST(process_maps_new(&f->maps));
         setup.maps = f->maps;
