@@ -18,6 +18,7 @@
 static const PerfRecordLayout layout = { .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN };
 
 typedef struct FakeSink {
+        sd_event *event;
         SamplePump *pump;
         ProcessMaps *maps;
         unsigned samples, mmaps, comms, forks, exits, wakes;
@@ -44,28 +45,28 @@ static int fake_sample(const PerfSample *s, const uint64_t *addrs, size_t n, voi
         return 0;
 }
 
-static int fake_mmap2(const PerfMmap2 *m, void *userdata) {
-        FakeSink *f = userdata;
-        CHECK(m->pid == 42 && m->addr == 0x400000 && (m->prot & PROT_EXEC) && strcmp(m->filename, "/bin/x") == 0);
-        f->mmaps++;
+/* Counts one record of kind (m, c, f, e) that carried what the test sent. */
+static int fake_note(FakeSink *f, char kind, bool as_sent) {
+        CHECK_MSG(as_sent, "record '%c' arrived changed", kind);
+        f->mmaps += kind == 'm';
+        f->comms += kind == 'c';
+        f->forks += kind == 'f';
+        f->exits += kind == 'e';
         return 0;
+}
+
+static int fake_mmap2(const PerfMmap2 *m, void *userdata) {
+        return fake_note(userdata, 'm',
+                         m->pid == 42 && m->addr == 0x400000 && (m->prot & PROT_EXEC) &&
+                                 !strcmp(m->filename, "/bin/x"));
 }
 
 static int fake_comm(const PerfComm *c, void *userdata) {
-        FakeSink *f = userdata;
-        CHECK(c->pid == 42 && strcmp(c->comm, "worker") == 0);
-        f->comms++;
-        return 0;
+        return fake_note(userdata, 'c', c->pid == 42 && !strcmp(c->comm, "worker"));
 }
 
 static int fake_task(const PerfTask *t, bool fork, void *userdata) {
-        FakeSink *f = userdata;
-        CHECK(t->pid == 43 && t->ppid == 42);
-        if (fork)
-                f->forks++;
-        else
-                f->exits++;
-        return 0;
+        return fake_note(userdata, fork ? 'f' : 'e', t->pid == 43 && t->ppid == 42);
 }
 
 static bool fake_filter(PerfSample *s, bool *dwarf, void *userdata) {
@@ -144,9 +145,10 @@ static size_t build_lost(uint64_t *buf, uint64_t lost) {
         return put_header(buf, PERF_RECORD_LOST, 4);
 }
 
-static SamplePump *new_pump(sd_event *e, FakeSink *f, size_t max_spill_bytes) {
+static SamplePump *new_pump(FakeSink *f, size_t max_spill_bytes) {
+        MUST(sd_event_new(&f->event));
         SamplePumpSetup setup = {
-                .event = e,
+                .event = f->event,
                 .layout = layout,
                 .unwind = RECORD_UNWIND_FP,
                 .kernel = false,
@@ -163,6 +165,16 @@ static SamplePump *new_pump(sd_event *e, FakeSink *f, size_t max_spill_bytes) {
 static void free_pump(FakeSink *f) {
         f->pump = sample_pump_free(f->pump);
         f->maps = process_maps_free(f->maps);
+        f->event = sd_event_unref(f->event);
+}
+
+/* Samples of pid with tids first..last, moved to the spill as a wait would. */
+static void spill_samples(SamplePump *p, uint32_t pid, uint32_t first, uint32_t last) {
+        uint64_t buf[8];
+        for (uint32_t i = first; i <= last; i++) {
+                size_t size = build_sample(buf, pid, i);
+                MUST(sample_pump_spill_record((void *) buf, size, p));
+        }
 }
 
 static void run_until_idle(sd_event *e) {
@@ -176,10 +188,8 @@ static void run_until_idle(sd_event *e) {
 }
 
 TEST(records_handed_on) {
-        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        MUST(sd_event_new(&e));
         FakeSink f = { .drop_pid = 666 };
-        SamplePump *p = new_pump(e, &f, 0);
+        SamplePump *p = new_pump(&f, 0);
         uint64_t buf[64];
         size_t size;
 
@@ -214,25 +224,20 @@ TEST(records_handed_on) {
         CHECK(st.lost_samples == 5 && st.bad_records == 2 && st.spilled_records == 0 && !st.waiting);
         /* nothing waits: a drain hands nothing and asks for no slice */
         CHECK(sample_pump_drain(p, NULL, false) == 0);
-        run_until_idle(e);
+        run_until_idle(f.event);
         CHECK(f.wakes == 0 && f.samples == 3);
         free_pump(&f);
 }
 
 TEST(spill_in_slices) {
-        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        MUST(sd_event_new(&e));
         FakeSink f = {};
         /* room for 1000 samples of 40 bytes: the rest is dropped */
-        SamplePump *p = new_pump(e, &f, 1000 * 40);
+        SamplePump *p = new_pump(&f, 1000 * 40);
         uint64_t buf[64];
         size_t size;
 
         /* the rings moved to the spill while the daemon waited */
-        for (uint32_t i = 1; i <= 1200; i++) {
-                size = build_sample(buf, 42, i);
-                MUST(sample_pump_spill_record((void *) buf, size, p));
-        }
+        spill_samples(p, 42, 1, 1200);
         size = build_lost(buf, 3);
         MUST(sample_pump_spill_record((void *) buf, size, p)); /* dropped: not a sample, not lost */
         SamplePumpStats st;
@@ -249,7 +254,7 @@ TEST(spill_in_slices) {
         CHECK(f.samples == SAMPLE_UNWIND_FLUSH_BATCH && f.last_tid == SAMPLE_UNWIND_FLUSH_BATCH);
         sample_pump_get_stats(p, &st);
         CHECK(st.sliced && st.waiting && st.lost_samples == 201);
-        run_until_idle(e);
+        run_until_idle(f.event);
         CHECK(f.wake_drain == 0);
         CHECK(f.samples == 1000 && f.last_tid == 1000 && !f.out_of_order);
         /* 1000 records in slices of 256: the first drain and 3 from the loop */
@@ -263,27 +268,18 @@ TEST(spill_in_slices) {
         CHECK(st.lost_samples == 201);
 
         /* the last drain hands everything at once */
-        for (uint32_t i = 2001; i <= 2600; i++) {
-                size = build_sample(buf, 42, i);
-                MUST(sample_pump_spill_record((void *) buf, size, p));
-        }
+        spill_samples(p, 42, 2001, 2600);
         CHECK(sample_pump_drain(p, NULL, true) == 0);
         CHECK(f.samples == 1600 && f.last_tid == 2600 && !f.out_of_order);
-        run_until_idle(e);
+        run_until_idle(f.event);
         CHECK(f.wakes == 3);
         free_pump(&f);
 }
 
 TEST(sink_error_stops) {
-        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        MUST(sd_event_new(&e));
         FakeSink f = { .fail_at_tid = 10 };
-        SamplePump *p = new_pump(e, &f, 0);
-        uint64_t buf[64];
-        for (uint32_t i = 1; i <= 20; i++) {
-                size_t size = build_sample(buf, 42, i);
-                MUST(sample_pump_spill_record((void *) buf, size, p));
-        }
+        SamplePump *p = new_pump(&f, 0);
+        spill_samples(p, 42, 1, 20);
         CHECK(sample_pump_drain(p, NULL, false) == -EIO);
         CHECK(f.samples == 9);
         free_pump(&f);
