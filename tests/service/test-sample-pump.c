@@ -83,14 +83,8 @@ static void fake_wake(void *userdata) {
                 f->wake_drain = r;
 }
 
-static const SamplePumpSink fake_sink = {
-        .sample = fake_sample,
-        .mmap2 = fake_mmap2,
-        .comm = fake_comm,
-        .task = fake_task,
-        .filter = fake_filter,
-        .wake = fake_wake,
-};
+/* In the struct's order (each callback's type differs: a swap does not compile). */
+static const SamplePumpSink fake_sink = { fake_sample, fake_mmap2, fake_comm, fake_task, fake_filter, fake_wake };
 
 /* Record builders: each returns the record's size in bytes. */
 static size_t put_header(uint64_t *buf, uint32_t type, size_t words) {
