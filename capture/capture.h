@@ -7,3 +7,4 @@
 #include "capture-types.h"
 #include "capture-writer.h"
 #include "symbols.h"
+#include "thread-names.h"

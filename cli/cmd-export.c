@@ -37,14 +37,15 @@ static const ExportFormat *find_format(const char *name) {
         return NULL;
 }
 
-/* "--pid 1,2 --pid 3" → pids; FALSE (after saying why) on anything else. */
-static gboolean pids_from_args(char **args, GArray *out) {
+/* "--pid 1,2 --pid 3" (or --tid) → ids; FALSE (after saying why) on anything else. */
+static gboolean pids_from_args(const char *option, char **args, GArray *out) {
         for (char **a = args; a && *a; a++) {
                 g_auto(GStrv) parts = g_strsplit(*a, ",", -1);
                 for (char **p = parts; *p; p++) {
                         guint64 v = 0;
                         if (!g_ascii_string_to_unsigned(*p, 10, 1, G_MAXINT32, &v, NULL)) {
-                                fprintf(stderr, "periscope export: --pid: '%s' is not a process id\n", *p);
+                                fprintf(stderr, "periscope export: %s: '%s' is not a %s id\n", option, *p,
+                                        strcmp(option, "--tid") == 0 ? "thread" : "process");
                                 return FALSE;
                         }
                         int32_t pid = (int32_t) v;
@@ -67,15 +68,26 @@ static int write_output(const char *path, const GByteArray *data, gboolean binar
 
 int cmd_export(int argc, char **argv) {
         g_autofree char *format_name = NULL, *output = NULL;
-        g_auto(GStrv) pid_args = NULL, comms = NULL;
-        gboolean memory = FALSE, cpu = FALSE;
+        g_auto(GStrv) pid_args = NULL, tid_args = NULL, comms = NULL;
+        gboolean memory = FALSE, cpu = FALSE, thread_root = FALSE;
         const GOptionEntry entries[] = {
                 { "format", 'F', 0, G_OPTION_ARG_STRING, &format_name, "Output format: " FORMAT_LIST, "FORMAT" },
-                { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
-                { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Only samples of these processes (repeatable, or comma-separated)", "PID" },
-                { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &comms, "Only samples of processes with this name (repeatable)", "NAME" },
-                { "memory", 0, 0, G_OPTION_ARG_NONE, &memory, "Export the allocations (periscope record --memory); the default when the capture has any", NULL },
-                { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu, "Export the CPU samples of a capture that also has allocations (by default its allocations are exported)", NULL },
+                { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)",
+                  "FILE" },
+                { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args,
+                  "Only samples of these processes (repeatable, or comma-separated)", "PID" },
+                { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &comms,
+                  "Only samples of processes with this name (repeatable)", "NAME" },
+                { "tid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &tid_args,
+                  "Only samples of these threads (repeatable, or comma-separated)", "TID" },
+                { "thread-root", 0, 0, G_OPTION_ARG_NONE, &thread_root,
+                  "folded: start each stack with a \"name (tid N)\" frame for its thread", NULL },
+                { "memory", 0, 0, G_OPTION_ARG_NONE, &memory,
+                  "Export the allocations (periscope record --memory); the default when the capture has any", NULL },
+                { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu,
+                  "Export the CPU samples of a capture that also has allocations (by default its allocations are "
+                  "exported)",
+                  NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("CAPTURE — convert a capture for other profilers' tools");
@@ -109,26 +121,32 @@ int cmd_export(int argc, char **argv) {
                 fprintf(stderr, "periscope export: %s is binary: write it to a file with -o FILE\n", format->name);
                 return 2;
         }
+        if (thread_root && format->write != export_folded) {
+                fprintf(stderr, "periscope export: --thread-root shapes folded stacks; the other formats keep the "
+                                "thread of every sample already\n");
+                return 2;
+        }
         g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
-        if (!pids_from_args(pid_args, pids))
+        g_autoptr(GArray) tids = g_array_new(FALSE, FALSE, sizeof(int32_t));
+        if (!pids_from_args("--pid", pid_args, pids) || !pids_from_args("--tid", tid_args, tids))
                 return 2;
         const char *path = argv[1];
 
-        ReportFilter filter = { .pids = pids, .comms = comms };
-        ExportOptions o = { .filter = &filter, .memory = memory ? 1 : cpu ? 0 : -1 };
+        ReportFilter filter = { .pids = pids, .tids = tids, .comms = comms };
+        ExportOptions o = { .filter = &filter, .memory = memory ? 1 : cpu ? 0 : -1, .thread_root = thread_root };
         g_autoptr(ExportModel) m = export_model_load(path, &o, &gerr);
         if (!m) {
                 fprintf(stderr, "periscope export: cannot read the capture: %s\n", gerr->message);
                 return 1;
         }
         if (m->samples->len == 0) {
-                gboolean filtered = pids->len || (comms && comms[0]);
+                gboolean filtered = pids->len || tids->len || (comms && comms[0]);
                 if (m->kind == EXPORT_KIND_MEMORY)
                         fprintf(stderr, "periscope export: %s has no allocation records%s\n", path,
-                                filtered ? " of the processes selected by --pid/--comm" : "");
+                                filtered ? " of the processes selected by --pid/--comm/--tid" : "");
                 else
                         fprintf(stderr, "periscope export: %s has no CPU samples%s%s\n", path,
-                                filtered ? " of the processes selected by --pid/--comm" : "",
+                                filtered ? " of the processes selected by --pid/--comm/--tid" : "",
                                 m->report->load_warning ? " before the damage" : "");
                 if (m->report->load_warning)
                         fprintf(stderr, "periscope export: %s is damaged: %s\n", path, m->report->load_warning);

@@ -13,6 +13,7 @@
 #include "capture-autoptr.h"
 #include "capture-open.h"
 #include "commands.h"
+#include "report-labels.h"
 
 /* Metadata frame in which Periscope records statistics that have no frame
  * type of their own ("key=value" lines, e.g. lost_samples=N). */
@@ -53,8 +54,27 @@ typedef struct Info {
         GPtrArray *files;             /* InfoFile in first-seen order */
         GHashTable *file_index;       /* path → InfoFile */
         char *stats;                  /* periscope.stats metadata text */
+        GHashTable *threads;          /* pid → GArray of InfoThread (thread-name frames) */
         uint64_t sample_addresses;
 } Info;
+
+/* One name of one thread. */
+typedef struct InfoThread {
+        int32_t tid;
+        int64_t time;
+        char *name;
+} InfoThread;
+
+static void info_thread_clear(void *p) {
+        g_free(((InfoThread *) p)->name);
+}
+
+static int info_thread_cmp(gconstpointer a, gconstpointer b) {
+        const InfoThread *x = a, *y = b;
+        if (x->tid != y->tid)
+                return x->tid < y->tid ? -1 : 1;
+        return x->time < y->time ? -1 : x->time > y->time;
+}
 
 static void info_counter_clear(void *p) {
         InfoCounter *c = p;
@@ -85,6 +105,7 @@ static void info_init(Info *info) {
         info->mark_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         info->files = g_ptr_array_new_with_free_func(info_file_free);
         info->file_index = g_hash_table_new(g_str_hash, g_str_equal);
+        info->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
 }
 
 static void info_clear(Info *info) {
@@ -96,6 +117,7 @@ static void info_clear(Info *info) {
         g_hash_table_unref(info->file_index);
         g_ptr_array_unref(info->files);
         g_free(info->stats);
+        g_hash_table_unref(info->threads);
 }
 
 /* True if name is just the kernel's short task name (comm, at most 15
@@ -122,6 +144,35 @@ static bool is_comm_of(const char *name, const char *cmdline) {
 static bool frame_is_event(const CaptureFrame *f) {
         return f->type != CAPTURE_FRAME_METADATA && f->type != CAPTURE_FRAME_FILE_CHUNK &&
                f->type != CAPTURE_FRAME_JITMAP && f->type != CAPTURE_FRAME_TIMESTAMP;
+}
+
+/* "threads: name (tid), old → new (tid), …" under a process: each thread's
+ * names in time order. */
+static void print_threads(GArray *a, bool full) {
+        if (!a)
+                return;
+        g_array_sort(a, info_thread_cmp);
+        g_autoptr(GString) line = g_string_new(NULL);
+        for (guint i = 0; i < a->len; i++) {
+                const InfoThread *t = &g_array_index(a, InfoThread, i);
+                const InfoThread *prev = i ? &g_array_index(a, InfoThread, i - 1) : NULL;
+                bool same_thread = prev && prev->tid == t->tid;
+                if (same_thread && strcmp(prev->name, t->name) == 0)
+                        continue;
+                g_autofree char *name = report_printable(t->name);
+                if (same_thread) { /* "old → new": drop the previous " (tid)" */
+                        g_string_truncate(line, line->len - (strlen(" (tid )") + snprintf(NULL, 0, "%d", prev->tid)));
+                        g_string_append_printf(line, " → %s (tid %d)", name, t->tid);
+                } else
+                        g_string_append_printf(line, "%s%s (tid %d)", line->len ? ", " : "", name, t->tid);
+        }
+        glong chars = g_utf8_strlen(line->str, -1);
+        if (full || chars <= CMDLINE_SHOWN)
+                printf("           threads: %s\n", line->str);
+        else {
+                g_autofree char *cut = g_utf8_substring(line->str, 0, CMDLINE_SHOWN);
+                printf("           threads: %s… (--full shows all)\n", cut);
+        }
 }
 
 static void info_add_frame(Info *info, const CaptureFrame *f) {
@@ -185,6 +236,19 @@ static void info_add_frame(Info *info, const CaptureFrame *f) {
                 if (strcmp(f->metadata.id, PERISCOPE_STATS_METADATA_ID) == 0) {
                         g_free(info->stats);
                         info->stats = g_strdup(f->metadata.metadata);
+                }
+                int32_t tid;
+                const char *name;
+                size_t len;
+                if (capture_frame_get_thread_name(f, &tid, &name, &len, NULL) > 0) {
+                        GArray *a = g_hash_table_lookup(info->threads, GINT_TO_POINTER(f->pid));
+                        if (!a) {
+                                a = g_array_new(FALSE, FALSE, sizeof(InfoThread));
+                                g_array_set_clear_func(a, info_thread_clear);
+                                g_hash_table_insert(info->threads, GINT_TO_POINTER(f->pid), a);
+                        }
+                        InfoThread t = { tid, f->time, g_strndup(name, len) };
+                        g_array_append_val(a, t);
                 }
                 break;
         case CAPTURE_FRAME_FILE_CHUNK: {
@@ -259,13 +323,14 @@ static void info_print(const Info *info, const char *path, CaptureReader *r, gbo
                         cmdline = "(no command line)";
                 g_autofree char *valid = g_utf8_make_valid(cmdline, -1);
                 glong chars = g_utf8_strlen(valid, -1);
-                if (full || chars <= CMDLINE_SHOWN) {
+                if (full || chars <= CMDLINE_SHOWN)
                         printf("  %-8d %s\n", GPOINTER_TO_INT(l->data), cmdline);
-                        continue;
+                else {
+                        g_autofree char *cut = g_utf8_substring(valid, 0, CMDLINE_SHOWN);
+                        printf("  %-8d %s… (%ld more characters; --full shows them)\n", GPOINTER_TO_INT(l->data), cut,
+                               chars - CMDLINE_SHOWN);
                 }
-                g_autofree char *cut = g_utf8_substring(valid, 0, CMDLINE_SHOWN);
-                printf("  %-8d %s… (%ld more characters; --full shows them)\n", GPOINTER_TO_INT(l->data), cut,
-                       chars - CMDLINE_SHOWN);
+                print_threads(g_hash_table_lookup(info->threads, l->data), full);
         }
 
         printf("Samples: %" PRIu64 "\n", info->frames[CAPTURE_FRAME_SAMPLE]);

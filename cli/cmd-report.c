@@ -28,6 +28,7 @@ typedef struct ReportOptions {
         char *callers;
         char *callees;
         char **pids;
+        char **tids;
         char **comms;
         char *flamegraph;
         char *flamegraph_to;   /* where it is written: flamegraph, or our copy of stdout */
@@ -39,7 +40,8 @@ typedef struct ReportOptions {
         gboolean lines;
         gboolean by_container;
         gboolean by_process;
-        gboolean process_root, no_process_root;
+        gboolean by_thread;
+        gboolean process_root, no_process_root, thread_root;
         gboolean marks, counters, memory; /* report-extras.h */
         gboolean leaked, temporary;       /* which allocations the stack views weigh */
         char *timeline;
@@ -53,6 +55,7 @@ static void options_clear(ReportOptions *o) {
         g_free(o->callers);
         g_free(o->callees);
         g_strfreev(o->pids);
+        g_strfreev(o->tids);
         g_strfreev(o->comms);
         g_free(o->flamegraph);
         g_free(o->flamegraph_to);
@@ -65,8 +68,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ReportOptions, options_clear)
 /* --min-percent's value before parsing: tells whether it was given. */
 #define MIN_PERCENT_UNSET (-1e300)
 
-/* "--pid 1,2 --pid 3" → int32_t array; FALSE on anything that is not a pid. */
-static gboolean parse_pids(char **args, GArray *out) {
+/* "--pid 1,2 --pid 3" (or --tid) → int32_t array; FALSE on anything that is
+ * not a process (thread) id. */
+static gboolean parse_pids(const char *option, char **args, GArray *out) {
         for (char **a = args; a && *a; a++) {
                 g_auto(GStrv) parts = g_strsplit(*a, ",", -1);
                 for (char **p = parts; *p; p++) {
@@ -74,7 +78,8 @@ static gboolean parse_pids(char **args, GArray *out) {
                         errno = 0;
                         long v = strtol(*p, &end, 10);
                         if (errno || end == *p || *end || v < 0 || v > G_MAXINT32) {
-                                fprintf(stderr, "periscope report: --pid: '%s' is not a process id\n", *p);
+                                fprintf(stderr, "periscope report: %s: '%s' is not a %s id\n", option, *p,
+                                        strcmp(option, "--tid") == 0 ? "thread" : "process");
                                 return FALSE;
                         }
                         int32_t pid = (int32_t) v;
@@ -120,6 +125,7 @@ static gboolean options_valid(const ReportOptions *o, int n_files) {
                 { "--callees", o->callees != NULL, REPORT_FAMILY_STACKS },
                 { "--mappings", o->mappings, REPORT_FAMILY_STACKS },
                 { "--by-process", o->by_process, REPORT_FAMILY_STACKS },
+                { "--by-thread", o->by_thread, REPORT_FAMILY_STACKS },
                 { "--process-root", o->process_root, REPORT_FAMILY_ROOTS },
                 { "--no-process-root", o->no_process_root, REPORT_FAMILY_ROOTS },
                 { "--folded", o->folded, REPORT_FAMILY_FOLDED },
@@ -145,7 +151,10 @@ static gboolean options_valid(const ReportOptions *o, int n_files) {
                         look);
                 return FALSE;
         }
-        const char *roots = o->process_root ? "--process-root" : o->no_process_root ? "--no-process-root" : NULL;
+        const char *roots = o->process_root      ? "--process-root"
+                            : o->no_process_root ? "--no-process-root"
+                            : o->thread_root     ? "--thread-root"
+                                                 : NULL;
         if (roots && !o->tree && !o->flamegraph && !o->folded) {
                 fprintf(stderr, "periscope report: %s shapes --tree, --flamegraph and --folded: add one of them\n", roots);
                 return FALSE;
@@ -184,7 +193,7 @@ static gboolean several_processes(const ReportProfile *p, const ReportFilter *f)
         g_hash_table_iter_init(&it, p->stacks);
         while (g_hash_table_iter_next(&it, &key, NULL)) {
                 const ReportRawStack *raw = key;
-                if (!report_filter_match(p, f, raw->pid))
+                if (!report_filter_match_thread(p, f, raw->pid, raw->tid))
                         continue;
                 if (have && raw->pid != first)
                         return TRUE;
@@ -289,6 +298,7 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
         }
         filter->process_root = o->process_root || (!o->no_process_root && several_processes(profile, filter));
         filter->folded_process_root = o->process_root;
+        filter->thread_root = o->thread_root;
         g_autoptr(GHashTable) groups = NULL;
         if (o->by_container) {
                 groups = report_containers_by_pid(path, pid_filter, &error);
@@ -315,15 +325,18 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                         if (profile->n_samples == 0)
                                 printf("\nThe capture holds no %s.\n", empty_profile(weight));
                         else
-                                printf("\nNo samples match --pid/--comm (the capture has %" G_GUINT64_FORMAT
+                                printf("\nNo samples match --pid/--comm/--tid (the capture has %" G_GUINT64_FORMAT
                                        " %s; `periscope info %s` lists its processes).\n",
                                        profile->n_samples, report_profile_unit(profile, profile->n_samples), path);
                 }
-                gboolean specific = o->tree || o->callers || o->callees || o->flamegraph || o->mappings || o->by_process;
+                gboolean specific = o->tree || o->callers || o->callees || o->flamegraph || o->mappings ||
+                                    o->by_process || o->by_thread;
                 if (!specific && graph->n_samples)
                         report_print_hottest(stdout, graph, (guint) o->limit);
                 if (o->by_process && graph->n_samples)
                         report_print_by_process(stdout, graph, (guint) o->limit);
+                if (o->by_thread && graph->n_samples)
+                        report_print_by_thread(stdout, graph, (guint) o->limit);
                 if (o->mappings)
                         report_print_mappings(stdout, profile, graph);
                 if (o->tree && graph->n_samples)
@@ -351,6 +364,9 @@ int cmd_report(int argc, char **argv) {
                 { "callers", 0, 0, G_OPTION_ARG_STRING, &o.callers, "Show who calls FUNCTION", "FUNCTION" },
                 { "callees", 0, 0, G_OPTION_ARG_STRING, &o.callees, "Show what FUNCTION calls", "FUNCTION" },
                 { "by-process", 0, 0, G_OPTION_ARG_NONE, &o.by_process, "One line per process: samples, share, command, top function", NULL },
+                { "by-thread", 0, 0, G_OPTION_ARG_NONE, &o.by_thread, "One line per thread (per name it had): samples, share, tid, pid, thread name, process, top function", NULL },
+                { "tid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.tids, "Only samples of these threads (repeatable, or comma-separated); every view (marks and counters: of their processes)", "TID" },
+                { "thread-root", 0, 0, G_OPTION_ARG_NONE, &o.thread_root, "Start the tree, flame graph and folded stacks with one \"name (tid N)\" frame per thread (under the process frame if there is one)", NULL },
                 { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &o.pids, "Only samples of these processes (repeatable, or comma-separated); every view", "PID" },
                 { "comm", 'c', 0, G_OPTION_ARG_STRING_ARRAY, &o.comms, "Only samples of processes with this name (repeatable); every view", "NAME" },
                 { "process-root", 0, 0, G_OPTION_ARG_NONE, &o.process_root, "Start the tree, flame graph and folded stacks with one frame per process (default with several processes)", NULL },
@@ -400,7 +416,8 @@ int cmd_report(int argc, char **argv) {
         if (o.min_percent == MIN_PERCENT_UNSET)
                 o.min_percent = 0.5;
         g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
-        if (!parse_pids(o.pids, pids))
+        g_autoptr(GArray) tids = g_array_new(FALSE, FALSE, sizeof(int32_t));
+        if (!parse_pids("--pid", o.pids, pids) || !parse_pids("--tid", o.tids, tids))
                 return 2;
 
         /* An SVG for standard output is all that goes there: the report's
@@ -420,11 +437,11 @@ int cmd_report(int argc, char **argv) {
         }
 
         const char *path = argv[1];
-        ReportFilter filter = { .pids = pids, .comms = o.comms, .lines = o.lines };
+        ReportFilter filter = { .pids = pids, .tids = tids, .comms = o.comms, .lines = o.lines };
         /* Views that read frames one by one get the filter as a predicate;
-         * --comm needs the capture's process names. */
+         * --comm needs the capture's process names, --tid its threads. */
         g_autoptr(ReportProfile) names = NULL;
-        if (o.comms && !o.diff) {
+        if ((o.comms || tids->len) && !o.diff) {
                 names = report_profile_load(path, REPORT_WEIGHT_SAMPLES, FALSE, &error);
                 if (!names) {
                         fprintf(stderr, "periscope report: %s\n", error->message);
@@ -433,10 +450,11 @@ int cmd_report(int argc, char **argv) {
         }
         PidMatch match = { names, &filter };
         ReportPidFilter pid_filter = { pid_match, &match };
-        const ReportPidFilter *pf = pids->len || o.comms ? &pid_filter : NULL;
+        const ReportPidFilter *pf = pids->len || tids->len || o.comms ? &pid_filter : NULL;
 
         int status;
-        gboolean stacks = o.tree || o.callers || o.callees || o.mappings || o.by_process || o.folded || o.flamegraph;
+        gboolean stacks = o.tree || o.callers || o.callees || o.mappings || o.by_process || o.by_thread || o.folded ||
+                          o.flamegraph;
         if (o.diff)
                 status = report_diff(&o, argv[1], argv[2], &filter);
         else if (o.marks || o.counters || o.timeline || (o.memory && !stacks)) {

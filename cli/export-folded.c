@@ -24,6 +24,12 @@ static void append_frame(GString *out, const ExportFunction *f, gboolean inlined
 
 static char *folded_stack(const ExportModel *m, const ExportSample *s) {
         GString *out = g_string_new(NULL);
+        if (m->thread_root) {
+                g_string_append_printf(out, "%s (tid %d)", export_sample_thread_name(m, s), s->tid);
+                for (gsize i = 0; i < out->len; i++)
+                        if (out->str[i] == ';')
+                                out->str[i] = ':';
+        }
         for (guint i = s->n; i > 0; i--) {
                 const ExportLocation *l = export_sample_location(m, s, i - 1);
                 for (guint j = l->n_lines; j > 0; j--) {

@@ -55,6 +55,7 @@ void export_model_free(ExportModel *m) {
         g_clear_pointer(&m->function_index, g_hash_table_unref);
         g_clear_pointer(&m->mapping_index, g_hash_table_unref);
         g_clear_pointer(&m->comms, g_hash_table_unref);
+        g_clear_pointer(&m->thread_names, g_ptr_array_unref);
         g_free(m);
 }
 
@@ -227,6 +228,7 @@ static guint add_stack(ExportModel *m, int32_t pid, const uint64_t *addrs, guint
 static void add_sample(ExportModel *m, const CaptureFrame *f, int32_t tid, const uint64_t *addrs, guint32 n,
                        int64_t value, uint64_t block) {
         ExportSample s = { .time = f->time, .pid = f->pid, .tid = tid, .cpu = f->cpu, .value = value, .block = block };
+        s.thread = report_profile_thread_at(m->report, f->pid, tid, f->time);
         s.first = m->stack_locations->len;
         s.n = add_stack(m, f->pid, addrs, n);
         g_array_append_val(m->samples, s);
@@ -338,7 +340,12 @@ static void read_samples(ExportModel *m, CaptureReader *r, const ExportOptions *
                 gboolean is_sample = f.type == CAPTURE_FRAME_SAMPLE, is_alloc = f.type == CAPTURE_FRAME_ALLOCATION;
                 if (!is_sample && !is_alloc)
                         continue;
+                /* frees of any thread of the selected threads' processes */
                 if (!report_filter_match(m->report, o->filter, f.pid))
+                        continue;
+                int32_t tid = is_sample ? f.sample.tid : f.allocation.tid;
+                gboolean is_free = is_alloc && f.allocation.alloc_size == 0;
+                if (!is_free && !report_filter_match_thread(m->report, o->filter, f.pid, tid))
                         continue;
                 if (is_sample != (m->kind == EXPORT_KIND_CPU)) {
                         m->n_other_kind++;
@@ -415,7 +422,13 @@ ExportModel *export_model_load(const char *path, const ExportOptions *o, GError 
                 g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "%s", msg ? msg : g_strerror(-k));
                 return NULL;
         }
+        m->thread_root = o->thread_root;
         pick_kind(m, r, o);
         read_samples(m, r, o);
+        m->thread_names = g_ptr_array_new_with_free_func(g_free);
+        for (guint i = 0; i < m->report->threads->len; i++) {
+                const ReportThread *t = g_ptr_array_index(m->report->threads, i);
+                g_ptr_array_add(m->thread_names, report_printable(t->name));
+        }
         return g_steal_pointer(&m);
 }

@@ -55,6 +55,7 @@ typedef struct ExportLocation {
 typedef struct ExportSample {
         int64_t time;  /* capture clock, ns */
         int32_t pid, tid, cpu;
+        guint32 thread; /* its name at this time: index into report->threads and thread_names */
         int64_t value; /* CPU: 1; memory: bytes allocated */
         uint64_t block; /* memory: the block's address */
         gboolean live; /* memory: not freed by the end of the capture */
@@ -72,16 +73,19 @@ typedef struct ExportModel {
         GPtrArray *mappings;       /* ExportMapping* */
         GHashTable *location_index, *function_index, *mapping_index; /* while building */
         GHashTable *comms;         /* GINT_TO_POINTER(pid) → printable comm */
+        GPtrArray *thread_names;   /* printable names of report->threads, same indices */
         int64_t start_time, end_time; /* capture clock, ns */
         int64_t wall_start_ns;        /* Unix time of the capture's start (header), 0 unknown */
         int64_t period_ns;            /* CPU: time one sample stands for */
         guint64 n_other_kind;         /* records of the kind not exported (memory vs CPU) */
+        gboolean thread_root;         /* see ExportOptions */
 } ExportModel;
 
 /* What to export. */
 typedef struct ExportOptions {
-        const ReportFilter *filter; /* --pid / --comm */
+        const ReportFilter *filter; /* --pid / --comm / --tid */
         int memory;                 /* 1: allocations, 0: CPU samples, -1: allocations if the capture has any */
+        gboolean thread_root;       /* folded: a "name (tid N)" frame above each stack */
 } ExportOptions;
 
 /* Loads path and resolves every stack that passes the options. On failure
@@ -105,6 +109,11 @@ static inline int64_t export_add(int64_t a, int64_t b) {
 static inline int64_t export_sub(int64_t a, int64_t b) {
         int64_t r;
         return __builtin_sub_overflow(a, b, &r) ? (b > 0 ? INT64_MIN : INT64_MAX) : r;
+}
+
+/* The printable name s's thread had at s's time ("tid N" if unknown). */
+static inline const char *export_sample_thread_name(const ExportModel *m, const ExportSample *s) {
+        return g_ptr_array_index(m->thread_names, s->thread);
 }
 
 /* Location i of sample s (0 = innermost). */

@@ -36,7 +36,7 @@ gboolean export_perf_script(const ExportModel *m, GByteArray *out, GError **erro
                 int64_t period = m->kind == EXPORT_KIND_CPU ? m->period_ns : s->value;
                 /* perf's own widths: "%5d/%-5d", "%5lu.%06lu:", " %10lu" */
                 g_string_append_printf(o, "%s %5d/%-5d [%03d] %5" PRId64 ".%06" PRId64 ": %10" PRId64 " %s: \n",
-                                       export_model_comm(m, s->pid), s->pid, s->tid, s->cpu < 0 ? 0 : s->cpu,
+                                       export_sample_thread_name(m, s), s->pid, s->tid, s->cpu < 0 ? 0 : s->cpu,
                                        t / 1000000000, (t % 1000000000) / 1000, period, event);
                 for (guint j = 0; j < s->n; j++)
                         append_frames(o, m, export_sample_location(m, s, j));

@@ -49,14 +49,14 @@ static void add_value_type(GByteArray *b, uint32_t field, Strings *s, const char
         pb_add_message(b, field, vt);
 }
 
-/* A group of samples with the same thread and stack. */
+/* A group of samples with the same thread (under the same name) and stack. */
 typedef struct Group {
         const ExportSample *first; /* its pid, tid and stack */
         int64_t values[MAX_VALUES];
 } Group;
 
 static gboolean same_stack(const ExportModel *m, const ExportSample *a, const ExportSample *b) {
-        if (a->pid != b->pid || a->tid != b->tid || a->n != b->n)
+        if (a->pid != b->pid || a->tid != b->tid || a->thread != b->thread || a->n != b->n)
                 return FALSE;
         const guint *la = &g_array_index(m->stack_locations, guint, a->first);
         const guint *lb = &g_array_index(m->stack_locations, guint, b->first);
@@ -64,7 +64,7 @@ static gboolean same_stack(const ExportModel *m, const ExportSample *a, const Ex
 }
 
 static guint stack_hash(const ExportModel *m, const ExportSample *s) {
-        guint h = (guint) s->pid * 31u + (guint) s->tid * 17u + s->n;
+        guint h = (guint) s->pid * 31u + (guint) s->tid * 17u + s->thread * 7u + s->n;
         for (guint i = 0; i < s->n; i++)
                 h = h * 1000003u ^ g_array_index(m->stack_locations, guint, s->first + i);
         return h;
@@ -146,6 +146,7 @@ static void add_samples(GByteArray *b, const ExportModel *m, Strings *s) {
                 add_label(sample, s, "pid", NULL, first->pid);
                 add_label(sample, s, "tid", NULL, first->tid);
                 add_label(sample, s, "comm", export_model_comm(m, first->pid), 0);
+                add_label(sample, s, "thread", export_sample_thread_name(m, first), 0);
                 pb_add_message(b, PROFILE_SAMPLE, sample);
         }
 }

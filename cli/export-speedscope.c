@@ -90,11 +90,26 @@ static int64_t sample_weight(const ExportModel *m, const ExportSample *prev, con
         return gap > 0 && gap <= export_add(m->period_ns, m->period_ns) ? gap : m->period_ns;
 }
 
+/* "worker-3 (tid 1234, pid 1200)"; a thread that renamed itself: its names
+ * in time order, "starting → worker-2 (tid …)". */
+static char *thread_title(const ExportModel *m, const Thread *t) {
+        g_autoptr(GString) names = g_string_new(NULL);
+        const char *last = NULL;
+        for (guint i = 0; i < t->samples->len; i++) {
+                const char *name = export_sample_thread_name(m, g_array_index(t->samples, const ExportSample *, i));
+                if (last && strcmp(last, name) == 0)
+                        continue;
+                g_string_append_printf(names, "%s%s", last ? " → " : "", name);
+                last = name;
+        }
+        return g_strdup_printf("%s (tid %d, pid %d)", names->str, t->tid, t->pid);
+}
+
 static void add_profile(JsonBuilder *b, const ExportModel *m, const Thread *t) {
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "type");
         json_builder_add_string_value(b, "sampled");
-        g_autofree char *name = g_strdup_printf("%s (pid %d, tid %d)", export_model_comm(m, t->pid), t->pid, t->tid);
+        g_autofree char *name = thread_title(m, t);
         json_builder_set_member_name(b, "name");
         json_builder_add_string_value(b, name);
         json_builder_set_member_name(b, "unit");

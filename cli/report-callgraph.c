@@ -74,12 +74,40 @@ gboolean report_filter_match(const ReportProfile *p, const ReportFilter *f, int3
                 if (!ok)
                         return FALSE;
         }
+        if (report_filter_has_tids(f)) {
+                /* frames of a whole process (marks, counters...): those of the threads' processes,
+                 * known from their samples or their names */
+                for (guint i = 0; i < f->tids->len; i++)
+                        if (report_profile_thread_of(p, g_array_index(f->tids, int32_t, i), pid))
+                                return TRUE;
+                for (guint i = 0; i < p->threads->len; i++) {
+                        const ReportThread *t = g_ptr_array_index(p->threads, i);
+                        if (t->pid == pid && report_filter_match_thread(p, f, pid, t->tid))
+                                return TRUE;
+                }
+                return FALSE;
+        }
         return TRUE;
+}
+
+static gboolean tid_listed(const ReportFilter *f, int32_t tid) {
+        for (guint i = 0; i < f->tids->len; i++)
+                if (g_array_index(f->tids, int32_t, i) == tid)
+                        return TRUE;
+        return FALSE;
+}
+
+gboolean report_filter_match_thread(const ReportProfile *p, const ReportFilter *f, int32_t pid, int32_t tid) {
+        if (report_filter_has_tids(f) && !tid_listed(f, tid))
+                return FALSE;
+        ReportFilter pid_only = *f;
+        pid_only.tids = NULL;
+        return report_filter_match(p, &pid_only, pid);
 }
 
 static guint stack_hash(gconstpointer v) {
         const ReportStack *s = v;
-        guint h = s->n * 131u + (guint) s->pid;
+        guint h = (s->n * 131u + (guint) s->pid) * 31u + s->thread;
         for (guint i = 0; i < s->n; i++)
                 h = h * 31u + s->ids[i];
         return h;
@@ -87,7 +115,8 @@ static guint stack_hash(gconstpointer v) {
 
 static gboolean stack_equal(gconstpointer a, gconstpointer b) {
         const ReportStack *x = a, *y = b;
-        return x->pid == y->pid && x->n == y->n && memcmp(x->ids, y->ids, x->n * sizeof(guint)) == 0;
+        return x->pid == y->pid && x->thread == y->thread && x->n == y->n &&
+               memcmp(x->ids, y->ids, x->n * sizeof(guint)) == 0;
 }
 
 ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const ReportFilter *filter, gboolean progress) {
@@ -99,6 +128,8 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
         g->profile = profile;
         g->process_root = filter->process_root;
         g->folded_process_root = filter->folded_process_root;
+        g->thread_root = filter->thread_root;
+        g->threads_seen = g_hash_table_new(NULL, NULL);
         g->groups = filter->groups;
         g_autoptr(GHashTable) distinct = g_hash_table_new(stack_hash, stack_equal);
         g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -112,18 +143,20 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
                 const ReportRawStack *raw = key;
                 if ((++done & 255) == 0)
                         report_progress_update(bar, done, n_raw);
-                if (!report_filter_match(profile, filter, raw->pid))
+                if (!report_filter_match_thread(profile, filter, raw->pid, raw->tid))
                         continue;
-                if (g_hash_table_add(g->pids_seen, GINT_TO_POINTER(raw->pid))) {
+                g_hash_table_add(g->pids_seen, GINT_TO_POINTER(raw->pid));
+                if (g_hash_table_add(g->threads_seen, GUINT_TO_POINTER(raw->thread))) {
                         /* intern the grouping frames now: self/total are sized by the labels */
-                        guint roots[2];
-                        report_callgraph_roots(g, raw->pid, FALSE, roots);
-                        report_callgraph_roots(g, raw->pid, TRUE, roots);
+                        guint roots[REPORT_MAX_ROOTS];
+                        report_callgraph_roots(g, raw->pid, raw->thread, FALSE, roots);
+                        report_callgraph_roots(g, raw->pid, raw->thread, TRUE, roots);
                 }
                 g_array_set_size(ids, 0);
                 report_labels_resolve_stack(g->labels, raw, ids);
                 ReportStack *s = g_malloc(sizeof(ReportStack) + ids->len * sizeof(guint));
                 s->pid = raw->pid;
+                s->thread = raw->thread;
                 s->count = raw->count;
                 s->events = raw->events;
                 s->n = ids->len;
@@ -148,7 +181,7 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
                 const ReportStack *s = g_ptr_array_index(g->stacks, si);
                 ReportNode *n = g->root;
                 n->total += s->count;
-                guint roots[2], n_roots = report_callgraph_roots(g, s->pid, FALSE, roots);
+                guint roots[REPORT_MAX_ROOTS], n_roots = report_callgraph_roots(g, s->pid, s->thread, FALSE, roots);
                 for (guint i = 0; i < n_roots; i++) {
                         n = node_child(n, roots[i]);
                         n->total += s->count;
@@ -169,7 +202,8 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
         return g;
 }
 
-guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, gboolean folded, guint out[2]) {
+guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, guint32 thread, gboolean folded,
+                             guint out[REPORT_MAX_ROOTS]) {
         guint n = 0;
         const char *group = g->groups ? g_hash_table_lookup(g->groups, GINT_TO_POINTER(pid)) : NULL;
         if (group)
@@ -179,7 +213,17 @@ guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, gboolean folded, g
                 g_autofree char *text = g_strdup_printf("%s (pid %d)", *comm ? comm : "?", pid);
                 out[n++] = report_labels_root(g->labels, text);
         }
+        if (g->thread_root && thread < g->profile->threads->len) {
+                const ReportThread *t = g_ptr_array_index(g->profile->threads, thread);
+                g_autofree char *text = report_thread_title(t);
+                out[n++] = report_labels_root(g->labels, text);
+        }
         return n;
+}
+
+char *report_thread_title(const ReportThread *t) {
+        g_autofree char *name = report_printable(t->name);
+        return g_strdup_printf("%s (tid %d)", name, t->tid);
 }
 
 const char *report_callgraph_unit(const ReportCallGraph *g, guint64 n) {
@@ -192,6 +236,7 @@ void report_callgraph_free(ReportCallGraph *g) {
         node_free(g->root);
         g_ptr_array_unref(g->stacks);
         g_hash_table_unref(g->pids_seen);
+        g_hash_table_unref(g->threads_seen);
         g_free(g->self);
         g_free(g->total);
         report_labels_free(g->labels);

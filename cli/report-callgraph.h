@@ -21,16 +21,26 @@ struct ReportNode {
 
 typedef struct ReportFilter {
         GArray *pids;  /* int32_t; empty = all */
+        GArray *tids;  /* int32_t threads; NULL or empty = all */
         char **comms;  /* NULL-terminated; NULL = all */
         gboolean lines; /* one frame per source line (see report_labels_new) */
         gboolean process_root;  /* the call tree starts with one "comm (pid N)" frame per process */
         gboolean folded_process_root; /* so do folded stacks (only when asked: machine output stays stable) */
+        gboolean thread_root;         /* then one "name (tid N)" frame per thread, in the tree and folded stacks */
         GHashTable *groups;     /* pid → char* container label: a frame above the process; or NULL */
 } ReportFilter;
 
 /* Whether samples of pid pass the --pid/--comm filters of f (its name from
  * p's PROCESS frames). */
 gboolean report_filter_match(const ReportProfile *p, const ReportFilter *f, int32_t pid);
+
+/* Whether samples of thread tid of pid pass the --pid/--comm/--tid filters. */
+gboolean report_filter_match_thread(const ReportProfile *p, const ReportFilter *f, int32_t pid, int32_t tid);
+
+/* Whether f selects threads (--tid). */
+static inline gboolean report_filter_has_tids(const ReportFilter *f) {
+        return f->tids && f->tids->len > 0;
+}
 
 typedef struct ReportCallGraph {
         ReportLabels *labels;
@@ -41,13 +51,15 @@ typedef struct ReportCallGraph {
         GPtrArray *stacks;      /* ReportStack*: distinct resolved stacks */
         GHashTable *pids_seen;  /* pids with samples after filtering */
         const ReportProfile *profile; /* borrowed: must outlive the graph */
-        gboolean process_root, folded_process_root;
+        gboolean process_root, folded_process_root, thread_root;
         GHashTable *groups;     /* borrowed, see ReportFilter */
+        GHashTable *threads_seen; /* thread indices with samples after filtering */
 } ReportCallGraph;
 
 /* One distinct resolved stack (outermost first) of one process and its samples. */
 typedef struct ReportStack {
         int32_t pid;
+        guint32 thread; /* index into ReportProfile.threads: its thread under its name then */
         guint64 count;  /* samples, or bytes */
         guint64 events; /* samples, or allocations */
         guint n;
@@ -61,10 +73,17 @@ ReportCallGraph *report_callgraph_new(const ReportProfile *profile, const Report
 /* Frees the call graph and its labels; NULL is a no-op. */
 void report_callgraph_free(ReportCallGraph *g);
 
-/* The grouping frames above pid's stacks (container, then process) in the
- * tree, or in folded stacks if folded, as label ids into out[0..1];
- * returns how many. */
-guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, gboolean folded, guint out[2]);
+/* The most grouping frames a stack gets. */
+#define REPORT_MAX_ROOTS 3
+
+/* The grouping frames above the stacks of pid's thread (an index into
+ * ReportProfile.threads): container, process, thread, in the tree, or in
+ * folded stacks if folded, as label ids into out; returns how many. */
+guint report_callgraph_roots(ReportCallGraph *g, int32_t pid, guint32 thread, gboolean folded,
+                             guint out[REPORT_MAX_ROOTS]);
+
+/* "name (tid N)", printable: how reports and exports title a thread. */
+char *report_thread_title(const ReportThread *t);
 
 /* The unit of g's counts for n: "sample(s)" or "byte(s)". */
 const char *report_callgraph_unit(const ReportCallGraph *g, guint64 n);

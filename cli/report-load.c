@@ -3,15 +3,35 @@
 
 #include <errno.h>
 #include <gio/gio.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "capture.h"
 #include "memory-replay.h"
 #include "report-progress.h"
 
+static guint32 thread_lookup(ReportProfile *p, int32_t pid, int32_t tid, int64_t time);
+
+/* One name of a thread from a thread-name frame. */
+typedef struct ReportRename {
+        int64_t time;
+        int32_t pid;
+        char *name;
+} ReportRename;
+
+static void rename_clear(gpointer p) {
+        g_free(((ReportRename *) p)->name);
+}
+
+static void thread_free(gpointer p) {
+        ReportThread *t = p;
+        g_free(t->name);
+        g_free(t);
+}
+
 static guint raw_stack_hash(gconstpointer v) {
         const ReportRawStack *s = v;
-        guint h = (guint) s->pid * 31u + s->n_addrs;
+        guint h = ((guint) s->pid * 31u + s->thread) * 31u + s->n_addrs;
         for (guint32 i = 0; i < s->n_addrs; i++)
                 h = h * 1000003u ^ (guint) (s->addrs[i] ^ (s->addrs[i] >> 32));
         return h;
@@ -19,7 +39,7 @@ static guint raw_stack_hash(gconstpointer v) {
 
 static gboolean raw_stack_equal(gconstpointer a, gconstpointer b) {
         const ReportRawStack *x = a, *y = b;
-        return x->pid == y->pid && x->n_addrs == y->n_addrs &&
+        return x->pid == y->pid && x->thread == y->thread && x->n_addrs == y->n_addrs &&
                memcmp(x->addrs, y->addrs, x->n_addrs * sizeof(uint64_t)) == 0;
 }
 
@@ -38,6 +58,10 @@ void report_profile_free(ReportProfile *p) {
         g_clear_pointer(&p->maps, g_hash_table_unref);
         g_clear_pointer(&p->jit, g_hash_table_unref);
         g_clear_pointer(&p->stacks, g_hash_table_unref);
+        g_clear_pointer(&p->renames, g_hash_table_unref);
+        g_clear_pointer(&p->threads, g_ptr_array_unref);
+        g_clear_pointer(&p->thread_index, g_hash_table_unref);
+        g_clear_pointer(&p->thread_cache, g_hash_table_unref);
         symbol_table_free(p->symbols);
         g_free(p->symbols_error);
         g_free(p->load_warning);
@@ -56,10 +80,13 @@ static char *jit_key(int32_t pid, uint64_t addr) {
         return g_strdup_printf("%d:%" G_GINT64_MODIFIER "x", pid, (guint64) addr);
 }
 
-/* The stack (pid, addrs) of p, added with a count of 0 if new. */
-static ReportRawStack *intern_stack(ReportProfile *p, int32_t pid, const uint64_t *addrs, gsize n) {
+/* The stack (pid, thread, addrs) of p, added with a count of 0 if new. */
+static ReportRawStack *intern_stack(ReportProfile *p, int32_t pid, int32_t tid, int64_t time, const uint64_t *addrs,
+                                    gsize n) {
         ReportRawStack *key = g_malloc(sizeof(ReportRawStack) + n * sizeof(uint64_t));
         key->pid = pid;
+        key->tid = tid;
+        key->thread = report_profile_thread_at(p, pid, tid, time);
         key->n_addrs = (guint32) n;
         key->count = 0;
         key->events = 0;
@@ -97,7 +124,9 @@ static void add_frame(ReportProfile *p, const CaptureFrame *f, MemoryReplay *rep
         switch (f->type) {
         case CAPTURE_FRAME_SAMPLE:
                 if (p->weight == REPORT_WEIGHT_SAMPLES)
-                        count_stack(p, intern_stack(p, f->pid, f->sample.addrs, f->sample.n_addrs), 1);
+                        count_stack(p,
+                                    intern_stack(p, f->pid, f->sample.tid, f->time, f->sample.addrs, f->sample.n_addrs),
+                                    1);
                 break;
         case CAPTURE_FRAME_ALLOCATION:
                 if (p->weight == REPORT_WEIGHT_SAMPLES)
@@ -105,14 +134,17 @@ static void add_frame(ReportProfile *p, const CaptureFrame *f, MemoryReplay *rep
                 /* frees (size 0) carry no stack worth weighing */
                 if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES) {
                         if (f->allocation.alloc_size > 0)
-                                count_stack(p, intern_stack(p, f->pid, f->allocation.addrs, f->allocation.n_addrs),
+                                count_stack(p,
+                                            intern_stack(p, f->pid, f->allocation.tid, f->time, f->allocation.addrs,
+                                                         f->allocation.n_addrs),
                                             (guint64) f->allocation.alloc_size);
                         break;
                 }
                 /* leaked or temporary: known once every free is seen */
                 memory_replay_add(replay, f,
                                   f->allocation.alloc_size > 0
-                                          ? intern_stack(p, f->pid, f->allocation.addrs, f->allocation.n_addrs)
+                                          ? intern_stack(p, f->pid, f->allocation.tid, f->time, f->allocation.addrs,
+                                                         f->allocation.n_addrs)
                                           : NULL);
                 break;
         case CAPTURE_FRAME_PROCESS:
@@ -162,6 +194,38 @@ static void add_frame(ReportProfile *p, const CaptureFrame *f, MemoryReplay *rep
         }
 }
 
+static int rename_cmp(gconstpointer a, gconstpointer b) {
+        const ReportRename *x = a, *y = b;
+        return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static void sort_renames(gpointer key, gpointer value, gpointer userdata) {
+        g_array_sort(value, rename_cmp); /* stable: frames of one time keep their order */
+}
+
+/* The thread-name frames, before the samples: a sample takes the name its
+ * thread had at its time, wherever the frame sits in the file. */
+static void load_renames(ReportProfile *p, CaptureReader *reader) {
+        CaptureFrame f;
+        while (capture_reader_next(reader, &f) > 0) {
+                int32_t tid;
+                const char *name;
+                size_t len;
+                if (capture_frame_get_thread_name(&f, &tid, &name, &len, NULL) <= 0)
+                        continue;
+                GArray *a = g_hash_table_lookup(p->renames, GINT_TO_POINTER(tid));
+                if (!a) {
+                        a = g_array_new(FALSE, FALSE, sizeof(ReportRename));
+                        g_array_set_clear_func(a, rename_clear);
+                        g_hash_table_insert(p->renames, GINT_TO_POINTER(tid), a);
+                }
+                ReportRename r = { .time = f.time, .pid = f.pid, .name = g_strndup(name, len) };
+                g_array_append_val(a, r);
+        }
+        g_hash_table_foreach(p->renames, sort_renames, NULL);
+        capture_reader_rewind(reader);
+}
+
 ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboolean progress, GError **error) {
         g_autoptr(ReportProfile) p = g_new0(ReportProfile, 1);
         p->path = g_strdup(path);
@@ -171,6 +235,10 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
         p->maps = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
         p->jit = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         p->stacks = g_hash_table_new_full(raw_stack_hash, raw_stack_equal, g_free, NULL);
+        p->renames = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+        p->threads = g_ptr_array_new_with_free_func(thread_free);
+        p->thread_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        p->thread_cache = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 
         CaptureReader *reader = NULL;
         char *msg = NULL;
@@ -188,6 +256,7 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
                 msg = NULL;
         }
 
+        load_renames(p, reader);
         g_autoptr(ReportProgress) bar = report_progress_new("Loading capture", progress);
         uint64_t size = capture_reader_get_size(reader);
         g_autoptr(MemoryReplay) replay = memory_replay_new();
@@ -215,6 +284,98 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
 const char *report_profile_get_comm(const ReportProfile *p, int32_t pid) {
         const char *c = g_hash_table_lookup(p->comms, GINT_TO_POINTER(pid));
         return c ? c : "";
+}
+
+/* The name of tid (of pid) from its own thread-name frames at time, or NULL. */
+static const char *renamed_at(const ReportProfile *p, int32_t pid, int32_t tid, int64_t time) {
+        GArray *a = g_hash_table_lookup(p->renames, GINT_TO_POINTER(tid));
+        const char *name = NULL;
+        for (guint i = 0; a && i < a->len; i++) {
+                const ReportRename *r = &g_array_index(a, ReportRename, i);
+                if (r->time > time)
+                        break;
+                if (r->pid == pid) /* a tid reused by another process is another thread */
+                        name = r->name;
+        }
+        return name;
+}
+
+const char *report_profile_thread_name(const ReportProfile *p, int32_t pid, int32_t tid, int64_t time,
+                                       gboolean *ret_named) {
+        const char *name = renamed_at(p, pid, tid, time);
+        if (ret_named)
+                *ret_named = name != NULL;
+        if (!name && tid != pid && pid > 0) /* not renamed yet: the name it took from its creator */
+                name = renamed_at(p, pid, pid, time);
+        if (!name)
+                name = report_profile_get_comm(p, pid);
+        return name;
+}
+
+gboolean report_profile_thread_of(const ReportProfile *p, int32_t tid, int32_t pid) {
+        GArray *a = g_hash_table_lookup(p->renames, GINT_TO_POINTER(tid));
+        for (guint i = 0; a && i < a->len; i++)
+                if (g_array_index(a, ReportRename, i).pid == pid)
+                        return TRUE;
+        return FALSE;
+}
+
+/* The times around time at which tid's or pid's name changes: [*lo, *hi). */
+static void name_interval(const ReportProfile *p, int32_t tid, int64_t time, int64_t *lo, int64_t *hi) {
+        GArray *a = g_hash_table_lookup(p->renames, GINT_TO_POINTER(tid));
+        for (guint i = 0; a && i < a->len; i++) {
+                int64_t t = g_array_index(a, ReportRename, i).time;
+                if (t <= time)
+                        *lo = MAX(*lo, t);
+                else
+                        *hi = MIN(*hi, t);
+        }
+}
+
+/* The last answer of report_profile_thread_at() for a tid, while no
+ * rename of the thread or of its process's main thread falls between. */
+typedef struct ThreadCache {
+        int32_t pid;
+        int64_t lo, hi;
+        guint32 index;
+} ThreadCache;
+
+guint32 report_profile_thread_at(ReportProfile *p, int32_t pid, int32_t tid, int64_t time) {
+        ThreadCache *c = g_hash_table_lookup(p->thread_cache, GINT_TO_POINTER(tid));
+        if (c && c->pid == pid && time >= c->lo && time < c->hi)
+                return c->index;
+        if (!c) {
+                c = g_new(ThreadCache, 1);
+                g_hash_table_insert(p->thread_cache, GINT_TO_POINTER(tid), c);
+        }
+        *c = (ThreadCache){ .pid = pid, .lo = G_MININT64, .hi = G_MAXINT64 };
+        name_interval(p, tid, time, &c->lo, &c->hi);
+        if (pid != tid)
+                name_interval(p, pid, time, &c->lo, &c->hi);
+        c->index = thread_lookup(p, pid, tid, time);
+        return c->index;
+}
+
+static guint32 thread_lookup(ReportProfile *p, int32_t pid, int32_t tid, int64_t time) {
+        gboolean named;
+        const char *name = report_profile_thread_name(p, pid, tid, time, &named);
+        char fallback[32], key[256]; /* per sample: no allocation unless the thread is new */
+        if (!*name) {
+                snprintf(fallback, sizeof(fallback), "tid %d", (int) tid);
+                name = fallback;
+        }
+        int n = snprintf(key, sizeof(key), "%d/%d/%d/%s", (int) pid, (int) tid, (int) named, name);
+        g_autofree char *long_key =
+                n >= (int) sizeof(key) ? g_strdup_printf("%d/%d/%d/%s", (int) pid, (int) tid, (int) named, name) : NULL;
+        gpointer have = g_hash_table_lookup(p->thread_index, long_key ? long_key : key);
+        if (have)
+                return GPOINTER_TO_UINT(have) - 1;
+        ReportThread *t = g_new(ReportThread, 1);
+        *t = (ReportThread){ .pid = pid, .tid = tid, .name = g_strdup(name), .named = named };
+        g_ptr_array_add(p->threads, t);
+        g_hash_table_insert(p->thread_index, long_key ? g_steal_pointer(&long_key) : g_strdup(key),
+                            GUINT_TO_POINTER(p->threads->len));
+        return p->threads->len - 1;
 }
 
 const ReportMap *report_profile_find_map(const ReportProfile *p, int32_t pid, uint64_t addr) {

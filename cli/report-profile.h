@@ -17,11 +17,21 @@ typedef struct ReportMap {
  * markers, exactly as in the SAMPLE frames. */
 typedef struct ReportRawStack {
         int32_t pid;
+        int32_t tid;    /* the thread (SAMPLE/ALLOCATION tid) */
+        guint32 thread; /* its name at the sample's time: index into ReportProfile.threads */
         guint32 n_addrs;
         guint64 count;   /* the weight: samples, or bytes */
         guint64 events;  /* the samples or allocations that had this stack */
         uint64_t addrs[];
 } ReportRawStack;
+
+/* A thread under one name: samples of a thread that renamed itself belong
+ * to one ReportThread per name. */
+typedef struct ReportThread {
+        int32_t pid, tid;
+        char *name;     /* as the capture says it (may be any bytes), never NULL */
+        gboolean named; /* from a thread-name frame; FALSE: its process's name or "tid N" */
+} ReportThread;
 
 /* What a stack's count means: one per sample (SAMPLE frames), or the bytes
  * of each allocation (ALLOCATION frames of `record --memory`): all of them,
@@ -46,6 +56,10 @@ typedef struct ReportProfile {
         GHashTable *maps;     /* GINT_TO_POINTER(pid) → GPtrArray of ReportMap*, in capture order */
         GHashTable *jit;      /* "pid:addr" → char* name */
         GHashTable *stacks;   /* ReportRawStack* (key, owned) → same */
+        GHashTable *renames;  /* GINT_TO_POINTER(tid) → GArray of ReportRename, by time (thread-name frames) */
+        GPtrArray *threads;   /* ReportThread*: the distinct (pid, tid, name) of the samples */
+        GHashTable *thread_index; /* "pid/tid/name" → index + 1 into threads, while loading */
+        GHashTable *thread_cache; /* GINT_TO_POINTER(tid) → the last name looked up, while it holds */
         ReportWeight weight;
         guint64 n_samples;    /* sum of the stacks' counts: samples, or allocated bytes */
         guint64 n_events;     /* SAMPLE frames (or allocations of the weighed fate) read */
@@ -68,6 +82,19 @@ void report_profile_free(ReportProfile *p);
 
 /* The comm of pid ("" when the capture has no PROCESS frame for it). */
 const char *report_profile_get_comm(const ReportProfile *p, int32_t pid);
+
+/* The name thread tid of process pid had at time: its last thread-name
+ * frame at or before time; else its process's main thread's name then;
+ * else the process's comm; else "tid N". *ret_named tells whether a
+ * thread-name frame of tid itself said it. */
+const char *report_profile_thread_name(const ReportProfile *p, int32_t pid, int32_t tid, int64_t time,
+                                       gboolean *ret_named);
+
+/* Whether a thread-name frame says tid is a thread of pid. */
+gboolean report_profile_thread_of(const ReportProfile *p, int32_t tid, int32_t pid);
+
+/* The index into p->threads of (pid, tid) named name at time. */
+guint32 report_profile_thread_at(ReportProfile *p, int32_t pid, int32_t tid, int64_t time);
 
 /* The latest MAP of pid containing addr, or NULL. */
 const ReportMap *report_profile_find_map(const ReportProfile *p, int32_t pid, uint64_t addr);

@@ -241,7 +241,7 @@ static void append_folded_frame(GString *str, const char *text) {
 
 char *report_folded_stack(ReportCallGraph *g, const ReportStack *s) {
         GString *str = g_string_new(NULL);
-        guint roots[2], n_roots = report_callgraph_roots(g, s->pid, TRUE, roots);
+        guint roots[REPORT_MAX_ROOTS], n_roots = report_callgraph_roots(g, s->pid, s->thread, TRUE, roots);
         for (guint i = 0; i < n_roots; i++)
                 append_folded_frame(str, label_text(g, roots[i]));
         for (guint i = 0; i < s->n; i++)
@@ -393,4 +393,85 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
         if (sorted->len > limit)
                 fprintf(out, "(%u more process%s; --limit N shows more)\n", sorted->len - limit,
                         sorted->len - limit == 1 ? "" : "es");
+}
+
+typedef struct ThreadRow {
+        guint32 thread; /* index into ReportProfile.threads */
+        guint64 count;
+        guint top; /* label with the most self samples, G_MAXUINT: none */
+        guint64 top_self;
+} ThreadRow;
+
+static int thread_row_cmp(gconstpointer a, gconstpointer b, gpointer profile) {
+        const ThreadRow *x = a, *y = b;
+        if (x->count != y->count)
+                return x->count > y->count ? -1 : 1;
+        const ReportProfile *p = profile;
+        const ReportThread *tx = g_ptr_array_index(p->threads, x->thread),
+                           *ty = g_ptr_array_index(p->threads, y->thread);
+        if (tx->tid != ty->tid)
+                return tx->tid < ty->tid ? -1 : 1;
+        return strcmp(tx->name, ty->name);
+}
+
+void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
+        /* (thread, innermost label) → self count, and thread → row */
+        g_autoptr(GHashTable) rows = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        g_autoptr(GHashTable) self = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+        for (guint i = 0; i < g->stacks->len; i++) {
+                const ReportStack *s = g_ptr_array_index(g->stacks, i);
+                ThreadRow *r = g_hash_table_lookup(rows, GUINT_TO_POINTER(s->thread + 1));
+                if (!r) {
+                        r = g_new0(ThreadRow, 1);
+                        r->thread = s->thread;
+                        r->top = G_MAXUINT;
+                        g_hash_table_insert(rows, GUINT_TO_POINTER(s->thread + 1), r);
+                }
+                r->count += s->count;
+                if (!s->n)
+                        continue;
+                gint64 key = ((gint64) s->thread << 32) | s->ids[s->n - 1];
+                guint64 *c = g_hash_table_lookup(self, &key);
+                if (!c) {
+                        c = g_new0(guint64, 1);
+                        g_hash_table_insert(self, g_memdup2(&key, sizeof(key)), c);
+                }
+                *c += s->count;
+                const char *text = label_text(g, s->ids[s->n - 1]);
+                if (*c > r->top_self ||
+                    (*c == r->top_self && r->top != G_MAXUINT && strcmp(text, label_text(g, r->top)) < 0)) {
+                        r->top_self = *c;
+                        r->top = s->ids[s->n - 1];
+                }
+        }
+        g_autoptr(GArray) sorted = g_array_new(FALSE, FALSE, sizeof(ThreadRow));
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, rows);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                g_array_append_vals(sorted, v, 1);
+        g_array_sort_with_data(sorted, thread_row_cmp, (gpointer) g->profile);
+
+        gboolean bytes = g->profile->weight == REPORT_WEIGHT_ALLOCATED_BYTES;
+        fprintf(out, "\nThreads by %s:\n", bytes ? "allocated bytes" : "samples");
+        fprintf(out, "%10s %7s %8s %8s  %-16s  %-16s  %s\n", bytes ? "Bytes" : "Samples", "Share", "TID", "PID",
+                "Thread", "Process", "Top function (self, share of the thread)");
+        for (guint i = 0; i < sorted->len && i < limit; i++) {
+                const ThreadRow *r = &g_array_index(sorted, ThreadRow, i);
+                const ReportThread *t = g_ptr_array_index(g->profile->threads, r->thread);
+                const char *comm = report_profile_get_comm(g->profile, t->pid);
+                g_autofree char *name = shortened(t->name, 16);
+                g_autofree char *process = shortened(*comm ? comm : "?", 16);
+                fprintf(out, "%10" G_GUINT64_FORMAT " %6.2f%% %8d %8d  %s%*s  %s%*s  ", r->count,
+                        pct(r->count, g->n_samples), t->tid, t->pid, name,
+                        (int) (16 - MIN(g_utf8_strlen(name, -1), 16)), "", process,
+                        (int) (16 - MIN(g_utf8_strlen(process, -1), 16)), "");
+                if (r->top != G_MAXUINT)
+                        fprintf(out, "%s (%.2f%%)\n", label_text(g, r->top), pct(r->top_self, r->count));
+                else
+                        fprintf(out, "(no frames)\n");
+        }
+        if (sorted->len > limit)
+                fprintf(out, "(%u more thread%s; --limit N shows more)\n", sorted->len - limit,
+                        sorted->len - limit == 1 ? "" : "s");
 }

@@ -33,6 +33,11 @@ void report_print_folded(FILE *out, ReportCallGraph *g);
  * line (shortened), samples, share, and its hottest function by self time. */
 void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit);
 
+/* One line per thread under each of its names, most samples first (at most
+ * limit): samples, share, tid, pid, thread name, process, and its hottest
+ * function by self time. */
+void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit);
+
 /* The folded line of a stack without its count (';' inside labels becomes
  * ':'); shared with the flame graph. */
 char *report_folded_stack(ReportCallGraph *g, const ReportStack *s);

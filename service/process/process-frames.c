@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "basic.h"
 #include "container-frames.h"
@@ -198,8 +199,64 @@ int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
         return container_frames_write(w, pinned_files_get_resolver(pinned), time, pid);
 }
 
+int process_frames_write_threads(CaptureWriter *w, ThreadTable *names, int64_t time, pid_t pid) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
+        _cleanup_closedir_ DIR *d = opendir(path);
+        if (!d)
+                return errno == ENOENT ? -ESRCH : -errno;
+        pid_t tid;
+        while (proc_dir_next_pid(d, &tid, NULL)) {
+                char name[CAPTURE_THREAD_NAME_MAX + 2];
+                snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int) pid, (int) tid);
+                _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+                ssize_t n = fd >= 0 ? read(fd, name, sizeof(name) - 1) : -1;
+                if (n <= 0)
+                        continue; /* the thread ended meanwhile */
+                if (name[n - 1] == '\n')
+                        n--;
+                name[n] = 0;
+                int r = thread_table_set(names, (int32_t) tid, name);
+                if (r < 0)
+                        return r;
+                r = capture_writer_add_thread_name(w, time, -1, (int32_t) pid, (int32_t) tid, name, false);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int process_frames_write_thread_name(CaptureWriter *w, ThreadTable *names, const PerfComm *c) {
+        /* every rename of a thread (prctl(PR_SET_NAME), exec): once, not per sample */
+        int r = thread_table_set(names, (int32_t) c->tid, c->comm);
+        if (r < 0)
+                return r;
+        return capture_writer_add_thread_name(w, (int64_t) c->id.time, (int) c->id.cpu, (int32_t) c->pid,
+                                              (int32_t) c->tid, c->comm, c->exec);
+}
+
+int process_frames_write_thread_task(CaptureWriter *w, ThreadTable *names, const PerfTask *t, bool fork) {
+        if (!fork) {
+                thread_table_remove(names, (int32_t) t->tid);
+                return 0;
+        }
+        if (t->tid == t->ptid)
+                return 0;
+        const char *name = thread_table_get(names, (int32_t) t->ptid);
+        if (!name)
+                return 0;
+        /* copied: setting the new thread's entry may move the creator's */
+        char inherited[CAPTURE_THREAD_NAME_MAX + 1];
+        snprintf(inherited, sizeof(inherited), "%s", name);
+        int r = thread_table_set(names, (int32_t) t->tid, inherited);
+        if (r < 0)
+                return r;
+        return capture_writer_add_thread_name(w, (int64_t) t->time, (int) t->id.cpu, (int32_t) t->pid, (int32_t) t->tid,
+                                              inherited, false);
+}
+
 int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
-                         void (*between)(void *userdata), void *userdata) {
+                             ThreadTable *thread_names, void (*between)(void *userdata), void *userdata) {
         _cleanup_closedir_ DIR *d = opendir("/proc");
         if (!d)
                 return -errno;
@@ -207,6 +264,8 @@ int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *p
         pid_t pid;
         while (proc_dir_next_pid(d, &pid, NULL)) {
                 r = process_frames_write(w, maps, pinned, time, pid, NULL);
+                if (r >= 0 && thread_names)
+                        r = process_frames_write_threads(w, thread_names, time, pid);
                 if (between)
                         between(userdata);
                 if (r == -ESRCH || r == -EACCES) {

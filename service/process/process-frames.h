@@ -12,6 +12,7 @@
 #include "perf.h"
 #include "pinned-files.h"
 #include "process-maps.h"
+#include "thread-table.h"
 
 /* Snapshots one process. -ESRCH if it is gone. With ret_cmdline, its
  * PROCESS frame is not written but its command line returned (a command
@@ -19,11 +20,27 @@
 int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
                      char **ret_cmdline);
 
-/* Snapshots every process in /proc; returns how many were written.
+/* Snapshots every process in /proc; returns how many were written; with
+ * thread_names (else NULL) also the name of each of their threads, kept
+ * there too.
  * `between` (may be NULL) runs after each process: with thousands of
  * processes the snapshot takes long enough for armed perf rings to fill. */
 int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time,
-                         void (*between)(void *userdata), void *userdata);
+                             ThreadTable *thread_names, void (*between)(void *userdata), void *userdata);
+
+/* The name (comm) of every thread of pid now, from /proc/PID/task/TID/comm,
+ * as thread-name frames at time, kept in names: -ESRCH if pid is gone. */
+int process_frames_write_threads(CaptureWriter *w, ThreadTable *names, int64_t time, pid_t pid);
+
+/* A thread's new name (a COMM record: prctl(PR_SET_NAME),
+ * pthread_setname_np, exec) as a thread-name frame, kept in names. */
+int process_frames_write_thread_name(CaptureWriter *w, ThreadTable *names, const PerfComm *c);
+
+/* A thread's start (FORK record: a new thread, or a new process's main
+ * thread) as a thread-name frame with the name it inherits from the thread
+ * that created it (ptid) when names knows it; a thread's end (EXIT) forgets
+ * it. */
+int process_frames_write_thread_task(CaptureWriter *w, ThreadTable *names, const PerfTask *t, bool fork);
 
 /* The command line of pid with spaces between arguments (like Sysprof), or
  * "[comm]" for kernel threads; malloc'ed. fallback is used when /proc has

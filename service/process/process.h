@@ -13,4 +13,5 @@
 #include "process-frames.h"
 #include "process-maps.h"
 #include "process-ownership.h"
+#include "thread-table.h"
 #include "vdso-image.h"

@@ -153,7 +153,10 @@ static int recording_handle_comm(const PerfComm *c, void *userdata) {
                         r->command_cmdline = NULL;
                 }
         }
-        return process_frames_write_exec(r->writer, r->maps, c);
+        int ret = process_frames_write_exec(r->writer, r->maps, c);
+        if (ret < 0)
+                return ret;
+        return process_frames_write_thread_name(r->writer, r->thread_names, c);
 }
 
 static int recording_add_process_tasks(Recording *r, pid_t pid, bool *ret_not_owner);
@@ -192,7 +195,10 @@ static int recording_exec_lost_events(Recording *r, pid_t pid) {
                         perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
                 return 0;
         }
-        ret = process_frames_write(r->writer, r->maps, r->pinned, now_monotonic_ns(), pid, NULL);
+        int64_t now = now_monotonic_ns();
+        ret = process_frames_write(r->writer, r->maps, r->pinned, now, pid, NULL);
+        if (ret >= 0)
+                ret = process_frames_write_threads(r->writer, r->thread_names, now, pid);
         if (ret < 0 && ret != -ESRCH)
                 return ret;
         log_recording(LOG_INFO, r->id, "process %d exec'd a program with other privileges (the kernel stopped "
@@ -225,6 +231,9 @@ static int recording_handle_task(const PerfTask *t, bool fork, void *userdata) {
                 if (ret < 0)
                         return ret;
         }
+        int ret = process_frames_write_thread_task(r->writer, r->thread_names, t, fork);
+        if (ret < 0)
+                return ret;
         return process_frames_write_task(r->writer, r->maps, t, fork);
 }
 
@@ -297,6 +306,8 @@ static int recording_join_process(pid_t pid, void *userdata) {
                 return ret;
         }
         ret = process_frames_write(r->writer, r->maps, r->pinned, time, pid, NULL);
+        if (ret >= 0)
+                ret = process_frames_write_threads(r->writer, r->thread_names, time, pid);
         if (ret < 0 && ret != -ESRCH) {
                 /* The capture itself failed: the recording ends with it. */
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
@@ -886,7 +897,8 @@ static void spill_between(void *userdata) {
 static int recording_snapshot(Recording *r) {
         int ret;
         if (r->options.system) {
-                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, spill_between, r);
+                ret = process_frames_write_all(r->writer, r->maps, r->pinned, r->start_time, r->thread_names,
+                                               spill_between, r);
                 return ret < 0 ? ret : 0;
         }
         for (size_t i = 0; i <= r->options.n_pids; i++) {
@@ -899,6 +911,9 @@ static int recording_snapshot(Recording *r) {
                 bool held = i == r->options.n_pids;
                 ret = process_frames_write(r->writer, r->maps, r->pinned, r->start_time, pid,
                                        held ? &r->command_cmdline : NULL);
+                /* the command's name comes with its exec */
+                if (ret >= 0 && !held)
+                        ret = process_frames_write_threads(r->writer, r->thread_names, r->start_time, pid);
                 if (ret < 0 && ret != -ESRCH)
                         return ret;
         }
@@ -986,10 +1001,11 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if (r->options.kernel == 0)
                 r->kernel = false;
 
-        if ((r_ = process_maps_new(&r->maps)) < 0 ||
+        if ((r_ = process_maps_new(&r->maps)) < 0 || (r_ = thread_table_new(&r->thread_names)) < 0 ||
             (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
             (r_ = jit_files_new(setup->max_pinned_files / 4 + 1, &r->jit_files)) < 0 ||
-            (r_ = address_set_new(&r->addresses)) < 0 || (r_ = recording_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
+            (r_ = address_set_new(&r->addresses)) < 0 ||
+            (r_ = recording_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
                 goto fail;
         address_set_set_limit(r->addresses, r->budgets.max_addresses);
         pinned_files_set_resolver(r->pinned, r->resolver);
@@ -1126,6 +1142,7 @@ Recording *recording_free(Recording *r) {
         r->pump = sample_pump_free(r->pump);
         container_follow_free(r->follow);
         process_maps_free(r->maps);
+        thread_table_free(r->thread_names);
         pinned_files_free(r->pinned);
         jit_files_free(r->jit_files);
         resolver_free(r->resolver);

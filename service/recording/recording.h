@@ -122,6 +122,7 @@ struct Recording {
         SamplePump *pump;            /* the rings to recording.c's sink (spill, unwinder queue, slices) */
         UnwindTables *unwind_tables; /* the daemon's (borrowed); NULL: no DWARF */
         ProcessMaps *maps;
+        ThreadTable *thread_names; /* current name per tid: what a new thread inherits */
         PinnedFiles *pinned;
         JitFiles *jit_files;             /* the processes' perf maps, pinned at first sight */
         Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */

@@ -181,7 +181,7 @@ static void spill_between(void *userdata) {
 static int live_unwind_snapshot(LiveUnwind *u) {
         int64_t now = now_monotonic_ns();
         if (u->setup.system) {
-                int r = process_frames_write_all(u->writer, u->maps, u->pinned, now, spill_between, u);
+                int r = process_frames_write_all(u->writer, u->maps, u->pinned, now, NULL, spill_between, u);
                 return r < 0 ? r : 0;
         }
         for (size_t i = 0; i < u->n_pids; i++) {

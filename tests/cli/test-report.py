@@ -6,6 +6,8 @@ the expected numbers below are worked out by hand from the fixture's stacks
 usage: test-report.py GROUP PERISCOPE MAKE-REPORT-CAPTURE MAKE-SYSPROF-CAPTURE
 GROUP: text | sysprof | hostile | progress | flamegraph | views | diff | timeline
 """
+import collections
+import json
 import os
 import re
 import shutil
@@ -514,7 +516,77 @@ def process_rows(out):
     return rows
 
 
+def thread_rows(out):
+    """(samples, share, tid, pid, thread, process, top) of a --by-thread table."""
+    rows = []
+    for line in out.splitlines():
+        m = re.match(r"^\s*(\d+)\s+([\d.]+)%\s+(\d+)\s+(\d+)  (.{16})  (.{16})  (.*)$", line)
+        if m:
+            rows.append((int(m[1]), m[2], int(m[3]), int(m[4]), m[5].strip(), m[6].strip(), m[7]))
+    return rows
+
+
+def exported(fmt, *args):
+    p = subprocess.run([PERISCOPE, "export", "-F", fmt, *args], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"export -F {fmt} {args}: exit {p.returncode}: {p.stderr}")
+    return p.stdout
+
+
+def test_threads(tmp):
+    """Thread names (make-report-capture threads): written after the
+    samples, a rename mid-way, a tid of another process, malformed frames."""
+    cap = make(tmp, "threads")
+    rows = thread_rows(run("--by-thread", cap).stdout)
+    want = [(100, "44.25", 100, 100, "app-main", "app", "add_one (inlined) (60.00%)"),
+            (100, "44.25", 200, 200, "worker", "worker", "worker_loop (70.00%)"),
+            (10, "4.42", 101, 100, "net-worker", "app", "compute (100.00%)"),
+            (7, "3.10", 102, 100, "renamed", "app", "compute (100.00%)"),
+            (5, "2.21", 102, 100, "starting", "app", "compute (100.00%)"),
+            (3, "1.33", 104, 100, "app-main", "app", "compute (100.00%)"),
+            (1, "0.44", 103, 100, "evil?name?", "app", "compute (100.00%)")]
+    check(rows == want, f"--by-thread: {rows}")
+    rows = thread_rows(run("--by-thread", "--limit", "2", cap).stdout)
+    check(len(rows) == 2, f"--by-thread --limit 2: {rows}")
+    out = run("--tid", "102", "--thread-root", "--folded", cap).stdout
+    check(out == "renamed (tid 102);main;compute 7\nstarting (tid 102);main;compute 5\n", f"--tid 102 folded: {out!r}")
+    out = run("--tid", "101,104", "--folded", cap).stdout
+    check(out == "main;compute 13\n", f"--tid 101,104: {out!r}")
+    out = run("--tid", "101", "--tid", "200", "--by-process", cap).stdout
+    check("      10 " in out and "worker" in out, f"--tid 101 --tid 200 --by-process: {out}")
+    out = run("--tid", "999", cap).stdout
+    check("No samples match --pid/--comm/--tid" in out, f"--tid 999: {out}")
+    out = run("--tid", "102", "--pid", "200", cap).stdout
+    check("No samples match" in out, "--tid and --pid must both match")
+    p = run("--tid", "abc", cap, ok=False)
+    check(p.returncode == 2 and "--tid: 'abc' is not a thread id" in p.stderr, f"--tid abc: {p.returncode} {p.stderr}")
+    refused(["--thread-root", cap], "--thread-root")
+    out = run("--tree", "--thread-root", "--min-percent", "0", cap).stdout
+    check("app (pid 100)" in out and "net-worker (tid 101)" in out, f"--tree --thread-root:\n{out}")
+    info = subprocess.run([PERISCOPE, "info", cap], capture_output=True, text=True).stdout
+    check("threads: app-main (tid 100), net-worker (tid 101), starting → renamed (tid 102), evil?name? (tid 103)"
+          in info, f"info's threads:\n{info}")
+    # exports
+    heads = collections.Counter(" ".join(l.split()[:2]) for l in exported("perf-script", cap).splitlines()
+                                if l and not l[0].isspace())
+    check(heads == {"app-main 100/100": 100, "worker 200/200": 100, "net-worker 100/101": 10,
+                    "starting 100/102": 5, "renamed 100/102": 7, "evil?name? 100/103": 1,
+                    "app-main 100/104": 3}, f"perf-script comm pid/tid: {heads}")
+    names = [p["name"] for p in json.loads(exported("speedscope", "--tid", "102,103", cap))["profiles"]]
+    check(names == ["starting → renamed (tid 102, pid 100)", "evil?name? (tid 103, pid 100)"], f"speedscope: {names}")
+    out = exported("folded", "--thread-root", "--tid", "102", cap)
+    check(out == "renamed (tid 102);main;compute 7\nstarting (tid 102);main;compute 5\n", f"export folded: {out!r}")
+    p = subprocess.run([PERISCOPE, "export", "-F", "pprof", "--thread-root", "-o", os.path.join(tmp, "x.pb.gz"), cap],
+                       capture_output=True, text=True)
+    check(p.returncode == 2 and "--thread-root" in p.stderr, f"export pprof --thread-root: {p.returncode} {p.stderr}")
+    # a Sysprof capture: no thread names, threads named after their process
+    sp = os.path.join(tmp, "sysprof.capture")
+    subprocess.run([MAKE_SYSPROF, sp], check=True)
+    rows = thread_rows(run("--by-thread", sp).stdout)
+    check([(r[2], r[4]) for r in rows] == [(100, "app"), (200, "worker")], f"Sysprof capture --by-thread: {rows}")
+
+
 def test_views(tmp):
+    test_threads(tmp)
     cap = make(tmp, "ours")
     # --by-process: one line per process, most samples first (equal: by pid).
     rows = process_rows(run("--by-process", cap).stdout)

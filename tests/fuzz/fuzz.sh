@@ -31,7 +31,7 @@ clang=$(command -v clang || command -v clang-14 || true)
 [ -d "$corpus" ] || { echo "FAIL: no seed corpus at $corpus"; exit 1; }
 
 basic=("$src"/basic/*.c)
-capture=("$src/capture/capture-reader.c" "$src/capture/capture-writer.c" "$src/capture/symbols.c")
+capture=("$src/capture/capture-reader.c" "$src/capture/capture-writer.c" "$src/capture/symbols.c" "$src/capture/thread-names.c")
 h=$src/sandbox-helper
 # the helper's parsing core: every source of the helper but its main()
 helper=()

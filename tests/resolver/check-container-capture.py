@@ -3,7 +3,8 @@
 the container description chunk, OVERLAY layers, identity-checked pins of the
 workload's files, and that >= 95% of the workload's samples carry the right
 function names (hot_inner called from hot_outer), symbolized from the
-workload's binary at the addresses the capture recorded.
+workload's binary at the addresses the capture recorded; for ENGINE flatpak,
+the process's /.flatpak-info embedded.
 
 usage: check-container-capture.py DUMP.json PID ENGINE NAME OWNER BINARY MAPPED-PATH PIN-HOW [LAYER-PREFIX]
 PID "all:N": every process that mapped MAPPED-PATH, at least N of them.
@@ -62,6 +63,11 @@ def check_pid(pid):
         if desc.get(k) != v:
             fail("pid %d: container %s is %r, expected %r (%r)" % (pid, k, desc.get(k), v, desc))
     print("ok: pid %d described as %s %s (id %s, image %s, owner %s)" % (pid, engine, name, desc.get("id", "")[:12], desc.get("image"), owner))
+    if engine == "flatpak":
+        info = chunks("/.flatpak-info", pid).splitlines()
+        if "name=" + name not in info or not any(l.startswith("app-path=") for l in info):
+            fail("pid %d: /.flatpak-info not embedded with name=%s and app-path: %r" % (pid, name, info[:10]))
+        print("ok: pid %d: its /.flatpak-info embedded (%d lines)" % (pid, len(info)))
 
     if layer_prefix:
         layers = [f for f in frames if f["type"] == "OVERLAY" and f["pid"] == pid]

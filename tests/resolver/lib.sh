@@ -24,6 +24,8 @@ need() {
         done
 }
 need gcc cmp
+# build_spin, build_hot_version and the upgrade checks
+. "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 
 WORK=$(mktemp -d /tmp/periscope-ctr-test.XXXXXX)
 chmod 755 "$WORK"
@@ -39,21 +41,6 @@ on_exit() {
 trap on_exit EXIT
 trap 'exit 1' INT TERM
 cleanup() { CLEANUPS+=("$*"); }
-
-# The workload: a known call chain (main → hot_outer → hot_inner) that spins;
-# -O0 so that even the leaf sets up a frame and fp callchains name every caller.
-build_spin() { # out, [extra cc args]
-        local out=$1; shift
-        cat >"$WORK/spin.c" <<'SRC'
-volatile unsigned long sink;
-__attribute__((noinline)) void hot_inner(void) { for (int i = 0; i < 1000000; i++) sink += i; }
-__attribute__((noinline)) void hot_outer(void) { hot_inner(); }
-int main(void) { for (;;) hot_outer(); }
-SRC
-        # Paths in the debug info mapped away: the same binary every run, so
-        # podman_import finds its image instead of importing one more.
-        (cd "$WORK" && gcc -O0 -g -fno-omit-frame-pointer -ffile-prefix-map="$WORK"=/src "$@" -o "$out" spin.c)
-}
 
 # A minimal rootfs with the workload at /bin/app and the libc it needs.
 make_rootfs() { # dir, binary
@@ -115,25 +102,6 @@ rootless_user() { # name
         uid=$(id -u "$user" 2>/dev/null) || fail "user $user missing: run scripts/setup.d/60-containers.sh"
         home=$(getent passwd "$user" | cut -d: -f6)
         as_user="runuser -u $user -- env XDG_RUNTIME_DIR=/run/user/$uid CONTAINERS_CONF=$home/.config/containers/containers.conf"
-}
-
-# One version of the upgrade tests' program: $WORK/app.V (main ->
-# hot_outer_V) and the library it needs, $WORK/libhot.so.V (hot_inner_V),
-# found in $L/lib once installed. Function names differ between versions.
-build_hot_version() { # version, optimization flag
-        local v=$1 opt=$2
-        cat >"$WORK/hot-$v.c" <<SRC
-volatile unsigned long sink;
-__attribute__((noinline)) void hot_inner_$v(void) { for (int i = 0; i < 1000000; i++) sink += i; }
-SRC
-        cat >"$WORK/app-$v.c" <<SRC
-void hot_inner_$v(void);
-__attribute__((noinline)) void hot_outer_$v(void) { hot_inner_$v(); }
-int main(void) { for (;;) hot_outer_$v(); }
-SRC
-        gcc "$opt" -g -fno-omit-frame-pointer -shared -fPIC -o "$WORK/libhot.so.$v" "$WORK/hot-$v.c" || fail "cannot build libhot.so.$v"
-        gcc "$opt" -g -fno-omit-frame-pointer -o "$WORK/app.$v" "$WORK/app-$v.c" -L"$WORK" -l:libhot.so.$v -Wl,-rpath,"$L/lib" ||
-                fail "cannot build app.$v"
 }
 
 # Field of the "map" line for path in the resolver output.

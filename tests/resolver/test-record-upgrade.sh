@@ -10,11 +10,9 @@ source "$here/lib.sh"
 need nm python3
 
 L=$WORK/opt
-mkdir -p "$L/lib" "$L/bin"
 build_hot_version v1 -O0
 build_hot_version v2 -O0
-cp "$WORK/libhot.so.v1" "$L/lib/libhot.so.v1"
-cp "$WORK/app.v1" "$L/bin/app"
+upgrade_install "$L"
 "$L/bin/app" &
 pid=$!
 cleanup "kill $pid"
@@ -26,28 +24,12 @@ rec=$!
 for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break; sleep 0.05; done
 grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
 sleep 1
-# The upgrade: new bytes at the same paths (v2 code in both files), new inodes.
-cp "$WORK/app.v2" "$L/bin/app.dpkg-new" && mv -f "$L/bin/app.dpkg-new" "$L/bin/app"
-cp "$WORK/libhot.so.v2" "$L/lib/libhot.so.v1.dpkg-new" && mv -f "$L/lib/libhot.so.v1.dpkg-new" "$L/lib/libhot.so.v1"
+upgrade_replace "$L"
 grep -q "$L/bin/app (deleted)" "/proc/$pid/maps" || fail "the kernel does not show the old binary as deleted"
 sleep 0.5
 kill "$pid"; wait "$pid" 2>/dev/null || true
 wait $rec || { cat "$WORK/rec.err"; fail "periscope record failed"; }
 ! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
 
-"$PERISCOPE" report --folded --no-progress -p "$pid" "$WORK/u.syscap" >"$WORK/folded.txt" || fail "periscope report failed"
-python3 - "$WORK/folded.txt" <<'PY' || fail "names are not those of the old (mapped) files"
-import folded, sys
-total = good = 0
-for s in folded.stacks(sys.argv[1]):
-    total += s.count
-    if "_v2" in s.text:
-        print("FAIL: a name from the new version:", s.line); sys.exit(1)
-    user = s.user
-    if user[-3:] == ["main", "hot_outer_v1", "hot_inner_v1"]:
-        good += s.count
-print("ok: %d/%d samples (%.1f%%) main;hot_outer_v1;hot_inner_v1, none from v2" % (good, total, 100 * good / max(total, 1)))
-sys.exit(0 if total >= 50 and good / total >= 0.95 else 1)
-PY
-"$PERISCOPE" report --mappings --no-progress "$WORK/u.syscap" | grep -A1 "libhot.so.v1" | grep >/dev/null "verified" || fail "the library mapping is not shown as verified"
+upgrade_check "$WORK/u.syscap" "$pid" "$WORK/folded.txt"
 echo "PASS"

@@ -1,6 +1,6 @@
 /* test-service-units.c: unit tests of the daemon's parts that take input
  * from the kernel (ring reader, record decoding, stack building) and of its
- * tables (process maps, address set and its budget, sorting in slices, pinned files), with crafted and
+ * tables (process maps, address set and its budget, sorting in slices, pinned files, thread names), with crafted and
  * hostile inputs. */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +17,9 @@
 #include "perf-record.h"
 #include "perf-spill.h"
 #include "pinned-files.h"
+#include "process-frames.h"
 #include "process-maps.h"
+#include "thread-table.h"
 #include "sample-stack.h"
 #include "test-check.h"
 
@@ -526,6 +528,63 @@ static void test_pinned_files(void) {
         pinned_files_free(f);
 }
 
+static void test_thread_table(void) {
+        ThreadTable *t;
+        CHECK(thread_table_new(&t) == 0);
+        for (int32_t tid = 1000; tid > 0; tid -= 7) { /* inserted out of order */
+                char name[32];
+                snprintf(name, sizeof(name), "t%d", (int) tid);
+                CHECK(thread_table_set(t, tid, name) == 0);
+        }
+        CHECK(thread_table_get(t, 6) && strcmp(thread_table_get(t, 6), "t6") == 0);
+        CHECK(thread_table_get(t, 1000) && strcmp(thread_table_get(t, 1000), "t1000") == 0);
+        CHECK(thread_table_get(t, 7) == NULL && thread_table_get(t, 2000) == NULL);
+        CHECK(thread_table_set(t, 6, "a-much-longer-name-than-comm") == 0); /* a rename, cut as comm is */
+        CHECK(strcmp(thread_table_get(t, 6), "a-much-longer-na") == 0);
+        thread_table_remove(t, 6);
+        thread_table_remove(t, 7); /* unknown: nothing */
+        CHECK(thread_table_get(t, 6) == NULL && strcmp(thread_table_get(t, 13), "t13") == 0);
+
+        /* FORK records: a new thread of a named creator gets its name, in a
+         * thread-name frame at the fork's time; an unknown creator gives
+         * none; an EXIT forgets the thread. */
+        char path[] = "/tmp/test-thread-table-XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        CaptureWriter *w;
+        CHECK(capture_writer_new_fd(fd, 1, &w) == 0);
+        CHECK(thread_table_set(t, 5000, "worker-1") == 0);
+        PerfTask fork_thread = { .pid = 4000, .ppid = 4000, .tid = 5001, .ptid = 5000, .time = 50 };
+        CHECK(process_frames_write_thread_task(w, t, &fork_thread, true) == 0);
+        CHECK(thread_table_get(t, 5001) && strcmp(thread_table_get(t, 5001), "worker-1") == 0);
+        PerfTask orphan = { .pid = 4000, .ppid = 4000, .tid = 5002, .ptid = 4999, .time = 60 };
+        CHECK(process_frames_write_thread_task(w, t, &orphan, true) == 0 && !thread_table_get(t, 5002));
+        PerfTask exit_thread = { .pid = 4000, .ppid = 4000, .tid = 5001, .ptid = 5001, .time = 70 };
+        CHECK(process_frames_write_thread_task(w, t, &exit_thread, false) == 0 && !thread_table_get(t, 5001));
+        CHECK(capture_writer_flush(w) == 0);
+        capture_writer_free(w);
+        close(fd);
+        CaptureReader *r;
+        CHECK(capture_reader_open_path(path, &r, NULL) == 0);
+        CaptureFrame f;
+        int names = 0;
+        while (capture_reader_next(r, &f) > 0) {
+                int32_t tid;
+                const char *name;
+                size_t len;
+                bool exec;
+                if (capture_frame_get_thread_name(&f, &tid, &name, &len, &exec) <= 0)
+                        continue;
+                names++;
+                CHECK(f.pid == 4000 && f.time == 50 && tid == 5001 && len == 8 && memcmp(name, "worker-1", 8) == 0 &&
+                      !exec);
+        }
+        CHECK(names == 1);
+        capture_reader_free(r);
+        unlink(path);
+        thread_table_free(t);
+}
+
 int main(void) {
         test_ring();
         test_ring_merge();
@@ -537,10 +596,12 @@ int main(void) {
         test_address_budget();
         test_sort_in_slices();
         test_pinned_files();
+        test_thread_table();
         if (failures) {
                 fprintf(stderr, "%d checks failed\n", failures);
                 return 1;
         }
-        printf("ok: ring reader, record decoding, spill, stacks, process maps, address set and its budget, sorting in slices, pinned files\n");
+        printf("ok: ring reader, record decoding, spill, stacks, process maps, address set and its budget, sorting in "
+               "slices, pinned files, thread names\n");
         return 0;
 }

@@ -14,7 +14,9 @@
 # Needs PERISCOPED, PERISCOPE, WRITER (trace-writer), CHECK (trace-check),
 # CLIENT (trace-fd-client).
 . "$(dirname "$0")/../../lib/periscoped-bus.sh"
+. "$(dirname "$0")/control-checks.sh"
 : "${PERISCOPE:?}" "${WRITER:?}" "${CHECK:?}" "${CLIENT:?}"
+TRACE_CHECK=$CHECK
 user=periscope-user
 id -u $user >/dev/null 2>&1 || fail "user $user is missing: run scripts/setup.d/30-periscope-users.sh as root"
 
@@ -30,20 +32,9 @@ record_private() { # NAME ARGS…
 # 1. Sysprof's writer from the environment and from the fd.
 for mode in env fd; do
         record_private $mode -- "$WRITER" $mode
-        "$CHECK" "$TEST_TMP/$mode.syscap" "$TEST_TMP/$mode.out" || fail "trace-writer $mode: the capture is wrong"
-        grep -q "periscope: 22 frames from the program's SYSPROF_TRACE_FD merged, 0 refused" "$TEST_TMP/$mode.err" ||
-                fail "the summary does not count the merged trace frames"
-        echo "ok: trace-writer $mode: marks, logs and counters merged"
+        trace_check_writer $mode "$TEST_TMP/$mode.syscap" "$TEST_TMP/$mode.out" "$TEST_TMP/$mode.err"
 done
-"$PERISCOPE" report --marks "$TEST_TMP/env.syscap" >"$TEST_TMP/env.marks" || fail "report --marks failed"
-[ "$(grep -cE '^ +1 .* trace-test +phase-[0-4]$' "$TEST_TMP/env.marks")" = 5 ] ||
-        { cat "$TEST_TMP/env.marks"; fail "report --marks does not show the 5 trace marks"; }
-grep -qE '^ +5  warning  trace-test$' "$TEST_TMP/env.marks" || fail "report --marks does not count the 5 trace logs"
-pid=$(sed -n 's/^pid //p' "$TEST_TMP/env.out")
-"$PERISCOPE" report --pid "$pid" "$TEST_TMP/env.syscap" >"$TEST_TMP/env.report" || fail "report --pid failed"
-grep -q "js_render \[jit\]" "$TEST_TMP/env.report" ||
-        { cat "$TEST_TMP/env.report"; fail "report does not name the program's JIT samples from its JITMAP"; }
-echo "ok: report --marks shows them, report names the JIT samples"
+trace_check_env_report "$TEST_TMP/env.syscap" "$TEST_TMP/env.out" "$TEST_TMP"
 
 # 2. The three variables name one inherited fd; --no-trace-fd sets none.
 record_private vars -- sh -c 'echo "$SYSPROF_TRACE_FD $GJS_TRACE_FD $GTK_TRACE_FD"; readlink /proc/self/fd/$SYSPROF_TRACE_FD'
@@ -56,11 +47,7 @@ echo "ok: SYSPROF_TRACE_FD = GJS_TRACE_FD = GTK_TRACE_FD, a memfd; none with --n
 
 # 3. Garbage costs only the program's own bad frames.
 record_private garbage -- "$WRITER" garbage
-"$CHECK" "$TEST_TMP/garbage.syscap" "$TEST_TMP/garbage.out" || fail "trace-writer garbage: the capture is wrong"
-grep -q "periscope: 14 frames from the program's SYSPROF_TRACE_FD merged, 4 refused" "$TEST_TMP/garbage.err" ||
-        fail "the summary does not count the refused trace frames"
-grep -q "capture written to" "$TEST_TMP/garbage.err" || fail "the recording with a garbage trace fd did not succeed"
-echo "ok: garbage in the trace fd: recording complete, 4 frames refused and explained"
+trace_check_writer garbage "$TEST_TMP/garbage.syscap" "$TEST_TMP/garbage.out" "$TEST_TMP/garbage.err"
 
 # 4. Recording1.OpenTraceFd on a bus, as an IDE uses it.
 private_bus_start

@@ -5,7 +5,7 @@
 #   journal_checks IN_CT USER
 #     IN_CT: the name of a function that runs its arguments inside the booted
 #       tree as root, with a bare environment and the host's stdin/stdout/
-#       stderr, and returns their exit status (test-installed-service.sh's
+#       stderr, and returns their exit status (installed/lib.sh's
 #       in_ct). USER: an unprivileged user of the tree, with a home.
 #     Provokes, through D-Bus activation of periscoped.service: a Record by
 #     USER of root's process (refused: polkit says no to a user without an
@@ -173,4 +173,27 @@ tmpfiles_checks() {
                 return 1
         fi
         echo "ok: tmpfiles: /var/cache/periscope/debuginfod is periscope-debuginfod's, 0700"
+}
+
+# install_hook_checks IN_CT ROOT: install-hook.sh, as `meson install` runs it
+# on a running system, makes Periscope's users and its cache from
+# Periscope's own sysusers.d and tmpfiles.d files alone (ROOT: the tree,
+# seen from the host, to copy the hook into).
+install_hook_checks() {
+        local in_ct=$1 root=$2 u
+        "$in_ct" systemctl stop periscoped.service 2>/dev/null || true
+        "$in_ct" rm -rf /var/cache/periscope
+        for u in periscope-debuginfod periscope-helper; do
+                "$in_ct" userdel "$u" 2>/dev/null ||
+                        "$in_ct" sed -i "/^$u:/d" /etc/passwd /etc/group /etc/shadow /etc/gshadow
+                ! "$in_ct" id "$u" >/dev/null 2>&1 || { echo "FAIL: cannot remove the user $u from the tree"; return 1; }
+        done
+        cp "$MESON_SOURCE_ROOT/systemd/install-hook.sh" "$root/root/periscope-install-hook.sh"
+        "$in_ct" sh /root/periscope-install-hook.sh /usr/lib/sysusers.d/periscope.conf /usr/lib/tmpfiles.d/periscope.conf ||
+                { echo "FAIL: install-hook.sh failed in the tree"; return 1; }
+        for u in periscope-debuginfod periscope-helper; do
+                "$in_ct" id "$u" >/dev/null || { echo "FAIL: install-hook.sh did not create the user $u"; return 1; }
+        done
+        tmpfiles_checks "$in_ct" || { echo "FAIL: install-hook.sh did not create the cache as tmpfiles.d says"; return 1; }
+        echo "ok: install-hook.sh made the users and the cache"
 }

@@ -1,0 +1,43 @@
+# guest-lib.sh: sourced, inside the VM, by the run.sh scripts of
+# tests/vm/ (guest-fast.sh, guest-systemd.sh), as `. SHARE/guest-lib.sh`
+# with SHARE as $1. Collects, decides nothing: the host checks what lands
+# in SHARE/out/.
+#   step NAME CMD…          runs CMD, output in out/NAME.log; appends
+#                           "NAME STATUS MILLISECONDS" to out/steps
+#   facts                   out/uptime (when the script started),
+#                           out/kernel (uname -r), out/paranoid
+#   install_periscope       the staged `meson install` (SHARE/stage) into /,
+#                           SHARE/deep-nofp into /usr/local/bin
+#   report NAME CAPTURE     out/NAME.folded and out/NAME.report
+share=$1
+out=$share/out
+mkdir -p "$out"
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
+
+step() {
+        local name=$1 t0 rc=0
+        shift
+        t0=$(date +%s%N)
+        "$@" >"$out/$name.log" 2>&1 || rc=$?
+        echo "$name $rc $((($(date +%s%N) - t0) / 1000000))" >>"$out/steps"
+        return $rc
+}
+
+facts() {
+        cut -d ' ' -f 1 /proc/uptime >"$out/uptime"
+        uname -r >"$out/kernel"
+        cat /proc/sys/kernel/perf_event_paranoid >"$out/paranoid"
+}
+
+install_periscope() {
+        # the image is booted with -snapshot: this never reaches the cache.
+        # (/lib/systemd/system, where Debian's systemd.pc puts units, is
+        # /usr/lib/… through the merged-/usr symlink: keep it a symlink.)
+        tar -C "$share/stage" -cf - . | tar -C / -xf - --keep-directory-symlink &&
+                install -m 0755 "$share/deep-nofp" /usr/local/bin/deep-nofp
+}
+
+report() {
+        periscope report --no-progress --folded "$2" >"$out/$1.folded" &&
+                periscope report --no-progress "$2" >"$out/$1.report"
+}
