@@ -24,7 +24,7 @@
 #include "commands.h"
 #include "helper-client.h"
 #include "output-file.h"
-#include "cleanup.h"
+#include "basic.h"
 #include "capture.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SymbolTable, symbol_table_free)

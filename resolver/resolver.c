@@ -120,10 +120,6 @@ int resolver_methods_from_string(const char *s, unsigned *ret_mask) {
 static void no_log(void *userdata, const char *message) {
 }
 
-void resolver_log_warning(void *userdata, const char *message) {
-        log_warning("resolver: %s", message);
-}
-
 static void parser_warn(void *userdata, const char *message) {
         Resolver *r = userdata;
         r->log_func(r->log_userdata, message);
@@ -146,9 +142,12 @@ const UserFileParser *resolver_user_file_parser(Resolver *r) {
                 r->helper_tried = true;
                 int k = helper_client_new(&(HelperClientConfig) { .timeout_ms = USER_FILE_TIMEOUT_MS }, &r->parser.helper);
                 if (k < 0) {
+                        char message[256];
                         r->parser.helper = NULL;
-                        log_warning("resolver: cannot find the sandboxed helper for Podman storage and /.flatpak-info: %s",
-                                    strerror(-k));
+                        snprintf(message, sizeof(message),
+                                 "cannot find the sandboxed helper for Podman storage and /.flatpak-info: %s",
+                                 strerror(-k));
+                        r->log_func(r->log_userdata, message);
                 }
         }
         return &r->parser;

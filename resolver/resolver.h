@@ -97,9 +97,6 @@ const UserFileParser *resolver_user_file_parser(Resolver *r);
  * NULL: the resolver starts its own on first use. */
 void resolver_set_user_file_helper(Resolver *r, HelperClient *helper);
 
-/* A ResolverLogFunc for programs: "PROGRAM: resolver: MESSAGE" (basic/log.h). */
-void resolver_log_warning(void *userdata, const char *message);
-
 /* For a caller other than root: debug files in containers' and apps' trees
  * are looked up with its rights, and only in trees it may read
  * (debug-trees.h). Borrowed; NULL (the default): the caller is root. */

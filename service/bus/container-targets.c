@@ -54,11 +54,9 @@ int container_targets_append(sd_bus_message *reply, uid_t caller_uid, HelperClie
         Resolver *res = NULL;
         ContainerInstance *inst = NULL;
         size_t n = 0;
-        int r = resolver_new(&res);
+        int r = daemon_resolver_new(user_file_helper, &res);
         if (r < 0)
                 return r;
-        resolver_set_log_func(res, resolver_log_warning, NULL);
-        resolver_set_user_file_helper(res, user_file_helper);
         r = container_list_instances(res, &inst, &n);
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 if (caller_uid != 0)

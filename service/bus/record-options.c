@@ -256,11 +256,7 @@ static int expand_container(RecordOptions *o, uid_t caller_uid, HelperClient *us
         _cleanup_resolver_ Resolver *r = NULL;
         ContainerInstance *inst = NULL;
         size_t n = 0, added = 0;
-        int k = resolver_new(&r);
-        if (k >= 0) {
-                resolver_set_log_func(r, resolver_log_warning, NULL);
-                resolver_set_user_file_helper(r, user_file_helper);
-        }
+        int k = daemon_resolver_new(user_file_helper, &r);
         if (k >= 0)
                 k = container_list_instances(r, &inst, &n);
         if (k < 0)

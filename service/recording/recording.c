@@ -74,16 +74,6 @@ static int recording_error(RecordingError *e, const char *name, const char *fmt,
         return -EINVAL;
 }
 
-/* A resolver whose refusals and warnings go to the daemon's log. */
-static int recording_resolver_new(HelperClient *user_file_helper, Resolver **ret) {
-        int r = resolver_new(ret);
-        if (r >= 0) {
-                resolver_set_log_func(*ret, resolver_log_warning, NULL);
-                resolver_set_user_file_helper(*ret, user_file_helper);
-        }
-        return r;
-}
-
 /* Remembers the first failure; the recording ends with it. */
 static void recording_fail(Recording *r, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void recording_fail(Recording *r, int error, const char *fmt, ...) {
@@ -1005,7 +995,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
             (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
             (r_ = jit_files_new(setup->max_pinned_files / 4 + 1, &r->jit_files)) < 0 ||
             (r_ = address_set_new(&r->addresses)) < 0 ||
-            (r_ = recording_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
+            (r_ = daemon_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
                 goto fail;
         address_set_set_limit(r->addresses, r->budgets.max_addresses);
         pinned_files_set_resolver(r->pinned, r->resolver);

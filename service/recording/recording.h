@@ -239,5 +239,6 @@ const char *recording_end_reason_to_string(RecordingEndReason reason);
 const char *recording_state_to_string(RecordingState state);
 
 /* The rest of this folder's public interface: other folders include this header only. */
+#include "daemon-resolver.h"
 #include "recording-control.h"
 #include "recording-trace.h"
