@@ -23,6 +23,7 @@
 #include "message-ids.h"
 #include "perf.h"
 #include "process.h"
+#include "pump.h"
 #include "recording-options.h"
 #include "recording-stages.h"
 #include "resolver.h"
@@ -118,7 +119,8 @@ struct Recording {
 
         CaptureWriter *writer;
         PerfEvents *perf;
-        PerfRecordLayout layout;
+        SamplePump *pump;            /* the rings to recording.c's sink (spill, unwinder queue, slices) */
+        UnwindTables *unwind_tables; /* the daemon's (borrowed); NULL: no DWARF */
         ProcessMaps *maps;
         ThreadTable *thread_names; /* current name per tid: what a new thread inherits */
         PinnedFiles *pinned;
@@ -149,24 +151,15 @@ struct Recording {
         SymbolizeCut cut;                /* recording_cut_short(): why (static), and whether now */
 
         uint64_t samples;
-        uint64_t lost_samples;
-        uint64_t bad_records;      /* malformed records from the kernel, dropped */
-        PerfSpill spill;           /* records moved out of the rings while the helper worked */
+        uint64_t bad_records; /* malformed records the rings' readers dropped (the pump counts its own) */
         RecordingStageResults stage_results;  /* what the post-stop stages reported */
         uint64_t unwind_helper_failures_start; /* the shared tables' count when the recording began */
-        bool draining;             /* reading the rings or the spill right now */
-        bool replaying;            /* reading the spill right now */
-        bool unwind_sliced;        /* the last drain or flush stopped at its slice with work left */
-        bool told_table_wait;      /* "N samples wait for unwind tables" was logged */
-        sd_event_source *unwind_slice; /* defer: the next slice of spilled and queued samples */
-        uint64_t unwind_slices;    /* slices run from the event loop (the log's statistics) */
-        SampleUnwinder unwinder;   /* dwarf/auto: tables, queue and counters */
+        bool told_table_wait;                  /* "N samples wait for unwind tables" was logged */
         bool awaiting_tables;      /* stopped: samples wait for tables compiling (before the stages) */
         uint64_t samples_before_wait; /* r->samples when that wait began (its Progress) */
         uint64_t published_samples;
         uint64_t final_bytes;      /* Bytes once the writer is closed */
         unsigned ticks;
-        uint64_t sample_buffer[CAPTURE_SAMPLE_MAX_ADDRS];
 
         /* Control fd rings and system counters (recording-control.c). */
         ControlServer *control;
