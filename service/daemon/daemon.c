@@ -100,7 +100,7 @@ static int take_perf_then_drop_capabilities(Manager *m) {
         if (perf_opener_wanted()) {
                 r = perf_opener_start(&m->perf_opener);
                 if (r < 0) {
-                        log_error("cannot start the perf opener: %s", strerror(-r));
+                        log_error_errno(r, "cannot start the perf opener: %m");
                         return r;
                 }
                 log_debug("perf opener: pid %d, %s", (int) perf_opener_pid(m->perf_opener),
@@ -115,7 +115,7 @@ static int take_perf_then_drop_capabilities(Manager *m) {
                                            : "does not have (it does not run as root)");
         r = capability_drop_unused(m->perf_opener != NULL);
         if (r < 0)
-                log_error("cannot drop unused capabilities: %s", strerror(-r));
+                log_error_errno(r, "cannot drop unused capabilities: %m");
         return r;
 }
 
@@ -124,7 +124,7 @@ static int serve(Daemon *d, const DaemonOptions *o) {
         Manager *m = &d->m;
         int r = bus_connect(o->kind, o->address, o->peer_fd, &m->bus);
         if (r < 0) {
-                log_error("cannot connect to %s: %s", bus_kind_describe(o->kind, o->address), strerror(-r));
+                log_error_errno(r, "cannot connect to %s: %m", bus_kind_describe(o->kind, o->address));
                 return r;
         }
         if ((r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL)) < 0 ||
@@ -135,14 +135,14 @@ static int serve(Daemon *d, const DaemonOptions *o) {
                                   on_disconnected, m)) < 0 ||
             (r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
             (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0) {
-                log_error("setting up failed: %s", strerror(-r));
+                log_error_errno(r, "setting up failed: %m");
                 return r;
         }
         (void) sd_bus_set_exit_on_disconnect(m->bus, false);
         if (o->kind == BUS_PEER) {
                 r = bus_peer_finish_auth(m->bus);
                 if (r < 0) {
-                        log_error("the peer did not authenticate: %s", strerror(-r));
+                        log_error_errno(r, "the peer did not authenticate: %m");
                         return r;
                 }
         } else {
@@ -161,13 +161,13 @@ static int serve(Daemon *d, const DaemonOptions *o) {
                                                                                       : IDLE_CHECK_USEC,
                                                0, on_idle_check, d);
                 if (r < 0) {
-                        log_error("idle timer: %s", strerror(-r));
+                        log_error_errno(r, "idle timer: %m");
                         return r;
                 }
         }
         r = sd_event_loop(m->event);
         if (r < 0)
-                log_error("event loop failed: %s", strerror(-r));
+                log_error_errno(r, "event loop failed: %m");
         return r;
 }
 
@@ -213,7 +213,7 @@ int daemon_run(const DaemonOptions *o) {
                 manager_init_helper_config(m);
                 r = user_limits_new(&o->limits, &m->limits);
                 if (r < 0)
-                        log_error("cannot set up the per-user limits: %s", strerror(-r));
+                        log_error_errno(r, "cannot set up the per-user limits: %m");
         }
         if (r >= 0) {
                 sigset_t mask;
@@ -224,7 +224,7 @@ int daemon_run(const DaemonOptions *o) {
                 signal(SIGPIPE, SIG_IGN);
                 r = sd_event_default(&m->event);
                 if (r < 0)
-                        log_error("cannot create the event loop: %s", strerror(-r));
+                        log_error_errno(r, "cannot create the event loop: %m");
         }
         if (r >= 0)
                 r = serve(&d, o);

@@ -118,7 +118,7 @@ static void live_unwind_end(LiveUnwind *u, int error) {
                 return;
         u->ended = true;
         if (error < 0)
-                log_info("sysprof3: unwind session %u ended: %s", u->setup.id, strerror(-error));
+                log_info_errno(error, "sysprof3: unwind session %u ended: %m", u->setup.id);
         if (u->setup.on_end)
                 u->setup.on_end(u, u->setup.userdata);
 }
