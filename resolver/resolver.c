@@ -64,6 +64,8 @@ struct Resolver {
         void *pin_userdata;
         ResolverLogFunc log_func;
         void *log_userdata;
+        void (*yield_func)(void *userdata);
+        void *yield_userdata;
         UserFileParser parser;        /* the helper for users' files, started on first use */
         bool helper_tried;
         bool helper_borrowed;         /* parser.helper is the owner's (resolver_set_user_file_helper) */
@@ -211,6 +213,16 @@ void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdat
 void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata) {
         r->log_func = f ? f : no_log;
         r->log_userdata = userdata;
+}
+
+void resolver_set_yield_func(Resolver *r, void (*f)(void *userdata), void *userdata) {
+        r->yield_func = f;
+        r->yield_userdata = userdata;
+}
+
+void resolver_yield(Resolver *r) {
+        if (r->yield_func)
+                r->yield_func(r->yield_userdata);
 }
 
 void resolver_set_caller_opener(Resolver *r, CallerOpener *o) {

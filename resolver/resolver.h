@@ -88,6 +88,12 @@ void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdat
  * nowhere: the program decides. */
 void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata);
 
+/* Called between the processes of a long walk (container_list_instances),
+ * so an owner running it on a fiber lets its event loop run; NULL: none. */
+void resolver_set_yield_func(Resolver *r, void (*f)(void *userdata), void *userdata);
+/* Calls the yield function, if any. */
+void resolver_yield(Resolver *r);
+
 /* Who parses the files users write for this resolver (the sandboxed helper,
  * started on first use; warnings through the log function). */
 const UserFileParser *resolver_user_file_parser(Resolver *r);

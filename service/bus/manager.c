@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "container-targets.h"
 #include "protocol.h"
 #include "recording-bus.h"
 #include "unwind.h"
@@ -216,6 +217,16 @@ HelperClient *manager_get_user_file_helper(Manager *m) {
                         m->user_file_helper = NULL;
         }
         return m->user_file_helper;
+}
+
+struct ContainerTargets *manager_get_container_targets(Manager *m) {
+        if (!m->container_targets) {
+                HelperClientConfig c = m->helper_config;
+                c.timeout_ms = USER_FILE_TIMEOUT_MS;
+                if (container_targets_new(m->event, &c, &m->container_targets) < 0)
+                        m->container_targets = NULL;
+        }
+        return m->container_targets;
 }
 
 struct UnwindTables *manager_get_unwind_tables(Manager *m) {

@@ -115,24 +115,26 @@ static int append_process_target(sd_bus_message *reply, pid_t pid, void *userdat
                                      "u", (uint32_t) st.st_uid, "cmdline", "s", cmdline);
 }
 
-typedef struct TargetsReply {
-        Manager *mgr;
-        uid_t uid;
-} TargetsReply;
-
-/* After the processes: Podman containers and Flatpak instances, with theirs. */
-static int append_container_targets(sd_bus_message *reply, void *userdata) {
-        const TargetsReply *t = userdata;
-        return container_targets_append(reply, t->uid, manager_get_user_file_helper(t->mgr));
-}
-
+/* The processes now; the Podman containers and Flatpak instances, with
+ * theirs, from the fiber that parses their files, which sends the reply. */
 static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *mgr = userdata;
         Caller caller;
         int r = caller_from_message(m, &caller);
         if (r < 0)
                 return r;
-        return caller_processes_reply(m, &caller, append_process_target, append_container_targets,
-                                      &(TargetsReply) { userdata, caller.uid });
+        ContainerTargets *targets = manager_get_container_targets(mgr);
+        if (!targets)
+                return -ENOMEM;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        r = caller_processes_start_reply(m, &caller, append_process_target, NULL, &reply);
+        if (r < 0)
+                return r;
+        r = container_targets_reply(targets, m, reply, caller.uid);
+        if (r == -EBUSY)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_LIMIT_EXCEEDED,
+                                         "too many ListTargets calls wait for their containers; try again");
+        return r < 0 ? r : 1;
 }
 
 static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,
