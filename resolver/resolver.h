@@ -98,6 +98,19 @@ void resolver_yield(Resolver *r);
  * started on first use; warnings through the log function). */
 const UserFileParser *resolver_user_file_parser(Resolver *r);
 
+/* Keeps processes' /.flatpak-info unparsed when they are first seen (engine
+ * NONE, flatpak_pending) for resolver_parse_pending(): the parse then runs
+ * where its owner chooses (the daemon: on a fiber). */
+void resolver_set_defer_user_files(Resolver *r, bool defer);
+/* A remembered process whose /.flatpak-info waits for its parse: 1 (in
+ * *ret), or 0. */
+int resolver_next_pending(Resolver *r, pid_t *ret);
+/* Parses pid's waiting /.flatpak-info with helper (NULL: the resolver's),
+ * whose wait may run the event loop: pid is looked up again after it. Then
+ * it is a Flatpak process, or (rejected: said through the log function)
+ * none. 0, or -ENOENT when pid waits no more. */
+int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper);
+
 /* Lends the resolver a helper for users' files (the daemon's, kept running,
  * so no lookup waits for a sandbox to start); it must outlive the resolver.
  * NULL: the resolver starts its own on first use. */

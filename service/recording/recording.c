@@ -16,10 +16,12 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "basic.h"
+#include "fiber.h"
 #include "process.h"
 #include "protocol.h"
 #include "recording-control.h"
@@ -75,13 +77,108 @@ static int recording_error(RecordingError *e, const char *name, const char *fmt,
 }
 
 /* A resolver whose refusals and warnings go to the daemon's log. */
+static void recording_describe_later(Recording *r);
+
 static int recording_resolver_new(HelperClient *user_file_helper, Resolver **ret) {
         int r = resolver_new(ret);
         if (r >= 0) {
                 resolver_set_log_func(*ret, resolver_log_warning, NULL);
                 resolver_set_user_file_helper(*ret, user_file_helper);
+                /* parsed on the describe fiber, off the event loop */
+                resolver_set_defer_user_files(*ret, true);
         }
         return r;
+}
+
+/* ---- processes' /.flatpak-info, parsed on a fiber ---- */
+
+static void recording_fail(Recording *r, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int describe_wait_readable(int fd, unsigned timeout_ms, void *userdata) {
+        Recording *r = userdata;
+        if (!r->describe_fiber) { /* never: the helper is asked on the fiber only */
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                int k = poll(&p, 1, (int) timeout_ms);
+                return k < 0 ? (errno == EINTR ? 0 : -errno) : k > 0;
+        }
+        return fiber_wait_readable(fd, timeout_ms, r->describe_fiber);
+}
+
+static void describe_yield(void *userdata) {
+        Recording *r = userdata;
+        if (r->describe_fiber)
+                (void) fiber_yield(r->describe_fiber);
+}
+
+/* Parses pid's /.flatpak-info (helper NULL: the daemon's, from the loop)
+ * and writes its description frames, timed now. */
+static int recording_describe(Recording *r, pid_t pid, HelperClient *helper) {
+        int k = resolver_parse_pending(r->resolver, pid, helper);
+        if (k < 0 || !r->writer || r->error)
+                return k == -ENOENT ? 0 : k;
+        k = container_frames_write(r->writer, r->resolver, now_monotonic_ns(), pid);
+        if (k < 0)
+                recording_fail(r, k, "writing the capture failed: %s", strerror(-k));
+        return k;
+}
+
+static int describe_on_fiber(Fiber *f, void *userdata) {
+        Recording *r = userdata;
+        if (!r->describe_helper) {
+                HelperClientConfig c = r->helper;
+                c.time_budget_ms = 0;
+                c.timeout_ms = 5000; /* users' files are small: longer is hung */
+                c.wait_readable = describe_wait_readable;
+                c.wait_readable_userdata = r;
+                c.yield = describe_yield;
+                int k = helper_client_new(&c, &r->describe_helper);
+                if (k < 0) {
+                        r->describe_helper = NULL;
+                        return k;
+                }
+        }
+        pid_t pid;
+        while (!r->error && resolver_next_pending(r->resolver, &pid) > 0) {
+                int k = recording_describe(r, pid, r->describe_helper);
+                if (k < 0)
+                        return k;
+                if (fiber_yield(f) == -ECANCELED)
+                        return -ECANCELED;
+        }
+        return 0;
+}
+
+static void describe_done(int result, void *userdata) {
+        Recording *r = userdata;
+        r->describe_fiber = NULL;
+        if (result < 0 && result != -ECANCELED)
+                log_recording(LOG_INFO, r->id, "describing sandboxed processes failed: %s", strerror(-result));
+        else if (result == 0)
+                recording_describe_later(r); /* processes seen meanwhile */
+}
+
+/* Starts the describe fiber when a process's /.flatpak-info waits. */
+static void recording_describe_later(Recording *r) {
+        pid_t pid;
+        if (r->describe_fiber || r->error || r->state != RECORDING_STATE_RECORDING ||
+            resolver_next_pending(r->resolver, &pid) <= 0)
+                return;
+        int k = fiber_start(r->event, "describing sandboxed processes", describe_on_fiber, describe_done, r,
+                            &r->describe_fiber);
+        if (k < 0)
+                log_recording(LOG_INFO, r->id, "cannot describe sandboxed processes yet: %s", strerror(-k));
+}
+
+/* At the end of sampling: the fiber ends, what still waits is parsed now
+ * (from the loop, with the daemon's helper: a few files at most). */
+static void recording_describe_rest(Recording *r) {
+        if (r->describe_fiber)
+                fiber_cancel(r->describe_fiber);
+        r->describe_helper = helper_client_free(r->describe_helper);
+        pid_t pid;
+        while (!r->error && resolver_next_pending(r->resolver, &pid) > 0)
+                if (recording_describe(r, pid, NULL) < 0)
+                        break;
 }
 
 /* Remembers the first failure; the recording ends with it. */
@@ -367,6 +464,7 @@ static void recording_drain(Recording *r) {
         /* Samples that waited for an unwind table (after the drain handled
          * every COMM/MMAP/FORK record in time). */
         recording_flush_unwinder(r, false);
+        recording_describe_later(r);
 }
 
 void recording_spill_rings(Recording *r) {
@@ -453,6 +551,7 @@ static void recording_follow_container(Recording *r) {
                 log_recording(LOG_INFO, r->id, "cannot poll the rings of joined processes; the tick drains them");
         if (ret > 0)
                 recording_publish(r); /* Processes changed */
+        recording_describe_later(r);
 }
 
 /* ---- event sources ---- */
@@ -824,6 +923,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 perf_events_free(TAKE_PTR(r->perf));
         }
         user_charge_release(&r->ring_charge);
+        recording_describe_rest(r);
         if (r->command_cmdline && r->writer) /* the command never exec'd: named as it was */
                 (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
                                                   r->command_cmdline);
@@ -1202,6 +1302,9 @@ Recording *recording_free(Recording *r) {
                 r->stage = recording_n_stages;
                 recording_end(r, RECORDING_END_SHUTDOWN, 0, NULL);
         }
+        if (r->describe_fiber)
+                fiber_cancel(r->describe_fiber);
+        helper_client_free(r->describe_helper);
         /* Freed while finishing: the capture is still closed. */
         recording_cancel_stages(r);
         recording_disarm(r);
