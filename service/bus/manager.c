@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "basic.h"
-#include "container-targets.h"
+#include "user-file-jobs.h"
 #include "protocol.h"
 #include "recording-bus.h"
 #include "unwind.h"
@@ -219,14 +219,14 @@ HelperClient *manager_get_user_file_helper(Manager *m) {
         return m->user_file_helper;
 }
 
-struct ContainerTargets *manager_get_container_targets(Manager *m) {
-        if (!m->container_targets) {
+struct UserFileJobs *manager_get_user_file_jobs(Manager *m) {
+        if (!m->user_file_jobs) {
                 HelperClientConfig c = m->helper_config;
                 c.timeout_ms = USER_FILE_TIMEOUT_MS;
-                if (container_targets_new(m->event, &c, &m->container_targets) < 0)
-                        m->container_targets = NULL;
+                if (user_file_jobs_new(m->event, &c, &m->user_file_jobs) < 0)
+                        m->user_file_jobs = NULL;
         }
-        return m->container_targets;
+        return m->user_file_jobs;
 }
 
 struct UnwindTables *manager_get_unwind_tables(Manager *m) {

@@ -17,7 +17,7 @@
 #include "basic.h"
 #include "capability-drop.h"
 #include "manager.h"
-#include "container-targets.h"
+#include "user-file-jobs.h"
 #include "protocol.h"
 #include "recording-bus.h"
 #include "sysprof3.h"
@@ -431,7 +431,7 @@ out:
         sysprof3_free(d.sysprof3);
         sd_event_source_disable_unref(d.m.idle_timer);
         unwind_tables_free(d.m.unwind_tables);
-        container_targets_free(d.m.container_targets);
+        user_file_jobs_free(d.m.user_file_jobs);
         helper_client_free(d.m.user_file_helper);
         sd_bus_slot_unref(d.m.profiler_slot);
         manager_drop_polkit_waits(&d.m);

@@ -116,6 +116,11 @@ static int recording_describe(Recording *r, pid_t pid, HelperClient *helper) {
         int k = resolver_parse_pending(r->resolver, pid, helper);
         if (k < 0 || !r->writer || r->error)
                 return k == -ENOENT ? 0 : k;
+        /* described only when recorded (a rescan's look at another
+         * process leaves no trace in the capture) */
+        size_t n_maps = 0;
+        if (!process_maps_get(r->maps, (int32_t) pid, &n_maps) || n_maps == 0)
+                return 0;
         k = container_frames_write(r->writer, r->resolver, now_monotonic_ns(), pid);
         if (k < 0)
                 recording_fail(r, k, "writing the capture failed: %s", strerror(-k));
