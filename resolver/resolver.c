@@ -249,6 +249,8 @@ int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper) {
         if (!p || !p->info.flatpak_pending || p->info.flatpak_info_len != len ||
             memcmp(p->info.flatpak_info, text, len) != 0)
                 return -ENOENT;
+        if (k == HELPER_CLIENT_FAILED)
+                return k; /* no verdict on the file: still waiting */
         p->info.flatpak_pending = false;
         if (k < 0) {
                 container_info_clear(&p->info); /* rejected: no Flatpak, nothing of it copied */
@@ -262,6 +264,14 @@ int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper) {
         parsed.containerenv_len = p->info.containerenv_len;
         p->info = parsed;
         return 0;
+}
+
+void resolver_drop_pending(Resolver *r, pid_t pid) {
+        RememberedProcess *p = find_remembered(r, pid);
+        if (p && p->info.flatpak_pending) {
+                p->info.flatpak_pending = false;
+                container_info_clear(&p->info);
+        }
 }
 
 void resolver_set_yield_func(Resolver *r, void (*f)(void *userdata), void *userdata) {

@@ -108,8 +108,11 @@ int resolver_next_pending(Resolver *r, pid_t *ret);
 /* Parses pid's waiting /.flatpak-info with helper (NULL: the resolver's),
  * whose wait may run the event loop: pid is looked up again after it. Then
  * it is a Flatpak process, or (rejected: said through the log function)
- * none. 0, or -ENOENT when pid waits no more. */
+ * none. 0, -ENOENT when pid waits no more, or HELPER_CLIENT_FAILED when the
+ * helper gave no verdict (it still waits: resolver_drop_pending() ends it). */
 int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper);
+/* pid's waiting /.flatpak-info is taken as rejected: no Flatpak process. */
+void resolver_drop_pending(Resolver *r, pid_t pid);
 
 /* Lends the resolver a helper for users' files (the daemon's, kept running,
  * so no lookup waits for a sandbox to start); it must outlive the resolver.

@@ -96,7 +96,8 @@ static void job_done(int result, void *userdata) {
         UserFileJobs *j = userdata;
         j->fiber = NULL;
         UserFileJob job = take_first(j);
-        job.done(result, job.userdata);
+        /* cut short by the end of the daemon: whatever the job made of it */
+        job.done(j->freeing ? -ECANCELED : result, job.userdata);
         if (!j->freeing)
                 start_next(j);
 }

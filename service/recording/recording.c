@@ -111,11 +111,18 @@ static void describe_yield(void *userdata) {
 }
 
 /* Parses pid's /.flatpak-info (helper NULL: the daemon's, from the loop)
- * and writes its description frames, timed now. */
-static int recording_describe(Recording *r, pid_t pid, HelperClient *helper) {
+ * and writes its description frames, timed now. A failed parse takes the
+ * file as rejected, unless fiber was cancelled meanwhile (it waits on). */
+static int recording_describe(Recording *r, pid_t pid, HelperClient *helper, Fiber *fiber) {
         int k = resolver_parse_pending(r->resolver, pid, helper);
+        if (k < 0 && k != -ENOENT) {
+                if (fiber && k == HELPER_CLIENT_FAILED && fiber_yield(fiber) == -ECANCELED)
+                        return -ECANCELED; /* parsed again at the end of sampling */
+                resolver_drop_pending(r->resolver, pid); /* not asked again */
+                return 0;
+        }
         if (k < 0 || !r->writer || r->error)
-                return k == -ENOENT ? 0 : k;
+                return 0;
         /* described only when recorded (a rescan's look at another
          * process leaves no trace in the capture) */
         size_t n_maps = 0;
@@ -144,7 +151,7 @@ static int describe_on_fiber(Fiber *f, void *userdata) {
         }
         pid_t pid;
         while (!r->error && resolver_next_pending(r->resolver, &pid) > 0) {
-                int k = recording_describe(r, pid, r->describe_helper);
+                int k = recording_describe(r, pid, r->describe_helper, f);
                 if (k < 0)
                         return k;
                 if (fiber_yield(f) == -ECANCELED)
@@ -182,7 +189,7 @@ static void recording_describe_rest(Recording *r) {
         r->describe_helper = helper_client_free(r->describe_helper);
         pid_t pid;
         while (!r->error && resolver_next_pending(r->resolver, &pid) > 0)
-                if (recording_describe(r, pid, NULL) < 0)
+                if (recording_describe(r, pid, NULL, NULL) < 0)
                         break;
 }
 
