@@ -7,7 +7,7 @@
 # one app's 100 with --container (Record looks at all 200) while 50 more
 # join. Meanwhile a probe reads the Profiler's Version: the slowest Get
 # stays under 100 ms, since the parses run on fibers that give the event
-# loop back while the helper works (before: 435 ms and 548 ms). ListTargets
+# loop back while the helper works (before: 218 ms and 367 ms). ListTargets
 # still lists both apps, LimitExceeded bounds one user's waiting calls,
 # callers that leave break nothing, and the capture still describes every
 # recorded sandbox, joined ones included.
