@@ -221,6 +221,13 @@ void resolver_set_defer_user_files(Resolver *r, bool defer) {
         r->parser.defer_flatpak = defer;
 }
 
+size_t resolver_count_pending(Resolver *r) {
+        size_t n = 0;
+        for (size_t i = 0; i < r->n_procs; i++)
+                n += r->procs[i]->info.flatpak_pending;
+        return n;
+}
+
 int resolver_next_pending(Resolver *r, pid_t *ret) {
         for (size_t i = 0; i < r->n_procs; i++)
                 if (r->procs[i]->info.flatpak_pending) {

@@ -105,6 +105,8 @@ void resolver_set_defer_user_files(Resolver *r, bool defer);
 /* A remembered process whose /.flatpak-info waits for its parse: 1 (in
  * *ret), or 0. */
 int resolver_next_pending(Resolver *r, pid_t *ret);
+/* How many wait. */
+size_t resolver_count_pending(Resolver *r);
 /* Parses pid's waiting /.flatpak-info with helper (NULL: the resolver's),
  * whose wait may run the event loop: pid is looked up again after it. Then
  * it is a Flatpak process, or (rejected: said through the log function)

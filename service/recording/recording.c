@@ -76,9 +76,9 @@ static int recording_error(RecordingError *e, const char *name, const char *fmt,
         return -EINVAL;
 }
 
-/* A resolver whose refusals and warnings go to the daemon's log. */
 static void recording_describe_later(Recording *r);
 
+/* A resolver whose refusals and warnings go to the daemon's log. */
 static int recording_resolver_new(HelperClient *user_file_helper, Resolver **ret) {
         int r = resolver_new(ret);
         if (r >= 0) {
@@ -110,14 +110,14 @@ static void describe_yield(void *userdata) {
                 (void) fiber_yield(r->describe_fiber);
 }
 
-/* Parses pid's /.flatpak-info (helper NULL: the daemon's, from the loop)
- * and writes its description frames, timed now. A failed parse takes the
- * file as rejected, unless fiber was cancelled meanwhile (it waits on). */
+/* Parses pid's /.flatpak-info on fiber and writes its description frames,
+ * timed now. A failed parse takes the file as rejected, unless fiber was
+ * cancelled meanwhile (it waits for the post-stop stage). */
 static int recording_describe(Recording *r, pid_t pid, HelperClient *helper, Fiber *fiber) {
         int k = resolver_parse_pending(r->resolver, pid, helper);
         if (k < 0 && k != -ENOENT) {
-                if (fiber && k == HELPER_CLIENT_FAILED && fiber_yield(fiber) == -ECANCELED)
-                        return -ECANCELED; /* parsed again at the end of sampling */
+                if (k == HELPER_CLIENT_FAILED && fiber_yield(fiber) == -ECANCELED)
+                        return -ECANCELED; /* parsed again after sampling */
                 resolver_drop_pending(r->resolver, pid); /* not asked again */
                 return 0;
         }
@@ -181,16 +181,12 @@ static void recording_describe_later(Recording *r) {
                 log_recording(LOG_INFO, r->id, "cannot describe sandboxed processes yet: %s", strerror(-k));
 }
 
-/* At the end of sampling: the fiber ends, what still waits is parsed now
- * (from the loop, with the daemon's helper: a few files at most). */
-static void recording_describe_rest(Recording *r) {
+/* At the end of sampling: the fiber ends; what still waits is the first
+ * post-stop stage's (container-descriptions). */
+static void recording_describe_end(Recording *r) {
         if (r->describe_fiber)
                 fiber_cancel(r->describe_fiber);
         r->describe_helper = helper_client_free(r->describe_helper);
-        pid_t pid;
-        while (!r->error && resolver_next_pending(r->resolver, &pid) > 0)
-                if (recording_describe(r, pid, NULL, NULL) < 0)
-                        break;
 }
 
 /* Remembers the first failure; the recording ends with it. */
@@ -935,7 +931,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 perf_events_free(TAKE_PTR(r->perf));
         }
         user_charge_release(&r->ring_charge);
-        recording_describe_rest(r);
+        recording_describe_end(r);
         if (r->command_cmdline && r->writer) /* the command never exec'd: named as it was */
                 (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
                                                   r->command_cmdline);
@@ -950,6 +946,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 .recording_id = r->id,
                 .writer = r->writer,
                 .start_time = r->start_time,
+                .end_time = r->sampling_end_time,
                 .options = &r->options,
                 .kernel = r->kernel,
                 .maps = r->maps,
