@@ -188,6 +188,25 @@ assert len(described) >= 100 + int(sys.argv[2]), (len(described), sys.argv[2])
 print("ok: the capture describes %d sandboxed processes as org.hostile.App" % len(described))
 EOF
 
+# the attack, 3: a command that starts 30 sandboxes and ends 0.3 s later:
+# whatever still waits for its parse at the Stop is described after it
+runuser -u $user -- "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$dir/short.syscap" -- \
+        sh -c '"$1" 30 "$2" "$3" & sleep 0.3; kill $(cat "$3")' sh "$dir/sandboxes.sh" "$dir/flatpak-info" \
+        "$dir/short.pid" >"$TEST_TMP/short.out" 2>"$TEST_TMP/short.err" ||
+        { cat "$TEST_TMP/short.err"; fail "the short recording failed"; }
+grep -E "recording 2: [0-9]+ sandboxed processes described after sampling" "$TEST_TMP/periscoped.log" ||
+        echo "(none waited at the Stop)"
+"$PERISCOPE" dump --json "$dir/short.syscap" >"$TEST_TMP/short.json" || fail "periscope dump failed"
+"$PYTHON" - "$TEST_TMP/short.json" <<'EOF' || fail "the short capture does not describe its sandboxes"
+import base64, json, sys
+d = json.load(open(sys.argv[1]))
+sleeps = {f["pid"] for f in d["frames"] if f["type"] == "PROCESS" and f.get("cmdline", "").startswith("sleep 600")}
+described = {f["pid"] for f in d["frames"] if f["type"] == "FILE_CHUNK" and f["path"] == "periscope:container"
+             and b"name=org.hostile.App" in base64.b64decode(f["data_base64"])}
+assert len(sleeps) >= 25 and sleeps <= described, (len(sleeps), len(described), sorted(sleeps - described)[:5])
+print("ok: the short capture describes all %d sandboxed sleeps" % len(sleeps))
+EOF
+
 [ "$gets" -ge 20 ] || fail "only $gets Gets while ListTargets parsed: nothing measured"
 [ "$gets2" -ge 20 ] || fail "only $gets2 Gets while the recording ran: nothing measured"
 awk -v m="$max_ms" 'BEGIN { exit !(m < 100) }' ||
