@@ -190,7 +190,7 @@ static int flatpak_info_fields(pid_t pid, int fd, const UserFileParser *parser, 
 
 int container_info_parse_flatpak(pid_t pid, const char *text, size_t len, HelperClient *helper,
                                  const UserFileParser *parser, ContainerInfo *ret) {
-        UserFileParser p = parser ? *parser : (UserFileParser) {};
+        UserFileParser p = parser ? *parser : (UserFileParser){};
         p.helper = helper;
         _cleanup_close_ int fd = memfd_create("flatpak-info", MFD_CLOEXEC);
         if (fd < 0)

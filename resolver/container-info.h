@@ -21,7 +21,7 @@ typedef struct UserFileParser {
         HelperClient *helper;
         void (*warn)(void *userdata, const char *message);
         void *userdata;
-        bool defer_flatpak;  /* keep /.flatpak-info unparsed (ContainerInfo.flatpak_pending) */
+        bool defer_flatpak; /* keep /.flatpak-info unparsed (ContainerInfo.flatpak_pending) */
 } UserFileParser;
 
 /* Reports a rejection through parser->warn (printf-style). */

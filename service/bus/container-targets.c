@@ -101,7 +101,7 @@ int container_targets_reply(UserFileJobs *jobs, sd_bus_message *call, sd_bus_mes
         TargetsCall *c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
-        *c = (TargetsCall) { sd_bus_message_ref(call), sd_bus_message_ref(reply), caller_uid };
+        *c = (TargetsCall){ sd_bus_message_ref(call), sd_bus_message_ref(reply), caller_uid };
         int r = user_file_jobs_add(jobs, caller_uid, list_on_fiber, list_done, c);
         if (r < 0) {
                 sd_bus_message_unref(c->reply);

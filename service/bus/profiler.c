@@ -77,7 +77,7 @@ static int authorize_and_start(Manager *mgr, sd_bus_message *m, const Caller *ca
                 /* polkit is being asked; the slot owns pr from now on. */
                 pr->options = *options;
                 pr->fd = fd;
-                *options = (RecordOptions) {};
+                *options = (RecordOptions){};
                 r = manager_keep_polkit_wait(mgr, slot, m, caller, &pr->wait);
                 return r < 0 ? r : 1;
         }
@@ -91,7 +91,7 @@ static int authorize_and_start(Manager *mgr, sd_bus_message *m, const Caller *ca
 /* A Record call whose 'container' is looked up in a user-file job. */
 typedef struct RecordExpand {
         Manager *mgr;
-        sd_bus_message *call;      /* holds the capture fd */
+        sd_bus_message *call; /* holds the capture fd */
         Caller caller;
         RecordOptions options;
         int fd;
@@ -131,8 +131,9 @@ static void expand_done(int result, void *userdata) {
 /* Too many calls wait for their users' files. */
 static int jobs_limit_error(int r, sd_bus_error *error) {
         return sd_bus_error_setf(error, PERISCOPE_ERROR_LIMIT_EXCEEDED, "%s",
-                                 r == -EDQUOT ? "too many of your calls wait for their containers to be looked up; try again"
-                                              : "too many calls wait for their containers to be looked up; try again");
+                                 r == -EDQUOT
+                                         ? "too many of your calls wait for their containers to be looked up; try again"
+                                         : "too many calls wait for their containers to be looked up; try again");
 }
 
 static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -161,15 +162,19 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         RecordExpand *x = jobs ? calloc(1, sizeof(*x)) : NULL;
         if (!x)
                 return -ENOMEM;
-        *x = (RecordExpand) { .mgr = mgr, .call = sd_bus_message_ref(m), .caller = caller, .options = options,
-                              .fd = fd, .error = SD_BUS_ERROR_NULL };
+        *x = (RecordExpand){ .mgr = mgr,
+                             .call = sd_bus_message_ref(m),
+                             .caller = caller,
+                             .options = options,
+                             .fd = fd,
+                             .error = SD_BUS_ERROR_NULL };
         r = user_file_jobs_add(jobs, caller.uid, expand_on_fiber, expand_done, x);
         if (r < 0) {
                 sd_bus_message_unref(x->call);
                 free(x); /* options stay ours */
                 return r == -EBUSY || r == -EDQUOT ? jobs_limit_error(r, error) : r;
         }
-        options = (RecordOptions) {};
+        options = (RecordOptions){};
         return 1;
 }
 

@@ -20,9 +20,9 @@ typedef struct UserFileJob {
 struct UserFileJobs {
         sd_event *event;
         HelperClientConfig helper_config;
-        HelperClient *helper;       /* asked on the fiber only */
+        HelperClient *helper; /* asked on the fiber only */
         bool helper_tried;
-        Fiber *fiber;               /* running jobs[0] */
+        Fiber *fiber; /* running jobs[0] */
         UserFileJob jobs[USER_FILE_JOBS_MAX];
         size_t n_jobs;
         bool freeing;
@@ -120,7 +120,7 @@ int user_file_jobs_add(UserFileJobs *j, uid_t uid, UserFileJobRun run, UserFileJ
                 mine += j->jobs[i].uid == uid;
         if (mine >= USER_FILE_JOBS_PER_UID)
                 return -EDQUOT;
-        j->jobs[j->n_jobs++] = (UserFileJob) { uid, run, done, userdata };
+        j->jobs[j->n_jobs++] = (UserFileJob){ uid, run, done, userdata };
         start_next(j);
         return 0;
 }

@@ -235,7 +235,8 @@ int main(void) {
                 resolver_set_defer_user_files(deferring, true);
                 Child waiting = spawn(), dropped = spawn();
                 CHECK_MSG(waiting.pid > 0 && dropped.pid > 0, "fork failed");
-                CHECK_MSG(command(&waiting, 'c') == waiting.pid && command(&dropped, 'c') == dropped.pid, "chroot failed");
+                CHECK_MSG(command(&waiting, 'c') == waiting.pid && command(&dropped, 'c') == dropped.pid,
+                          "chroot failed");
                 (void) container_follow_scan(later, deferring, on_join, &jl);
                 CHECK_MSG(count_joins(&jl, waiting.pid) == 0 && count_joins(&jl, dropped.pid) == 0,
                           "a member was joined before its /.flatpak-info was parsed");
@@ -246,7 +247,8 @@ int main(void) {
                 CHECK_MSG(resolver_parse_pending(deferring, waiting.pid, NULL) == -ENOENT, "parsed twice");
                 const ContainerInfo *ci = resolver_get_container(deferring, waiting.pid);
                 CHECK_MSG(ci && ci->engine == CONTAINER_ENGINE_FLATPAK && strcmp(ci->name, app_id) == 0 &&
-                          strcmp(ci->id, "4242") == 0, "the parsed member is not the app's instance");
+                                  strcmp(ci->id, "4242") == 0,
+                          "the parsed member is not the app's instance");
                 (void) container_follow_scan(later, deferring, on_join, &jl);
                 CHECK_MSG(count_joins(&jl, waiting.pid) == 1, "the parsed member was not joined on the next scan");
                 for (int i = 0; i < CONTAINER_FOLLOW_FULL_EVERY; i++)
@@ -269,6 +271,7 @@ int main(void) {
         unlink(path);
         rmdir(sandbox);
         if (failures == 0)
-                printf("ok: container-follow: members joined once, host/noted/inherited ones never, late entry on command change, refused not retried, deferred parses joined after them, stop seen\n");
+                printf("ok: container-follow: members joined once, host/noted/inherited ones never, late entry on "
+                       "command change, refused not retried, deferred parses joined after them, stop seen\n");
         return failures ? 1 : 0;
 }
