@@ -13,3 +13,4 @@
 #include "journal-log.h"
 #include "manager.h"
 #include "recording-bus.h"
+#include "user-file-jobs.h"

@@ -184,6 +184,7 @@ static void daemon_done(Daemon *d) {
         sysprof3_free(d->sysprof3);
         sd_event_source_disable_unref(m->idle_timer);
         unwind_tables_free(m->unwind_tables);
+        user_file_jobs_free(m->user_file_jobs);
         helper_client_free(m->user_file_helper);
         sd_bus_slot_unref(m->profiler_slot);
         manager_drop_polkit_waits(m);

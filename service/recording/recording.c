@@ -16,10 +16,12 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "basic.h"
+#include "fiber.h"
 #include "process.h"
 #include "protocol.h"
 #include "recording-control.h"
@@ -72,6 +74,116 @@ static int recording_error(RecordingError *e, const char *name, const char *fmt,
         va_end(ap);
         e->name = name;
         return -EINVAL;
+}
+
+static void recording_describe_later(Recording *r);
+
+/* A resolver whose refusals and warnings go to the daemon's log, and whose
+ * users' files are parsed on the describe fiber, off the event loop. */
+static int recording_resolver_new(HelperClient *user_file_helper, Resolver **ret) {
+        int r = daemon_resolver_new(user_file_helper, ret);
+        if (r >= 0)
+                resolver_set_defer_user_files(*ret, true);
+        return r;
+}
+
+/* ---- processes' /.flatpak-info, parsed on a fiber ---- */
+
+static void recording_fail(Recording *r, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int describe_wait_readable(int fd, unsigned timeout_ms, void *userdata) {
+        Recording *r = userdata;
+        if (!r->describe_fiber) { /* never: the helper is asked on the fiber only */
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                int k = poll(&p, 1, (int) timeout_ms);
+                return k < 0 ? (errno == EINTR ? 0 : -errno) : k > 0;
+        }
+        return fiber_wait_readable(fd, timeout_ms, r->describe_fiber);
+}
+
+static void describe_yield(void *userdata) {
+        Recording *r = userdata;
+        if (r->describe_fiber)
+                (void) fiber_yield(r->describe_fiber);
+}
+
+/* Parses pid's /.flatpak-info on fiber and writes its description frames,
+ * timed now. A failed parse takes the file as rejected, unless fiber was
+ * cancelled meanwhile (it waits for the post-stop stage). */
+static int recording_describe(Recording *r, pid_t pid, HelperClient *helper, Fiber *fiber) {
+        int k = resolver_parse_pending(r->resolver, pid, helper);
+        if (k < 0 && k != -ENOENT) {
+                if (k == HELPER_CLIENT_FAILED && fiber_yield(fiber) == -ECANCELED)
+                        return -ECANCELED; /* parsed again after sampling */
+                resolver_drop_pending(r->resolver, pid); /* not asked again */
+                return 0;
+        }
+        if (k < 0 || !r->writer || r->error)
+                return 0;
+        /* described only when recorded (a rescan's look at another
+         * process leaves no trace in the capture) */
+        size_t n_maps = 0;
+        if (!process_maps_get(r->maps, (int32_t) pid, &n_maps) || n_maps == 0)
+                return 0;
+        k = container_frames_write(r->writer, r->resolver, now_monotonic_ns(), pid);
+        if (k < 0)
+                recording_fail(r, k, "writing the capture failed: %s", strerror(-k));
+        return k;
+}
+
+static int describe_on_fiber(Fiber *f, void *userdata) {
+        Recording *r = userdata;
+        if (!r->describe_helper) {
+                HelperClientConfig c = r->helper;
+                c.time_budget_ms = 0;
+                c.timeout_ms = 5000; /* users' files are small: longer is hung */
+                c.wait_readable = describe_wait_readable;
+                c.wait_readable_userdata = r;
+                c.yield = describe_yield;
+                int k = helper_client_new(&c, &r->describe_helper);
+                if (k < 0) {
+                        r->describe_helper = NULL;
+                        return k;
+                }
+        }
+        pid_t pid;
+        while (!r->error && resolver_next_pending(r->resolver, &pid) > 0) {
+                int k = recording_describe(r, pid, r->describe_helper, f);
+                if (k < 0)
+                        return k;
+                if (fiber_yield(f) == -ECANCELED)
+                        return -ECANCELED;
+        }
+        return 0;
+}
+
+static void describe_done(int result, void *userdata) {
+        Recording *r = userdata;
+        r->describe_fiber = NULL;
+        if (result < 0 && result != -ECANCELED)
+                log_recording(LOG_INFO, r->id, "describing sandboxed processes failed: %s", strerror(-result));
+        else if (result == 0)
+                recording_describe_later(r); /* processes seen meanwhile */
+}
+
+/* Starts the describe fiber when a process's /.flatpak-info waits. */
+static void recording_describe_later(Recording *r) {
+        pid_t pid;
+        if (r->describe_fiber || r->error || r->state != RECORDING_STATE_RECORDING ||
+            resolver_next_pending(r->resolver, &pid) <= 0)
+                return;
+        int k = fiber_start(r->event, "describing sandboxed processes", describe_on_fiber, describe_done, r,
+                            &r->describe_fiber);
+        if (k < 0)
+                log_recording(LOG_INFO, r->id, "cannot describe sandboxed processes yet: %s", strerror(-k));
+}
+
+/* At the end of sampling: the fiber ends; what still waits is the first
+ * post-stop stage's (container-descriptions). */
+static void recording_describe_end(Recording *r) {
+        if (r->describe_fiber)
+                fiber_cancel(r->describe_fiber);
+        r->describe_helper = helper_client_free(r->describe_helper);
 }
 
 /* Remembers the first failure; the recording ends with it. */
@@ -246,6 +358,7 @@ static void recording_drain(Recording *r, bool last) {
         int ret = sample_pump_drain(r->pump, r->perf, last);
         if (ret < 0)
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+        recording_describe_later(r); /* processes whose /.flatpak-info waits */
 }
 
 void recording_spill_rings(Recording *r) {
@@ -333,6 +446,7 @@ static void recording_follow_container(Recording *r) {
                 log_recording(LOG_INFO, r->id, "cannot poll the rings of joined processes; the tick drains them");
         if (ret > 0)
                 recording_publish(r); /* Processes changed */
+        recording_describe_later(r);
 }
 
 /* ---- event sources ---- */
@@ -728,6 +842,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 perf_events_free(TAKE_PTR(r->perf));
         }
         user_charge_release(&r->ring_charge);
+        recording_describe_end(r);
         if (r->command_cmdline && r->writer) /* the command never exec'd: named as it was */
                 (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
                                                   r->command_cmdline);
@@ -742,6 +857,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 .recording_id = r->id,
                 .writer = r->writer,
                 .start_time = r->start_time,
+                .end_time = r->sampling_end_time,
                 .options = &r->options,
                 .kernel = r->kernel,
                 .maps = r->maps,
@@ -995,7 +1111,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
             (r_ = pinned_files_new(setup->max_pinned_files, &r->pinned)) < 0 ||
             (r_ = jit_files_new(setup->max_pinned_files / 4 + 1, &r->jit_files)) < 0 ||
             (r_ = address_set_new(&r->addresses)) < 0 ||
-            (r_ = daemon_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
+            (r_ = recording_resolver_new(setup->user_file_helper, &r->resolver)) < 0)
                 goto fail;
         address_set_set_limit(r->addresses, r->budgets.max_addresses);
         pinned_files_set_resolver(r->pinned, r->resolver);
@@ -1120,6 +1236,9 @@ Recording *recording_free(Recording *r) {
                 r->stage = recording_n_stages;
                 recording_end(r, RECORDING_END_SHUTDOWN, 0, NULL);
         }
+        if (r->describe_fiber)
+                fiber_cancel(r->describe_fiber);
+        helper_client_free(r->describe_helper);
         /* Freed while finishing: the capture is still closed. */
         recording_cancel_stages(r);
         recording_disarm(r);

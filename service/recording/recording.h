@@ -126,6 +126,8 @@ struct Recording {
         PinnedFiles *pinned;
         JitFiles *jit_files;             /* the processes' perf maps, pinned at first sight */
         Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */
+        struct Fiber *describe_fiber;  /* parses processes' /.flatpak-info, writes their descriptions */
+        HelperClient *describe_helper; /* its helper (waits go back to the loop); used on it only */
         CallerOpener *as_caller;   /* owner other than root: opens with its rights; NULL for root */
         AddressSet *addresses;
         ContainerFollow *follow;   /* `container`: processes joining it are added on the tick */
