@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "protocol.h"
+#include "basic.h"
 
 typedef struct HelperClient HelperClient;
 
@@ -43,7 +44,4 @@ int helper_jit_names_reply_decode(const uint8_t *payload, size_t size, const uin
 /* Frees a HelperJitNames. Returns NULL. */
 HelperJitNames *helper_jit_names_free(HelperJitNames *j);
 
-static inline void helper_jit_names_freep(HelperJitNames **j) {
-        if (*j)
-                helper_jit_names_free(*j);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(HelperJitNames *, helper_jit_names_free);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic.h"
 #include "protocol.h"
 
 typedef struct HelperClient HelperClient;
@@ -176,14 +177,8 @@ int helper_client_get_pid(const HelperClient *c);
  * returns its output (the confinement test's view from inside). */
 int helper_client_run_probe(const HelperClientConfig *config, char *const *probe_args, char **ret_output);
 
-static inline void helper_client_freep(HelperClient **c) {
-        if (*c)
-                helper_client_free(*c);
-}
-static inline void helper_symbols_freep(HelperSymbols **s) {
-        if (*s)
-                helper_symbols_free(*s);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(HelperClient *, helper_client_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(HelperSymbols *, helper_symbols_free);
 
 /* The rest of this folder's public interface: other folders include this header only. */
 #include "debug-files.h"

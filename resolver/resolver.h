@@ -188,9 +188,7 @@ const char *resolver_verdict_to_string(ResolverVerdict v);
 /* Parses "pinned,map-files,…" into a method mask; -EINVAL on unknown names. */
 int resolver_methods_from_string(const char *s, unsigned *ret_mask);
 
-static inline void resolver_freep(Resolver **r) {
-        resolver_free(*r);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(Resolver *, resolver_free);
 #define _cleanup_resolver_ __attribute__((cleanup(resolver_freep)))
 
 /* The rest of this folder's public interface: other folders include this header only. */
