@@ -8,6 +8,7 @@
 #include "fd-passing.h"
 #include "io-util.h"
 #include "log.h"
+#include "parse-util.h"
 #include "path-walk.h"
 #include "proc-util.h"
 #include "safe-open.h"

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "cleanup.h"
 
 typedef struct CallerOpener CallerOpener;
 
@@ -46,6 +47,4 @@ int caller_opener_openat2(CallerOpener *o, int dirfd, const char *path, int flag
  * file…) is -ENOENT: the caller learns nothing of files it could not read. */
 int caller_opener_open_file(CallerOpener *o, pid_t pid, const char *path, bool follow_links);
 
-static inline void caller_opener_freep(CallerOpener **o) {
-        caller_opener_free(*o);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(CallerOpener *, caller_opener_free);

@@ -56,6 +56,10 @@ int log_get_max_level(void);
 #define log_info(...) log_internal(LOG_INFO, 0, 0, __VA_ARGS__)
 #define log_debug(...) log_internal(LOG_DEBUG, 0, 0, __VA_ARGS__)
 #define log_error_errno(error, ...) log_internal(LOG_ERR, 0, (error), __VA_ARGS__)
+#define log_warning_errno(error, ...) log_internal(LOG_WARNING, 0, (error), __VA_ARGS__)
+#define log_notice_errno(error, ...) log_internal(LOG_NOTICE, 0, (error), __VA_ARGS__)
+#define log_info_errno(error, ...) log_internal(LOG_INFO, 0, (error), __VA_ARGS__)
+#define log_debug_errno(error, ...) log_internal(LOG_DEBUG, 0, (error), __VA_ARGS__)
 
 /* The same for one recording: "recording ID: " comes first. */
 #define log_recording(level, id, ...) log_internal((level), (id), 0, __VA_ARGS__)

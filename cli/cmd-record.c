@@ -165,6 +165,10 @@ static void on_progress(GDBusConnection *c, const char *sender, const char *path
         else if (strcmp(stage, "unwind-tables") == 0)
                 fprintf(stderr, "\r\033[Kperiscope: unwinding samples that waited for unwind tables %" G_GUINT64_FORMAT
                         "/%" G_GUINT64_FORMAT, done, total);
+        else if (strcmp(stage, "container-descriptions") == 0)
+                fprintf(stderr,
+                        "\r\033[Kperiscope: describing sandboxed processes %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT,
+                        done, total);
         else if (strcmp(stage, "pinned-files") == 0)
                 fprintf(stderr, "\r\033[Kperiscope: recording which files were mapped %" G_GUINT64_FORMAT "/%"
                         G_GUINT64_FORMAT, done, total);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic.h"
 #include "service-connection.h"
 
 #define MAX_DURATION_S 86400
@@ -27,21 +28,15 @@ static gboolean usage_error(GError **error, const char *format, ...) {
         return FALSE;
 }
 
-/* A whole decimal number in [min, max]. */
-static gboolean parse_number(const char *s, long long min, long long max, long long *ret) {
-        char *end;
-        errno = 0;
-        long long v = strtoll(s, &end, 10);
-        if (!*s || *end || errno || v < min || v > max)
-                return FALSE;
-        *ret = v;
-        return TRUE;
+/* A whole decimal number in [min, max] (basic/parse-util.h). */
+static gboolean parse_number(const char *s, uint64_t min, uint64_t max, uint64_t *ret) {
+        return parse_bounded_u64(s, min, max, ret) == 0;
 }
 
 /* The kernel's limit on samples per second (what the service allows). */
 static guint32 max_frequency(void) {
         g_autofree char *text = NULL;
-        long long v;
+        uint64_t v;
         if (g_file_get_contents("/proc/sys/kernel/perf_event_max_sample_rate", &text, NULL, NULL) &&
             parse_number(g_strstrip(text), 1, UINT32_MAX, &v))
                 return (guint32) v;
@@ -51,7 +46,7 @@ static guint32 max_frequency(void) {
 static gboolean on_frequency(const char *name, const char *value, gpointer data, GError **error) {
         RecordArgs *a = data;
         guint32 max = max_frequency();
-        long long v;
+        uint64_t v;
         if (!parse_number(value, 1, max, &v))
                 return usage_error(error,
                                    "%s %s: --frequency must be between 1 and %u samples per second (the limit is "
@@ -75,7 +70,7 @@ static gboolean on_pid(const char *name, const char *value, gpointer data, GErro
         RecordArgs *a = data;
         g_auto(GStrv) parts = g_strsplit(value, ",", -1);
         for (char **p = parts; *p; p++) {
-                long long v;
+                uint64_t v;
                 if (!parse_number(*p, 1, INT_MAX, &v))
                         return usage_error(error, "%s %s: '%s' is not a process id (a number above 0)", name, value,
                                            *p);
@@ -95,12 +90,11 @@ static gboolean on_pid(const char *name, const char *value, gpointer data, GErro
 
 static gboolean on_duration(const char *name, const char *value, gpointer data, GError **error) {
         RecordArgs *a = data;
-        char *end;
-        double v = g_ascii_strtod(value, &end);
-        if (!*value || *end || !(v >= 0.001 && v <= MAX_DURATION_S))
+        uint64_t usec;
+        if (parse_bounded_seconds(value, USEC_PER_MSEC, MAX_DURATION_S * USEC_PER_SEC, &usec) < 0)
                 return usage_error(error, "%s %s: --duration must be between 0.001 and %d seconds", name, value,
                                    MAX_DURATION_S);
-        a->duration_ms = (guint32) (v * 1000 + 0.5);
+        a->duration_ms = (guint32) (usec / USEC_PER_MSEC);
         return TRUE;
 }
 
@@ -115,7 +109,7 @@ static gboolean on_unwind(const char *name, const char *value, gpointer data, GE
 
 static gboolean on_stack_size(const char *name, const char *value, gpointer data, GError **error) {
         RecordArgs *a = data;
-        long long v;
+        uint64_t v;
         if (!parse_number(value, 8, MAX_STACK_SIZE, &v) || v % 8 != 0)
                 return usage_error(error, "%s %s: --stack-size must be a multiple of 8 between 8 and %d bytes", name,
                                    value, MAX_STACK_SIZE);

@@ -1,5 +1,7 @@
 /* helper-client-jit.c: the JIT_NAMES request and the validation of its
  * answers: every name must sit in code that covers its address. */
+#include "helper-client-jit.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

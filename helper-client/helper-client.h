@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic.h"
 #include "protocol.h"
 
 typedef struct HelperClient HelperClient;
@@ -114,37 +115,6 @@ int helper_client_symbolize_segment(HelperClient *c, int debug_fd, const uint64_
 int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, size_t image_size,
                                  void **ret_blob, size_t *ret_size, char **why);
 
-/* The name of one address in JIT code (JIT_NAMES). */
-typedef struct HelperJitName {
-        uint8_t status;        /* HelperJitStatus */
-        uint64_t start, size;  /* the code that holds the address (named only) */
-        char *name;            /* valid UTF-8, never empty when named; else NULL */
-        char *file;            /* source file (jitdump DEBUG_INFO) or NULL */
-        uint32_t line;         /* 0 when unknown */
-} HelperJitName;
-
-typedef struct HelperJitNames {
-        uint32_t entries;      /* code entries the helper read from the file (largest over the batches) */
-        uint32_t refused;      /* malformed entries it skipped */
-        size_t n;
-        HelperJitName *names;  /* in request order */
-} HelperJitNames;
-
-/* JIT_NAMES: names of n strictly ascending addresses from the perf map or
- * jitdump (format) open at fd. Batches as needed. Returns 0 with *ret, or
- * < 0 with *why as above (-EINVAL for addresses out of order). */
-int helper_client_jit_names(HelperClient *c, int fd, HelperJitFormat format, const uint64_t *addresses, size_t n,
-                            HelperJitNames **ret, char **why);
-
-/* Validates and decodes one JIT_NAMES reply for `count` addresses into
- * out[0..count); raises *entries and *refused to its counts. -EBADMSG
- * when anything is out of spec (out is then cleared). Public for the fuzz
- * target. */
-int helper_jit_names_reply_decode(const uint8_t *payload, size_t size, const uint64_t *addresses, size_t count,
-                                  HelperJitName *out, uint32_t *entries, uint32_t *refused);
-
-/* Frees a HelperJitNames. Returns NULL. */
-HelperJitNames *helper_jit_names_free(HelperJitNames *j);
 /* ---- Files users write, parsed by the helper (protocol/helper-protocol.h) ----
  * fd is the file as the caller opened it (beneath its directory, without
  * symlinks). A rejection of the file's content is a negative errno with the
@@ -207,18 +177,9 @@ int helper_client_get_pid(const HelperClient *c);
  * returns its output (the confinement test's view from inside). */
 int helper_client_run_probe(const HelperClientConfig *config, char *const *probe_args, char **ret_output);
 
-static inline void helper_client_freep(HelperClient **c) {
-        if (*c)
-                helper_client_free(*c);
-}
-static inline void helper_jit_names_freep(HelperJitNames **j) {
-        if (*j)
-                helper_jit_names_free(*j);
-}
-static inline void helper_symbols_freep(HelperSymbols **s) {
-        if (*s)
-                helper_symbols_free(*s);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(HelperClient *, helper_client_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(HelperSymbols *, helper_symbols_free);
 
 /* The rest of this folder's public interface: other folders include this header only. */
 #include "debug-files.h"
+#include "helper-client-jit.h"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -187,6 +188,28 @@ static int flatpak_info_fields(pid_t pid, int fd, const UserFileParser *parser, 
         return 0;
 }
 
+int container_info_parse_flatpak(pid_t pid, const char *text, size_t len, HelperClient *helper,
+                                 const UserFileParser *parser, ContainerInfo *ret) {
+        UserFileParser p = parser ? *parser : (UserFileParser){};
+        p.helper = helper;
+        _cleanup_close_ int fd = memfd_create("flatpak-info", MFD_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        for (size_t done = 0; done < len;) {
+                ssize_t k = write(fd, text + done, len - done);
+                if (k < 0 && errno != EINTR)
+                        return -errno;
+                done += k > 0 ? (size_t) k : 0;
+        }
+        memset(ret, 0, sizeof(*ret));
+        int r = flatpak_info_fields(pid, fd, &p, ret);
+        if (r < 0)
+                return r;
+        ret->engine = CONTAINER_ENGINE_FLATPAK;
+        copy_field(ret->image, ret->name, strlen(ret->name));
+        return 0;
+}
+
 /* A file below the process's root (rootfd), as root or as the caller:
  * no symbolic links, no leaving the root. */
 static int open_in_process_root(int rootfd, const char *path, CallerOpener *as_caller) {
@@ -224,6 +247,10 @@ int container_info_classify_as(pid_t pid, const UserFileParser *parser, CallerOp
         if (root >= 0) {
                 _cleanup_close_ int fd = open_in_process_root(root, ".flatpak-info", as_caller);
                 if (fd >= 0 && read_fd_bounded(fd, FLATPAK_INFO_MAX_BYTES, false, &ret->flatpak_info, &ret->flatpak_info_len) >= 0) {
+                        if (parser && parser->defer_flatpak) {
+                                ret->flatpak_pending = true; /* container_info_parse_flatpak() later */
+                                return 0;
+                        }
                         if (flatpak_info_fields(pid, fd, parser, ret) >= 0) {
                                 ret->engine = CONTAINER_ENGINE_FLATPAK;
                                 copy_field(ret->image, ret->name, strlen(ret->name));

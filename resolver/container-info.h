@@ -21,6 +21,7 @@ typedef struct UserFileParser {
         HelperClient *helper;
         void (*warn)(void *userdata, const char *message);
         void *userdata;
+        bool defer_flatpak; /* keep /.flatpak-info unparsed (ContainerInfo.flatpak_pending) */
 } UserFileParser;
 
 /* Reports a rejection through parser->warn (printf-style). */
@@ -48,6 +49,7 @@ typedef struct ContainerInfo {
         bool rootless;
         char *flatpak_info;                  /* raw /.flatpak-info, NUL-terminated, or NULL */
         size_t flatpak_info_len;
+        bool flatpak_pending;                /* flatpak_info read, not parsed yet (engine NONE till then) */
         char *containerenv;                  /* raw /run/.containerenv, or NULL */
         size_t containerenv_len;
 } ContainerInfo;
@@ -57,6 +59,13 @@ typedef struct ContainerInfo {
  * here only the id and owner are set. Returns 0 (engine NONE for plain host
  * processes) or a negative errno when pid is gone (-ESRCH) or unreadable. */
 int container_info_classify(pid_t pid, const UserFileParser *parser, ContainerInfo *ret);
+
+/* Parses text (a /.flatpak-info of pid read before, with flatpak_pending)
+ * with helper into ret's engine and Flatpak fields (the rest zero); the
+ * helper's wait may go back to an event loop meanwhile. parser: for the
+ * warnings. */
+int container_info_parse_flatpak(pid_t pid, const char *text, size_t len, HelperClient *helper,
+                                 const UserFileParser *parser, ContainerInfo *ret);
 
 /* As container_info_classify(), reading /.flatpak-info and
  * /run/.containerenv (copied into captures) with the rights of the caller

@@ -101,6 +101,7 @@ int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n
                 return -errno;
         pid_t pid;
         while (proc_dir_next_pid(d, &pid, NULL)) {
+                resolver_yield(r);
                 ContainerInfo info;
                 if (container_info_classify(pid, resolver_user_file_parser(r), &info) < 0)
                         continue;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "basic.h"
 
 typedef struct MountEntry {
         int mount_id, parent_id;
@@ -41,7 +42,5 @@ const MountEntry *mount_table_find_by_id(const MountTable *t, int mount_id);
 /* Value of option name in a comma-separated option string, copied to buf. */
 int mount_option_get(const char *options, const char *name, char *buf, size_t size);
 
-static inline void mount_table_freep(MountTable **t) {
-        mount_table_free(*t);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(MountTable *, mount_table_free);
 #define _cleanup_mount_table_ __attribute__((cleanup(mount_table_freep)))

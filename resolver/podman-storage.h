@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "container-info.h"
+#include "basic.h"
 
 #define PODMAN_JSON_MAX_BYTES HELPER_MAX_PODMAN_JSON
 #define PODMAN_MAX_LAYERS HELPER_MAX_LAYERS
@@ -54,7 +55,5 @@ int podman_storage_open_in_layer(PodmanStorage *s, const char *layer_id, const c
 /* Host path of a layer's diff directory (for OVERLAY frames). */
 int podman_storage_layer_diff_path(const PodmanStorage *s, const char *layer_id, char *buf, size_t size);
 
-static inline void podman_storage_freep(PodmanStorage **s) {
-        podman_storage_free(*s);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(PodmanStorage *, podman_storage_free);
 #define _cleanup_podman_storage_ __attribute__((cleanup(podman_storage_freep)))

@@ -64,6 +64,8 @@ struct Resolver {
         void *pin_userdata;
         ResolverLogFunc log_func;
         void *log_userdata;
+        void (*yield_func)(void *userdata);
+        void *yield_userdata;
         UserFileParser parser;        /* the helper for users' files, started on first use */
         bool helper_tried;
         bool helper_borrowed;         /* parser.helper is the owner's (resolver_set_user_file_helper) */
@@ -120,10 +122,6 @@ int resolver_methods_from_string(const char *s, unsigned *ret_mask) {
 static void no_log(void *userdata, const char *message) {
 }
 
-void resolver_log_warning(void *userdata, const char *message) {
-        log_warning("resolver: %s", message);
-}
-
 static void parser_warn(void *userdata, const char *message) {
         Resolver *r = userdata;
         r->log_func(r->log_userdata, message);
@@ -146,9 +144,12 @@ const UserFileParser *resolver_user_file_parser(Resolver *r) {
                 r->helper_tried = true;
                 int k = helper_client_new(&(HelperClientConfig) { .timeout_ms = USER_FILE_TIMEOUT_MS }, &r->parser.helper);
                 if (k < 0) {
+                        char message[256];
                         r->parser.helper = NULL;
-                        log_warning("resolver: cannot find the sandboxed helper for Podman storage and /.flatpak-info: %s",
-                                    strerror(-k));
+                        snprintf(message, sizeof(message),
+                                 "cannot find the sandboxed helper for Podman storage and /.flatpak-info: %s",
+                                 strerror(-k));
+                        r->log_func(r->log_userdata, message);
                 }
         }
         return &r->parser;
@@ -211,6 +212,82 @@ void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdat
 void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata) {
         r->log_func = f ? f : no_log;
         r->log_userdata = userdata;
+}
+
+static RememberedProcess *find_remembered(Resolver *r, pid_t pid);
+
+void resolver_set_defer_user_files(Resolver *r, bool defer) {
+        r->parser.defer_flatpak = defer;
+}
+
+size_t resolver_count_pending(Resolver *r) {
+        size_t n = 0;
+        for (size_t i = 0; i < r->n_procs; i++)
+                n += r->procs[i]->info.flatpak_pending;
+        return n;
+}
+
+int resolver_next_pending(Resolver *r, pid_t *ret) {
+        for (size_t i = 0; i < r->n_procs; i++)
+                if (r->procs[i]->info.flatpak_pending) {
+                        *ret = r->procs[i]->pid;
+                        return 1;
+                }
+        return 0;
+}
+
+int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper) {
+        RememberedProcess *p = find_remembered(r, pid);
+        if (!p || !p->info.flatpak_pending)
+                return -ENOENT;
+        /* a copy: the process may be forgotten while the helper parses */
+        size_t len = p->info.flatpak_info_len;
+        _cleanup_free_ char *text = malloc(len + 1);
+        if (!text)
+                return -ENOMEM;
+        memcpy(text, p->info.flatpak_info, len);
+        text[len] = 0;
+        const UserFileParser *parser = resolver_user_file_parser(r);
+        ContainerInfo parsed;
+        int k = container_info_parse_flatpak(pid, text, len, helper ? helper : parser->helper, parser, &parsed);
+        p = find_remembered(r, pid);
+        /* gone, or forgotten and its pid reused meanwhile: not this file */
+        if (!p || !p->info.flatpak_pending || p->info.flatpak_info_len != len ||
+            memcmp(p->info.flatpak_info, text, len) != 0)
+                return -ENOENT;
+        if (k == HELPER_CLIENT_FAILED)
+                return k; /* no verdict on the file: still waiting */
+        p->info.flatpak_pending = false;
+        if (k < 0) {
+                container_info_clear(&p->info); /* rejected: no Flatpak, nothing of it copied */
+                return 0;
+        }
+        parsed.owner_uid = p->info.owner_uid;
+        parsed.rootless = p->info.rootless;
+        parsed.flatpak_info = p->info.flatpak_info;
+        parsed.flatpak_info_len = p->info.flatpak_info_len;
+        parsed.containerenv = p->info.containerenv;
+        parsed.containerenv_len = p->info.containerenv_len;
+        p->info = parsed;
+        return 0;
+}
+
+void resolver_drop_pending(Resolver *r, pid_t pid) {
+        RememberedProcess *p = find_remembered(r, pid);
+        if (p && p->info.flatpak_pending) {
+                p->info.flatpak_pending = false;
+                container_info_clear(&p->info);
+        }
+}
+
+void resolver_set_yield_func(Resolver *r, void (*f)(void *userdata), void *userdata) {
+        r->yield_func = f;
+        r->yield_userdata = userdata;
+}
+
+void resolver_yield(Resolver *r) {
+        if (r->yield_func)
+                r->yield_func(r->yield_userdata);
 }
 
 void resolver_set_caller_opener(Resolver *r, CallerOpener *o) {

@@ -88,17 +88,38 @@ void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdat
  * nowhere: the program decides. */
 void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata);
 
+/* Called between the processes of a long walk (container_list_instances),
+ * so an owner running it on a fiber lets its event loop run; NULL: none. */
+void resolver_set_yield_func(Resolver *r, void (*f)(void *userdata), void *userdata);
+/* Calls the yield function, if any. */
+void resolver_yield(Resolver *r);
+
 /* Who parses the files users write for this resolver (the sandboxed helper,
  * started on first use; warnings through the log function). */
 const UserFileParser *resolver_user_file_parser(Resolver *r);
+
+/* Keeps processes' /.flatpak-info unparsed when they are first seen (engine
+ * NONE, flatpak_pending) for resolver_parse_pending(): the parse then runs
+ * where its owner chooses (the daemon: on a fiber). */
+void resolver_set_defer_user_files(Resolver *r, bool defer);
+/* A remembered process whose /.flatpak-info waits for its parse: 1 (in
+ * *ret), or 0. */
+int resolver_next_pending(Resolver *r, pid_t *ret);
+/* How many wait. */
+size_t resolver_count_pending(Resolver *r);
+/* Parses pid's waiting /.flatpak-info with helper (NULL: the resolver's),
+ * whose wait may run the event loop: pid is looked up again after it. Then
+ * it is a Flatpak process, or (rejected: said through the log function)
+ * none. 0, -ENOENT when pid waits no more, or HELPER_CLIENT_FAILED when the
+ * helper gave no verdict (it still waits: resolver_drop_pending() ends it). */
+int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper);
+/* pid's waiting /.flatpak-info is taken as rejected: no Flatpak process. */
+void resolver_drop_pending(Resolver *r, pid_t pid);
 
 /* Lends the resolver a helper for users' files (the daemon's, kept running,
  * so no lookup waits for a sandbox to start); it must outlive the resolver.
  * NULL: the resolver starts its own on first use. */
 void resolver_set_user_file_helper(Resolver *r, HelperClient *helper);
-
-/* A ResolverLogFunc for programs: "PROGRAM: resolver: MESSAGE" (basic/log.h). */
-void resolver_log_warning(void *userdata, const char *message);
 
 /* For a caller other than root: debug files in containers' and apps' trees
  * are looked up with its rights, and only in trees it may read
@@ -167,9 +188,7 @@ const char *resolver_verdict_to_string(ResolverVerdict v);
 /* Parses "pinned,map-files,…" into a method mask; -EINVAL on unknown names. */
 int resolver_methods_from_string(const char *s, unsigned *ret_mask);
 
-static inline void resolver_freep(Resolver **r) {
-        resolver_free(*r);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(Resolver *, resolver_free);
 #define _cleanup_resolver_ __attribute__((cleanup(resolver_freep)))
 
 /* The rest of this folder's public interface: other folders include this header only. */

@@ -37,8 +37,8 @@ static int append_one(pid_t pid, void *userdata) {
         return a->append(a->reply, pid, a->userdata);
 }
 
-int caller_processes_reply(sd_bus_message *m, const Caller *caller, CallerProcessAppend append,
-                           CallerReplyAppend append_more, void *userdata) {
+int caller_processes_start_reply(sd_bus_message *m, const Caller *caller, CallerProcessAppend append, void *userdata,
+                                 sd_bus_message **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
@@ -47,6 +47,16 @@ int caller_processes_reply(sd_bus_message *m, const Caller *caller, CallerProces
         if (r < 0)
                 return r;
         r = caller_processes_foreach(caller, append_one, &(AppendOne) { reply, append, userdata });
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(reply);
+        return 0;
+}
+
+int caller_processes_reply(sd_bus_message *m, const Caller *caller, CallerProcessAppend append,
+                           CallerReplyAppend append_more, void *userdata) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = caller_processes_start_reply(m, caller, append, userdata, &reply);
         if (r >= 0 && append_more)
                 r = append_more(reply, userdata);
         if (r < 0)

@@ -25,5 +25,10 @@ typedef int (*CallerReplyAppend)(sd_bus_message *reply, void *userdata);
  * append(reply, pid, userdata) adds one for a process caller may list (or
  * none when it is gone), then append_more(reply, userdata) (may be NULL)
  * adds its own. Returns what sd_bus_send() does, or a negative errno. */
+/* The first part of caller_processes_reply(): the reply, its array open,
+ * one entry per process in it, for the caller to complete (maybe later). */
+int caller_processes_start_reply(sd_bus_message *m, const Caller *caller, CallerProcessAppend append, void *userdata,
+                                 sd_bus_message **ret);
+
 int caller_processes_reply(sd_bus_message *m, const Caller *caller, CallerProcessAppend append,
                            CallerReplyAppend append_more, void *userdata);

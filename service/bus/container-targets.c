@@ -3,8 +3,11 @@
 #include "container-targets.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "authorization.h"
+#include "basic.h"
 #include "process.h"
 #include "resolver.h"
 
@@ -50,23 +53,60 @@ static void keep_callers_pids(ContainerInstance *inst, uid_t caller_uid) {
         inst->n_pids = kept;
 }
 
-int container_targets_append(sd_bus_message *reply, uid_t caller_uid, HelperClient *user_file_helper) {
-        Resolver *res = NULL;
+typedef struct TargetsCall {
+        sd_bus_message *call, *reply;
+        uid_t uid;
+} TargetsCall;
+
+/* On the fiber: the instances, appended to the reply after the last wait. */
+static int list_on_fiber(UserFileJobs *j, void *userdata) {
+        TargetsCall *c = userdata;
+        _cleanup_resolver_ Resolver *res = NULL;
         ContainerInstance *inst = NULL;
         size_t n = 0;
-        int r = resolver_new(&res);
+        int r = user_file_jobs_resolver_new(j, &res);
         if (r < 0)
                 return r;
-        resolver_set_log_func(res, resolver_log_warning, NULL);
-        resolver_set_user_file_helper(res, user_file_helper);
         r = container_list_instances(res, &inst, &n);
         for (size_t i = 0; r >= 0 && i < n; i++) {
-                if (caller_uid != 0)
-                        keep_callers_pids(&inst[i], caller_uid);
+                if (c->uid != 0)
+                        keep_callers_pids(&inst[i], c->uid);
                 if (inst[i].n_pids > 0)
-                        r = append_instance(reply, &inst[i]);
+                        r = append_instance(c->reply, &inst[i]);
         }
         container_instances_free(inst, n);
-        resolver_free(res);
         return r < 0 ? r : 0;
+}
+
+static void list_done(int result, void *userdata) {
+        TargetsCall *c = userdata;
+        int r = result;
+        if (r >= 0)
+                r = sd_bus_message_close_container(c->reply);
+        if (r >= 0) {
+                /* the caller may have left meanwhile: nobody to tell */
+                r = sd_bus_send(NULL, c->reply, NULL);
+                if (r < 0)
+                        log_debug("ListTargets: the reply could not be sent: %s", strerror(-r));
+        } else if (result != -ECANCELED) {
+                log_warning("ListTargets: listing containers failed: %s", strerror(-r));
+                (void) sd_bus_reply_method_errno(c->call, r, NULL);
+        }
+        sd_bus_message_unref(c->reply);
+        sd_bus_message_unref(c->call);
+        free(c);
+}
+
+int container_targets_reply(UserFileJobs *jobs, sd_bus_message *call, sd_bus_message *reply, uid_t caller_uid) {
+        TargetsCall *c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        *c = (TargetsCall){ sd_bus_message_ref(call), sd_bus_message_ref(reply), caller_uid };
+        int r = user_file_jobs_add(jobs, caller_uid, list_on_fiber, list_done, c);
+        if (r < 0) {
+                sd_bus_message_unref(c->reply);
+                sd_bus_message_unref(c->call);
+                free(c);
+        }
+        return r;
 }

@@ -6,11 +6,14 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
-#include "helper-client.h"
+#include "user-file-jobs.h"
 
-/* Appends one a{sv} per container/app instance the caller may profile (root:
- * all; others: those with processes they may record on their own, i.e. their
- * rootless containers, listing only those processes) to an open aa{sv}:
- * kind "container" or "flatpak", engine s, id s, name s, image s,
- * owner-uid u, pids ai. */
-int container_targets_append(sd_bus_message *reply, uid_t caller_uid, HelperClient *user_file_helper);
+/* Answers call later with reply (a method return whose aa{sv} array is
+ * open, the processes in it): appends one a{sv} per container/app instance
+ * caller_uid may profile (root: all; others: those with processes they may
+ * record on their own, listing only those: kind "container" or "flatpak",
+ * engine s, id s, name s, image s, owner-uid u, pids ai) in a job of jobs
+ * (their files parsed off the event loop), closes the array and sends it
+ * (a failure: an error reply to call); a caller gone meanwhile is no error.
+ * Fails as user_file_jobs_add(). */
+int container_targets_reply(UserFileJobs *jobs, sd_bus_message *call, sd_bus_message *reply, uid_t caller_uid);

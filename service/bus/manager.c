@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "user-file-jobs.h"
 #include "protocol.h"
 #include "recording-bus.h"
 #include "unwind.h"
@@ -217,6 +218,16 @@ HelperClient *manager_get_user_file_helper(Manager *m) {
                         m->user_file_helper = NULL;
         }
         return m->user_file_helper;
+}
+
+struct UserFileJobs *manager_get_user_file_jobs(Manager *m) {
+        if (!m->user_file_jobs) {
+                HelperClientConfig c = m->helper_config;
+                c.timeout_ms = USER_FILE_TIMEOUT_MS;
+                if (user_file_jobs_new(m->event, &c, &m->user_file_jobs) < 0)
+                        m->user_file_jobs = NULL;
+        }
+        return m->user_file_jobs;
 }
 
 struct UnwindTables *manager_get_unwind_tables(Manager *m) {

@@ -34,6 +34,7 @@ typedef struct Manager {
         void (*spill_others)(void *userdata); /* other rings to spill while waiting (the sysprofd drop-in's) */
         void *spill_others_userdata;
         HelperClient *user_file_helper;   /* parses Podman JSON and /.flatpak-info for every resolver (first use) */
+        struct UserFileJobs *user_file_jobs; /* calls' parses of users' files, on a fiber (first use) */
         size_t max_addresses;      /* per recording (--max-addresses); 0: the default */
         unsigned symbolize_budget_ms; /* per recording (--symbolize-budget); 0: the default */
         unsigned stop_budget_ms;   /* --stop-budget: the post-stop stages' time at a stop, for all */
@@ -57,6 +58,10 @@ void manager_spill_rings(void *userdata);
  * /.flatpak-info), shared by every resolver and kept running, so a lookup
  * does not wait for a sandbox to start; NULL when it cannot be made. */
 HelperClient *manager_get_user_file_helper(Manager *m);
+
+/* The daemon's queue of calls whose users' files the helper parses
+ * (user-file-jobs.h), created on first use; NULL when out of memory. */
+struct UserFileJobs *manager_get_user_file_jobs(Manager *m);
 
 /* The daemon's unwind tables, created on first use; NULL when out of memory. */
 struct UnwindTables *manager_get_unwind_tables(Manager *m);

@@ -63,6 +63,80 @@ static void on_authorized(const Authorization *auth, const sd_bus_error *error, 
         }
 }
 
+/* Authorizes a Record call whose options are complete and starts the
+ * recording, now or once polkit answered: 1, or negative (error says why). */
+static int authorize_and_start(Manager *mgr, sd_bus_message *m, const Caller *caller, RecordOptions *options, int fd,
+                               sd_bus_error *error) {
+        PendingRecord *pr = calloc(1, sizeof(PendingRecord));
+        if (!pr)
+                return -ENOMEM;
+        Authorization auth;
+        sd_bus_slot *slot = NULL;
+        int r = authorize_recording_async(mgr->bus, mgr->limits, caller, options, &auth, on_authorized, pr,
+                                          pending_record_free, &slot, error);
+        if (r == 1) {
+                /* polkit is being asked; the slot owns pr from now on. */
+                pr->options = *options;
+                pr->fd = fd;
+                *options = (RecordOptions){};
+                r = manager_keep_polkit_wait(mgr, slot, m, caller, &pr->wait);
+                return r < 0 ? r : 1;
+        }
+        free(pr);
+        if (r < 0)
+                return r;
+        r = start_and_reply(mgr, m, caller, options, &auth, fd, error);
+        return r < 0 ? r : 1;
+}
+
+/* A Record call whose 'container' is looked up in a user-file job. */
+typedef struct RecordExpand {
+        Manager *mgr;
+        sd_bus_message *call; /* holds the capture fd */
+        Caller caller;
+        RecordOptions options;
+        int fd;
+        sd_bus_error error;
+} RecordExpand;
+
+static int expand_on_fiber(UserFileJobs *j, void *userdata) {
+        RecordExpand *x = userdata;
+        _cleanup_resolver_ Resolver *res = NULL;
+        int r = user_file_jobs_resolver_new(j, &res);
+        if (r < 0)
+                return r;
+        r = record_options_expand_container(&x->options, x->caller.uid, res, &x->error);
+        return r < 0 ? r : sd_bus_error_is_set(&x->error) ? -EINVAL : 0;
+}
+
+static void expand_done(int result, void *userdata) {
+        RecordExpand *x = userdata;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r = result;
+        if (r >= 0)
+                r = authorize_and_start(x->mgr, x->call, &x->caller, &x->options, x->fd, &e);
+        else if (sd_bus_error_is_set(&x->error))
+                (void) sd_bus_error_move(&e, &x->error);
+        /* -ECANCELED: the daemon is exiting, its callers get no answer */
+        if (r < 0 && result != -ECANCELED) {
+                if (!sd_bus_error_is_set(&e))
+                        sd_bus_error_set_errno(&e, r);
+                (void) sd_bus_reply_method_error(x->call, &e);
+        }
+        record_options_done(&x->options);
+        sd_bus_error_free(&x->error);
+        sd_bus_message_unref(x->call);
+        free(x);
+}
+
+/* Too many calls wait for their users' files. */
+static int jobs_limit_error(int r, sd_bus_error *error) {
+        return sd_bus_error_setf(error, PERISCOPE_ERROR_LIMIT_EXCEEDED, "%s",
+                                 r == -EDQUOT
+                                         ? "too many of your calls wait for their containers to be looked up; try again"
+                                         : "too many calls wait for their containers to be looked up; try again");
+}
+
 static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Manager *mgr = userdata;
         _cleanup_(record_options_done) RecordOptions options = {};
@@ -73,7 +147,7 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                          "cannot tell who is calling: %s", strerror(-r));
-        r = record_options_parse(m, caller.uid, manager_get_user_file_helper(mgr), &options, error);
+        r = record_options_parse(m, &options, error);
         if (r < 0 || sd_bus_error_is_set(error))
                 return r < 0 ? r : -EINVAL;
         r = sd_bus_message_read(m, "h", &fd);
@@ -82,26 +156,27 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         r = capture_fd_check(fd, error);
         if (r < 0)
                 return r;
-        PendingRecord *pr = calloc(1, sizeof(PendingRecord));
-        if (!pr)
+        if (!options.container)
+                return authorize_and_start(mgr, m, &caller, &options, fd, error);
+        /* the containers' files are parsed off the event loop, then on */
+        UserFileJobs *jobs = manager_get_user_file_jobs(mgr);
+        RecordExpand *x = jobs ? calloc(1, sizeof(*x)) : NULL;
+        if (!x)
                 return -ENOMEM;
-        Authorization auth;
-        sd_bus_slot *slot = NULL;
-        r = authorize_recording_async(mgr->bus, mgr->limits, &caller, &options, &auth, on_authorized, pr,
-                                      pending_record_free, &slot, error);
-        if (r == 1) {
-                /* polkit is being asked; the slot owns pr from now on. */
-                pr->options = options;
-                pr->fd = fd;
-                options = (RecordOptions) {};
-                r = manager_keep_polkit_wait(mgr, slot, m, &caller, &pr->wait);
-                return r < 0 ? r : 1;
+        *x = (RecordExpand){ .mgr = mgr,
+                             .call = sd_bus_message_ref(m),
+                             .caller = caller,
+                             .options = options,
+                             .fd = fd,
+                             .error = SD_BUS_ERROR_NULL };
+        r = user_file_jobs_add(jobs, caller.uid, expand_on_fiber, expand_done, x);
+        if (r < 0) {
+                sd_bus_message_unref(x->call);
+                free(x); /* options stay ours */
+                return r == -EBUSY || r == -EDQUOT ? jobs_limit_error(r, error) : r;
         }
-        free(pr);
-        if (r < 0)
-                return r;
-        r = start_and_reply(mgr, m, &caller, &options, &auth, fd, error);
-        return r < 0 ? r : 1;
+        options = (RecordOptions){};
+        return 1;
 }
 
 BUS_METHOD_LOG_REFUSALS(method_record)
@@ -118,24 +193,25 @@ static int append_process_target(sd_bus_message *reply, pid_t pid, void *userdat
                                      "u", (uint32_t) st.st_uid, "cmdline", "s", cmdline);
 }
 
-typedef struct TargetsReply {
-        Manager *mgr;
-        uid_t uid;
-} TargetsReply;
-
-/* After the processes: Podman containers and Flatpak instances, with theirs. */
-static int append_container_targets(sd_bus_message *reply, void *userdata) {
-        const TargetsReply *t = userdata;
-        return container_targets_append(reply, t->uid, manager_get_user_file_helper(t->mgr));
-}
-
+/* The processes now; the Podman containers and Flatpak instances, with
+ * theirs, from the fiber that parses their files, which sends the reply. */
 static int method_list_targets(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *mgr = userdata;
         Caller caller;
         int r = caller_from_message(m, &caller);
         if (r < 0)
                 return r;
-        return caller_processes_reply(m, &caller, append_process_target, append_container_targets,
-                                      &(TargetsReply) { userdata, caller.uid });
+        UserFileJobs *jobs = manager_get_user_file_jobs(mgr);
+        if (!jobs)
+                return -ENOMEM;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        r = caller_processes_start_reply(m, &caller, append_process_target, NULL, &reply);
+        if (r < 0)
+                return r;
+        r = container_targets_reply(jobs, m, reply, caller.uid);
+        if (r == -EBUSY || r == -EDQUOT)
+                return jobs_limit_error(r, error);
+        return r < 0 ? r : 1;
 }
 
 BUS_METHOD_LOG_REFUSALS(method_list_targets)

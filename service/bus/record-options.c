@@ -248,21 +248,14 @@ static bool instance_is_callers(const ContainerInstance *inst, uid_t caller_uid)
         return false;
 }
 
-/* Adds the processes of every running container/app matching o->container
- * to o->pids. When some of the matches are the caller's own (rootless
- * containers of different users often share names), only those. Authorization
- * then applies to each pid as to given ones. */
-static int expand_container(RecordOptions *o, uid_t caller_uid, HelperClient *user_file_helper, sd_bus_error *error) {
-        _cleanup_resolver_ Resolver *r = NULL;
+/* Rootless containers of different users often share names: the caller's
+ * own win. Authorization then applies to each pid as to given ones. */
+int record_options_expand_container(RecordOptions *o, uid_t caller_uid, Resolver *r, sd_bus_error *error) {
         ContainerInstance *inst = NULL;
         size_t n = 0, added = 0;
-        int k = resolver_new(&r);
-        if (k >= 0) {
-                resolver_set_log_func(r, resolver_log_warning, NULL);
-                resolver_set_user_file_helper(r, user_file_helper);
-        }
-        if (k >= 0)
-                k = container_list_instances(r, &inst, &n);
+        if (!o->container)
+                return 0;
+        int k = container_list_instances(r, &inst, &n);
         if (k < 0)
                 return k;
         bool *take = calloc(n ? n : 1, sizeof(bool));
@@ -378,16 +371,13 @@ static const RecordOptionSpec *find_option(const char *key) {
         return NULL;
 }
 
-static int record_options_check(RecordOptions *o, uid_t caller_uid, HelperClient *user_file_helper, sd_bus_error *error) {
+static int record_options_check(RecordOptions *o, sd_bus_error *error) {
         if (o->container && o->system)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "option 'system': already records every process; leave out 'container'");
-        if (o->container) {
-                int k = expand_container(o, caller_uid, user_file_helper, error);
-                if (k < 0)
-                        return k;
-        }
-        int targets = (o->n_pids > 0 || o->container_waiting) + o->system + (o->command_pid > 0);
+        /* 'container': its processes (or a wait for them) come with
+         * record_options_expand_container() */
+        int targets = (o->n_pids > 0 || o->container) + o->system + (o->command_pid > 0);
         if (targets == 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "no target: give 'pids', 'command-pid', 'container' or 'system'");
@@ -399,8 +389,7 @@ static int record_options_check(RecordOptions *o, uid_t caller_uid, HelperClient
         return 0;
 }
 
-int record_options_parse(sd_bus_message *m, uid_t caller_uid, HelperClient *user_file_helper, RecordOptions *o,
-                         sd_bus_error *error) {
+int record_options_parse(sd_bus_message *m, RecordOptions *o, sd_bus_error *error) {
         bool seen[ELEMENTSOF(option_table)] = {};
         int r;
 
@@ -457,6 +446,6 @@ int record_options_parse(sd_bus_message *m, uid_t caller_uid, HelperClient *user
         r = sd_bus_message_exit_container(m);
         if (r < 0)
                 return r;
-        r = record_options_check(o, caller_uid, user_file_helper, error);
+        r = record_options_check(o, error);
         return r < 0 ? r : 0;
 }

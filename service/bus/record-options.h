@@ -11,13 +11,20 @@
 #include <systemd/sd-bus.h>
 
 #include "recording.h"
+#include "resolver.h"
 
 /* Reads the a{sv} at the message's read position into *ret (defaults for
- * what is absent) and checks every value; "container" prefers caller_uid's
- * own containers when others match too. On failure fills error with an
+ * what is absent) and checks every value but "container"'s processes
+ * (record_options_expand_container()). On failure fills error with an
  * org.periscope.Error.* naming the option and why, and returns negative. */
-int record_options_parse(sd_bus_message *m, uid_t caller_uid, HelperClient *user_file_helper, RecordOptions *ret,
-                         sd_bus_error *error);
+int record_options_parse(sd_bus_message *m, RecordOptions *ret, sd_bus_error *error);
+
+/* "container": adds the processes of every running container/app matching
+ * it to o->pids (when some of the matches are caller_uid's own, only those),
+ * or says to wait for them when it exists but does not run; r parses the
+ * users' files (on a fiber: user-file-jobs.h). Nothing without "container".
+ * On failure as record_options_parse(). */
+int record_options_expand_container(RecordOptions *o, uid_t caller_uid, Resolver *r, sd_bus_error *error);
 
 /* The list of option keys, comma-separated (for messages and docs). */
 const char *record_options_known_keys(void);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "basic.h"
 
 typedef struct PerfOpener PerfOpener;
 
@@ -90,6 +91,4 @@ const char *perf_open_error_hint(const PerfOpener *o, int err, char *buf, size_t
 /* The same for a given perf_event_paranoid (tests). */
 const char *perf_open_error_hint_at(const PerfOpener *o, int paranoid, int err, char *buf, size_t size);
 
-static inline void perf_opener_freep(PerfOpener **o) {
-        perf_opener_free(*o);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(PerfOpener *, perf_opener_free);

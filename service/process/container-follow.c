@@ -173,15 +173,30 @@ static int compare_entries(const void *a, const void *b) {
 }
 
 /* Whether pid belongs to what the query names, decided like the start of
- * the recording does (container_list_instances + container_instance_matches). */
+ * the recording does (container_list_instances + container_instance_matches).
+ * 1: not known yet (its /.flatpak-info waits for the resolver's owner to
+ * have it parsed, off the event loop): asked again on the next scan. */
 static int classify_member(ContainerFollow *f, Resolver *r, pid_t pid, bool *ret) {
         ContainerInfo info;
         int k = container_info_classify(pid, resolver_user_file_parser(r), &info);
         if (k < 0)
                 return k;
+        bool pending = info.flatpak_pending;
         container_info_clear(&info);
         *ret = false;
-        if (info.engine == CONTAINER_ENGINE_NONE || !info.id[0] || (!f->any_owner && info.owner_uid != f->owner_uid))
+        if (!f->any_owner && info.owner_uid != f->owner_uid)
+                return 0;
+        if (pending) {
+                /* the resolver remembers it, its owner has the file parsed */
+                const ContainerInfo *ci = resolver_get_container(r, pid);
+                if (!ci)
+                        return -ESRCH;
+                if (ci->flatpak_pending)
+                        return 1;
+                info = *ci;
+                info.flatpak_info = info.containerenv = NULL; /* the resolver's */
+        }
+        if (info.engine == CONTAINER_ENGINE_NONE || !info.id[0])
                 return 0;
         for (size_t i = 0; i < f->n_verdicts; i++) {
                 const InstanceVerdict *v = &f->verdicts[i];
@@ -263,6 +278,9 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
                                         break;
                                 k = 0;
                                 continue; /* gone mid-check */
+                        } else if (k > 0) {
+                                k = 0;
+                                e.state = PID_DEFERRED; /* its /.flatpak-info is parsed meanwhile */
                         } else if (!member) {
                                 e.state = PID_OTHER;
                         } else {

@@ -8,9 +8,14 @@
 #include <string.h>
 
 int container_frames_write(CaptureWriter *w, Resolver *r, int64_t time, pid_t pid) {
-        if (!r || !resolver_first_description(r, pid))
+        if (!r)
                 return 0;
         const ContainerInfo *ci = resolver_get_container(r, pid);
+        /* its /.flatpak-info not parsed yet: described once it is */
+        if (ci && ci->flatpak_pending)
+                return 0;
+        if (!resolver_first_description(r, pid))
+                return 0;
         if (!ci || ci->engine == CONTAINER_ENGINE_NONE)
                 return 0;
         char text[8 * CONTAINER_FIELD_MAX];

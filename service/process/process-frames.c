@@ -227,6 +227,11 @@ int process_frames_write_threads(CaptureWriter *w, ThreadTable *names, int64_t t
 }
 
 int process_frames_write_thread_name(CaptureWriter *w, ThreadTable *names, const PerfComm *c) {
+        /* A task outside the service's pid namespace comes as pid and tid 0
+         * (a whole-system recording by a service in a container): it has
+         * no name to keep. */
+        if ((int32_t) c->tid <= 0)
+                return 0;
         /* every rename of a thread (prctl(PR_SET_NAME), exec): once, not per sample */
         int r = thread_table_set(names, (int32_t) c->tid, c->comm);
         if (r < 0)
@@ -240,8 +245,8 @@ int process_frames_write_thread_task(CaptureWriter *w, ThreadTable *names, const
                 thread_table_remove(names, (int32_t) t->tid);
                 return 0;
         }
-        if (t->tid == t->ptid)
-                return 0;
+        if (t->tid == t->ptid || (int32_t) t->tid <= 0 || (int32_t) t->ptid <= 0)
+                return 0; /* a process, or a task outside our pid namespace */
         const char *name = thread_table_get(names, (int32_t) t->ptid);
         if (!name)
                 return 0;

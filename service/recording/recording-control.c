@@ -96,7 +96,7 @@ void recording_control_stop(Recording *r) {
                                                            (size_t) len);
         }
         if (st->write_error < 0)
-                log_recording(LOG_ERR, r->id, "writing control ring frames failed: %s", strerror(-st->write_error));
+                log_recording_errno(LOG_ERR, r->id, st->write_error, "writing control ring frames failed: %m");
         control_server_free(TAKE_PTR(r->control));
         user_charge_release(&r->control_ring_charge);
 }

@@ -61,6 +61,105 @@ static int stage_control_rings(const RecordingStageInput *in, RecordingStageResu
         return 1;
 }
 
+/* The descriptions of processes whose /.flatpak-info still waited for its
+ * parse when sampling stopped (docs/containers.md). */
+typedef struct DescribeRun {
+        const RecordingStageInput *in;
+        RecordingStageProgress progress;
+        RecordingStageDone done;
+        void *userdata;
+        Fiber *fiber;
+        HelperClient *helper;
+        uint64_t described, total;
+} DescribeRun;
+
+static int describe_run_wait(int fd, unsigned timeout_ms, void *userdata) {
+        DescribeRun *run = userdata;
+        return fiber_wait_readable(fd, timeout_ms, run->fiber);
+}
+
+static void describe_run_yield(void *userdata) {
+        DescribeRun *run = userdata;
+        (void) fiber_yield(run->fiber);
+}
+
+static int describe_body(Fiber *f, void *userdata) {
+        DescribeRun *run = userdata;
+        const RecordingStageInput *in = run->in;
+        HelperClientConfig c = in->helper;
+        c.time_budget_ms = 0;
+        c.timeout_ms = 5000; /* users' files are small: longer is hung */
+        c.wait_readable = describe_run_wait;
+        c.wait_readable_userdata = run;
+        c.yield = describe_run_yield;
+        int r = helper_client_new(&c, &run->helper);
+        if (r < 0)
+                return r;
+        pid_t pid;
+        while (resolver_next_pending(in->resolver, &pid) > 0) {
+                r = resolver_parse_pending(in->resolver, pid, run->helper);
+                if (r < 0 && r != -ENOENT)
+                        resolver_drop_pending(in->resolver, pid); /* rejected, or no time left */
+                size_t n_maps = 0;
+                /* described only when recorded (rescans look at others too) */
+                if (r >= 0 && process_maps_get(in->maps, (int32_t) pid, &n_maps) && n_maps > 0) {
+                        r = container_frames_write(in->writer, in->resolver, in->end_time, pid);
+                        if (r < 0)
+                                return r;
+                        run->described++;
+                }
+                run->progress("container-descriptions", run->described, run->total, run->userdata);
+                (void) fiber_yield(f);
+        }
+        return 0;
+}
+
+static void describe_done(int result, void *userdata) {
+        _cleanup_free_ DescribeRun *run = userdata;
+        helper_client_free(run->helper);
+        log_recording(LOG_INFO, run->in->recording_id, "%llu sandboxed processes described after sampling%s",
+                      (unsigned long long) run->described, result == -ECANCELED ? " (cut short)" : "");
+        run->done(result == -ECANCELED ? 0 : result, run->userdata);
+}
+
+static void describe_cancel(void *job) {
+        DescribeRun *run = job;
+        fiber_cancel(run->fiber);
+}
+
+/* Parses the /.flatpak-info files that still wait (processes seen shortly
+ * before the stop) and writes those processes' descriptions. On a fiber:
+ * the helper's waits go back to the event loop. */
+static int stage_container_descriptions(const RecordingStageInput *in, RecordingStageResults *results,
+                                        RecordingStageProgress progress, RecordingStageDone done, void *userdata,
+                                        RecordingStageJob *ret_job) {
+        pid_t pid;
+        if (!in->resolver || !in->writer || resolver_next_pending(in->resolver, &pid) <= 0)
+                return 0;
+        uint64_t total = 0;
+        for (; resolver_next_pending(in->resolver, &pid) > 0 && in->cut && in->cut->now; total++)
+                resolver_drop_pending(in->resolver, pid);
+        if (total > 0) {
+                log_recording(LOG_INFO, in->recording_id, "%llu sandboxed processes not described: %s",
+                              (unsigned long long) total, in->cut->why);
+                return 0;
+        }
+        total = resolver_count_pending(in->resolver);
+        _cleanup_free_ DescribeRun *run = malloc(sizeof *run);
+        if (!run)
+                return -ENOMEM;
+        *run = (DescribeRun){ in, progress, done, userdata, NULL, NULL, 0, total };
+        progress("container-descriptions", 0, total, userdata);
+        int r = fiber_start(in->event, "describing a recording's sandboxed processes", describe_body, describe_done,
+                            run, &run->fiber);
+        if (r < 0)
+                return r;
+        /* the run belongs to describe_done() now */
+        *ret_job = (RecordingStageJob){ describe_cancel, run };
+        TAKE_PTR(run);
+        return 1;
+}
+
 /* The trace-fd merge while it runs on a fiber. */
 typedef struct TraceMergeRun {
         unsigned recording_id;
@@ -262,6 +361,7 @@ static int stage_symbolize(const RecordingStageInput *in, RecordingStageResults 
 }
 
 const RecordingStage recording_stages[] = {
+        { "container-descriptions", stage_container_descriptions },
         { "control-rings", stage_control_rings },
         { "trace-fds", stage_trace_fds },
         { "pinned-files", stage_pinned_files },

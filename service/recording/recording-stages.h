@@ -29,6 +29,7 @@ typedef struct RecordingStageInput {
         unsigned recording_id;        /* for logs */
         CaptureWriter *writer;
         int64_t start_time;           /* the capture's, CLOCK_MONOTONIC ns */
+        int64_t end_time;             /* when sampling stopped, CLOCK_MONOTONIC ns */
         const RecordOptions *options;
         bool kernel;                  /* the owner may see kernel addresses */
         ProcessMaps *maps;

@@ -16,10 +16,12 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "basic.h"
+#include "fiber.h"
 #include "process.h"
 #include "protocol.h"
 #include "recording-control.h"
@@ -74,14 +76,114 @@ static int recording_error(RecordingError *e, const char *name, const char *fmt,
         return -EINVAL;
 }
 
-/* A resolver whose refusals and warnings go to the daemon's log. */
+static void recording_describe_later(Recording *r);
+
+/* A resolver whose refusals and warnings go to the daemon's log, and whose
+ * users' files are parsed on the describe fiber, off the event loop. */
 static int recording_resolver_new(HelperClient *user_file_helper, Resolver **ret) {
-        int r = resolver_new(ret);
-        if (r >= 0) {
-                resolver_set_log_func(*ret, resolver_log_warning, NULL);
-                resolver_set_user_file_helper(*ret, user_file_helper);
-        }
+        int r = daemon_resolver_new(user_file_helper, ret);
+        if (r >= 0)
+                resolver_set_defer_user_files(*ret, true);
         return r;
+}
+
+/* ---- processes' /.flatpak-info, parsed on a fiber ---- */
+
+static void recording_fail(Recording *r, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int describe_wait_readable(int fd, unsigned timeout_ms, void *userdata) {
+        Recording *r = userdata;
+        if (!r->describe_fiber) { /* never: the helper is asked on the fiber only */
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                int k = poll(&p, 1, (int) timeout_ms);
+                return k < 0 ? (errno == EINTR ? 0 : -errno) : k > 0;
+        }
+        return fiber_wait_readable(fd, timeout_ms, r->describe_fiber);
+}
+
+static void describe_yield(void *userdata) {
+        Recording *r = userdata;
+        if (r->describe_fiber)
+                (void) fiber_yield(r->describe_fiber);
+}
+
+/* Parses pid's /.flatpak-info on fiber and writes its description frames,
+ * timed now. A failed parse takes the file as rejected, unless fiber was
+ * cancelled meanwhile (it waits for the post-stop stage). */
+static int recording_describe(Recording *r, pid_t pid, HelperClient *helper, Fiber *fiber) {
+        int k = resolver_parse_pending(r->resolver, pid, helper);
+        if (k < 0 && k != -ENOENT) {
+                if (k == HELPER_CLIENT_FAILED && fiber_yield(fiber) == -ECANCELED)
+                        return -ECANCELED; /* parsed again after sampling */
+                resolver_drop_pending(r->resolver, pid); /* not asked again */
+                return 0;
+        }
+        if (k < 0 || !r->writer || r->error)
+                return 0;
+        /* described only when recorded (a rescan's look at another
+         * process leaves no trace in the capture) */
+        size_t n_maps = 0;
+        if (!process_maps_get(r->maps, (int32_t) pid, &n_maps) || n_maps == 0)
+                return 0;
+        k = container_frames_write(r->writer, r->resolver, now_monotonic_ns(), pid);
+        if (k < 0)
+                recording_fail(r, k, "writing the capture failed: %s", strerror(-k));
+        return k;
+}
+
+static int describe_on_fiber(Fiber *f, void *userdata) {
+        Recording *r = userdata;
+        if (!r->describe_helper) {
+                HelperClientConfig c = r->helper;
+                c.time_budget_ms = 0;
+                c.timeout_ms = 5000; /* users' files are small: longer is hung */
+                c.wait_readable = describe_wait_readable;
+                c.wait_readable_userdata = r;
+                c.yield = describe_yield;
+                int k = helper_client_new(&c, &r->describe_helper);
+                if (k < 0) {
+                        r->describe_helper = NULL;
+                        return k;
+                }
+        }
+        pid_t pid;
+        while (!r->error && resolver_next_pending(r->resolver, &pid) > 0) {
+                int k = recording_describe(r, pid, r->describe_helper, f);
+                if (k < 0)
+                        return k;
+                if (fiber_yield(f) == -ECANCELED)
+                        return -ECANCELED;
+        }
+        return 0;
+}
+
+static void describe_done(int result, void *userdata) {
+        Recording *r = userdata;
+        r->describe_fiber = NULL;
+        if (result < 0 && result != -ECANCELED)
+                log_recording(LOG_INFO, r->id, "describing sandboxed processes failed: %s", strerror(-result));
+        else if (result == 0)
+                recording_describe_later(r); /* processes seen meanwhile */
+}
+
+/* Starts the describe fiber when a process's /.flatpak-info waits. */
+static void recording_describe_later(Recording *r) {
+        pid_t pid;
+        if (r->describe_fiber || r->error || r->state != RECORDING_STATE_RECORDING ||
+            resolver_next_pending(r->resolver, &pid) <= 0)
+                return;
+        int k = fiber_start(r->event, "describing sandboxed processes", describe_on_fiber, describe_done, r,
+                            &r->describe_fiber);
+        if (k < 0)
+                log_recording(LOG_INFO, r->id, "cannot describe sandboxed processes yet: %s", strerror(-k));
+}
+
+/* At the end of sampling: the fiber ends; what still waits is the first
+ * post-stop stage's (container-descriptions). */
+static void recording_describe_end(Recording *r) {
+        if (r->describe_fiber)
+                fiber_cancel(r->describe_fiber);
+        r->describe_helper = helper_client_free(r->describe_helper);
 }
 
 /* Remembers the first failure; the recording ends with it. */
@@ -124,68 +226,39 @@ static int recording_emit_sample(const PerfSample *s, const uint64_t *addrs, siz
         return 0;
 }
 
-static int recording_handle_sample(Recording *r, const struct perf_event_header *h, size_t size) {
-        PerfSample s;
-        if (perf_record_parse_sample(&r->layout, h, size, &s) < 0) {
-                r->bad_records++;
-                return 0;
-        }
-        bool deferred = false;
-        SampleStackContext ctx = {
-                .kernel = r->kernel, .unwind = r->options.unwind, .maps = r->maps,
-                .unwinder = r->unwinder.tables ? &r->unwinder : NULL, .deferred = &deferred,
-        };
-        size_t n = sample_stack_build(&ctx, &s, r->sample_buffer, ELEMENTSOF(r->sample_buffer));
-        if (n == 0)
-                return 0; /* nothing to keep, or queued until the drain ends */
-        return recording_emit_sample(&s, r->sample_buffer, n, r);
-}
-
-static int recording_handle_mmap2(Recording *r, const struct perf_event_header *h, size_t size) {
-        PerfMmap2 m;
-        if (perf_record_parse_mmap2(&r->layout, h, size, &m) < 0) {
-                r->bad_records++;
-                return 0;
-        }
-        if (!(m.prot & PROT_EXEC) || m.len == 0)
+static int recording_handle_mmap2(const PerfMmap2 *m, void *userdata) {
+        Recording *r = userdata;
+        if (!(m->prot & PROT_EXEC) || m->len == 0)
                 return 0;
         /* A process seen for the first time: which container/app it is in. */
-        int ret = container_frames_write(r->writer, r->resolver, (int64_t) m.id.time, (pid_t) m.pid);
+        int ret = container_frames_write(r->writer, r->resolver, (int64_t) m->id.time, (pid_t) m->pid);
         if (ret < 0)
                 return ret;
-        ret = process_frames_write_mmap2(r->writer, r->maps, r->pinned, &m);
+        ret = process_frames_write_mmap2(r->writer, r->maps, r->pinned, m);
         if (ret < 0)
                 return ret;
-        /* its unwind table compiles before its first sample needs it (not
-         * for the whole system: most of its files are never sampled) */
-        if (r->unwinder.tables && !r->options.system)
-                sample_unwinder_prepare(&r->unwinder, r->maps, (int32_t) m.pid, m.addr);
         /* A program writing a perf map makes its file early: look while it maps code. */
-        ret = jit_files_look(r->jit_files, (pid_t) m.pid, now_monotonic_ms(),
-                             process_mapping_name_is_anonymous(m.filename));
+        ret = jit_files_look(r->jit_files, (pid_t) m->pid, now_monotonic_ms(),
+                             process_mapping_name_is_anonymous(m->filename));
         return ret < 0 ? ret : 0;
 }
 
-static int recording_handle_comm(Recording *r, const struct perf_event_header *h, size_t size) {
-        PerfComm c;
-        if (perf_record_parse_comm(&r->layout, h, size, &c) < 0) {
-                r->bad_records++;
-                return 0;
-        }
-        if (c.exec && c.pid == c.tid) {
+static int recording_handle_comm(const PerfComm *c, void *userdata) {
+        Recording *r = userdata;
+        if (c->exec && c->pid == c->tid) {
                 /* a new program: its JIT files are looked for again */
-                int ret = jit_files_new_process(r->jit_files, (pid_t) c.pid, now_monotonic_ms());
+                int ret = jit_files_new_process(r->jit_files, (pid_t) c->pid, now_monotonic_ms());
                 if (ret < 0)
                         return ret;
-                if ((pid_t) c.pid == r->options.command_pid) {
+                if ((pid_t) c->pid == r->options.command_pid) {
                         free(r->command_cmdline); /* named by this exec */
                         r->command_cmdline = NULL;
                 }
         }
-        int ret = process_frames_write_exec(r->writer, r->maps, &c);
+        int ret = process_frames_write_exec(r->writer, r->maps, c);
         if (ret < 0)
                 return ret;
-        return process_frames_write_thread_name(r->writer, r->thread_names, &c);
+        return process_frames_write_thread_name(r->writer, r->thread_names, c);
 }
 
 static int recording_add_process_tasks(Recording *r, pid_t pid, bool *ret_not_owner);
@@ -237,157 +310,61 @@ static int recording_exec_lost_events(Recording *r, pid_t pid) {
         return 0;
 }
 
-static int recording_handle_task(Recording *r, const struct perf_event_header *h, size_t size) {
-        PerfTask t;
-        if (perf_record_parse_task(&r->layout, h, size, &t) < 0) {
-                r->bad_records++;
-                return 0;
-        }
+static int recording_handle_task(const PerfTask *t, bool fork, void *userdata) {
+        Recording *r = userdata;
         /* A new process has inherited events: the rescan must not add it again. */
-        if (h->type == PERF_RECORD_FORK && t.pid != t.ppid && r->follow) {
-                int ret = container_follow_note_recorded(r->follow, (pid_t) t.pid);
+        if (fork && t->pid != t->ppid && r->follow) {
+                int ret = container_follow_note_recorded(r->follow, (pid_t) t->pid);
                 if (ret < 0)
                         return ret;
         }
-        if (h->type == PERF_RECORD_FORK && t.pid != t.ppid) {
-                int ret = jit_files_new_process(r->jit_files, (pid_t) t.pid, now_monotonic_ms());
+        if (fork && t->pid != t->ppid) {
+                int ret = jit_files_new_process(r->jit_files, (pid_t) t->pid, now_monotonic_ms());
                 if (ret < 0)
                         return ret;
         }
-        if (h->type == PERF_RECORD_EXIT && t.pid == t.tid) {
+        if (!fork && t->pid == t->tid) {
                 /* The kernel removed its events at an exec that made it
                  * non-dumpable. Per-CPU events (--system) are not removed
                  * and go on sampling it: it did not exit. */
-                if (recording_events_removed_at_exec(r, (pid_t) t.pid, (int64_t) t.time))
-                        return r->options.system ? 0 : recording_exec_lost_events(r, (pid_t) t.pid);
-                int ret = jit_files_exited(r->jit_files, (pid_t) t.pid);
+                if (recording_events_removed_at_exec(r, (pid_t) t->pid, (int64_t) t->time))
+                        return r->options.system ? 0 : recording_exec_lost_events(r, (pid_t) t->pid);
+                int ret = jit_files_exited(r->jit_files, (pid_t) t->pid);
                 if (ret < 0)
                         return ret;
         }
-        int ret = process_frames_write_thread_task(r->writer, r->thread_names, &t, h->type == PERF_RECORD_FORK);
+        int ret = process_frames_write_thread_task(r->writer, r->thread_names, t, fork);
         if (ret < 0)
                 return ret;
-        return process_frames_write_task(r->writer, r->maps, &t, h->type == PERF_RECORD_FORK);
+        return process_frames_write_task(r->writer, r->maps, t, fork);
 }
 
-static int recording_handle_record(const struct perf_event_header *h, size_t size, void *userdata) {
-        Recording *r = userdata;
-        uint64_t lost;
-        int ret = 0;
+static void recording_pump_wake(void *userdata);
 
-        switch (h->type) {
-        case PERF_RECORD_SAMPLE:
-                if (!r->replaying && (r->spill.size > 0 || sample_unwinder_queue_full(&r->unwinder))) {
-                        /* The unwinder's queue is full (tables compile slower
-                         * than samples come): the sample waits in the spill,
-                         * behind the ones already there. Never compile here. */
-                        ret = perf_spill_add(h, size, &r->spill);
-                        break;
-                }
-                if (r->replaying && sample_unwinder_queue_full(&r->unwinder))
-                        return -EAGAIN; /* stays in the spill */
-                ret = recording_handle_sample(r, h, size);
-                break;
-        case PERF_RECORD_MMAP2:
-                ret = recording_handle_mmap2(r, h, size);
-                break;
-        case PERF_RECORD_COMM:
-                ret = recording_handle_comm(r, h, size);
-                break;
-        case PERF_RECORD_FORK:
-        case PERF_RECORD_EXIT:
-                ret = recording_handle_task(r, h, size);
-                break;
-        case PERF_RECORD_LOST:
-        case PERF_RECORD_LOST_SAMPLES:
-                if (perf_record_parse_lost(h, size, &lost) == 0)
-                        r->lost_samples += lost;
-                else
-                        r->bad_records++;
-                break;
-        default:
-                break; /* THROTTLE, ITRACE_START, ... carry nothing we keep */
-        }
-        if (ret < 0) {
-                recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
-                return ret;
-        }
-        return 0;
-}
+/* What the pump hands on becomes capture frames here. */
+static const SamplePumpSink recording_sink = {
+        .sample = recording_emit_sample,
+        .mmap2 = recording_handle_mmap2,
+        .comm = recording_handle_comm,
+        .task = recording_handle_task,
+        .wake = recording_pump_wake,
+};
 
-static int recording_on_unwind_slice(sd_event_source *s, void *userdata);
-
-/* Asks for one more slice of the spilled and queued samples from the event
- * loop, after what is pending there now (D-Bus calls, other recordings). */
-static void recording_unwind_later(Recording *r) {
-        int ret;
-        if (r->unwind_slice)
-                ret = sd_event_source_set_enabled(r->unwind_slice, SD_EVENT_ONESHOT);
-        else {
-                ret = sd_event_add_defer(r->event, &r->unwind_slice, recording_on_unwind_slice, r);
-                /* after everything else pending, however long the backlog */
-                if (ret >= 0)
-                        ret = sd_event_source_set_priority(r->unwind_slice, SD_EVENT_PRIORITY_IDLE);
-                if (ret >= 0)
-                        ret = sd_event_source_set_enabled(r->unwind_slice, SD_EVENT_ONESHOT);
-        }
-        if (ret < 0)
-                recording_fail(r, ret, "scheduling the unwinding of waiting samples failed: %s", strerror(-ret));
-}
-
-/* Hands the unwinder's queued samples whose tables came to the capture, a
- * slice at a time (the rest from the event loop); with `force` all of
- * them at once (a table still compiling as none). */
-static void recording_flush_unwinder(Recording *r, bool force) {
-        if (r->unwinder.n_pending == 0 || r->error)
+/* The rings (and what waited) through the pump; with `last` nothing waits
+ * after it, a table still compiling as none. */
+static void recording_drain(Recording *r, bool last) {
+        if (r->error || !r->pump)
                 return;
-        int ret = sample_unwinder_flush(&r->unwinder, r->maps, r->kernel, r->sample_buffer,
-                                        ELEMENTSOF(r->sample_buffer), force,
-                                        force ? SIZE_MAX : SAMPLE_UNWIND_FLUSH_BATCH, recording_emit_sample, r);
+        int ret = sample_pump_drain(r->pump, r->perf, last);
         if (ret < 0)
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
-        else if (ret > 0) {
-                r->unwind_sliced = true;
-                recording_unwind_later(r);
-        }
-}
-
-static void recording_drain(Recording *r) {
-        if (r->error)
-                return;
-        r->draining = true;
-        r->unwind_sliced = false;
-        /* What was moved out of the rings while the daemon waited comes
-         * first, a slice at most and as far as the unwinder's queue takes
-         * it; the rings are read either way (their samples join the spill
-         * while it is not empty). */
-        if (r->spill.size > 0) {
-                r->replaying = true;
-                int n = perf_spill_replay(&r->spill, SAMPLE_UNWIND_FLUSH_BATCH, recording_handle_record, r);
-                r->replaying = false;
-                if (n >= 0 && (size_t) n == SAMPLE_UNWIND_FLUSH_BATCH && r->spill.size > 0) {
-                        r->unwind_sliced = true;
-                        recording_unwind_later(r);
-                }
-        }
-        if (!r->error && r->perf)
-                (void) perf_events_drain(r->perf, recording_handle_record, r);
-        r->lost_samples += r->spill.dropped_samples;
-        r->spill.dropped_samples = 0;
-        r->draining = false;
-        /* Samples that waited for an unwind table (after the drain handled
-         * every COMM/MMAP/FORK record in time). */
-        recording_flush_unwinder(r, false);
+        recording_describe_later(r); /* processes whose /.flatpak-info waits */
 }
 
 void recording_spill_rings(Recording *r) {
-        /* not while this recording reads its rings (a compile in the middle
-         * of a drain): the drain's readers are in use */
-        if (r->state != RECORDING_STATE_RECORDING || !r->perf || r->draining || r->error)
+        if (r->state != RECORDING_STATE_RECORDING || !r->perf || r->error)
                 return;
-        r->draining = true;
-        (void) perf_events_drain(r->perf, perf_spill_add, &r->spill);
-        r->draining = false;
+        sample_pump_spill_rings(r->pump, r->perf);
 }
 
 static void recording_flush(Recording *r) {
@@ -469,13 +446,14 @@ static void recording_follow_container(Recording *r) {
                 log_recording(LOG_INFO, r->id, "cannot poll the rings of joined processes; the tick drains them");
         if (ret > 0)
                 recording_publish(r); /* Processes changed */
+        recording_describe_later(r);
 }
 
 /* ---- event sources ---- */
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Recording *r = userdata;
-        recording_drain(r);
+        recording_drain(r, false);
         /* After the drain: every FORK record of a child inherit follows is in. */
         if (r->follow && r->ticks % RECORDING_FOLLOW_TICKS == 0)
                 recording_follow_container(r);
@@ -496,7 +474,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Recording *r = userdata;
-        recording_drain(r);
+        recording_drain(r, false);
         /* A per-task event hangs up when its task is gone; the tick drains the rest. */
         if (revents & (EPOLLHUP | EPOLLERR))
                 (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
@@ -593,17 +571,37 @@ static int recording_watch_targets(Recording *r) {
  * post-stop stages, and compiling unwind tables (the daemon's tables are
  * shared: what failed while this recording ran). */
 static uint64_t recording_unwind_helper_failures(const Recording *r) {
-        if (!r->unwinder.tables)
+        if (!r->unwind_tables)
                 return 0;
-        return unwind_tables_get_stats(r->unwinder.tables).helper_failures - r->unwind_helper_failures_start;
+        return unwind_tables_get_stats(r->unwind_tables).helper_failures - r->unwind_helper_failures_start;
 }
 
 static uint64_t recording_helper_failures(const Recording *r) {
         return r->stage_results.helper_failures + recording_unwind_helper_failures(r);
 }
 
+/* Samples the kernel lost or the pump's spill dropped. */
+static uint64_t recording_lost_samples(const Recording *r) {
+        SamplePumpStats st = {};
+        if (r->pump)
+                sample_pump_get_stats(r->pump, &st);
+        return st.lost_samples;
+}
+
+/* Malformed records: those the rings' readers and the pump dropped. */
+static uint64_t recording_bad_records(const Recording *r) {
+        SamplePumpStats st = {};
+        if (r->pump)
+                sample_pump_get_stats(r->pump, &st);
+        return r->bad_records + st.bad_records;
+}
+
 static void recording_write_stats(Recording *r) {
         char buf[2048];
+        SamplePumpStats pst = {};
+        if (r->pump)
+                sample_pump_get_stats(r->pump, &pst);
+        const SampleUnwindStats *ust = &pst.unwind;
         int64_t now = now_monotonic_ns();
         /* The capture covers the sampling window, not the post-stop work:
          * a 3 s recording lasts 3 s, whatever symbolizing took after. */
@@ -619,25 +617,23 @@ static void recording_write_stats(Recording *r) {
                            "unwind_fp_frames=%llu\nunwind_ends=%llu\nunwind_stops_early=%llu\n"
                            "spilled_records=%llu\nhelper_failures=%llu\nunwind_helper_failures=%llu\n"
                            "user_addresses=%llu\nuser_addresses_named=%llu\n",
-                           (unsigned long long) r->samples, (unsigned long long) r->lost_samples,
-                           (unsigned long long) r->bad_records, n_pids, pinned_files_get_n(r->pinned),
+                           (unsigned long long) r->samples, (unsigned long long) pst.lost_samples,
+                           (unsigned long long) recording_bad_records(r), n_pids, pinned_files_get_n(r->pinned),
                            (unsigned long long) pinned_files_get_failures(r->pinned), n_addrs,
                            recording_end_reason_to_string(r->reason), (long long) (end - r->start_time),
                            record_unwind_to_string(r->options.unwind), r->kernel ? "true" : "false",
-                           (unsigned long long) r->unwinder.stats.samples, (unsigned long long) r->unwinder.stats.frames,
-                           (unsigned long long) r->unwinder.stats.fp_frames,
-                           (unsigned long long) r->unwinder.stats.stops[UNWIND_STOP_END],
-                           (unsigned long long) (r->unwinder.stats.samples - r->unwinder.stats.stops[UNWIND_STOP_END]),
-                           (unsigned long long) r->spill.spilled_records,
-                           (unsigned long long) recording_helper_failures(r),
+                           (unsigned long long) ust->samples, (unsigned long long) ust->frames,
+                           (unsigned long long) ust->fp_frames, (unsigned long long) ust->stops[UNWIND_STOP_END],
+                           (unsigned long long) (ust->samples - ust->stops[UNWIND_STOP_END]),
+                           (unsigned long long) pst.spilled_records, (unsigned long long) recording_helper_failures(r),
                            (unsigned long long) recording_unwind_helper_failures(r),
                            (unsigned long long) r->stage_results.user_addresses,
                            (unsigned long long) r->stage_results.user_named);
         /* Why user stacks ended, one line per reason ("unwind_stop_no_info=3"). */
         for (int i = 0; i < _UNWIND_STOP_MAX && len > 0 && (size_t) len < sizeof(buf); i++)
-                if (r->unwinder.stats.stops[i] > 0)
+                if (ust->stops[i] > 0)
                         len += snprintf(buf + len, sizeof(buf) - (size_t) len, "unwind_stop_%s=%llu\n",
-                                        unwind_stop_to_string(i), (unsigned long long) r->unwinder.stats.stops[i]);
+                                        unwind_stop_to_string(i), (unsigned long long) ust->stops[i]);
         /* The budgets (docs/security.md): addresses left as module+0xOFFSET,
          * the helper's time. */
         if (len > 0 && (size_t) len < sizeof(buf))
@@ -686,6 +682,9 @@ static void recording_write_stats(Recording *r) {
 }
 
 static void recording_finish(Recording *r) {
+        SamplePumpStats pst = {};
+        if (r->pump)
+                sample_pump_get_stats(r->pump, &pst);
         recording_control_stop(r);
         recording_write_stats(r);
         recording_flush(r);
@@ -695,13 +694,15 @@ static void recording_finish(Recording *r) {
         r->final_bytes = capture_writer_get_bytes(r->writer);
         r->writer = capture_writer_free(r->writer);
         log_fields(LOG_INFO,
-                   &(const LogFields) { .recording_id = r->id, .has_uid = true, .uid = r->owner_uid,
-                                        .message_id = PERISCOPE_MESSAGE_RECORDING_FINISHED },
+                   &(const LogFields){ .recording_id = r->id,
+                                       .has_uid = true,
+                                       .uid = r->owner_uid,
+                                       .message_id = PERISCOPE_MESSAGE_RECORDING_FINISHED },
                    "finished (%s): %llu samples, %llu lost, %llu records spilled while the helper worked, "
                    "%llu slices of waiting samples unwound from the event loop",
                    recording_end_reason_to_string(r->reason), (unsigned long long) r->samples,
-                 (unsigned long long) r->lost_samples, (unsigned long long) r->spill.spilled_records,
-                 (unsigned long long) r->unwind_slices);
+                   (unsigned long long) pst.lost_samples, (unsigned long long) pst.spilled_records,
+                   (unsigned long long) pst.slices);
         if (r->observer && r->observer->finished)
                 r->observer->finished(r, r->observer_userdata);
 }
@@ -716,36 +717,31 @@ static void recording_stage_progress(const char *stage, uint64_t done, uint64_t 
 static void recording_run_stages(Recording *r);
 static void recording_unwind_rest(Recording *r, bool force);
 
+/* Whether samples wait in the pump (spilled, or for unwind tables). */
+static bool recording_samples_wait(const Recording *r) {
+        SamplePumpStats st = {};
+        if (r->pump)
+                sample_pump_get_stats(r->pump, &st);
+        return st.waiting;
+}
+
 /* Ends the wait of recording_unwind_rest(): what waits is unwound now. */
 static void recording_cancel_waiting(void *job) {
         Recording *r = job;
-        if (r->cut.now && (r->spill.size > 0 || r->unwinder.n_pending > 0))
+        if (r->cut.now && recording_samples_wait(r))
                 r->stage_results.cut |= RECORDING_CUT_UNWIND_TABLES;
         recording_unwind_rest(r, true);
 }
 
-/* The next slice of samples that waited: while recording, a drain (the
- * spill first); stopped, the wait before the stages goes on. */
-static int recording_on_unwind_slice(sd_event_source *s, void *userdata) {
+/* The pump has more to hand on (the next slice, or unwind tables came):
+ * while recording, a drain; stopped, the wait before the stages goes on. */
+static void recording_pump_wake(void *userdata) {
         Recording *r = userdata;
-        r->unwind_slices++;
         if (r->state == RECORDING_STATE_RECORDING) {
-                if (!r->draining)
-                        recording_drain(r);
+                recording_drain(r, false);
                 if (r->error)
                         recording_end(r, RECORDING_END_ERROR, r->error, NULL);
         } else if (r->awaiting_tables)
-                recording_unwind_rest(r, false);
-        return 0;
-}
-
-/* The unwind tables decided files: samples that waited for them go on
- * (while recording, or stopped and waiting for them). */
-static void recording_tables_ready(void *userdata) {
-        Recording *r = userdata;
-        if (r->state == RECORDING_STATE_RECORDING && !r->draining)
-                recording_flush_unwinder(r, false);
-        else if (r->awaiting_tables)
                 recording_unwind_rest(r, false);
 }
 
@@ -789,29 +785,25 @@ static void recording_run_stages(Recording *r) {
  * listener), and the stages run once none waits. Freed or cancelled
  * meanwhile (`force`): unwound at once, a table still compiling as none. */
 static void recording_unwind_rest(Recording *r, bool force) {
-        if (force) {
+        if (force)
                 r->stage_job = (RecordingStageJob) {};
-                /* the spill's replay stops at a full queue: flush, replay again */
-                while (!r->error && (r->spill.size > 0 || r->unwinder.n_pending > 0)) {
-                        recording_drain(r);
-                        recording_flush_unwinder(r, true);
-                }
-        } else
-                recording_drain(r);
-        bool waiting = !r->error && (r->spill.size > 0 || r->unwinder.n_pending > 0);
+        recording_drain(r, force);
+        SamplePumpStats pst = {};
+        if (r->pump)
+                sample_pump_get_stats(r->pump, &pst);
+        bool waiting = !r->error && pst.waiting;
         if (waiting && !r->awaiting_tables)
                 r->samples_before_wait = r->samples;
         /* said when a table stopped the flush, not a slice's end */
-        if (waiting && !r->unwind_sliced && !r->told_table_wait) {
-                log_recording(LOG_INFO, r->id, "%zu samples wait for unwind tables still compiling",
-                              r->unwinder.n_pending);
+        if (waiting && !pst.sliced && !r->told_table_wait) {
+                log_recording(LOG_INFO, r->id, "%zu samples wait for unwind tables still compiling", pst.queued);
                 r->told_table_wait = true;
         }
         if (waiting || r->awaiting_tables) {
                 /* Progress: samples unwound since the wait began, of those
                  * and the ones still queued (the spill adds to them) */
                 uint64_t unwound = r->samples - r->samples_before_wait;
-                recording_stage_progress("unwind-tables", unwound, unwound + (waiting ? r->unwinder.n_pending : 0), r);
+                recording_stage_progress("unwind-tables", unwound, unwound + (waiting ? pst.queued : 0), r);
         }
         r->awaiting_tables = waiting;
         if (waiting) {
@@ -845,11 +837,12 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
         r->sampling_end_time = now_monotonic_ns();
         if (r->perf) {
                 (void) perf_events_disable(r->perf);
-                recording_drain(r);
+                recording_drain(r, false);
                 r->bad_records += perf_events_get_bad_records(r->perf);
                 perf_events_free(TAKE_PTR(r->perf));
         }
         user_charge_release(&r->ring_charge);
+        recording_describe_end(r);
         if (r->command_cmdline && r->writer) /* the command never exec'd: named as it was */
                 (void) capture_writer_add_process(r->writer, r->start_time, -1, r->options.command_pid,
                                                   r->command_cmdline);
@@ -864,6 +857,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 .recording_id = r->id,
                 .writer = r->writer,
                 .start_time = r->start_time,
+                .end_time = r->sampling_end_time,
                 .options = &r->options,
                 .kernel = r->kernel,
                 .maps = r->maps,
@@ -917,9 +911,22 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 cfg.exclude_callchain_user = true;
                 cfg.ring_pages = 1024;
         }
-        r->layout = (PerfRecordLayout) { .sample_type = cfg.sample_type, .sample_regs_user = cfg.sample_regs_user };
-        r->spill.layout = r->layout;
-        int ret = perf_events_new(&cfg, &r->perf);
+        SamplePumpSetup pump = {
+                .event = r->event,
+                .layout = { .sample_type = cfg.sample_type, .sample_regs_user = cfg.sample_regs_user },
+                .unwind = r->options.unwind,
+                .tables = r->unwind_tables,
+                .owner = (uint32_t) r->owner_uid,
+                .maps = r->maps,
+                .kernel = r->kernel,
+                .prepare_tables = !r->options.system,
+                .sink = &recording_sink,
+                .userdata = r,
+        };
+        int ret = sample_pump_new(&pump, &r->pump);
+        if (ret < 0)
+                return ret;
+        ret = perf_events_new(&cfg, &r->perf);
         if (ret < 0)
                 return perf_error(r, error, ret, "this recording");
         /* The rings are locked by root: count them against the owner. */
@@ -1081,10 +1088,9 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         r->check_owner = setup->check_owner;
         r->limits = setup->limits;
         r->event = sd_event_ref(setup->event);
-        r->unwinder.tables = setup->unwind_tables;
-        r->unwinder.owner = (uint32_t) r->owner_uid;
-        if (r->unwinder.tables)
-                r->unwind_helper_failures_start = unwind_tables_get_stats(r->unwinder.tables).helper_failures;
+        r->unwind_tables = setup->unwind_tables;
+        if (r->unwind_tables)
+                r->unwind_helper_failures_start = unwind_tables_get_stats(r->unwind_tables).helper_failures;
         r->helper = setup->helper;
         r->budgets = setup->budgets;
         r->perf_opener = setup->perf_opener;
@@ -1136,11 +1142,6 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         r_ = recording_follow_start(r);
         if (r_ < 0)
                 goto fail;
-        if (r->unwinder.tables) {
-                r_ = unwind_tables_add_listener(r->unwinder.tables, recording_tables_ready, r);
-                if (r_ < 0)
-                        goto fail;
-        }
         int64_t snapshot_start = now_monotonic_ns();
         r_ = recording_snapshot(r);
         if (r_ < 0) {
@@ -1148,8 +1149,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
                 goto fail;
         }
         /* the tables of what runs already compile before samples need them */
-        if (r->unwinder.tables && !r->options.system)
-                sample_unwinder_prepare_all(&r->unwinder, r->maps);
+        sample_pump_prepare_all(r->pump);
         size_t n_snapshot = 0;
         (void) process_maps_get_pids(r->maps, &n_snapshot);
         log_recording(LOG_INFO, r->id, "snapshot of %zu processes in %lld ms", n_snapshot,
@@ -1231,24 +1231,24 @@ const char *recording_cut_to_string(unsigned cut, char *buf, size_t size) {
 Recording *recording_free(Recording *r) {
         if (!r)
                 return NULL;
-        unwind_tables_remove_listener(r->unwinder.tables, recording_tables_ready, r);
         if (r->state == RECORDING_STATE_RECORDING) {
                 /* Freed while recording (service exiting): finalize without stages. */
                 r->stage = recording_n_stages;
                 recording_end(r, RECORDING_END_SHUTDOWN, 0, NULL);
         }
+        if (r->describe_fiber)
+                fiber_cancel(r->describe_fiber);
+        helper_client_free(r->describe_helper);
         /* Freed while finishing: the capture is still closed. */
         recording_cancel_stages(r);
         recording_disarm(r);
-        r->unwind_slice = sd_event_source_disable_unref(r->unwind_slice);
         recording_control_free(r);
         trace_fds_free(r->trace);
         perf_events_free(r->perf);
         user_charge_release(&r->ring_charge);
         capture_writer_free(r->writer);
         free(r->target_sources);
-        sample_unwinder_done(&r->unwinder);
-        perf_spill_done(&r->spill);
+        r->pump = sample_pump_free(r->pump);
         container_follow_free(r->follow);
         process_maps_free(r->maps);
         thread_table_free(r->thread_names);
@@ -1274,13 +1274,15 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
         size_t n_pids = 0;
         (void) process_maps_get_pids(r->maps, &n_pids);
         ContainerFollowStats st = r->follow ? container_follow_get_stats(r->follow) : (ContainerFollowStats) {};
-        *ret = (RecordingStats) {
+        *ret = (RecordingStats){
                 .state = r->state,
                 .reason = r->reason,
-                .error_message = r->error == 0 ? NULL : r->error_message ? r->error_message : strerror(-r->error),
+                .error_message = r->error == 0      ? NULL
+                                 : r->error_message ? r->error_message
+                                                    : strerror(-r->error),
                 .samples = r->samples,
-                .lost_samples = r->lost_samples,
-                .bad_records = r->bad_records,
+                .lost_samples = recording_lost_samples(r),
+                .bad_records = recording_bad_records(r),
                 .helper_failures = recording_helper_failures(r),
                 .unwind_helper_failures = recording_unwind_helper_failures(r),
                 .user_addresses = r->stage_results.user_addresses,

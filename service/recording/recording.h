@@ -23,6 +23,7 @@
 #include "message-ids.h"
 #include "perf.h"
 #include "process.h"
+#include "pump.h"
 #include "recording-options.h"
 #include "recording-stages.h"
 #include "resolver.h"
@@ -118,12 +119,15 @@ struct Recording {
 
         CaptureWriter *writer;
         PerfEvents *perf;
-        PerfRecordLayout layout;
+        SamplePump *pump;            /* the rings to recording.c's sink (spill, unwinder queue, slices) */
+        UnwindTables *unwind_tables; /* the daemon's (borrowed); NULL: no DWARF */
         ProcessMaps *maps;
         ThreadTable *thread_names; /* current name per tid: what a new thread inherits */
         PinnedFiles *pinned;
         JitFiles *jit_files;             /* the processes' perf maps, pinned at first sight */
         Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */
+        struct Fiber *describe_fiber;  /* parses processes' /.flatpak-info, writes their descriptions */
+        HelperClient *describe_helper; /* its helper (waits go back to the loop); used on it only */
         CallerOpener *as_caller;   /* owner other than root: opens with its rights; NULL for root */
         AddressSet *addresses;
         ContainerFollow *follow;   /* `container`: processes joining it are added on the tick */
@@ -149,24 +153,15 @@ struct Recording {
         SymbolizeCut cut;                /* recording_cut_short(): why (static), and whether now */
 
         uint64_t samples;
-        uint64_t lost_samples;
-        uint64_t bad_records;      /* malformed records from the kernel, dropped */
-        PerfSpill spill;           /* records moved out of the rings while the helper worked */
+        uint64_t bad_records; /* malformed records the rings' readers dropped (the pump counts its own) */
         RecordingStageResults stage_results;  /* what the post-stop stages reported */
         uint64_t unwind_helper_failures_start; /* the shared tables' count when the recording began */
-        bool draining;             /* reading the rings or the spill right now */
-        bool replaying;            /* reading the spill right now */
-        bool unwind_sliced;        /* the last drain or flush stopped at its slice with work left */
-        bool told_table_wait;      /* "N samples wait for unwind tables" was logged */
-        sd_event_source *unwind_slice; /* defer: the next slice of spilled and queued samples */
-        uint64_t unwind_slices;    /* slices run from the event loop (the log's statistics) */
-        SampleUnwinder unwinder;   /* dwarf/auto: tables, queue and counters */
+        bool told_table_wait;                  /* "N samples wait for unwind tables" was logged */
         bool awaiting_tables;      /* stopped: samples wait for tables compiling (before the stages) */
         uint64_t samples_before_wait; /* r->samples when that wait began (its Progress) */
         uint64_t published_samples;
         uint64_t final_bytes;      /* Bytes once the writer is closed */
         unsigned ticks;
-        uint64_t sample_buffer[CAPTURE_SAMPLE_MAX_ADDRS];
 
         /* Control fd rings and system counters (recording-control.c). */
         ControlServer *control;
@@ -246,5 +241,6 @@ const char *recording_end_reason_to_string(RecordingEndReason reason);
 const char *recording_state_to_string(RecordingState state);
 
 /* The rest of this folder's public interface: other folders include this header only. */
+#include "daemon-resolver.h"
 #include "recording-control.h"
 #include "recording-trace.h"

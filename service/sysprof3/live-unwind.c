@@ -13,7 +13,7 @@
 #include "capture.h"
 #include "perf.h"
 #include "process.h"
-#include "unwind.h"
+#include "pump.h"
 
 /* The rings are drained at least this often (Sysprof asks for a wakeup only
  * every 149 samples, more than a ring of stack copies holds). */
@@ -31,21 +31,17 @@ struct LiveUnwind {
         CaptureWriter *writer;
         ProcessMaps *maps;
         PinnedFiles *pinned;
-        SampleUnwinder unwinder;
+        SamplePump *pump; /* the rings to the sink below */
         sd_event_source **ring_sources;
         size_t n_ring_sources;
         sd_event_source *event_source, *timer, *snapshot;
-        sd_event_source *slice;    /* defer: the next slice of spilled and queued samples */
         int32_t *pids;             /* the processes to snapshot first (not system) */
         size_t n_pids;
         int event_fd;
         pid_t self;
         bool ended;
-        bool draining;             /* the rings' readers are in use */
-        bool replaying;            /* reading the spill right now */
-        PerfSpill spill;           /* records moved out of the rings while the daemon waited */
-        uint64_t samples, lost, bad_records;
-        uint64_t addrs[UNWINDER_MAX_FRAMES + 64];
+        uint64_t samples;
+        uint64_t regs[3]; /* the unwind registers of the sample being built */
 };
 
 static int emit_sample(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata) {
@@ -75,92 +71,46 @@ static bool pick_unwind_regs(uint64_t mask, const PerfSample *s, uint64_t ret[3]
         return true;
 }
 
-static int handle_sample(LiveUnwind *u, const struct perf_event_header *h, size_t size) {
-        PerfSample s;
-        if (perf_record_parse_sample(&u->setup.layout, h, size, &s) < 0) {
-                u->bad_records++;
-                return 0;
-        }
-        if ((pid_t) s.pid == u->self)
-                return 0; /* the daemon's own work */
-        uint64_t regs[3];
-        bool dwarf = u->setup.stack_size > 0 && s.stack && pick_unwind_regs(u->setup.layout.sample_regs_user, &s, regs);
-        if (dwarf) {
-                s.regs = regs;
-                s.n_regs = 3;
-        }
-        bool deferred = false;
-        SampleStackContext ctx = {
-                .kernel = u->setup.kernel, .unwind = dwarf ? RECORD_UNWIND_DWARF : RECORD_UNWIND_FP,
-                .maps = u->maps, .unwinder = dwarf ? &u->unwinder : NULL, .deferred = &deferred,
-        };
-        size_t n = sample_stack_build(&ctx, &s, u->addrs, ELEMENTSOF(u->addrs));
-        if (n == 0)
-                return 0;
-        return emit_sample(&s, u->addrs, n, u);
-}
-
-static int handle_mmap2(LiveUnwind *u, const struct perf_event_header *h, size_t size) {
-        PerfMmap2 m;
-        if (perf_record_parse_mmap2(&u->setup.layout, h, size, &m) < 0) {
-                u->bad_records++;
-                return 0;
-        }
-        int r = process_frames_write_mmap2(u->writer, u->maps, u->pinned, &m);
-        /* its unwind table compiles before its first sample needs it (not
-         * for the whole system: most of its files are never sampled) */
-        if (r >= 0 && u->unwinder.tables && !u->setup.system && (m.prot & PROT_EXEC))
-                sample_unwinder_prepare(&u->unwinder, u->maps, (int32_t) m.pid, m.addr);
-        return r;
-}
-
-static int handle_comm(LiveUnwind *u, const struct perf_event_header *h, size_t size) {
-        PerfComm c;
-        if (perf_record_parse_comm(&u->setup.layout, h, size, &c) < 0) {
-                u->bad_records++;
-                return 0;
-        }
-        return process_frames_write_exec(u->writer, u->maps, &c);
-}
-
-static int handle_task(LiveUnwind *u, const struct perf_event_header *h, size_t size) {
-        PerfTask t;
-        if (perf_record_parse_task(&u->setup.layout, h, size, &t) < 0) {
-                u->bad_records++;
-                return 0;
-        }
-        return process_frames_write_task(u->writer, u->maps, &t, h->type == PERF_RECORD_FORK);
-}
-
-static int handle_record(const struct perf_event_header *h, size_t size, void *userdata) {
+/* The daemon's own samples are dropped; a sample is unwound from its stack
+ * copy when the client asked for one and the registers it needs. */
+static bool filter_sample(PerfSample *s, bool *dwarf, void *userdata) {
         LiveUnwind *u = userdata;
-        uint64_t lost;
-        switch (h->type) {
-        case PERF_RECORD_SAMPLE:
-                /* The unwinder's queue is full (tables compile slower than
-                 * samples come): the sample waits in the spill, behind the
-                 * ones already there. */
-                if (!u->replaying && (u->spill.size > 0 || sample_unwinder_queue_full(&u->unwinder)))
-                        return perf_spill_add(h, size, &u->spill);
-                if (u->replaying && sample_unwinder_queue_full(&u->unwinder))
-                        return -EAGAIN; /* stays in the spill */
-                return handle_sample(u, h, size);
-        case PERF_RECORD_MMAP2:
-                return handle_mmap2(u, h, size);
-        case PERF_RECORD_COMM:
-                return handle_comm(u, h, size);
-        case PERF_RECORD_FORK:
-        case PERF_RECORD_EXIT:
-                return handle_task(u, h, size);
-        case PERF_RECORD_LOST:
-        case PERF_RECORD_LOST_SAMPLES:
-                if (perf_record_parse_lost(h, size, &lost) == 0)
-                        u->lost += lost;
-                return 0;
-        default:
-                return 0;
+        if ((pid_t) s->pid == u->self)
+                return false; /* the daemon's own work */
+        *dwarf = *dwarf && s->stack && pick_unwind_regs(u->setup.layout.sample_regs_user, s, u->regs);
+        if (*dwarf) {
+                s->regs = u->regs;
+                s->n_regs = 3;
         }
+        return true;
 }
+
+static int handle_mmap2(const PerfMmap2 *m, void *userdata) {
+        LiveUnwind *u = userdata;
+        return process_frames_write_mmap2(u->writer, u->maps, u->pinned, m);
+}
+
+static int handle_comm(const PerfComm *c, void *userdata) {
+        LiveUnwind *u = userdata;
+        return process_frames_write_exec(u->writer, u->maps, c);
+}
+
+static int handle_task(const PerfTask *t, bool fork, void *userdata) {
+        LiveUnwind *u = userdata;
+        return process_frames_write_task(u->writer, u->maps, t, fork);
+}
+
+static void on_pump_wake(void *userdata);
+
+/* What the pump hands on goes to the client's capture stream. */
+static const SamplePumpSink live_unwind_sink = {
+        .sample = emit_sample,
+        .mmap2 = handle_mmap2,
+        .comm = handle_comm,
+        .task = handle_task,
+        .filter = filter_sample,
+        .wake = on_pump_wake,
+};
 
 /* Ends the session: its owner frees it (on_end), so u is gone after. */
 static void live_unwind_end(LiveUnwind *u, int error) {
@@ -168,56 +118,19 @@ static void live_unwind_end(LiveUnwind *u, int error) {
                 return;
         u->ended = true;
         if (error < 0)
-                log_info("sysprof3: unwind session %u ended: %s", u->setup.id, strerror(-error));
+                log_info_errno(error, "sysprof3: unwind session %u ended: %m", u->setup.id);
         if (u->setup.on_end)
                 u->setup.on_end(u, u->setup.userdata);
 }
 
-/* Reads every ring, writes what came, and flushes to the client. Samples
- * waiting for a table compiling (off the event loop) are written once it
- * came (after a drain, or when the tables' listener hears of it), a slice
- * at a time (the `slice` source brings the next); at the `last` drain (the
- * session ends) the ones still waiting are unwound at once, a table still
- * compiling as none: the client has stopped, and nothing waits for every
- * table a busy machine's programs need. */
+/* Reads every ring through the pump, writes what came, and flushes to the
+ * client. At the `last` drain (the session ends) the samples still waiting
+ * for a table compiling are unwound at once, without it: the client has
+ * stopped, and nothing waits for every table a busy machine's programs
+ * need. */
 static int live_unwind_drain(LiveUnwind *u, bool last) {
-        int r = 0;
-        bool more = false;
-        u->draining = true;
-        if (u->spill.size > 0) {
-                size_t batch = last ? SIZE_MAX : SAMPLE_UNWIND_FLUSH_BATCH;
-                u->replaying = true;
-                r = perf_spill_replay(&u->spill, batch, handle_record, u);
-                u->replaying = false;
-                more = r >= 0 && (size_t) r == batch && u->spill.size > 0;
-        }
-        if (r >= 0)
-                r = perf_events_drain(u->perf, handle_record, u);
-        u->draining = false;
-        u->lost += u->spill.dropped_samples;
-        u->spill.dropped_samples = 0;
-        /* the last time, the spill's replay stops at a full queue: flush
-         * without the missing tables, replay again */
-        for (bool again = true; r >= 0 && again;) {
-                r = sample_unwinder_flush(&u->unwinder, u->maps, u->setup.kernel, u->addrs, ELEMENTSOF(u->addrs),
-                                          last, last ? SIZE_MAX : SAMPLE_UNWIND_FLUSH_BATCH, emit_sample, u);
-                more |= r > 0;
-                again = last && u->spill.size > 0;
-                if (r >= 0 && again) {
-                        u->replaying = true;
-                        r = perf_spill_replay(&u->spill, SIZE_MAX, handle_record, u);
-                        u->replaying = false;
-                }
-        }
-        if (r < 0)
-                return r;
-        if (more && !last && u->slice) {
-                /* after what the event loop has pending now (D-Bus calls, other sessions) */
-                r = sd_event_source_set_enabled(u->slice, SD_EVENT_ONESHOT);
-                if (r < 0)
-                        return r;
-        }
-        return capture_writer_flush(u->writer);
+        int r = sample_pump_drain(u->pump, u->perf, last);
+        return r < 0 ? r : capture_writer_flush(u->writer);
 }
 
 /* Drains; true when the session ended instead (u is freed then). */
@@ -229,24 +142,16 @@ static bool drain_or_end(LiveUnwind *u) {
         return true;
 }
 
-/* The unwind tables decided files: the samples that waited go out. */
-static void on_tables_ready(void *userdata) {
-        LiveUnwind *u = userdata;
-        if (!u->ended && !u->draining && u->unwinder.n_pending > 0)
-                (void) drain_or_end(u);
-}
-
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         (void) drain_or_end(userdata);
         return 0;
 }
 
-/* The next slice of samples that waited (spilled or queued). */
-static int on_slice(sd_event_source *s, void *userdata) {
+/* The pump has more (the next slice of samples that waited, or tables came). */
+static void on_pump_wake(void *userdata) {
         LiveUnwind *u = userdata;
-        if (!u->ended && !u->draining)
+        if (!u->ended)
                 (void) drain_or_end(u);
-        return 0;
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -264,11 +169,8 @@ static int on_event_fd(sd_event_source *s, int fd, uint32_t revents, void *userd
 }
 
 void live_unwind_spill_rings(LiveUnwind *u) {
-        if (u->ended || u->draining)
-                return;
-        u->draining = true;
-        (void) perf_events_drain(u->perf, perf_spill_add, &u->spill);
-        u->draining = false;
+        if (!u->ended)
+                sample_pump_spill_rings(u->pump, u->perf);
 }
 
 static void spill_between(void *userdata) {
@@ -291,8 +193,7 @@ static int live_unwind_snapshot(LiveUnwind *u) {
                         return r;
                 live_unwind_spill_rings(u);
         }
-        if (u->unwinder.tables)
-                sample_unwinder_prepare_all(&u->unwinder, u->maps);
+        sample_pump_prepare_all(u->pump);
         return 0;
 }
 
@@ -330,15 +231,6 @@ static int live_unwind_watch(LiveUnwind *u) {
         r = sd_event_add_defer(u->setup.event, &u->snapshot, on_snapshot, u);
         if (r < 0)
                 return r;
-        r = sd_event_add_defer(u->setup.event, &u->slice, on_slice, u);
-        if (r < 0)
-                return r;
-        r = sd_event_source_set_priority(u->slice, SD_EVENT_PRIORITY_IDLE); /* after everything else pending */
-        if (r < 0)
-                return r;
-        r = sd_event_source_set_enabled(u->slice, SD_EVENT_OFF);
-        if (r < 0)
-                return r;
         return sd_event_add_time_relative(u->setup.event, &u->timer, CLOCK_MONOTONIC, LIVE_UNWIND_DRAIN_USEC, 0,
                                           on_timer, u);
 }
@@ -354,7 +246,6 @@ int live_unwind_start(const LiveUnwindSetup *setup, int *perf_fds, const int *cp
                 u->setup.n_pids = 0;
                 u->event_fd = -1;
                 u->self = getpid();
-                u->spill.layout = setup->layout;
                 PerfEventsConfig config = {
                         .sample_type = setup->layout.sample_type, .sample_regs_user = setup->layout.sample_regs_user,
                         .sample_stack_user = setup->stack_size, .ring_pages = LIVE_UNWIND_RING_PAGES,
@@ -381,15 +272,24 @@ int live_unwind_start(const LiveUnwindSetup *setup, int *perf_fds, const int *cp
                 (void) fcntl(capture_fd, F_SETPIPE_SZ, (int) LIVE_UNWIND_PIPE_BYTES); /* a socket or file: no-op */
                 r = capture_writer_new_fd(capture_fd, now_monotonic_ns(), &u->writer);
         }
-        if (r >= 0 && setup->tables) {
-                r = unwind_tables_add_listener(setup->tables, on_tables_ready, u);
-                if (r >= 0) {
-                        u->unwinder.tables = setup->tables;
-                        u->unwinder.owner = (uint32_t) setup->uid;
-                }
-        }
         if (r >= 0)
                 r = process_maps_new(&u->maps);
+        if (r >= 0) {
+                SamplePumpSetup pump = {
+                        .event = setup->event,
+                        .layout = setup->layout,
+                        .unwind = setup->stack_size > 0 ? RECORD_UNWIND_DWARF : RECORD_UNWIND_FP,
+                        .tables = setup->tables,
+                        .owner = (uint32_t) setup->uid,
+                        .maps = u->maps,
+                        .kernel = setup->kernel,
+                        .prepare_tables = !setup->system,
+                        .max_addrs = UNWINDER_MAX_FRAMES + 64,
+                        .sink = &live_unwind_sink,
+                        .userdata = u,
+                };
+                r = sample_pump_new(&pump, &u->pump);
+        }
         if (r >= 0)
                 r = pinned_files_new(setup->max_pinned_files, &u->pinned);
         if (r >= 0)
@@ -409,12 +309,13 @@ int live_unwind_start(const LiveUnwindSetup *setup, int *perf_fds, const int *cp
 LiveUnwind *live_unwind_free(LiveUnwind *u) {
         if (!u)
                 return NULL;
-        unwind_tables_remove_listener(u->unwinder.tables, on_tables_ready, u);
-        if (u->perf && u->writer) {
+        if (u->perf && u->writer && u->pump) {
                 (void) live_unwind_drain(u, true);
+                SamplePumpStats st;
+                sample_pump_get_stats(u->pump, &st);
                 log_info("sysprof3: unwind session %u: %llu samples, %llu lost, %llu malformed records", u->setup.id,
-                         (unsigned long long) u->samples, (unsigned long long) u->lost,
-                         (unsigned long long) u->bad_records);
+                         (unsigned long long) u->samples, (unsigned long long) st.lost_samples,
+                         (unsigned long long) st.bad_records);
         }
         for (size_t i = 0; i < u->n_ring_sources; i++)
                 sd_event_source_disable_unref(u->ring_sources[i]);
@@ -422,11 +323,9 @@ LiveUnwind *live_unwind_free(LiveUnwind *u) {
         sd_event_source_disable_unref(u->event_source);
         sd_event_source_disable_unref(u->timer);
         sd_event_source_disable_unref(u->snapshot);
-        sd_event_source_disable_unref(u->slice);
         free(u->pids);
         safe_close(u->event_fd);
-        sample_unwinder_done(&u->unwinder);
-        perf_spill_done(&u->spill);
+        sample_pump_free(u->pump);
         capture_writer_free(u->writer);
         perf_events_free(u->perf);
         pinned_files_free(u->pinned);

@@ -5,17 +5,18 @@
  * fd until Stop() or until the caller leaves the bus. RAPL energy readings
  * are a known side channel (which is why the kernel gives them to root
  * only), so Start needs root or polkit, as the whole system does. */
+#include "sysprof3-profiler.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "basic.h"
-#include "bus-refusal.h"
-#include "capture-fd.h"
+#include "bus.h"
 #include "capture.h"
 #include "counters.h"
 #include "protocol.h"
-#include "sysprof3.h"
+#include "sysprof3-state.h"
 
 struct EnergyProfile {
         CaptureWriter *writer;

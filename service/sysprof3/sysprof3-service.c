@@ -2,6 +2,8 @@
  * PerfEventOpen, GetProcFile, GetProcFd, ListProcesses, GetProcessInfo,
  * SetGovernor, SetParanoid, as Sysprof 3.46 and later call them, each
  * limited to what the caller may profile (docs/sysprofd-drop-in.md). */
+#include "sysprof3-service.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,13 +16,12 @@
 #include <unistd.h>
 
 #include "basic.h"
-#include "bus-refusal.h"
+#include "bus.h"
 #include "protocol.h"
 #include "perf-open-options.h"
-#include "caller-processes.h"
 #include "proc-files.h"
 #include "process.h"
-#include "sysprof3.h"
+#include "sysprof3-state.h"
 
 /* Largest /proc file served (a big process's maps). */
 #define PROC_FILE_MAX_BYTES (32u << 20)

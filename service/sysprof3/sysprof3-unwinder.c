@@ -3,6 +3,8 @@
  * h event_fd, h capture_fd) as Sysprof 48 calls it, served by
  * live-unwind.c. Only events this service opened for the same caller are
  * taken: their records are known to hold only what that caller may see. */
+#include "sysprof3-unwinder.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,11 +16,10 @@
 #include <unistd.h>
 
 #include "basic.h"
-#include "bus-refusal.h"
-#include "capture-fd.h"
+#include "bus.h"
 #include "protocol.h"
 #include "live-unwind.h"
-#include "sysprof3.h"
+#include "sysprof3-state.h"
 
 /* Perf events one session may take (one per CPU and a few per process). */
 #define UNWIND_MAX_PERF_FDS 4096

@@ -10,7 +10,7 @@ command -v jq >/dev/null || { echo "FAIL: jq is missing (apt-get install -y jq)"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 # expect FILE REGEX: the file has a line matching REGEX (extended)
 expect() { grep -Eq -- "$2" "$1" || { echo "--- $1:"; cat "$1"; fail "no line matching /$2/ in $1"; }; }
 

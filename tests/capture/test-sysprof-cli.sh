@@ -9,7 +9,7 @@ src=$1
 periscope=$2
 interop=$3
 
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 command -v jq >/dev/null || fail "jq is missing (apt-get install -y jq)"
 . "$src/tests/lib/private-bus.sh"
 tmp=$(mktemp -d)

@@ -6,7 +6,7 @@
 # Needs root (lists as another user too).
 set -euo pipefail
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 [ "$(id -u)" = 0 ] || fail "needs root (lists as another user); run it through ./test.sh"
 for t in script jq runuser; do command -v $t >/dev/null || fail "$t is missing"; done
 tmp=$(mktemp -d)

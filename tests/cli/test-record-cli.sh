@@ -8,7 +8,7 @@
 # Needs root (a tmpfs for the full disk, another user for a refusal).
 set -euo pipefail
 : "${PERISCOPE:?}" "${PERISCOPED:?}" "${DEMO:?}" "${SYSPROF_COMPARE:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 [ "$(id -u)" = 0 ] || fail "needs root (mounts a small tmpfs, records as another user); run it through ./test.sh"
 for t in script jq runuser; do command -v $t >/dev/null || fail "$t is missing"; done
 

@@ -10,7 +10,7 @@ src=$1
 periscope=$2
 workload=$3
 
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 . "$src/tests/lib/private-bus.sh"
 tmp=$(mktemp -d)
 trap 'private_bus_stop; rm -rf "$tmp"' EXIT

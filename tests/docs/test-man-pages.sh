@@ -3,7 +3,7 @@
 # with name and section, NAME and SYNOPSIS sections, the main options, and no
 # Markdown left over (backticks, ## headings, [links]).
 set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 : "${MAN_PERISCOPE:?}" "${MAN_PERISCOPED:?}"
 for tool in man col; do
         command -v "$tool" >/dev/null || fail "$tool missing: apt-get install -y man-db bsdextrautils"

@@ -9,7 +9,8 @@ set -uo pipefail
 PERISCOPE=$(realpath "$1") MAKE_CAPTURE=$(realpath "$2")
 TEST_TMP=$(mktemp -d /tmp/periscope-export-errors.XXXXXX)
 trap 'rm -rf "$TEST_TMP"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
+set +e # this test checks exit statuses itself
 cd "$TEST_TMP"
 "$MAKE_CAPTURE" ours fx.syscap || fail "cannot write the fixture"
 

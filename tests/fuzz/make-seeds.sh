@@ -9,7 +9,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
 corpus=$src/tests/fuzz/corpus
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 for tool in tests/fuzz/make-seeds tests/capture/test-capture-corpus tests/cli/make-sysprof-capture \
         tests/service/control/trace-writer tests/service/unwind/fuzz-unwind-driver; do
         [ -x "$build/$tool" ] || fail "$build/$tool is missing: build the tree first (ninja -C $build)"

@@ -6,14 +6,8 @@
 #   periscoped_start [ARGS…]     starts $PERISCOPED on it, sets PERISCOPED_PID
 #   periscoped_start_for_user USER MODE   both, polkitd, and as_user for USER
 #   pcall PATH IFACE METHOD…     busctl call on the service
-#   fail MESSAGE                 prints and exits 1
-set -euo pipefail
-# With pipefail, `producer | grep -q` fails when grep -q leaves at its first
-# match and the producer, still writing, dies of SIGPIPE (CI saw it with
-# `echo "$text" | grep -q`): the tests read a pipe to its end with
-# `| grep >/dev/null PATTERN`.
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
+#   fail, as_user, wait_for      from test-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh" # fail, as_user, wait_for; set -euo pipefail
 # The system interpreter: a pyenv shim in PATH costs seconds per start.
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 
@@ -89,11 +83,10 @@ periscoped_start_for_user() { # USER MODE
         private_bus_start
         private_polkit_start || fail "polkitd did not start on the private bus"
         periscoped_start
-        _test_user=$1
+        TEST_USER=$1
         dir=$TEST_TMP/$1
         mkdir "$dir"; chown "$1": "$dir"; chmod "$2" "$TEST_TMP"
 }
-as_user() { runuser -u "$_test_user" -- "$@"; }
 
 # Starts $DEMO, the demo workload, for MILLISECONDS (killed at exit at the
 # latest): sets work to its pid.

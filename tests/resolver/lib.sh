@@ -6,10 +6,7 @@ set -euo pipefail
 # `echo "$text" | grep -q`): the tests read a pipe to its end with
 # `| grep >/dev/null PATTERN`.
 
-fail() {
-        echo "FAIL: $*" >&2
-        exit 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/test-lib.sh" # fail, as_user, wait_for
 
 : "${PERISCOPE_RESOLVE:?set by meson: path of periscope-resolve}"
 [ "$(id -u)" = 0 ] || fail "container tests run as root (./test.sh does)"

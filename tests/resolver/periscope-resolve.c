@@ -100,13 +100,18 @@ static int copy_out(int fd, const char *dir, const char *path) {
         return 0;
 }
 
+/* The resolver's log function here: what it rejects, on stderr. */
+static void log_to_stderr(void *userdata, const char *message) {
+        fprintf(stderr, "periscope-resolve: resolver: %s\n", message);
+}
+
 static int list_instances(const char *query) {
         _cleanup_resolver_ Resolver *r = NULL;
         ContainerInstance *inst = NULL;
         size_t n = 0;
         int k = resolver_new(&r);
         if (k >= 0)
-                resolver_set_log_func(r, resolver_log_warning, NULL);
+                resolver_set_log_func(r, log_to_stderr, NULL);
         if (k >= 0)
                 k = container_list_instances(r, &inst, &n);
         if (k < 0) {
@@ -210,7 +215,7 @@ int main(int argc, char **argv) {
         size_t n = 0;
         int k = resolver_new(&r);
         if (k >= 0)
-                resolver_set_log_func(r, resolver_log_warning, NULL);
+                resolver_set_log_func(r, log_to_stderr, NULL);
         if (k < 0)
                 return 1;
         k = load_mappings(pid, &maps, &n);

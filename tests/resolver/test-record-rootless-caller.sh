@@ -90,7 +90,6 @@ private_polkit_start || fail "no polkitd"
 private_periscoped_start || fail "periscoped did not start"
 out=$WORK/out
 mkdir "$out" && chown $user: "$out"
-as_user() { runuser -u $user -- "$@"; }
 
 # ListTargets as the caller: its container with both pids, nobody else's.
 as_user busctl --json=short call org.periscope.Profiler1 /org/periscope/Profiler1 org.periscope.Profiler1 ListTargets \

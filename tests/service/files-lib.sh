@@ -25,7 +25,6 @@ private_bus_start
 private_polkit_start || fail "polkitd did not start on the private bus"
 periscoped_start
 
-as_user() { runuser -u $user -- "$@"; }
 
 # The user's program and the secret one (files-checks.sh). FILES_BUILD_ID
 # (set before sourcing): "none" (an attacker's own build: the

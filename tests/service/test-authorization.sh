@@ -11,7 +11,6 @@ private_bus_start
 periscoped_start
 dir=$TEST_TMP/$user
 mkdir "$dir"; chown $user: "$dir"
-as_user() { runuser -u $user -- "$@"; }
 
 sleep 60 & root_proc=$!
 private_bus_track $root_proc

@@ -224,6 +224,41 @@ int main(void) {
                 container_follow_free(other);
         }
 
+        /* A recording's resolver keeps /.flatpak-info unparsed: a member
+         * waits (no join) until its owner had it parsed, then is joined; one
+         * whose parse failed (dropped) never is. */
+        Resolver *deferring = NULL;
+        ContainerFollow *later = NULL;
+        Joins jl = {};
+        CHECK_MSG(resolver_new(&deferring) == 0 && container_follow_new(app_id, &later) == 0, "out of memory");
+        if (deferring && later) {
+                resolver_set_defer_user_files(deferring, true);
+                Child waiting = spawn(), dropped = spawn();
+                CHECK_MSG(waiting.pid > 0 && dropped.pid > 0, "fork failed");
+                CHECK_MSG(command(&waiting, 'c') == waiting.pid && command(&dropped, 'c') == dropped.pid,
+                          "chroot failed");
+                (void) container_follow_scan(later, deferring, on_join, &jl);
+                CHECK_MSG(count_joins(&jl, waiting.pid) == 0 && count_joins(&jl, dropped.pid) == 0,
+                          "a member was joined before its /.flatpak-info was parsed");
+                CHECK_MSG(resolver_count_pending(deferring) >= 2, "%zu files wait, expected the 2 new members'",
+                          resolver_count_pending(deferring));
+                resolver_drop_pending(deferring, dropped.pid);
+                CHECK_MSG(resolver_parse_pending(deferring, waiting.pid, NULL) == 0, "the parse failed");
+                CHECK_MSG(resolver_parse_pending(deferring, waiting.pid, NULL) == -ENOENT, "parsed twice");
+                const ContainerInfo *ci = resolver_get_container(deferring, waiting.pid);
+                CHECK_MSG(ci && ci->engine == CONTAINER_ENGINE_FLATPAK && strcmp(ci->name, app_id) == 0 &&
+                                  strcmp(ci->id, "4242") == 0,
+                          "the parsed member is not the app's instance");
+                (void) container_follow_scan(later, deferring, on_join, &jl);
+                CHECK_MSG(count_joins(&jl, waiting.pid) == 1, "the parsed member was not joined on the next scan");
+                for (int i = 0; i < CONTAINER_FOLLOW_FULL_EVERY; i++)
+                        (void) container_follow_scan(later, deferring, on_join, &jl);
+                CHECK_MSG(count_joins(&jl, dropped.pid) == 0, "a member whose file was dropped was joined");
+                CHECK_MSG(count_joins(&jl, waiting.pid) == 1, "the parsed member was joined again");
+        }
+        container_follow_free(later);
+        resolver_free(deferring);
+
         /* The container stops: no member left. */
         kill_children();
         k = container_follow_scan(fl, res, on_join, &j);
@@ -236,6 +271,7 @@ int main(void) {
         unlink(path);
         rmdir(sandbox);
         if (failures == 0)
-                printf("ok: container-follow: members joined once, host/noted/inherited ones never, late entry on command change, refused not retried, stop seen\n");
+                printf("ok: container-follow: members joined once, host/noted/inherited ones never, late entry on "
+                       "command change, refused not retried, deferred parses joined after them, stop seen\n");
         return failures ? 1 : 0;
 }

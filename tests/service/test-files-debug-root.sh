@@ -51,7 +51,7 @@ build_id_path() { local h=${1#0x}; echo "$DEBUG_ROOT/.build-id/${h:0:2}/${h:2}.d
 # with build-id BID from prog.c, and the secret's debug file (secret.c, the
 # same build-id) at $TEST_TMP/NAME.secret.debug.
 make_case() { # name bid
-        build_pair "$2"
+        files_build_programs "$TEST_TMP" "$2"
         mkdir -m 0755 "$USER_DIR/$1"
         objcopy --only-keep-debug "$TEST_TMP/secret.full" "$TEST_TMP/$1.secret.debug"
         strip --strip-all -o "$USER_DIR/$1/prog" "$TEST_TMP/prog.full"
@@ -119,7 +119,7 @@ chown -hR $user: "$USER_DIR"
 # MiniDebugInfo): a root-owned 0711 program the user may run, not read,
 # whose MiniDebugInfo names its functions
 bid=$(new_build_id)
-build_pair "$bid"
+files_build_programs "$TEST_TMP" "$bid"
 nm --format=posix --defined-only "$TEST_TMP/secret.full" | awk '$2 ~ /^[Tt]$/ { print $1 }' >"$TEST_TMP/keep"
 objcopy --only-keep-debug "$TEST_TMP/secret.full" "$TEST_TMP/mini.dbg"
 objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols="$TEST_TMP/keep" \

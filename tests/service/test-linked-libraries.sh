@@ -4,7 +4,7 @@
 # periscope-debuginfod-fetch, in its own sandbox), and the fetcher is the
 # one that has them.
 set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 : "${PERISCOPED:?}" "${PERISCOPE_DEBUGINFOD_FETCH:?}"
 network='libdebuginfod|libcurl|libgnutls|libssl|libcrypto\.so|libkrb5|libgssapi|libldap|libssh|libnghttp|libpsl|librtmp|libidn2'
 daemon=$(ldd "$PERISCOPED")

@@ -7,7 +7,8 @@
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/lib/private-bus.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
+set +e # this test checks exit statuses itself
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 : "${PERISCOPED:?}" "${PERISCOPE:?}" "${CAPTURE_JSON:?}"
 trap 'private_bus_stop' EXIT

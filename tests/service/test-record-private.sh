@@ -2,7 +2,7 @@
 # `periscope record` with no service on any bus: it spawns a private
 # periscoped over a socketpair and still records complete stacks.
 set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 # The system interpreter: a pyenv shim in PATH costs seconds per start.
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 : "${PERISCOPE:?}" "${PERISCOPED:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"

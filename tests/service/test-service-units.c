@@ -559,6 +559,13 @@ static void test_thread_table(void) {
         CHECK(thread_table_get(t, 5001) && strcmp(thread_table_get(t, 5001), "worker-1") == 0);
         PerfTask orphan = { .pid = 4000, .ppid = 4000, .tid = 5002, .ptid = 4999, .time = 60 };
         CHECK(process_frames_write_thread_task(w, t, &orphan, true) == 0 && !thread_table_get(t, 5002));
+        /* a task outside the service's pid namespace (pid and tid 0, as a
+         * whole-system recording in a container sees the host's): no name,
+         * no error that would end the recording */
+        PerfTask outsider = { .pid = 0, .ppid = 0, .tid = 0, .ptid = 0, .time = 65 };
+        CHECK(process_frames_write_thread_task(w, t, &outsider, true) == 0);
+        PerfComm outside_comm = { .pid = 0, .tid = 0, .comm = "kworker/0:1" };
+        CHECK(process_frames_write_thread_name(w, t, &outside_comm) == 0);
         PerfTask exit_thread = { .pid = 4000, .ppid = 4000, .tid = 5001, .ptid = 5001, .time = 70 };
         CHECK(process_frames_write_thread_task(w, t, &exit_thread, false) == 0 && !thread_table_get(t, 5001));
         CHECK(capture_writer_flush(w) == 0);

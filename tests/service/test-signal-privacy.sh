@@ -11,7 +11,9 @@ user=periscope-user
 id -u $user >/dev/null 2>&1 || fail "user $user is missing: run scripts/setup.d/30-periscope-users.sh as root"
 /usr/bin/python3 -c 'import dbus, gi' 2>/dev/null || fail "python3-dbus and python3-gi are missing (scripts/install-deps.sh)"
 periscoped_start_for_user $user 755
-# setpriv execs the command itself: the pid tracked is the one killed at the end
+# Not test-lib.sh's as_user: `as_user CMD &` there is a shell function in a
+# subshell, and this test kills the pid it tracks; setpriv exec'ed directly
+# is the watcher itself.
 as_user() { setpriv --reuid=$user --regid=$user --init-groups "$@"; }
 watch=("/usr/bin/python3" "$(dirname "$0")/watch-signals.py" "$BUS_ADDRESS")
 wait_file() { # FILE: waits up to 60 s for it

@@ -36,7 +36,13 @@ flood=$!
 private_bus_track $flood
 recording_of_uid $uid
 probe_finishing "$path" 240
-wait $flood || { cat "$TEST_TMP/flood.err"; fail "the flood's recording failed"; }
+# Its 250 ms helper budget runs out before the helper names anything: the
+# capture is complete, and record exits 1 saying it has no names (the
+# documented status for a capture whose helper named nothing).
+st=0; wait $flood || st=$?
+[ $st = 0 ] || { [ $st = 1 ] && grep >/dev/null "the helper named nothing" "$TEST_TMP/flood.err" &&
+                 grep >/dev/null "capture written to" "$TEST_TMP/flood.err"; } ||
+        { cat "$TEST_TMP/flood.err"; fail "the flood's recording failed (exit $st)"; }
 cat "$TEST_TMP/flood.out"
 # the peak while both recordings ran and the flood's finished
 rss_kb=$(awk '/^VmHWM:/ { print $2 }' /proc/$PERISCOPED_PID/status)

@@ -12,7 +12,7 @@
 # UNIT_BUS_NAME names the unit's bus name when it is another unit made from
 # the same template (periscoped-sysprof.service: org.gnome.Sysprof3).
 set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 : "${PERISCOPED_UNIT:?}" "${PERISCOPED:?}"
 command -v systemd-analyze >/dev/null || fail "systemd-analyze missing: apt-get install -y systemd"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -18,7 +18,7 @@
 # tests/service/installed/). docs/ARCHITECTURE.md, "Tests on
 # Debian's own kernel", says how to run it by hand.
 set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/installed-tree.sh"
 . "$here/vm-lib.sh"
@@ -119,8 +119,12 @@ grep "Activating via systemd: service name='org.periscope.Profiler1' unit='peris
 grep "argv\[\]=/usr/libexec/periscoped --system " "$share/out/periscoped.show" >/dev/null ||
         { cat "$share/out/periscoped.show"; fail "periscoped.service does not run /usr/libexec/periscoped --system"; }
 cat "$share/out/periscoped.journal"
-if [ -s "$share/out/periscoped.warnings" ]; then
-        cat "$share/out/periscoped.warnings"
+# Under software emulation everything runs 10-20 times slower: the fiber's
+# warning that a slice overran its 5 ms (service/fiber/fiber.c) is expected
+# here and no fault of the service; every other warning fails the test.
+grep -v "without giving way to the event loop" "$share/out/periscoped.warnings" >"$share/out/periscoped.faults" || true
+if [ -s "$share/out/periscoped.faults" ]; then
+        cat "$share/out/periscoped.faults"
         fail "periscoped.service's journal has warnings or errors (above)"
 fi
 # (its lines all carry priority info until it logs with levels: read them too)

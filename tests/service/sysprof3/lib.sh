@@ -10,7 +10,8 @@ set -uo pipefail
 # `| grep >/dev/null PATTERN`.
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 . "$src/tests/lib/private-bus.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/test-lib.sh" # fail, as_user, wait_for
+set +e # this test checks exit statuses itself
 : "${PERISCOPED:?}" "${SYSPROF3_CLIENT:?}"
 [ "$(id -u)" = 0 ] || fail "must run as root (periscoped opens perf events for others)"
 # a failed test shows the end of the daemon's log (the bus directory goes)

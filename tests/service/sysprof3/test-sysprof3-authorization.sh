@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 id -u periscope-user >/dev/null 2>&1 || fail "user periscope-user is missing: run scripts/setup.d/30-periscope-users.sh as root"
 sysprof3_start
-as_user() { runuser -u periscope-user -- env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
 
 sleep 60 & root_pid=$!
 private_bus_track $root_pid

@@ -1,0 +1,63 @@
+/* parse-util.c: numbers typed on a command line, within bounds (parse-util.h). */
+#include "parse-util.h"
+
+#include <errno.h>
+#include <stdbool.h>
+
+#include "time-util.h"
+
+static bool is_digit(char c) {
+        return c >= '0' && c <= '9';
+}
+
+/* Reads the digits at *p into *ret, moving *p past them. Returns how many
+ * there were; *overflow is set when the value does not fit. */
+static unsigned read_digits(const char **p, uint64_t *ret, bool *overflow) {
+        uint64_t v = 0;
+        unsigned n = 0;
+        for (; is_digit(**p); (*p)++, n++) {
+                unsigned d = (unsigned) (**p - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        *overflow = true;
+                else
+                        v = v * 10 + d;
+        }
+        *ret = v;
+        return n;
+}
+
+int parse_bounded_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret) {
+        const char *p = s;
+        uint64_t v;
+        bool overflow = false;
+        if (!s || read_digits(&p, &v, &overflow) == 0 || *p)
+                return -EINVAL;
+        if (overflow || v < min || v > max)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+int parse_bounded_seconds(const char *s, uint64_t min_usec, uint64_t max_usec, uint64_t *ret_usec) {
+        const char *p = s;
+        uint64_t whole = 0, usec = 0;
+        bool overflow = false;
+        if (!s)
+                return -EINVAL;
+        unsigned n = read_digits(&p, &whole, &overflow);
+        if (*p == '.') {
+                p++;
+                uint64_t place = USEC_PER_SEC / 10;
+                for (; is_digit(*p); p++, n++, place /= 10)
+                        usec += (uint64_t) (*p - '0') * place;
+        }
+        if (n == 0 || *p)
+                return -EINVAL;
+        if (overflow || whole > (UINT64_MAX - usec) / USEC_PER_SEC)
+                return -ERANGE;
+        uint64_t v = whole * USEC_PER_SEC + usec;
+        if (v < min_usec || v > max_usec)
+                return -ERANGE;
+        *ret_usec = v;
+        return 0;
+}
