@@ -141,7 +141,8 @@ static void copy_str(char *dst, size_t size, const char *src) {
         snprintf(dst, size, "%s", src ? src : "");
 }
 
-int podman_storage_find_container(PodmanStorage *s, HelperClient *helper, const char *id_or_name, PodmanContainer *ret) {
+int podman_storage_find_container(PodmanStorage *s, HelperClient *helper, const char *id_or_name,
+                                  PodmanContainer *ret) {
         static const char containers_json[] = "overlay-containers/containers.json";
         static const char layers_json[] = "overlay-layers/layers.json";
         static const char images_json[] = "overlay-images/images.json";
