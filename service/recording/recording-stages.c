@@ -105,8 +105,10 @@ static int describe_body(Fiber *f, void *userdata) {
         pid_t pid;
         while (resolver_next_pending(in->resolver, &pid) > 0) {
                 r = resolver_parse_pending(in->resolver, pid, run->helper);
-                if (r < 0 && r != -ENOENT)
+                if (r < 0 && r != -ENOENT) {
                         resolver_drop_pending(in->resolver, pid); /* rejected, or no time left */
+                        r = 0; /* a Podman process is still described: its id, what was found */
+                }
                 size_t n_maps = 0;
                 /* described only when recorded (rescans look at others too) */
                 if (r >= 0 && process_maps_get(in->maps, (int32_t) pid, &n_maps) && n_maps > 0) {

@@ -117,7 +117,7 @@ static int recording_describe(Recording *r, pid_t pid, HelperClient *helper, Fib
                 if (k == HELPER_CLIENT_FAILED && fiber_yield(fiber) == -ECANCELED)
                         return -ECANCELED; /* parsed again after sampling */
                 resolver_drop_pending(r->resolver, pid); /* not asked again */
-                return 0;
+                k = 0; /* a Podman process is still described: its id, what was found */
         }
         if (k < 0 || !r->writer || r->error)
                 return 0;

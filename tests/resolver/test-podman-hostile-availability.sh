@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A user's hostile Podman store does not slow the service for anyone else
-# (issue 20): periscope-rlh pads the JSON of their rootless store
+# (issue 20): periscope-rla pads the JSON of their rootless store
 # (containers.json, layers.json, images.json, each ~15 MB of valid entries,
 # under the 16 MB limit) that the sandboxed helper must parse to name the
 # container and find its layers. Three containers of theirs are recorded
@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}" "${PROBE:?}"
 need podman runc fuse-overlayfs runuser busctl dbus-daemon python3
-rootless_user periscope-rlh
+rootless_user periscope-rla
 store=$home/.local/share/containers/storage
 cd /
 
