@@ -162,10 +162,28 @@ static char *describe_exit(int status) {
 }
 
 /* Kills and reaps the helper. */
+/* SIGKILL to the helper. It runs as its own unprivileged uid, which a
+ * daemon without CAP_KILL may signal only with that effective uid: taken
+ * for the call alone (the real uid stays root's, so it is given back). Else
+ * the wait below would last until the helper ends its request by itself
+ * (seconds on a large hostile file, the event loop stalled meanwhile). */
+static void kill_helper(pid_t pid) {
+        if (kill(pid, SIGKILL) == 0 || errno != EPERM)
+                return;
+        uid_t uid, euid = geteuid();
+        gid_t gid;
+        sandbox_user(HELPER_CLIENT_USER, HELPER_CLIENT_FALLBACK_ID, &uid, &gid);
+        if (uid == (uid_t) -1 || euid != 0 || getuid() != 0 || setresuid((uid_t) -1, uid, (uid_t) -1) < 0)
+                return;
+        (void) kill(pid, SIGKILL);
+        if (setresuid((uid_t) -1, euid, (uid_t) -1) < 0)
+                abort(); /* never: the real uid is root's */
+}
+
 static void stop_helper(HelperClient *c) {
         c->sock = safe_close(c->sock);
         if (c->pid > 0) {
-                kill(c->pid, SIGKILL);
+                kill_helper(c->pid);
                 while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
                         ;
         }

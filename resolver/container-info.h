@@ -50,6 +50,8 @@ typedef struct ContainerInfo {
         char *flatpak_info;                  /* raw /.flatpak-info, NUL-terminated, or NULL */
         size_t flatpak_info_len;
         bool flatpak_pending;                /* flatpak_info read, not parsed yet (engine NONE till then) */
+        bool podman_pending;                 /* Podman id known, its store's JSON not parsed yet: no
+                                              * name, image, layers till then (resolver.h) */
         char *containerenv;                  /* raw /run/.containerenv, or NULL */
         size_t containerenv_len;
 } ContainerInfo;
@@ -71,6 +73,12 @@ int container_info_parse_flatpak(pid_t pid, const char *text, size_t len, Helper
  * /run/.containerenv (copied into captures) with the rights of the caller
  * behind as_caller (caller-opener.h; NULL: as root). */
 int container_info_classify_as(pid_t pid, const UserFileParser *parser, CallerOpener *as_caller, ContainerInfo *ret);
+
+/* Whether a file of info's waits for its parse (/.flatpak-info, Podman's
+ * storage JSON): what it would tell is not known yet. */
+static inline bool container_info_pending(const ContainerInfo *info) {
+        return info->flatpak_pending || info->podman_pending;
+}
 
 /* Frees the raw file copies held by info (not info itself). */
 void container_info_clear(ContainerInfo *info);

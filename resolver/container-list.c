@@ -78,7 +78,7 @@ bool container_exists(Resolver *r, const char *query, uid_t uid) {
         if (podman_storage_open(uid, resolver_user_file_parser(r), &s) < 0)
                 return false;
         _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
-        bool found = c && podman_storage_find_container(s, query, c) >= 0;
+        bool found = c && podman_storage_find_container(s, NULL, query, c) >= 0;
         podman_storage_free(s);
         return found;
 }

@@ -104,7 +104,7 @@ static const char *errno_text(int r) {
 /* Opens one of the store's JSON files for the helper: beneath the store,
  * no symlinks, a regular file within the size limit; warns once per
  * rejection. */
-static int open_json(PodmanStorage *s, const char *rel) {
+static int open_json(PodmanStorage *s, HelperClient *helper, const char *rel) {
         int fd = safe_open_beneath(s->dirfd, rel, O_RDONLY, true);
         struct stat st;
         if (fd >= 0 && fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || (uint64_t) st.st_size > PODMAN_JSON_MAX_BYTES)) {
@@ -115,7 +115,7 @@ static int open_json(PodmanStorage *s, const char *rel) {
                 warnf(s, "rejected %s/%s: %s (limit %u bytes)", s->path, rel, errno_text(fd), PODMAN_JSON_MAX_BYTES);
         else if (fd < 0 && fd != -ENOENT)
                 warnf(s, "rejected %s/%s: %s", s->path, rel, errno_text(fd));
-        if (fd >= 0 && (!s->parser || !s->parser->helper)) {
+        if (fd >= 0 && !helper) {
                 warnf(s, "%s/%s not read: no sandboxed helper to parse it", s->path, rel);
                 fd = safe_close(fd);
                 return -ENOPROTOOPT;
@@ -134,52 +134,57 @@ static int helper_verdict(PodmanStorage *s, const char *rel, const char *what, i
                 warnf(s, "rejected %s in %s/%s: %s", what, s->path, rel, why ? why : strerror(-r));
         else
                 warnf(s, "rejected %s/%s: %s", s->path, rel, why ? why : errno_text(r));
-        return r == HELPER_CLIENT_FAILED || r == -EINVAL ? -EBADMSG : r;
+        return r == -EINVAL ? -EBADMSG : r;
 }
 
 static void copy_str(char *dst, size_t size, const char *src) {
         snprintf(dst, size, "%s", src ? src : "");
 }
 
-int podman_storage_find_container(PodmanStorage *s, const char *id_or_name, PodmanContainer *ret) {
+int podman_storage_find_container(PodmanStorage *s, HelperClient *helper, const char *id_or_name,
+                                  PodmanContainer *ret) {
         static const char containers_json[] = "overlay-containers/containers.json";
         static const char layers_json[] = "overlay-layers/layers.json";
         static const char images_json[] = "overlay-images/images.json";
         memset(ret, 0, sizeof(*ret));
         if (!*id_or_name || strlen(id_or_name) > HELPER_MAX_FIELD)
                 return -ENOENT;
-        _cleanup_close_ int cfd = open_json(s, containers_json);
+        if (!helper && s->parser)
+                helper = s->parser->helper;
+        _cleanup_close_ int cfd = open_json(s, helper, containers_json);
         if (cfd < 0)
                 return cfd;
         HelperPodmanContainer c;
         _cleanup_free_ char *why = NULL;
-        int r = helper_client_podman_container(s->parser->helper, cfd, id_or_name, &c, &why);
+        int r = helper_client_podman_container(helper, cfd, id_or_name, &c, &why);
         if (r < 0)
                 return helper_verdict(s, containers_json, "container entry", r, why);
         copy_str(ret->id, sizeof(ret->id), c.id);
         copy_str(ret->name, sizeof(ret->name), c.name);
         copy_str(ret->image_id, sizeof(ret->image_id), c.image_id);
 
-        _cleanup_close_ int lfd = open_json(s, layers_json);
+        _cleanup_close_ int lfd = open_json(s, helper, layers_json);
         if (lfd < 0)
                 return lfd;
         free(why);
         why = NULL;
-        r = helper_client_podman_layers(s->parser->helper, lfd, c.layer, ret->layers, &ret->n_layers, &why);
+        r = helper_client_podman_layers(helper, lfd, c.layer, ret->layers, &ret->n_layers, &why);
         if (r < 0)
                 return helper_verdict(s, layers_json, "layer chain", r == -ENOENT ? -EINVAL : r, why);
 
         /* The image's name is cosmetic: a broken images.json costs the name only. */
-        _cleanup_close_ int ifd = ret->image_id[0] ? open_json(s, images_json) : -ENOENT;
+        _cleanup_close_ int ifd = ret->image_id[0] ? open_json(s, helper, images_json) : -ENOENT;
         free(why);
         why = NULL;
         if (ifd >= 0) {
                 char name[HELPER_MAX_FIELD + 1];
-                r = helper_client_podman_image_name(s->parser->helper, ifd, ret->image_id, name, &why);
+                r = helper_client_podman_image_name(helper, ifd, ret->image_id, name, &why);
                 if (r < 0)
                         (void) helper_verdict(s, images_json, "image entry", r, why);
                 else
                         copy_str(ret->image_name, sizeof(ret->image_name), name);
+                if (r == HELPER_CLIENT_FAILED)
+                        return 1; /* found; its image's name may come from another try */
         }
         return 0;
 }

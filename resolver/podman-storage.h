@@ -43,8 +43,12 @@ const char *podman_storage_path(const PodmanStorage *s);
 dev_t podman_storage_dev(const PodmanStorage *s);
 
 /* Finds a container by full id, unique id prefix (>= 12 digits) or name, and
- * its layer chain. -ENOENT if absent, -EBADMSG for rejected storage files. */
-int podman_storage_find_container(PodmanStorage *s, const char *id_or_name, PodmanContainer *ret);
+ * its layer chain, its JSON parsed by helper (NULL: the parser's; its wait
+ * may run an event loop). 0; 1 when found but the helper gave no verdict on
+ * the image's name (none then); -ENOENT if absent, -EBADMSG for rejected storage
+ * files, HELPER_CLIENT_FAILED when the helper gave no verdict (hung,
+ * cancelled). */
+int podman_storage_find_container(PodmanStorage *s, HelperClient *helper, const char *id_or_name, PodmanContainer *ret);
 
 /* Opens path (absolute, as seen inside the container) in one layer's diff
  * directory. Returns an fd or a negative errno; *ret_host_path gets the host

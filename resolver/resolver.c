@@ -223,21 +223,25 @@ void resolver_set_defer_user_files(Resolver *r, bool defer) {
 size_t resolver_count_pending(Resolver *r) {
         size_t n = 0;
         for (size_t i = 0; i < r->n_procs; i++)
-                n += r->procs[i]->info.flatpak_pending;
+                n += container_info_pending(&r->procs[i]->info);
         return n;
 }
 
 int resolver_next_pending(Resolver *r, pid_t *ret) {
         for (size_t i = 0; i < r->n_procs; i++)
-                if (r->procs[i]->info.flatpak_pending) {
+                if (container_info_pending(&r->procs[i]->info)) {
                         *ret = r->procs[i]->pid;
                         return 1;
                 }
         return 0;
 }
 
+static int parse_pending_podman(Resolver *r, RememberedProcess *p, HelperClient *helper);
+
 int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper) {
         RememberedProcess *p = find_remembered(r, pid);
+        if (p && p->info.podman_pending)
+                return parse_pending_podman(r, p, helper);
         if (!p || !p->info.flatpak_pending)
                 return -ENOENT;
         /* a copy: the process may be forgotten while the helper parses */
@@ -274,6 +278,8 @@ int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper) {
 
 void resolver_drop_pending(Resolver *r, pid_t pid) {
         RememberedProcess *p = find_remembered(r, pid);
+        if (p)
+                p->info.podman_pending = false; /* as a store that could not be read */
         if (p && p->info.flatpak_pending) {
                 p->info.flatpak_pending = false;
                 container_info_clear(&p->info);
@@ -336,15 +342,24 @@ static PodmanStorage *storage_for_uid(Resolver *r, uid_t uid) {
 
 /* podman_storage_find_container() for id in uid's store s, answered from
  * the containers found before when it is one of them. */
-static int find_container(Resolver *r, PodmanStorage *s, uid_t uid, const char *id, PodmanContainer *ret) {
+static const PodmanContainer *known_container(Resolver *r, uid_t uid, const char *id) {
         for (size_t i = 0; i < r->n_known; i++)
-                if (r->known[i].uid == uid && strcmp(r->known[i].container.id, id) == 0) {
-                        *ret = r->known[i].container;
-                        return 0;
-                }
-        int k = podman_storage_find_container(s, id, ret);
-        if (k < 0 || strcmp(ret->id, id) != 0)
-                return k;
+                if (r->known[i].uid == uid && strcmp(r->known[i].container.id, id) == 0)
+                        return &r->known[i].container;
+        return NULL;
+}
+
+/* helper: who parses (NULL: the parser's). */
+static int find_container(Resolver *r, PodmanStorage *s, HelperClient *helper, uid_t uid, const char *id,
+                          PodmanContainer *ret) {
+        const PodmanContainer *known = known_container(r, uid, id);
+        if (known) {
+                *ret = *known;
+                return 0;
+        }
+        int k = podman_storage_find_container(s, helper, id, ret);
+        if (k != 0 || strcmp(ret->id, id) != 0)
+                return k; /* not kept: an image name without verdict, or a prefix's match */
         KnownContainer *nk = reallocarray(r->known, r->n_known + 1, sizeof(*nk));
         if (nk) {
                 r->known = nk;
@@ -358,6 +373,59 @@ static RememberedProcess *find_remembered(Resolver *r, pid_t pid) {
                 if (r->procs[i]->pid == pid)
                         return r->procs[i];
         return NULL;
+}
+
+/* Reads p's container from its owner's store (helper: who parses, NULL:
+ * the parser's): its layers, name and image. 0 also when it is not found
+ * (p->podman stays NULL), or -ENOMEM. */
+static int describe_podman(Resolver *r, RememberedProcess *p, HelperClient *helper) {
+        p->storage = storage_for_uid(r, p->info.owner_uid);
+        if (!p->storage)
+                return 0;
+        _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        if (find_container(r, p->storage, helper, p->info.owner_uid, p->info.id, c) < 0)
+                return 0;
+        snprintf(p->info.name, sizeof(p->info.name), "%s", c->name);
+        snprintf(p->info.image, sizeof(p->info.image), "%s", c->image_name[0] ? c->image_name : c->image_id);
+        free(p->podman);
+        p->podman = TAKE_PTR(c);
+        return 0;
+}
+
+/* Parses the store of p's container with helper, whose wait may run the
+ * event loop: what it found is kept for every process of that container
+ * still waiting (looked up again after the wait). */
+static int parse_pending_podman(Resolver *r, RememberedProcess *p, HelperClient *helper) {
+        uid_t uid = p->info.owner_uid;
+        char id[CONTAINER_FIELD_MAX];
+        pid_t pid = p->pid;
+        snprintf(id, sizeof(id), "%s", p->info.id);
+        PodmanStorage *s = storage_for_uid(r, uid);
+        _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        int k = s ? find_container(r, s, helper, uid, id, c) : -ENOENT;
+        bool found = k >= 0;
+        p = find_remembered(r, pid);
+        if (!p || !p->info.podman_pending || p->info.owner_uid != uid || strcmp(p->info.id, id) != 0)
+                return -ENOENT; /* forgotten meanwhile */
+        if (k == HELPER_CLIENT_FAILED)
+                return k; /* no verdict on the store: still waiting */
+        if (found) {
+                p->storage = s;
+                snprintf(p->info.name, sizeof(p->info.name), "%s", c->name);
+                snprintf(p->info.image, sizeof(p->info.image), "%s", c->image_name[0] ? c->image_name : c->image_id);
+                free(p->podman);
+                p->podman = TAKE_PTR(c);
+        }
+        if (k == 1)
+                /* no verdict on the image's name: still waiting, what was
+                 * found kept for resolver_drop_pending() */
+                return HELPER_CLIENT_FAILED;
+        p->info.podman_pending = false;
+        return 0; /* rejected or absent (said through the log function): no name, no layers */
 }
 
 int resolver_remember_process(Resolver *r, pid_t pid) {
@@ -375,19 +443,13 @@ int resolver_remember_process(Resolver *r, pid_t pid) {
         if (mount_table_load(pid, &p->mounts) < 0)
                 p->mounts = NULL;
         if (p->info.engine == CONTAINER_ENGINE_PODMAN && p->info.id[0]) {
-                p->storage = storage_for_uid(r, p->info.owner_uid);
-                if (p->storage) {
-                        p->podman = calloc(1, sizeof(*p->podman));
-                        if (!p->podman)
-                                return -ENOMEM;
-                        if (find_container(r, p->storage, p->info.owner_uid, p->info.id, p->podman) < 0) {
-                                free(p->podman);
-                                p->podman = NULL;
-                        } else {
-                                snprintf(p->info.name, sizeof(p->info.name), "%s", p->podman->name);
-                                snprintf(p->info.image, sizeof(p->info.image), "%s",
-                                         p->podman->image_name[0] ? p->podman->image_name : p->podman->image_id);
-                        }
+                /* a container found before costs no parse; else deferred, as /.flatpak-info */
+                if (r->parser.defer_flatpak && !known_container(r, p->info.owner_uid, p->info.id))
+                        p->info.podman_pending = true;
+                else {
+                        k = describe_podman(r, p, NULL);
+                        if (k < 0)
+                                return k;
                 }
         }
         RememberedProcess **np = realloc(r->procs, (r->n_procs + 1) * sizeof(*np));
@@ -405,7 +467,7 @@ int resolver_describe_container(Resolver *r, ContainerInfo *info) {
         _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
         if (!s || !c)
                 return s ? -ENOMEM : -ENOENT;
-        int k = find_container(r, s, info->owner_uid, info->id, c);
+        int k = find_container(r, s, NULL, info->owner_uid, info->id, c);
         if (k < 0)
                 return k;
         snprintf(info->name, sizeof(info->name), "%s", c->name);
@@ -748,6 +810,10 @@ static int try_mount(Attempt *a, RememberedProcess *p, const char *path, int *re
 static int try_podman(Attempt *a, RememberedProcess *p, const char *path, int *ret_fd, bool need_identity) {
         if (p->info.engine != CONTAINER_ENGINE_PODMAN)
                 return 0;
+        if (p->info.podman_pending) {
+                trail(a, "podman: the storage of uid %u is not read yet", (unsigned) p->info.owner_uid);
+                return 0;
+        }
         if (!p->podman) {
                 trail(a, "podman: container %s not found in the storage of uid %u", p->info.id[0] ? p->info.id : "(unknown id)",
                       (unsigned) p->info.owner_uid);

@@ -99,11 +99,13 @@ void resolver_yield(Resolver *r);
 const UserFileParser *resolver_user_file_parser(Resolver *r);
 
 /* Keeps processes' /.flatpak-info unparsed when they are first seen (engine
- * NONE, flatpak_pending) for resolver_parse_pending(): the parse then runs
- * where its owner chooses (the daemon: on a fiber). */
+ * NONE, flatpak_pending), and the storage JSON of Podman containers not
+ * found before (engine PODMAN with its id, podman_pending: no name, image,
+ * layers), for resolver_parse_pending(): the parse then runs where its
+ * owner chooses (the daemon: on a fiber). */
 void resolver_set_defer_user_files(Resolver *r, bool defer);
-/* A remembered process whose /.flatpak-info waits for its parse: 1 (in
- * *ret), or 0. */
+/* A remembered process whose /.flatpak-info or Podman store waits for its
+ * parse: 1 (in *ret), or 0. */
 int resolver_next_pending(Resolver *r, pid_t *ret);
 /* How many wait. */
 size_t resolver_count_pending(Resolver *r);
@@ -111,9 +113,12 @@ size_t resolver_count_pending(Resolver *r);
  * whose wait may run the event loop: pid is looked up again after it. Then
  * it is a Flatpak process, or (rejected: said through the log function)
  * none. 0, -ENOENT when pid waits no more, or HELPER_CLIENT_FAILED when the
- * helper gave no verdict (it still waits: resolver_drop_pending() ends it). */
+ * helper gave no verdict (it still waits: resolver_drop_pending() ends it).
+ * A waiting Podman store: its container's name, image and layers are read
+ * (a rejected or absent one: none, as without deferral); 0 or -ENOENT. */
 int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper);
-/* pid's waiting /.flatpak-info is taken as rejected: no Flatpak process. */
+/* pid's waiting /.flatpak-info is taken as rejected: no Flatpak process;
+ * its waiting Podman store as unreadable: no name, image, layers. */
 void resolver_drop_pending(Resolver *r, pid_t pid);
 
 /* Lends the resolver a helper for users' files (the daemon's, kept running,

@@ -52,4 +52,6 @@ setup_rootless_user periscope-rlh 300000
 # another user whose container it must not get.
 setup_rootless_user periscope-ns 400000
 setup_rootless_user periscope-ns2 500000
+# tests/resolver/test-podman-hostile-availability.sh pads this user's store.
+setup_rootless_user periscope-rla 600000
 exit 0

@@ -205,10 +205,22 @@ static int classify_member(ContainerFollow *f, Resolver *r, pid_t pid, bool *ret
                         return 0;
                 }
         }
-        /* Podman names and images come from the owner's store. */
+        /* Podman names and images come from the owner's store, which the
+         * resolver's owner may have parsed off the event loop: pid is
+         * remembered, and asked about again on the next scan. */
         bool member = container_instance_matches(&info, f->query);
-        if (!member && info.engine == CONTAINER_ENGINE_PODMAN && resolver_describe_container(r, &info) >= 0)
-                member = container_instance_matches(&info, f->query);
+        if (!member && info.engine == CONTAINER_ENGINE_PODMAN) {
+                const ContainerInfo *ci = resolver_get_container(r, pid);
+                if (!ci)
+                        return -ESRCH;
+                if (ci->podman_pending)
+                        return 1;
+                if (ci->engine == CONTAINER_ENGINE_PODMAN && strcmp(ci->id, info.id) == 0 && ci->name[0]) {
+                        memcpy(info.name, ci->name, sizeof(info.name));
+                        memcpy(info.image, ci->image, sizeof(info.image));
+                        member = container_instance_matches(&info, f->query);
+                }
+        }
         InstanceVerdict *nv = reallocarray(f->verdicts, f->n_verdicts + 1, sizeof(*nv));
         if (!nv)
                 return -ENOMEM;

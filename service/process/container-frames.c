@@ -11,8 +11,8 @@ int container_frames_write(CaptureWriter *w, Resolver *r, int64_t time, pid_t pi
         if (!r)
                 return 0;
         const ContainerInfo *ci = resolver_get_container(r, pid);
-        /* its /.flatpak-info not parsed yet: described once it is */
-        if (ci && ci->flatpak_pending)
+        /* its /.flatpak-info or Podman store not parsed yet: described once it is */
+        if (ci && container_info_pending(ci))
                 return 0;
         if (!resolver_first_description(r, pid))
                 return 0;

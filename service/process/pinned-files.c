@@ -417,6 +417,10 @@ PinnedFile *pinned_files_get(const PinnedFiles *f, size_t i) {
         return i < f->n_files ? f->files[i] : NULL;
 }
 
+void pinned_files_forget_failures(PinnedFiles *f, uint64_t n) {
+        f->failures -= n < f->failures ? n : f->failures;
+}
+
 uint64_t pinned_files_get_failures(const PinnedFiles *f) {
         return f->failures;
 }

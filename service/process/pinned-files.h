@@ -92,6 +92,9 @@ const char *pinned_files_get_failure_reason(const PinnedFiles *f, uint64_t dev, 
 
 /* Mappings that could not be pinned. */
 uint64_t pinned_files_get_failures(const PinnedFiles *f);
+/* Takes back n failures counted before for mappings tried again (a retry's
+ * verdict replaces the first one's). */
+void pinned_files_forget_failures(PinnedFiles *f, uint64_t n);
 
 /* Human-readable name of a PinnedFileHow. */
 const char *pinned_file_how_to_string(PinnedFileHow how);

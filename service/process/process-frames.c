@@ -68,14 +68,9 @@ char *process_read_cmdline(pid_t pid, const char *fallback) {
         return asprintf(&s, "[%s]", buf) < 0 ? NULL : s;
 }
 
-int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, ProcessMapping *mapping) {
+/* Pins the file behind one file mapping of pid, if it can. */
+static void pin_file_mapping(PinnedFiles *pinned, pid_t pid, ProcessMapping *mapping) {
         PinnedFile *p = NULL;
-        if (vdso_is_mapping(mapping->filename)) {
-                /* No file: its image out of the process (gone: no names). */
-                if (pinned_files_pin_vdso(pinned, pid, mapping->start, mapping->end, &p) >= 0)
-                        mapping->pinned = p;
-                return process_maps_add(maps, pid, mapping);
-        }
         uint64_t dev = makedev(mapping->dev_major, mapping->dev_minor);
         bool known = mapping->dev_major || mapping->dev_minor || mapping->inode;
         if (pinned_files_pin_mapping(pinned, pid, mapping->start, mapping->end, mapping->filename,
@@ -88,7 +83,34 @@ int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, Pro
                         mapping->inode = p->inode;
                 }
         }
+}
+
+int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, ProcessMapping *mapping) {
+        PinnedFile *p = NULL;
+        if (vdso_is_mapping(mapping->filename)) {
+                /* No file: its image out of the process (gone: no names). */
+                if (pinned_files_pin_vdso(pinned, pid, mapping->start, mapping->end, &p) >= 0)
+                        mapping->pinned = p;
+                return process_maps_add(maps, pid, mapping);
+        }
+        pin_file_mapping(pinned, pid, mapping);
         return process_maps_add(maps, pid, mapping);
+}
+
+size_t process_repin_mappings(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid) {
+        size_t n = 0, tried = 0, pinned_now = 0;
+        ProcessMapping *m = process_maps_get_writable(maps, (int32_t) pid, &n);
+        for (size_t i = 0; i < n; i++) {
+                if (m[i].pinned || !m[i].filename || m[i].filename[0] != '/' || vdso_is_mapping(m[i].filename))
+                        continue;
+                uint64_t failures = pinned_files_get_failures(pinned);
+                pin_file_mapping(pinned, pid, &m[i]);
+                pinned_now += m[i].pinned != NULL;
+                /* its first try failed and was counted: the retry's verdict stands */
+                tried += m[i].pinned != NULL || pinned_files_get_failures(pinned) > failures;
+        }
+        pinned_files_forget_failures(pinned, tried);
+        return pinned_now;
 }
 
 int process_frames_write_mmap2(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, const PerfMmap2 *m) {

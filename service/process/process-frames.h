@@ -55,6 +55,10 @@ int process_read_state(pid_t pid, char *ret);
  * caller's. Shared by the snapshot and MMAP2 handling. */
 int process_track_mapping(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid, ProcessMapping *mapping);
 
+/* Pins pid's file mappings that have no pinned file yet (their container's
+ * layers were not known when they were mapped); how many it pinned now. */
+size_t process_repin_mappings(ProcessMaps *maps, PinnedFiles *pinned, pid_t pid);
+
 /* The frames of a process's life as perf reports it, shared by a recording
  * and an org.gnome.Sysprof3 unwind session: an executable MMAP2 mapping
  * tracked (pinned, entered into maps) and written as a MAP frame (others

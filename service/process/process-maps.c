@@ -262,6 +262,12 @@ const ProcessMapping *process_maps_get(const ProcessMaps *m, int32_t pid, size_t
         return t ? t->maps : NULL;
 }
 
+ProcessMapping *process_maps_get_writable(ProcessMaps *m, int32_t pid, size_t *ret_n) {
+        ProcessTable *t = process_maps_find(m, pid);
+        *ret_n = t ? t->n_maps : 0;
+        return t ? t->maps : NULL;
+}
+
 const ProcessMapping *process_maps_get_retired(const ProcessMaps *m, int32_t pid, size_t *ret_n) {
         const ProcessTable *t = process_maps_find(m, pid);
         *ret_n = t ? t->n_retired : 0;

@@ -66,5 +66,8 @@ int64_t process_maps_get_exec_time(const ProcessMaps *m, int32_t pid);
 /* All mappings of pid, sorted by start (NULL/0 for an unknown pid). */
 const ProcessMapping *process_maps_get(const ProcessMaps *m, int32_t pid, size_t *ret_n);
 
+/* As process_maps_get(), to change what the mappings hold (their pins). */
+ProcessMapping *process_maps_get_writable(ProcessMaps *m, int32_t pid, size_t *ret_n);
+
 /* Pids with a table, ascending; pointer valid until the next change. */
 const int32_t *process_maps_get_pids(const ProcessMaps *m, size_t *ret_n);

@@ -83,6 +83,13 @@ static void describe_run_yield(void *userdata) {
         (void) fiber_yield(run->fiber);
 }
 
+void recording_repin(Resolver *resolver, ProcessMaps *maps, PinnedFiles *pinned, pid_t pid) {
+        PodmanStorage *storage;
+        const PodmanContainer *container;
+        if (resolver && pinned && resolver_get_podman(resolver, pid, &storage, &container) >= 0)
+                (void) process_repin_mappings(maps, pinned, pid);
+}
+
 static int describe_body(Fiber *f, void *userdata) {
         DescribeRun *run = userdata;
         const RecordingStageInput *in = run->in;
@@ -98,11 +105,14 @@ static int describe_body(Fiber *f, void *userdata) {
         pid_t pid;
         while (resolver_next_pending(in->resolver, &pid) > 0) {
                 r = resolver_parse_pending(in->resolver, pid, run->helper);
-                if (r < 0 && r != -ENOENT)
+                if (r < 0 && r != -ENOENT) {
                         resolver_drop_pending(in->resolver, pid); /* rejected, or no time left */
+                        r = 0; /* a Podman process is still described: its id, what was found */
+                }
                 size_t n_maps = 0;
                 /* described only when recorded (rescans look at others too) */
                 if (r >= 0 && process_maps_get(in->maps, (int32_t) pid, &n_maps) && n_maps > 0) {
+                        recording_repin(in->resolver, in->maps, in->pinned, pid);
                         r = container_frames_write(in->writer, in->resolver, in->end_time, pid);
                         if (r < 0)
                                 return r;

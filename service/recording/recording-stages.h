@@ -84,3 +84,7 @@ typedef struct RecordingStage {
 
 extern const RecordingStage recording_stages[];
 extern const size_t recording_n_stages;
+
+/* Once pid's Podman store was parsed (off the event loop): pins the
+ * mappings of pid that only its container's layers hold. */
+void recording_repin(Resolver *resolver, ProcessMaps *maps, PinnedFiles *pinned, pid_t pid);

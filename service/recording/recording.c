@@ -87,7 +87,7 @@ static int recording_resolver_new(HelperClient *user_file_helper, Resolver **ret
         return r;
 }
 
-/* ---- processes' /.flatpak-info, parsed on a fiber ---- */
+/* ---- processes' /.flatpak-info and Podman stores, parsed on a fiber ---- */
 
 static void recording_fail(Recording *r, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -107,7 +107,8 @@ static void describe_yield(void *userdata) {
                 (void) fiber_yield(r->describe_fiber);
 }
 
-/* Parses pid's /.flatpak-info on fiber and writes its description frames,
+/* Parses pid's /.flatpak-info or Podman store on fiber, pins what only its
+ * container's layers hold and writes its description frames,
  * timed now. A failed parse takes the file as rejected, unless fiber was
  * cancelled meanwhile (it waits for the post-stop stage). */
 static int recording_describe(Recording *r, pid_t pid, HelperClient *helper, Fiber *fiber) {
@@ -116,7 +117,7 @@ static int recording_describe(Recording *r, pid_t pid, HelperClient *helper, Fib
                 if (k == HELPER_CLIENT_FAILED && fiber_yield(fiber) == -ECANCELED)
                         return -ECANCELED; /* parsed again after sampling */
                 resolver_drop_pending(r->resolver, pid); /* not asked again */
-                return 0;
+                k = 0; /* a Podman process is still described: its id, what was found */
         }
         if (k < 0 || !r->writer || r->error)
                 return 0;
@@ -125,6 +126,7 @@ static int recording_describe(Recording *r, pid_t pid, HelperClient *helper, Fib
         size_t n_maps = 0;
         if (!process_maps_get(r->maps, (int32_t) pid, &n_maps) || n_maps == 0)
                 return 0;
+        recording_repin(r->resolver, r->maps, r->pinned, pid);
         k = container_frames_write(r->writer, r->resolver, now_monotonic_ns(), pid);
         if (k < 0)
                 recording_fail(r, k, "writing the capture failed: %s", strerror(-k));

@@ -29,7 +29,10 @@ expect "$tmp/list" '^ +PID +USER +COMMAND$'
 expect "$tmp/list" "^ +${pids[0]} +root +$marker $long 60\$"
 expect "$tmp/list" "^ +${pids[1]} +nobody +$marker-nobody 60\$"
 expect "$tmp/list" '^Containers and Flatpak apps: [0-9]+$'
-[ ! -s "$tmp/err" ] || fail "list wrote to stderr: $(cat "$tmp/err")"
+# (ASan's notice that it cannot follow the fibers' stack switches is the
+# sanitizer build's, not periscope's)
+grep -v "WARNING: ASan doesn't fully support makecontext/swapcontext" "$tmp/err" >"$tmp/err.own" || true
+[ ! -s "$tmp/err.own" ] || fail "list wrote to stderr: $(cat "$tmp/err.own")"
 echo "ok list: pid, user, whole command line in a pipe"
 
 # on a terminal of 80 columns the long line is cut to fit

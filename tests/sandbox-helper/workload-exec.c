@@ -1,4 +1,5 @@
-/* workload-exec.c: spins in before_exec_spin for argv[1] seconds, then
+/* workload-exec.c: spins in before_exec_spin for argv[1] seconds of its own
+ * CPU time (as many samples on a loaded machine as on a quiet one), then
  * execs argv[2..] (another program): every sample of its first image is
  * taken before the exec that replaced all of its mappings. */
 #include <stdio.h>
@@ -10,7 +11,7 @@ volatile unsigned long sink;
 
 static double now(void) {
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
         return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 

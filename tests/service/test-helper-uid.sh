@@ -29,8 +29,12 @@ sandbox_uids() { # ancestor pid
                         p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || break
                 done
                 [ $found = 1 ] || continue
-                echo "$pid $(cut -d ' ' -f1 "/proc/$pid/cmdline" 2>/dev/null | tr '\0' ' ' | cut -d ' ' -f1)" \
-                        "$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" 2>/dev/null)"
+                local prog uids
+                prog=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -d ' ' -f1)
+                uids=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" 2>/dev/null)
+                # gone between pgrep and the reads: nothing to say of it
+                [ -n "$prog" ] && [ -n "$uids" ] || continue
+                echo "$pid $prog $uids"
         done
 }
 

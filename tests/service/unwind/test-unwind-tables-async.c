@@ -103,7 +103,9 @@ int main(int argc, char **argv) {
         CHECK(unwind_tables_get_stats(tables).compiled == 1);
         CHECK(unwind_tables_get_stats(tables).queued == 0);
         printf("table compiled while the loop ran: %u ticks of 5 ms\n", w.ticks);
-        CHECK(w.ticks >= 3);
+        /* the loop ran while the helper compiled (how often depends on the
+         * machine's load: no timing is asserted) */
+        CHECK(w.ticks >= 1);
         CHECK(unwind_tables_request(tables, 0, 1, &m, true) == 1); /* decided: nothing queued */
 
         /* Another file under the first one's build-id, its pin unchecked:
