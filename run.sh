@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run.sh: installs what Periscope needs, builds it, records the bundled demo
 # workload with `periscope record` and shows what the capture holds. As root.
 set -euo pipefail

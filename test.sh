@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The whole test suite, as CI runs it: installs what is missing, builds a
 # plain and a sanitizer (ASan+UBSan) tree with -Werror, runs every test once,
 # and ends with one line "N passed, N failed, N skipped". A test in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* analysis.h: analysis/'s public header: a capture read offline, without
  * the daemon or the profiled binaries: the report's model (stacks, times,
  * threads, labels) and its views, the export formats, the memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-autoptr.h: g_autoptr() support for the capture library's types in
  * GLib code (the CLI). */
 #pragma once

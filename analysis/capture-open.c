@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-open.c: see capture-open.h. */
 #include "capture-open.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-open.h: opening a capture file for a `periscope` subcommand, with
  * the error printed the same way by every command. */
 #pragma once

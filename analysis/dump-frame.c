@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dump-frame.c: each frame type's fields for `periscope dump`, in one
  * switch; cli/cmd-dump.c writes them as text or JSON. */
 #include "dump-frame.h"

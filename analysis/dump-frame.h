@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dump-frame.h: one capture frame as a list of named fields, the neutral
  * form `periscope dump` writes as text or as JSON (field names in
  * docs/capture-format.md, "JSON dump"). The fields point into the frame:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* export-folded.c: FlameGraph's folded stacks, one "outer;...;inner COUNT"
  * line per distinct stack (sorted), with FlameGraph's annotations: kernel
  * functions end in "_[k]", inlined ones in "_[i]", JIT-compiled ones in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* export-formats.h: the writers of `periscope export`, one per format and
  * file (export-pprof.c, export-speedscope.c, export-perf-script.c,
  * export-folded.c). Each appends the whole document to out and returns

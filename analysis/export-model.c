@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* export-model.c: reads a capture into an ExportModel: the report loader for
  * processes, mappings and symbols, then a second pass for the samples
  * themselves (time, thread, CPU), each address resolved once. */

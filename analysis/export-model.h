@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* export-model.h: a capture made ready for `periscope export`: every sample
  * (or allocation) in time order with its thread, time and resolved stack,
  * and the distinct locations, functions and mappings those stacks use.

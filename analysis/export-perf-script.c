@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* export-perf-script.c: the text `perf script` prints for `perf record -g`:
  * a header line per sample ("comm pid/tid [cpu] secs.usecs: period event:")
  * then one line per frame ("\t addr sym+off (dso)"), innermost first, and

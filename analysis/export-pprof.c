@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* export-pprof.c: the capture as a pprof profile (profile.proto of
  * github.com/google/pprof, gzipped): samples grouped by thread and stack,
  * locations with their inline chains (innermost Line first, the caller

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* export-protobuf.c: protocol buffer wire format (varint = type 0,
  * length-delimited = type 2). */
 #include "export-protobuf.h"

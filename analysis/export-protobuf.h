@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* export-protobuf.h: the few protocol buffer encodings the pprof export
  * needs (varints, length-delimited fields, packed repeated integers),
  * appended to a GByteArray. Fields equal to their default (0, "") are left

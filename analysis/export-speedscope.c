@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* export-speedscope.c: speedscope's file format (schema
  * https://www.speedscope.app/file-format-schema.json, speedscope 1.x): the
  * functions as shared frames (name, file, line) and one "sampled" profile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* memory-replay.c: see memory-replay.h. */
 #include "memory-replay.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* memory-replay.h: what became of each allocation of a capture. The
  * ALLOCATION frames (from libperiscope-memory.so or Sysprof's memprof) are
  * replayed in time order (the rings of different threads are not in file

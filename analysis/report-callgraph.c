@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-callgraph.c: filters samples, resolves their stacks and builds the
  * call tree and per-function counts. */
 #include "report-callgraph.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-callgraph.h: samples aggregated for `periscope report`: the call
  * tree from entry points down, self and total samples per function, and
  * callers/callees of a function. Built from a ReportProfile after the

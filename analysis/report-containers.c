@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-containers.c: samples per container/app (see report-containers.h). */
 #include "report-containers.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-containers.h: `periscope report --by-container`: samples grouped by
  * the Podman container or Flatpak app each process belongs to, from the
  * "periscope:container" chunks periscoped writes (docs/containers.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-counters.c: `periscope report --counters`: one line per counter
  * (system counters of the service and counters programs defined through
  * their control fd): samples, min, mean, max and last value. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-counters.h: the counters of a capture as series (shared by
  * --counters and --timeline). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-diff.c: per-function change between two call graphs. */
 #include "report-diff.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-diff.h: `periscope report --diff BEFORE AFTER`: how the self and
  * total time of each function changed between two captures. Each side is
  * normalized by its own samples (shares, not counts), as `perf diff` and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-extras.c: runs the --marks, --counters, --timeline and --memory
  * views of `periscope report` on one capture. */
 #include "report-extras.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-extras.h: the views of `periscope report` for what programs and
  * the system said besides stacks (control fd, counters, memory profiler):
  *   --marks           marks by group and name (count, durations), logs

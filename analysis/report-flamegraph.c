@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-flamegraph.c: SVG flame graph writer (layout done here, the inline
  * script only re-lays out on zoom and highlights on search). */
 #include "report-flamegraph.h"

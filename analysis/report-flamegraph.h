@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-flamegraph.h: `periscope report --flamegraph OUT.svg`: a
  * self-contained SVG flame graph (inline CSS and JavaScript, no network):
  * hover shows name, samples and percent; click zooms into a frame; the search

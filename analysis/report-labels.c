@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-labels.c: address → frame labels, through the embedded symbol
  * table, JIT maps and MAP frames, with a per-address cache. */
 #include "report-labels.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-labels.h: names of report frames. A frame is one function at one
  * level of a stack, after inline chains are expanded; its label is what the
  * report prints ("square (inlined)", "do_syscall_64 [kernel]",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-load.c: reads a capture into a ReportProfile in one pass. */
 #include "report-profile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-marks.c: `periscope report --marks`: marks grouped by group and
  * name with their durations, and log lines by domain and severity. */
 #include <errno.h>

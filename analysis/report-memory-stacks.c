@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-memory-stacks.c: see report-memory-stacks.h. */
 #include "report-memory-stacks.h"
 

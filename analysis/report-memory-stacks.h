@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-memory-stacks.h: the whole call stacks of `periscope report
  * --memory`: the bytes still live at the end (leaks) and the short-lived
  * temporaries, one row per distinct stack ("main;leak_path;make_buf"),

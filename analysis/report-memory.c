@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-memory.c: replays the ALLOCATION frames of a capture
  * (memory-replay.h) and tallies them by call site: the first frame of the stack that is not an allocator
  * wrapper (g_malloc, operator new, strdup, ...). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-memory.h: `periscope report --memory`: what the ALLOCATION frames
  * of a capture (from libperiscope-memory.so or Sysprof's memprof) say:
  * bytes allocated and still live at the end by call site (the leaks),

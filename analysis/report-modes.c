@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-modes.c: the combination rules of `periscope report` options. */
 #include "report-modes.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-modes.h: which `periscope report` options go together. Every view
  * belongs to a family; families either combine (a call tree and a flame
  * graph of the same samples, allocations as a tree) or are refused with a

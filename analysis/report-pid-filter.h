@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-pid-filter.h: the --pid/--comm selection as the views that read a
  * capture frame by frame (marks, counters, timeline, memory, containers)
  * apply it: a predicate on the pid of each frame. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-profile.h: what `periscope report` needs from a capture, read in
  * one pass: processes (comm), mappings, JIT names, the embedded symbol table
  * and every distinct raw stack with the number of samples that had it. */

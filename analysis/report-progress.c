@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-progress.c: terminal progress bar for long loads. */
 #include "report-progress.h"
 

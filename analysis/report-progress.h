@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-progress.h: a one-line progress bar on stderr while `periscope
  * report` loads a large capture; silent when stderr is not a terminal. */
 #pragma once

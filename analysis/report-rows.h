@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-rows.h: the rows of a report table, gathered from the hash table
  * that counted them, for sorting and printing. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-text.c: text outputs of `periscope report`. */
 #include "report-text.h"
 

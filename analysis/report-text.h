@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-text.h: the text outputs of `periscope report`: summary, hottest
  * functions, call tree, callers/callees and folded stacks. */
 #pragma once

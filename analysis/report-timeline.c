@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-timeline.c: `periscope report --timeline FILE.svg`: one lane per
  * counter over the recording's time and the marks below, one row per mark
  * group and name. Lanes of the same unit share one scale (every CPU lane

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* alloc-util.h: growing arrays without repeating the doubling dance. */
 #pragma once
 

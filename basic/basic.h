@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* basic.h: basic/'s public header. Helpers every Periscope component may use;
  * basic/ itself uses nothing of Periscope's (docs/ARCHITECTURE.md). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* caller-opener.c: a forked child with the caller's filesystem identity
  * opens files for the service (see caller-opener.h). */
 #include "caller-opener.h"

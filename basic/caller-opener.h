@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* caller-opener.h: opening files with another user's access rights. The
  * root service opens files named by an unprivileged caller (a binary's
  * .gnu_debuglink beside it, the path of a mapping whose process is gone) in

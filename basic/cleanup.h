@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cleanup.h: systemd-style scope cleanup helpers shared by every Periscope
  * component (plain C; GLib code uses g_autoptr/g_autofree instead). */
 #pragma once

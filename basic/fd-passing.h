@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fd-passing.h: one byte (or one small datagram) with at most one file
  * descriptor over a Unix socket (SCM_RIGHTS): the handshake of the control
  * fd, of `periscope record`'s start gate, of the memory collector, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* io-util.c: see io-util.h. */
 #include "io-util.h"
 

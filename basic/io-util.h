@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* io-util.h: reads that do not stop short on EINTR or a partial read. */
 #pragma once
 

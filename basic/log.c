@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* log.c: see log.h. */
 #include "log.h"
 

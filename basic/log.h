@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* log.h: the one way Periscope's programs log. A line goes to stderr as
  * "PROGRAM: message"; for a recording "PROGRAM: recording ID: message", for
  * a caller (and no recording) "PROGRAM: uid UID: message". A program that

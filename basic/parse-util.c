@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* parse-util.c: numbers typed on a command line, within bounds (parse-util.h). */
 #include "parse-util.h"
 

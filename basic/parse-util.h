@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* parse-util.h: numbers typed on a command line, within bounds. Decimal
  * only, whatever the locale: no sign, no spaces, no hex, nothing after the
  * number. Each program words its own message from the bounds it passed. */

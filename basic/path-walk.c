@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* path-walk.c: openat2() and the walk that stands in for it where openat2
  * is refused (see path-walk.h). */
 #include "path-walk.h"

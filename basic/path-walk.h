@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* path-walk.h: openat2() with its RESOLVE_* guarantees, also where openat2
  * is refused (systemd's RestrictSUIDSGID= answers it with ENOSYS, older
  * kernels and filters with EPERM or EINVAL): then a component-by-component

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* proc-util.h: walking /proc and naming the pid (or thread id) that a
  * /proc or /proc/PID/task entry stands for. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* safe-open.c: beneath-only opens and bounded reads (see safe-open.h). */
 #include "safe-open.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* safe-open.h: opening files named by untrusted input (container storage,
  * /.flatpak-info, mountinfo of another namespace) without path escapes:
  * openat2() with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sort-util.c: sorting in slices that an event loop can interleave with. */
 #include "sort-util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sort-util.h: searching sorted arrays. */
 #pragma once
 

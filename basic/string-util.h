@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* string-util.h: formatted strings in new memory. */
 #pragma once
 

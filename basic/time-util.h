@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* time-util.h: the clocks Periscope reads. Captures, perf records and
  * control rings all count CLOCK_MONOTONIC nanoseconds. Header-only, so the
  * collector can use it inside profiled programs. */

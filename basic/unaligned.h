@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unaligned.h: endian-explicit, alignment-free loads and stores of the
  * little-endian integers in captures and helper messages. */
 #pragma once

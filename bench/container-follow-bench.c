@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-follow-bench.c: what the membership rescans of `record
  * --container` (service/container-follow.c) cost per tick. Starts N extra
  * sleeping processes (argument, default 1000) so /proc holds many, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demo-workload.c: a small CPU-bound program with a known call structure,
  * built with frame pointers, used by run.sh and the service tests:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* memory-bench.c: the cost of libperiscope-memory.so per allocation.
  * Runs N malloc+free pairs of 64 bytes at a call depth of DEPTH frames (the
  * backtrace is what costs) and prints nanoseconds per pair.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """perf-data-of-addresses.py OUT BINARY PID ADDRESS...: writes a minimal
 perf.data (PERFILE2) in which one process has BINARY mapped at its link-time
 addresses and one cpu-clock sample at each ADDRESS, so `perf report` names

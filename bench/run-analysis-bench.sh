@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run-analysis-bench.sh NEW_BUILD OLD_BUILD [SIZES_MB...]: times the offline
 # analysis (`periscope report`, `export -F pprof`, `export -F speedscope`)
 # and its peak RSS on synthetic captures of growing size (default 125 250

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The cost of the memory profiler per allocation, Periscope against Sysprof
 # on the same workload in the same run: N malloc(64)+free pairs at call
 # depths 5 and 20 (bench/memory-bench.c measures itself), run

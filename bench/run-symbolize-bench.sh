@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run-symbolize-bench.sh BUILD [BINARY] [N]: time naming N (default 2000)
 # random addresses of BINARY's largest executable segment (default node,
 # 99 MB) through the sandboxed helper (helper-tool symbolize: bwrap start,

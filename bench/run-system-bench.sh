@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run-system-bench.sh: whole-system recording at 999 Hz while a mix of real
 # programs runs (a deep chain without frame pointers, Debian's python3, a
 # static binary, a 4-thread program, a Go program and an exec storm of 2000

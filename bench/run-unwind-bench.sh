@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run-unwind-bench.sh: DWARF unwinding cost, Periscope against perf, on one
 # fixed-work workload without frame pointers (bench/unwind-workload.c) at
 # ~1 kHz. Rerunnable: needs root (perf), a built tree (default ./build) and

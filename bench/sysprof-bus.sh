@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # sysprof-bus.sh (sourced by the bench scripts): Sysprof 3.46's sysprofd on a
 # private system bus with polkitd (see RECIPES), so `sysprof-cli` runs as it
 # does on a desktop. sysprof_bus_start TMPDIR sets SYSPROF_REASON to why

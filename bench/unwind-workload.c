@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-workload: the fixed-work program of bench/run-unwind-bench.sh,
  * built with -O2 -fomit-frame-pointer like distribution packages. A fixed
  * number of rounds (argv[1], default 1000) of: a five-deep chain with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-reader.c: bounds-checked decoder for Sysprof capture files. */
 #include "capture-reader.h"
 

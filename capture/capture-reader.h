@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-reader.h: reads Sysprof capture files (version 1) of either
  * endianness without trusting any length in them. Frames come out decoded
  * and host-endian (see CaptureFrame); unknown frame types (e.g. 16 TRACE and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-types.h: the Sysprof capture format, version 1 (as Sysprof 3.46
  * reads it), described as constants and as the decoded, host-endian view of a
  * frame that the reader hands out. The on-disk byte layout is documented in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-writer.c: sequential, buffered writer of Sysprof capture files. */
 #include "capture-writer.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-writer.h: writes Sysprof capture files (format version 1, always
  * little-endian) sequentially to an fd. Frames are buffered and written on
  * capture_writer_flush(); when the fd is seekable each flush also rewrites the

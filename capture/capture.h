@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture.h: capture/'s public header: the Sysprof-compatible capture file
  * format (reader, writer, the symbol tables a capture carries). Uses only
  * basic/ (docs/ARCHITECTURE.md). */

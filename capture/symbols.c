@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbols.c: encoder and bounds-checked decoder of the symbol tables that
  * captures embed ("__symbols__" for Sysprof, "__periscope/symbols" for us).
  * Byte layouts: docs/capture-format.md, "Periscope extensions". */

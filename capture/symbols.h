@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbols.h: the symbol tables a capture carries, so it can be reported on
  * a machine that has none of the profiled binaries.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* thread-names.c: the `periscope.thread` METADATA frames. Text: lines
  * `tid=N`, optionally `exec=1`, then `name=` and the name up to the end of
  * the text (a name may hold any byte but NUL, newlines included). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* thread-names.h: Periscope's thread-name extension of the capture format:
  * one METADATA frame `periscope.thread` per name a thread took (snapshot,
  * prctl(PR_SET_NAME)/pthread_setname_np, exec), with the process in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cmd-dump.c: `periscope dump FILE [--json]`: every frame of a capture, as
  * readable text or as one JSON document for scripts (field names are listed
  * in docs/capture-format.md, "JSON dump"). On a malformed capture it prints

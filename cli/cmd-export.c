@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cmd-export.c: `periscope export --format FORMAT [-o OUT] CAPTURE`: the
  * capture's samples (or allocations) in a format other tools open: pprof
  * (go tool pprof), speedscope, perf-script text (Firefox Profiler,

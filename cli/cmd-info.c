@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cmd-info.c: `periscope info FILE`: a summary of a capture — duration,
  * frames by type, processes, samples and lost samples, counters, marks,
  * embedded files and whether symbols are embedded. On a malformed capture it

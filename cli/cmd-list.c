@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cmd-list.c: `periscope list`: what the caller may record, from the
  * service's ListTargets: processes (pid, user, command line), then running
  * Podman containers and Flatpak instances (their name or id is what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cmd-record.c: `periscope record`: records a command, processes or the
  * whole system into a capture through org.periscope.Profiler1
  * (service-connection.c finds the service or starts a private one), shows

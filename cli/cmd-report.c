@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cmd-report.c: `periscope report FILE`: where the time went in a capture
  * (ours or Sysprof's): hottest functions, processes, call tree,
  * callers/callees, folded stacks, an SVG flame graph, and the comparison of

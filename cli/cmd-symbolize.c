@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cmd-symbolize.c: `periscope symbolize CAPTURE [--debug-dir DIR]…
  * [--debuginfod] [-o OUT]`: names, after the fact and on any machine, the
  * frames a capture could not name when it was recorded. Each unnamed address

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* commands.h: the `periscope` subcommands; each lives in its own cmd-*.c and
  * returns the process exit status. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* output-file.c: opening what a user names with -o/-f (see output-file.h). */
 #include "output-file.h"
 

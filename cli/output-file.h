@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* output-file.h: opening what a user names with -o/-f, for every command
  * that writes a file (record, report -f/--timeline, export, symbolize).
  *   "-"                  standard output;

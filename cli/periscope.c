@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* periscope.c: entry point of the `periscope` command; dispatches to the
  * subcommands listed in commands.h. */
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* record-args.c: the command line of `periscope record` (see record-args.h). */
 #include "record-args.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* record-args.h: the command line of `periscope record`: parsing, the
  * checks a user gets before anything starts (each naming the option as it
  * was typed and what it allows), the Record options built from it, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* record-control.c: hands the control fd, the trace fd and the memory
  * profiler to the command `periscope record` runs. */
 #include "record-control.h"

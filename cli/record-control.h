@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* record-control.h: the control fd side of `periscope record -- COMMAND`:
  * the held command gets SYSPROF_CONTROL_FD (from Recording1.OpenControlFd)
  * and SYSPROF_TRACE_FD = GJS_TRACE_FD = GTK_TRACE_FD (one fd from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* service-connection.c: reaching periscoped (see service-connection.h). */
 #include "service-connection.h"
 

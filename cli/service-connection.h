@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* service-connection.h: how `periscope record` and `periscope list` reach
  * org.periscope.Profiler1: the system service when it is installed (or a bus
  * the user names), otherwise a private periscoped spawned for this one

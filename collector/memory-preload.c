@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* memory-preload.c: libperiscope-memory.so, the LD_PRELOAD memory profiler.
  *
  * Interposes malloc, calloc, realloc, free, posix_memalign, aligned_alloc,

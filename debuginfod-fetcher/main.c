@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* periscope-debuginfod-fetch: downloads one debug file from the servers in
  * $DEBUGINFOD_URLS with libdebuginfod, so periscoped itself links nothing
  * network-facing. Started by the daemon's debuginfod-fetch.c under bwrap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* debug-files.c: separate debug file lookup: build-id path, .gnu_debuglink
  * (same dir, .debug/, debug root + dir) with CRC check, debuginfod. */
 #include "debug-files.h"

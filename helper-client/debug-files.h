@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* debug-files.h: finds the separate debug file of an ELF file, the way gdb
  * and elfutils do, and accepts a candidate only when its identity matches
  * (build-id, or the .gnu_debuglink CRC). Candidates are identified by the

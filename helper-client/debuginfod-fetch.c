@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* debuginfod-fetch.c: runs periscope-debuginfod-fetch in its sandbox (see
  * debuginfod-fetch.h). */
 #include "debuginfod-fetch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* debuginfod-fetch.h: debug files from debuginfod servers without any
  * network code in the caller: periscope-debuginfod-fetch (libdebuginfod)
  * runs per request under bwrap with the network and nothing else, as an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-client-internal.h: what the client's request files share with
  * helper-client.c (not for users of helper-client/). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-client-jit.c: the JIT_NAMES request and the validation of its
  * answers: every name must sit in code that covers its address. */
 #include "helper-client-jit.h"

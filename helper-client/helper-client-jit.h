@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-client-jit.h: the JIT_NAMES request: names of addresses in JIT
  * code from a perf map or jitdump, through the helper, validated
  * (helper-client-jit.c). Part of helper-client.h, which other folders

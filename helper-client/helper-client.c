@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-client.c: launches periscope-helper under bwrap and talks to it.
  * Every reply is validated before anything of it is used; on any failure the
  * helper is killed and the caller gets HELPER_CLIENT_FAILED with a reason. */

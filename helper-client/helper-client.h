@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-client.h: the service's side of the sandboxed ELF/DWARF helper:
  * spawns periscope-helper under bwrap with resource limits, sends files as
  * fds, waits for answers with a timeout (poll; no threads, no GLib) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sandbox-launch.c: bubblewrap launcher (see sandbox-launch.h). */
 #include "sandbox-launch.h"
 

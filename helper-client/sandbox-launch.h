@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sandbox-launch.h: starts a program under bubblewrap for the daemon: the
  * helper (helper-client.c) and the debuginfod fetcher (debuginfod-fetch.c).
  * The child gets exactly the fds it is given (at 3, 4, …), resource

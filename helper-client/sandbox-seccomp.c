@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sandbox-seccomp.c: the sandboxes' system call filter (see sandbox-seccomp.h). */
 #include "sandbox-seccomp.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sandbox-seccomp.h: the system call filter every bubblewrap sandbox of
  * Periscope runs under (bwrap --seccomp FD): a BPF program built with
  * libseccomp that makes the calls a parser or a fetcher never needs, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* user-file-requests.c: Podman storage JSON and /.flatpak-info, parsed by
  * the helper; every answer is checked here (counts, lengths, hex ids,
  * distinct layers) before the resolver uses it. */

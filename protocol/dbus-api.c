@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dbus-api.c: the one errno -> org.periscope.Error.* mapping (dbus-api.h). */
 #include "dbus-api.h"
 

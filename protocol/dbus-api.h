@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dbus-api.h: the names of Periscope's D-Bus API (docs/dbus-api.md), shared
  * by periscoped and `periscope`: the bus name, objects, interfaces, the
  * polkit action, and the error names periscoped replies with. Messages

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-protocol.c: bounds-checked encoding, sealed-memfd transport and
  * SCM_RIGHTS framing shared by periscope-helper and its client. */
 #include "helper-protocol.h"

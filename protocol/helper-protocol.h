@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-protocol.h: wire format between the service (resolver/helper-client)
  * and the sandboxed ELF/DWARF parser (sandbox-helper/periscope-helper).
  *

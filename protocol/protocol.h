@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* protocol.h: protocol/'s public header. The contracts between Periscope's
  * processes: the sandbox helper's messages and the unwind-table format it
  * compiles (service <-> helper), the D-Bus names and errors (service <->

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-table.c: validation and lookup of compiled unwind tables. */
 #include "unwind-table.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-table.h: the compact unwind table the sandbox helper compiles from a
  * file's .eh_frame/.debug_frame and the service executes. A table is one
  * byte blob: a header followed by rows sorted by file offset; each row says,

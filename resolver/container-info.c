@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-info.c: process classification (see container-info.h). */
 #include "container-info.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-info.h: which container or sandbox a process belongs to. Podman
  * (rootful: libpod-<id> cgroup; rootless: container=podman in the environment
  * plus the conmon ancestor's `-c <id>`), Flatpak (/.flatpak-info through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-list.c: containers and Flatpak instances from /proc (see
  * container-list.h). */
 #include "basic.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-list.h: the Podman containers and Flatpak instances running now,
  * with their processes (for ListTargets and `record --container`). */
 #pragma once

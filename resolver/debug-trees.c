@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* debug-trees.c: where a container's or app's debug files may live, and
  * confined opens inside those trees (see debug-trees.h). */
 #include "debug-trees.h"

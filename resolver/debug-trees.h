@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* debug-trees.h: the filesystem trees of a process in a container or app
  * where its separate debug files may live, besides the host's own
  * /usr/lib/debug:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mountinfo.c: /proc/PID/mountinfo parser (see mountinfo.h). */
 #include "mountinfo.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mountinfo.h: parsed /proc/PID/mountinfo, the view of one mount namespace:
  * which filesystem (device, root inside it) is mounted where. Used to
  * translate a path seen in a process's namespace into a host path. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* podman-storage.c: hostile-input-safe reader of Podman overlay storage
  * (see podman-storage.h). */
 #include "podman-storage.h"

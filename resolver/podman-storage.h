@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* podman-storage.h: read-only access to a Podman (containers/storage)
  * overlay store: rootful /var/lib/containers/storage or rootless
  * ~USER/.local/share/containers/storage. The store belongs to its (possibly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resolver.c: mapping → identity-checked host file (see resolver.h). */
 #include "resolver.h"
 

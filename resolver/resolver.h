@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resolver.h: from a mapping seen in some process to a host file whose
  * identity matches what the kernel reported for that mapping.
  *

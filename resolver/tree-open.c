@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tree-open.c: symlink-following opens confined to a foreign tree (see tree-open.h). */
 #include "tree-open.h"
 

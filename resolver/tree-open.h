@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tree-open.h: opening a file by path inside a foreign filesystem tree (a
  * container's root, a Podman layer chain, a Flatpak app/runtime or .Debug
  * extension) the way a process in it would see it, following symbolic links

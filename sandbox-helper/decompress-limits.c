@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decompress-limits.c: the declared decompressed sizes of an ELF file's
  * compressed sections, checked before libelf/libdw decompress anything. */
 #include "decompress-limits.h"

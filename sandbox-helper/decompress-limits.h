@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decompress-limits.h: how much the helper decompresses for one file. A
  * compressed section (SHF_COMPRESSED, or a GNU .zdebug_* one) declares its
  * decompressed size, and libdw decompresses every debug section when it

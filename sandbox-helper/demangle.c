@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demangle.c: symbol demangling with libiberty's cplus_demangle (elfutils
  * has no demangler): C++ (Itanium ABI), Rust legacy (`_ZN…17h<hash>E`, hash
  * dropped, `$u7b$`-style escapes decoded) and v0 (`_R…`), and D (`_D…`).

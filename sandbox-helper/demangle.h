@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demangle.h: C++, Rust (legacy and v0) and D name demangling for the helper. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dwarf-functions.c: see dwarf-functions.h. Runs inside the sandbox only. */
 #include "dwarf-functions.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dwarf-functions.h: which function of a compile unit contains an
  * address, without walking the unit's DIE tree for every address. The
  * first address asked in a unit walks it once (through namespaces, types

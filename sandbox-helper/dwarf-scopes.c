@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dwarf-scopes.c: see dwarf-scopes.h. Runs inside the sandbox only. */
 #include "dwarf-scopes.h"
 

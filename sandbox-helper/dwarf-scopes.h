@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dwarf-scopes.h: the chain of function DIEs containing an address, found by
  * walking a CU's DIE tree, through namespaces and types too. libdw's
  * dwarf_getscopes prunes every DIE without an address range, so it never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* elf-identify.c: IDENTIFY: ELF header fields, build-id, .gnu_debuglink and
  * which symbol/debug sections a file has, with libelf on a passed fd. */
 #include "elf-identify.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* elf-identify.h: the IDENTIFY request: what an ELF file is and where its
  * debug information might be. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* flatpak-info.c: /.flatpak-info in the helper (see flatpak-info.h). */
 #include "flatpak-info.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* flatpak-info.h: the helper's reader of a Flatpak instance's
  * /.flatpak-info (a GKeyFile the app's sandbox setup wrote, readable and
  * forgeable by the app's user): answers the fields the daemon uses

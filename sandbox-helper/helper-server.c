@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-server.c: decodes requests, runs IDENTIFY/SYMBOLIZE, encodes
  * replies. Malformed requests get HELPER_MSG_ERROR, never a crash. */
 #include "helper-server.h"

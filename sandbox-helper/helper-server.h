@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-server.h: the helper's request loop over its SEQPACKET socket. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jit-entries.h: the code entries read from a JIT file (perf map or
  * jitdump), in file order, for the JIT_NAMES request. Names stay in the
  * file: an entry keeps where its name is, so a file of millions of entries

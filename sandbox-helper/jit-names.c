@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jit-names.c: JIT_NAMES. The file's entries are read in order; then,
  * from the last entry back, each takes the addresses it covers that no
  * later entry took (a "next free address" chain with path compression),

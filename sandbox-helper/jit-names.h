@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jit-names.h: the JIT_NAMES request: addresses in JIT code to the names
  * a perf map or jitdump file gives them. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jitdump.c: the jitdump records, each bounds-checked against its own
  * total_size before a field is used. Code bytes are never read: only the
  * fixed fields and the name, so a dump full of machine code costs a few

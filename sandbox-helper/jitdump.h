@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jitdump.h: reading a jitdump file (jit-PID.dump), perf's binary JIT
  * interface (tools/perf/Documentation/jitdump-specification.txt in the
  * Linux tree): a header, then JIT_CODE_LOAD (code placed, with its name),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* periscope-helper: the only Periscope program that parses ELF/DWARF. Started
  * by the service's helper client through bwrap; serves requests on an inherited
  * SOCK_SEQPACKET socket (docs/sandbox-helper.md).

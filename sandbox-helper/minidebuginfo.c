@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* minidebuginfo.c: Fedora-style MiniDebugInfo: an xz-compressed ELF with a
  * .symtab in the .gnu_debugdata section of a stripped binary. Decompressed
  * here with liblzma under explicit memory and output limits. */

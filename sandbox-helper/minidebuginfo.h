@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* minidebuginfo.h: decompression of .gnu_debugdata (MiniDebugInfo). */
 #pragma once
 

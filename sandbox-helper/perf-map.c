@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-map.c: the perf map text format, line by line through a bounded
  * buffer; nothing of a line is trusted: numbers are hex of at most 16
  * digits, ranges must not wrap, names must be non-empty and free of NULs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-map.h: reading a perf map file (/tmp/perf-PID.map), the text format
  * node/V8 (--perf-basic-prof), the JVM's perf-map-agent, Python 3.12
  * (-X perf), LuaJIT and .NET write: one "START SIZE name" line per piece

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* podman-json.c: Podman storage files in the helper (see podman-json.h). */
 #include "podman-json.h"
 

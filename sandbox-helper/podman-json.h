@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* podman-json.h: the helper's reader of Podman's storage files
  * (containers.json, layers.json, images.json), which the container's owner
  * may have written: parsed with json-glib after a bounded read, a UTF-8 check

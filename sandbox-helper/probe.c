@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* probe.c: --probe: reports file, network and capability access from inside
  * the sandbox, so a test can check the launcher's confinement for real. */
 #include "probe.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* probe.h: the helper's --probe mode, which reports what the sandbox lets it
  * do (for the sandbox tests; serves no requests). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbol-index.c: see symbol-index.h. Runs inside the sandbox only. */
 #include "symbol-index.h"
 

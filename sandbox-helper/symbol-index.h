@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbol-index.h: a sorted index of a module's symbol table, built once per
  * file the helper symbolizes (symbolize-module.h), so that naming n
  * addresses costs one pass over the symbols plus n binary searches. libdwfl's dwfl_module_addrinfo scans

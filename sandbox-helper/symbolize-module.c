@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-module.c: see symbolize-module.h. Runs inside the sandbox only. */
 #include "symbolize-module.h"
 

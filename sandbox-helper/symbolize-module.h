@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-module.h: one ELF file opened for symbolization (its libdwfl
  * session, DWARF, MiniDebugInfo and sorted symbol indexes), and the cache
  * that keeps the last one between SYMBOLIZE requests. The service names a

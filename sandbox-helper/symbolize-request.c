@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-request.c: SYMBOLIZE with libdwfl/libdw: for every file offset the chain
  * of functions innermost first (DWARF inlined subroutines included), their
  * source positions, demangled names; symbol tables and MiniDebugInfo when the

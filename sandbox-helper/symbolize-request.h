@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-request.h: the SYMBOLIZE request: file offsets to inline chains. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-compile.c: .eh_frame/.debug_frame → compact unwind table.
  *
  * FDEs are enumerated with dwarf_next_cfi (their initial_location decoded

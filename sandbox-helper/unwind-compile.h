@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-compile.h: compiles a file's call frame information (.eh_frame, and
  * .debug_frame for addresses .eh_frame does not cover) into the compact
  * unwind table of capture/unwind-table.h. Runs in the sandbox helper only:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # check-format.sh: the C lines added or changed since the commit named in
 # .clang-format-baseline are as clang-format writes them (.clang-format).
 # Older lines are left as they are: reformatting the whole tree would bury

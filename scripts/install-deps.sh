@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs the Debian packages Periscope builds and tests with. Idempotent:
 # only what is missing is installed. Components add packages to
 # scripts/packages.txt (one per line, '#' comments).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # install-hook.sh SYSUSERS_CONF TMPFILES_CONF: meson install's last step
 # (meson.add_install_script). On the running system (no DESTDIR), creates
 # what the service needs now rather than at the next boot: the

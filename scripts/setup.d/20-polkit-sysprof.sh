@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Lets root use Sysprof's sysprofd (org.gnome.sysprof3.*) without an
 # interactive agent, for the interop test that records with sysprof-cli on a
 # private system bus (tests/capture/test-sysprof-cli.sh). Idempotent.

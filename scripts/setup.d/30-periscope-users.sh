@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Users for the service's authorization tests (tests/service/): an ordinary
 # user "periscope-user" that polkit does not authorize, and "periscope-admin"
 # that a polkit rule authorizes for org.periscope.profile-system. Installs the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Machine setup for the container tests (tests/resolver/), idempotent, as
 # root: a Podman configuration that works on this kernel (runc, cgroupfs,
 # lower ulimits), and an unprivileged user for rootless Podman with

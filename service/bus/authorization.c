@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* authorization.c: caller credentials, process ownership, polkit. */
 #include "authorization.h"
 

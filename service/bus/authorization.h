@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* authorization.h: who is calling and what they may record. root may record
  * anything; other users their own dumpable processes (their rootless
  * containers' included, see process-ownership.h), without kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bus-connect.c: the connection periscoped serves on (bus-connect.h). */
 #include "bus-connect.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bus-connect.h: the connection periscoped serves on: the system bus, the
  * session bus, a bus at an address, or one client over a peer-to-peer
  * socket it inherited. */

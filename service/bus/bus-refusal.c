@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bus-refusal.c: see bus-refusal.h. */
 #include "bus-refusal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bus-refusal.h: every call periscoped refuses is logged once, at notice,
  * with the caller's uid, what it asked (interface and method) and why (the
  * error's message and name): "uid 1000: org.periscope.Profiler1.Record

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bus.h: service/bus/'s public header: what the daemon's main and its
  * second face (service/sysprof3/) use of the D-Bus face: the manager,
  * authorization, refusals, capture fds, the connection, the journal sink

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* caller-processes.c: see caller-processes.h. */
 #include "caller-processes.h"
 

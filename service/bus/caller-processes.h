@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* caller-processes.h: the processes a D-Bus caller may see (its own, or all
  * for root), walked once for every method that lists processes. */
 #pragma once

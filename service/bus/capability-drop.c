@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capability-drop.c: keeps the daemon's own capabilities, drops the rest
  * (see capability-drop.h). */
 #include "capability-drop.h"

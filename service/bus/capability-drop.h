@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capability-drop.h: a root periscoped keeps only the capabilities it uses
  * (docs/security.md lists each with its reason), so a daemon started by hand
  * or by an init without a CapabilityBoundingSet= is as limited as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-fd.c: checking a capture fd a client passed, and an fd of our
  * own to write it through. */
 #include "capture-fd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-fd.h: the capture fd a client hands to Record() (or to
  * org.gnome.Sysprof3.Unwinder.Unwind): what it may be, and an fd of our own
  * to write it through without ever blocking the event loop. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-targets.c: ListTargets() entries for containers and apps (see
  * container-targets.h). */
 #include "container-targets.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-targets.h: the Podman containers and Flatpak instances entries of
  * ListTargets(). */
 #pragma once

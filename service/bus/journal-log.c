@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* journal-log.c: see journal-log.h. */
 #include "journal-log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* journal-log.h: periscoped's log sink for the journal. When its stderr is
  * the journal's stream ($JOURNAL_STREAM names stderr's device and inode, as
  * systemd.exec(5) documents), each message goes to the journal with

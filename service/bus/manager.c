@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* manager.c: the list of recordings of the daemon. */
 #include "manager.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* manager.h: the daemon's state: the event loop, the bus connection, the
  * recordings being served on it, and what they share (the unwind tables,
  * how helpers are started). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* profiler.c: the org.periscope.Profiler1 object: Record, ListTargets,
  * Version, Capabilities. */
 #include <errno.h>

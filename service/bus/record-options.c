@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* record-options.c: the option table of Record() and its checks. */
 #include "record-options.h"
 

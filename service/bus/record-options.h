@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* record-options.h: the a{sv} options of Record(), decoded and checked into
  * a RecordOptions (recording-options.h). Each option is one row of the
  * table in record-options.c (key, D-Bus signature, parser); other

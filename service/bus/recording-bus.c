@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-bus.c: the D-Bus face of one recording (recording-bus.h). */
 #include "recording-bus.h"
 

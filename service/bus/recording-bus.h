@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-bus.h: the D-Bus face of one recording, the object
  * org.periscope.Recording1 at /org/periscope/Recording/ID: Stop,
  * OpenControlFd, AddMark, its properties, Progress and Finished. It owns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-watchers.c: a recording's signals, unicast to each watcher
  * (recording-watchers.h). */
 #include "recording-watchers.h"

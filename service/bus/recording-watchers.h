@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-watchers.h: who hears a recording's signals. D-Bus signals are
  * broadcasts that any client may match (eavesdropping on another user's
  * recordings), so each of a recording's signals is sent once per watcher

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* user-file-jobs.c: calls whose users' files the helper parses, one at a
  * time on a fiber (see user-file-jobs.h). */
 #include "user-file-jobs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* user-file-jobs.h: the daemon's D-Bus work that has the sandboxed helper
  * parse files users write (/.flatpak-info, Podman's storage JSON) for a
  * call: ListTargets' containers, Record's 'container'. One job at a time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* control-ring.c: serves CreatRing requests on control sockets and drains
  * the resulting memfd rings into the capture, trusting nothing in them. */
 #include "control-ring.h"

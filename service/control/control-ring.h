@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* control-ring.h: the service side of Sysprof's collector protocol (the
  * control fd a profiled program finds in SYSPROF_CONTROL_FD).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* counter-remap.c: open-addressing hash from (pid, program id) to capture id. */
 #include "counter-remap.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* counter-remap.h: maps the counter ids that programs choose for themselves
  * (Sysprof's collector derives them from the pid) to ids that are unique in
  * one capture. Keyed by (pid, id); bounded, so a hostile program cannot make

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* frame-copy.c: checked program frames into the capture (frame-copy.h). */
 #include "frame-copy.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* frame-copy.h: copies frames that a profiled program wrote (control-fd
  * rings, trace fds), already decoded and checked by the capture reader,
  * into the recording's capture: only MARK, LOG, CTRDEF, CTRSET, SAMPLE,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-fd.c: hands out trace memfds and merges what programs wrote into
  * them, trusting nothing (trace-fd.h). */
 #include "trace-fd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-fd.h: Sysprof's trace fd (SYSPROF_TRACE_FD, GJS_TRACE_FD,
  * GTK_TRACE_FD): a memfd a profiled program writes a whole capture of its
  * own into (libsysprof-capture's sysprof_capture_writer_new_from_env/_fd).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* counter-ids.h: hands out the capture-wide counter ids (24 bits in the
  * file) of one recording, so the service's own counters and the counters
  * that profiled programs define through their control rings never collide. */

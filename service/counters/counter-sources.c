@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* counter-sources.c: readers of /proc and /sys for the system counters.
  * Categories and names follow what Sysprof's own sources write ("CPU
  * Percent", "Memory", "Network", "Disk", "CPU Frequency", "Battery Charge"),

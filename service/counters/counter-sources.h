@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* counter-sources.h: the system counters a recording can sample (CPU,
  * memory, disk, network, cpufreq, energy, battery), each read from /proc or
  * /sys. Internal to counters.c; one CounterSource per enabled group. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* counters.c: the sampling timer and the CTRDEF/CTRSET writing for the
  * system counter sources of counter-sources.c. */
 #include "counters.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* counters.h: system counters of one recording (option `counters`, default
  * cpu and memory; option `counter-interval-ms`, default 250), sampled on an
  * sd-event timer and written as CTRDEF/CTRSET frames. A source the machine

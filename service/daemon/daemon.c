@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* daemon.c: running periscoped (daemon.h): what it takes before dropping
  * its capabilities, the event loop and the bus, the face it serves, and
  * leaving once idle, signalled, or its peer gone. */

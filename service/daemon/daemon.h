@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* daemon.h: running periscoped once its command line is read: the perf
  * opener and the capabilities, the event loop, the bus, one of its two
  * faces (org.periscope.Profiler1, or org.gnome.Sysprof3 with --sysprofd)

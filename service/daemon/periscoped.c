@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* periscoped.c: entry point of the Periscope profiling service: reads the
  * command line (parse_argv) and runs the daemon (daemon.c). It serves
  * org.periscope.Profiler1 (service/bus/) on the system bus (default), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fiber.c: a body (a post-stop stage, unwind-table compiles) on its own stack (ucontext), resumed by
  * sd-event sources. The stack is an anonymous mapping with a guard page
  * below it; sanitizer builds are told about every switch. */

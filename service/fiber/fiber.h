@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fiber.h: runs synchronous code that waits on other processes (the
  * post-stop symbolization: many helper round trips, debug-file lookups;
  * anything that asks the sandboxed helper) without blocking the

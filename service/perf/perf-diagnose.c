@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-diagnose.c: see perf-diagnose.h. */
 #include "perf-diagnose.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-diagnose.h: why perf_event_open refused. The errno alone does not
  * say: EACCES/EPERM come from perf_event_paranoid (above 2 Debian's kernels
  * want CAP_SYS_ADMIN), from a missing CAP_PERFMON, or from a seccomp filter

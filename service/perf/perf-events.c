@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-events.c: opens the sampling events and reads their rings. */
 #include "perf-events.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-events.h: the perf_event_open side of a recording. Opens cpu-clock
  * sampling events (per task with inherit, or per CPU for the whole system),
  * maps one ring buffer per CPU, and hands every record found in the rings to

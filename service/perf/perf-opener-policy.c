@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-opener-policy.c: the events the perf opener serves (see
  * perf-opener-policy.h). */
 #include "perf-opener-policy.h"

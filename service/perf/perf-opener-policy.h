@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-opener-policy.h: what the perf opener (perf-opener.h) agrees to
  * open: the union of the events periscoped asks for, a recording's
  * (perf-events.c: cpu-clock sampling, per task with inherit or per CPU) and

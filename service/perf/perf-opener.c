@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-opener.c: the forked child that holds periscoped's perf
  * capabilities and opens its perf events (see perf-opener.h). */
 #include "perf-opener.h"

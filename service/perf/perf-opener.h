@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-opener.h: the one process of periscoped that calls perf_event_open.
  * Debian's kernels (kernel.perf_event_paranoid=3, a Debian patch) refuse
  * perf_event_open to a process without CAP_SYS_ADMIN. Rather than keep that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-record.c: bounds-checked decoding of perf ring records. */
 #include "perf-record.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-record.h: decodes the records perf writes into its ring buffer into
  * plain structs, checking every count and string against the record size.
  * Pointers in the structs point into the record and live as long as it. */

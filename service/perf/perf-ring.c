@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-ring.c: ring buffer records, one ring in order or several by time. */
 #include "perf-ring.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-ring.h: reading perf ring buffers. A reader walks one ring between
  * its tail and a snapshot of its head, checking every record size against
  * the ring; perf_rings_merge walks several rings (one per CPU) at once in

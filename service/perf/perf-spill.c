@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-spill.c: a bounded byte queue of perf records (see perf-spill.h). */
 #include "perf-spill.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-spill.h: records moved out of the perf rings while the daemon waits
  * for the helper (an unwind table compiling, a file being symbolized). The
  * kernel drops whatever does not fit its ring; a wait of a second at 999 Hz

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf.h: the perf layer's public header: perf_event_open per CPU or per task
  * (through the privileged perf opener where there is one),
  * the rings read in time order, record parsing and the spill that holds

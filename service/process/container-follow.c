@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-follow.c: membership rescans for `container` recordings (see
  * container-follow.h). */
 #include "container-follow.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-follow.h: processes that join a recorded Podman container or
  * Flatpak app while the recording runs (`podman exec`, `flatpak enter`, a
  * second `flatpak run` of the app, a restarted container).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-frames.c: per-process container/app description frames (see
  * container-frames.h). */
 #include "container-frames.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-frames.h: what container or sandbox a process of a recording
  * belongs to, written into the capture once per process (see
  * docs/containers.md and docs/capture-format.md):

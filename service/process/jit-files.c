@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jit-files.c: finding and pinning perf maps. Every open goes through
  * one /proc/PID directory fd, so the status read (pid namespace number,
  * uid) and the root entered describe the same process; inside that root

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jit-files.h: the perf map (/tmp/perf-PID.map, PID as the process knows
  * itself in its own pid namespace) of every recorded process, opened
  * through that process's own root, so it is found inside containers and

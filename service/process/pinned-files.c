@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pinned-files.c: a sorted array of pins, looked up by binary search. */
 #include "pinned-files.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pinned-files.h: every file a recording saw mapped, opened once at first
  * sight and kept open until the recording is freed, so that later stages
  * (symbolization, unwind tables) read exactly the inode that was mapped, even

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* process-attach.c: a process's events, opened on the process that was
  * checked (see process-attach.h). */
 #include "process-attach.h"

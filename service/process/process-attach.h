@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* process-attach.h: opens the sampling events of one process, every thread
  * of it (inherit follows what they create later), such that they sample the
  * process that was authorized and no other. A pidfd holds the process from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* process-frames.c: /proc readers for the start-of-recording snapshot. */
 #include "process-frames.h"
 

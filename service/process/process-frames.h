@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* process-frames.h: writes what a process looks like right now, from
  * /proc: a PROCESS frame (command line), a MAP frame per executable mapping
  * (each file pinned and entered into the process tables), and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* process-maps.c: per pid, a sorted array of non-overlapping mappings; the
  * pids themselves in a sorted array (binary search for both). */
 #include "process-maps.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* process-maps.h: what each process of a recording had mapped, fed by the
  * /proc snapshot at start and by MMAP2 records after, so that a (pid,
  * address) from a sample can be traced to a file, its offset and identity.

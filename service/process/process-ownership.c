@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* process-ownership.c: whether a process belongs to a caller (see
  * process-ownership.h). */
 #include "process-ownership.h"

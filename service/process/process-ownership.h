@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* process-ownership.h: whether a process belongs to a non-root caller, so
  * that the caller may profile it without polkit. It does when its uids are
  * the caller's, or when it lives in a user namespace whose top ancestor below

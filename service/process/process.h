@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* process.h: the process layer's public header: what the recorded processes
  * are (their mappings in time, pinned files, ownership, the vdso), attaching
  * events to them, writing their frames and following those that join a

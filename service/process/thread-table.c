@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* thread-table.c: thread names by tid, a sorted array (binary search; a
  * new thread is an insertion, a rename a copy). */
 #include "thread-table.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* thread-table.h: the current name of every thread a recording follows
  * (from the /proc snapshot and perf COMM records), so that a thread created
  * during the recording gets the name it inherits from the thread that

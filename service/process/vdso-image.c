@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vdso-image.c: the vdso's bytes out of a process, and as a sealed memfd. */
 #include "vdso-image.h"
 

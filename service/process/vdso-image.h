@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vdso-image.h: the vdso has no file behind it; its ELF image is read out
  * of a process's memory (the kernel maps the same image into every process
  * of an ABI), for its unwind table and for its symbols. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sample-pump.c: perf rings -> spill -> stacks -> a sink (see sample-pump.h). */
 #include "sample-pump.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sample-pump.h: from the perf rings to a sink, the one way samples go
  * (docs/unwinding.md). The pump reads a recording's rings (or an Unwind
  * session's), parses each record, builds each sample's stack (frame

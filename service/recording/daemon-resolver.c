@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* daemon-resolver.c: a resolver as periscoped owns one (daemon-resolver.h). */
 #include "daemon-resolver.h"
 

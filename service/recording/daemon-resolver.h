@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* daemon-resolver.h: a resolver as periscoped owns one (for a recording,
  * a Record() call's containers, ListTargets): what it rejects and why goes
  * to the daemon's log, and it borrows the daemon's helper for the files

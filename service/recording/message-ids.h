@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* message-ids.h: the journal MESSAGE_IDs of periscoped's messages that an
  * administrator may want to find (`journalctl MESSAGE_ID=...`), fixed for
  * good (docs/periscoped.8.md lists them). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-control.c: a recording's control fd server and counters, and
  * what its D-Bus face's OpenControlFd and AddMark do with them. */
 #include "recording-control.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-control.h: what a recording does with the control fd (Sysprof's
  * collector protocol, control-ring.c) and the system counters (counters.c):
  * started with the recording, drained and closed before its post-stop

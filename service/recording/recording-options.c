@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-options.c: see recording-options.h. */
 #include "recording-options.h"
 

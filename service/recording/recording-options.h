@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-options.h: what a recording records and how, as Record()'s
  * a{sv} options said (decoded and checked by bus/record-options.c: each
  * option is a row of its table and a field here). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-stages.c: the post-stop stages, in the order they run. */
 #include "recording-stages.h"
 

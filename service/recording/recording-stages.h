@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-stages.h: what runs after sampling stopped and the rings were
  * drained, in order, before the statistics are written and the recording
  * finishes. A stage gets its inputs and a progress callback, never the

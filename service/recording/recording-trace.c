@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-trace.c: a recording's trace fds, opened and merged. */
 #include "recording-trace.h"
 

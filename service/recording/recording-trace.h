@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-trace.h: a recording's trace fds (Sysprof's SYSPROF_TRACE_FD,
  * service/control/trace-fd.c): handed out while it records
  * (Recording1.OpenTraceFd), merged into its capture when it ends, after the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording.c: a recording's life from its start to its end, without D-Bus. */
 #include "recording.h"
 

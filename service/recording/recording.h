@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording.h: one recording, without D-Bus: its perf events, capture
  * writer, process tables, event sources and post-stop stages. Its life:
  *   recording_start()  given what it needs (RecordingSetup): the caller

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* user-limits.c: per-uid accounting of recordings, ring memory and
  * control rings (user-limits.h). */
 #include "user-limits.h"

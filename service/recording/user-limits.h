@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* user-limits.h: what each non-root user may hold of the daemon at once:
  * running recordings (and live unwinding sessions of the sysprofd
  * drop-in), perf ring memory (mapped and locked by the root daemon, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* address-set.c: an insertion-ordered array indexed by an open-addressing
  * hash table (linear probing, power-of-two size, at most half full). */
 #include "address-set.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* address-set.h: the unique (pid, address) pairs seen in samples. At Stop
  * this is the input of symbolization: every code address that some SAMPLE
  * frame of the capture holds, user and kernel. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jit-sources.c: perf maps and jitdumps per process for the symbolize
  * stage, and the JITMAP frames that repeat the names they gave. */
 #include "jit-sources.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jit-sources.h: the symbolize stage's view of a recording's JIT files:
  * which perf maps (pinned by service/process/jit-files.c) and jitdumps
  * (mapped by the processes, pinned like any mapped file) name whose code,

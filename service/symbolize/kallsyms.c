@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kallsyms.c: parses /proc/kallsyms ("ADDR TYPE NAME [MODULE]") into a
  * sorted array for binary search. */
 #include "kallsyms.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kallsyms.h: kernel function names from /proc/kallsyms, for the kernel part
  * of sampled stacks (only when the caller may see kernel addresses). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-addresses.c: groups the addresses of a recording by mapped file (one file
  * mapped by many processes is read once), identifies each file and finds its
  * debug file through the helper, symbolizes the file offsets in batches, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-addresses.h: the symbolization stage at the end of a recording: every
  * (pid, address) seen is mapped to its mapping, the mapped file (a pinned fd)
  * and its debug file go to the sandboxed helper, and the answers fill the

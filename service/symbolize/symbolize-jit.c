@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-jit.c: one process at a time: its distinct lookup addresses
  * (a return address is looked up by the byte before it) go to each of its
  * JIT files in turn, perf map first, each file asked only for what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-jit.h: naming addresses in JIT code (anonymous memory, or no
  * mapping at all) from their process's perf map and jitdump files,
  * through the sandboxed helper's JIT_NAMES request. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-stage.c: glue between a recording's data (address set, process
  * maps, pinned files) and the symbolization engine. */
 #include "symbolize-stage.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-stage.h: the "symbolize" post-stop stage of a recording: every
  * (pid, address) it noted is named through the sandbox helper
  * (symbolize-addresses.c) and __symbols__ and __periscope/symbols are embedded in its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* live-unwind.c: an Unwind session: the client's perf rings in, unwound
  * samples out to its capture fd. */
 #include "live-unwind.h"

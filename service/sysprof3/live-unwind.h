@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* live-unwind.h: one org.gnome.Sysprof3.Unwinder.Unwind session, as
  * Sysprof 48's live unwinder: the client's perf events (opened through
  * PerfEventOpen, with user stack copies) are read here, each sample's user

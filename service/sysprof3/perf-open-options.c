@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-open-options.c: decoding and narrowing PerfEventOpen's attributes. */
 #include "perf-open-options.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* perf-open-options.h: PerfEventOpen's a{sv} of perf_event_attr fields as
  * Sysprof sends them (3.46: comm, clockid, use_clockid, config, disabled,
  * exclude_idle, mmap, wakeup_events, sample_id_all, sample_period,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* proc-files.c: which /proc files GetProcFile/GetProcFd serve, and opening
  * them for a caller. */
 #include "proc-files.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* proc-files.h: the /proc files org.gnome.Sysprof3.Service's GetProcFile and
  * GetProcFd serve. Only "/proc/PID/NAME" and "/proc/PID/task/TID/NAME" with
  * NAME from a fixed list of read-only, non-link entries (maps, cmdline,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3-profiler.c: org.gnome.Sysprof3.Profiler at
  * /org/gnome/Sysprof3/RAPL, which sysprof-cli --rapl starts through
  * Sysprof's proxy source: Start(a{sv} options, h fd) writes the machine's

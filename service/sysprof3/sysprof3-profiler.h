@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3-profiler.h: org.gnome.Sysprof3.Profiler at
  * /org/gnome/Sysprof3/RAPL (sysprof3-profiler.c). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3-service.c: org.gnome.Sysprof3.Service at /org/gnome/Sysprof3:
  * PerfEventOpen, GetProcFile, GetProcFd, ListProcesses, GetProcessInfo,
  * SetGovernor, SetParanoid, as Sysprof 3.46 and later call them, each

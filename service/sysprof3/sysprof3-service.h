@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3-service.h: org.gnome.Sysprof3.Service at /org/gnome/Sysprof3
  * (sysprof3-service.c). */
 #pragma once

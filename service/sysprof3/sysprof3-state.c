@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3-state.c: the events handed out, and authorizing a call
  * before it goes on (sysprof3-state.h). */
 #include "sysprof3-state.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3-state.h: what the three org.gnome.Sysprof3 objects share
  * (sysprof3-service.c, sysprof3-unwinder.c, sysprof3-profiler.c): the
  * events handed out, the sessions running, and authorizing a call before

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3-unwinder.c: org.gnome.Sysprof3.Unwinder at
  * /org/gnome/Sysprof3/Unwinder: Unwind(u stack_size, a(hi) perf_fds,
  * h event_fd, h capture_fd) as Sysprof 48 calls it, served by

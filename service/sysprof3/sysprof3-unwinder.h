@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3-unwinder.h: org.gnome.Sysprof3.Unwinder at
  * /org/gnome/Sysprof3/Unwinder (sysprof3-unwinder.c). */
 #pragma once

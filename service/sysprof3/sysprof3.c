@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3.c: the org.gnome.Sysprof3 objects on the bus: registers the
  * three, ends their sessions at shutdown, and says whether one is busy. */
 #include "sysprof3.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3.h: periscoped as a drop-in for Sysprof's sysprofd: the
  * org.gnome.Sysprof3 bus name's objects (docs/sysprofd-drop-in.md):
  *   /org/gnome/Sysprof3           org.gnome.Sysprof3.Service

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sample-stack.c: the frame-pointer stack of a sample, filtered. */
 #include "sample-stack.h"
 

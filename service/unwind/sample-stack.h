@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sample-stack.h: turns one decoded perf sample into the address list of a
  * SAMPLE frame (innermost first, with PERF_CONTEXT_* markers, as Sysprof
  * stores them). This is the single place where stacks are built: the frame-

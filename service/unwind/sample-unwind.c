@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sample-unwind.c: kernel callchain + user stack unwound from the copy. */
 #include "sample-unwind.h"
 

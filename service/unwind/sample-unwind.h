@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sample-unwind.h: the DWARF path of sample-stack: the kernel part of a
  * sample from its callchain (up to the user marker), then
  * CAPTURE_CONTEXT_USER and the user frames unwound from the copied stack

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-table-cache.c: file identity → validated unwind table. */
 #include "unwind-table-cache.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-table-cache.h: validated unwind tables kept for the life of the
  * daemon, keyed by file identity (device, inode, build-id), so each file is
  * compiled by the helper and validated once however many processes map it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-tables.c: unwind tables compiled by the helper on a fiber, off the
  * event loop, from a queue of requests. */
 #include "unwind-tables.h"

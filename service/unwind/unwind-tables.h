@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-tables.h: the daemon's unwind tables, one per file identity, for
  * the life of the daemon. A file's table is compiled by the sandboxed helper
  * (COMPILE_UNWIND on the pinned fd; the vdso from its bytes in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwinder.c: the table executor (x86-64). See docs/unwinding.md. */
 #include "unwinder.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwinder.h: executes validated unwind tables (capture/unwind-table.h) over
  * a copy of a thread's user stack, as perf's REGS_USER + STACK_USER deliver
  * it, and yields the user part of a call chain. It never reads memory other

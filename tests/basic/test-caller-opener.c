@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-caller-opener.c: the opener of basic/caller-opener.h with a real
  * second user (periscope-user, scripts/setup.d/30-periscope-users.sh):
  * it opens what that user may open and nothing else (root-only files and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-parse-util.c: the bounded number parsers every numeric option of
  * periscoped and `periscope record` goes through (basic/parse-util.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-path-walk.c: path_open_resolve() (basic/path-walk.h) against a real
  * tree, one table run three times: the kernel's openat2() itself (that the
  * table says what openat2 does), path_open_resolve() with openat2, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-corpus.c: hand-broken captures (see capture-corpus.h). Each case
  * starts from a valid capture made by our writer and breaks one thing. */
 #include "capture-corpus.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-corpus.h: the corpus of hand-broken captures. Each case is the
  * bytes of a capture with one defect and the exact error message (offset
  * included) the reader must give for it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-test-util.c: see capture-test-util.h. */
 #include "capture-test-util.h"
 

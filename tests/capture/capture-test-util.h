@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-test-util.h: shared helpers of the capture tests: a tiny check
  * macro, the reference capture holding every frame type with known contents,
  * a canonical text form of a decoded frame (for comparing readers), and a

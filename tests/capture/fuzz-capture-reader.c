@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-capture-reader.c: libFuzzer target for the capture reader: opens any
  * bytes as a capture, decodes every frame, touches every decoded field and
  * reassembles an embedded file, so ASan/UBSan see any over-read or bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-corpus-main: runs the fuzz target (fuzz-capture-reader.c) from a
  * plain main(), for the gcc ASan+UBSan build:
  *   fuzz-corpus-main            every hand-broken capture of the corpus, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* make-test-capture: writes captures with known contents for the CLI tests.
  *   make-test-capture reference OUT   every frame type once + unknown types 16, 17
  *   make-test-capture rich OUT        processes, samples, counters, marks, files, symbols, stats

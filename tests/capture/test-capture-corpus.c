@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-capture-corpus: every hand-broken capture of capture-corpus.c gives
  * exactly its expected error (with the offset), from memory and from a file,
  * with no crash and no over-read (each case sits in a heap block of exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-capture-interop: our capture format against Debian's real
  * libsysprof-capture-4 (Sysprof 3.46):
  *  (a) a capture of every frame type written by our writer is read by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-capture-roundtrip.c: what the writer writes, the reader gives back:
  * every frame type with exact contents, embedded files of any size, the end
  * time rewritten on flush, pipes, the frame size limit, big-endian captures

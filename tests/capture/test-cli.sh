@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope info` and `periscope dump` on captures with known contents:
 # the summaries and dumps a user reads, JSON a script parses, and the errors
 # (file named, offset given, non-zero exit) on broken input.

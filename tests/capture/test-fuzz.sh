@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds the capture reader's libFuzzer target with clang
 # (-fsanitize=fuzzer,address,undefined), runs it over the committed corpus
 # (tests/fuzz/corpus/capture-reader: hand-broken and valid captures,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A REAL capture recorded by Debian's sysprof-cli 3.46 (sysprofd and polkitd
 # on a private system bus) is read by `periscope info` with its samples, maps,
 # counters and embedded files, and decodes to the same frames with our reader

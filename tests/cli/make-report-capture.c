@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* make-report-capture.c: writes the report fixture (report-fixture.h) with
  * Periscope's capture writer and symbol table builder.
  *

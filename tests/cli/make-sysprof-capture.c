@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* make-sysprof-capture.c: writes the report fixture (report-fixture.h) the
  * way Sysprof does: with libsysprof-capture-4's writer and a "__symbols__"
  * table encoded here, independently of Periscope's code, from the layout

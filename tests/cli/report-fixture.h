@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report-fixture.h: the synthetic profile the report tests use, shared by
  * the generator that writes it with Periscope's capture writer and the one
  * that writes it with Sysprof's libsysprof-capture-4. The expected report

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope list` against the private periscoped: the processes the caller
 # may record with their pid, user and command line, readable columns on a
 # terminal (long lines cut), everything in a pipe, and --json that a script

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Every writer's -o/-f (record, report -f and --timeline, export, symbolize)
 # as root on what is not a plain file: a character device made with mknod
 # stays a device, a symlink to a FIFO stays a symlink and the reader gets

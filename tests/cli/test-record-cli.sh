@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope record` as a person at a terminal uses it, with the private
 # periscoped (no system service): exit codes and messages of usage errors,
 # files left on disk, where the daemon's log goes, Ctrl-C (SIGINT to the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope report --memory` shows whole call stacks, through the real
 # chain: workload-memory-paths under `periscope record --memory` (the
 # collector's ALLOCATION frames with their stacks), periscoped on a private

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope report` on real recordings through periscoped (private bus):
 #   - --diff of two runs of workload-shift whose shares of shift_a and
 #     shift_b swap (3:1, then 1:3): shift_b's self share grows by about 50

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope report` on a REAL capture recorded by Debian's sysprof-cli 3.46
 # (sysprofd and polkitd on a private system bus): the workload's functions
 # come out by name, from the __symbols__ table Sysprof embedded, with the

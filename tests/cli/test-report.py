@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """`periscope report` on synthetic captures (tests/cli/report-fixture.h):
 the expected numbers below are worked out by hand from the fixture's stacks
 (200 samples: app pid 100 and worker pid 200, 100 each).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-symbols.c: the embedded symbol tables (capture/symbols.h): what the
  * builder writes reads back the same, "__symbols__" decodes with an
  * independent decoder written from Sysprof 3.46's layout to the same names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-sysprof-resolver.c: Sysprof 3.46's own code reads our "__symbols__".
  * Opens a capture written by make-report-capture (Periscope's writer and
  * symbol table builder) with libsysprof-4's capture reader and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-burn.c: a CPU-bound program with known function names for the
  * real-recording report tests: main → burn_outer → burn_inner, built with
  * frame pointers so Sysprof's kernel callchains see the whole stack

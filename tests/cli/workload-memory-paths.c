@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-memory-paths.c: two paths into one allocating function, for
  * `periscope report --memory`'s call stacks. Prints "pid PID base 0xBASE"
  * (its load address, as tests/service/control/control-record expects), then:

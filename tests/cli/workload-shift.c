@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-shift.c: two CPU-bound functions with known names whose shares
  * the arguments set, for the `report --diff` test on real recordings:
  * `workload-shift A B` spends A units of work in shift_a and B units in

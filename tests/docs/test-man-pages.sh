@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The built man pages render with man(1) as a user reads them: header line
 # with name and section, NAME and SYNOPSIS sections, the main options, and no
 # Markdown left over (backticks, ## headings, [links]).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # lib.sh: sourced by the export tests after tests/lib/periscoped-bus.sh.
 # Builds this folder's workloads and records them through a periscoped on a
 # private bus.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """speedscope_check.py APP_DIR PROFILE NAME... [--ratio A B LOW HIGH] [--expect-fail]
 
 Loads PROFILE in the speedscope app itself (APP_DIR: the npm package's

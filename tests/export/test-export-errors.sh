@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope export` on bad input says what is wrong and loses nothing:
 # unknown or missing format (exit 2, the formats listed), a missing, foreign
 # or truncated capture (exit 1, the reason; a truncated one still exports

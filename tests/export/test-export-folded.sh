@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope export --format folded` and `periscope dump --json` on a real
 # recording: folded stacks with FlameGraph's annotations (kernel frames
 # "_[k]", inlined "_[i]") that are exactly `periscope report --folded`'s

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A stripped program's frames keep their addresses in every export: a real
 # recording of a stripped workload-export exports its unnamed frames one by
 # one as workload-stripped+0xOFFSET (folded, perf-script, speedscope, pprof),

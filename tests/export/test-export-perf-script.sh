@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope export --format perf-script` has the line structure of real
 # `perf script` output (a real `perf record -g` of the same workload on this
 # machine, printed with the same fields), and the perf importer of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope export --format pprof` read by Go's own pprof (golang-go): a
 # real recording of workload-export shows the right names, shares, caller
 # order, inline frames with file:line, the build-id and the sample count;

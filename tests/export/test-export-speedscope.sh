@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope export --format speedscope` of a real recording: valid against
 # the file format schema the speedscope package ships, one sampled profile
 # per thread with time deltas as weights, and loaded by the speedscope app

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Thread names through a real recording: workload-threads runs "main-loop",
 # "worker-1" and a thread that starts as "starting" and renames itself
 # "worker-2" halfway (each burning its own function for the same CPU time),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-alloc.c: known allocations for the memory export test:
  *   keep_site: 30 x malloc(8192), never freed      = 245760 bytes in use
  *   temp_site: 1000 x malloc(512), each freed      = 512000 bytes allocated, 0 in use */

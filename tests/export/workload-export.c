@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-export.c: a CPU-bound program with known names and shares for
  * the export tests: main → run_rounds → hot_heavy (3/4 of the work) and
  * hot_light (1/4), both spending it in mix_inline, which is always inlined,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-threads.c: named threads burning known functions, for the
  * thread-name tests. The main thread is "main-loop" and burns main_burn;
  * "worker-1" burns worker_one_burn; the third thread starts as "starting",

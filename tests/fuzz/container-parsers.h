@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* container-parsers.h: the sandbox helper's parsers of user-written
  * container metadata (Podman's storage JSON with json-glib, Flatpak's
  * /.flatpak-info with GKeyFile), called as the helper's request handlers

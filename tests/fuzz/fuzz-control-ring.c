@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-control-ring.c: libFuzzer target for the control-ring server
  * (service/control/control-ring.c): what a profiled program writes into the
  * ring it got over SYSPROF_CONTROL_FD is untrusted. Each input gets a new

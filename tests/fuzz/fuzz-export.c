@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-export.c: libFuzzer target for `periscope export`: any bytes as a
  * capture (truncated, merged, hostile: whatever the mutations make of the
  * seeds, real captures of every kind) are loaded into the export model and

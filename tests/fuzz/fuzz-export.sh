@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # fuzz-export: the export writers (tests/fuzz/fuzz-export.c) from the
 # committed seeds plus captures of every kind this tree writes: the report
 # fixtures (symbols, none, a broken table, marks and counters, allocations,

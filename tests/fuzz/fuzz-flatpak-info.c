@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-flatpak-info.c: libFuzzer target for the parser of /.flatpak-info
  * (read through a sandboxed process's root, so written by whoever controls
  * that sandbox). Through container-parsers.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-mountinfo.c: libFuzzer target for the mountinfo parser (a process's
  * /proc/PID/mountinfo shows mount points its user chose, octal escapes and
  * all), and the lookups the resolver makes on the table. */

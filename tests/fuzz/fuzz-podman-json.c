@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-podman-json.c: libFuzzer target for the parser of Podman's storage
  * JSON (containers.json, layers.json, images.json), written by whoever owns
  * the storage (a rootless user for theirs). Through container-parsers.h. */

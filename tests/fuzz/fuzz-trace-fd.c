@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-trace-fd.c: libFuzzer target for the merge of trace fds
  * (service/control/trace-fd.c): a profiled program writes a whole capture
  * of its own into the memfd it got as SYSPROF_TRACE_FD, and at the end of

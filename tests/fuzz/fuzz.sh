@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds one libFuzzer target with clang (-fsanitize=fuzzer,address,undefined),
 # runs it over its committed seed corpus (tests/fuzz/corpus/TARGET, made by
 # tests/fuzz/make-seeds.sh, see corpus/README.md) and any EXTRA seed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* make-seeds.c: writes the binary seed corpora of tests/fuzz: for
  * fuzz-control-ring (corpus/control-ring/) the frames a collector puts in
  * its ring (MARK, LOG, CTRDEF, CTRSET, SAMPLE, ALLOCATION, then the

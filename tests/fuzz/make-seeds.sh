@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Regenerates the committed binary seed corpora of every libFuzzer target
 # (tests/fuzz/corpus/TARGET, described in corpus/README.md) from this tree
 # and a build of it. The text corpora (mountinfo, podman-json,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Fuzzes every parser of untrusted input for SECONDS each (the suite gives
 # them a few seconds; run this before a release or after touching a
 # parser): control-ring frames, trace fd captures, mountinfo, Podman's storage JSON,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // fib.js MILLISECONDS N: a JavaScript workload for the node tests; computes
 // fib(N) over and over for MILLISECONDS, then prints "done".
 function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """folded.py: the stacks of `periscope report --folded` output, for the
 checks of end-to-end tests (tests/lib is on PYTHONPATH in periscoped-bus.sh
 and tests/resolver/lib.sh)."""

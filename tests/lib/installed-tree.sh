@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # installed-tree.sh: sourced by the tests of Periscope as installed into a
 # Debian 12 tree (tests/service/installed/ under systemd-nspawn, tests/vm/
 # under Debian's own kernel). Needs fail().

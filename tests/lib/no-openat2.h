@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* no-openat2.h: the seccomp filter systemd's RestrictSUIDSGID= installs,
  * as far as openat2() goes: every call answered with ENOSYS (systemd cannot
  * look at the mode inside struct open_how). For tests of the fallback

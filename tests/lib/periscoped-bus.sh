@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # periscoped-bus.sh: sourced by tests of the real periscoped. Starts a
 # private system bus (private-bus.sh) and periscoped on it, both stopped on
 # exit; a sanitizer report in the daemon's log fails the test. Needs

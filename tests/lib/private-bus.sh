@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # private-bus.sh: a private D-Bus "system" bus with polkitd (and whatever
 # services a test adds) for tests that need the system bus without touching
 # the machine's. Source it from bash:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-check.h: the checks of the C tests (CHECK, CHECK_MSG, fail, MUST)
  * and their registry (TEST, test_main). A test file counts its own
  * failures (one `failures` per file) and exits non-zero when there were

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # test-lib.sh: what every shell test needs; sourced first, directly or
 # through periscoped-bus.sh, private-bus.sh or a folder's lib.sh. A test that
 # cannot run fails with the reason; nothing skips (tests/README.md).

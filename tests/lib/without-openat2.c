@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* without-openat2: runs a command with openat2() answering ENOSYS, as
  * systemd's RestrictSUIDSGID= does to periscoped under its unit
  * (no-openat2.h): `without-openat2 COMMAND [ARG…]`. Everything the command

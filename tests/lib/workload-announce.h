@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-announce.h: the first line of the test workloads that a test
  * symbolizes by hand: "pid PID base 0xBASE" (the program's load address). */
 #pragma once

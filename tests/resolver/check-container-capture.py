@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Checks a capture recorded from container processes (periscope dump --json):
 the container description chunk, OVERLAY layers, identity-checked pins of the
 workload's files, and that >= 95% of the workload's samples carry the right

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """check-host-process-absent.py CAPTURE_JSON PID: a process outside the
 recorded container or app, started during the recording, left no frame at
 all in the capture (`periscope dump --json` output): not sampled, not

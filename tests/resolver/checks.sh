@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # checks.sh: workloads and checks of the container tests that the
 # installed-service family (tests/service/installed/) shares with them;
 # sourced by tests/resolver/lib.sh and by that family, so that both check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fake-conmon: pretends to be Podman's conmon for a container it does not
  * run: its executable is called conmon, its command line says
  * `-c ID`, and its child announces container=podman. Prints the child's pid

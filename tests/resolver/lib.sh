@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # lib.sh: shared helpers of the container tests (sourced). Every missing
 # prerequisite is a failure with a reason, never a skip.
 set -euo pipefail

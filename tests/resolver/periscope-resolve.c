@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* periscope-resolve: test tool for the resolver. Snapshots a running pid
  * (maps, mount table, container/app), optionally pins every mapped file the
  * way periscoped does, optionally waits until a file appears (so a test can

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A binary on a btrfs subvolume, mounted (subvol=) at another path in another
 # mount namespace. The kernel reports the superblock's device in
 # /proc/PID/maps while stat() gives the subvolume's anonymous device: the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A process may call itself conmon and say `-c ID` (prctl, argv), and its
 # children may say container=podman, but it cannot fake its uid: an
 # unprivileged user's fake conmon claiming a rootful container's id must not

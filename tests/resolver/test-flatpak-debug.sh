@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end (private periscoped): a Flatpak app whose code and the runtime
 # library it spends its time in are both STRIPPED; their debug files exist
 # only in the installed .Debug extensions (built offline into a local repo):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A Flatpak app from a local runtime and repo (built offline). The process
 # is classified by its /.flatpak-info (app id, instance), and its files are
 # found on the host through app-path (/app) and runtime-path (/usr), with

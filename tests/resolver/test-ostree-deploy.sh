@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A process in a mount namespace whose root is an OSTree deployment (booted
 # like: deploy dir bind-mounted, /usr read-only, pivot_root). Its mountinfo
 # root field reads /ostree/deploy/OS/deploy/<checksum>.0; the resolver maps

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A user's hostile Podman store does not slow the service for anyone else
 # (issue 20): periscope-rla pads the JSON of their rootless store
 # (containers.json, layers.json, images.json, each ~15 MB of valid entries,

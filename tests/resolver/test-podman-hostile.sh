@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Hostile rootless storage: the store under ~USER belongs to the user, who
 # may craft it. Each crafted piece must be rejected with a warning, resolution
 # must go on (no crash, other output intact), and nothing else may be

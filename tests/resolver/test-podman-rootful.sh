@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Rootful Podman: a container from a locally imported image. Every mapped file
 # of its process must resolve to the right bytes, through /proc/PID/map_files,
 # through the host's view of the overlay (mount translation), and through

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Rootless Podman with fuse-overlayfs: host root gets EACCES through
 # /proc/PID/map_files and /proc/PID/root, so files must come from the user's
 # store (~/.local/share/containers/storage), found through conmon's -c <id>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end: the old inode is gone and was never pinned. A rootless
 # fuse-overlayfs container runs /bin/app (v1); before the recording starts,
 # its owner replaces the file in the store's layer (write and rename) with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end (private periscoped): wrong debug files inside a container are
 # refused with a logged reason, and the stripped workload's frames say
 # unresolved instead of carrying wrong names.

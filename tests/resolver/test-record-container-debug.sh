@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end (private periscoped): a STRIPPED workload (no .symtab, no DWARF)
 # whose debug file exists only inside its Podman image, nowhere on the host.
 #  - rootful: at /usr/lib/debug/.build-id/xx/rest.debug in the image, found

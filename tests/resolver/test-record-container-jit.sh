@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end: node --perf-basic-prof inside a rootful Podman container,
 # recorded with `periscope record --container NAME`. node is pid 1 in its
 # pid namespace and writes /tmp/perf-1.map inside the container's root;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end: `periscope record --container NAME` follows processes that
 # JOIN a rootful Podman container from outside during the recording. The
 # container's only process sleeps; after the recording started, `podman

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end: `periscope record --container NAME` of a rootful Podman
 # container that exists but does not run (`podman create`): the recording
 # starts and waits; `podman start` during the recording runs the workload,

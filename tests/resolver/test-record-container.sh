@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end: `periscope record --container NAME` through periscoped on a
 # private system bus, for a rootful Podman container whose shell starts a
 # second workload process after the recording began. ListTargets lists the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end: `periscope record --container APP-ID` follows processes that
 # join a Flatpak app during the recording.
 # 1. The app is installed but not running: the recording waits, and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end, as an unprivileged user through periscoped on a private system
 # bus with a real polkitd (no rule grants org.periscope.profile-system to that
 # user): periscope-ns runs a rootless Podman container whose workload runs as

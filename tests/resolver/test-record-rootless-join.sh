@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end: `periscope record --container NAME` of a rootless
 # fuse-overlayfs Podman container whose only process sleeps; during the
 # recording its owner runs the workload in it with `podman exec`. Rootless

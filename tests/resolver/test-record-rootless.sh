@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end: `periscope record -p PID` (private periscoped) of a process in
 # a rootless fuse-overlayfs Podman container. Root cannot read its files
 # through /proc, so the service must pin them through the resolver (user's

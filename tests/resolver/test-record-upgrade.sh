@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end: a package upgrade during a recording. The profiled binary and
 # a library it uses are replaced on disk (write a new file, rename it over
 # the old one, as dpkg does) while periscoped records, and the process exits

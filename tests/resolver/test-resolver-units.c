@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-resolver-units: the resolver's parsers on hostile and real input:
  * mountinfo (escapes, btrfs and OSTree roots, longest-prefix lookup),
  * beneath-only opens. (Podman's JSON and /.flatpak-info are the helper's:

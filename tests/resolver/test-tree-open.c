@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-tree-open: opens inside a foreign tree (a container's root) follow
  * symlinks only inside it: relative and absolute links resolve against the
  * tree's root, a link that climbs above the root or points at a host path

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Package upgrade during a recording: the profiled binary and a library it
 # uses are replaced on disk the way dpkg and rpm do it (write a new file,
 # rename it over the old one), then the process exits before resolution.

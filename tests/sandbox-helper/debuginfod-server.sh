@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # debuginfod-server.sh (sourced by helper tests, after
 # tests/lib/periscoped-bus.sh): a real debuginfod on 127.0.0.1.
 #   debuginfod_start DIR   serves the debug files in DIR, waits until it has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fake-helper: stands in for periscope-helper (run through the real bwrap
  * launcher) and misbehaves on purpose, chosen by the first bytes of the file
  * it is sent: HANG, CRASH, EXIT, GARBAGE, WRONGID, WRONGTYPE, BADUTF8, COUNT,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-client.c: libFuzzer target over the service side's validation of
  * helper answers (IDENTIFY, SYMBOLIZE and JIT_NAMES reply decoding): whatever a
  * compromised helper sends must be refused or decoded within the limits. */

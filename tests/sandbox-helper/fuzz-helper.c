@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-helper.c: libFuzzer target over the helper's parsing entry points
  * (IDENTIFY and SYMBOLIZE request handling, so libelf/libdw/liblzma and our
  * code see the input as an ELF file; plus the request decoder). */

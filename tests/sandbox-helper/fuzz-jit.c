@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-jit.c: libFuzzer target over the helper's JIT file parsers: the
  * input is a perf map and a jitdump at once, asked for a spread of
  * addresses (some taken from the input itself). */

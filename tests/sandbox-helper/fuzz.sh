@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # libFuzzer (clang, ASan+UBSan) over the helper's parsing entry points (ELF,
 # DWARF, compressed sections, MiniDebugInfo: helper-elf), its JIT file
 # parsers (perf map, jitdump: jit-files) and the service's validation of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helper-tool: drives resolver/helper-client (and so the real bwrap-sandboxed
  * periscope-helper) from test scripts.
  *   helper-tool [--timeout MS] identify FILE...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Integration tests of the sandboxed helper through its real launcher
 (resolver/helper-client under bwrap), driven by helper-tool.
 

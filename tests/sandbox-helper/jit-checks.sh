@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # jit-checks.sh: the assertions on recordings of JIT code, sourced by the
 # private-daemon tests (test-record-jit-node.sh, test-record-jitdump.sh,
 # test-record-jit-perf-map-safety.sh) and by the installed-service family

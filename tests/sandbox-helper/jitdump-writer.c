@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jitdump-writer: a tiny JIT that describes its code in a jitdump file
  * the way perf's JIT interface documents it (Linux
  * tools/perf/Documentation/jitdump-specification.txt): it writes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # record-workload.sh (sourced by the end-to-end helper tests, after
 # tests/lib/periscoped-bus.sh): builds a workload of this folder, records
 # it through a periscoped on a private bus, and folds the report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-cache-target.c: built twice with a different name for one
  * function (-DPROBE=probe_alpha / probe_gamma) and, with -DPAD, other code
  * before it, so the two programs' symbols lie at other offsets, for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize-stage-tool: runs the service's symbolization stage
  * (service/symbolize-addresses.c) on a live process, the way periscoped does after a
  * recording, and reads the resulting capture's symbol tables back.

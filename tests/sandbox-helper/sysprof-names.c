@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof-names.c: what Sysprof 3.46 itself shows for the samples of a
  * capture. Reads CAPTURE with libsysprof-4's capture reader and its
  * SysprofCaptureSymbolResolver (what the Sysprof GUI uses for symbols

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-client-failures.c: the helper client under a misbehaving helper
  * (fake-helper through the real bwrap launcher): every hang, crash and
  * garbage answer costs exactly that file's symbols, with a reason, and the

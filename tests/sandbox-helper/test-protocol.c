@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-protocol.c: the helper wire format round-trips over a real
  * SOCK_SEQPACKET socketpair (inline and sealed-memfd payloads, passed fds)
  * and rejects what a hostile peer could send. */

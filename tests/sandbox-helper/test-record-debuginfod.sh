@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The Record option 'debuginfod' through the real periscoped: a stripped
 # workload whose debug file only a debuginfod server on 127.0.0.1 has. With
 # the option on, the capture names the inlined hot loop; with it off (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A process that execs another program mid-recording: the exec replaces all
 # its mappings, but the samples taken before it must still be named from
 # the old image (its mappings are retired, not forgotten). The workload

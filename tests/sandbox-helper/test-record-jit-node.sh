@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end through the real periscoped: node run with --perf-basic-prof
 # writes /tmp/perf-PID.map; the recording pins it through the process's
 # root, the sandboxed helper reads it, and the JavaScript function fib

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The root daemon opens a perf map by a path in /tmp, where every user
 # writes: jitdump-writer.c names its generated code in /tmp/perf-PID.map
 # instead of a jitdump, three ways. A plain file owned by the process: its

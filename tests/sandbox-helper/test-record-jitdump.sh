@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end through the real periscoped: a program that generates code
 # at run time and describes it in a jitdump file, in the layout perf's JIT
 # interface documents (jitdump-writer.c: DEBUG_INFO, LOAD of jit_alpha,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Return addresses are named by the call before them: a workload whose
 # callers end in a call to a noreturn function (the return address is the
 # next function's first byte) is recorded through the real periscoped, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end through the real periscoped: Debian's stripped python3.11 has
 # no symbols for most of its code; each such frame is its own row,
 # python3.11+0xOFFSET (the file offset), and the capture keeps the file's

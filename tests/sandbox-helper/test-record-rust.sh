@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end through the real periscoped: a Rust program built with Debian's
 # rustc in both symbol manglings (the default, legacy, and v0) is recorded;
 # the report names workload::deep::chain_a → chain_b → chain_c demangled

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end through the real periscoped: `periscope record` a workload whose
 # hot loop is inlined two levels deep, delete the binary, and the report and
 # both embedded symbol tables still name the functions, inline frames marked.

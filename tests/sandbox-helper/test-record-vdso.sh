@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The vdso has no file: periscoped pins its image out of the process and the
 # sandboxed helper names it like any ELF file. A workload that lives in
 # clock_gettime is recorded through the real periscoped; the report must

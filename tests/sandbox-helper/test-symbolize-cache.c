@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-symbolize-cache.c: the helper keeps the file it last symbolized
  * open between SYMBOLIZE requests (sandbox-helper/symbolize-module.c); the
  * answers must stay those of the bytes the request's fd holds:

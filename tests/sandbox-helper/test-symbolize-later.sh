@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope symbolize` names afterwards what a recording could not: a
 # stripped copy of a test program (its debug file split off with objcopy
 # --only-keep-debug) is recorded, its frames are file-offset rows; then

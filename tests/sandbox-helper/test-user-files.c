@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-user-files: the real helper (in its sandbox) parses the files users
  * write for the daemon: Podman's containers.json, layers.json, images.json
  * and /.flatpak-info. Real files and hostile ones: invalid UTF-8, 100 000

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // workload-cpp.cc: C++ names (namespaces, templates, const methods,
 // operators) and an inlined method; prints file offsets (workload-pc.h).
 #include <string>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-exec.c: spins in before_exec_spin for argv[1] seconds of its own
  * CPU time (as many samples on a loaded machine as on a quiet one), then
  * execs argv[2..] (another program): every sample of its first image is

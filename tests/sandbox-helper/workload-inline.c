@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-inline.c: two levels of inlining inside a non-inlined function;
  * prints file offsets of points inside each (see workload-pc.h). Lines
  * marked MARK-... are looked up by the test to check source positions. */

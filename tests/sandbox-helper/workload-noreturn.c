@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-noreturn.c: a call to a noreturn function is its caller's last
  * instruction, so the return address on the stack is the first byte of
  * whatever follows (here unrelated_next, built with -falign-functions=1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-pc.h: test workloads print "LABEL FILE-OFFSET" for code addresses
  * inside specific (inlined) functions, computed from /proc/self/maps exactly
  * like the service maps a sampled address to a file offset. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // workload-rust.rs: a Rust program for the demangling test. A hot chain of
 // functions in a module (`workload::deep::chain_a` → chain_b → chain_c)
 // that must show up demangled, without hash or `_R` prefix, in both

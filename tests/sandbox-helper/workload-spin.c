@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-spin.c: burns CPU for the given milliseconds in a loop that sits
  * in two levels of inlined functions, so samples land in inline frames:
  * main → spin_function → (inlined) spin_outer → (inlined) spin_inner. */

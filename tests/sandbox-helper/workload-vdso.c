@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-vdso.c: spends its time in the vdso (clock_gettime, served
  * without a system call) for argv[1] seconds. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-versioned: a shared library stripped as distributions ship them:
  * only .dynsym, with version nodes (ABS OBJECT symbols such as
  * "PERISCOPE_TEST_1.0") and an exported data object that lies in .text.

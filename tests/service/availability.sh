@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # availability.sh: sourced by the tests of the service's availability
 # (flood, xz bomb, slow debuginfod, trace-fd merge, node's tables), after
 # periscoped-bus.sh. They measure the service against an attack, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-json.c: prints every frame of a capture as one JSON object per
  * line (the shape the service tests check with python), using our reader.
  * Usage: capture-json FILE */

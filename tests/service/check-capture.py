@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """check-capture.py: checks a capture the way a user would look at it, from
 the JSON lines of capture-json. Usage:
   check-capture.py CAPTURE_JSON CAPTURE callchains DEMO_BINARY [--children N]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Checks a system-wide recording (capture-json's lines on stdin): many
 processes with their maps, samples of the demo workload WORK and of dd DD
 (which spends its time in the kernel), kernel stacks with the kernel context

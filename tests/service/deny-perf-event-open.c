@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* deny-perf-event-open: runs a program under a seccomp filter that answers
  * perf_event_open with EPERM (as systemd's SystemCallFilter= with
  * SystemCallErrorNumber=EPERM does), everything else allowed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* exec-gains-caps: drops CAP_SYS_NICE from its permitted set (it stays in
  * the bounding set) and execs argv[1..]. As root the exec gains the
  * capability back, which makes the new image non-dumpable: the kernel then

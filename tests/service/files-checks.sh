@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # files-checks.sh: the programs and assertions of the tests of what files the
 # service opens for a caller other than root, sourced by files-lib.sh (private
 # daemon) and by the installed-service family (tests/service/installed/), so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # files-lib.sh: sourced by the tests of what files the service opens for a
 # caller other than root (docs/security.md, "Files opened for a recording").
 # The real periscoped on a private system bus with a real polkitd, a real

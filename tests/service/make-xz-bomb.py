@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """make-xz-bomb.py OUT MIB: writes an xz stream of MIB MiB of zeros (512 MiB
 give about 77 KiB), the .gnu_debugdata of the xz-bomb test's ELF file."""
 import lzma

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* polkit-waiter: a user who makes periscoped wait for polkit, many times at
  * once. It registers itself with polkitd as its own authentication agent
  * (for its own process, as pkttyagent --process does) and never answers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* property-latency.c: how long the service takes to answer
  * org.freedesktop.DBus.Properties.Get while a recording finishes. Reads the
  * recording's State over and over (a new call as soon as the last answered,

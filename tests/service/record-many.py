@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # record-many.py: the locked-memory attack of docs/security.md as a client:
 # one bus connection calls org.periscope.Profiler1.Record N times as fast as
 # it can on the caller's own process PID (each into its own capture file in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # An unprivileged user (periscope-user, from scripts/setup.d/30-periscope-users.sh)
 # cannot record root's processes or the whole system and is told why; it can
 # record its own process, with kernel addresses only where perf_event_paranoid

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A root periscoped started by hand (no systemd, full capabilities) keeps
 # only the capabilities it uses: CapEff, CapPrm and CapBnd in
 # /proc/PID/status are exactly the daemon's set (docs/security.md), with

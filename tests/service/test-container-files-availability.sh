@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A user's hostile /.flatpak-info files do not slow the service for anyone
 # else (issue 20): periscope-user starts 200 bubblewrap sandboxes of two
 # apps, each with a 63 KiB /.flatpak-info (a plain `bwrap --ro-bind-data`

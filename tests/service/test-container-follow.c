@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-container-follow.c: the membership rescans of `record --container`
  * (service/container-follow.c) on real processes. Children of this test
  * chroot into a directory holding a /.flatpak-info, which is what makes a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # periscoped's command line as an administrator types it (the unit's
 # ExecStart=, a drop-in): a number option out of range or not a number
 # exits 2 before anything starts, with one line that names the option, the

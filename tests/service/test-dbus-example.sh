@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs the example of docs/dbus-api.md (the block after
 # "<!-- test: dbus-api-example -->") as written, against periscoped on a
 # private bus, and checks the capture it leaves.

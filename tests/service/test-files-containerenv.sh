@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The files a recording copies into the capture from a process's root
 # (/run/.containerenv, /.flatpak-info) are read with the caller's rights:
 # periscope-user, in `unshare -Urm`, mounts a tmpfs over /run and binds a

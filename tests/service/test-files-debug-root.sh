@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Issue 20: debug files in the host's debug root (/usr/lib/debug) that
 # periscope-user cannot read name nothing in that user's captures. Root
 # keeps a debug file of its secret program there; the user gives a stripped

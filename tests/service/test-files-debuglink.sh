@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Issue 12, attack 1 (symlink): periscope-user's stripped program carries a
 # .gnu_debuglink naming leak.debug, a symlink beside it to a root-only
 # program (0600 in a 0700 directory) with the CRC that program has. Recorded

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Issue 12, attack 1 (mount namespace): no symlink needed when the user's
 # own mount namespace shows root's daemon another file at a path. In
 # `unshare -Urm`, periscope-user mounts a tmpfs over root's 0700 directory

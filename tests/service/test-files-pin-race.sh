@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Issue 12, attack 2 (pin race): a mapping whose process is gone before its
 # MMAP2 record is read (which carries a build-id, not a device and inode)
 # used to be pinned by opening its path in the daemon's own namespace as

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A helper that fails (here: one that exits at once) is counted and said
 # everywhere a user looks: the Finished statistics and the record summary,
 # the capture's statistics (`periscope info`), and the report's header,

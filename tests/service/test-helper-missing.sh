@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A helper that cannot start (missing) or dies (killed by SIGSEGV on every
 # start) does not look like success: `periscope record` says what is
 # missing (names, and with --unwind dwarf the DWARF stacks), the capture's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Issue 20: the sandboxed helper of a root periscoped runs as an
 # unprivileged host uid (the user periscope-helper, else 61871), never as
 # root: bubblewrap mapped its uid 65534 onto root's, which gave it root's

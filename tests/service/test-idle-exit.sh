@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A bus-activated periscoped exits once idle (--idle-timeout), but never
 # during a recording; it releases its name so D-Bus can start a new one.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The introspection XML in dbus/ is what the running service serves: same
 # interfaces, methods, arguments (names, types, directions), properties
 # (types, access) and signals, on the Profiler1 and a Recording1 object.

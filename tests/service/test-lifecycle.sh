@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # How recordings end: the client vanishing mid-recording (SIGKILL) still
 # finalizes the capture; two recordings run at once; a duration ends one by
 # itself; and when the service itself is SIGKILLed the capture is readable

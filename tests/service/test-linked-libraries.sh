@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # periscoped links nothing network-facing: no libdebuginfod, curl, TLS,
 # Kerberos, LDAP or ssh libraries (debuginfod downloads run in
 # periscope-debuginfod-fetch, in its own sandbox), and the fetcher is the

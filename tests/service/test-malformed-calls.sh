@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Malformed calls get org.periscope.Error.* (or the bus's InvalidArgs) that
 # name the problem, and the service keeps serving afterwards.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A process that maps 2000 distinct files: periscoped pins each one (one fd
 # each), so it starts its sandboxed helper while holding more than 2000 fds.
 # The helper must start all the same (its socket is moved into place before

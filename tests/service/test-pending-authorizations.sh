@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Calls waiting for polkit count against a per-user limit (docs/security.md):
 # periscope-user (no polkit rule names it) registers its own authentication
 # agent, which never answers, and fires 100 Record calls of the whole

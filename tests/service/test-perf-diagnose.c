@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-perf-diagnose.c: perf_event_open refusals name their cause
  * (service/perf/perf-diagnose.h). The decision, with forced
  * perf_event_paranoid values and capability sets (Debian's paranoid 3 needs

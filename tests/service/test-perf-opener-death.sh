@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # periscoped (root) outlives its perf opener: killed, the next recording
 # fails with a message that names the opener and how it ended, the daemon
 # still answers, and (bus-activated, an idle timeout set) it exits at its

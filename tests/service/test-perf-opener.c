@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-perf-opener.c: the perf opener (service/perf/perf-opener.h) on real
  * perf events, as root:
  *   - it keeps CAP_PERFMON alone here (perf_event_paranoid <= 2), no new

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A recording that perf_event_open refuses says why, to the caller and in
 # the daemon's log (a notice with the caller's uid), and never "not yours"
 # when the process is the caller's to record (issue 19):

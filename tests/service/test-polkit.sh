@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Authorization through a real polkitd on a private system bus: the rule
 # from scripts/setup.d/30-periscope-users.sh lets periscope-admin record the
 # whole system and root's processes; periscope-user is denied by polkit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-process-attach.c: the events of a process, on real perf events
  * (cpu-clock), through process_attach_events():
  *   - every thread of a two-threaded spinning child is sampled;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-process-ownership.c: who owns a process for profiling
  * (service/process-ownership.h): the pure decision over crafted credentials,
  * then real processes in real user namespaces (runs as root, as ./test.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope record -- demo-workload` through periscoped on a private bus:
 # the exit status is the command's, most samples carry complete
 # frame-pointer stacks (inner_c → middle_b → outer_a → run_workload → main)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `periscope record` with no service on any bus: it spawns a private
 # periscoped over a socketpair and still records complete stacks.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Root records the whole system: many processes with their maps, samples
 # from several processes, kernel stacks with the kernel context marker.
 # Ctrl-C (SIGINT) stops a recording cleanly, and on a terminal a live line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-sample-pump.c: the sample pump (service/pump/) with a fake sink:
  * records handed on in order, the spill forced and drained in slices from
  * the event loop, drops and lost samples counted once, malformed records

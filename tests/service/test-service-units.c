@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-service-units.c: unit tests of the daemon's parts that take input
  * from the kernel (ring reader, record decoding, stack building) and of its
  * tables (process maps, address set and its budget, sorting in slices, pinned files, thread names), with crafted and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Signal privacy (docs/security.md): while root records, an eavesdropping
 # user (periscope-user) listening with a match rule on the service's name
 # (watch-signals.py) and with `gdbus monitor` receives none of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A client that hands over a pipe and never reads it cannot stall the
 # service: its recording ends with a write error (Finished ok=false) while
 # another recording, and the bus API, keep working.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The service is stopped (systemctl stop, restart, try-restart: SIGTERM)
 # while users record (issue 19). Every recording ends at once (reason
 # shutdown), the post-stop stages get --stop-budget in all (10 s by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A debuginfod server that takes 2 s to answer does not stall the service
 # (issue 12): the symbolize stage waits for the fetcher from the event loop
 # (on its fiber), so while a recording with the 'debuginfod' option

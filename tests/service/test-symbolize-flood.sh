@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A user's program floods its control ring with millions of distinct code
 # addresses (issue 12, attack 3) while root records a CPU-bound program.
 # The service stays available: the rings are drained 5 ms at a time (what

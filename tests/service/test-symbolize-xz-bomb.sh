@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A user's program carries an xz bomb as its MiniDebugInfo (issue 12,
 # attack 3): a stripped ELF file of about 91 KiB whose .gnu_debugdata
 # decompresses to 512 MiB. Recorded by that user through the service: the

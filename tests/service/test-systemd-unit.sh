@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # systemd/periscoped.service passes `systemd-analyze verify` (with ExecStart
 # pointing at the built daemon) and its `systemd-analyze security` exposure
 # is printed and at most 3.5 (service-installed runs it under systemd).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-user-limits-units.c: the per-uid account of service/recording/
  * user-limits.c: charges add up per uid and resource, a refusal leaves
  * nothing charged and names the limit, root is never refused, giving back

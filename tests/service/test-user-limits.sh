@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Per-user limits (docs/security.md): an unprivileged user (periscope-user)
 # tries to pin the root daemon's memory with 300 recordings, as in the
 # review's attack (300 recordings in 8 s pinned 2.4 GB of ring buffers).

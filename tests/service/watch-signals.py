@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # watch-signals.py: a D-Bus client that listens to every signal the
 # service sends (a match rule on its name, as an eavesdropper would), and
 # optionally records or watches a recording itself. Writes JSON to OUT:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-address-flood.c: a hostile program that floods its control fd
  * (SYSPROF_CONTROL_FD, through Debian's real libsysprof-capture-4
  * collector) with SAMPLE frames whose stacks are distinct code addresses:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-many-maps: maps every file named on the command line with
  * PROT_EXEC (each one is pinned by periscoped: one fd per file), then burns
  * CPU in a named chain for argv[1] milliseconds of CPU time, so a recording

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """check-public-headers.py SOURCE_ROOT: every library folder has one public
 header, and code outside a folder includes only that one (docs/
 ARCHITECTURE.md's table is read here, so the page and the check cannot

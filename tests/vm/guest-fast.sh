@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run.sh of the fast boot (fastinit as PID 1: no systemd, no D-Bus): root
 # records the no-frame-pointer workload with a private periscoped.
 . "$1/guest-lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # guest-lib.sh: sourced, inside the VM, by the run.sh scripts of
 # tests/vm/ (guest-fast.sh, guest-systemd.sh), as `. SHARE/guest-lib.sh`
 # with SHARE as $1. Collects, decides nothing: the host checks what lands

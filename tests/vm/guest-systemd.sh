@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run.sh of the systemd boot (run by periscope-vm-run.service after
 # multi-user.target): Periscope installed on the running system as the
 # README says, then root and an unprivileged user record the

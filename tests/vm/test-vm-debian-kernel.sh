@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Periscope as installed, on Debian 12's own kernel (linux-image-amd64 under
 # qemu, software emulation): the kernel a Debian user runs, whose
 # perf_event_paranoid is 3 (a Debian patch: perf_event_open then needs

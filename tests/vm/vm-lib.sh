@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # vm-lib.sh: sourced by tests that need Debian 12's own kernel: a Debian 12
 # root (debootstrap) on a disk image, booted under qemu in software
 # emulation (this machine kind has /dev/kvm but no nested virtualisation),

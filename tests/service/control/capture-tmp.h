@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* capture-tmp.h: the capture that the control and counters tests have the
  * service's code write: an anonymous temporary file, read back through fd. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* collector-client.c: a program instrumented with Debian's real
  * libsysprof-capture-4 collector (and, in the hostile modes, a program that
  * speaks the ring protocol by hand and breaks its rules). The control tests

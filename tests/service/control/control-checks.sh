@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # control-checks.sh: the assertions on recordings through the control fd,
 # sourced by test-record-control.sh and test-record-trace.sh (private
 # daemon) and by the installed-service family (tests/service/installed/),

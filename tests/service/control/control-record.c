@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* control-record.c: a small recorder for tests and benchmarks of the control
  * fd that needs no daemon: serves the control-ring protocol in-process (the
  * same service/control-ring.c periscoped runs), optionally samples the

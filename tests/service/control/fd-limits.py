@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """fd-limits.py: run by trace-fd-client as the recorded command, on the bus
 $BUS with the recording $PERISCOPE_RECORDING: opens control fds and trace
 fds through Recording1 and keeps them, until the service refuses one.

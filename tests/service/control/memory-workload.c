@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* memory-workload.c: a program with a known leak and known temporaries for
  * the memory profiler test. It prints "pid PID base 0xBASE" (its load
  * address, so the test can name its functions) and does, exactly:

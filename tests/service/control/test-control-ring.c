@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-control-ring.c: runs the control-ring server in-process on an
  * sd-event loop, starts collector-client (real libsysprof-capture-4
  * collector, or a hostile one) with SYSPROF_CONTROL_FD, and checks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-counters.c: runs the system counters on an sd-event loop while a
  * child busy-loops and then touches 200 MB, and checks the CTRSET values
  * against what /proc says over the same intervals; every source either

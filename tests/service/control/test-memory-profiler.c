@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-memory-profiler.c: records memory-workload (a known leak, known
  * temporaries, realloc growth, aligned allocations, a 10 MiB peak, two
  * threads) under libperiscope-memory.so through the control-ring server, and

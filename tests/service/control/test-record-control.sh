@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The control fd through the real periscoped on a private bus:
 #  - `periscope record -- collector-client threads` (Debian's libsysprof-capture
 #    collector, 4 threads): every mark, log, counter value and allocation

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sysprof's trace fd through the real periscoped:
 #  - `periscope record --private -- trace-writer env|fd`: the program writes
 #    a capture with Debian's libsysprof-capture-4 writer to SYSPROF_TRACE_FD;

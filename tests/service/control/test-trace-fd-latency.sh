@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The trace-fd merge gives way to the event loop (issue 12: post-stop
 # stages never block the service): a program writes 30 MiB of marks into
 # its SYSPROF_TRACE_FD (about 300 000 frames, near the 32 MiB read limit)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-trace-fd.c: service/control/trace-fd.c without a daemon, against
  * files written by Debian's libsysprof-capture-4 writer and damaged on
  * purpose: two writers sharing one trace fd (GTK and GJS in one process)

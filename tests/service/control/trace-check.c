@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-check.c: checks a recording of trace-writer with Sysprof's own
  * reader (Debian's libsysprof-capture-4): every frame of the capture reads;
  * the program's marks, logs, counter values and JIT-named samples (with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-fd-client.c: uses Recording1.OpenTraceFd as an IDE would, on the
  * bus at ADDRESS: Record({pids: [itself]}) into CAPTURE (its children are
  * recorded too), OpenTraceFd, run COMMAND with SYSPROF_TRACE_FD set to the

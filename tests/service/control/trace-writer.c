@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-writer.c: a program that writes a Sysprof capture of its own to
  * SYSPROF_TRACE_FD with Debian's libsysprof-capture-4 writer, as GJS and
  * GTK do, while it burns CPU. It prints what it wrote (pid, each mark's,

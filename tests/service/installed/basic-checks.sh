@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # basic-checks.sh: the installed unit itself and the plain path (sourced by
 # test-installed.sh, after lib.sh and the tree's boot).
 #   check_unit            systemd-analyze security: exposure at most 3.5

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # container-checks.sh: processes in their own mount namespaces and files
 # replaced under a running program, under the unit, with the private-daemon
 # tests' workloads and assertions. Sourced by test-installed.sh.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # control-checks.sh: the control fd, the trace fd and --memory under the
 # unit, with the private-daemon tests' programs and assertions
 # (tests/service/control/control-checks.sh), as root as they record.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # jit-checks.sh: JIT code under the unit, with the private-daemon tests'
 # workloads and assertions (tests/sandbox-helper/jit-checks.sh), as root as
 # they record. Sourced by test-installed.sh.

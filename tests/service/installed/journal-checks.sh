@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # journal-checks.sh: what an administrator reads in the journal of the
 # installed service, checked in a booted tree (systemd as PID 1, Periscope
 # installed with `meson install`). Sourced; defines two functions:

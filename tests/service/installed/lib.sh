@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # lib.sh: the installed service, as a user gets it, for the checks of
 # test-installed.sh (sourced). A Debian 12 tree (debootstrap, cached under
 # /var/cache/periscope-tests/), Periscope installed into it with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # stop-checks.sh: `systemctl stop`, `restart` and `try-restart` of
 # periscoped.service while $user records a long-running command (issue 19):
 # each within 15 s, the unit's stop clean (Result=success, no timeout, no

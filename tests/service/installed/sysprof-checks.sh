@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # sysprof-checks.sh: Debian's sysprof-cli through periscoped-sysprof.service
 # (the sysprofd drop-in as installed with -Dsysprofd_drop_in=true, D-Bus
 # activated in place of Sysprof's own sysprofd, which the tree has too),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The installed service, as a user gets it (lib.sh): a Debian 12 tree with
 # Periscope installed by `meson install --destdir` from a --prefix=/usr
 # build, booted once with systemd as PID 1, and in it the features users

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """check-introspection.py SERVED.xml [SYSPROF.xml...] [--unwinder]: the
 interfaces a running periscoped --sysprofd serves (busctl introspect --xml)
 have every method and property of Sysprof's own introspection files (as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # cli-checks.sh: the assertions on a recording of Debian's sysprof-cli through
 # periscoped --sysprofd, sourced by test-sysprof3-cli.sh (private daemon)
 # and by the installed-service family (tests/service/installed/), so that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # lib.sh: sourced by the service-sysprof3-* tests: a private system bus
 # (tests/lib/private-bus.sh, its socket open to every user), polkitd on it,
 # and periscoped --sysprofd owning org.gnome.Sysprof3 there, checked to be

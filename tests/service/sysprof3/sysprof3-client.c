@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysprof3-client: a client of periscoped --sysprofd that calls it as
  * Sysprof does (with GDBus, as libsysprof does).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # service-sysprof3-authorization: periscoped --sysprofd applies Periscope's
 # authorization, not sysprofd's "administrator for everything": a user opens
 # perf events on and reads /proc files of their own process without any

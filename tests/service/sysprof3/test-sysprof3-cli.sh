@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # service-sysprof3-cli: Debian's sysprof-cli 3.46 records a program through
 # periscoped --sysprofd, with no sysprofd on the bus: the perf events come
 # from periscoped's PerfEventOpen (its log says so, for uid 0), the process

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # service-sysprof3-idle: periscoped --sysprofd exits when idle, as sysprofd
 # does (D-Bus activation starts it again), releasing org.gnome.Sysprof3
 # first, but never while an Unwind session runs, and the timeout counts

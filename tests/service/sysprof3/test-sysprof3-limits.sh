@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # service-sysprof3-limits: the sysprofd drop-in under the per-user limits
 # (docs/security.md). A live Unwind session makes the root daemon map 4 MiB
 # rings per CPU and unwind for its client, so for a non-root user it counts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-sysprof3-units: the pure decisions of the sysprofd drop-in: which
  * /proc paths GetProcFile/GetProcFd serve (and what they refuse, with
  * real opens of this process's files), the GetProcessInfo attribute list,

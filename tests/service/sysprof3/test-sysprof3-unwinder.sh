@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # service-sysprof3-unwinder: org.gnome.Sysprof3.Unwinder.Unwind called as
 # Sysprof 48 calls it (perf fds from PerfEventOpen, an eventfd, a pipe for
 # the capture) unwinds a program built without frame pointers to whole

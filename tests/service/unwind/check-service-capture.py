@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """check-service-capture.py: reads a capture periscoped wrote (through
 capture-json) and checks the user stacks of one workload the way a user
 reads them: names from the workload's own symbol table (nm; test side), the

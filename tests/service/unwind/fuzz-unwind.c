@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-unwind: libFuzzer target over what the service does with untrusted
  * bytes: unwind_table_validate() on a table blob from the helper, then, when
  * it passes, unwinder_unwind() over a forged register set and stack copy.

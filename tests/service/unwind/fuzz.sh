@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # libFuzzer (clang, ASan+UBSan) over the unwind table validator and the
 # executor, from the committed seed corpus tests/fuzz/corpus/unwind-tables
 # (the driver's seed, fuzz-unwind-driver --dump-seed), through

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A recording whose unwind tables take the helper long to compile does not
 # slow the service for anyone else (issue 12): node (a 99 MB binary) and
 # python3 recorded with DWARF unwinding through periscoped while a probe

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Node (a 100 MB binary nobody here wrote, whose unwind table takes the
 # helper a while to compile) recorded through periscoped: no sample is lost
 # while its tables compile (they wait in the spill and the unwinder's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end through the real periscoped: a program whose outermost frame,
 # its own _start without call frame information, sits at the top of the
 # stack. Its stacks end at _start: no invented outermost frame

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # periscoped with `unwind dwarf` (and the default, auto) on workloads built
 # with -O2 -fomit-frame-pointer: at least 99% of the samples reach main with
 # exactly the program's functions; the same workload in `fp` mode does not

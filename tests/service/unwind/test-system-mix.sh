@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Whole-system recording with real programs of every kind running at once,
 # as a desktop engineer records a busy machine:
 #   a deep no-frame-pointer chain, Debian's own (stripped) python3, a static

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-unwind-table: the compiler on real binaries (this test, libc, a
  * program with .plt and a signal trampoline), and the validator against
  * garbage: every malformed field is rejected with a reason, random blobs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-unwind-tables-async.c: the daemon's unwind tables compile off the
  * event loop, through the real sandboxed helper. A request returns at once
  * (the table is not known yet), the loop keeps running while the helper

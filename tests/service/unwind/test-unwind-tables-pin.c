@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-unwind-tables-pin.c: an unwind table is compiled only from a file
  * that is the one the kernel mapped. A pin whose device/inode could not be
  * checked (an MMAP2 with only a build-id, its process gone, the file opened

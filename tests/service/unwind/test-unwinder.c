@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-unwinder: the executor on synthetic stacks with hand-made tables:
  * normal frames, FP-based and realigned frames, PLT, signal frames, the
  * frame-pointer fallback, and forged stacks (return addresses pointing

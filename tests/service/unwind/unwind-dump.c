@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-dump: compiles a file's unwind table (as the helper would) and
  * prints its rows; a debugging and test tool. Usage: unwind-dump FILE [OFFSET] */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-maps.c: sorted, non-overlapping executable mappings of one process. */
 #include "unwind-maps.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-maps.h: one process's executable mappings as the unwinder sees
  * them: address range, file offset, and the validated table of the mapped
  * file (NULL for code without one, such as JIT code). Sorted and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-record: runs a command under perf_event_open with REGS_USER +
  * STACK_USER (as periscoped samples), compiles every mapped file's unwind
  * table with the helper's compiler, validates it, unwinds every sample with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """whole-stacks.py NAME MIN_SAMPLES [MIN_PERCENT]: reads `periscope report
 --folded` on stdin and checks that at least MIN_SAMPLES samples were
 recorded and that at least MIN_PERCENT (default 95) of them reach _start or

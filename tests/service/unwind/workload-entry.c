@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-entry.c: a program with its own entry point, _start, written
  * without call frame information and with a frame pointer that points at
  * the top of the initial stack (argc, then argv[0], a pointer into the stack,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* deep: a chain of functions with different frame sizes and alloca:
  * main → chain_a (64-byte array) → chain_b (alloca) → chain_c (4 KiB array)
  * → chain_d (registers only) → leaf_work (hot loop). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // exceptions: C++ exceptions in flight. throw_loop → thrower (three levels,
 // each holding a Guard) → throw; while the exception travels, each Guard's
 // destructor runs cleanup_work from its thrower frame, with the throwing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Built with -fno-asynchronous-unwind-tables -fno-unwind-tables
  * -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer: no CFI, frame
  * pointers only (as Fedora builds). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fallback: main has CFI and no frame pointer; fp_outer → fp_inner → fp_leaf
  * (fallback-fp.c) have frame pointers and no .eh_frame at all, so the
  * unwinder must fall back to the frame pointer there and still reach main. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # py-fib: Debian's python3 spends its time in the interpreter (stripped
 # binary: Py_BytesMain and the exported API named from .dynsym).
 import sys

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* qsort: a call through libc back into the program: the stack must read
  * compare_items → qsort internals → sort_items → main. */
 #include <stdlib.h>

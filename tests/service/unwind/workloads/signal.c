@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* signal: a signal handler interrupts a busy loop; the stack must read
  * signal_work → on_signal → (the kernel's signal frame, __restore_rt) → spin → main. */
 #include <signal.h>

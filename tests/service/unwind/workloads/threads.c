@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* threads: three worker threads and the main thread burn CPU in different
  * chains: worker_main → worker_mid → worker_leaf, main → main_loop → main_leaf. */
 #include <pthread.h>

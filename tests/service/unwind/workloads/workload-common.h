@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* workload-common.h: helpers shared by the unwinding workloads (built with
  * -O2 -fomit-frame-pointer). Every named function is noinline and does work
  * after its call, so neither inlining nor tail calls hide a frame. */
