@@ -15,11 +15,11 @@
 
 /* What a message is about, beside its text. */
 typedef struct LogFields {
-        unsigned recording_id;     /* 0: none */
-        bool has_uid;              /* it concerns a caller: */
-        uid_t uid;                 /* that caller's uid */
-        const char *message_id;    /* 32 hex digits (a journal MESSAGE_ID), or NULL */
-        int error;                 /* the errno it reports (positive), or 0 */
+        unsigned recording_id;  /* 0: none */
+        bool has_uid;           /* it concerns a caller: */
+        uid_t uid;              /* that caller's uid */
+        const char *message_id; /* 32 hex digits (a journal MESSAGE_ID), or NULL */
+        int error;              /* the errno it reports (positive), or 0 */
 } LogFields;
 
 /* Takes every message instead of stderr: level (LOG_ERR ... LOG_DEBUG),

@@ -20,7 +20,7 @@
 #include "cleanup.h"
 
 #define PATH_WALK_MAX_LINKS 40 /* the kernel's MAXSYMLINKS */
-#define PATH_WALK_RESOLVE_KNOWN \
+#define PATH_WALK_RESOLVE_KNOWN                                                                                        \
         (RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_IN_ROOT)
 
 /* What the walk knows of an inode it holds an fd of. */
@@ -34,11 +34,11 @@ typedef struct Node {
 
 typedef struct Walk {
         uint64_t resolve;
-        bool scoped;   /* RESOLVE_BENEATH or RESOLVE_IN_ROOT */
-        int root;      /* scoped: dirfd's directory, where absolute names start */
-        int cur;       /* the directory the walk stands in */
-        Node start;    /* RESOLVE_NO_XDEV: everything walked through is on its mount */
-        Node *dirs;    /* scoped: the directories from the root (dirs[0]) down to cur */
+        bool scoped; /* RESOLVE_BENEATH or RESOLVE_IN_ROOT */
+        int root;    /* scoped: dirfd's directory, where absolute names start */
+        int cur;     /* the directory the walk stands in */
+        Node start;  /* RESOLVE_NO_XDEV: everything walked through is on its mount */
+        Node *dirs;  /* scoped: the directories from the root (dirs[0]) down to cur */
         size_t n_dirs, n_alloc;
         unsigned links;
 } Walk;

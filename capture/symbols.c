@@ -902,8 +902,8 @@ static int table_absorb(SymbolTable *into, SymbolTable *from, bool all_pids) {
         if (!mappings)
                 return -ENOMEM;
         into->mappings = mappings;
-        uint8_t **blobs = reallocarray(into->merged_blobs, into->n_merged_blobs + f->n_merged_blobs + 1,
-                                       sizeof(uint8_t *));
+        uint8_t **blobs =
+                reallocarray(into->merged_blobs, into->n_merged_blobs + f->n_merged_blobs + 1, sizeof(uint8_t *));
         if (!blobs)
                 return -ENOMEM;
         into->merged_blobs = blobs;

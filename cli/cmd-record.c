@@ -53,7 +53,7 @@ typedef struct RecordRun {
         gboolean leave_command;    /* the service stopped: no waiting for the command */
         gboolean finished;
         gboolean finished_ok;
-        gboolean cut_short;        /* ended by the service's stop, or stages cut short (said in the summary) */
+        gboolean cut_short; /* ended by the service's stop, or stages cut short (said in the summary) */
         char *finished_error;
         GVariant *stats;
 
@@ -319,9 +319,10 @@ static gboolean command_keeps_running(RecordRun *run) {
 /* What a second interrupt abandons, said before leaving. */
 static void leave_now(RecordRun *run) {
         live_line_clear(run);
-        fprintf(stderr, "periscope record: interrupted again: leaving without waiting for the capture to be "
-                        "finished. periscoped completes %s in the background (the post-stop stages: embedding "
-                        "the mapped files and symbolizing); `periscope info %s` shows it once it is complete",
+        fprintf(stderr,
+                "periscope record: interrupted again: leaving without waiting for the capture to be "
+                "finished. periscoped completes %s in the background (the post-stop stages: embedding "
+                "the mapped files and symbolizing); `periscope info %s` shows it once it is complete",
                 run->output.name, run->output.name);
         if (command_keeps_running(run))
                 fprintf(stderr, "; the command (pid %d) keeps running", (int) run->child_pid);
@@ -456,19 +457,23 @@ static void print_summary(RecordRun *run) {
         /* the sandboxed helper failed on files (or could not start): their
          * frames are unnamed or their stacks cut short; say what is missing */
         guint32 helper_failures = 0, unwind_failures = 0;
-        if (run->stats && g_variant_lookup(run->stats, "helper-failures", "u", &helper_failures) && helper_failures > 0) {
+        if (run->stats && g_variant_lookup(run->stats, "helper-failures", "u", &helper_failures) &&
+            helper_failures > 0) {
                 (void) g_variant_lookup(run->stats, "unwind-helper-failures", "u", &unwind_failures);
                 unwind_failures = MIN(unwind_failures, helper_failures);
                 fprintf(stderr, "periscope: %u file%s unresolved: helper failed (see periscoped's log%s%s)\n",
                         helper_failures, helper_failures == 1 ? "" : "s", run->service.daemon_log ? ": " : "",
                         run->service.daemon_log ? run->service.daemon_log : "");
                 if (helper_failures > unwind_failures)
-                        fprintf(stderr, "periscope:   names missing for %u of them: their frames show as "
-                                        "module+0xOFFSET (`periscope symbolize` can name them later)\n",
+                        fprintf(stderr,
+                                "periscope:   names missing for %u of them: their frames show as "
+                                "module+0xOFFSET (`periscope symbolize` can name them later)\n",
                                 helper_failures - unwind_failures);
                 if (unwind_failures)
-                        fprintf(stderr, "periscope:   DWARF stacks missing for %u of them: no unwind tables, "
-                                        "so stacks stop at their first frame in those files\n", unwind_failures);
+                        fprintf(stderr,
+                                "periscope:   DWARF stacks missing for %u of them: no unwind tables, "
+                                "so stacks stop at their first frame in those files\n",
+                                unwind_failures);
         }
         if (nothing_named(run))
                 fprintf(stderr, "periscope: the helper named nothing: the capture has no function names of "
@@ -661,7 +666,9 @@ int cmd_record(int argc, char **argv) {
                 }
         }
 
-        RecordRun run = { .start_us = g_get_monotonic_time(), .live = isatty(STDERR_FILENO), .child_pidfd = -1,
+        RecordRun run = { .start_us = g_get_monotonic_time(),
+                          .live = isatty(STDERR_FILENO),
+                          .child_pidfd = -1,
                           .output = OUTPUT_FILE_INIT };
         int gate = -1;
         /* Fork before GDBus starts its thread. */

@@ -259,7 +259,8 @@ static int write_capture(CaptureReader *r, const uint8_t *data, SymbolTableBuild
         if (k >= 0 && pwrite(fd, when, sizeof when, 8) != (ssize_t) sizeof when)
                 k = -errno;
         if (k < 0) {
-                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "cannot write %s: %s", o.name, g_strerror(-k));
+                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "cannot write %s: %s", o.name,
+                            g_strerror(-k));
                 output_file_finish(&o);
                 return -1;
         }

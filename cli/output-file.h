@@ -36,7 +36,8 @@ typedef struct OutputFile {
         pid_t relay;  /* OUTPUT_SERVICE: the child copying the pipe into the device, or 0 */
 } OutputFile;
 
-#define OUTPUT_FILE_INIT { .fd = -1, .sink = -1 }
+#define OUTPUT_FILE_INIT                                                                                               \
+        { .fd = -1, .sink = -1 }
 
 /* Opens path for writing as above; -1 with *error naming the path. */
 int output_file_open(OutputFile *o, const char *path, OutputFlags flags, GError **error);

@@ -95,13 +95,13 @@ static GDBusConnection *spawn_private_daemon(ServiceConnection *s, gboolean verb
         g_auto(GStrv) envp = g_get_environ();
         struct stat st;
         if (journal && fstat(log_fd, &st) == 0) {
-                g_autofree char *stream = g_strdup_printf("%llu:%llu", (unsigned long long) st.st_dev,
-                                                          (unsigned long long) st.st_ino);
+                g_autofree char *stream =
+                        g_strdup_printf("%llu:%llu", (unsigned long long) st.st_dev, (unsigned long long) st.st_ino);
                 envp = g_environ_setenv(envp, "JOURNAL_STREAM", stream, TRUE);
         }
-        gboolean ok = g_spawn_async_with_pipes_and_fds(NULL, argv, (const char *const *) envp, G_SPAWN_DO_NOT_REAP_CHILD, daemon_child_setup,
-                                                       NULL, -1, log_fd, log_fd, source_fds, target_fds, 1,
-                                                       &s->daemon_pid, NULL, NULL, NULL, error);
+        gboolean ok = g_spawn_async_with_pipes_and_fds(
+                NULL, argv, (const char *const *) envp, G_SPAWN_DO_NOT_REAP_CHILD, daemon_child_setup, NULL, -1, log_fd,
+                log_fd, source_fds, target_fds, 1, &s->daemon_pid, NULL, NULL, NULL, error);
         close(sv[1]);
         if (log_fd >= 0)
                 close(log_fd);

@@ -23,7 +23,7 @@
 /* What the progress callback checks. */
 typedef struct FetchLimits {
         time_t deadline;
-        int sock;         /* the daemon's end: hung up, nobody wants the answer */
+        int sock; /* the daemon's end: hung up, nobody wants the answer */
 } FetchLimits;
 
 /* Aborts the download past the deadline (libdebuginfod's own is 90 s), or

@@ -228,7 +228,7 @@ static int find_by_debuglink(Lookup *l, const char *root, int fd, const char *pa
                         return -ENOMEM;
 #pragma GCC diagnostic pop
                 /* beside the binary: where its owner writes; under the debug root */
-                int cfd = i == 2 ? open_under_debug_root(l->o, cand, &self)
+                int cfd = i == 2            ? open_under_debug_root(l->o, cand, &self)
                           : l->o->as_caller ? open_candidate_as_caller(l->o, l->o->pid, cand, &self)
                                             : open_candidate(cand, &self);
                 if (cfd < 0)

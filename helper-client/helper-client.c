@@ -151,8 +151,9 @@ static char *describe_exit(int status) {
         if (WIFSIGNALED(status))
                 return strdup_printf("crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
         if (WIFEXITED(status) && WEXITSTATUS(status) == SANDBOX_EXIT_NO_UID && geteuid() == 0)
-                return strdup_printf("could not take its unprivileged uid (user %s, else %u): needs CAP_SETUID and CAP_SETGID",
-                                     HELPER_CLIENT_USER, (unsigned) HELPER_CLIENT_FALLBACK_ID);
+                return strdup_printf(
+                        "could not take its unprivileged uid (user %s, else %u): needs CAP_SETUID and CAP_SETGID",
+                        HELPER_CLIENT_USER, (unsigned) HELPER_CLIENT_FALLBACK_ID);
         /* bwrap reports a child killed by signal N as exit status 128+N */
         if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + 65)
                 return strdup_printf("crashed (signal %d, %s)", WEXITSTATUS(status) - 128,

@@ -145,8 +145,8 @@ static int open_flatpak_debug(const ContainerInfo *info, DebugTree t, char *show
  * is then searched as the caller, not only those below it. The same
  * directory or -ENOENT. */
 static int reopen_as_caller(CallerOpener *as_caller, int dir, const char *host_path) {
-        _cleanup_close_ int mine = caller_opener_openat2(as_caller, -1, host_path, O_PATH | O_DIRECTORY,
-                                                         RESOLVE_NO_MAGICLINKS);
+        _cleanup_close_ int mine =
+                caller_opener_openat2(as_caller, -1, host_path, O_PATH | O_DIRECTORY, RESOLVE_NO_MAGICLINKS);
         struct stat a, b;
         if (mine < 0 || fstat(mine, &a) < 0 || fstat(dir, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
                 return -ENOENT;
@@ -207,7 +207,7 @@ typedef struct TreeContext {
         const PodmanContainer *container;
         int app_fd, runtime_fd;         /* TREE_FLATPAK; -1 when unusable */
         const ContainerInfo *info;
-        CallerOpener *as_caller;        /* TREE_DIR, TREE_FLATPAK: open with the caller's rights; NULL: as root */
+        CallerOpener *as_caller; /* TREE_DIR, TREE_FLATPAK: open with the caller's rights; NULL: as root */
 } TreeContext;
 
 static int tree_open_nofollow(void *userdata, const char *path, int flags, char *shown, size_t shown_size) {
@@ -364,9 +364,11 @@ int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char
         }
         if (info->engine == CONTAINER_ENGINE_FLATPAK) {
                 _cleanup_close_ int app = open_deployment(info->app_path, "app", info->owner_uid, as_caller);
-                _cleanup_close_ int runtime = open_deployment(info->runtime_path, "runtime", info->owner_uid, as_caller);
-                TreeContext c = { .kind = TREE_FLATPAK, .app_fd = app, .runtime_fd = runtime, .info = info,
-                                  .as_caller = as_caller };
+                _cleanup_close_ int runtime =
+                        open_deployment(info->runtime_path, "runtime", info->owner_uid, as_caller);
+                TreeContext c = {
+                        .kind = TREE_FLATPAK, .app_fd = app, .runtime_fd = runtime, .info = info, .as_caller = as_caller
+                };
                 int fd = open_in(&c, path, shown, shown_size, why, why_size);
                 if (fd == -EPERM)
                         snprintf(why, why_size, "app-path/runtime-path of /.flatpak-info is outside the Flatpak installations, not opened");

@@ -25,7 +25,7 @@ int bus_method_result(sd_bus_message *m, unsigned recording_id, int r, const sd_
 
 /* Defines METHOD_logged(), the sd-bus handler that runs METHOD and logs
  * its refusals; the vtable names METHOD_logged. */
-#define BUS_METHOD_LOG_REFUSALS(method)                                                              \
-        static int method##_logged(sd_bus_message *m, void *userdata, sd_bus_error *error) {         \
-                return bus_method_result(m, 0, method(m, userdata, error), error);                     \
+#define BUS_METHOD_LOG_REFUSALS(method)                                                                                \
+        static int method##_logged(sd_bus_message *m, void *userdata, sd_bus_error *error) {                           \
+                return bus_method_result(m, 0, method(m, userdata, error), error);                                     \
         }

@@ -152,9 +152,8 @@ void manager_end_all(Manager *m) {
                 recording_end(recording_bus_get_recording(copy[i]),
                               m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
         uint64_t budget = m->stop_budget_ms;
-        if (budget == 0 ||
-            sd_event_add_time_relative(m->event, &m->stop_timer, CLOCK_MONOTONIC, budget * STOP_HURRY_PERCENT * 10, 0,
-                                       on_stop_budget_spent, m) < 0)
+        if (budget == 0 || sd_event_add_time_relative(m->event, &m->stop_timer, CLOCK_MONOTONIC,
+                                                      budget * STOP_HURRY_PERCENT * 10, 0, on_stop_budget_spent, m) < 0)
                 manager_cut_all(m, true); /* no time (or no timer): now */
         manager_maybe_exit(m);
 }

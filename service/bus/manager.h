@@ -38,10 +38,10 @@ typedef struct Manager {
         struct UserFileJobs *user_file_jobs; /* calls' parses of users' files, on a fiber (first use) */
         size_t max_addresses;      /* per recording (--max-addresses); 0: the default */
         unsigned symbolize_budget_ms; /* per recording (--symbolize-budget); 0: the default */
-        unsigned stop_budget_ms;   /* --stop-budget: the post-stop stages' time at a stop, for all */
-        sd_event_source *stop_timer; /* exiting: hurries, then cuts every recording's stages short */
-        bool stop_hurried;         /* the first of its two times went by */
-        PerfOpener *perf_opener;   /* opens every perf event (root daemon); NULL: the daemon itself */
+        unsigned stop_budget_ms;      /* --stop-budget: the post-stop stages' time at a stop, for all */
+        sd_event_source *stop_timer;  /* exiting: hurries, then cuts every recording's stages short */
+        bool stop_hurried;            /* the first of its two times went by */
+        PerfOpener *perf_opener;      /* opens every perf event (root daemon); NULL: the daemon itself */
 } Manager;
 
 #define MANAGER_DEFAULT_STOP_BUDGET_MS 10000

@@ -164,7 +164,7 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
         RecordExpand *x = jobs ? calloc(1, sizeof(*x)) : NULL;
         if (!x)
                 return -ENOMEM;
-        *x = (RecordExpand){ .mgr = mgr,
+        *x = (RecordExpand) { .mgr = mgr,
                              .call = sd_bus_message_ref(m),
                              .caller = caller,
                              .options = options,
@@ -286,8 +286,8 @@ static const sd_bus_vtable profiler_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Record", SD_BUS_ARGS("a{sv}", options, "h", capture), SD_BUS_RESULT("o", recording),
                                 method_record_logged, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ListTargets", SD_BUS_NO_ARGS, SD_BUS_RESULT("aa{sv}", targets), method_list_targets_logged,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListTargets", SD_BUS_NO_ARGS, SD_BUS_RESULT("aa{sv}", targets),
+                                method_list_targets_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Capabilities", "a{sv}", property_capabilities, 0, 0),
         SD_BUS_VTABLE_END,

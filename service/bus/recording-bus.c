@@ -140,10 +140,10 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
                 ret = sd_bus_message_append(m, "{sv}", "helper-failures", "u",
                                             (uint32_t) (st->helper_failures > UINT32_MAX ? UINT32_MAX : st->helper_failures));
         if (ret >= 0)
-                ret = sd_bus_message_append(m, "{sv}{sv}{sv}", "unwind-helper-failures", "u",
-                                            (uint32_t) (st->unwind_helper_failures > UINT32_MAX ? UINT32_MAX : st->unwind_helper_failures),
-                                            "user-addresses", "t", st->user_addresses,
-                                            "user-addresses-named", "t", st->user_named);
+                ret = sd_bus_message_append(
+                        m, "{sv}{sv}{sv}", "unwind-helper-failures", "u",
+                        (uint32_t) (st->unwind_helper_failures > UINT32_MAX ? UINT32_MAX : st->unwind_helper_failures),
+                        "user-addresses", "t", st->user_addresses, "user-addresses-named", "t", st->user_named);
         if (ret >= 0 && st->trace_fds > 0)
                 ret = sd_bus_message_append(m, "{sv}{sv}", "trace-frames", "t", st->trace_frames,
                                             "trace-frames-refused", "t", st->trace_frames_refused);
@@ -379,10 +379,10 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 
 /* The methods, their refusals logged with the recording's id (read before
  * the call, which may end the recording and free rb). */
-#define RECORDING_METHOD_LOG_REFUSALS(method)                                                         \
-        static int method##_logged(sd_bus_message *m, void *userdata, sd_bus_error *error) {         \
-                unsigned id = ((RecordingBus *) userdata)->id;                                         \
-                return bus_method_result(m, id, method(m, userdata, error), error);                    \
+#define RECORDING_METHOD_LOG_REFUSALS(method)                                                                          \
+        static int method##_logged(sd_bus_message *m, void *userdata, sd_bus_error *error) {                           \
+                unsigned id = ((RecordingBus *) userdata)->id;                                                         \
+                return bus_method_result(m, id, method(m, userdata, error), error);                                    \
         }
 RECORDING_METHOD_LOG_REFUSALS(method_stop)
 RECORDING_METHOD_LOG_REFUSALS(method_open_control_fd)
@@ -391,13 +391,13 @@ RECORDING_METHOD_LOG_REFUSALS(method_add_mark)
 
 static const sd_bus_vtable recording_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop_logged, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop_logged,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenControlFd", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", control_fd),
                                 method_open_control_fd_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenTraceFd", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", trace_fd),
                                 method_open_trace_fd_logged, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("AddMark",
-                                SD_BUS_ARGS("x", time, "x", duration, "s", group, "s", name, "s", message),
+        SD_BUS_METHOD_WITH_ARGS("AddMark", SD_BUS_ARGS("x", time, "x", duration, "s", group, "s", name, "s", message),
                                 SD_BUS_NO_RESULT, method_add_mark_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("State", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Samples", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),

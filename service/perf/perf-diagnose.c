@@ -103,12 +103,14 @@ const char *perf_explain_open_error_env(int err, const PerfOpenEnvironment *env,
                 break;
         case EINVAL:
         case E2BIG:
-                snprintf(cause, sizeof(cause), "the kernel refused the event's attributes (a frequency above "
-                                               "kernel.perf_event_max_sample_rate, or a kernel too old for them)");
+                snprintf(cause, sizeof(cause),
+                         "the kernel refused the event's attributes (a frequency above "
+                         "kernel.perf_event_max_sample_rate, or a kernel too old for them)");
                 break;
         case ENOSYS:
-                snprintf(cause, sizeof(cause), "the kernel has no perf events (CONFIG_PERF_EVENTS), or a seccomp "
-                                               "filter hides perf_event_open");
+                snprintf(cause, sizeof(cause),
+                         "the kernel has no perf events (CONFIG_PERF_EVENTS), or a seccomp "
+                         "filter hides perf_event_open");
                 break;
         default:
                 snprintf(buf, n, "%s", strerror(err));

@@ -14,12 +14,12 @@
  * that opens the events. */
 typedef struct PerfOpenEnvironment {
         bool paranoid_known;
-        int paranoid;              /* /proc/sys/kernel/perf_event_paranoid */
+        int paranoid; /* /proc/sys/kernel/perf_event_paranoid */
         bool caps_known;
-        bool cap_perfmon;          /* in the effective set */
-        bool cap_sys_admin;        /* in the effective set */
-        int seccomp;               /* /proc/self/status "Seccomp:" (0 none, 1 strict, 2 filter); -1 unknown */
-        const char *holder;        /* who called perf_event_open: "periscoped's perf opener"; NULL: "periscoped" */
+        bool cap_perfmon;   /* in the effective set */
+        bool cap_sys_admin; /* in the effective set */
+        int seccomp;        /* /proc/self/status "Seccomp:" (0 none, 1 strict, 2 filter); -1 unknown */
+        const char *holder; /* who called perf_event_open: "periscoped's perf opener"; NULL: "periscoped" */
 } PerfOpenEnvironment;
 
 /* Reads the calling process's environment; what cannot be read is marked

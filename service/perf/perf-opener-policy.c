@@ -14,9 +14,9 @@
 
 /* Sample fields periscoped's two callers ask for: addresses, ids, times,
  * the callchain, user registers and the user stack. */
-#define SERVED_SAMPLE_TYPE                                                                                     \
-        (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |            \
-         PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |                  \
+#define SERVED_SAMPLE_TYPE                                                                                             \
+        (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |                \
+         PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |                        \
          PERF_SAMPLE_STACK_USER | PERF_SAMPLE_IDENTIFIER)
 
 __attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t why_size, const char *fmt, ...) {
@@ -135,7 +135,8 @@ int perf_opener_check(const PerfOpenerRequest *q, pid_t self, char *why, size_t 
         if (a->inherit && q->pid == -1)
                 return refuse(why, why_size, "inherit on a CPU-wide event");
         if (!attr_only_known_fields(a))
-                return refuse(why, why_size, "attr sets fields or bits periscoped never uses (read_format, "
+                return refuse(why, why_size,
+                              "attr sets fields or bits periscoped never uses (read_format, "
                               "breakpoints, branch stacks, aux, sigtrap, pinned, precise_ip...)");
         int r = check_event(a, why, why_size);
         return r < 0 ? r : check_sampling(a, why, why_size);

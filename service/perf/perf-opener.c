@@ -112,8 +112,9 @@ static int child_receive(int sock, PerfOpenerRequest *q) {
                 uint8_t buf[CMSG_SPACE(sizeof(int) * 8)];
         } control;
         struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
-                              .msg_controllen = sizeof(control.buf) };
+        struct msghdr msg = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control.buf)
+        };
         ssize_t k;
         do
                 k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
@@ -325,7 +326,11 @@ int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int 
                 return fd < 0 ? -errno : (int) fd;
         }
         PerfOpenerRequest q = {
-                .pid = pid, .cpu = cpu, .group_fd = -1, .flags = PERF_FLAG_FD_CLOEXEC, .attr = *attr,
+                .pid = pid,
+                .cpu = cpu,
+                .group_fd = -1,
+                .flags = PERF_FLAG_FD_CLOEXEC,
+                .attr = *attr,
         };
         return perf_opener_request(o, &q);
 }
@@ -336,9 +341,11 @@ int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int 
  * inherited at the fork, so env's (this process's) tells for both. */
 static const char *explain(const PerfOpener *o, PerfOpenEnvironment *env, int err, char *buf, size_t size) {
         if (err == -PERF_OPENER_GONE && o) {
-                snprintf(buf, size, "periscoped's perf opener, the process that holds its perf capabilities, "
+                snprintf(buf, size,
+                         "periscoped's perf opener, the process that holds its perf capabilities, "
                          "is gone (%s); periscoped must be restarted (the system service restarts on the next "
-                         "call once idle)", o->gone_reason);
+                         "call once idle)",
+                         o->gone_reason);
                 return buf;
         }
         if (err == -EBADRQC) {

@@ -26,11 +26,11 @@ typedef struct PerfOpener PerfOpener;
 /* One request, one datagram of exactly sizeof(PerfOpenerRequest) bytes and
  * no fd. */
 typedef struct PerfOpenerRequest {
-        int32_t pid;               /* > 0: a task; -1: every task on cpu */
-        int32_t cpu;               /* -1: every CPU (with a task) */
-        int32_t group_fd;          /* always -1: no groups */
-        uint32_t reserved;         /* 0 */
-        uint64_t flags;            /* PERF_FLAG_FD_CLOEXEC or 0 */
+        int32_t pid;                 /* > 0: a task; -1: every task on cpu */
+        int32_t cpu;                 /* -1: every CPU (with a task) */
+        int32_t group_fd;            /* always -1: no groups */
+        uint32_t reserved;           /* 0 */
+        uint64_t flags;              /* PERF_FLAG_FD_CLOEXEC or 0 */
         struct perf_event_attr attr; /* attr.size == sizeof(struct perf_event_attr) */
 } PerfOpenerRequest;
 

@@ -286,5 +286,6 @@ const int32_t *process_maps_get_pids(const ProcessMaps *m, size_t *ret_n) {
 }
 
 bool process_mapping_name_is_anonymous(const char *filename) {
-        return !filename || filename[0] == '\0' || strcmp(filename, "//anon") == 0 || strncmp(filename, "[anon", 5) == 0;
+        return !filename || filename[0] == '\0' || strcmp(filename, "//anon") == 0 ||
+               strncmp(filename, "[anon", 5) == 0;
 }

@@ -159,14 +159,14 @@ static int stage_container_descriptions(const RecordingStageInput *in, Recording
         _cleanup_free_ DescribeRun *run = malloc(sizeof *run);
         if (!run)
                 return -ENOMEM;
-        *run = (DescribeRun){ in, progress, done, userdata, NULL, NULL, 0, total };
+        *run = (DescribeRun) { in, progress, done, userdata, NULL, NULL, 0, total };
         progress("container-descriptions", 0, total, userdata);
         int r = fiber_start(in->event, "describing a recording's sandboxed processes", describe_body, describe_done,
                             run, &run->fiber);
         if (r < 0)
                 return r;
         /* the run belongs to describe_done() now */
-        *ret_job = (RecordingStageJob){ describe_cancel, run };
+        *ret_job = (RecordingStageJob) { describe_cancel, run };
         TAKE_PTR(run);
         return 1;
 }

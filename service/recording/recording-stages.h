@@ -48,8 +48,8 @@ typedef struct RecordingStageInput {
 
 /* RecordingStageResults.cut: what a stage could not finish because it was cut short. */
 #define RECORDING_CUT_UNWIND_TABLES 0x1u /* samples unwound without tables still compiling */
-#define RECORDING_CUT_TRACE_FDS     0x2u /* trace fds not (all) merged */
-#define RECORDING_CUT_SYMBOLIZE     0x4u /* addresses left unnamed (`periscope symbolize` names them later) */
+#define RECORDING_CUT_TRACE_FDS 0x2u     /* trace fds not (all) merged */
+#define RECORDING_CUT_SYMBOLIZE 0x4u     /* addresses left unnamed (`periscope symbolize` names them later) */
 
 /* What stages report back, summed over the stages. */
 typedef struct RecordingStageResults {

@@ -116,7 +116,7 @@ static int recording_describe(Recording *r, pid_t pid, HelperClient *helper, Fib
         int k = resolver_parse_pending(r->resolver, pid, helper);
         if (k < 0 && k != -ENOENT) {
                 if (k == HELPER_CLIENT_FAILED && fiber_yield(fiber) == -ECANCELED)
-                        return -ECANCELED; /* parsed again after sampling */
+                        return -ECANCELED;               /* parsed again after sampling */
                 resolver_drop_pending(r->resolver, pid); /* not asked again */
                 k = 0; /* a Podman process is still described: its id, what was found */
         }
@@ -295,9 +295,10 @@ static int recording_exec_lost_events(Recording *r, pid_t pid) {
                 return 0; /* gone meanwhile: its pidfd-held check saw it end */
         if (ret < 0) {
                 char why[640];
-                log_recording(LOG_WARNING, r->id, "process %d exec'd a program with other privileges and the kernel "
-                        "stopped sampling it; sampling it again failed: perf_event_open: %s", (int) pid,
-                        perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
+                log_recording(LOG_WARNING, r->id,
+                              "process %d exec'd a program with other privileges and the kernel "
+                              "stopped sampling it; sampling it again failed: perf_event_open: %s",
+                              (int) pid, perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
                 return 0;
         }
         int64_t now = now_monotonic_ns();
@@ -406,9 +407,11 @@ static int recording_join_process(pid_t pid, void *userdata) {
         }
         if (ret < 0) {
                 char why[640];
-                log_recording(LOG_WARNING, r->id, "cannot record process %d that joined container '%s': "
-                        "perf_event_open: %s", (int) pid, r->options.container,
-                        perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
+                log_recording(LOG_WARNING, r->id,
+                              "cannot record process %d that joined container '%s': "
+                              "perf_event_open: %s",
+                              (int) pid, r->options.container,
+                              perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
                 return ret;
         }
         ret = process_frames_write(r->writer, r->maps, r->pinned, time, pid, NULL);
@@ -697,7 +700,7 @@ static void recording_finish(Recording *r) {
         r->final_bytes = capture_writer_get_bytes(r->writer);
         r->writer = capture_writer_free(r->writer);
         log_fields(LOG_INFO,
-                   &(const LogFields){ .recording_id = r->id,
+                   &(const LogFields) { .recording_id = r->id,
                                        .has_uid = true,
                                        .uid = r->owner_uid,
                                        .message_id = PERISCOPE_MESSAGE_RECORDING_FINISHED },
@@ -899,8 +902,8 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
         PerfEventsConfig cfg = {
                 .frequency = r->options.frequency,
                 .kernel = r->kernel,
-                .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-                               PERF_SAMPLE_CALLCHAIN,
+                .sample_type =
+                        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN,
                 .opener = r->perf_opener,
         };
         if (r->options.unwind != RECORD_UNWIND_FP) {
@@ -1169,8 +1172,10 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if (r_ < 0)
                 goto fail;
         log_fields(LOG_INFO,
-                   &(const LogFields) { .recording_id = r->id, .has_uid = true, .uid = r->owner_uid,
-                                        .message_id = PERISCOPE_MESSAGE_RECORDING_STARTED },
+                   &(const LogFields) { .recording_id = r->id,
+                                       .has_uid = true,
+                                       .uid = r->owner_uid,
+                                       .message_id = PERISCOPE_MESSAGE_RECORDING_STARTED },
                    "started for uid %u (%s)", (unsigned) r->owner_uid, r->options.system ? "system" : "processes");
         if (r->options.container_waiting)
                 log_recording(LOG_INFO, r->id, "container '%s' does not run now; its processes are added when it starts",
@@ -1277,7 +1282,7 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
         size_t n_pids = 0;
         (void) process_maps_get_pids(r->maps, &n_pids);
         ContainerFollowStats st = r->follow ? container_follow_get_stats(r->follow) : (ContainerFollowStats) {};
-        *ret = (RecordingStats){
+        *ret = (RecordingStats) {
                 .state = r->state,
                 .reason = r->reason,
                 .error_message = r->error == 0      ? NULL

@@ -110,7 +110,7 @@ struct Recording {
         sd_event *event;
         HelperClientConfig helper;
         RecordingBudgets budgets;
-        PerfOpener *perf_opener;   /* borrowed; NULL: events opened here */
+        PerfOpener *perf_opener; /* borrowed; NULL: events opened here */
         const RecordingObserver *observer;
         void *observer_userdata;
 
@@ -179,7 +179,7 @@ typedef struct RecordingStats {
         const char *error_message; /* NULL unless it failed */
         uint64_t samples, lost_samples, bad_records, bytes;
         uint64_t helper_failures;  /* files the sandboxed helper failed on (tables and symbols) */
-        uint64_t unwind_helper_failures; /* ... of them for unwind tables: DWARF stacks missing */
+        uint64_t unwind_helper_failures;     /* ... of them for unwind tables: DWARF stacks missing */
         uint64_t user_addresses, user_named; /* distinct user-space addresses symbolized, named */
         uint64_t addresses_over_budget; /* address occurrences past the budget: not symbolized */
         bool helper_budget_spent;  /* the helper's time budget ran out while symbolizing */
@@ -189,9 +189,9 @@ typedef struct RecordingStats {
         bool container_stopped;
         uint64_t trace_fds;        /* trace fds handed out; the two below mean something if > 0 */
         uint64_t trace_frames, trace_frames_refused;
-        unsigned cut;              /* RECORDING_CUT_*: what the post-stop stages could not finish */
-        const char *cut_short;     /* why they were cut short, or NULL */
-        uint64_t names_cut_short;  /* addresses left unnamed by it (`periscope symbolize` names them) */
+        unsigned cut;             /* RECORDING_CUT_*: what the post-stop stages could not finish */
+        const char *cut_short;    /* why they were cut short, or NULL */
+        uint64_t names_cut_short; /* addresses left unnamed by it (`periscope symbolize` names them) */
 } RecordingStats;
 
 /* Starts a recording into capture_fd (already checked). Takes over

@@ -110,7 +110,9 @@ static int add_provenance(SymbolTableBuilder *b, const WorkItem *items, size_t n
                         .path = m->path ? m->path : "(unknown path)",
                         .method = method,
                         .verdict = verdict,
-                        .build_id = bid[0] ? bid : kernel_bid[0] ? kernel_bid : NULL,
+                        .build_id = bid[0]          ? bid
+                                    : kernel_bid[0] ? kernel_bid
+                                                    : NULL,
                         .flags = (m->verified ? SYMBOL_MAPPING_VERIFIED : 0) |
                                  (helper_failed ? SYMBOL_MAPPING_HELPER_FAILED : 0),
                 };

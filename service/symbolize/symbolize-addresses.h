@@ -98,7 +98,7 @@ typedef struct SymbolizeStats {
         uint64_t jit_named;   /* named from a perf map or jitdump */
         uint64_t helper_ms;   /* the helper's time answering (HelperClientConfig.time_budget_ms) */
         bool helper_budget_spent;
-        uint64_t cut_short;   /* addresses left unnamed because the work was cut short */
+        uint64_t cut_short; /* addresses left unnamed because the work was cut short */
 } SymbolizeStats;
 
 /* Symbolizes `addrs` against `maps` and adds ranges, unresolved ranges and

@@ -183,7 +183,8 @@ static int stage_run(const SymbolizeStageInput *in, Fiber *fiber, SymbolizeStage
         StageTrees trees = { .resolver = in->resolver };
         SymbolizeOptions o = {
                 .helper = in->helper,
-                .debug = { .debuginfod = in->debuginfod, .log = in->resolver ? stage_debug_log : NULL,
+                .debug = { .debuginfod = in->debuginfod,
+                           .log = in->resolver ? stage_debug_log : NULL,
                            .log_userdata = in->resolver,
                            /* a caller other than root: its rights for what it names */
                            .as_caller = in->resolver ? resolver_get_caller_opener(in->resolver) : NULL },

@@ -143,6 +143,7 @@ const sd_bus_vtable sysprof3_profiler_vtable[] = {
         SD_BUS_PROPERTY("Capabilities", "a{sv}", property_capabilities, 0, 0),
         SD_BUS_METHOD_WITH_ARGS("Start", SD_BUS_ARGS("a{sv}", options, "h", fd), SD_BUS_NO_RESULT, method_start_logged,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop_logged, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_stop_logged,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

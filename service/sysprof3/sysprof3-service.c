@@ -145,8 +145,8 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
         if (fd < 0) {
                 char cause[640];
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_PERF_FAILED,
-                                         "perf_event_open (type %u, config %llu, pid %d, cpu %d) failed: %s",
-                                         attr.type, (unsigned long long) attr.config, pid, cpu,
+                                         "perf_event_open (type %u, config %llu, pid %d, cpu %d) failed: %s", attr.type,
+                                         (unsigned long long) attr.config, pid, cpu,
                                          perf_open_error_hint(s->mgr->perf_opener, fd, cause, sizeof(cause)));
         }
         /* EPERM: alive, and another uid's (periscoped keeps no CAP_KILL) */
@@ -476,15 +476,15 @@ BUS_METHOD_LOG_REFUSALS(method_set_paranoid)
 
 const sd_bus_vtable sysprof3_service_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_METHOD_WITH_ARGS("PerfEventOpen",
-                                SD_BUS_ARGS("a{sv}", options, "i", pid, "i", cpu, "h", group_fd, "t", flags),
-                                SD_BUS_RESULT("h", perf_stream_fd), method_perf_event_open_logged, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
+                "PerfEventOpen", SD_BUS_ARGS("a{sv}", options, "i", pid, "i", cpu, "h", group_fd, "t", flags),
+                SD_BUS_RESULT("h", perf_stream_fd), method_perf_event_open_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetProcFile", SD_BUS_ARGS("ay", path), SD_BUS_RESULT("ay", contents),
                                 method_get_proc_file_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetProcFd", SD_BUS_ARGS("ay", path), SD_BUS_RESULT("h", fd), method_get_proc_fd_logged,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ListProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("ai", processes), method_list_processes_logged,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("ai", processes),
+                                method_list_processes_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetProcessInfo", SD_BUS_ARGS("s", attributes), SD_BUS_RESULT("aa{sv}", processes),
                                 method_get_process_info_logged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetGovernor", SD_BUS_ARGS("s", governor), SD_BUS_RESULT("s", old_governor),

@@ -201,7 +201,9 @@ int main(int argc, char **argv) {
         CHECK_MSG(r >= 0, "the user's process in its own user namespace: %s", strerror(-r));
         if (r >= 0)
                 close(r);
-        const char *in_root[][2] = { { "/public", "public\n" }, { "/abs-in-root", "public\n" }, { "/up-in-root", "public\n" } };
+        const char *in_root[][2] = { { "/public", "public\n" },
+                                     { "/abs-in-root", "public\n" },
+                                     { "/up-in-root", "public\n" } };
         for (size_t i = 0; i < ELEMENTSOF(in_root); i++) {
                 fd = caller_opener_open_file(o, inns, in_root[i][0], true);
                 ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;

@@ -289,7 +289,8 @@ int main(void) {
         if (pid == 0) {
                 int r = forbid_openat2();
                 if (r < 0 || !openat2_forbidden()) {
-                        fprintf(stderr, "FAIL: the seccomp filter is not on: %s\n", r < 0 ? strerror(-r) : "openat2 answers");
+                        fprintf(stderr, "FAIL: the seccomp filter is not on: %s\n",
+                                r < 0 ? strerror(-r) : "openat2 answers");
                         _exit(2);
                 }
                 int bad = run("path_open_resolve, openat2 answering ENOSYS (the walk)", path_open_resolve);

@@ -17,7 +17,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static gboolean (*const writers[])(const ExportModel *m, GByteArray *out, GError **error) = {
-        export_pprof, export_speedscope, export_perf_script, export_folded,
+        export_pprof,
+        export_speedscope,
+        export_perf_script,
+        export_folded,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

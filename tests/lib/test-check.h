@@ -42,14 +42,13 @@ __attribute__((format(printf, 1, 2), unused)) static void fail(const char *fmt, 
 
 /* Stops the test when a step the later checks need fails: expr returns 0
  * or positive, or a negative errno (said with its text). */
-#define MUST(expr)                                                                      \
-        do {                                                                            \
-                long _must_r = (long) (expr);                                           \
-                if (_must_r < 0) {                                                      \
-                        fprintf(stderr, "FAIL: %s:%d: %s: %s\n", __FILE__, __LINE__,    \
-                                #expr, strerror((int) -_must_r));                        \
-                        exit(1);                                                        \
-                }                                                                       \
+#define MUST(expr)                                                                                                     \
+        do {                                                                                                           \
+                long _must_r = (long) (expr);                                                                          \
+                if (_must_r < 0) {                                                                                     \
+                        fprintf(stderr, "FAIL: %s:%d: %s: %s\n", __FILE__, __LINE__, #expr, strerror((int) -_must_r)); \
+                        exit(1);                                                                                       \
+                }                                                                                                      \
         } while (0)
 
 /* ---- the test registry ----
@@ -77,11 +76,11 @@ __attribute__((unused)) static void test_register(const char *name, void (*func)
         test_cases[test_n_cases++] = (TestCase) { name, func };
 }
 
-#define TEST(name)                                                                      \
-        static void test_##name(void);                                                  \
-        __attribute__((constructor)) static void test_register_##name(void) {           \
-                test_register(#name, test_##name);                                      \
-        }                                                                               \
+#define TEST(name)                                                                                                     \
+        static void test_##name(void);                                                                                 \
+        __attribute__((constructor)) static void test_register_##name(void) {                                          \
+                test_register(#name, test_##name);                                                                     \
+        }                                                                                                              \
         static void test_##name(void)
 
 __attribute__((unused)) static int test_main(int argc, char **argv) {

@@ -140,18 +140,16 @@ static int list_instances(const char *query) {
 }
 
 int main(int argc, char **argv) {
-        static const struct option opts[] = {
-                { "methods", required_argument, NULL, 'm' },
-                { "pin", no_argument, NULL, 'p' },
-                { "wait-file", required_argument, NULL, 'w' },
-                { "copy-to", required_argument, NULL, 'c' },
-                { "list", no_argument, NULL, 'l' },
-                { "container", required_argument, NULL, 'C' },
-                { "debug-path", required_argument, NULL, 'D' },
-                { "as-caller", required_argument, NULL, 'U' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
+        static const struct option opts[] = { { "methods", required_argument, NULL, 'm' },
+                                              { "pin", no_argument, NULL, 'p' },
+                                              { "wait-file", required_argument, NULL, 'w' },
+                                              { "copy-to", required_argument, NULL, 'c' },
+                                              { "list", no_argument, NULL, 'l' },
+                                              { "container", required_argument, NULL, 'C' },
+                                              { "debug-path", required_argument, NULL, 'D' },
+                                              { "as-caller", required_argument, NULL, 'U' },
+                                              { "help", no_argument, NULL, 'h' },
+                                              {} };
         const char *wait_file = NULL, *copy_to = NULL, *container = NULL;
         const char *debug_paths[8];
         size_t n_debug_paths = 0;
@@ -269,7 +267,8 @@ int main(int argc, char **argv) {
         if (as_caller > 0) {
                 k = caller_opener_new((uid_t) as_caller, &opener);
                 if (k < 0) {
-                        fprintf(stderr, "periscope-resolve: no caller opener for uid %ld: %s\n", as_caller, strerror(-k));
+                        fprintf(stderr, "periscope-resolve: no caller opener for uid %ld: %s\n", as_caller,
+                                strerror(-k));
                         return 1;
                 }
                 resolver_set_caller_opener(r, opener);

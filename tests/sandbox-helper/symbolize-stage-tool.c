@@ -82,10 +82,18 @@ static int cmd_record(int argc, char **argv) {
                 int fd = open(mf, O_RDONLY | O_CLOEXEC);
                 paths[n_maps] = strdup(path);
                 maps[n_maps] = (SymbolizeMapping) {
-                        .pid = pid, .start = start, .end = end, .pgoff = pgoff, .fd = fd,
-                        .path = paths[n_maps], .method = "pinned via map_files", .verdict = "inode match",
-                        .verified = fd >= 0, .why_unavailable = "could not pin the file",
-                        .build_id = kernel_bid_size ? kernel_bid : NULL, .build_id_size = kernel_bid_size,
+                        .pid = pid,
+                        .start = start,
+                        .end = end,
+                        .pgoff = pgoff,
+                        .fd = fd,
+                        .path = paths[n_maps],
+                        .method = "pinned via map_files",
+                        .verdict = "inode match",
+                        .verified = fd >= 0,
+                        .why_unavailable = "could not pin the file",
+                        .build_id = kernel_bid_size ? kernel_bid : NULL,
+                        .build_id_size = kernel_bid_size,
                 };
                 n_maps++;
         }
@@ -110,8 +118,8 @@ static int cmd_record(int argc, char **argv) {
                 return 1;
         }
         printf("stats addresses %" PRIu64 " resolved %" PRIu64 " unresolved %" PRIu64 " files %" PRIu64
-               " helper-failures %" PRIu64 " cut-short %" PRIu64 "\n", st.addresses, st.resolved, st.unresolved,
-               st.files, st.helper_failures, st.cut_short);
+               " helper-failures %" PRIu64 " cut-short %" PRIu64 "\n",
+               st.addresses, st.resolved, st.unresolved, st.files, st.helper_failures, st.cut_short);
         _cleanup_close_ int cfd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         CaptureWriter *w = NULL;
         int64_t now = now_monotonic_ns();

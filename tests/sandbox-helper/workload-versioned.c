@@ -6,7 +6,6 @@
  * unresolved, never named after the version node; the object's bytes never
  * come out named after the object. */
 
-
 static volatile long sink;
 
 __attribute__((noinline)) static long hidden_work(long n) {

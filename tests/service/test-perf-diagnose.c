@@ -37,8 +37,9 @@ static void check_says(const char *text, const char *part, bool want, int line) 
 #define CHECK_LACKS(text, part) check_says((text), (part), false, __LINE__)
 
 static void test_decisions(void) {
-        PerfOpenEnvironment debian = { .paranoid_known = true, .paranoid = 3, .caps_known = true,
-                                       .cap_perfmon = true, .seccomp = 2 };
+        PerfOpenEnvironment debian = {
+                .paranoid_known = true, .paranoid = 3, .caps_known = true, .cap_perfmon = true, .seccomp = 2
+        };
         /* Debian's kernel at its default: CAP_PERFMON is not enough. */
         const char *t = explain(-EACCES, debian);
         CHECK_HAS(t, "Permission denied: ");
@@ -73,8 +74,9 @@ static void test_decisions(void) {
         CHECK_LACKS(explain(-EACCES, nocap), "no CAP_PERFMON");
 
         /* Capabilities there, paranoid 2: a seccomp filter, or not. */
-        PerfOpenEnvironment filtered = { .paranoid_known = true, .paranoid = 2, .caps_known = true,
-                                         .cap_perfmon = true, .seccomp = 2 };
+        PerfOpenEnvironment filtered = {
+                .paranoid_known = true, .paranoid = 2, .caps_known = true, .cap_perfmon = true, .seccomp = 2
+        };
         t = explain(-EPERM, filtered);
         CHECK_HAS(t, "Operation not permitted: ");
         CHECK_HAS(t, "seccomp filter");
@@ -153,7 +155,8 @@ static void refuse_in_child(int how, pid_t target, char *out, size_t n) {
                                 BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
                         };
                         struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
-                        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+                        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+                            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
                                 _exit(2);
                 } else
                         _exit(2);

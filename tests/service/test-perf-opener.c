@@ -65,8 +65,9 @@ static struct perf_event_attr cpu_clock(void) {
 }
 
 static PerfOpenerRequest request(pid_t pid) {
-        return (PerfOpenerRequest) { .pid = pid, .cpu = -1, .group_fd = -1, .flags = PERF_FLAG_FD_CLOEXEC,
-                                     .attr = cpu_clock() };
+        return (PerfOpenerRequest) {
+                .pid = pid, .cpu = -1, .group_fd = -1, .flags = PERF_FLAG_FD_CLOEXEC, .attr = cpu_clock()
+        };
 }
 
 static unsigned long long status_field(pid_t pid, const char *field) {
@@ -135,9 +136,11 @@ static int count_samples(const struct perf_event_header *h, size_t size, void *u
 /* Events as a recording opens them (perf-events.c), through the opener. */
 static void check_recording_events(PerfOpener *o, pid_t spinner, bool dwarf) {
         PerfEventsConfig cfg = {
-                .frequency = 999, .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                                                 PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN,
-                .kernel = true, .opener = o,
+                .frequency = 999,
+                .sample_type =
+                        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN,
+                .kernel = true,
+                .opener = o,
         };
         if (dwarf) {
                 cfg.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -249,7 +252,8 @@ static void check_refusals(PerfOpener *o, pid_t spinner) {
         expect_refused(o, "PERF_SAMPLE_RAW", q);
         q = request(spinner), q.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_INTR, q.attr.sample_regs_intr = 1;
         expect_refused(o, "interrupt registers", q);
-        q = request(spinner), q.attr.sample_type = PERF_SAMPLE_BRANCH_STACK, q.attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
+        q = request(spinner), q.attr.sample_type = PERF_SAMPLE_BRANCH_STACK,
+        q.attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
         expect_refused(o, "a branch stack", q);
         q = request(spinner), q.attr.sample_period = 100;
         expect_refused(o, "a 100 ns period", q);
@@ -320,12 +324,15 @@ static void check_malformed(PerfOpener *o, pid_t spinner) {
 static void check_hints(PerfOpener *o) {
         char h[640];
         perf_open_error_hint_at(o, 3, -EACCES, h, sizeof(h));
-        CHECK_MSG(strstr(h, "kernel.perf_event_paranoid=3") && strstr(h, "CAP_SYS_ADMIN, which periscoped's perf opener") &&
-                  strstr(h, "CapabilityBoundingSet="), "level 3, an opener without CAP_SYS_ADMIN: %s", h);
+        CHECK_MSG(strstr(h, "kernel.perf_event_paranoid=3") &&
+                          strstr(h, "CAP_SYS_ADMIN, which periscoped's perf opener") &&
+                          strstr(h, "CapabilityBoundingSet="),
+                  "level 3, an opener without CAP_SYS_ADMIN: %s", h);
         printf("ok: %s\n", h);
         perf_open_error_hint_at(o, 2, -EACCES, h, sizeof(h));
         CHECK_MSG(strstr(h, "periscoped's perf opener has CAP_PERFMON") && strstr(h, "kernel.perf_event_paranoid=2") &&
-                  (strstr(h, "seccomp") || strstr(h, "security module")), "level 2, the opener refused: %s", h);
+                          (strstr(h, "seccomp") || strstr(h, "security module")),
+                  "level 2, the opener refused: %s", h);
         perf_open_error_hint_at(o, 2, -EBADRQC, h, sizeof(h));
         CHECK_MSG(strstr(h, "refused the event"), "a refusal of the opener: %s", h);
 }
