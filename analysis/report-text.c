@@ -335,6 +335,25 @@ static char *shortened(const char *s, glong max_chars) {
         return g_strconcat(cut, "…", NULL);
 }
 
+/* Adds count to the self count of leaf within a group (key: the group and
+ * the leaf label), and makes leaf the group's top function when it leads
+ * (a tie goes to the name first in order). */
+static void group_note_self(const ReportCallGraph *g, GHashTable *self, gint64 key, guint leaf, guint64 count,
+                            guint64 *top_self, guint *top) {
+        guint64 *c = g_hash_table_lookup(self, &key);
+        if (!c) {
+                c = g_new0(guint64, 1);
+                g_hash_table_insert(self, g_memdup2(&key, sizeof(key)), c);
+        }
+        *c += count;
+        const char *text = label_text(g, leaf);
+        if (*c > *top_self || (*c == *top_self && *top != G_MAXUINT && strcmp(text, label_text(g, *top)) < 0)) {
+                *top_self = *c;
+                *top = leaf;
+        }
+}
+
+
 void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
         /* (pid, innermost label) → self count, and pid → count */
         g_autoptr(GHashTable) rows = g_hash_table_new_full(NULL, NULL, NULL, g_free);
@@ -351,19 +370,8 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                 r->count += s->count;
                 if (!s->n)
                         continue;
-                gint64 key = ((gint64) (guint32) s->pid << 32) | s->ids[s->n - 1];
-                guint64 *c = g_hash_table_lookup(self, &key);
-                if (!c) {
-                        c = g_new0(guint64, 1);
-                        g_hash_table_insert(self, g_memdup2(&key, sizeof(key)), c);
-                }
-                *c += s->count;
-                const char *text = label_text(g, s->ids[s->n - 1]);
-                if (*c > r->top_self ||
-                    (*c == r->top_self && r->top != G_MAXUINT && strcmp(text, label_text(g, r->top)) < 0)) {
-                        r->top_self = *c;
-                        r->top = s->ids[s->n - 1];
-                }
+                group_note_self(g, self, ((gint64) (guint32) s->pid << 32) | s->ids[s->n - 1], s->ids[s->n - 1],
+                                s->count, &r->top_self, &r->top);
         }
         g_autoptr(GArray) sorted = g_array_new(FALSE, FALSE, sizeof(ProcessRow));
         GHashTableIter it;
@@ -432,19 +440,8 @@ void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
                 r->count += s->count;
                 if (!s->n)
                         continue;
-                gint64 key = ((gint64) s->thread << 32) | s->ids[s->n - 1];
-                guint64 *c = g_hash_table_lookup(self, &key);
-                if (!c) {
-                        c = g_new0(guint64, 1);
-                        g_hash_table_insert(self, g_memdup2(&key, sizeof(key)), c);
-                }
-                *c += s->count;
-                const char *text = label_text(g, s->ids[s->n - 1]);
-                if (*c > r->top_self ||
-                    (*c == r->top_self && r->top != G_MAXUINT && strcmp(text, label_text(g, r->top)) < 0)) {
-                        r->top_self = *c;
-                        r->top = s->ids[s->n - 1];
-                }
+                group_note_self(g, self, ((gint64) s->thread << 32) | s->ids[s->n - 1], s->ids[s->n - 1], s->count,
+                                &r->top_self, &r->top);
         }
         g_autoptr(GArray) sorted = g_array_new(FALSE, FALSE, sizeof(ThreadRow));
         GHashTableIter it;
