@@ -353,7 +353,6 @@ static void group_note_self(const ReportCallGraph *g, GHashTable *self, gint64 k
         }
 }
 
-
 void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
         /* (pid, innermost label) → self count, and pid → count */
         g_autoptr(GHashTable) rows = g_hash_table_new_full(NULL, NULL, NULL, g_free);
