@@ -37,11 +37,19 @@ SPEEDSCOPE_VERSION=1.25.0
 speedscope_app() {
         : "${SPEEDSCOPE_CACHE:?}"
         SPEEDSCOPE_APP=$SPEEDSCOPE_CACHE/node_modules/speedscope/dist/release
+        mkdir -p "$SPEEDSCOPE_CACHE"
+        # one install at a time: the export tests run side by side, and two
+        # npm installs into one prefix hang or break each other
+        local lock
+        exec {lock}>"$SPEEDSCOPE_CACHE.lock"
+        flock "$lock"
         if ! grep -qs "\"version\": \"$SPEEDSCOPE_VERSION\"" "$SPEEDSCOPE_CACHE/node_modules/speedscope/package.json"; then
                 command -v npm >/dev/null || fail "npm missing: install nodejs (and Debian's npm where nodejs lacks it)"
-                mkdir -p "$SPEEDSCOPE_CACHE"
-                npm install --prefix "$SPEEDSCOPE_CACHE" --no-audit --no-fund "speedscope@$SPEEDSCOPE_VERSION" \
-                        >"$TEST_TMP/npm.log" 2>&1 || { cat "$TEST_TMP/npm.log"; fail "npm could not install speedscope@$SPEEDSCOPE_VERSION"; }
+                timeout 240 npm install --prefix "$SPEEDSCOPE_CACHE" --no-audit --no-fund "speedscope@$SPEEDSCOPE_VERSION" \
+                        >"$TEST_TMP/npm.log" 2>&1 ||
+                        { cat "$TEST_TMP/npm.log"; fail "npm could not install speedscope@$SPEEDSCOPE_VERSION (within 240 s)"; }
         fi
+        flock -u "$lock"
+        exec {lock}>&-
         [ -f "$SPEEDSCOPE_APP/index.html" ] || fail "the speedscope package has no dist/release/index.html"
 }
