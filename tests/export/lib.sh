@@ -43,9 +43,13 @@ speedscope_app() {
         local lock
         exec {lock}>"$SPEEDSCOPE_CACHE.lock"
         flock "$lock"
-        if ! grep -qs "\"version\": \"$SPEEDSCOPE_VERSION\"" "$SPEEDSCOPE_CACHE/node_modules/speedscope/package.json"; then
+        if ! grep -qs "\"version\": \"$SPEEDSCOPE_VERSION\"" "$SPEEDSCOPE_CACHE/node_modules/speedscope/package.json" ||
+           [ ! -f "$SPEEDSCOPE_APP/index.html" ]; then
                 command -v npm >/dev/null || fail "npm missing: install nodejs (and Debian's npm where nodejs lacks it)"
-                timeout 240 npm install --prefix "$SPEEDSCOPE_CACHE" --no-audit --no-fund "speedscope@$SPEEDSCOPE_VERSION" \
+                # what an install cut short left behind goes first
+                rm -rf "$SPEEDSCOPE_CACHE/node_modules" "$SPEEDSCOPE_CACHE/package.json" "$SPEEDSCOPE_CACHE/package-lock.json"
+                timeout 240 npm install --prefix "$SPEEDSCOPE_CACHE" --cache "$TEST_TMP/npm-cache" --no-audit --no-fund \
+                        "speedscope@$SPEEDSCOPE_VERSION" \
                         >"$TEST_TMP/npm.log" 2>&1 ||
                         { cat "$TEST_TMP/npm.log"; fail "npm could not install speedscope@$SPEEDSCOPE_VERSION (within 240 s)"; }
         fi
