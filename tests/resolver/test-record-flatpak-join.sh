@@ -67,7 +67,15 @@ flatpak run --command=sleep $app_id 1000 >"$WORK/run.log" 2>&1 &
 sleeper=
 for _ in $(seq 200); do sleeper=$(app_pids sleep | head -1); [ -n "$sleeper" ] && break; sleep 0.05; done
 [ -n "$sleeper" ] || { cat "$WORK/run.log"; fail "the app did not start"; }
-instance=$(flatpak ps --columns=instance,application | awk -v a=$app_id '$2 == a { print $1; exit }')
+# The sleeping instance: the one of the app whose wrapper lives (flatpak ps
+# may still list the instance of the first part, killed a moment ago).
+instance=
+for _ in $(seq 100); do
+        instance=$(flatpak ps --columns=instance,pid,application | awk -v a=$app_id '$3 == a { print $1, $2 }' |
+                while read -r i p; do kill -0 "$p" 2>/dev/null && { echo "$i"; break; }; done)
+        [ -n "$instance" ] && break
+        sleep 0.05
+done
 [ -n "$instance" ] || { flatpak ps; fail "flatpak ps does not list the instance"; }
 
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container=$app_id -o "$WORK/c.syscap" 2>"$WORK/rec.err" &
