@@ -139,22 +139,16 @@ int caller_opener_new(uid_t uid, CallerOpener **ret) {
         int r = user_groups(uid, &gid, groups, &n_groups);
         if (r < 0)
                 return r;
-        int pair[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
-                return -errno;
         pid_t parent = getpid();
-        pid_t pid = fork();
-        if (pid < 0) {
-                r = -errno;
-                close(pair[0]);
-                close(pair[1]);
-                return r;
-        }
+        int sock = -1;
+        pid_t pid = fork_with_socket(&sock);
+        if (pid < 0)
+                return pid;
         if (pid == 0) {
                 /* Nothing of the service's but the socket; gone with it. */
                 if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
                         _exit(1);
-                if (dup2(pair[1], 3) < 0 || close_range(4, ~0U, 0) < 0 || close_range(0, 2, 0) < 0)
+                if (dup2(sock, 3) < 0 || close_range(4, ~0U, 0) < 0 || close_range(0, 2, 0) < 0)
                         _exit(1);
                 signal(SIGPIPE, SIG_IGN);
                 /* the first answer says whether it became the caller */
@@ -163,28 +157,27 @@ int caller_opener_new(uid_t uid, CallerOpener **ret) {
                         _exit(1);
                 child_serve(3);
         }
-        close(pair[1]);
         int32_t ready = -EIO;
         int fd = -1;
-        struct pollfd p = { .fd = pair[0], .events = POLLIN };
+        struct pollfd p = { .fd = sock, .events = POLLIN };
         if (poll(&p, 1, 5 * CALLER_OPENER_TIMEOUT_MS) == 1 &&
-            fd_receive_with_data(pair[0], &ready, sizeof(ready), MSG_CMSG_CLOEXEC, &fd) != sizeof(ready))
+            fd_receive_with_data(sock, &ready, sizeof(ready), MSG_CMSG_CLOEXEC, &fd) != sizeof(ready))
                 ready = -EIO;
         safe_close(fd);
         if (ready < 0) {
-                close(pair[0]);
+                close(sock);
                 kill(pid, SIGKILL);
                 (void) waitpid(pid, NULL, 0);
                 return ready;
         }
         CallerOpener *o = calloc(1, sizeof(*o));
         if (!o) {
-                close(pair[0]);
+                close(sock);
                 kill(pid, SIGKILL);
                 (void) waitpid(pid, NULL, 0);
                 return -ENOMEM;
         }
-        *o = (CallerOpener) { .uid = uid, .pid = pid, .sock = pair[0] };
+        *o = (CallerOpener) { .uid = uid, .pid = pid, .sock = sock };
         *ret = o;
         return 0;
 }

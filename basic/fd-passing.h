@@ -104,3 +104,24 @@ static inline int fd_receive_with_byte(int sock, int flags, char *ret_byte, int 
                 *ret_byte = byte;
         return 0;
 }
+
+/* Forks a child joined to its parent by a SOCK_SEQPACKET socketpair (the
+ * openers that hold a privilege or another identity for the daemon).
+ * Returns the child's pid in the parent and 0 in the child, each with its
+ * own end in *ret_sock (the other end closed), or a negative errno with
+ * nothing left open. */
+static inline int fork_with_socket(int *ret_sock) {
+        int pair[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+                return -errno;
+        pid_t pid = fork();
+        if (pid < 0) {
+                int r = -errno;
+                close(pair[0]);
+                close(pair[1]);
+                return r;
+        }
+        close(pair[pid == 0 ? 0 : 1]);
+        *ret_sock = pair[pid == 0 ? 1 : 0];
+        return pid;
+}

@@ -219,33 +219,26 @@ int perf_opener_start(PerfOpener **ret) {
         _cleanup_free_ PerfOpener *o = calloc(1, sizeof(PerfOpener));
         if (!o)
                 return -ENOMEM;
-        int pair[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
-                return -errno;
         pid_t parent = getpid();
-        pid_t pid = fork();
-        if (pid < 0) {
-                r = -errno;
-                close(pair[0]);
-                close(pair[1]);
-                return r;
-        }
+        int sock = -1;
+        pid_t pid = fork_with_socket(&sock);
+        if (pid < 0)
+                return pid;
         if (pid == 0)
-                child_main(parent, pair[1], keep);
-        close(pair[1]);
+                child_main(parent, sock, keep);
         PerfOpenerAnswer ready = { .error = -EIO };
         int fd = -1;
-        struct pollfd p = { .fd = pair[0], .events = POLLIN };
+        struct pollfd p = { .fd = sock, .events = POLLIN };
         if (poll(&p, 1, PERF_OPENER_TIMEOUT_MS) != 1 ||
-            fd_receive_with_data(pair[0], &ready, sizeof(ready), MSG_CMSG_CLOEXEC, &fd) != sizeof(ready) || fd >= 0)
+            fd_receive_with_data(sock, &ready, sizeof(ready), MSG_CMSG_CLOEXEC, &fd) != sizeof(ready) || fd >= 0)
                 ready.error = -EIO;
         safe_close(fd);
         if (ready.error < 0) {
-                close(pair[0]);
+                close(sock);
                 kill_and_reap(pid, NULL);
                 return ready.error;
         }
-        *o = (PerfOpener) { .pid = pid, .sock = pair[0], .sys_admin = sys_admin };
+        *o = (PerfOpener) { .pid = pid, .sock = sock, .sys_admin = sys_admin };
         *ret = TAKE_PTR(o);
         return 0;
 }
