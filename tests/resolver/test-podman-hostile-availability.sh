@@ -66,27 +66,7 @@ restore() {
 cleanup restore
 
 # A private system bus with periscoped on it.
-cat >"$WORK/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$WORK/bus.socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/> <allow own="*"/> <allow send_type="method_call"/>
-    <allow send_destination="*" eavesdrop="true"/> <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-CONF
-dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile --print-address=3 3>"$WORK/bus.address" &
-cleanup "kill $!"
-for _ in $(seq 100); do [ -s "$WORK/bus.address" ] && break; sleep 0.05; done
-bus=$(head -n1 "$WORK/bus.address")
-[ -n "$bus" ] || fail "dbus-daemon did not start"
-"$PERISCOPED" --address="$bus" 2>"$WORK/periscoped.log" &
-cleanup "kill $!"
-for _ in $(seq 100); do busctl --address="$bus" status org.periscope.Profiler1 >/dev/null 2>&1 && break; sleep 0.05; done
+bus_periscoped_start # sets bus
 
 # The probe (as another user than the store's owner), as long as the recording runs.
 nice -n -10 "$PROBE" --profiler "$bus" "$WORK/stop" 300 >"$WORK/latency" 2>"$WORK/latency.err" &
