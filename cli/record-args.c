@@ -118,6 +118,31 @@ static gboolean on_stack_size(const char *name, const char *value, gpointer data
         return TRUE;
 }
 
+/* --off-cpu-min: NUMBER with ns, us (the default), ms or s. */
+static gboolean on_off_cpu_min(const char *name, const char *value, gpointer data, GError **error) {
+        RecordArgs *a = data;
+        static const struct {
+                const char *suffix;
+                uint64_t ns;
+        } units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+        size_t l = strlen(value);
+        uint64_t unit = 1000, v;
+        g_autofree char *number = g_strdup(value);
+        for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+                size_t sl = strlen(units[i].suffix);
+                if (l > sl && g_str_has_suffix(value, units[i].suffix) && g_ascii_isdigit(value[l - sl - 1])) {
+                        unit = units[i].ns;
+                        number[l - sl] = 0;
+                        break;
+                }
+        }
+        if (!parse_number(number, 0, 3600ull * 1000000000ull / unit, &v))
+                return usage_error(error, "%s %s: --off-cpu-min must be a whole number with ns, us, ms or s "
+                                   "(default unit us) up to an hour, e.g. 100us", name, value);
+        a->off_cpu_min_ns = v * unit;
+        return TRUE;
+}
+
 static gboolean on_counters(const char *name, const char *value, gpointer data, GError **error) {
         RecordArgs *a = data;
         g_auto(GStrv) names = strcmp(value, "none") == 0 || !*value ? g_new0(char *, 1) : g_strsplit(value, ",", -1);
@@ -136,7 +161,7 @@ static gboolean on_counters(const char *name, const char *value, gpointer data, 
 }
 
 int record_args_parse(RecordArgs *a, int argc, char **argv) {
-        *a = (RecordArgs) { .pids = g_array_new(FALSE, FALSE, sizeof(gint32)) };
+        *a = (RecordArgs) { .pids = g_array_new(FALSE, FALSE, sizeof(gint32)), .off_cpu_min_ns = G_MAXUINT64 };
         const GOptionEntry entries[] = {
                 { "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output,
                   "Write the capture to FILE (default periscope-DATE-TIME.syscap)", "FILE" },
@@ -155,6 +180,11 @@ int record_args_parse(RecordArgs *a, int argc, char **argv) {
                 { "stack-size", 0, 0, G_OPTION_ARG_CALLBACK, on_stack_size,
                   "Bytes of user stack copied per sample for dwarf (multiple of 8, at most 65528; default 16384)",
                   "BYTES" },
+                { "off-cpu", 0, 0, G_OPTION_ARG_NONE, &a->off_cpu,
+                  "Also record where threads wait: each time a thread blocks, its stack and how long it stayed "
+                  "off the CPU; preemptions as waiting for a CPU (`periscope report --off-cpu`, --wall)", NULL },
+                { "off-cpu-min", 0, 0, G_OPTION_ARG_CALLBACK, on_off_cpu_min,
+                  "With --off-cpu: shorter waits are counted, their stacks not kept (default 100us)", "DURATION" },
                 { "session-bus", 0, 0, G_OPTION_ARG_NONE, &a->session_bus, "Use periscoped on the session bus", NULL },
                 { "address", 0, 0, G_OPTION_ARG_STRING, &a->address, "Use periscoped on the bus at ADDRESS", "ADDRESS" },
                 { "private", 0, 0, G_OPTION_ARG_NONE, &a->private_daemon, "Always start a private periscoped", NULL },
@@ -208,6 +238,10 @@ int record_args_parse(RecordArgs *a, int argc, char **argv) {
                         a->pids->len ? "--pid" : "--container");
                 return 2;
         }
+        if (a->off_cpu_min_ns != G_MAXUINT64 && !a->off_cpu) {
+                fprintf(stderr, "periscope record: --off-cpu-min needs --off-cpu\n");
+                return 2;
+        }
         if (a->memory && !a->command) {
                 fprintf(stderr, "periscope record: --memory needs a command to run: -- COMMAND\n");
                 return 2;
@@ -250,6 +284,10 @@ GVariant *record_args_to_options(const RecordArgs *a, GPid child) {
                 g_variant_builder_add(&b, "{sv}", "unwind", g_variant_new_string(a->unwind));
         if (a->stack_size)
                 g_variant_builder_add(&b, "{sv}", "stack-size", g_variant_new_uint32(a->stack_size));
+        if (a->off_cpu)
+                g_variant_builder_add(&b, "{sv}", "off-cpu", g_variant_new_boolean(TRUE));
+        if (a->off_cpu && a->off_cpu_min_ns != G_MAXUINT64)
+                g_variant_builder_add(&b, "{sv}", "off-cpu-min-ns", g_variant_new_uint64(a->off_cpu_min_ns));
         if (a->counters)
                 g_variant_builder_add(&b, "{sv}", "counters",
                                       g_variant_new_strv((const char *const *) a->counters, -1));
@@ -263,7 +301,7 @@ static const struct {
         { "pids", "--pid" },           { "command-pid", "the command" }, { "frequency", "--frequency" },
         { "duration-ms", "--duration" }, { "unwind", "--unwind" },      { "stack-size", "--stack-size" },
         { "container", "--container" }, { "counters", "--counters" },   { "system", "--system" },
-        { "kernel", "--no-kernel" },
+        { "kernel", "--no-kernel" },   { "off-cpu-min-ns", "--off-cpu-min" }, { "off-cpu", "--off-cpu" },
 };
 
 /* "option 'KEY': rest" → "--OPTION: rest"; other messages unchanged. */

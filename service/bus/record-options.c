@@ -129,6 +129,26 @@ static int parse_debuginfod(sd_bus_message *m, RecordOptions *o, const RecordOpt
         return parse_bool(m, &o->debuginfod);
 }
 
+static int parse_off_cpu(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        return parse_bool(m, &o->off_cpu);
+}
+
+static int parse_off_cpu_min(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
+                             sd_bus_error *error) {
+        uint64_t ns;
+        int r = sd_bus_message_read_basic(m, 't', &ns);
+        if (r < 0)
+                return r;
+        if (ns > RECORD_OPTIONS_MAX_OFF_CPU_MIN_NS)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
+                                         "option 'off-cpu-min-ns': %llu is out of range (0..%llu ns; default "
+                                         "%llu)",
+                                         (unsigned long long) ns, RECORD_OPTIONS_MAX_OFF_CPU_MIN_NS,
+                                         RECORD_OPTIONS_DEFAULT_OFF_CPU_MIN_NS);
+        o->off_cpu_min_ns = ns;
+        return 0;
+}
+
 static int parse_kernel(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
         bool b;
         int r = parse_bool(m, &b);
@@ -352,6 +372,8 @@ static const RecordOptionSpec option_table[] = {
         { "container", "s", parse_container },
         { "counters", "as", parse_counters },
         { "counter-interval-ms", "u", parse_counter_interval },
+        { "off-cpu", "b", parse_off_cpu },
+        { "off-cpu-min-ns", "t", parse_off_cpu_min },
 };
 
 const char *record_options_known_keys(void) {
@@ -400,6 +422,7 @@ int record_options_parse(sd_bus_message *m, RecordOptions *o, sd_bus_error *erro
                 .unwind = RECORD_UNWIND_AUTO,
                 .stack_size = RECORD_OPTIONS_DEFAULT_STACK_SIZE,
                 .symbolize = true,
+                .off_cpu_min_ns = RECORD_OPTIONS_DEFAULT_OFF_CPU_MIN_NS,
         };
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r < 0)

@@ -44,6 +44,8 @@ struct PerfEvents {
         size_t n_fds, allocated_fds;
         uint64_t bad_records;
         long page_size;
+        uint64_t *switch_ids;      /* ids of the context-switches events (off_cpu) */
+        size_t n_switch_ids, allocated_switch_ids;
         bool enabled;              /* events opened from now on start enabled */
 };
 
@@ -89,6 +91,7 @@ PerfEvents *perf_events_free(PerfEvents *p) {
         for (size_t i = 0; i < p->n_fds; i++)
                 safe_close(p->fds[i].fd);
         free(p->fds);
+        free(p->switch_ids);
         free(p->rings);
         free(p->readers);
         free(p);
@@ -123,6 +126,50 @@ static void perf_events_fill_attr(const PerfEvents *p, bool inherit, struct perf
         attr->build_id = p->build_ids;
         attr->watermark = 1;
         attr->wakeup_watermark = (uint32_t) (p->config.ring_pages * (uint64_t) p->page_size / 2);
+}
+
+/* The off-CPU event beside a sampling event: every context switch of the
+ * same tasks, a sample (with the same stack fields) at most `frequency`
+ * times a second per event (the kernel raises the period under a storm of
+ * switches), and PERF_RECORD_SWITCH records at each switch-out and -in.
+ * The software event only counts in kernel mode (the switch happens
+ * there): exclude_kernel must be 0 even for a caller who may not see
+ * kernel addresses, whose samples then carry no kernel callchain
+ * (exclude_callchain_kernel) and whose IP is never written (the pump
+ * keeps only user addresses for them). */
+static void perf_events_fill_switch_attr(const PerfEvents *p, bool inherit, struct perf_event_attr *attr) {
+        perf_events_fill_attr(p, inherit, attr);
+        attr->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+        attr->context_switch = 1;
+        attr->exclude_kernel = 0;
+        /* mappings, comms and tasks come from the sampling event already */
+        attr->mmap = 0;
+        attr->mmap2 = 0;
+        attr->comm = 0;
+        attr->comm_exec = 0;
+        attr->task = 0;
+        attr->build_id = 0;
+}
+
+static int perf_events_add_switch_id(PerfEvents *p, int fd) {
+        uint64_t id;
+        if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+                return -errno;
+        if (p->n_switch_ids == p->allocated_switch_ids) {
+                size_t n = p->allocated_switch_ids ? p->allocated_switch_ids * 2 : 16;
+                uint64_t *ids = reallocarray(p->switch_ids, n, sizeof(uint64_t));
+                if (!ids)
+                        return -ENOMEM;
+                p->switch_ids = ids;
+                p->allocated_switch_ids = n;
+        }
+        p->switch_ids[p->n_switch_ids++] = id;
+        return 0;
+}
+
+const uint64_t *perf_events_get_switch_ids(const PerfEvents *p, size_t *ret_n) {
+        *ret_n = p->n_switch_ids;
+        return p->switch_ids;
 }
 
 static int perf_events_track_fd(PerfEvents *p, int fd, pid_t tid) {
@@ -199,6 +246,19 @@ static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inher
         }
         if (fd < 0)
                 return fd;
+        int r = perf_events_attach_fd(p, fd, pid, cpu);
+        if (r < 0 || !p->config.off_cpu)
+                return r;
+        perf_events_fill_switch_attr(p, inherit, &attr);
+        fd = perf_open(p->config.opener, &attr, pid, cpu);
+        if (fd < 0)
+                return fd;
+        r = perf_events_add_switch_id(p, fd);
+        if (r < 0) {
+                safe_close(fd);
+                return r;
+        }
+        /* after the sampling event: the CPU's ring exists, this one joins it */
         return perf_events_attach_fd(p, fd, pid, cpu);
 }
 

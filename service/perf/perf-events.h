@@ -26,6 +26,13 @@ typedef struct PerfEventsConfig {
         bool exclude_callchain_user; /* kernel part only in the callchain (user part unwound from the copy) */
         unsigned ring_pages;       /* data pages per CPU ring (power of two); 0: default */
         PerfOpener *opener;        /* the daemon's perf opener (borrowed); NULL: open them here */
+        /* Off-CPU (docs/off-cpu.md): beside each sampling event a
+         * context-switches event with context_switch=1 writing into the same
+         * ring: PERF_RECORD_SWITCH records at every switch and, at most
+         * `frequency` times a second, a sample (stack) at a switch-out.
+         * Needs PERF_SAMPLE_IDENTIFIER in sample_type (to tell its samples
+         * from the CPU clock's: perf_events_is_switch_id()). */
+        bool off_cpu;
 } PerfEventsConfig;
 
 /* Prepares an empty set of events with one (not yet mapped) ring per CPU. */
@@ -75,6 +82,10 @@ int perf_events_drain(PerfEvents *p, PerfRecordHandler handler, void *userdata);
 
 /* Records dropped because their header was malformed. */
 uint64_t perf_events_get_bad_records(const PerfEvents *p);
+
+/* The ids (PERF_SAMPLE_IDENTIFIER) of the off-CPU (context-switches)
+ * events opened so far: a sample with one was taken at a switch-out. */
+const uint64_t *perf_events_get_switch_ids(const PerfEvents *p, size_t *ret_n);
 
 /* Number of perf events opened so far. */
 size_t perf_events_get_n_events(const PerfEvents *p);

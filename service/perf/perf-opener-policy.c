@@ -56,6 +56,7 @@ static bool attr_only_known_fields(const struct perf_event_attr *a) {
         c.exclude_callchain_kernel = a->exclude_callchain_kernel;
         c.exclude_callchain_user = a->exclude_callchain_user;
         c.build_id = a->build_id;
+        c.context_switch = a->context_switch;
         c.wakeup_events = a->wakeup_events; /* or wakeup_watermark */
         c.sample_regs_user = a->sample_regs_user;
         c.sample_stack_user = a->sample_stack_user;
@@ -64,6 +65,11 @@ static bool attr_only_known_fields(const struct perf_event_attr *a) {
 }
 
 static int check_event(const struct perf_event_attr *a, char *why, size_t why_size) {
+        /* PERF_RECORD_SWITCH records (off-CPU profiles) come from the
+         * context-switches event only, and only with it tell nothing of
+         * tasks the event does not follow. */
+        if (a->context_switch && (a->type != PERF_TYPE_SOFTWARE || a->config != PERF_COUNT_SW_CONTEXT_SWITCHES))
+                return refuse(why, why_size, "context_switch is served on the context-switches software event only");
         switch (a->type) {
         case PERF_TYPE_SOFTWARE:
                 if (a->config != PERF_COUNT_SW_CPU_CLOCK && a->config != PERF_COUNT_SW_TASK_CLOCK &&

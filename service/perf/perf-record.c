@@ -98,7 +98,7 @@ int perf_record_parse_sample(const PerfRecordLayout *layout, const struct perf_e
         memset(s, 0, sizeof(*s));
         s->user_mode = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
 
-        if ((t & PERF_SAMPLE_IDENTIFIER) && cursor_u64(&c, &v) < 0)
+        if ((t & PERF_SAMPLE_IDENTIFIER) && cursor_u64(&c, &s->id) < 0)
                 return -EBADMSG;
         if ((t & PERF_SAMPLE_IP) && cursor_u64(&c, &s->ip) < 0)
                 return -EBADMSG;
@@ -203,6 +203,23 @@ int perf_record_parse_task(const PerfRecordLayout *layout, const struct perf_eve
         if (cursor_u32_pair(&c, &m->pid, &m->ppid) < 0 || cursor_u32_pair(&c, &m->tid, &m->ptid) < 0 ||
             cursor_u64(&c, &m->time) < 0)
                 return -EBADMSG;
+        return 0;
+}
+
+int perf_record_parse_switch(const PerfRecordLayout *layout, const struct perf_event_header *h, size_t size,
+                             PerfSwitch *m) {
+        Cursor c = cursor_body(h, size);
+        memset(m, 0, sizeof(*m));
+        if (h->type != PERF_RECORD_SWITCH && h->type != PERF_RECORD_SWITCH_CPU_WIDE)
+                return -EINVAL;
+        if ((layout->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)) != (PERF_SAMPLE_TID | PERF_SAMPLE_TIME))
+                return -EBADMSG;
+        if (cursor_take_sample_id(layout, &c, &m->id) < 0)
+                return -EBADMSG;
+        if (h->type == PERF_RECORD_SWITCH_CPU_WIDE && cursor_u32_pair(&c, &m->next_prev_pid, &m->next_prev_tid) < 0)
+                return -EBADMSG;
+        m->out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
+        m->preempt = m->out && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
         return 0;
 }
 

@@ -37,7 +37,28 @@ typedef struct PerfSample {
         uint64_t stack_size;       /* bytes copied at the user stack pointer */
         const uint8_t *stack;
         uint64_t stack_dyn_size;   /* bytes of stack that were valid (<= stack_size) */
+        uint64_t id;               /* PERF_SAMPLE_IDENTIFIER: the (parent) event's id; 0 without */
+        /* Set by the pump, not the kernel: a stack taken when the thread
+         * left the CPU (off-cpu.h) and how long it stayed off it. */
+        uint64_t off_cpu_ns;       /* 0: an on-CPU sample */
+        uint8_t off_cpu_state;     /* PERF_OFF_CPU_* */
 } PerfSample;
+
+/* Why a thread was off the CPU. */
+enum {
+        PERF_OFF_CPU_NONE = 0,
+        PERF_OFF_CPU_BLOCKED = 1,  /* it blocked (went to sleep) */
+        PERF_OFF_CPU_RUNNABLE = 2, /* it was preempted: runnable, waiting for a CPU */
+};
+
+/* PERF_RECORD_SWITCH and PERF_RECORD_SWITCH_CPU_WIDE: a thread (id.tid)
+ * leaves or enters a CPU at id.time. */
+typedef struct PerfSwitch {
+        bool out;                  /* PERF_RECORD_MISC_SWITCH_OUT */
+        bool preempt;              /* PERF_RECORD_MISC_SWITCH_OUT_PREEMPT: left runnable */
+        uint32_t next_prev_pid, next_prev_tid; /* CPU-wide only, else 0 */
+        PerfSampleId id;
+} PerfSwitch;
 
 typedef struct PerfMmap2 {
         uint32_t pid, tid;
@@ -75,6 +96,11 @@ int perf_record_parse_comm(const PerfRecordLayout *layout, const struct perf_eve
                            PerfComm *ret);
 int perf_record_parse_task(const PerfRecordLayout *layout, const struct perf_event_header *h, size_t size,
                            PerfTask *ret);
+
+/* PERF_RECORD_SWITCH / _SWITCH_CPU_WIDE; requires TID and TIME in the
+ * sample_id trailer (-EBADMSG otherwise). */
+int perf_record_parse_switch(const PerfRecordLayout *layout, const struct perf_event_header *h, size_t size,
+                             PerfSwitch *ret);
 
 /* When a record happened (PERF_SAMPLE_TIME from a sample, or from the
  * sample_id_all trailer of any other record); 0 when it does not say. */

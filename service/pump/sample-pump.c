@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "basic.h"
@@ -21,20 +22,43 @@ struct SamplePump {
         bool wake_missed;        /* tables came during a drain */
         uint64_t lost_samples, bad_records, slices;
         size_t max_addrs;
+        OffCpuTracker off_cpu;
+        uint64_t *switch_ids;    /* the off-CPU events' ids, copied at each drain */
+        size_t n_switch_ids;
         uint64_t addrs[CAPTURE_SAMPLE_MAX_ADDRS];
 };
+
+static bool pump_is_switch_id(const SamplePump *p, uint64_t id) {
+        for (size_t i = 0; i < p->n_switch_ids; i++)
+                if (p->switch_ids[i] == id)
+                        return true;
+        return false;
+}
+
+/* The ids of the off-CPU events opened so far (processes join later). */
+static int pump_sync_switch_ids(SamplePump *p, const PerfEvents *perf) {
+        size_t n;
+        const uint64_t *ids = perf_events_get_switch_ids(perf, &n);
+        if (n == p->n_switch_ids)
+                return 0;
+        uint64_t *copy = reallocarray(p->switch_ids, n ? n : 1, sizeof(uint64_t));
+        if (!copy)
+                return -ENOMEM;
+        if (n)
+                memcpy(copy, ids, n * sizeof(uint64_t));
+        p->switch_ids = copy;
+        p->n_switch_ids = n;
+        return 0;
+}
 
 static int pump_emit(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata) {
         SamplePump *p = userdata;
         return p->sink.sample(s, addrs, n, p->setup.userdata);
 }
 
-static int pump_handle_sample(SamplePump *p, const struct perf_event_header *h, size_t size) {
-        PerfSample s;
-        if (perf_record_parse_sample(&p->setup.layout, h, size, &s) < 0) {
-                p->bad_records++;
-                return 0;
-        }
+/* Builds a parsed sample's stack and hands it on (or queues it). */
+static int pump_build_sample(SamplePump *p, PerfSample *sp) {
+        PerfSample s = *sp;
         bool dwarf = p->setup.unwind != RECORD_UNWIND_FP && p->setup.tables;
         if (p->sink.filter && !p->sink.filter(&s, &dwarf, p->setup.userdata))
                 return 0;
@@ -50,6 +74,46 @@ static int pump_handle_sample(SamplePump *p, const struct perf_event_header *h, 
         if (n == 0)
                 return 0; /* nothing to keep, or queued until its table came */
         return pump_emit(&s, p->addrs, n, p);
+}
+
+static int pump_handle_sample(SamplePump *p, const struct perf_event_header *h, size_t size) {
+        PerfSample s;
+        if (perf_record_parse_sample(&p->setup.layout, h, size, &s) < 0) {
+                p->bad_records++;
+                return 0;
+        }
+        /* taken at a switch-out: held until the switch-in says whether
+         * the thread blocked long enough */
+        if (p->setup.off_cpu && pump_is_switch_id(p, s.id))
+                return off_cpu_tracker_hold(&p->off_cpu, h, size, &s);
+        return pump_build_sample(p, &s);
+}
+
+static int pump_handle_switch(SamplePump *p, const struct perf_event_header *h, size_t size) {
+        PerfSwitch sw;
+        if (!p->setup.off_cpu)
+                return 0;
+        if (perf_record_parse_switch(&p->setup.layout, h, size, &sw) < 0) {
+                p->bad_records++;
+                return 0;
+        }
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
+        int r = off_cpu_tracker_switch(&p->off_cpu, &sw, &iv, &held, &held_size);
+        if (r <= 0)
+                return r;
+        if (held) {
+                PerfSample s;
+                /* the held copy was a valid record; cut, it must parse again */
+                if (perf_record_parse_sample(&p->setup.layout, held, held_size, &s) == 0 && s.tid == iv.tid) {
+                        s.off_cpu_ns = iv.duration_ns;
+                        s.off_cpu_state = iv.state;
+                        return pump_build_sample(p, &s);
+                }
+                p->bad_records++;
+        }
+        return p->sink.off_cpu ? p->sink.off_cpu(&iv, p->setup.userdata) : 0;
 }
 
 static int pump_handle_mmap2(SamplePump *p, const struct perf_event_header *h, size_t size) {
@@ -99,6 +163,16 @@ int sample_pump_record(const struct perf_event_header *h, size_t size, void *use
                 if (p->replaying && sample_unwinder_queue_full(&p->unwinder))
                         return -EAGAIN; /* stays in the spill */
                 return pump_handle_sample(p, h, size);
+        case PERF_RECORD_SWITCH:
+        case PERF_RECORD_SWITCH_CPU_WIDE:
+                if (!p->setup.off_cpu)
+                        return 0;
+                /* in order with the samples: they may unwind a held one */
+                if (!p->replaying && (p->spill.size > 0 || sample_unwinder_queue_full(&p->unwinder)))
+                        return perf_spill_add(h, size, &p->spill);
+                if (p->replaying && sample_unwinder_queue_full(&p->unwinder))
+                        return -EAGAIN;
+                return pump_handle_switch(p, h, size);
         case PERF_RECORD_MMAP2:
                 return pump_handle_mmap2(p, h, size);
         case PERF_RECORD_COMM:
@@ -169,6 +243,8 @@ int sample_pump_drain(SamplePump *p, PerfEvents *perf, bool last) {
          * (their samples join the spill while it is not empty) */
         if (p->spill.size > 0)
                 r = pump_replay(p, last ? SIZE_MAX : SAMPLE_UNWIND_FLUSH_BATCH, &more);
+        if (r >= 0 && perf && p->setup.off_cpu)
+                r = pump_sync_switch_ids(p, perf);
         if (r >= 0 && perf) {
                 int k = perf_events_drain(perf, sample_pump_record, p);
                 r = k < 0 ? k : 0;
@@ -202,6 +278,8 @@ void sample_pump_spill_rings(SamplePump *p, PerfEvents *perf) {
         if (p->draining || !perf)
                 return;
         p->draining = true;
+        if (p->setup.off_cpu)
+                (void) pump_sync_switch_ids(p, perf);
         (void) perf_events_drain(perf, sample_pump_spill_record, p);
         p->draining = false;
 }
@@ -209,6 +287,10 @@ void sample_pump_spill_rings(SamplePump *p, PerfEvents *perf) {
 void sample_pump_prepare_all(SamplePump *p) {
         if (p->setup.prepare_tables && p->setup.tables)
                 sample_unwinder_prepare_all(&p->unwinder, p->setup.maps);
+}
+
+const OffCpuTracker *sample_pump_get_off_cpu(const SamplePump *p) {
+        return p->setup.off_cpu ? &p->off_cpu : NULL;
 }
 
 void sample_pump_get_stats(const SamplePump *p, SamplePumpStats *ret) {
@@ -265,6 +347,8 @@ int sample_pump_new(const SamplePumpSetup *setup, SamplePump **ret) {
         p->spill.max_bytes = setup->max_spill_bytes;
         p->unwinder.tables = setup->tables;
         p->unwinder.owner = setup->owner;
+        p->off_cpu.min_ns = setup->off_cpu_min_ns;
+        p->off_cpu.layout = setup->layout;
         int r = 0;
         if (setup->event) {
                 r = sd_event_add_defer(setup->event, &p->slice, pump_on_slice, p);
@@ -291,6 +375,8 @@ SamplePump *sample_pump_free(SamplePump *p) {
         sd_event_source_disable_unref(p->slice);
         sample_unwinder_done(&p->unwinder);
         perf_spill_done(&p->spill);
+        off_cpu_tracker_done(&p->off_cpu);
+        free(p->switch_ids);
         free(p);
         return NULL;
 }

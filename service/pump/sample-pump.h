@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "off-cpu.h"
 #include "perf.h"
 #include "process.h"
 #include "unwind.h"
@@ -35,7 +36,9 @@ typedef struct SamplePump SamplePump;
 /* What the pump hands on, in the rings' time order. A callback returning a
  * negative errno stops the drain, which returns it. */
 typedef struct SamplePumpSink {
-        /* A sample and its stack (innermost first, with context markers). */
+        /* A sample and its stack (innermost first, with context markers);
+         * with s->off_cpu_ns > 0 the stack a thread blocked in, taken when
+         * it left the CPU, and how long it stayed off (off-cpu.h). */
         int (*sample)(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata);
         /* Every MMAP2 record: the sink puts it in its ProcessMaps first (the
          * pump then asks for the table of an executable one). */
@@ -50,6 +53,9 @@ typedef struct SamplePumpSink {
         /* Optional: work may go on (a slice ended with some left, or unwind
          * tables came): drain again from here. Never called during a drain. */
         void (*wake)(void *userdata);
+        /* Optional (required with off_cpu): an interval off the CPU that
+         * has no stack (preempted, or its switch was not sampled). */
+        int (*off_cpu)(const OffCpuInterval *iv, void *userdata);
 } SamplePumpSink;
 
 typedef struct SamplePumpSetup {
@@ -66,6 +72,10 @@ typedef struct SamplePumpSetup {
         bool prepare_tables;
         size_t max_addrs;       /* addresses per sample (0: CAPTURE_SAMPLE_MAX_ADDRS) */
         size_t max_spill_bytes; /* 0: PERF_SPILL_DEFAULT_MAX_BYTES */
+        /* The events have PerfEventsConfig.off_cpu: pair their switches
+         * (off-cpu.h); blocked intervals shorter than this are counted. */
+        bool off_cpu;
+        uint64_t off_cpu_min_ns;
         const SamplePumpSink *sink;
         void *userdata;
 } SamplePumpSetup;
@@ -110,6 +120,9 @@ void sample_pump_spill_rings(SamplePump *p, PerfEvents *perf);
 /* Asks for the tables of every mapping in the maps (after a start
  * snapshot) when setup->prepare_tables. */
 void sample_pump_prepare_all(SamplePump *p);
+
+/* The off-CPU tracker's counts and threads (NULL without off_cpu). */
+const OffCpuTracker *sample_pump_get_off_cpu(const SamplePump *p);
 
 /* Statistics and what waits now. */
 void sample_pump_get_stats(const SamplePump *p, SamplePumpStats *ret);

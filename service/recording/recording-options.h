@@ -15,6 +15,8 @@
 #define RECORD_OPTIONS_MAX_DURATION_MS (24u * 3600u * 1000u)
 #define RECORD_OPTIONS_DEFAULT_FREQUENCY 999u
 #define RECORD_OPTIONS_DEFAULT_STACK_SIZE 16384u  /* bytes of user stack copied per sample (dwarf) */
+#define RECORD_OPTIONS_DEFAULT_OFF_CPU_MIN_NS 100000ull /* 100 us */
+#define RECORD_OPTIONS_MAX_OFF_CPU_MIN_NS (3600ull * 1000000000ull)
 #define RECORD_OPTIONS_MAX_STACK_SIZE 65528u      /* perf's limit: a u16 record size, 8-aligned */
 
 typedef struct RecordOptions {
@@ -37,6 +39,8 @@ typedef struct RecordOptions {
                                     * its processes are added when they start */
         char **counters;           /* "counters" as (counters.h); NULL = the defaults, cpu and memory */
         uint32_t counter_interval_ms; /* "counter-interval-ms" u; 0 = 250 */
+        bool off_cpu;              /* "off-cpu" b: off-CPU intervals and their stacks (docs/off-cpu.md) */
+        uint64_t off_cpu_min_ns;   /* "off-cpu-min-ns" t: shorter blocked intervals are counted only */
         /* Options of other components go here, with a row in the table. */
 } RecordOptions;
 

@@ -221,12 +221,28 @@ static int recording_emit_sample(const PerfSample *s, const uint64_t *addrs, siz
                                     depth++ > 0) < 0)
                         return -ENOMEM;
         }
+        if (s->off_cpu_ns > 0)
+                return capture_writer_add_off_cpu(r->writer, (int64_t) s->time, (int) s->cpu, (int32_t) s->pid,
+                                                  (int32_t) s->tid,
+                                                  s->off_cpu_state == PERF_OFF_CPU_RUNNABLE ? CAPTURE_OFF_CPU_RUNNABLE
+                                                                                            : CAPTURE_OFF_CPU_BLOCKED,
+                                                  s->off_cpu_ns, addrs, n);
         int ret = capture_writer_add_sample(r->writer, (int64_t) s->time, (int) s->cpu, (int32_t) s->pid,
                                             (int32_t) s->tid, addrs, n);
         if (ret < 0)
                 return ret;
         r->samples++;
         return 0;
+}
+
+/* An off-CPU interval without a stack (preempted, or not sampled). */
+static int recording_emit_off_cpu(const OffCpuInterval *iv, void *userdata) {
+        Recording *r = userdata;
+        return capture_writer_add_off_cpu(r->writer, (int64_t) iv->time, (int) iv->cpu, (int32_t) iv->pid,
+                                          (int32_t) iv->tid,
+                                          iv->state == PERF_OFF_CPU_RUNNABLE ? CAPTURE_OFF_CPU_RUNNABLE
+                                                                             : CAPTURE_OFF_CPU_BLOCKED,
+                                          iv->duration_ns, NULL, 0);
 }
 
 static int recording_handle_mmap2(const PerfMmap2 *m, void *userdata) {
@@ -351,6 +367,7 @@ static const SamplePumpSink recording_sink = {
         .mmap2 = recording_handle_mmap2,
         .comm = recording_handle_comm,
         .task = recording_handle_task,
+        .off_cpu = recording_emit_off_cpu,
         .wake = recording_pump_wake,
 };
 
@@ -602,8 +619,43 @@ static uint64_t recording_bad_records(const Recording *r) {
         return r->bad_records + st.bad_records;
 }
 
+/* Per thread, what it did off the CPU (counted, short waits included):
+ * `periscope.offcpu.stats` frames of one line per thread. */
+static int recording_write_off_cpu_threads(Recording *r, const OffCpuTracker *oc, int64_t now) {
+        char buf[16384];
+        size_t len = 0;
+        for (size_t i = 0; i <= oc->allocated; i++) {
+                const OffCpuThread *th = i < oc->allocated ? &oc->threads[i] : NULL;
+                char line[320];
+                int l = 0;
+                if (th && th->tid != 0)
+                        l = snprintf(line, sizeof(line),
+                                     "thread=%u pid=%u blocked=%llu blocked_ns=%llu blocked_short=%llu "
+                                     "blocked_short_ns=%llu runnable=%llu runnable_ns=%llu stacks=%llu\n",
+                                     th->tid, th->pid, (unsigned long long) th->counts.blocked,
+                                     (unsigned long long) th->counts.blocked_ns,
+                                     (unsigned long long) th->counts.blocked_short,
+                                     (unsigned long long) th->counts.blocked_short_ns,
+                                     (unsigned long long) th->counts.runnable,
+                                     (unsigned long long) th->counts.runnable_ns,
+                                     (unsigned long long) th->counts.stacks);
+                if (l < 0 || (size_t) l >= sizeof(line))
+                        l = 0;
+                if (len > 0 && (!th || len + (size_t) l > sizeof(buf))) {
+                        int ret = capture_writer_add_metadata(r->writer, now, -1, -1, CAPTURE_OFF_CPU_STATS_ID, buf,
+                                                              len);
+                        if (ret < 0)
+                                return ret;
+                        len = 0;
+                }
+                memcpy(buf + len, line, (size_t) l);
+                len += (size_t) l;
+        }
+        return 0;
+}
+
 static void recording_write_stats(Recording *r) {
-        char buf[2048];
+        char buf[3072];
         SamplePumpStats pst = {};
         if (r->pump)
                 sample_pump_get_stats(r->pump, &pst);
@@ -679,11 +731,33 @@ static void recording_write_stats(Recording *r) {
                 len += snprintf(buf + len, sizeof(buf) - (size_t) len, "names_missing=%s\nnames_cut_short=%llu\n",
                                 r->cut.why ? r->cut.why : "cut short",
                                 (unsigned long long) r->stage_results.names_cut_short);
+        /* Off-CPU (docs/off-cpu.md): what was written, counted only, and
+         * how switches were sampled. */
+        const OffCpuTracker *oc = r->pump ? sample_pump_get_off_cpu(r->pump) : NULL;
+        if (oc && len > 0 && (size_t) len < sizeof(buf))
+                len += snprintf(buf + len, sizeof(buf) - (size_t) len,
+                                "off_cpu=true\noff_cpu_min_ns=%llu\noff_cpu_switch_sample_hz=%u\n"
+                                "off_cpu_blocked=%llu\noff_cpu_blocked_ns=%llu\noff_cpu_blocked_short=%llu\n"
+                                "off_cpu_blocked_short_ns=%llu\noff_cpu_runnable=%llu\noff_cpu_runnable_ns=%llu\n"
+                                "off_cpu_stacks=%llu\noff_cpu_switch_samples=%llu\noff_cpu_held_dropped=%llu\n"
+                                "off_cpu_unpaired=%llu\n",
+                                (unsigned long long) oc->min_ns, r->options.frequency,
+                                (unsigned long long) oc->total.blocked, (unsigned long long) oc->total.blocked_ns,
+                                (unsigned long long) oc->total.blocked_short,
+                                (unsigned long long) oc->total.blocked_short_ns,
+                                (unsigned long long) oc->total.runnable, (unsigned long long) oc->total.runnable_ns,
+                                (unsigned long long) oc->total.stacks, (unsigned long long) oc->switch_samples,
+                                (unsigned long long) oc->held_dropped, (unsigned long long) oc->unpaired);
         if (len > 0 && (size_t) len >= sizeof(buf))
                 len = (int) sizeof(buf) - 1;
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
         if (ret < 0)
                 recording_fail(r, ret, "writing the statistics failed: %s", strerror(-ret));
+        if (oc && ret >= 0) {
+                ret = recording_write_off_cpu_threads(r, oc, now);
+                if (ret < 0)
+                        recording_fail(r, ret, "writing the off-CPU statistics failed: %s", strerror(-ret));
+        }
         capture_writer_set_end_time(r->writer, end);
 }
 
@@ -917,6 +991,12 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 cfg.exclude_callchain_user = true;
                 cfg.ring_pages = 1024;
         }
+        if (r->options.off_cpu) {
+                /* docs/off-cpu.md: a context-switches event beside each
+                 * sampling one; its samples told apart by their id */
+                cfg.off_cpu = true;
+                cfg.sample_type |= PERF_SAMPLE_IDENTIFIER;
+        }
         SamplePumpSetup pump = {
                 .event = r->event,
                 .layout = { .sample_type = cfg.sample_type, .sample_regs_user = cfg.sample_regs_user },
@@ -926,6 +1006,8 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 .maps = r->maps,
                 .kernel = r->kernel,
                 .prepare_tables = !r->options.system,
+                .off_cpu = r->options.off_cpu,
+                .off_cpu_min_ns = r->options.off_cpu_min_ns,
                 .sink = &recording_sink,
                 .userdata = r,
         };

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* off-cpu.c: pairs switch-outs with switch-ins per thread (see off-cpu.h). */
+#include "off-cpu.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic.h"
+
+static void *mfree(void *p) {
+        free(p);
+        return NULL;
+}
+
+/* The held sample may be this much older than its switch-out record (both
+ * are written in one kernel function, microseconds apart). */
+#define OFF_CPU_HELD_WINDOW_NS (10 * 1000 * 1000ull)
+
+static size_t slot_of(uint32_t tid, size_t allocated) {
+        return (size_t) ((tid * 2654435761u) & (allocated - 1));
+}
+
+static int tracker_grow(OffCpuTracker *t) {
+        size_t n = t->allocated ? t->allocated * 2 : 256;
+        OffCpuThread *a = calloc(n, sizeof(OffCpuThread));
+        if (!a)
+                return -ENOMEM;
+        for (size_t i = 0; i < t->allocated; i++) {
+                if (t->threads[i].tid == 0)
+                        continue;
+                size_t j = slot_of(t->threads[i].tid, n);
+                while (a[j].tid != 0)
+                        j = (j + 1) & (n - 1);
+                a[j] = t->threads[i];
+        }
+        free(t->threads);
+        t->threads = a;
+        t->allocated = n;
+        return 0;
+}
+
+/* The thread's slot, made when `create`; NULL when absent or out of memory. */
+static OffCpuThread *tracker_thread(OffCpuTracker *t, uint32_t tid, bool create) {
+        if (tid == 0)
+                return NULL;
+        if (t->allocated > 0) {
+                size_t j = slot_of(tid, t->allocated);
+                while (t->threads[j].tid != 0) {
+                        if (t->threads[j].tid == tid)
+                                return &t->threads[j];
+                        j = (j + 1) & (t->allocated - 1);
+                }
+        }
+        if (!create)
+                return NULL;
+        if ((t->n_threads + 1) * 2 > t->allocated && tracker_grow(t) < 0)
+                return NULL;
+        size_t j = slot_of(tid, t->allocated);
+        while (t->threads[j].tid != 0)
+                j = (j + 1) & (t->allocated - 1);
+        t->threads[j] = (OffCpuThread) { .tid = tid };
+        t->n_threads++;
+        return &t->threads[j];
+}
+
+static void thread_drop_held(OffCpuTracker *t, OffCpuThread *th) {
+        if (!th->held)
+                return;
+        t->held_bytes -= th->held_size;
+        th->held = mfree(th->held);
+        th->held_size = 0;
+}
+
+int off_cpu_tracker_hold(OffCpuTracker *t, const struct perf_event_header *h, size_t size, const PerfSample *s) {
+        t->switch_samples++;
+        OffCpuThread *th = tracker_thread(t, s->tid, true);
+        if (!th)
+                return -ENOMEM;
+        thread_drop_held(t, th);
+        /* the stack copy cut to the bytes the kernel marked valid */
+        size_t keep = size;
+        if (s->stack && s->stack_size > 0) {
+                size_t prefix = (size_t) (s->stack - (const uint8_t *) h);
+                size_t valid = ((size_t) s->stack_dyn_size + 7) & ~(size_t) 7;
+                if (prefix + s->stack_size + sizeof(uint64_t) == size && valid < s->stack_size)
+                        keep = prefix + valid + sizeof(uint64_t);
+        }
+        if (t->held_bytes + keep > OFF_CPU_MAX_HELD_BYTES) {
+                t->held_dropped++;
+                return 0;
+        }
+        uint8_t *copy = malloc(keep);
+        if (!copy)
+                return -ENOMEM;
+        memcpy(copy, h, keep - (keep == size ? 0 : sizeof(uint64_t)));
+        if (keep != size) {
+                /* [..][u64 size][valid bytes][u64 dyn_size]: size rewritten */
+                size_t prefix = (size_t) (s->stack - (const uint8_t *) h);
+                uint64_t valid = keep - prefix - sizeof(uint64_t);
+                memcpy(copy + prefix - sizeof(uint64_t), &valid, sizeof(valid));
+                memcpy(copy + keep - sizeof(uint64_t), &s->stack_dyn_size, sizeof(uint64_t));
+                ((struct perf_event_header *) copy)->size = (uint16_t) keep;
+        }
+        th->held = copy;
+        th->held_size = keep;
+        th->held_time = s->time;
+        t->held_bytes += keep;
+        return 0;
+}
+
+int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterval *ret,
+                           const struct perf_event_header **ret_held, size_t *ret_held_size) {
+        *ret_held = NULL;
+        *ret_held_size = 0;
+        t->held_bytes -= t->handed_size;
+        t->handed = mfree(t->handed);
+        t->handed_size = 0;
+        OffCpuThread *th = tracker_thread(t, sw->id.tid, sw->out);
+        if (!th) {
+                if (!sw->out)
+                        t->unpaired++;
+                return sw->out && sw->id.tid != 0 ? -ENOMEM : 0;
+        }
+        if (sw->out) {
+                th->out = true;
+                th->preempt = sw->preempt;
+                th->out_time = sw->id.time;
+                th->cpu = sw->id.cpu;
+                th->pid = sw->id.pid;
+                /* a stack taken at an earlier switch-out, not this one */
+                if (th->held && (th->held_time > sw->id.time || sw->id.time - th->held_time > OFF_CPU_HELD_WINDOW_NS))
+                        thread_drop_held(t, th);
+                return 0;
+        }
+        if (!th->out) {
+                t->unpaired++;
+                thread_drop_held(t, th);
+                return 0;
+        }
+        th->out = false;
+        uint64_t d = sw->id.time > th->out_time ? sw->id.time - th->out_time : 0;
+        *ret = (OffCpuInterval) { .pid = th->pid, .tid = th->tid, .cpu = th->cpu, .time = th->out_time,
+                                  .duration_ns = d };
+        if (th->preempt) {
+                thread_drop_held(t, th);
+                th->counts.runnable++;
+                th->counts.runnable_ns += d;
+                t->total.runnable++;
+                t->total.runnable_ns += d;
+                ret->state = PERF_OFF_CPU_RUNNABLE;
+                return d >= t->min_ns;
+        }
+        ret->state = PERF_OFF_CPU_BLOCKED;
+        if (d < t->min_ns) {
+                thread_drop_held(t, th);
+                th->counts.blocked_short++;
+                th->counts.blocked_short_ns += d;
+                t->total.blocked_short++;
+                t->total.blocked_short_ns += d;
+                return 0;
+        }
+        th->counts.blocked++;
+        th->counts.blocked_ns += d;
+        t->total.blocked++;
+        t->total.blocked_ns += d;
+        if (th->held) {
+                th->counts.stacks++;
+                t->total.stacks++;
+                /* handed on: freed at the next call */
+                t->handed = TAKE_PTR(th->held);
+                t->handed_size = th->held_size;
+                th->held_size = 0;
+                *ret_held = (const struct perf_event_header *) t->handed;
+                *ret_held_size = t->handed_size;
+        }
+        return 1;
+}
+
+void off_cpu_tracker_done(OffCpuTracker *t) {
+        for (size_t i = 0; i < t->allocated; i++)
+                free(t->threads[i].held);
+        t->threads = mfree(t->threads);
+        t->handed = mfree(t->handed);
+        t->handed_size = 0;
+        t->n_threads = t->allocated = 0;
+        t->held_bytes = 0;
+}
