@@ -32,6 +32,7 @@ typedef struct PerfEventFd {
         int fd;
         pid_t tid;
         bool revoked;
+        bool off_cpu;              /* a context-switches event (config.off_cpu) */
 } PerfEventFd;
 
 struct PerfEvents {
@@ -47,6 +48,7 @@ struct PerfEvents {
         uint64_t *switch_ids;      /* ids of the context-switches events (off_cpu) */
         size_t n_switch_ids, allocated_switch_ids;
         bool enabled;              /* events opened from now on start enabled */
+        bool switches_paused;      /* ... except off-CPU ones while this is set */
 };
 
 int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret) {
@@ -125,7 +127,10 @@ static void perf_events_fill_attr(const PerfEvents *p, bool inherit, struct perf
         attr->clockid = CLOCK_MONOTONIC;
         attr->build_id = p->build_ids;
         attr->watermark = 1;
-        attr->wakeup_watermark = (uint32_t) (p->config.ring_pages * (uint64_t) p->page_size / 2);
+        /* off-CPU: drained (and its switch rate looked at) after an eighth
+         * of the ring, so a storm is paused long before the ring is full */
+        attr->wakeup_watermark =
+                (uint32_t) (p->config.ring_pages * (uint64_t) p->page_size / (p->config.off_cpu ? 8 : 2));
 }
 
 /* The off-CPU event beside a sampling event: every context switch of the
@@ -172,7 +177,7 @@ const uint64_t *perf_events_get_switch_ids(const PerfEvents *p, size_t *ret_n) {
         return p->switch_ids;
 }
 
-static int perf_events_track_fd(PerfEvents *p, int fd, pid_t tid) {
+static int perf_events_track_fd(PerfEvents *p, int fd, pid_t tid, bool off_cpu) {
         if (p->n_fds == p->allocated_fds) {
                 size_t n = p->allocated_fds ? p->allocated_fds * 2 : 16;
                 PerfEventFd *fds = reallocarray(p->fds, n, sizeof(PerfEventFd));
@@ -181,7 +186,7 @@ static int perf_events_track_fd(PerfEvents *p, int fd, pid_t tid) {
                 p->fds = fds;
                 p->allocated_fds = n;
         }
-        p->fds[p->n_fds++] = (PerfEventFd) { .fd = fd, .tid = tid };
+        p->fds[p->n_fds++] = (PerfEventFd) { .fd = fd, .tid = tid, .off_cpu = off_cpu };
         return 0;
 }
 
@@ -213,9 +218,9 @@ static int perf_ring_map(PerfEvents *p, PerfRing *ring, int fd) {
 
 /* Tracks fd (owned from now on) as one of cpu's events: maps the CPU's
  * ring with the first, redirects later ones into it. */
-static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu) {
+static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu, bool off_cpu) {
         _cleanup_close_ int owned = fd;
-        int r = perf_events_track_fd(p, fd, pid);
+        int r = perf_events_track_fd(p, fd, pid, off_cpu);
         if (r < 0)
                 return r;
         TAKE_FD(owned);
@@ -229,7 +234,7 @@ static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu) {
                 return r;
         /* A task added while recording (a process joining a container)
          * starts sampling at once, into the CPU's existing ring. */
-        if (p->enabled && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+        if (p->enabled && !(off_cpu && p->switches_paused) && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
                 return -errno;
         return 0;
 }
@@ -246,7 +251,7 @@ static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inher
         }
         if (fd < 0)
                 return fd;
-        int r = perf_events_attach_fd(p, fd, pid, cpu);
+        int r = perf_events_attach_fd(p, fd, pid, cpu, false);
         if (r < 0 || !p->config.off_cpu)
                 return r;
         perf_events_fill_switch_attr(p, inherit, &attr);
@@ -259,7 +264,7 @@ static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inher
                 return r;
         }
         /* after the sampling event: the CPU's ring exists, this one joins it */
-        return perf_events_attach_fd(p, fd, pid, cpu);
+        return perf_events_attach_fd(p, fd, pid, cpu, true);
 }
 
 int perf_events_adopt(PerfEvents *p, int fd, int cpu) {
@@ -267,7 +272,7 @@ int perf_events_adopt(PerfEvents *p, int fd, int cpu) {
                 safe_close(fd);
                 return -EINVAL;
         }
-        return perf_events_attach_fd(p, fd, -1, cpu);
+        return perf_events_attach_fd(p, fd, -1, cpu, false);
 }
 
 int perf_events_add_task(PerfEvents *p, pid_t tid) {
@@ -299,10 +304,27 @@ int perf_events_add_system(PerfEvents *p) {
 }
 
 static int perf_events_ioctl_all(PerfEvents *p, unsigned long request) {
-        for (size_t i = 0; i < p->n_fds; i++)
-                if (!p->fds[i].revoked && ioctl(p->fds[i].fd, request, 0) < 0)
+        for (size_t i = 0; i < p->n_fds; i++) {
+                if (p->fds[i].revoked ||
+                    (request == PERF_EVENT_IOC_ENABLE && p->fds[i].off_cpu && p->switches_paused))
+                        continue;
+                if (ioctl(p->fds[i].fd, request, 0) < 0)
                         return -errno;
+        }
         return 0;
+}
+
+int perf_events_pause_switches(PerfEvents *p, bool pause) {
+        if (p->switches_paused == pause)
+                return 0;
+        p->switches_paused = pause;
+        if (!p->enabled)
+                return 0;
+        for (size_t i = 0; i < p->n_fds; i++)
+                if (p->fds[i].off_cpu && !p->fds[i].revoked &&
+                    ioctl(p->fds[i].fd, pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0) < 0)
+                        return -errno;
+        return 1;
 }
 
 int perf_events_revoke_task(PerfEvents *p, pid_t tid) {

@@ -87,6 +87,11 @@ uint64_t perf_events_get_bad_records(const PerfEvents *p);
  * events opened so far: a sample with one was taken at a switch-out. */
 const uint64_t *perf_events_get_switch_ids(const PerfEvents *p, size_t *ret_n);
 
+/* Stops (pause) or restarts the off-CPU events alone, the sampling ones
+ * going on: how a recording samples a storm of context switches in time
+ * (docs/off-cpu.md). Returns 1 when it changed something, 0 when not. */
+int perf_events_pause_switches(PerfEvents *p, bool pause);
+
 /* Number of perf events opened so far. */
 size_t perf_events_get_n_events(const PerfEvents *p);
 

@@ -116,6 +116,7 @@ int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterva
         t->held_bytes -= t->handed_size;
         t->handed = mfree(t->handed);
         t->handed_size = 0;
+        t->switch_records++;
         OffCpuThread *th = tracker_thread(t, sw->id.tid, sw->out);
         if (!th) {
                 if (!sw->out)
@@ -139,6 +140,12 @@ int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterva
                 return 0;
         }
         th->out = false;
+        if (th->out_time < t->resumed_at) {
+                /* the events were paused in between: its length is unknown */
+                thread_drop_held(t, th);
+                t->spanned_pause++;
+                return 0;
+        }
         uint64_t d = sw->id.time > th->out_time ? sw->id.time - th->out_time : 0;
         *ret = (OffCpuInterval) { .pid = th->pid, .tid = th->tid, .cpu = th->cpu, .time = th->out_time,
                                   .duration_ns = d };

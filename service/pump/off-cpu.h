@@ -60,6 +60,10 @@ typedef struct OffCpuTracker {
         uint64_t switch_samples;                  /* samples taken at switch-outs */
         uint64_t held_dropped;                    /* switch-out samples dropped (memory bound) */
         uint64_t unpaired;                        /* switch-ins without a switch-out seen */
+        uint64_t switch_records;                  /* PERF_RECORD_SWITCH records taken */
+        uint64_t resumed_at;                      /* the off-CPU events restarted then: an
+                                                   * interval out before it spans a pause */
+        uint64_t spanned_pause;                   /* intervals dropped for that */
 } OffCpuTracker;
 
 /* Keeps the switch-out sample of s->tid (record h of size bytes, parsed

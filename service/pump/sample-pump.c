@@ -293,6 +293,10 @@ const OffCpuTracker *sample_pump_get_off_cpu(const SamplePump *p) {
         return p->setup.off_cpu ? &p->off_cpu : NULL;
 }
 
+void sample_pump_off_cpu_resumed(SamplePump *p, uint64_t time) {
+        p->off_cpu.resumed_at = time;
+}
+
 void sample_pump_get_stats(const SamplePump *p, SamplePumpStats *ret) {
         *ret = (SamplePumpStats){
                 .lost_samples = p->lost_samples + p->spill.dropped_samples,

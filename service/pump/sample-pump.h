@@ -124,5 +124,9 @@ void sample_pump_prepare_all(SamplePump *p);
 /* The off-CPU tracker's counts and threads (NULL without off_cpu). */
 const OffCpuTracker *sample_pump_get_off_cpu(const SamplePump *p);
 
+/* The off-CPU events were restarted at time (CLOCK_MONOTONIC ns) after a
+ * pause: intervals that began before it are dropped. */
+void sample_pump_off_cpu_resumed(SamplePump *p, uint64_t time);
+
 /* Statistics and what waits now. */
 void sample_pump_get_stats(const SamplePump *p, SamplePumpStats *ret);

@@ -379,6 +379,11 @@ static void recording_drain(Recording *r, bool last) {
         int ret = sample_pump_drain(r->pump, r->perf, last);
         if (ret < 0)
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
+        if (r->options.off_cpu && r->perf && !last && !r->error) {
+                ret = off_cpu_governor_check(&r->off_cpu_governor, r->perf, r->pump, (uint64_t) now_monotonic_ns());
+                if (ret < 0)
+                        recording_fail(r, ret, "pausing the off-CPU events failed: %s", strerror(-ret));
+        }
         recording_describe_later(r); /* processes whose /.flatpak-info waits */
 }
 
@@ -740,14 +745,19 @@ static void recording_write_stats(Recording *r) {
                                 "off_cpu_blocked=%llu\noff_cpu_blocked_ns=%llu\noff_cpu_blocked_short=%llu\n"
                                 "off_cpu_blocked_short_ns=%llu\noff_cpu_runnable=%llu\noff_cpu_runnable_ns=%llu\n"
                                 "off_cpu_stacks=%llu\noff_cpu_switch_samples=%llu\noff_cpu_held_dropped=%llu\n"
-                                "off_cpu_unpaired=%llu\n",
+                                "off_cpu_unpaired=%llu\noff_cpu_spanned_pause=%llu\noff_cpu_pauses=%llu\n"
+                                "off_cpu_paused_ns=%llu\noff_cpu_peak_switch_records_per_s=%llu\n",
                                 (unsigned long long) oc->min_ns, r->options.frequency,
                                 (unsigned long long) oc->total.blocked, (unsigned long long) oc->total.blocked_ns,
                                 (unsigned long long) oc->total.blocked_short,
                                 (unsigned long long) oc->total.blocked_short_ns,
                                 (unsigned long long) oc->total.runnable, (unsigned long long) oc->total.runnable_ns,
                                 (unsigned long long) oc->total.stacks, (unsigned long long) oc->switch_samples,
-                                (unsigned long long) oc->held_dropped, (unsigned long long) oc->unpaired);
+                                (unsigned long long) oc->held_dropped, (unsigned long long) oc->unpaired,
+                                (unsigned long long) oc->spanned_pause,
+                                (unsigned long long) r->off_cpu_governor.pauses,
+                                (unsigned long long) r->off_cpu_governor.paused_ns,
+                                (unsigned long long) r->off_cpu_governor.peak_records_per_s);
         if (len > 0 && (size_t) len >= sizeof(buf))
                 len = (int) sizeof(buf) - 1;
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
@@ -915,6 +925,7 @@ void recording_end(Recording *r, RecordingEndReason reason, int error, const cha
                 recording_fail(r, error, "%s", message ? message : strerror(-error));
         recording_disarm(r);
         r->sampling_end_time = now_monotonic_ns();
+        off_cpu_governor_end(&r->off_cpu_governor, (uint64_t) r->sampling_end_time);
         if (r->perf) {
                 (void) perf_events_disable(r->perf);
                 recording_drain(r, false);
@@ -996,6 +1007,10 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                  * sampling one; its samples told apart by their id */
                 cfg.off_cpu = true;
                 cfg.sample_type |= PERF_SAMPLE_IDENTIFIER;
+                /* a tick of switch records (OFF_CPU_BUDGET_RECORDS_PER_S,
+                 * and more before the governor looks) fits a ring */
+                if (cfg.ring_pages < 512)
+                        cfg.ring_pages = 512;
         }
         SamplePumpSetup pump = {
                 .event = r->event,
@@ -1057,6 +1072,11 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                         return perf_error(r, error, ret, what);
                 }
         }
+        /* off-CPU events start when the start work is done (the snapshot
+         * keeps the loop busy: a switch storm meanwhile would fill the
+         * rings) */
+        if (r->options.off_cpu)
+                (void) perf_events_pause_switches(r->perf, true);
         ret = perf_events_enable(r->perf);
         if (ret < 0)
                 return perf_error(r, error, ret, "enabling the events");
@@ -1238,6 +1258,14 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         }
         /* the tables of what runs already compile before samples need them */
         sample_pump_prepare_all(r->pump);
+        if (r->options.off_cpu) {
+                r_ = perf_events_pause_switches(r->perf, false);
+                if (r_ < 0) {
+                        perf_error(r, error, r_, "the off-CPU events");
+                        goto fail;
+                }
+                sample_pump_off_cpu_resumed(r->pump, (uint64_t) now_monotonic_ns());
+        }
         size_t n_snapshot = 0;
         (void) process_maps_get_pids(r->maps, &n_snapshot);
         log_recording(LOG_INFO, r->id, "snapshot of %zu processes in %lld ms", n_snapshot,

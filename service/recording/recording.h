@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "helper-client.h"
 #include "message-ids.h"
+#include "off-cpu-governor.h"
 #include "perf.h"
 #include "process.h"
 #include "pump.h"
@@ -120,6 +121,7 @@ struct Recording {
 
         CaptureWriter *writer;
         PerfEvents *perf;
+        OffCpuGovernor off_cpu_governor; /* `off-cpu`: pauses its events under a switch storm */
         SamplePump *pump;            /* the rings to recording.c's sink (spill, unwinder queue, slices) */
         UnwindTables *unwind_tables; /* the daemon's (borrowed); NULL: no DWARF */
         ProcessMaps *maps;
