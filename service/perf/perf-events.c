@@ -32,7 +32,7 @@ typedef struct PerfEventFd {
         int fd;
         pid_t tid;
         bool revoked;
-        bool off_cpu;              /* a context-switches event (config.off_cpu) */
+        int off_cpu;               /* 0, or PERF_EVENTS_SWITCH_RECORDS or _STACKS (config.off_cpu) */
 } PerfEventFd;
 
 struct PerfEvents {
@@ -48,7 +48,7 @@ struct PerfEvents {
         uint64_t *switch_ids;      /* ids of the context-switches events (off_cpu) */
         size_t n_switch_ids, allocated_switch_ids;
         bool enabled;              /* events opened from now on start enabled */
-        bool switches_paused;      /* ... except off-CPU ones while this is set */
+        int switches_paused;       /* ... except off-CPU ones of these kinds */
 };
 
 int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret) {
@@ -133,20 +133,30 @@ static void perf_events_fill_attr(const PerfEvents *p, bool inherit, struct perf
                 (uint32_t) (p->config.ring_pages * (uint64_t) p->page_size / (p->config.off_cpu ? 8 : 2));
 }
 
-/* The off-CPU event beside a sampling event: every context switch of the
- * same tasks, a sample (with the same stack fields) at most `frequency`
- * times a second per event (the kernel raises the period under a storm of
- * switches), and PERF_RECORD_SWITCH records at each switch-out and -in.
- * The software event only counts in kernel mode (the switch happens
- * there): exclude_kernel must be 0 even for a caller who may not see
- * kernel addresses, whose samples then carry no kernel callchain
- * (exclude_callchain_kernel) and whose IP is never written (the pump
- * keeps only user addresses for them). */
-static void perf_events_fill_switch_attr(const PerfEvents *p, bool inherit, struct perf_event_attr *attr) {
+/* The off-CPU events beside a sampling event (docs/off-cpu.md):
+ * - PERF_EVENTS_SWITCH_RECORDS: a dummy event with context_switch=1:
+ *   PERF_RECORD_SWITCH records at each switch-out and -in, no samples;
+ * - PERF_EVENTS_SWITCH_STACKS: the context-switches software event with a
+ *   period of 1: a sample (with the sampling event's stack fields) at every
+ *   switch-out. It only counts in kernel mode (the switch happens there):
+ *   exclude_kernel must be 0 even for a caller who may not see kernel
+ *   addresses, whose samples then carry no kernel callchain
+ *   (exclude_callchain_kernel) and whose IP is never written (the pump
+ *   keeps only user addresses for them).
+ * Each can be paused alone (perf_events_pause_switches()). */
+static void perf_events_fill_switch_attr(const PerfEvents *p, bool inherit, int kind, struct perf_event_attr *attr) {
         perf_events_fill_attr(p, inherit, attr);
-        attr->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-        attr->context_switch = 1;
-        attr->exclude_kernel = 0;
+        if (kind == PERF_EVENTS_SWITCH_RECORDS) {
+                attr->config = PERF_COUNT_SW_DUMMY;
+                attr->context_switch = 1;
+                attr->freq = 0;
+                attr->sample_period = 0;
+        } else {
+                attr->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+                attr->exclude_kernel = 0;
+                attr->freq = 0;
+                attr->sample_period = 1;
+        }
         /* mappings, comms and tasks come from the sampling event already */
         attr->mmap = 0;
         attr->mmap2 = 0;
@@ -177,7 +187,7 @@ const uint64_t *perf_events_get_switch_ids(const PerfEvents *p, size_t *ret_n) {
         return p->switch_ids;
 }
 
-static int perf_events_track_fd(PerfEvents *p, int fd, pid_t tid, bool off_cpu) {
+static int perf_events_track_fd(PerfEvents *p, int fd, pid_t tid, int off_cpu) {
         if (p->n_fds == p->allocated_fds) {
                 size_t n = p->allocated_fds ? p->allocated_fds * 2 : 16;
                 PerfEventFd *fds = reallocarray(p->fds, n, sizeof(PerfEventFd));
@@ -218,7 +228,7 @@ static int perf_ring_map(PerfEvents *p, PerfRing *ring, int fd) {
 
 /* Tracks fd (owned from now on) as one of cpu's events: maps the CPU's
  * ring with the first, redirects later ones into it. */
-static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu, bool off_cpu) {
+static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu, int off_cpu) {
         _cleanup_close_ int owned = fd;
         int r = perf_events_track_fd(p, fd, pid, off_cpu);
         if (r < 0)
@@ -234,7 +244,7 @@ static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu, bool
                 return r;
         /* A task added while recording (a process joining a container)
          * starts sampling at once, into the CPU's existing ring. */
-        if (p->enabled && !(off_cpu && p->switches_paused) && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+        if (p->enabled && !(off_cpu & p->switches_paused) && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
                 return -errno;
         return 0;
 }
@@ -251,20 +261,27 @@ static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inher
         }
         if (fd < 0)
                 return fd;
-        int r = perf_events_attach_fd(p, fd, pid, cpu, false);
+        int r = perf_events_attach_fd(p, fd, pid, cpu, 0);
         if (r < 0 || !p->config.off_cpu)
                 return r;
-        perf_events_fill_switch_attr(p, inherit, &attr);
-        fd = perf_open(p->config.opener, &attr, pid, cpu);
-        if (fd < 0)
-                return fd;
-        r = perf_events_add_switch_id(p, fd);
-        if (r < 0) {
-                safe_close(fd);
-                return r;
+        /* after the sampling event: the CPU's ring exists, these join it */
+        for (int kind = PERF_EVENTS_SWITCH_RECORDS; kind <= PERF_EVENTS_SWITCH_STACKS; kind <<= 1) {
+                perf_events_fill_switch_attr(p, inherit, kind, &attr);
+                fd = perf_open(p->config.opener, &attr, pid, cpu);
+                if (fd < 0)
+                        return fd;
+                if (kind == PERF_EVENTS_SWITCH_STACKS) {
+                        r = perf_events_add_switch_id(p, fd);
+                        if (r < 0) {
+                                safe_close(fd);
+                                return r;
+                        }
+                }
+                r = perf_events_attach_fd(p, fd, pid, cpu, kind);
+                if (r < 0)
+                        return r;
         }
-        /* after the sampling event: the CPU's ring exists, this one joins it */
-        return perf_events_attach_fd(p, fd, pid, cpu, true);
+        return 0;
 }
 
 int perf_events_adopt(PerfEvents *p, int fd, int cpu) {
@@ -272,7 +289,7 @@ int perf_events_adopt(PerfEvents *p, int fd, int cpu) {
                 safe_close(fd);
                 return -EINVAL;
         }
-        return perf_events_attach_fd(p, fd, -1, cpu, false);
+        return perf_events_attach_fd(p, fd, -1, cpu, 0);
 }
 
 int perf_events_add_task(PerfEvents *p, pid_t tid) {
@@ -306,7 +323,7 @@ int perf_events_add_system(PerfEvents *p) {
 static int perf_events_ioctl_all(PerfEvents *p, unsigned long request) {
         for (size_t i = 0; i < p->n_fds; i++) {
                 if (p->fds[i].revoked ||
-                    (request == PERF_EVENT_IOC_ENABLE && p->fds[i].off_cpu && p->switches_paused))
+                    (request == PERF_EVENT_IOC_ENABLE && (p->fds[i].off_cpu & p->switches_paused)))
                         continue;
                 if (ioctl(p->fds[i].fd, request, 0) < 0)
                         return -errno;
@@ -314,14 +331,15 @@ static int perf_events_ioctl_all(PerfEvents *p, unsigned long request) {
         return 0;
 }
 
-int perf_events_pause_switches(PerfEvents *p, bool pause) {
-        if (p->switches_paused == pause)
+int perf_events_pause_switches(PerfEvents *p, int kinds, bool pause) {
+        int now = pause ? (p->switches_paused | kinds) : (p->switches_paused & ~kinds);
+        if (now == p->switches_paused)
                 return 0;
-        p->switches_paused = pause;
+        p->switches_paused = now;
         if (!p->enabled)
                 return 0;
         for (size_t i = 0; i < p->n_fds; i++)
-                if (p->fds[i].off_cpu && !p->fds[i].revoked &&
+                if ((p->fds[i].off_cpu & kinds) && !p->fds[i].revoked &&
                     ioctl(p->fds[i].fd, pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0) < 0)
                         return -errno;
         return 1;

@@ -87,10 +87,15 @@ uint64_t perf_events_get_bad_records(const PerfEvents *p);
  * events opened so far: a sample with one was taken at a switch-out. */
 const uint64_t *perf_events_get_switch_ids(const PerfEvents *p, size_t *ret_n);
 
-/* Stops (pause) or restarts the off-CPU events alone, the sampling ones
- * going on: how a recording samples a storm of context switches in time
- * (docs/off-cpu.md). Returns 1 when it changed something, 0 when not. */
-int perf_events_pause_switches(PerfEvents *p, bool pause);
+/* The two kinds of off-CPU events, as bits. */
+#define PERF_EVENTS_SWITCH_RECORDS 1 /* PERF_RECORD_SWITCH records */
+#define PERF_EVENTS_SWITCH_STACKS 2  /* a sample at each switch-out */
+
+/* Stops (pause) or restarts the off-CPU events of these kinds alone, the
+ * sampling ones going on: how a recording samples a storm of context
+ * switches in time (docs/off-cpu.md). Returns 1 when it changed something,
+ * 0 when not. */
+int perf_events_pause_switches(PerfEvents *p, int kinds, bool pause);
 
 /* Number of perf events opened so far. */
 size_t perf_events_get_n_events(const PerfEvents *p);

@@ -65,11 +65,11 @@ static bool attr_only_known_fields(const struct perf_event_attr *a) {
 }
 
 static int check_event(const struct perf_event_attr *a, char *why, size_t why_size) {
-        /* PERF_RECORD_SWITCH records (off-CPU profiles) come from the
-         * context-switches event only, and only with it tell nothing of
-         * tasks the event does not follow. */
-        if (a->context_switch && (a->type != PERF_TYPE_SOFTWARE || a->config != PERF_COUNT_SW_CONTEXT_SWITCHES))
-                return refuse(why, why_size, "context_switch is served on the context-switches software event only");
+        /* PERF_RECORD_SWITCH records (off-CPU profiles) come from a dummy
+         * event that samples nothing; like any event's they tell only of
+         * the tasks it follows (per task) or of its CPU (per CPU). */
+        if (a->context_switch && (a->type != PERF_TYPE_SOFTWARE || a->config != PERF_COUNT_SW_DUMMY))
+                return refuse(why, why_size, "context_switch is served on the dummy software event only");
         switch (a->type) {
         case PERF_TYPE_SOFTWARE:
                 if (a->config != PERF_COUNT_SW_CPU_CLOCK && a->config != PERF_COUNT_SW_TASK_CLOCK &&
@@ -97,6 +97,9 @@ static int check_sampling(const struct perf_event_attr *a, char *why, size_t why
         if (a->freq) {
                 if (a->sample_freq == 0)
                         return refuse(why, why_size, "a frequency of 0");
+        } else if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES) {
+                /* off-CPU stacks: a sample at every switch-out (period 1),
+                 * which periscoped pauses under a storm of switches */
         } else if (a->sample_period != 0 && a->sample_period < PERF_OPENER_MIN_PERIOD)
                 return refuse(why, why_size, "sample_period %llu is below %u", (unsigned long long) a->sample_period,
                               PERF_OPENER_MIN_PERIOD);

@@ -3,7 +3,50 @@
  * off-cpu-governor.h). */
 #include "off-cpu-governor.h"
 
-int off_cpu_governor_check(OffCpuGovernor *g, PerfEvents *perf, SamplePump *pump, uint64_t now) {
+/* One kind: count is its running total, budget its most per window, over
+ * set by the caller (lost records). Returns 1 when it resumed now. */
+static int valve_check(OffCpuValve *v, PerfEvents *perf, int kind, uint64_t count, uint64_t budget, bool over,
+                       uint64_t now) {
+        if (v->window_start == 0) {
+                v->window_start = now;
+                v->window_count = count;
+        }
+        if (v->paused) {
+                /* the pause at the start (none counted yet) ends at once */
+                if (v->pauses > 0 && now - v->paused_since < OFF_CPU_PAUSE_NS)
+                        return 0;
+                int r = perf_events_pause_switches(perf, kind, false);
+                if (r < 0)
+                        return r;
+                v->paused = false;
+                v->paused_ns += now - v->paused_since;
+                v->window_start = now;
+                v->window_count = count;
+                v->last_rate = UINT64_MAX; /* unknown until a window passed */
+                return 1;
+        }
+        uint64_t n = count - v->window_count, elapsed = now - v->window_start;
+        uint64_t rate = n * 1000000000ull / (elapsed > OFF_CPU_WINDOW_NS ? elapsed : OFF_CPU_WINDOW_NS);
+        if (rate > v->peak_per_s)
+                v->peak_per_s = rate;
+        if (n <= budget && !over) {
+                if (elapsed >= OFF_CPU_WINDOW_NS) {
+                        v->last_rate = rate;
+                        v->window_start = now;
+                        v->window_count = count;
+                }
+                return 0;
+        }
+        int r = perf_events_pause_switches(perf, kind, true);
+        if (r < 0)
+                return r;
+        v->paused = true;
+        v->paused_since = now;
+        v->pauses++;
+        return 0;
+}
+
+int off_cpu_governor_check(OffCpuGovernor *g, PerfEvents *perf, SamplePump *pump, uint32_t frequency, uint64_t now) {
         const OffCpuTracker *t = sample_pump_get_off_cpu(pump);
         SamplePumpStats st;
         if (!t || !perf)
@@ -11,49 +54,53 @@ int off_cpu_governor_check(OffCpuGovernor *g, PerfEvents *perf, SamplePump *pump
         sample_pump_get_stats(pump, &st);
         bool lost = st.lost_samples != g->last_lost;
         g->last_lost = st.lost_samples;
-        if (g->window_start == 0) {
-                g->window_start = now;
-                g->window_records = t->switch_records;
-        }
-        if (g->paused) {
-                if (now - g->paused_since < OFF_CPU_PAUSE_NS)
-                        return 0;
-                int r = perf_events_pause_switches(perf, false);
-                if (r < 0)
-                        return r;
-                g->paused = false;
-                g->paused_ns += now - g->paused_since;
-                /* intervals that began before now span the pause */
-                sample_pump_off_cpu_resumed(pump, now);
-                g->window_start = now;
-                g->window_records = t->switch_records;
-                return 0;
-        }
-        uint64_t records = t->switch_records - g->window_records, elapsed = now - g->window_start;
-        if (elapsed > 0) {
-                uint64_t rate = records * 1000000000ull / (elapsed > OFF_CPU_WINDOW_NS ? elapsed : OFF_CPU_WINDOW_NS);
-                if (rate > g->peak_records_per_s)
-                        g->peak_records_per_s = rate;
-        }
-        if (records <= OFF_CPU_WINDOW_RECORDS && !lost) {
-                if (elapsed >= OFF_CPU_WINDOW_NS) {
-                        g->window_start = now;
-                        g->window_records = t->switch_records;
-                }
-                return 0;
-        }
-        int r = perf_events_pause_switches(perf, true);
+        int r = valve_check(&g->records, perf, PERF_EVENTS_SWITCH_RECORDS, t->switch_records, OFF_CPU_WINDOW_RECORDS,
+                            lost, now);
         if (r < 0)
                 return r;
-        g->paused = true;
-        g->paused_since = now;
-        g->pauses++;
-        return 0;
+        /* intervals that began before now span the pause */
+        if (r > 0)
+                sample_pump_off_cpu_resumed(pump, now);
+        /* A stack sample costs what a CPU sample does, and the kernel takes
+         * one at every switch-out: more than the governor could stop in
+         * time under a storm. They run only while the last whole window of
+         * switch records says there are fewer switch-outs (half the
+         * records) than the recording's frequency. */
+        uint64_t stack_budget = (uint64_t) frequency * OFF_CPU_WINDOW_NS / 1000000000ull;
+        bool storm = g->records.paused || g->records.last_rate / 2 > frequency;
+        if (storm && !g->stacks.paused) {
+                r = perf_events_pause_switches(perf, PERF_EVENTS_SWITCH_STACKS, true);
+                if (r < 0)
+                        return r;
+                g->stacks.paused = true;
+                g->stacks.paused_since = now;
+                g->stacks.pauses++;
+                return 0;
+        }
+        if (storm)
+                return 0;
+        r = valve_check(&g->stacks, perf, PERF_EVENTS_SWITCH_STACKS, t->switch_samples,
+                        stack_budget > 0 ? stack_budget : 1, lost, now);
+        return r < 0 ? r : 0;
+}
+
+static void valve_end(OffCpuValve *v, uint64_t now) {
+        if (!v->paused)
+                return;
+        v->paused_ns += now - v->paused_since;
+        v->paused = false;
 }
 
 void off_cpu_governor_end(OffCpuGovernor *g, uint64_t now) {
-        if (!g->paused)
-                return;
-        g->paused_ns += now - g->paused_since;
-        g->paused = false;
+        valve_end(&g->records, now);
+        valve_end(&g->stacks, now);
+}
+
+void off_cpu_governor_start(OffCpuGovernor *g, uint64_t now) {
+        *g = (OffCpuGovernor) {};
+        g->records.window_start = now;
+        g->records.last_rate = UINT64_MAX;
+        /* resumed as soon as a window of records shows no storm */
+        g->stacks.paused = true;
+        g->stacks.paused_since = now;
 }

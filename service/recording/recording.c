@@ -380,7 +380,8 @@ static void recording_drain(Recording *r, bool last) {
         if (ret < 0)
                 recording_fail(r, ret, "writing the capture failed: %s", strerror(-ret));
         if (r->options.off_cpu && r->perf && !last && !r->error) {
-                ret = off_cpu_governor_check(&r->off_cpu_governor, r->perf, r->pump, (uint64_t) now_monotonic_ns());
+                ret = off_cpu_governor_check(&r->off_cpu_governor, r->perf, r->pump, r->options.frequency,
+                                             (uint64_t) now_monotonic_ns());
                 if (ret < 0)
                         recording_fail(r, ret, "pausing the off-CPU events failed: %s", strerror(-ret));
         }
@@ -746,7 +747,9 @@ static void recording_write_stats(Recording *r) {
                                 "off_cpu_blocked_short_ns=%llu\noff_cpu_runnable=%llu\noff_cpu_runnable_ns=%llu\n"
                                 "off_cpu_stacks=%llu\noff_cpu_switch_samples=%llu\noff_cpu_held_dropped=%llu\n"
                                 "off_cpu_unpaired=%llu\noff_cpu_spanned_pause=%llu\noff_cpu_pauses=%llu\n"
-                                "off_cpu_paused_ns=%llu\noff_cpu_peak_switch_records_per_s=%llu\n",
+                                "off_cpu_paused_ns=%llu\noff_cpu_peak_switch_records_per_s=%llu\n"
+                                "off_cpu_stack_pauses=%llu\noff_cpu_stacks_paused_ns=%llu\n"
+                                "off_cpu_peak_switch_samples_per_s=%llu\n",
                                 (unsigned long long) oc->min_ns, r->options.frequency,
                                 (unsigned long long) oc->total.blocked, (unsigned long long) oc->total.blocked_ns,
                                 (unsigned long long) oc->total.blocked_short,
@@ -755,9 +758,12 @@ static void recording_write_stats(Recording *r) {
                                 (unsigned long long) oc->total.stacks, (unsigned long long) oc->switch_samples,
                                 (unsigned long long) oc->held_dropped, (unsigned long long) oc->unpaired,
                                 (unsigned long long) oc->spanned_pause,
-                                (unsigned long long) r->off_cpu_governor.pauses,
-                                (unsigned long long) r->off_cpu_governor.paused_ns,
-                                (unsigned long long) r->off_cpu_governor.peak_records_per_s);
+                                (unsigned long long) r->off_cpu_governor.records.pauses,
+                                (unsigned long long) r->off_cpu_governor.records.paused_ns,
+                                (unsigned long long) r->off_cpu_governor.records.peak_per_s,
+                                (unsigned long long) r->off_cpu_governor.stacks.pauses,
+                                (unsigned long long) r->off_cpu_governor.stacks.paused_ns,
+                                (unsigned long long) r->off_cpu_governor.stacks.peak_per_s);
         if (len > 0 && (size_t) len >= sizeof(buf))
                 len = (int) sizeof(buf) - 1;
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
@@ -1076,7 +1082,8 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
          * keeps the loop busy: a switch storm meanwhile would fill the
          * rings) */
         if (r->options.off_cpu)
-                (void) perf_events_pause_switches(r->perf, true);
+                (void) perf_events_pause_switches(r->perf, PERF_EVENTS_SWITCH_RECORDS | PERF_EVENTS_SWITCH_STACKS,
+                                                  true);
         ret = perf_events_enable(r->perf);
         if (ret < 0)
                 return perf_error(r, error, ret, "enabling the events");
@@ -1259,12 +1266,14 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         /* the tables of what runs already compile before samples need them */
         sample_pump_prepare_all(r->pump);
         if (r->options.off_cpu) {
-                r_ = perf_events_pause_switches(r->perf, false);
+                r_ = perf_events_pause_switches(r->perf, PERF_EVENTS_SWITCH_RECORDS, false);
                 if (r_ < 0) {
                         perf_error(r, error, r_, "the off-CPU events");
                         goto fail;
                 }
-                sample_pump_off_cpu_resumed(r->pump, (uint64_t) now_monotonic_ns());
+                uint64_t now = (uint64_t) now_monotonic_ns();
+                sample_pump_off_cpu_resumed(r->pump, now);
+                off_cpu_governor_start(&r->off_cpu_governor, now);
         }
         size_t n_snapshot = 0;
         (void) process_maps_get_pids(r->maps, &n_snapshot);
