@@ -30,8 +30,7 @@ int capture_writer_add_off_cpu(CaptureWriter *w, int64_t time, int cpu, int32_t 
                 return -EINVAL;
         if (n > CAPTURE_OFF_CPU_MAX_ADDRS)
                 n = CAPTURE_OFF_CPU_MAX_ADDRS;
-        int len = snprintf(buf, sizeof(buf), "tid=%d\nstate=%s\nduration_ns=%" PRIu64 "\n", (int) tid, s,
-                           duration_ns);
+        int len = snprintf(buf, sizeof(buf), "tid=%d\nstate=%s\nduration_ns=%" PRIu64 "\n", (int) tid, s, duration_ns);
         if (len < 0)
                 return -EINVAL;
         if (n > 0) {

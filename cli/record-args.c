@@ -137,8 +137,10 @@ static gboolean on_off_cpu_min(const char *name, const char *value, gpointer dat
                 }
         }
         if (!parse_number(number, 0, 3600ull * 1000000000ull / unit, &v))
-                return usage_error(error, "%s %s: --off-cpu-min must be a whole number with ns, us, ms or s "
-                                   "(default unit us) up to an hour, e.g. 100us", name, value);
+                return usage_error(error,
+                                   "%s %s: --off-cpu-min must be a whole number with ns, us, ms or s "
+                                   "(default unit us) up to an hour, e.g. 100us",
+                                   name, value);
         a->off_cpu_min_ns = v * unit;
         return TRUE;
 }
@@ -161,46 +163,50 @@ static gboolean on_counters(const char *name, const char *value, gpointer data, 
 }
 
 int record_args_parse(RecordArgs *a, int argc, char **argv) {
-        *a = (RecordArgs) { .pids = g_array_new(FALSE, FALSE, sizeof(gint32)), .off_cpu_min_ns = G_MAXUINT64 };
+        *a = (RecordArgs){ .pids = g_array_new(FALSE, FALSE, sizeof(gint32)), .off_cpu_min_ns = G_MAXUINT64 };
         const GOptionEntry entries[] = {
                 { "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output,
                   "Write the capture to FILE (default periscope-DATE-TIME.syscap)", "FILE" },
-                { "frequency", 'F', 0, G_OPTION_ARG_CALLBACK, on_frequency,
-                  "Samples per second (default 999)", "HZ" },
+                { "frequency", 'F', 0, G_OPTION_ARG_CALLBACK, on_frequency, "Samples per second (default 999)", "HZ" },
                 { "system", 0, 0, G_OPTION_ARG_NONE, &a->system, "Record every process", NULL },
                 { "pid", 'p', 0, G_OPTION_ARG_CALLBACK, on_pid, "Record process PID (repeat, or PID,PID…)", "PID" },
                 { "container", 'c', 0, G_OPTION_ARG_STRING, &a->container,
                   "Record every process of a Podman container (name or id) or Flatpak app (app id), also those "
-                  "that join or start it during the recording (`periscope list` shows them)", "NAME|ID|APP-ID" },
+                  "that join or start it during the recording (`periscope list` shows them)",
+                  "NAME|ID|APP-ID" },
                 { "duration", 0, 0, G_OPTION_ARG_CALLBACK, on_duration, "Stop after SECONDS", "SECONDS" },
                 { "no-kernel", 0, 0, G_OPTION_ARG_NONE, &a->no_kernel, "Leave kernel stacks out", NULL },
                 { "unwind", 0, 0, G_OPTION_ARG_CALLBACK, on_unwind,
                   "User stacks: dwarf (unwind tables), fp (frame pointers) or auto (default: auto, which unwinds "
-                  "with dwarf)", "MODE" },
+                  "with dwarf)",
+                  "MODE" },
                 { "stack-size", 0, 0, G_OPTION_ARG_CALLBACK, on_stack_size,
                   "Bytes of user stack copied per sample for dwarf (multiple of 8, at most 65528; default 16384)",
                   "BYTES" },
                 { "off-cpu", 0, 0, G_OPTION_ARG_NONE, &a->off_cpu,
                   "Also record where threads wait: each time a thread blocks, its stack and how long it stayed "
-                  "off the CPU; preemptions as waiting for a CPU (`periscope report --off-cpu`, --wall)", NULL },
+                  "off the CPU; preemptions as waiting for a CPU (`periscope report --off-cpu`, --wall)",
+                  NULL },
                 { "off-cpu-min", 0, 0, G_OPTION_ARG_CALLBACK, on_off_cpu_min,
                   "With --off-cpu: shorter waits are counted, their stacks not kept (default 100us)", "DURATION" },
                 { "session-bus", 0, 0, G_OPTION_ARG_NONE, &a->session_bus, "Use periscoped on the session bus", NULL },
-                { "address", 0, 0, G_OPTION_ARG_STRING, &a->address, "Use periscoped on the bus at ADDRESS", "ADDRESS" },
+                { "address", 0, 0, G_OPTION_ARG_STRING, &a->address, "Use periscoped on the bus at ADDRESS",
+                  "ADDRESS" },
                 { "private", 0, 0, G_OPTION_ARG_NONE, &a->private_daemon, "Always start a private periscoped", NULL },
                 { "verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose,
                   "Show the private periscoped's log here (else the journal or "
-                  "$XDG_STATE_HOME/periscope/periscoped.log)", NULL },
+                  "$XDG_STATE_HOME/periscope/periscoped.log)",
+                  NULL },
                 { "memory", 0, 0, G_OPTION_ARG_NONE, &a->memory,
                   "Record the command's allocations (LD_PRELOAD of libperiscope-memory.so)", NULL },
                 { "counters", 0, 0, G_OPTION_ARG_CALLBACK, on_counters,
-                  "System counters: cpu,memory,disk,net,cpufreq,energy,battery or none (default cpu,memory)",
-                  "LIST" },
+                  "System counters: cpu,memory,disk,net,cpufreq,energy,battery or none (default cpu,memory)", "LIST" },
                 { "no-control-fd", 0, 0, G_OPTION_ARG_NONE, &a->no_control_fd,
                   "Do not give the command SYSPROF_CONTROL_FD (marks, logs, counters of the program)", NULL },
                 { "no-trace-fd", 0, 0, G_OPTION_ARG_NONE, &a->no_trace_fd,
                   "Do not give the command SYSPROF_TRACE_FD, GJS_TRACE_FD and GTK_TRACE_FD (a Sysprof capture "
-                  "the program writes itself)", NULL },
+                  "the program writes itself)",
+                  NULL },
                 { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->command, NULL, "[-- COMMAND ARGS…]" },
                 {},
         };
@@ -298,10 +304,18 @@ GVariant *record_args_to_options(const RecordArgs *a, GPid child) {
 static const struct {
         const char *key, *option;
 } option_names[] = {
-        { "pids", "--pid" },           { "command-pid", "the command" }, { "frequency", "--frequency" },
-        { "duration-ms", "--duration" }, { "unwind", "--unwind" },      { "stack-size", "--stack-size" },
-        { "container", "--container" }, { "counters", "--counters" },   { "system", "--system" },
-        { "kernel", "--no-kernel" },   { "off-cpu-min-ns", "--off-cpu-min" }, { "off-cpu", "--off-cpu" },
+        { "pids", "--pid" },
+        { "command-pid", "the command" },
+        { "frequency", "--frequency" },
+        { "duration-ms", "--duration" },
+        { "unwind", "--unwind" },
+        { "stack-size", "--stack-size" },
+        { "container", "--container" },
+        { "counters", "--counters" },
+        { "system", "--system" },
+        { "kernel", "--no-kernel" },
+        { "off-cpu-min-ns", "--off-cpu-min" },
+        { "off-cpu", "--off-cpu" },
 };
 
 /* "option 'KEY': rest" → "--OPTION: rest"; other messages unchanged. */

@@ -133,8 +133,7 @@ static int parse_off_cpu(sd_bus_message *m, RecordOptions *o, const RecordOption
         return parse_bool(m, &o->off_cpu);
 }
 
-static int parse_off_cpu_min(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec,
-                             sd_bus_error *error) {
+static int parse_off_cpu_min(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
         uint64_t ns;
         int r = sd_bus_message_read_basic(m, 't', &ns);
         if (r < 0)
@@ -416,7 +415,7 @@ int record_options_parse(sd_bus_message *m, RecordOptions *o, sd_bus_error *erro
         bool seen[ELEMENTSOF(option_table)] = {};
         int r;
 
-        *o = (RecordOptions) {
+        *o = (RecordOptions){
                 .frequency = RECORD_OPTIONS_DEFAULT_FREQUENCY,
                 .kernel = -1,
                 .unwind = RECORD_UNWIND_AUTO,

@@ -32,7 +32,7 @@ typedef struct PerfEventFd {
         int fd;
         pid_t tid;
         bool revoked;
-        int off_cpu;               /* 0, or PERF_EVENTS_SWITCH_RECORDS or _STACKS (config.off_cpu) */
+        int off_cpu; /* 0, or PERF_EVENTS_SWITCH_RECORDS or _STACKS (config.off_cpu) */
 } PerfEventFd;
 
 struct PerfEvents {
@@ -45,7 +45,7 @@ struct PerfEvents {
         size_t n_fds, allocated_fds;
         uint64_t bad_records;
         long page_size;
-        uint64_t *switch_ids;      /* ids of the context-switches events (off_cpu) */
+        uint64_t *switch_ids; /* ids of the context-switches events (off_cpu) */
         size_t n_switch_ids, allocated_switch_ids;
         bool enabled;              /* events opened from now on start enabled */
         int switches_paused;       /* ... except off-CPU ones of these kinds */
@@ -196,7 +196,7 @@ static int perf_events_track_fd(PerfEvents *p, int fd, pid_t tid, int off_cpu) {
                 p->fds = fds;
                 p->allocated_fds = n;
         }
-        p->fds[p->n_fds++] = (PerfEventFd) { .fd = fd, .tid = tid, .off_cpu = off_cpu };
+        p->fds[p->n_fds++] = (PerfEventFd){ .fd = fd, .tid = tid, .off_cpu = off_cpu };
         return 0;
 }
 
@@ -322,8 +322,7 @@ int perf_events_add_system(PerfEvents *p) {
 
 static int perf_events_ioctl_all(PerfEvents *p, unsigned long request) {
         for (size_t i = 0; i < p->n_fds; i++) {
-                if (p->fds[i].revoked ||
-                    (request == PERF_EVENT_IOC_ENABLE && (p->fds[i].off_cpu & p->switches_paused)))
+                if (p->fds[i].revoked || (request == PERF_EVENT_IOC_ENABLE && (p->fds[i].off_cpu & p->switches_paused)))
                         continue;
                 if (ioctl(p->fds[i].fd, request, 0) < 0)
                         return -errno;

@@ -40,8 +40,8 @@ typedef struct PerfSample {
         uint64_t id;               /* PERF_SAMPLE_IDENTIFIER: the (parent) event's id; 0 without */
         /* Set by the pump, not the kernel: a stack taken when the thread
          * left the CPU (off-cpu.h) and how long it stayed off it. */
-        uint64_t off_cpu_ns;       /* 0: an on-CPU sample */
-        uint8_t off_cpu_state;     /* PERF_OFF_CPU_* */
+        uint64_t off_cpu_ns;   /* 0: an on-CPU sample */
+        uint8_t off_cpu_state; /* PERF_OFF_CPU_* */
 } PerfSample;
 
 /* Why a thread was off the CPU. */
@@ -54,8 +54,8 @@ enum {
 /* PERF_RECORD_SWITCH and PERF_RECORD_SWITCH_CPU_WIDE: a thread (id.tid)
  * leaves or enters a CPU at id.time. */
 typedef struct PerfSwitch {
-        bool out;                  /* PERF_RECORD_MISC_SWITCH_OUT */
-        bool preempt;              /* PERF_RECORD_MISC_SWITCH_OUT_PREEMPT: left runnable */
+        bool out;                              /* PERF_RECORD_MISC_SWITCH_OUT */
+        bool preempt;                          /* PERF_RECORD_MISC_SWITCH_OUT_PREEMPT: left runnable */
         uint32_t next_prev_pid, next_prev_tid; /* CPU-wide only, else 0 */
         PerfSampleId id;
 } PerfSwitch;

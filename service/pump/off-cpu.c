@@ -59,7 +59,7 @@ static OffCpuThread *tracker_thread(OffCpuTracker *t, uint32_t tid, bool create)
         size_t j = slot_of(tid, t->allocated);
         while (t->threads[j].tid != 0)
                 j = (j + 1) & (t->allocated - 1);
-        t->threads[j] = (OffCpuThread) { .tid = tid };
+        t->threads[j] = (OffCpuThread){ .tid = tid };
         t->n_threads++;
         return &t->threads[j];
 }
@@ -147,8 +147,9 @@ int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterva
                 return 0;
         }
         uint64_t d = sw->id.time > th->out_time ? sw->id.time - th->out_time : 0;
-        *ret = (OffCpuInterval) { .pid = th->pid, .tid = th->tid, .cpu = th->cpu, .time = th->out_time,
-                                  .duration_ns = d };
+        *ret = (OffCpuInterval){
+                .pid = th->pid, .tid = th->tid, .cpu = th->cpu, .time = th->out_time, .duration_ns = d
+        };
         if (th->preempt) {
                 thread_drop_held(t, th);
                 th->counts.runnable++;

@@ -27,11 +27,11 @@ typedef struct OffCpuCounts {
 } OffCpuCounts;
 
 typedef struct OffCpuThread {
-        uint32_t tid, pid;                        /* tid 0: an empty slot */
+        uint32_t tid, pid; /* tid 0: an empty slot */
         bool out, preempt;
         uint32_t cpu;
         uint64_t out_time;
-        uint8_t *held;                            /* the switch-out sample, or NULL */
+        uint8_t *held; /* the switch-out sample, or NULL */
         size_t held_size;
         uint64_t held_time;
         OffCpuCounts counts;
@@ -40,9 +40,9 @@ typedef struct OffCpuThread {
 /* One interval, ended by a switch-in. */
 typedef struct OffCpuInterval {
         uint32_t pid, tid, cpu;
-        uint64_t time;                            /* switch-out, CLOCK_MONOTONIC ns */
+        uint64_t time; /* switch-out, CLOCK_MONOTONIC ns */
         uint64_t duration_ns;
-        uint8_t state;                            /* PERF_OFF_CPU_BLOCKED or _RUNNABLE */
+        uint8_t state; /* PERF_OFF_CPU_BLOCKED or _RUNNABLE */
 } OffCpuInterval;
 
 /* Bytes of held samples beyond which a new one is dropped (counted). */
@@ -51,19 +51,19 @@ typedef struct OffCpuInterval {
 typedef struct OffCpuTracker {
         uint64_t min_ns;
         PerfRecordLayout layout;
-        OffCpuThread *threads;                    /* open addressing on tid */
+        OffCpuThread *threads; /* open addressing on tid */
         size_t n_threads, allocated;
         size_t held_bytes;
-        uint8_t *handed;                          /* the sample last handed on */
+        uint8_t *handed; /* the sample last handed on */
         size_t handed_size;
         OffCpuCounts total;
-        uint64_t switch_samples;                  /* samples taken at switch-outs */
-        uint64_t held_dropped;                    /* switch-out samples dropped (memory bound) */
-        uint64_t unpaired;                        /* switch-ins without a switch-out seen */
-        uint64_t switch_records;                  /* PERF_RECORD_SWITCH records taken */
-        uint64_t resumed_at;                      /* the off-CPU events restarted then: an
+        uint64_t switch_samples; /* samples taken at switch-outs */
+        uint64_t held_dropped;   /* switch-out samples dropped (memory bound) */
+        uint64_t unpaired;       /* switch-ins without a switch-out seen */
+        uint64_t switch_records; /* PERF_RECORD_SWITCH records taken */
+        uint64_t resumed_at;     /* the off-CPU events restarted then: an
                                                    * interval out before it spans a pause */
-        uint64_t spanned_pause;                   /* intervals dropped for that */
+        uint64_t spanned_pause;  /* intervals dropped for that */
 } OffCpuTracker;
 
 /* Keeps the switch-out sample of s->tid (record h of size bytes, parsed

@@ -23,7 +23,7 @@ struct SamplePump {
         uint64_t lost_samples, bad_records, slices;
         size_t max_addrs;
         OffCpuTracker off_cpu;
-        uint64_t *switch_ids;    /* the off-CPU events' ids, copied at each drain */
+        uint64_t *switch_ids; /* the off-CPU events' ids, copied at each drain */
         size_t n_switch_ids;
         uint64_t addrs[CAPTURE_SAMPLE_MAX_ADDRS];
 };

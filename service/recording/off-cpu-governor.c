@@ -97,7 +97,7 @@ void off_cpu_governor_end(OffCpuGovernor *g, uint64_t now) {
 }
 
 void off_cpu_governor_start(OffCpuGovernor *g, uint64_t now) {
-        *g = (OffCpuGovernor) {};
+        *g = (OffCpuGovernor){};
         g->records.window_start = now;
         g->records.last_rate = UINT64_MAX;
         /* resumed as soon as a window of records shows no storm */

@@ -29,11 +29,11 @@
 typedef struct OffCpuValve {
         uint64_t window_start, window_count; /* the running window: its start, the count before it */
         bool paused;
-        uint64_t paused_since;  /* CLOCK_MONOTONIC ns */
-        uint64_t paused_ns;     /* in all */
+        uint64_t paused_since; /* CLOCK_MONOTONIC ns */
+        uint64_t paused_ns;    /* in all */
         uint64_t pauses;
-        uint64_t peak_per_s;    /* the busiest window's rate */
-        uint64_t last_rate;     /* the last whole window's, per second (UINT64_MAX: none yet) */
+        uint64_t peak_per_s; /* the busiest window's rate */
+        uint64_t last_rate;  /* the last whole window's, per second (UINT64_MAX: none yet) */
 } OffCpuValve;
 
 typedef struct OffCpuGovernor {

@@ -39,8 +39,8 @@ typedef struct RecordOptions {
                                     * its processes are added when they start */
         char **counters;           /* "counters" as (counters.h); NULL = the defaults, cpu and memory */
         uint32_t counter_interval_ms; /* "counter-interval-ms" u; 0 = 250 */
-        bool off_cpu;              /* "off-cpu" b: off-CPU intervals and their stacks (docs/off-cpu.md) */
-        uint64_t off_cpu_min_ns;   /* "off-cpu-min-ns" t: shorter blocked intervals are counted only */
+        bool off_cpu;                 /* "off-cpu" b: off-CPU intervals and their stacks (docs/off-cpu.md) */
+        uint64_t off_cpu_min_ns;      /* "off-cpu-min-ns" t: shorter blocked intervals are counted only */
         /* Options of other components go here, with a row in the table. */
 } RecordOptions;
 

@@ -222,11 +222,10 @@ static int recording_emit_sample(const PerfSample *s, const uint64_t *addrs, siz
                         return -ENOMEM;
         }
         if (s->off_cpu_ns > 0)
-                return capture_writer_add_off_cpu(r->writer, (int64_t) s->time, (int) s->cpu, (int32_t) s->pid,
-                                                  (int32_t) s->tid,
-                                                  s->off_cpu_state == PERF_OFF_CPU_RUNNABLE ? CAPTURE_OFF_CPU_RUNNABLE
-                                                                                            : CAPTURE_OFF_CPU_BLOCKED,
-                                                  s->off_cpu_ns, addrs, n);
+                return capture_writer_add_off_cpu(
+                        r->writer, (int64_t) s->time, (int) s->cpu, (int32_t) s->pid, (int32_t) s->tid,
+                        s->off_cpu_state == PERF_OFF_CPU_RUNNABLE ? CAPTURE_OFF_CPU_RUNNABLE : CAPTURE_OFF_CPU_BLOCKED,
+                        s->off_cpu_ns, addrs, n);
         int ret = capture_writer_add_sample(r->writer, (int64_t) s->time, (int) s->cpu, (int32_t) s->pid,
                                             (int32_t) s->tid, addrs, n);
         if (ret < 0)
@@ -238,11 +237,10 @@ static int recording_emit_sample(const PerfSample *s, const uint64_t *addrs, siz
 /* An off-CPU interval without a stack (preempted, or not sampled). */
 static int recording_emit_off_cpu(const OffCpuInterval *iv, void *userdata) {
         Recording *r = userdata;
-        return capture_writer_add_off_cpu(r->writer, (int64_t) iv->time, (int) iv->cpu, (int32_t) iv->pid,
-                                          (int32_t) iv->tid,
-                                          iv->state == PERF_OFF_CPU_RUNNABLE ? CAPTURE_OFF_CPU_RUNNABLE
-                                                                             : CAPTURE_OFF_CPU_BLOCKED,
-                                          iv->duration_ns, NULL, 0);
+        return capture_writer_add_off_cpu(
+                r->writer, (int64_t) iv->time, (int) iv->cpu, (int32_t) iv->pid, (int32_t) iv->tid,
+                iv->state == PERF_OFF_CPU_RUNNABLE ? CAPTURE_OFF_CPU_RUNNABLE : CAPTURE_OFF_CPU_BLOCKED,
+                iv->duration_ns, NULL, 0);
 }
 
 static int recording_handle_mmap2(const PerfMmap2 *m, void *userdata) {
@@ -648,8 +646,8 @@ static int recording_write_off_cpu_threads(Recording *r, const OffCpuTracker *oc
                 if (l < 0 || (size_t) l >= sizeof(line))
                         l = 0;
                 if (len > 0 && (!th || len + (size_t) l > sizeof(buf))) {
-                        int ret = capture_writer_add_metadata(r->writer, now, -1, -1, CAPTURE_OFF_CPU_STATS_ID, buf,
-                                                              len);
+                        int ret =
+                                capture_writer_add_metadata(r->writer, now, -1, -1, CAPTURE_OFF_CPU_STATS_ID, buf, len);
                         if (ret < 0)
                                 return ret;
                         len = 0;
@@ -741,29 +739,28 @@ static void recording_write_stats(Recording *r) {
          * how switches were sampled. */
         const OffCpuTracker *oc = r->pump ? sample_pump_get_off_cpu(r->pump) : NULL;
         if (oc && len > 0 && (size_t) len < sizeof(buf))
-                len += snprintf(buf + len, sizeof(buf) - (size_t) len,
-                                "off_cpu=true\noff_cpu_min_ns=%llu\noff_cpu_switch_sample_hz=%u\n"
-                                "off_cpu_blocked=%llu\noff_cpu_blocked_ns=%llu\noff_cpu_blocked_short=%llu\n"
-                                "off_cpu_blocked_short_ns=%llu\noff_cpu_runnable=%llu\noff_cpu_runnable_ns=%llu\n"
-                                "off_cpu_stacks=%llu\noff_cpu_switch_samples=%llu\noff_cpu_held_dropped=%llu\n"
-                                "off_cpu_unpaired=%llu\noff_cpu_spanned_pause=%llu\noff_cpu_pauses=%llu\n"
-                                "off_cpu_paused_ns=%llu\noff_cpu_peak_switch_records_per_s=%llu\n"
-                                "off_cpu_stack_pauses=%llu\noff_cpu_stacks_paused_ns=%llu\n"
-                                "off_cpu_peak_switch_samples_per_s=%llu\n",
-                                (unsigned long long) oc->min_ns, r->options.frequency,
-                                (unsigned long long) oc->total.blocked, (unsigned long long) oc->total.blocked_ns,
-                                (unsigned long long) oc->total.blocked_short,
-                                (unsigned long long) oc->total.blocked_short_ns,
-                                (unsigned long long) oc->total.runnable, (unsigned long long) oc->total.runnable_ns,
-                                (unsigned long long) oc->total.stacks, (unsigned long long) oc->switch_samples,
-                                (unsigned long long) oc->held_dropped, (unsigned long long) oc->unpaired,
-                                (unsigned long long) oc->spanned_pause,
-                                (unsigned long long) r->off_cpu_governor.records.pauses,
-                                (unsigned long long) r->off_cpu_governor.records.paused_ns,
-                                (unsigned long long) r->off_cpu_governor.records.peak_per_s,
-                                (unsigned long long) r->off_cpu_governor.stacks.pauses,
-                                (unsigned long long) r->off_cpu_governor.stacks.paused_ns,
-                                (unsigned long long) r->off_cpu_governor.stacks.peak_per_s);
+                len += snprintf(
+                        buf + len, sizeof(buf) - (size_t) len,
+                        "off_cpu=true\noff_cpu_min_ns=%llu\noff_cpu_switch_sample_hz=%u\n"
+                        "off_cpu_blocked=%llu\noff_cpu_blocked_ns=%llu\noff_cpu_blocked_short=%llu\n"
+                        "off_cpu_blocked_short_ns=%llu\noff_cpu_runnable=%llu\noff_cpu_runnable_ns=%llu\n"
+                        "off_cpu_stacks=%llu\noff_cpu_switch_samples=%llu\noff_cpu_held_dropped=%llu\n"
+                        "off_cpu_unpaired=%llu\noff_cpu_spanned_pause=%llu\noff_cpu_pauses=%llu\n"
+                        "off_cpu_paused_ns=%llu\noff_cpu_peak_switch_records_per_s=%llu\n"
+                        "off_cpu_stack_pauses=%llu\noff_cpu_stacks_paused_ns=%llu\n"
+                        "off_cpu_peak_switch_samples_per_s=%llu\n",
+                        (unsigned long long) oc->min_ns, r->options.frequency, (unsigned long long) oc->total.blocked,
+                        (unsigned long long) oc->total.blocked_ns, (unsigned long long) oc->total.blocked_short,
+                        (unsigned long long) oc->total.blocked_short_ns, (unsigned long long) oc->total.runnable,
+                        (unsigned long long) oc->total.runnable_ns, (unsigned long long) oc->total.stacks,
+                        (unsigned long long) oc->switch_samples, (unsigned long long) oc->held_dropped,
+                        (unsigned long long) oc->unpaired, (unsigned long long) oc->spanned_pause,
+                        (unsigned long long) r->off_cpu_governor.records.pauses,
+                        (unsigned long long) r->off_cpu_governor.records.paused_ns,
+                        (unsigned long long) r->off_cpu_governor.records.peak_per_s,
+                        (unsigned long long) r->off_cpu_governor.stacks.pauses,
+                        (unsigned long long) r->off_cpu_governor.stacks.paused_ns,
+                        (unsigned long long) r->off_cpu_governor.stacks.peak_per_s);
         if (len > 0 && (size_t) len >= sizeof(buf))
                 len = (int) sizeof(buf) - 1;
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
