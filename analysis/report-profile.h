@@ -101,9 +101,12 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
 /* The same with REPORT_LOAD_* flags. */
 ReportProfile *report_profile_load_full(const char *path, ReportWeight weight, ReportLoadFlags flags, GError **error);
 
-/* The addresses of e (innermost first, with context markers). */
+/* The addresses of e (innermost first, with context markers); NULL when it
+ * has none (a sample whose callchain was empty). */
 static inline const uint64_t *report_event_addrs(const ReportProfile *p, const ReportEvent *e) {
-        return e->stack ? e->stack->addrs : &g_array_index(p->event_addrs, uint64_t, e->addrs_at);
+        if (e->stack)
+                return e->stack->addrs;
+        return e->n_addrs ? &g_array_index(p->event_addrs, uint64_t, e->addrs_at) : NULL;
 }
 
 /* The unit of the profile's counts, singular or plural for n ("sample",

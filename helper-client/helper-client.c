@@ -163,7 +163,6 @@ static char *describe_exit(int status) {
         return strdup("ended");
 }
 
-/* Kills and reaps the helper. */
 /* SIGKILL to the helper. It runs as its own unprivileged uid, which a
  * daemon without CAP_KILL may signal only with that effective uid: taken
  * for the call alone (the real uid stays root's, so it is given back). Else

@@ -31,9 +31,9 @@ sandbox_uids() { # ancestor pid
                 done
                 [ $found = 1 ] || continue
                 local prog uids
-                prog=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -d ' ' -f1)
-                uids=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" 2>/dev/null)
-                # gone between pgrep and the reads: nothing to say of it
+                # gone between pgrep and the reads (the reads fail): nothing to say of it
+                prog=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | cut -d ' ' -f1) || continue
+                uids=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" 2>/dev/null) || continue
                 [ -n "$prog" ] && [ -n "$uids" ] || continue
                 echo "$pid $prog $uids"
         done
