@@ -21,5 +21,6 @@
 #include "report-memory-stacks.h"
 #include "report-memory.h"
 #include "report-modes.h"
+#include "report-off-cpu.h"
 #include "report-profile.h"
 #include "report-text.h"

@@ -283,9 +283,15 @@ static void emit_node(Layout *L, const ReportNode *n, const ReportNode *before, 
                                                        now - was);
                         } else {
                                 frame_colour(l, fill);
-                                info = g_strdup_printf("%s (%" G_GUINT64_FORMAT " %s, %.2f%%)", l->text, c->total,
-                                                       report_callgraph_unit(g, c->total),
-                                                       share(c->total, g->n_samples));
+                                if (g->profile->weight == REPORT_WEIGHT_OFF_CPU_NS) {
+                                        /* the tooltip says the time blocked */
+                                        g_autofree char *t = report_format_ns(c->total);
+                                        info = g_strdup_printf("%s (%s blocked, %.2f%%)", l->text, t,
+                                                               share(c->total, g->n_samples));
+                                } else
+                                        info = g_strdup_printf("%s (%" G_GUINT64_FORMAT " %s, %.2f%%)", l->text,
+                                                               c->total, report_callgraph_unit(g, c->total),
+                                                               share(c->total, g->n_samples));
                         }
                         emit_frame(L, l->text, info, x, c->total, depth, fill);
                         emit_node(L, c, bc, x, depth + 1);
@@ -337,8 +343,11 @@ GString *report_flamegraph_svg(const ReportCallGraph *g, const ReportFlameOption
                                L.height - 12);
         g_string_append_printf(o, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", FG_PAD, L.height - 12);
 
-        g_autofree char *all = g_strdup_printf("all (%" G_GUINT64_FORMAT " %s, 100%%)", g->n_samples,
-                                               report_callgraph_unit(g, g->n_samples));
+        g_autofree char *blocked = report_format_ns(g->n_samples);
+        g_autofree char *all = g->profile->weight == REPORT_WEIGHT_OFF_CPU_NS
+                                       ? g_strdup_printf("all (%s blocked, 100%%)", blocked)
+                                       : g_strdup_printf("all (%" G_GUINT64_FORMAT " %s, 100%%)", g->n_samples,
+                                                         report_callgraph_unit(g, g->n_samples));
         emit_frame(&L, "all", all, 0, total, 0, "rgb(200,200,210)");
         emit_node(&L, g->root, opt->before ? opt->before->root : NULL, 0, 1);
 

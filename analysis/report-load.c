@@ -69,6 +69,10 @@ void report_profile_free(ReportProfile *p) {
         g_free(p->capture_time);
         g_clear_pointer(&p->events, g_array_unref);
         g_clear_pointer(&p->event_addrs, g_array_unref);
+        g_clear_pointer(&p->off_cpu, g_array_unref);
+        g_clear_pointer(&p->off_cpu_addrs, g_array_unref);
+        g_clear_pointer(&p->off_cpu_threads, g_array_unref);
+        g_clear_pointer(&p->stats, g_hash_table_unref);
         g_free(p);
 }
 
@@ -146,8 +150,73 @@ static void keep_event(ReportProfile *p, const CaptureFrame *f, const ReportRawS
         g_array_append_val(p->events, e);
 }
 
+/* `periscope.offcpu.stats`: one line per thread. */
+static void add_off_cpu_threads(ReportProfile *p, const char *text) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+                ReportOffCpuThread t = {};
+                unsigned tid, pid;
+                unsigned long long v[7];
+                if (sscanf(*l,
+                           "thread=%u pid=%u blocked=%llu blocked_ns=%llu blocked_short=%llu blocked_short_ns=%llu "
+                           "runnable=%llu runnable_ns=%llu stacks=%llu",
+                           &tid, &pid, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 9)
+                        continue;
+                t = (ReportOffCpuThread) { .pid = (int32_t) pid, .tid = (int32_t) tid, .blocked = v[0],
+                                           .blocked_ns = v[1], .blocked_short = v[2], .blocked_short_ns = v[3],
+                                           .runnable = v[4], .runnable_ns = v[5], .stacks = v[6] };
+                g_array_append_val(p->off_cpu_threads, t);
+        }
+}
+
+/* The METADATA frames the report reads: statistics and off-CPU data. */
+static void add_metadata(ReportProfile *p, const CaptureFrame *f) {
+        if (strcmp(f->metadata.id, "periscope.stats") == 0) {
+                g_hash_table_remove_all(p->stats);
+                g_auto(GStrv) lines = g_strsplit(f->metadata.metadata ? f->metadata.metadata : "", "\n", -1);
+                for (char **l = lines; *l; l++) {
+                        char *eq = strchr(*l, '=');
+                        if (eq)
+                                g_hash_table_replace(p->stats, g_strndup(*l, (gsize) (eq - *l)), g_strdup(eq + 1));
+                }
+                return;
+        }
+        if (strcmp(f->metadata.id, CAPTURE_OFF_CPU_STATS_ID) == 0) {
+                add_off_cpu_threads(p, f->metadata.metadata ? f->metadata.metadata : "");
+                return;
+        }
+        if (strcmp(f->metadata.id, CAPTURE_OFF_CPU_ID) != 0)
+                return;
+        g_autofree CaptureOffCpu *oc = g_new(CaptureOffCpu, 1);
+        if (capture_frame_get_off_cpu(f, oc) <= 0)
+                return; /* another frame, or a malformed one: left out */
+        ReportOffCpu o = {
+                .time = f->time,
+                .pid = f->pid,
+                .tid = oc->tid,
+                .cpu = f->cpu,
+                .thread = report_profile_thread_at(p, f->pid, oc->tid, f->time),
+                .state = oc->state,
+                .duration_ns = oc->duration_ns,
+                .n_addrs = (guint32) oc->n_addrs,
+                .addrs_at = p->off_cpu_addrs->len,
+        };
+        g_array_append_vals(p->off_cpu_addrs, oc->addrs, oc->n_addrs);
+        g_array_append_val(p->off_cpu, o);
+        if (p->weight != REPORT_WEIGHT_OFF_CPU_NS || oc->state != CAPTURE_OFF_CPU_BLOCKED)
+                return;
+        if (oc->n_addrs == 0) {
+                p->off_cpu_unstacked_ns += oc->duration_ns;
+                return;
+        }
+        count_stack(p, intern_stack(p, f->pid, oc->tid, f->time, oc->addrs, oc->n_addrs), oc->duration_ns);
+}
+
 static void add_frame(ReportProfile *p, const CaptureFrame *f, MemoryReplay *replay) {
         switch (f->type) {
+        case CAPTURE_FRAME_METADATA:
+                add_metadata(p, f);
+                break;
         case CAPTURE_FRAME_SAMPLE: {
                 ReportRawStack *s = NULL;
                 if (p->weight == REPORT_WEIGHT_SAMPLES) {
@@ -281,6 +350,10 @@ ReportProfile *report_profile_load_full(const char *path, ReportWeight weight, R
         p->threads = g_ptr_array_new_with_free_func(thread_free);
         p->thread_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         p->thread_cache = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        p->off_cpu = g_array_new(FALSE, FALSE, sizeof(ReportOffCpu));
+        p->off_cpu_addrs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        p->off_cpu_threads = g_array_new(FALSE, FALSE, sizeof(ReportOffCpuThread));
+        p->stats = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
         CaptureReader *reader = NULL;
         char *msg = NULL;
@@ -444,7 +517,22 @@ const char *report_profile_find_jit(const ReportProfile *p, int32_t pid, uint64_
         return g_hash_table_lookup(p->jit, key);
 }
 
+guint64 report_profile_stat(const ReportProfile *p, const char *key) {
+        const char *v = g_hash_table_lookup(p->stats, key);
+        return v ? g_ascii_strtoull(v, NULL, 10) : 0;
+}
+
+char *report_format_ns(guint64 ns) {
+        if (ns >= 1000000000ull)
+                return g_strdup_printf("%.3f s", (double) ns / 1e9);
+        if (ns >= 1000000ull)
+                return g_strdup_printf("%.1f ms", (double) ns / 1e6);
+        return g_strdup_printf("%.0f us", (double) ns / 1e3);
+}
+
 const char *report_profile_unit(const ReportProfile *p, guint64 n) {
+        if (p->weight == REPORT_WEIGHT_OFF_CPU_NS)
+                return "ns";
         if (report_weight_is_memory(p->weight))
                 return n == 1 ? "byte" : "bytes";
         return n == 1 ? "sample" : "samples";

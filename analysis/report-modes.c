@@ -16,6 +16,7 @@ static const char *const family_shows[_REPORT_FAMILY_MAX] = {
         [REPORT_FAMILY_FLAME_LOOK] = "only changes how a flame graph looks",
         [REPORT_FAMILY_ROOTS] = "shapes the call trees of one capture's processes",
         [REPORT_FAMILY_NAMING] = "names the frames of stacks",
+        [REPORT_FAMILY_OFF_CPU] = "weighs stacks by the time threads waited",
 };
 
 static gboolean combine(ReportFamily a, ReportFamily b) {
@@ -27,6 +28,9 @@ static gboolean combine(ReportFamily a, ReportFamily b) {
                 return TRUE;
         /* a flame graph of whatever else is shown: samples, allocations,
          * containers as root frames, a differential graph */
+        /* off-CPU time weighs the stack views */
+        if (EITHER(REPORT_FAMILY_OFF_CPU))
+                return !EITHER(REPORT_FAMILY_MEMORY) && !EITHER(REPORT_FAMILY_DIFF) && !EITHER(REPORT_FAMILY_EVENTS);
         if (EITHER(REPORT_FAMILY_NAMING))
                 return !EITHER(REPORT_FAMILY_EVENTS);
         if (EITHER(REPORT_FAMILY_ROOTS)) /* processes are not comparable across captures */

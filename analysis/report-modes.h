@@ -18,6 +18,7 @@ typedef enum ReportFamily {
         REPORT_FAMILY_FLAME_LOOK, /* --title, --width, --inverted: need a flame graph */
         REPORT_FAMILY_ROOTS,      /* --process-root, --no-process-root: the shape of trees */
         REPORT_FAMILY_NAMING,     /* --lines: how stack frames are named */
+        REPORT_FAMILY_OFF_CPU,    /* --off-cpu, --wall: where threads waited */
         _REPORT_FAMILY_MAX,
 } ReportFamily;
 

@@ -43,12 +43,32 @@ typedef enum ReportWeight {
         REPORT_WEIGHT_ALLOCATED_BYTES,
         REPORT_WEIGHT_LEAKED_BYTES,
         REPORT_WEIGHT_TEMPORARY_BYTES,
+        REPORT_WEIGHT_OFF_CPU_NS, /* blocked time in ns (`periscope.offcpu` frames, docs/off-cpu.md) */
 } ReportWeight;
 
 /* Whether w weighs allocations (any of the byte weights). */
 static inline gboolean report_weight_is_memory(ReportWeight w) {
-        return w != REPORT_WEIGHT_SAMPLES;
+        return w == REPORT_WEIGHT_ALLOCATED_BYTES || w == REPORT_WEIGHT_LEAKED_BYTES ||
+               w == REPORT_WEIGHT_TEMPORARY_BYTES;
 }
+
+/* One interval a thread spent off the CPU (a `periscope.offcpu` frame). */
+typedef struct ReportOffCpu {
+        int64_t time; /* the switch-out */
+        int32_t pid, tid, cpu;
+        guint32 thread;       /* its name then: index into ReportProfile.threads */
+        int state;            /* CAPTURE_OFF_CPU_BLOCKED or _RUNNABLE */
+        guint64 duration_ns;
+        guint32 n_addrs;      /* 0: no stack */
+        guint64 addrs_at;     /* its addresses' index into ReportProfile.off_cpu_addrs */
+} ReportOffCpu;
+
+/* What a recording with off-CPU profiles counted per thread
+ * (`periscope.offcpu.stats`): short waits are only there. */
+typedef struct ReportOffCpuThread {
+        int32_t pid, tid;
+        guint64 blocked, blocked_ns, blocked_short, blocked_short_ns, runnable, runnable_ns, stacks;
+} ReportOffCpuThread;
 
 /* One SAMPLE or ALLOCATION frame as it came, kept when the loader is asked
  * for them (REPORT_LOAD_EVENTS): what the exports need besides the stacks. */
@@ -92,7 +112,23 @@ typedef struct ReportProfile {
         gboolean has_allocations;     /* an ALLOCATION frame was read */
         GArray *events;               /* REPORT_LOAD_EVENTS: ReportEvent in file order; else NULL */
         GArray *event_addrs;          /* uint64_t: the allocation events' addresses */
+        GArray *off_cpu;              /* ReportOffCpu, in file order (always loaded) */
+        GArray *off_cpu_addrs;        /* uint64_t: their stacks' addresses */
+        GArray *off_cpu_threads;      /* ReportOffCpuThread */
+        GHashTable *stats;            /* the last `periscope.stats` lines: key → value (strings) */
+        guint64 off_cpu_unstacked_ns; /* with REPORT_WEIGHT_OFF_CPU_NS: blocked time without a stack */
 } ReportProfile;
+
+/* The addresses of an off-CPU interval (NULL without a stack). */
+static inline const uint64_t *report_off_cpu_addrs(const ReportProfile *p, const ReportOffCpu *o) {
+        return o->n_addrs ? &g_array_index(p->off_cpu_addrs, uint64_t, o->addrs_at) : NULL;
+}
+
+/* A `periscope.stats` value as a number (0 when absent). */
+guint64 report_profile_stat(const ReportProfile *p, const char *key);
+
+/* "1.234 s", "12.3 ms", "45 us" (ns), newly allocated. */
+char *report_format_ns(guint64 ns);
 
 /* Reads the capture at path, counting stacks by weight; shows a progress
  * bar on a terminal if progress. On failure returns NULL and sets error. */

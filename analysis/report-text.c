@@ -8,6 +8,20 @@ static double pct(guint64 part, guint64 whole) {
         return whole ? 100.0 * (double) part / (double) whole : 0.0;
 }
 
+/* A count as the views print it: samples or bytes as a number, off-CPU
+ * nanoseconds as a time ("1.002s", "12.3ms", "450us"). */
+static const char *count_text(const ReportCallGraph *g, guint64 v, char buf[24]) {
+        if (g->profile->weight != REPORT_WEIGHT_OFF_CPU_NS)
+                snprintf(buf, 24, "%" G_GUINT64_FORMAT, v);
+        else if (v >= 1000000000ull)
+                snprintf(buf, 24, "%.3fs", (double) v / 1e9);
+        else if (v >= 1000000ull)
+                snprintf(buf, 24, "%.1fms", (double) v / 1e6);
+        else
+                snprintf(buf, 24, "%.0fus", (double) v / 1e3);
+        return buf;
+}
+
 static const char *label_text(const ReportCallGraph *g, guint id) {
         return report_labels_get(g->labels, id)->text;
 }
@@ -31,10 +45,21 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                                            : "Allocated";
                 fprintf(out, "%s: %" G_GUINT64_FORMAT " bytes (%s; trees and tables weigh call sites by bytes)", what,
                         g->n_samples, human);
+        } else if (p->weight == REPORT_WEIGHT_OFF_CPU_NS) {
+                g_autofree char *t = report_format_ns(g->n_samples);
+                guint64 waits = 0;
+                for (guint i = 0; i < g->stacks->len; i++)
+                        waits += ((const ReportStack *) g_ptr_array_index(g->stacks, i))->events;
+                fprintf(out, "Blocked (off the CPU, with a stack): %s in %" G_GUINT64_FORMAT " waits", t, waits);
         } else
                 fprintf(out, "Samples: %" G_GUINT64_FORMAT, g->n_samples);
-        if (g->n_samples != p->n_samples)
-                fprintf(out, " (of %" G_GUINT64_FORMAT " in the capture)", p->n_samples);
+        if (g->n_samples != p->n_samples) {
+                g_autofree char *t = report_format_ns(p->n_samples);
+                if (p->weight == REPORT_WEIGHT_OFF_CPU_NS)
+                        fprintf(out, " (of %s in the capture)", t);
+                else
+                        fprintf(out, " (of %" G_GUINT64_FORMAT " in the capture)", p->n_samples);
+        }
         fprintf(out, " in %u process%s\n", g_hash_table_size(g->pids_seen),
                 g_hash_table_size(g->pids_seen) == 1 ? "" : "es");
         if (p->symbols)
@@ -120,24 +145,28 @@ void report_print_hottest(FILE *out, const ReportCallGraph *g, guint limit) {
         }
 
         g_array_sort_with_data(rows, row_cmp_self, (gpointer) g);
-        fprintf(out, "\nHottest functions by self time:\n");
+        char a[24], b[24];
+        gboolean off_cpu = g->profile->weight == REPORT_WEIGHT_OFF_CPU_NS;
+        fprintf(out, off_cpu ? "\nWhere threads blocked, by self time (the innermost frame waited):\n"
+                             : "\nHottest functions by self time:\n");
         fprintf(out, "%8s %7s %8s %7s  %s\n", "Self", "Self%", "Total", "Total%", "Function");
         for (guint i = 0, shown = 0; i < rows->len && shown < limit; i++) {
                 const Row *r = &g_array_index(rows, Row, i);
                 if (!r->self)
                         break;
-                fprintf(out, "%8" G_GUINT64_FORMAT " %6.2f%% %8" G_GUINT64_FORMAT " %6.2f%%  %s\n", r->self,
-                        pct(r->self, g->n_samples), r->total, pct(r->total, g->n_samples), label_text(g, r->id));
+                fprintf(out, "%8s %6.2f%% %8s %6.2f%%  %s\n", count_text(g, r->self, a), pct(r->self, g->n_samples),
+                        count_text(g, r->total, b), pct(r->total, g->n_samples), label_text(g, r->id));
                 shown++;
         }
 
         g_array_sort_with_data(rows, row_cmp_total, (gpointer) g);
-        fprintf(out, "\nHottest functions by total time:\n");
+        fprintf(out, off_cpu ? "\nWhere threads blocked, by total time (the frame or what it called waited):\n"
+                             : "\nHottest functions by total time:\n");
         fprintf(out, "%8s %7s %8s %7s  %s\n", "Total", "Total%", "Self", "Self%", "Function");
         for (guint i = 0; i < rows->len && i < limit; i++) {
                 const Row *r = &g_array_index(rows, Row, i);
-                fprintf(out, "%8" G_GUINT64_FORMAT " %6.2f%% %8" G_GUINT64_FORMAT " %6.2f%%  %s\n", r->total,
-                        pct(r->total, g->n_samples), r->self, pct(r->self, g->n_samples), label_text(g, r->id));
+                fprintf(out, "%8s %6.2f%% %8s %6.2f%%  %s\n", count_text(g, r->total, a), pct(r->total, g->n_samples),
+                        count_text(g, r->self, b), pct(r->self, g->n_samples), label_text(g, r->id));
         }
 }
 
@@ -149,8 +178,9 @@ static void print_node(FILE *out, const ReportCallGraph *g, const ReportNode *n,
                         (*hidden)++;
                         continue;
                 }
-                fprintf(out, "%6.2f%% %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT "  %*s%s\n",
-                        pct(c->total, g->n_samples), c->total, c->self, (int) (depth * 2), "", label_text(g, c->label));
+                char a[24], b[24];
+                fprintf(out, "%6.2f%% %8s %8s  %*s%s\n", pct(c->total, g->n_samples), count_text(g, c->total, a),
+                        count_text(g, c->self, b), (int) (depth * 2), "", label_text(g, c->label));
                 print_node(out, g, c, depth + 1, min, hidden);
         }
 }

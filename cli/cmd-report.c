@@ -36,6 +36,7 @@ typedef struct ReportOptions {
         gboolean process_root, no_process_root, thread_root;
         gboolean marks, counters, memory; /* report-extras.h */
         gboolean leaked, temporary;       /* which allocations the stack views weigh */
+        gboolean off_cpu, wall;           /* report-off-cpu.h: blocked time by stack, time per thread */
         char *timeline;
         char *title;
         int width;
@@ -134,6 +135,8 @@ static gboolean options_valid(const ReportOptions *o, int n_files) {
                 { "--by-container", o->by_container, REPORT_FAMILY_CONTAINER },
                 { "--diff", o->diff, REPORT_FAMILY_DIFF },
                 { "--lines", o->lines, REPORT_FAMILY_NAMING },
+                { "--off-cpu", o->off_cpu, REPORT_FAMILY_OFF_CPU },
+                { "--wall", o->wall, REPORT_FAMILY_OFF_CPU },
         };
         if (!report_modes_check(modes, G_N_ELEMENTS(modes)))
                 return FALSE;
@@ -265,6 +268,8 @@ static ReportWeight stacks_weight(const ReportOptions *o) {
                 return REPORT_WEIGHT_LEAKED_BYTES;
         if (o->temporary)
                 return REPORT_WEIGHT_TEMPORARY_BYTES;
+        if (o->off_cpu)
+                return REPORT_WEIGHT_OFF_CPU_NS;
         return o->memory ? REPORT_WEIGHT_ALLOCATED_BYTES : REPORT_WEIGHT_SAMPLES;
 }
 
@@ -277,6 +282,8 @@ static const char *empty_profile(ReportWeight w) {
                 return "short-lived temporaries";
         case REPORT_WEIGHT_ALLOCATED_BYTES:
                 return "allocations";
+        case REPORT_WEIGHT_OFF_CPU_NS:
+                return "blocked waits with a stack (record with --off-cpu)";
         default:
                 return "samples";
         }
@@ -315,6 +322,8 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                 if (o->memory || o->by_container)
                         printf("\n"); /* after their own tables */
                 report_print_summary(stdout, profile, graph);
+                if (o->off_cpu)
+                        report_print_off_cpu_summary(stdout, profile, graph);
                 g_autoptr(GError) cerror = NULL;
                 if (!o->by_container && !report_print_process_containers(stdout, path, pid_filter, &cerror))
                         fprintf(stderr, "periscope report: warning: %s\n", cerror->message);
@@ -327,7 +336,9 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                                        profile->n_samples, report_profile_unit(profile, profile->n_samples), path);
                 }
                 gboolean specific = o->tree || o->callers || o->callees || o->flamegraph || o->mappings ||
-                                    o->by_process || o->by_thread;
+                                    o->by_process || o->by_thread || o->wall;
+                if (o->wall)
+                        report_print_wall(stdout, profile, filter, (guint) o->limit);
                 if (!specific && graph->n_samples)
                         report_print_hottest(stdout, graph, (guint) o->limit);
                 if (o->by_process && graph->n_samples)
@@ -347,6 +358,7 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                 const char *what = weight == REPORT_WEIGHT_LEAKED_BYTES      ? "Leaked bytes"
                                    : weight == REPORT_WEIGHT_TEMPORARY_BYTES ? "Bytes of short-lived temporaries"
                                    : o->memory                               ? "Allocated bytes"
+                                   : o->off_cpu                              ? "Off-CPU time (blocked)"
                                                                              : "Flame graph";
                 g_autofree char *title = default_title(path, what, graph);
                 status |= write_flamegraph(o, graph, NULL, title);
@@ -416,6 +428,14 @@ int cmd_report(int argc, char **argv) {
                 { "memory", 0, 0, G_OPTION_ARG_NONE, &o.memory,
                   "Allocations by call site and by call stack: leaks, temporaries, peak (from `record --memory`); with "
                   "--tree/-f/--folded: by bytes allocated",
+                  NULL },
+                { "off-cpu", 0, 0, G_OPTION_ARG_NONE, &o.off_cpu,
+                  "Where threads waited (from `record --off-cpu`): blocked time by stack; with --tree, -f (widths in "
+                  "time), --folded (nanoseconds)",
+                  NULL },
+                { "wall", 0, 0, G_OPTION_ARG_NONE, &o.wall,
+                  "Wall-clock time per thread: on the CPU (samples), waiting for a CPU, blocked (from `record "
+                  "--off-cpu`)",
                   NULL },
                 { "leaked", 0, 0, G_OPTION_ARG_NONE, &o.leaked,
                   "With --memory: --tree/-f/--folded/--callers weigh the bytes never freed", NULL },
