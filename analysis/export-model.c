@@ -346,6 +346,37 @@ static void mark_live(ExportModel *m, const GArray *frees) {
 }
 
 /* The samples (or allocations) the loader kept, in file order. */
+/* The blocked waits with a stack, as samples weighing their ns; with
+ * EXPORT_OFF_CPU_ONLY instead of the CPU samples. */
+static void read_off_cpu(ExportModel *m, const ExportOptions *o) {
+        const ReportProfile *p = m->report;
+        if (o->off_cpu == EXPORT_OFF_CPU_ONLY) {
+                g_array_set_size(m->samples, 0);
+                m->off_cpu_only = TRUE;
+        }
+        for (guint i = 0; i < p->off_cpu->len; i++) {
+                const ReportOffCpu *oc = &g_array_index(p->off_cpu, ReportOffCpu, i);
+                if (oc->state != CAPTURE_OFF_CPU_BLOCKED || oc->n_addrs == 0 ||
+                    !report_filter_match(m->report, o->filter, oc->pid) ||
+                    !report_filter_match_thread(m->report, o->filter, oc->pid, oc->tid))
+                        continue;
+                ExportSample s = {
+                        .time = oc->time,
+                        .pid = oc->pid,
+                        .tid = oc->tid,
+                        .cpu = oc->cpu,
+                        .thread = oc->thread,
+                        .value = oc->duration_ns > INT64_MAX ? INT64_MAX : (int64_t) oc->duration_ns,
+                        .off_cpu = TRUE,
+                        .first = m->stack_locations->len,
+                };
+                s.n = add_stack(m, oc->pid, report_off_cpu_addrs(p, oc), oc->n_addrs);
+                g_array_append_val(m->samples, s);
+                m->has_off_cpu = TRUE;
+        }
+        g_array_sort(m->samples, sample_time_cmp);
+}
+
 static void read_samples(ExportModel *m, const ExportOptions *o) {
         const ReportProfile *p = m->report;
         m->start_time = p->start_time;
@@ -392,6 +423,8 @@ static void read_samples(ExportModel *m, const ExportOptions *o) {
                 mark_live(m, frees);
         } else
                 m->period_ns = estimate_period(m->samples);
+        if (m->kind == EXPORT_KIND_CPU && o->off_cpu != EXPORT_OFF_CPU_NONE)
+                read_off_cpu(m, o);
 }
 
 ExportModel *export_model_load(const char *path, const ExportOptions *o, GError **error) {

@@ -57,7 +57,8 @@ typedef struct ExportSample {
         int64_t time; /* capture clock, ns */
         int32_t pid, tid, cpu;
         guint32 thread; /* its name at this time: index into report->threads and thread_names */
-        int64_t value;  /* CPU: 1; memory: bytes allocated */
+        int64_t value;  /* CPU: 1; memory: bytes allocated; off-CPU: ns blocked */
+        gboolean off_cpu; /* a blocked wait (`record --off-cpu`), not a CPU sample */
         uint64_t block; /* memory: the block's address */
         gboolean live;  /* memory: not freed by the end of the capture */
         guint first;    /* into ExportModel.stack_locations */
@@ -80,13 +81,24 @@ typedef struct ExportModel {
         int64_t period_ns;            /* CPU: time one sample stands for */
         guint64 n_other_kind;         /* records of the kind not exported (memory vs CPU) */
         gboolean thread_root;         /* see ExportOptions */
+        gboolean has_off_cpu;         /* samples hold blocked waits too (ExportOptions.off_cpu) */
+        gboolean off_cpu_only;        /* ... and nothing else */
 } ExportModel;
+
+/* Whether the blocked waits of `record --off-cpu` (docs/off-cpu.md) are
+ * exported, each a sample weighing its nanoseconds. */
+typedef enum ExportOffCpu {
+        EXPORT_OFF_CPU_NONE, /* CPU samples only */
+        EXPORT_OFF_CPU_WITH, /* beside the CPU samples (pprof: a second sample type) */
+        EXPORT_OFF_CPU_ONLY, /* instead of them (export --off-cpu) */
+} ExportOffCpu;
 
 /* What to export. */
 typedef struct ExportOptions {
         const ReportFilter *filter; /* --pid / --comm / --tid */
         int memory;                 /* 1: allocations, 0: CPU samples, -1: allocations if the capture has any */
         gboolean thread_root;       /* folded: a "name (tid N)" frame above each stack */
+        ExportOffCpu off_cpu;       /* the blocked waits of `record --off-cpu` (CPU kind only) */
 } ExportOptions;
 
 /* Loads path and resolves every stack that passes the options. On failure

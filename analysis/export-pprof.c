@@ -122,7 +122,9 @@ static GPtrArray *group_samples(const ExportModel *m) {
                         g_ptr_array_add(chain, g);
                         g_ptr_array_add(groups, g);
                 }
-                if (m->kind == EXPORT_KIND_CPU) {
+                if (m->kind == EXPORT_KIND_CPU && s->off_cpu)
+                        add_saturated(&g->values[2], s->value);
+                else if (m->kind == EXPORT_KIND_CPU) {
                         add_saturated(&g->values[0], 1);
                         add_saturated(&g->values[1], m->period_ns);
                 } else {
@@ -147,7 +149,7 @@ static void add_label(GByteArray *b, Strings *s, const char *key, const char *st
 
 static void add_samples(GByteArray *b, const ExportModel *m, Strings *s) {
         g_autoptr(GPtrArray) groups = group_samples(m);
-        guint n_values = m->kind == EXPORT_KIND_CPU ? 2 : 4;
+        guint n_values = m->kind == EXPORT_KIND_CPU ? (m->has_off_cpu ? 3 : 2) : 4;
         g_autofree uint64_t *ids = NULL;
         guint cap = 0;
         for (guint i = 0; i < groups->len; i++) {
@@ -280,6 +282,9 @@ static GByteArray *encode_profile(const ExportModel *m) {
         if (m->kind == EXPORT_KIND_CPU) {
                 add_value_type(b, PROFILE_SAMPLE_TYPE, &s, "samples", "count");
                 add_value_type(b, PROFILE_SAMPLE_TYPE, &s, "cpu", "nanoseconds");
+                /* `go tool pprof -sample_index=off_cpu`: where threads blocked */
+                if (m->has_off_cpu)
+                        add_value_type(b, PROFILE_SAMPLE_TYPE, &s, "off_cpu", "nanoseconds");
         } else {
                 add_value_type(b, PROFILE_SAMPLE_TYPE, &s, "alloc_objects", "count");
                 add_value_type(b, PROFILE_SAMPLE_TYPE, &s, "alloc_space", "bytes");

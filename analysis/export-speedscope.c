@@ -85,8 +85,8 @@ static void add_stack(JsonBuilder *b, const ExportModel *m, const ExportSample *
 }
 
 static int64_t sample_weight(const ExportModel *m, const ExportSample *prev, const ExportSample *s) {
-        if (m->kind == EXPORT_KIND_MEMORY)
-                return s->value;
+        if (m->kind == EXPORT_KIND_MEMORY || s->off_cpu)
+                return s->value; /* bytes, or the ns a thread blocked */
         int64_t gap = prev ? export_sub(s->time, prev->time) : 0;
         return gap > 0 && gap <= export_add(m->period_ns, m->period_ns) ? gap : m->period_ns;
 }

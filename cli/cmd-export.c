@@ -70,7 +70,7 @@ static int write_output(const char *path, const GByteArray *data, gboolean binar
 int cmd_export(int argc, char **argv) {
         g_autofree char *format_name = NULL, *output = NULL;
         g_auto(GStrv) pid_args = NULL, tid_args = NULL, comms = NULL;
-        gboolean memory = FALSE, cpu = FALSE, thread_root = FALSE;
+        gboolean memory = FALSE, cpu = FALSE, thread_root = FALSE, off_cpu = FALSE;
         const GOptionEntry entries[] = {
                 { "format", 'F', 0, G_OPTION_ARG_STRING, &format_name, "Output format: " FORMAT_LIST, "FORMAT" },
                 { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)",
@@ -85,6 +85,10 @@ int cmd_export(int argc, char **argv) {
                   "folded: start each stack with a \"name (tid N)\" frame for its thread", NULL },
                 { "memory", 0, 0, G_OPTION_ARG_NONE, &memory,
                   "Export the allocations (periscope record --memory); the default when the capture has any", NULL },
+                { "off-cpu", 0, 0, G_OPTION_ARG_NONE, &off_cpu,
+                  "Export where threads blocked (periscope record --off-cpu), each wait weighing its nanoseconds "
+                  "(pprof has them beside the CPU samples anyway: -sample_index=off_cpu)",
+                  NULL },
                 { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu,
                   "Export the CPU samples of a capture that also has allocations (by default its allocations are "
                   "exported)",
@@ -134,7 +138,16 @@ int cmd_export(int argc, char **argv) {
         const char *path = argv[1];
 
         ReportFilter filter = { .pids = pids, .tids = tids, .comms = comms };
-        ExportOptions o = { .filter = &filter, .memory = memory ? 1 : cpu ? 0 : -1, .thread_root = thread_root };
+        if (off_cpu && memory) {
+                fprintf(stderr, "periscope export: --off-cpu exports waits, --memory allocations: choose one\n");
+                return 2;
+        }
+        ExportOptions o = { .filter = &filter,
+                            .memory = memory ? 1 : cpu || off_cpu ? 0 : -1,
+                            .thread_root = thread_root,
+                            .off_cpu = off_cpu                     ? EXPORT_OFF_CPU_ONLY
+                                       : format->write == export_pprof ? EXPORT_OFF_CPU_WITH
+                                                                       : EXPORT_OFF_CPU_NONE };
         g_autoptr(ExportModel) m = export_model_load(path, &o, &gerr);
         if (!m) {
                 fprintf(stderr, "periscope export: cannot read the capture: %s\n", gerr->message);
