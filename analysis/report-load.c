@@ -162,9 +162,15 @@ static void add_off_cpu_threads(ReportProfile *p, const char *text) {
                            "runnable=%llu runnable_ns=%llu stacks=%llu",
                            &tid, &pid, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 9)
                         continue;
-                t = (ReportOffCpuThread) { .pid = (int32_t) pid, .tid = (int32_t) tid, .blocked = v[0],
-                                           .blocked_ns = v[1], .blocked_short = v[2], .blocked_short_ns = v[3],
-                                           .runnable = v[4], .runnable_ns = v[5], .stacks = v[6] };
+                t = (ReportOffCpuThread){ .pid = (int32_t) pid,
+                                          .tid = (int32_t) tid,
+                                          .blocked = v[0],
+                                          .blocked_ns = v[1],
+                                          .blocked_short = v[2],
+                                          .blocked_short_ns = v[3],
+                                          .runnable = v[4],
+                                          .runnable_ns = v[5],
+                                          .stacks = v[6] };
                 g_array_append_val(p->off_cpu_threads, t);
         }
 }

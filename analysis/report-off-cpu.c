@@ -135,8 +135,8 @@ void report_print_wall(FILE *out, const ReportProfile *p, const ReportFilter *fi
                 "Thread", "Process");
         for (guint i = 0; i < sorted->len && i < limit; i++) {
                 const WallRow *r = g_ptr_array_index(sorted, i);
-                g_autofree char *wall = report_format_ns(wall_total(r, hz)), *cpu = report_format_ns(wall_cpu_ns(r, hz)),
-                                *run = report_format_ns(r->runnable_ns),
+                g_autofree char *wall = report_format_ns(wall_total(r, hz)),
+                                *cpu = report_format_ns(wall_cpu_ns(r, hz)), *run = report_format_ns(r->runnable_ns),
                                 *blocked = report_format_ns(r->blocked_ns + r->short_ns);
                 const char *name = report_profile_thread_name(p, r->pid, r->tid, p->last_time, NULL);
                 g_autofree char *pname = report_printable(name);
@@ -145,5 +145,6 @@ void report_print_wall(FILE *out, const ReportProfile *p, const ReportFilter *fi
                         comm);
         }
         if (sorted->len > limit)
-                fprintf(out, "(%u more thread%s; -n shows more)\n", sorted->len - limit, sorted->len - limit == 1 ? "" : "s");
+                fprintf(out, "(%u more thread%s; -n shows more)\n", sorted->len - limit,
+                        sorted->len - limit == 1 ? "" : "s");
 }

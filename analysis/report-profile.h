@@ -56,11 +56,11 @@ static inline gboolean report_weight_is_memory(ReportWeight w) {
 typedef struct ReportOffCpu {
         int64_t time; /* the switch-out */
         int32_t pid, tid, cpu;
-        guint32 thread;       /* its name then: index into ReportProfile.threads */
-        int state;            /* CAPTURE_OFF_CPU_BLOCKED or _RUNNABLE */
+        guint32 thread; /* its name then: index into ReportProfile.threads */
+        int state;      /* CAPTURE_OFF_CPU_BLOCKED or _RUNNABLE */
         guint64 duration_ns;
-        guint32 n_addrs;      /* 0: no stack */
-        guint64 addrs_at;     /* its addresses' index into ReportProfile.off_cpu_addrs */
+        guint32 n_addrs;  /* 0: no stack */
+        guint64 addrs_at; /* its addresses' index into ReportProfile.off_cpu_addrs */
 } ReportOffCpu;
 
 /* What a recording with off-CPU profiles counted per thread

@@ -4,7 +4,9 @@
  * group and name. Lanes of the same unit share one scale (every CPU lane
  * 0-100%, every memory lane 0 to the largest value), values are written in
  * human units (%, MiB, MiB/s, MHz, W) and the time axis has round ticks
- * (0.5 s, 1 s, 2 s ... chosen from the duration). Plain SVG, no script:
+ * (0.5 s, 1 s, 2 s ... chosen from the duration). A capture recorded with
+ * --off-cpu also gets a lane per thread: running, runnable (preempted) and
+ * blocked over time. Plain SVG, no script:
  * hovering a line or a mark shows what it is. */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +23,110 @@
 #define MAX_MARKS_DRAWN 5000
 #define MARK_ROWS 10 /* distinct group/name rows; the rest share "other marks" */
 #define MARK_ROW_HEIGHT 16
+#define MAX_THREAD_LANES 32
+#define THREAD_LANE_HEIGHT 18
+#define MAX_STATES_DRAWN 20000
+
+/* One thread's lane (`record --off-cpu`, docs/off-cpu.md): running from
+ * its first to its last sign of life, with its runnable and blocked
+ * intervals drawn over it. */
+typedef struct ThreadLane {
+        int32_t pid, tid;
+        char *name;
+        int64_t first, last;
+        GArray *states; /* ThreadState */
+} ThreadLane;
+
+typedef struct ThreadState {
+        int64_t time, duration;
+        int state; /* CAPTURE_OFF_CPU_* */
+} ThreadState;
+
+static void thread_lane_free(gpointer p) {
+        ThreadLane *l = p;
+        g_free(l->name);
+        g_array_unref(l->states);
+        g_free(l);
+}
+
+static ThreadLane *thread_lane(GHashTable *by_tid, int32_t pid, int32_t tid, int64_t time) {
+        ThreadLane *l = g_hash_table_lookup(by_tid, GINT_TO_POINTER(tid));
+        if (!l) {
+                l = g_new0(ThreadLane, 1);
+                l->pid = pid;
+                l->tid = tid;
+                l->first = l->last = time;
+                l->states = g_array_new(FALSE, FALSE, sizeof(ThreadState));
+                g_hash_table_insert(by_tid, GINT_TO_POINTER(tid), l);
+        }
+        l->first = MIN(l->first, time);
+        l->last = MAX(l->last, time);
+        return l;
+}
+
+static gint thread_lane_cmp(gconstpointer a, gconstpointer b) {
+        const ThreadLane *x = *(ThreadLane *const *) a, *y = *(ThreadLane *const *) b;
+        return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : (x->tid < y->tid ? -1 : x->tid > y->tid);
+}
+
+/* The threads of a capture with off-CPU intervals, by pid and tid, at most
+ * MAX_THREAD_LANES (*ret_more: how many left out); none without. */
+static int load_thread_lanes(CaptureReader *r, const ReportPidFilter *filter, GPtrArray *lanes, guint *ret_more) {
+        g_autoptr(GHashTable) by_tid = g_hash_table_new_full(NULL, NULL, NULL, thread_lane_free);
+        g_autofree CaptureOffCpu *oc = g_new(CaptureOffCpu, 1);
+        gboolean any = FALSE;
+        guint drawn = 0;
+        CaptureFrame f;
+        int k;
+        capture_reader_rewind(r);
+        while ((k = capture_reader_next(r, &f)) > 0) {
+                if (f.pid >= 0 && !report_pid_wanted(filter, f.pid))
+                        continue;
+                if (f.type == CAPTURE_FRAME_SAMPLE && f.sample.tid > 0) {
+                        thread_lane(by_tid, f.pid, f.sample.tid, f.time);
+                        continue;
+                }
+                int32_t tid;
+                const char *name;
+                size_t len;
+                if (capture_frame_get_thread_name(&f, &tid, &name, &len, NULL) > 0) {
+                        ThreadLane *l = thread_lane(by_tid, f.pid, tid, f.time);
+                        g_free(l->name);
+                        l->name = g_strndup(name, len);
+                        continue;
+                }
+                if (capture_frame_get_off_cpu(&f, oc) <= 0)
+                        continue;
+                any = TRUE;
+                ThreadLane *l = thread_lane(by_tid, f.pid, oc->tid, f.time);
+                int64_t d = oc->duration_ns > INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t) oc->duration_ns;
+                l->last = MAX(l->last, f.time + d);
+                if (drawn++ < MAX_STATES_DRAWN) {
+                        ThreadState st = { f.time, d, oc->state };
+                        g_array_append_val(l->states, st);
+                }
+        }
+        if (k < 0)
+                return k;
+        if (!any)
+                return 0;
+        GHashTableIter it;
+        gpointer value;
+        g_autoptr(GPtrArray) all = g_ptr_array_new();
+        g_hash_table_iter_init(&it, by_tid);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                g_ptr_array_add(all, value);
+        g_ptr_array_sort(all, thread_lane_cmp);
+        for (guint i = 0; i < all->len; i++) {
+                if (lanes->len >= MAX_THREAD_LANES) {
+                        (*ret_more)++;
+                        continue;
+                }
+                g_hash_table_steal(by_tid, GINT_TO_POINTER(((ThreadLane *) all->pdata[i])->tid));
+                g_ptr_array_add(lanes, all->pdata[i]);
+        }
+        return 0;
+}
 
 typedef enum Unit {
         UNIT_PERCENT,
@@ -196,6 +302,11 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
         int k = load_marks(r, filter, marks, mark_rows, &n_marks, &t1);
         if (k < 0)
                 return k;
+        g_autoptr(GPtrArray) threads = g_ptr_array_new_with_free_func(thread_lane_free);
+        guint threads_more = 0;
+        k = load_thread_lanes(r, filter, threads, &threads_more);
+        if (k < 0)
+                return k;
 
         /* Lanes, and the scale each unit shares. */
         g_autoptr(GPtrArray) lanes = g_ptr_array_new();
@@ -228,7 +339,8 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
         double plot_w = SVG_WIDTH - LABEL_WIDTH - 20;
 #define X(t) (LABEL_WIDTH + plot_w * (double) ((t) -t0) / (double) (t1 - t0))
 
-        int marks_top = 40 + (int) lanes->len * LANE_HEIGHT + 10;
+        int threads_top = 40 + (int) lanes->len * LANE_HEIGHT + 10;
+        int marks_top = threads_top + (threads->len ? 18 + (int) threads->len * THREAD_LANE_HEIGHT + 10 : 0);
         int n_rows = (int) MAX(mark_rows->len, 1);
         int axis_y = marks_top + 18 + n_rows * MARK_ROW_HEIGHT + 6;
         int height = axis_y + 40;
@@ -309,6 +421,41 @@ int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, c
                         g_string_append_printf(svg, "%.1f,%.1f ", X(p.time), y);
                 }
                 g_string_append(svg, "\"/></g>\n");
+        }
+
+        /* threads: running (green) under their runnable (amber) and blocked (grey) intervals */
+        if (threads->len)
+                g_string_append_printf(svg,
+                                       "<text x=\"10\" y=\"%d\" font-weight=\"bold\">Threads: running, "
+                                       "<tspan fill=\"#c17d11\">runnable</tspan>, "
+                                       "<tspan fill=\"#888a85\">blocked</tspan>%s</text>\n",
+                                       threads_top + 12, threads_more ? " (the first 32)" : "");
+        for (guint i = 0; i < threads->len; i++) {
+                const ThreadLane *l = threads->pdata[i];
+                int y = threads_top + 18 + (int) i * THREAD_LANE_HEIGHT;
+                g_string_append_printf(svg, "<g class=\"thread\"><text x=\"%d\" y=\"%d\" text-anchor=\"end\">",
+                                       LABEL_WIDTH - 4, y + 11);
+                xml_text(svg, l->name ? l->name : "");
+                g_string_append_printf(svg, " (tid %d)</text>\n", l->tid);
+                double x = X(l->first), w = MAX(1.0, X(l->last) - x);
+                g_string_append_printf(svg,
+                                       "<rect class=\"running\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" "
+                                       "fill=\"#73d216\"><title>tid %d running (or short waits)</title></rect>\n",
+                                       x, y, w, l->tid);
+                for (guint j = 0; j < l->states->len; j++) {
+                        const ThreadState *st = &g_array_index(l->states, ThreadState, j);
+                        double sx = X(st->time), sw = MAX(0.5, X(st->time + st->duration) - sx);
+                        gboolean blocked = st->state == CAPTURE_OFF_CPU_BLOCKED;
+                        g_string_append_printf(svg,
+                                               "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                                               "height=\"12\" fill=\"%s\"><title>tid %d %s at %.6f s for %.3f "
+                                               "ms</title></rect>\n",
+                                               blocked ? "blocked" : "runnable", sx, y, sw,
+                                               blocked ? "#888a85" : "#c17d11", l->tid,
+                                               blocked ? "blocked" : "runnable (waiting for a CPU)",
+                                               (double) (st->time - t0) / 1e9, (double) st->duration / 1e6);
+                }
+                g_string_append(svg, "</g>\n");
         }
 
         g_string_append_printf(svg, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">Marks (%" PRIu64 ")</text>\n",

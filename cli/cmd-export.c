@@ -143,9 +143,11 @@ int cmd_export(int argc, char **argv) {
                 return 2;
         }
         ExportOptions o = { .filter = &filter,
-                            .memory = memory ? 1 : cpu || off_cpu ? 0 : -1,
+                            .memory = memory           ? 1
+                                      : cpu || off_cpu ? 0
+                                                       : -1,
                             .thread_root = thread_root,
-                            .off_cpu = off_cpu                     ? EXPORT_OFF_CPU_ONLY
+                            .off_cpu = off_cpu                         ? EXPORT_OFF_CPU_ONLY
                                        : format->write == export_pprof ? EXPORT_OFF_CPU_WITH
                                                                        : EXPORT_OFF_CPU_NONE };
         g_autoptr(ExportModel) m = export_model_load(path, &o, &gerr);
