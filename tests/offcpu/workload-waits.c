@@ -4,7 +4,8 @@
  * a second on a mutex another thread holds; each in a function of its own
  * (off_cpu_compute, off_cpu_sleep, off_cpu_pipe_wait, off_cpu_mutex_wait)
  * so an off-CPU profile can attribute each wait. Prints each phase's
- * measured wall-clock length in ns: `phase NAME NS`. argv[1]: seconds per
+ * measured wall-clock length in ns, `phase NAME NS`, and the CPU time the
+ * main thread got in it, `cpu NAME NS` (a busy machine preempts it). argv[1]: seconds per
  * phase (default 1). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -90,10 +91,18 @@ __attribute__((noinline)) static void off_cpu_mutex_wait(void) {
         pthread_join(t, NULL);
 }
 
+static long long thread_cpu_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
 static void phase(const char *name, void (*f)(void)) {
-        long long t0 = now_ns();
+        long long t0 = now_ns(), c0 = thread_cpu_ns();
         f();
+        long long c1 = thread_cpu_ns();
         printf("phase %s %lld\n", name, now_ns() - t0);
+        printf("cpu %s %lld\n", name, c1 - c0);
         fflush(stdout);
 }
 

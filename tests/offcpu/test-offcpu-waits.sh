@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Off-CPU profiles of real waits, against the wall clock: workload-waits'
+# main thread computes 1 s, sleeps 1 s in nanosleep, waits 1 s on a pipe
+# another thread writes later and 1 s on a mutex another thread holds,
+# recorded by root through periscoped (private bus) with --off-cpu:
+#   - each wait is attributed to its own function within 10% of how long
+#     it lasted, its stacks end in the kernel's wait (do_nanosleep,
+#     pipe_read, futex_wait), the compute second is CPU samples;
+#   - the same with -p (the process given by pid, recording started first);
+#   - libsysprof-capture-4 reads the capture as our reader does;
+#   - report --wall: per thread, CPU time, runnable and blocked adding up
+#     to about the phases' wall clock; the flame graph's tooltips say the
+#     time blocked; the timeline has the threads' blocked lanes;
+#   - pprof: `go tool pprof -sample_index=off_cpu` shows the waits;
+#     speedscope --off-cpu: one profile per thread weighted in ns; folded
+#     --off-cpu in ns.
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
+: "${PERISCOPE:?}" "${SRCDIR:?}" "${SYSPROF_COMPARE:?}"
+[ "$(id -u)" = 0 ] || fail "runs as root (kernel stacks); ./test.sh does"
+command -v go >/dev/null || fail "go is missing (golang-go, scripts/packages.txt)"
+gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$TEST_TMP/waits" "$SRCDIR/workload-waits.c" ||
+        fail "cannot build workload-waits.c"
+private_bus_start
+periscoped_start
+cap=$TEST_TMP/waits.syscap
+"$PERISCOPE" record --address "$BUS_ADDRESS" --off-cpu -o "$cap" -- "$TEST_TMP/waits" 1 \
+        >"$TEST_TMP/phases.txt" 2>"$TEST_TMP/record.err" || { cat "$TEST_TMP/record.err"; fail "record --off-cpu failed"; }
+r() { "$PERISCOPE" report --no-progress "$@" || fail "report $* failed"; }
+r --off-cpu --folded "$cap" >"$TEST_TMP/ns.folded"
+r --folded "$cap" >"$TEST_TMP/samples.folded"
+"$PYTHON" "$SRCDIR/check-waits.py" "$TEST_TMP/ns.folded" "$TEST_TMP/samples.folded" "$TEST_TMP/phases.txt" 1 ||
+        fail "the waits were not attributed as they happened (command)"
+"$SYSPROF_COMPARE" --compare "$cap" || fail "libsysprof-capture-4 does not read the off-CPU capture as we do"
+
+# -p: the process runs first (its compute second gives the recording time to start)
+"$TEST_TMP/waits" 1 >"$TEST_TMP/phases-p.txt" &
+work=$!
+private_bus_track $work
+sleep 0.3
+"$PERISCOPE" record --address "$BUS_ADDRESS" --off-cpu -p $work --duration 4.5 -o "$TEST_TMP/p.syscap" \
+        >"$TEST_TMP/record-p.out" 2>&1 || { cat "$TEST_TMP/record-p.out"; fail "record --off-cpu -p failed"; }
+wait $work || fail "the workload failed under -p"
+r --off-cpu --folded "$TEST_TMP/p.syscap" >"$TEST_TMP/p.folded"
+"$PYTHON" "$SRCDIR/check-waits.py" "$TEST_TMP/p.folded" - "$TEST_TMP/phases-p.txt" 1 ||
+        fail "the waits were not attributed as they happened (-p)"
+
+# the report's other views
+r --off-cpu -n 200 "$cap" >"$TEST_TMP/report.txt"
+cat "$TEST_TMP/report.txt"
+grep >/dev/null -E "^Blocked \(off the CPU, with a stack\): [0-9.]+ s in [0-9]+ waits" "$TEST_TMP/report.txt" ||
+        fail "report --off-cpu does not say the time blocked"
+grep >/dev/null -E "off_cpu_sleep" "$TEST_TMP/report.txt" || fail "report --off-cpu does not list off_cpu_sleep"
+r --wall "$cap" >"$TEST_TMP/wall.txt"
+cat "$TEST_TMP/wall.txt"
+r --off-cpu -f "$TEST_TMP/off.svg" "$cap" >/dev/null
+grep >/dev/null -E "<title>off_cpu_sleep \([0-9.]+ s blocked, [0-9.]+%\)</title>" "$TEST_TMP/off.svg" ||
+        fail "the off-CPU flame graph's tooltip does not say the time blocked"
+r --timeline "$TEST_TMP/timeline.svg" "$cap" >/dev/null
+n=$(grep -c 'class="blocked"' "$TEST_TMP/timeline.svg" || true)
+[ "$n" -ge 5 ] || fail "the timeline draws $n blocked intervals, expected the 5 waits of 3 threads"
+grep >/dev/null 'pipe-writer (tid' "$TEST_TMP/timeline.svg" || fail "the timeline has no lane for the pipe-writer thread"
+
+ex() { "$PERISCOPE" export "$@" || fail "export $* failed"; }
+ex -F pprof -o "$TEST_TMP/waits.pb.gz" "$cap"
+ex -F speedscope --off-cpu -o "$TEST_TMP/off.speedscope.json" "$cap"
+ex -F folded --off-cpu -o "$TEST_TMP/off.folded" "$cap"
+export HOME=$TEST_TMP/home GOCACHE=$TEST_TMP/gocache GOPATH=$TEST_TMP/gopath GOTOOLCHAIN=local GOFLAGS= GOPROXY=off
+go tool pprof -sample_index=off_cpu -top "$TEST_TMP/waits.pb.gz" >"$TEST_TMP/pprof.txt" 2>"$TEST_TMP/pprof.err" ||
+        { cat "$TEST_TMP/pprof.err"; fail "go tool pprof -sample_index=off_cpu failed"; }
+go tool pprof -sample_index=cpu -top "$TEST_TMP/waits.pb.gz" >"$TEST_TMP/pprof-cpu.txt" 2>"$TEST_TMP/pprof.err" ||
+        { cat "$TEST_TMP/pprof.err"; fail "go tool pprof -sample_index=cpu failed"; }
+
+"$PYTHON" - "$TEST_TMP" <<'PY'
+import json, re, sys
+tmp = sys.argv[1]
+failures = []
+def check(cond, what):
+    print(("ok: " if cond else "FAILED: ") + what)
+    if not cond:
+        failures.append(what)
+phases = {l.split()[1]: int(l.split()[2]) for l in open(f"{tmp}/phases.txt") if l.startswith("phase ")}
+waits = phases["sleep"] + phases["pipe"] + phases["mutex"]
+
+# pprof: Type off_cpu, the three waits (1 s each) in cum of main
+text = open(f"{tmp}/pprof.txt").read()
+check("Type: off_cpu" in text, "pprof -sample_index=off_cpu: Type off_cpu")
+def cum(fn):
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[5] == fn:
+            v = f[3]
+            return float(v[:-2]) / 1e3 if v.endswith("ms") else float(v[:-1])
+    return 0.0
+for fn, ph in (("off_cpu_sleep", "sleep"), ("off_cpu_pipe_wait", "pipe"), ("off_cpu_mutex_wait", "mutex")):
+    check(abs(cum(fn) - phases[ph] / 1e9) <= 0.1 * phases[ph] / 1e9, f"pprof off_cpu: {fn} cum {cum(fn)} s")
+check("off_cpu_compute" in open(f"{tmp}/pprof-cpu.txt").read(), "pprof cpu: off_cpu_compute")
+
+# speedscope --off-cpu: a profile per thread, weights in ns adding up to its waits
+d = json.load(open(f"{tmp}/off.speedscope.json"))
+profiles = {p["name"]: p for p in d["profiles"]}
+check(all(p["unit"] == "nanoseconds" for p in profiles.values()), "speedscope: nanoseconds")
+main = [p for n, p in profiles.items() if n.startswith("waits (tid")]
+check(len(main) == 1 and abs(sum(main[0]["weights"]) - waits) <= 0.1 * waits,
+      f"speedscope: the main thread's weights add up to its waits ({waits / 1e9:.3f} s)")
+check(any(n.startswith("pipe-writer (tid") for n in profiles), "speedscope: the pipe-writer thread's profile")
+
+# folded --off-cpu: ns
+total = sum(int(l.rsplit(" ", 1)[1]) for l in open(f"{tmp}/off.folded") if l.strip())
+check(abs(total - (waits + 2 * 1e9)) <= 0.1 * (waits + 2e9), f"folded --off-cpu: {total / 1e9:.3f} s in all")
+
+# --wall: the main thread's CPU + runnable + blocked ≈ the four phases
+wall = open(f"{tmp}/wall.txt").read()
+def secs(v, unit):
+    return float(v) * {"s": 1, "ms": 1e-3, "us": 1e-6}[unit]
+row = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+) (s|ms|us)\s+([\d.]+) (s|ms|us)\s+([\d.]+) (s|ms|us)\s+([\d.]+) (s|ms|us)\s+(\S+)")
+rows = [m for m in map(row.match, wall.splitlines()) if m]
+mainrow = [m for m in rows if m.group(1) == m.group(2)]
+allphases = sum(phases.values()) / 1e9
+check(len(mainrow) == 1, "--wall: a row for the main thread")
+if mainrow:
+    w = secs(mainrow[0].group(3), mainrow[0].group(4))
+    b = secs(mainrow[0].group(9), mainrow[0].group(10))
+    check(abs(w - allphases) <= 0.15 * allphases, f"--wall: main thread {w:.3f} s of {allphases:.3f} s of phases")
+    check(abs(b - waits / 1e9) <= 0.1 * waits / 1e9, f"--wall: main thread blocked {b:.3f} s")
+sys.exit(1 if failures else 0)
+PY
+echo "off-CPU waits: ok"
