@@ -330,6 +330,16 @@ static int perf_events_ioctl_all(PerfEvents *p, unsigned long request) {
         return 0;
 }
 
+int perf_events_set_switch_period(PerfEvents *p, uint64_t period) {
+        if (period == 0)
+                return -EINVAL;
+        for (size_t i = 0; i < p->n_fds; i++)
+                if (p->fds[i].off_cpu == PERF_EVENTS_SWITCH_STACKS && !p->fds[i].revoked &&
+                    ioctl(p->fds[i].fd, PERF_EVENT_IOC_PERIOD, &period) < 0)
+                        return -errno;
+        return 0;
+}
+
 int perf_events_pause_switches(PerfEvents *p, int kinds, bool pause) {
         int now = pause ? (p->switches_paused | kinds) : (p->switches_paused & ~kinds);
         if (now == p->switches_paused)

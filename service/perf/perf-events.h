@@ -97,6 +97,12 @@ const uint64_t *perf_events_get_switch_ids(const PerfEvents *p, size_t *ret_n);
  * 0 when not. */
 int perf_events_pause_switches(PerfEvents *p, int kinds, bool pause);
 
+/* A stack sample at every period-th switch-out from now on (1: every
+ * one). Per task only the events opened by perf_events_add_task() and the
+ * threads created after take it (inherited events keep theirs): the
+ * recording uses it for per-CPU events (perf_events_add_system()). */
+int perf_events_set_switch_period(PerfEvents *p, uint64_t period);
+
 /* Number of perf events opened so far. */
 size_t perf_events_get_n_events(const PerfEvents *p);
 

@@ -3,6 +3,7 @@
 #include "off-cpu.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +41,16 @@ static int tracker_grow(OffCpuTracker *t) {
         return 0;
 }
 
+/* Whether the kernel named a thread: 0 is an idle task (or one outside
+ * the events' pid namespace), (u32) -1 one whose pid is gone (its last
+ * switch-out, while it exits). */
+static bool tid_valid(uint32_t tid) {
+        return tid > 0 && tid <= INT32_MAX;
+}
+
 /* The thread's slot, made when `create`; NULL when absent or out of memory. */
 static OffCpuThread *tracker_thread(OffCpuTracker *t, uint32_t tid, bool create) {
-        if (tid == 0)
+        if (!tid_valid(tid))
                 return NULL;
         if (t->allocated > 0) {
                 size_t j = slot_of(tid, t->allocated);
@@ -74,6 +82,8 @@ static void thread_drop_held(OffCpuTracker *t, OffCpuThread *th) {
 
 int off_cpu_tracker_hold(OffCpuTracker *t, const struct perf_event_header *h, size_t size, const PerfSample *s) {
         t->switch_samples++;
+        if (!tid_valid(s->tid) || s->pid > INT32_MAX)
+                return 0;
         OffCpuThread *th = tracker_thread(t, s->tid, true);
         if (!th)
                 return -ENOMEM;
@@ -121,14 +131,15 @@ int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterva
         if (!th) {
                 if (!sw->out)
                         t->unpaired++;
-                return sw->out && sw->id.tid != 0 ? -ENOMEM : 0;
+                return sw->out && tid_valid(sw->id.tid) ? -ENOMEM : 0;
         }
         if (sw->out) {
                 th->out = true;
                 th->preempt = sw->preempt;
                 th->out_time = sw->id.time;
                 th->cpu = sw->id.cpu;
-                th->pid = sw->id.pid;
+                /* (u32) -1 for a process whose pid is gone: none */
+                th->pid = sw->id.pid <= INT32_MAX ? sw->id.pid : 0;
                 /* a stack taken at an earlier switch-out, not this one */
                 if (th->held && (th->held_time > sw->id.time || sw->id.time - th->held_time > OFF_CPU_HELD_WINDOW_NS))
                         thread_drop_held(t, th);

@@ -3,6 +3,8 @@
  * off-cpu-governor.h). */
 #include "off-cpu-governor.h"
 
+#include <unistd.h>
+
 /* One kind: count is its running total, budget its most per window, over
  * set by the caller (lost records). Returns 1 when it resumed now. */
 static int valve_check(OffCpuValve *v, PerfEvents *perf, int kind, uint64_t count, uint64_t budget, bool over,
@@ -63,11 +65,26 @@ int off_cpu_governor_check(OffCpuGovernor *g, PerfEvents *perf, SamplePump *pump
                 sample_pump_off_cpu_resumed(pump, now);
         /* A stack sample costs what a CPU sample does, and the kernel takes
          * one at every switch-out: more than the governor could stop in
-         * time under a storm. They run only while the last whole window of
-         * switch records says there are fewer switch-outs (half the
-         * records) than the recording's frequency. */
+         * time under a storm. Per task they run only while the last whole
+         * window of switch records says there are fewer switch-outs (half
+         * the records) than the recording's frequency; per CPU they run at
+         * a period that keeps them about there. */
         uint64_t stack_budget = (uint64_t) frequency * OFF_CPU_WINDOW_NS / 1000000000ull;
-        bool storm = g->records.paused || g->records.last_rate / 2 > frequency;
+        uint64_t per_s = frequency;
+        bool storm = g->records.paused || g->records.last_rate / 2 > per_s;
+        if (g->per_cpu && !g->records.paused && g->records.last_rate != UINT64_MAX) {
+                uint64_t want = (g->records.last_rate / 2 + per_s - 1) / per_s;
+                want = want < 1 ? 1 : want > OFF_CPU_MAX_STACK_PERIOD ? OFF_CPU_MAX_STACK_PERIOD : want;
+                if (want != g->stack_period) {
+                        r = perf_events_set_switch_period(perf, want);
+                        if (r < 0)
+                                return r;
+                        g->stack_period = want;
+                        if (want > g->max_stack_period)
+                                g->max_stack_period = want;
+                }
+                storm = false;
+        }
         if (storm && !g->stacks.paused) {
                 r = perf_events_pause_switches(perf, PERF_EVENTS_SWITCH_STACKS, true);
                 if (r < 0)
@@ -96,8 +113,9 @@ void off_cpu_governor_end(OffCpuGovernor *g, uint64_t now) {
         valve_end(&g->stacks, now);
 }
 
-void off_cpu_governor_start(OffCpuGovernor *g, uint64_t now) {
-        *g = (OffCpuGovernor){};
+void off_cpu_governor_start(OffCpuGovernor *g, bool per_cpu, uint64_t now) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        *g = (OffCpuGovernor) { .per_cpu = per_cpu, .n_cpus = n > 0 && n < 65536 ? (uint32_t) n : 1, .stack_period = 1 };
         g->records.window_start = now;
         g->records.last_rate = UINT64_MAX;
         /* resumed as soon as a window of records shows no storm */

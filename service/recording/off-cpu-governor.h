@@ -9,6 +9,9 @@
  *   without a stack); they run only while the last whole window of switch
  *   records was under that rate (the kernel takes one at every switch-out:
  *   a storm would fill the rings before a drain could stop them).
+ * Per CPU (system-wide) the stack samples are not paused by a storm but
+ * taken at every Nth switch-out, N chosen from the last window's switch
+ * records so that about the budget (frequency per second) is taken.
  * A pause lasts OFF_CPU_PAUSE_NS, then the events run a window again to
  * look. Switches are thus sampled in time, the CPU sampling going on; the
  * capture says for how long each kind was paused. */
@@ -39,7 +42,13 @@ typedef struct OffCpuValve {
 typedef struct OffCpuGovernor {
         OffCpuValve records, stacks;
         uint64_t last_lost;
+        bool per_cpu;          /* the events are per CPU (system): the stacks' period adapts */
+        uint32_t n_cpus;
+        uint64_t stack_period; /* per CPU: a stack at every stack_period-th switch-out */
+        uint64_t max_stack_period;
 } OffCpuGovernor;
+
+#define OFF_CPU_MAX_STACK_PERIOD 100000u
 
 /* After a drain (now: CLOCK_MONOTONIC ns; frequency: the recording's CPU
  * samples per second). Returns 0 or a negative errno from an ioctl. */
@@ -47,7 +56,7 @@ int off_cpu_governor_check(OffCpuGovernor *g, PerfEvents *perf, SamplePump *pump
 
 /* When the off-CPU events start (now), the switch records running and the
  * stacks paused until a window of records shows no storm. */
-void off_cpu_governor_start(OffCpuGovernor *g, uint64_t now);
+void off_cpu_governor_start(OffCpuGovernor *g, bool per_cpu, uint64_t now);
 
 /* At the end of sampling (now): a pause that runs is counted until now. */
 void off_cpu_governor_end(OffCpuGovernor *g, uint64_t now);

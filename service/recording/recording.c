@@ -748,7 +748,7 @@ static void recording_write_stats(Recording *r) {
                         "off_cpu_unpaired=%llu\noff_cpu_spanned_pause=%llu\noff_cpu_pauses=%llu\n"
                         "off_cpu_paused_ns=%llu\noff_cpu_peak_switch_records_per_s=%llu\n"
                         "off_cpu_stack_pauses=%llu\noff_cpu_stacks_paused_ns=%llu\n"
-                        "off_cpu_peak_switch_samples_per_s=%llu\n",
+                        "off_cpu_peak_switch_samples_per_s=%llu\noff_cpu_max_stack_period=%llu\n",
                         (unsigned long long) oc->min_ns, r->options.frequency, (unsigned long long) oc->total.blocked,
                         (unsigned long long) oc->total.blocked_ns, (unsigned long long) oc->total.blocked_short,
                         (unsigned long long) oc->total.blocked_short_ns, (unsigned long long) oc->total.runnable,
@@ -760,7 +760,8 @@ static void recording_write_stats(Recording *r) {
                         (unsigned long long) r->off_cpu_governor.records.peak_per_s,
                         (unsigned long long) r->off_cpu_governor.stacks.pauses,
                         (unsigned long long) r->off_cpu_governor.stacks.paused_ns,
-                        (unsigned long long) r->off_cpu_governor.stacks.peak_per_s);
+                        (unsigned long long) r->off_cpu_governor.stacks.peak_per_s,
+                        (unsigned long long) r->off_cpu_governor.max_stack_period);
         if (len > 0 && (size_t) len >= sizeof(buf))
                 len = (int) sizeof(buf) - 1;
         int ret = capture_writer_add_metadata(r->writer, now, -1, -1, "periscope.stats", buf, (size_t) len);
@@ -1270,7 +1271,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
                 }
                 uint64_t now = (uint64_t) now_monotonic_ns();
                 sample_pump_off_cpu_resumed(r->pump, now);
-                off_cpu_governor_start(&r->off_cpu_governor, now);
+                off_cpu_governor_start(&r->off_cpu_governor, r->options.system, now);
         }
         size_t n_snapshot = 0;
         (void) process_maps_get_pids(r->maps, &n_snapshot);
