@@ -115,7 +115,7 @@ void off_cpu_governor_end(OffCpuGovernor *g, uint64_t now) {
 
 void off_cpu_governor_start(OffCpuGovernor *g, bool per_cpu, uint64_t now) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
-        *g = (OffCpuGovernor) { .per_cpu = per_cpu, .n_cpus = n > 0 && n < 65536 ? (uint32_t) n : 1, .stack_period = 1 };
+        *g = (OffCpuGovernor){ .per_cpu = per_cpu, .n_cpus = n > 0 && n < 65536 ? (uint32_t) n : 1, .stack_period = 1 };
         g->records.window_start = now;
         g->records.last_rate = UINT64_MAX;
         /* resumed as soon as a window of records shows no storm */

@@ -42,7 +42,7 @@ typedef struct OffCpuValve {
 typedef struct OffCpuGovernor {
         OffCpuValve records, stacks;
         uint64_t last_lost;
-        bool per_cpu;          /* the events are per CPU (system): the stacks' period adapts */
+        bool per_cpu; /* the events are per CPU (system): the stacks' period adapts */
         uint32_t n_cpus;
         uint64_t stack_period; /* per CPU: a stack at every stack_period-th switch-out */
         uint64_t max_stack_period;
