@@ -983,8 +983,16 @@ static int recording_add_process_tasks(Recording *r, pid_t pid, bool *ret_not_ow
  * process that opened it (the perf opener, or periscoped) saw it. */
 static int perf_error(const Recording *r, RecordingError *error, int ret, const char *what) {
         char why[640];
-        return recording_error(error, PERISCOPE_ERROR_PERF_FAILED, "perf_event_open for %s failed: %s", what,
-                               perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
+        /* off-CPU's context-switches event counts in kernel mode only
+         * (docs/off-cpu.md): without the perf opener's capabilities it is
+         * refused where CPU sampling of one's own processes is not */
+        const char *off_cpu = r->options.off_cpu && (ret == -EACCES || ret == -EPERM)
+                                      ? " (off-CPU profiles need the context-switches event, counted in the kernel: "
+                                        "an unprivileged periscoped cannot open it at perf_event_paranoid >= 2; use "
+                                        "the system service, or record without off-CPU)"
+                                      : "";
+        return recording_error(error, PERISCOPE_ERROR_PERF_FAILED, "perf_event_open for %s failed%s: %s", what,
+                               off_cpu, perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
 }
 
 static int recording_arm_perf(Recording *r, RecordingError *error) {
