@@ -7,7 +7,8 @@
 #   - each wait is attributed to its own function within 10% of how long
 #     it lasted, its stacks end in the kernel's wait (do_nanosleep,
 #     pipe_read, futex_wait), the compute second is CPU samples;
-#   - the same with -p (the process given by pid, recording started first);
+#   - the same with -p (the process given by pid, recording started first)
+#     and --off-cpu-min 5ms (the recording's; without --off-cpu: a usage error);
 #   - libsysprof-capture-4 reads the capture as our reader does;
 #   - report --wall: per thread, CPU time, runnable and blocked adding up
 #     to about the phases' wall clock; the flame graph's tooltips say the
@@ -38,9 +39,14 @@ r --folded "$cap" >"$TEST_TMP/samples.folded"
 work=$!
 private_bus_track $work
 sleep 0.3
-"$PERISCOPE" record --address "$BUS_ADDRESS" --off-cpu -p $work --duration 4.5 -o "$TEST_TMP/p.syscap" \
+"$PERISCOPE" record --address "$BUS_ADDRESS" --off-cpu --off-cpu-min 5ms -p $work --duration 4.5 -o "$TEST_TMP/p.syscap" \
         >"$TEST_TMP/record-p.out" 2>&1 || { cat "$TEST_TMP/record-p.out"; fail "record --off-cpu -p failed"; }
 wait $work || fail "the workload failed under -p"
+"$PERISCOPE" info "$TEST_TMP/p.syscap" | grep >/dev/null -x "  off_cpu_min_ns=5000000" || fail "--off-cpu-min 5ms was not the recording's"
+rc=0
+"$PERISCOPE" record --address "$BUS_ADDRESS" --off-cpu-min 1ms -o "$TEST_TMP/x.syscap" -- true 2>"$TEST_TMP/usage.err" || rc=$?
+[ $rc = 2 ] && grep >/dev/null -- "--off-cpu-min needs --off-cpu" "$TEST_TMP/usage.err" ||
+        fail "--off-cpu-min without --off-cpu: exit $rc, $(cat "$TEST_TMP/usage.err")"
 r --off-cpu --folded "$TEST_TMP/p.syscap" >"$TEST_TMP/p.folded"
 "$PYTHON" "$SRCDIR/check-waits.py" "$TEST_TMP/p.folded" - "$TEST_TMP/phases-p.txt" 1 ||
         fail "the waits were not attributed as they happened (-p)"
