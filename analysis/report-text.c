@@ -411,8 +411,11 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
         g_array_sort(sorted, process_row_cmp);
 
         gboolean bytes = g->profile->weight == REPORT_WEIGHT_ALLOCATED_BYTES;
-        fprintf(out, "\nProcesses by %s:\n", bytes ? "allocated bytes" : "samples");
-        fprintf(out, "%8s %10s %7s  %-32s  %s\n", "PID", bytes ? "Bytes" : "Samples", "Share", "Command",
+        gboolean blocked = g->profile->weight == REPORT_WEIGHT_OFF_CPU_NS;
+        char c[24];
+        fprintf(out, "\nProcesses by %s:\n", bytes ? "allocated bytes" : blocked ? "time blocked" : "samples");
+        fprintf(out, "%8s %10s %7s  %-32s  %s\n", "PID", bytes ? "Bytes" : blocked ? "Blocked" : "Samples", "Share",
+                "Command",
                 "Top function (self, share of the process)");
         for (guint i = 0; i < sorted->len && i < limit; i++) {
                 const ProcessRow *r = &g_array_index(sorted, ProcessRow, i);
@@ -422,7 +425,7 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                 g_autofree char *whole =
                         g_strconcat(report_profile_get_comm(g->profile, r->pid), args ? args : "", NULL);
                 g_autofree char *cmd = shortened(*whole ? whole : "?", 32);
-                fprintf(out, "%8d %10" G_GUINT64_FORMAT " %6.2f%%  %s%*s  ", r->pid, r->count,
+                fprintf(out, "%8d %10s %6.2f%%  %s%*s  ", r->pid, count_text(g, r->count, c),
                         pct(r->count, g->n_samples), cmd, (int) (32 - MIN(g_utf8_strlen(cmd, -1), 32)), "");
                 if (r->top != G_MAXUINT)
                         fprintf(out, "%s (%.2f%%)\n", label_text(g, r->top), pct(r->top_self, r->count));
@@ -481,8 +484,11 @@ void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
         g_array_sort_with_data(sorted, thread_row_cmp, (gpointer) g->profile);
 
         gboolean bytes = g->profile->weight == REPORT_WEIGHT_ALLOCATED_BYTES;
-        fprintf(out, "\nThreads by %s:\n", bytes ? "allocated bytes" : "samples");
-        fprintf(out, "%10s %7s %8s %8s  %-16s  %-16s  %s\n", bytes ? "Bytes" : "Samples", "Share", "TID", "PID",
+        gboolean blocked = g->profile->weight == REPORT_WEIGHT_OFF_CPU_NS;
+        char c[24];
+        fprintf(out, "\nThreads by %s:\n", bytes ? "allocated bytes" : blocked ? "time blocked" : "samples");
+        fprintf(out, "%10s %7s %8s %8s  %-16s  %-16s  %s\n", bytes ? "Bytes" : blocked ? "Blocked" : "Samples", "Share",
+                "TID", "PID",
                 "Thread", "Process", "Top function (self, share of the thread)");
         for (guint i = 0; i < sorted->len && i < limit; i++) {
                 const ThreadRow *r = &g_array_index(sorted, ThreadRow, i);
@@ -490,7 +496,7 @@ void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
                 const char *comm = report_profile_get_comm(g->profile, t->pid);
                 g_autofree char *name = shortened(t->name, 16);
                 g_autofree char *process = shortened(*comm ? comm : "?", 16);
-                fprintf(out, "%10" G_GUINT64_FORMAT " %6.2f%% %8d %8d  %s%*s  %s%*s  ", r->count,
+                fprintf(out, "%10s %6.2f%% %8d %8d  %s%*s  %s%*s  ", count_text(g, r->count, c),
                         pct(r->count, g->n_samples), t->tid, t->pid, name,
                         (int) (16 - MIN(g_utf8_strlen(name, -1), 16)), "", process,
                         (int) (16 - MIN(g_utf8_strlen(process, -1), 16)), "");
