@@ -32,7 +32,8 @@ clang=$(command -v clang || command -v clang-14 || true)
 [ -d "$corpus" ] || { echo "FAIL: no seed corpus at $corpus"; exit 1; }
 
 basic=("$src"/basic/*.c)
-capture=("$src/capture/capture-reader.c" "$src/capture/capture-writer.c" "$src/capture/symbols.c" "$src/capture/thread-names.c")
+capture=("$src/capture/capture-reader.c" "$src/capture/capture-writer.c" "$src/capture/symbols.c" "$src/capture/thread-names.c"
+         "$src/capture/off-cpu-frames.c")
 h=$src/sandbox-helper
 # the helper's parsing core: every source of the helper but its main()
 helper=()
