@@ -33,7 +33,7 @@ gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$tmp/waits" "$top/tests/offcpu/w
 export XDG_STATE_HOME=$tmp/state
 
 perf_off_cpu=1
-perf record --off-cpu -o "$tmp/probe.data" -- true >"$tmp/probe.err" 2>&1 || true
+(perf record --off-cpu -o "$tmp/probe.data" -- true) >"$tmp/probe.err" 2>&1 || true
 grep -q "BUILD_BPF_SKEL" "$tmp/probe.err" && perf_off_cpu=0
 modes="alone periscope-cpu periscope-off perf-sched"
 [ $perf_off_cpu = 1 ] && modes="$modes perf-off-cpu"
@@ -47,15 +47,15 @@ run_mode() { # mode, run → "rate lost bytes"
         alone) "$tmp/pingpong" "$secs" >"$out" 2>"$err" ;;
         periscope-cpu) "$P" record --private -o "$data" -- "$tmp/pingpong" "$secs" >"$out" 2>"$err" ;;
         periscope-off) "$P" record --private --off-cpu -o "$data" -- "$tmp/pingpong" "$secs" >"$out" 2>"$err" ;;
-        perf-sched) perf record -q -e sched:sched_switch --call-graph dwarf -o "$data" -- "$tmp/pingpong" "$secs" >"$out" 2>"$err" ;;
-        perf-off-cpu) perf record -q --off-cpu -o "$data" -- "$tmp/pingpong" "$secs" >"$out" 2>"$err" ;;
+        perf-sched) perf record -e sched:sched_switch --call-graph dwarf -o "$data" -- "$tmp/pingpong" "$secs" >"$out" 2>"$err" || true ;;
+        perf-off-cpu) perf record --off-cpu -o "$data" -- "$tmp/pingpong" "$secs" >"$out" 2>"$err" || true ;;
         esac
         case $m in
         periscope-*) lost=$("$P" info "$data" | sed -n 's/^  lost_samples=//p') ;;
-        perf-*) lost=$(perf report -i "$data" --stats 2>/dev/null | awk '/LOST/ && /events/ {print $NF; exit}' || true)
-                [ -n "$lost" ] || lost=$(grep -o 'lost [0-9.]*%' "$err" | head -1 | tr -d 'lost ' || true) ;;
+        perf-*) lost=$(grep -o 'lost [0-9.]*%' "$err" | head -1 | sed 's/lost //' || true) ;;
         esac
         [ -f "$data" ] && bytes=$(stat -c %s "$data")
+        rm -f "$data" # perf's are a gigabyte
         echo "$(rate "$out") ${lost:-0} $bytes"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

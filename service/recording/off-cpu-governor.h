@@ -26,7 +26,7 @@
 /* 50000 switch records a second, looked at in 100 ms windows. */
 #define OFF_CPU_WINDOW_NS (100u * 1000u * 1000u)
 #define OFF_CPU_WINDOW_RECORDS 5000u
-#define OFF_CPU_PAUSE_NS (900u * 1000u * 1000u)
+#define OFF_CPU_PAUSE_NS (1900u * 1000u * 1000u)
 
 /* One kind of off-CPU events and its pauses. */
 typedef struct OffCpuValve {
