@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* report-load.c: reads a capture into the model, a ReportProfile: one
- * pass for the thread names and symbol tables, which the samples need
- * first, and one for the rest. */
+/* report-load.c: reads a capture into the model, a ReportProfile, in one
+ * pass. A sample takes the name its thread had at its time, so a thread
+ * name that comes in the file after a sample it names (the rings of other
+ * CPUs) sends the load back to two passes: the names first, then the
+ * rest. */
 #include "report-profile.h"
 
 #include <errno.h>
@@ -16,6 +18,16 @@
 #include "report-progress.h"
 
 static guint32 thread_lookup(ReportProfile *p, int32_t pid, int32_t tid, int64_t time);
+
+/* The last answer of report_profile_thread_at() for a tid, while no
+ * rename of the thread or of its process's main thread falls between. */
+typedef struct ThreadCache {
+        int32_t pid;
+        int64_t lo, hi;
+        guint32 index;
+        int64_t last;      /* the latest time a name of this tid was asked for */
+        int64_t *pid_last; /* the same for any thread of pid (in ReportProfile.pid_last) */
+} ThreadCache;
 
 /* One name of a thread from a thread-name frame. */
 typedef struct ReportRename {
@@ -67,6 +79,7 @@ void report_profile_free(ReportProfile *p) {
         g_clear_pointer(&p->threads, g_ptr_array_unref);
         g_clear_pointer(&p->thread_index, g_hash_table_unref);
         g_clear_pointer(&p->thread_cache, g_hash_table_unref);
+        g_clear_pointer(&p->pid_last, g_hash_table_unref);
         symbol_table_free(p->symbols);
         g_free(p->symbols_error);
         g_free(p->load_warning);
@@ -215,7 +228,17 @@ static void count_pid_sample(ReportProfile *p, int32_t pid) {
         (*n)++;
 }
 
-static void add_frame(ReportProfile *p, const CaptureFrame *f, GHashTable *container_chunks) {
+static gboolean rename_in_time(ReportProfile *p, int32_t tid, int32_t pid, int64_t time, const char *name, size_t len);
+
+/* What one pass gathers besides the model. */
+typedef struct LoadPass {
+        GHashTable *container_chunks;
+        SymbolChunks *chunks; /* NULL: the names and tables were read first */
+} LoadPass;
+
+/* Adds f to p: 0, -EAGAIN when a thread name came too late for one
+ * pass, -ENOMEM. */
+static int add_frame(ReportProfile *p, const CaptureFrame *f, LoadPass *pass) {
         switch (f->type) {
         case CAPTURE_FRAME_SAMPLE: {
                 ReportRawStack *s = NULL;
@@ -235,8 +258,19 @@ static void add_frame(ReportProfile *p, const CaptureFrame *f, GHashTable *conta
                 keep_event(p, f, NULL); /* weighed once all are read */
                 break;
         case CAPTURE_FRAME_FILE_CHUNK:
-                report_containers_collect(p, container_chunks, f);
+                report_containers_collect(p, pass->container_chunks, f);
+                if (pass->chunks)
+                        return symbol_chunks_add(pass->chunks, f);
                 break;
+        case CAPTURE_FRAME_METADATA: {
+                int32_t tid;
+                const char *name;
+                size_t len;
+                if (pass->chunks && capture_frame_get_thread_name(f, &tid, &name, &len, NULL) > 0 &&
+                    !rename_in_time(p, tid, f->pid, f->time, name, len))
+                        return -EAGAIN;
+                break;
+        }
         case CAPTURE_FRAME_MARK:
         case CAPTURE_FRAME_LOG:
         case CAPTURE_FRAME_CTRDEF:
@@ -289,6 +323,7 @@ static void add_frame(ReportProfile *p, const CaptureFrame *f, GHashTable *conta
         default:
                 break;
         }
+        return 0;
 }
 
 static int rename_cmp(gconstpointer a, gconstpointer b) {
@@ -298,6 +333,31 @@ static int rename_cmp(gconstpointer a, gconstpointer b) {
 
 static void sort_renames(gpointer key, gpointer value, gpointer userdata) {
         g_array_sort(value, rename_cmp); /* stable: frames of one time keep their order */
+}
+
+static GArray *renames_of(ReportProfile *p, int32_t tid) {
+        GArray *a = g_hash_table_lookup(p->renames, GINT_TO_POINTER(tid));
+        if (!a) {
+                a = g_array_new(FALSE, FALSE, sizeof(ReportRename));
+                g_array_set_clear_func(a, rename_clear);
+                g_hash_table_insert(p->renames, GINT_TO_POINTER(tid), a);
+        }
+        return a;
+}
+
+/* The symbol tables of the chunks a pass gathered; r: how it ended. */
+static int symbols_from_chunks(ReportProfile *p, CaptureReader *reader, SymbolChunks *chunks, int r) {
+        if (r < 0 && symbol_chunks_set_read_error(chunks, r, capture_reader_error(reader)) < 0)
+                return -ENOMEM;
+        g_autofree char *msg = NULL;
+        r = symbol_chunks_load(chunks, capture_reader_get_header(reader)->little_endian, &p->symbols, &msg);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                p->symbols_errno = r;
+                p->symbols_error = g_strdup(msg ? msg : g_strerror(-r));
+        }
+        return 0;
 }
 
 /* The thread-name frames, before the samples: a sample takes the name its
@@ -318,29 +378,13 @@ static int load_renames_and_symbols(ReportProfile *p, CaptureReader *reader) {
                 size_t len;
                 if (capture_frame_get_thread_name(&f, &tid, &name, &len, NULL) <= 0)
                         continue;
-                GArray *a = g_hash_table_lookup(p->renames, GINT_TO_POINTER(tid));
-                if (!a) {
-                        a = g_array_new(FALSE, FALSE, sizeof(ReportRename));
-                        g_array_set_clear_func(a, rename_clear);
-                        g_hash_table_insert(p->renames, GINT_TO_POINTER(tid), a);
-                }
+                GArray *a = renames_of(p, tid);
                 ReportRename n = { .time = f.time, .pid = f.pid, .name = g_strndup(name, len) };
                 g_array_append_val(a, n);
         }
         g_hash_table_foreach(p->renames, sort_renames, NULL);
-        if (r < 0 && symbol_chunks_set_read_error(chunks, r, capture_reader_error(reader)) < 0)
-                return -ENOMEM;
         capture_reader_rewind(reader);
-
-        g_autofree char *msg = NULL;
-        r = symbol_chunks_load(chunks, capture_reader_get_header(reader)->little_endian, &p->symbols, &msg);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0) {
-                p->symbols_errno = r;
-                p->symbols_error = g_strdup(msg ? msg : g_strerror(-r));
-        }
-        return 0;
+        return symbols_from_chunks(p, reader, chunks, r);
 }
 
 /* The allocations weighed as p->weight says, in file order; a leaked or
@@ -384,9 +428,9 @@ ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboole
         return report_profile_load_full(path, weight, progress ? REPORT_LOAD_PROGRESS : 0, error);
 }
 
-ReportProfile *report_profile_load_full(const char *path, ReportWeight weight, ReportLoadFlags flags, GError **error) {
-        gboolean progress = (flags & REPORT_LOAD_PROGRESS) != 0;
-        g_autoptr(ReportProfile) p = g_new0(ReportProfile, 1);
+static ReportProfile *profile_new(const char *path, ReportWeight weight, ReportLoadFlags flags,
+                                  const CaptureFileHeader *h) {
+        ReportProfile *p = g_new0(ReportProfile, 1);
         p->keep_samples = (flags & REPORT_LOAD_EVENTS) != 0;
         p->events = g_array_new(FALSE, FALSE, sizeof(ReportEvent));
         p->event_addrs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -401,6 +445,7 @@ ReportProfile *report_profile_load_full(const char *path, ReportWeight weight, R
         p->threads = g_ptr_array_new_with_free_func(thread_free);
         p->thread_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         p->thread_cache = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        p->pid_last = g_hash_table_new_full(NULL, NULL, NULL, g_free);
         p->marks = g_array_new(FALSE, FALSE, sizeof(ReportMark));
         g_array_set_clear_func(p->marks, mark_clear);
         p->logs = g_array_new(FALSE, FALSE, sizeof(ReportLog));
@@ -410,34 +455,36 @@ ReportProfile *report_profile_load_full(const char *path, ReportWeight weight, R
         p->container_labels = g_hash_table_new_full(NULL, NULL, NULL, g_free);
         p->parents = g_hash_table_new(NULL, NULL);
         p->pid_samples = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-
-        g_autoptr(CaptureReader) reader = NULL;
-        g_autofree char *msg = NULL;
-        int r = capture_reader_open_path(path, &reader, &msg);
-        if (r < 0) {
-                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-r), "%s", msg ? msg : g_strerror(-r));
-                return NULL;
-        }
-
-        const CaptureFileHeader *h = capture_reader_get_header(reader);
         p->start_time = h->start_time;
         p->end_time = h->end_time;
         p->last_time = h->start_time;
         p->capture_time = g_strndup(h->capture_time, sizeof(h->capture_time));
+        return p;
+}
 
-        r = load_renames_and_symbols(p, reader);
-        if (r < 0) {
-                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-r), "%s: %s", path, g_strerror(-r));
-                return NULL;
-        }
+/* Reads reader's frames into p: in one pass, or with names_first the
+ * thread names and symbol tables first. -EAGAIN: a thread name came too
+ * late for one pass. */
+static int load_pass(ReportProfile *p, CaptureReader *reader, gboolean names_first, gboolean progress) {
+        g_autoptr(SymbolChunks) chunks = NULL;
+        int r;
+        if (names_first) {
+                r = load_renames_and_symbols(p, reader);
+                if (r < 0)
+                        return r;
+        } else if (!(chunks = symbol_chunks_new()))
+                return -ENOMEM;
         g_autoptr(ReportProgress) bar = report_progress_new("Loading capture", progress);
         uint64_t size = capture_reader_get_size(reader);
         g_autoptr(GHashTable) container_chunks = report_containers_chunks_new();
+        LoadPass pass = { container_chunks, chunks };
         CaptureFrame f;
         while ((r = capture_reader_next(reader, &f)) > 0) {
                 p->n_frames++;
                 p->last_time = MAX(p->last_time, f.time);
-                add_frame(p, &f, container_chunks);
+                int k = add_frame(p, &f, &pass);
+                if (k < 0)
+                        return k;
                 if ((p->n_frames & 1023) == 0)
                         report_progress_update(bar, f.offset, size);
         }
@@ -448,8 +495,38 @@ ReportProfile *report_profile_load_full(const char *path, ReportWeight weight, R
                 p->load_error = r;
                 p->load_warning = g_strdup(e ? e : g_strerror(-r));
         }
+        if (chunks) {
+                int k = symbols_from_chunks(p, reader, chunks, r);
+                if (k < 0)
+                        return k;
+        }
         if (report_weight_is_memory(p->weight))
                 weigh_allocations(p);
+        return 0;
+}
+
+ReportProfile *report_profile_load_full(const char *path, ReportWeight weight, ReportLoadFlags flags, GError **error) {
+        g_autoptr(CaptureReader) reader = NULL;
+        g_autofree char *msg = NULL;
+        int r = capture_reader_open_path(path, &reader, &msg);
+        if (r < 0) {
+                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-r), "%s", msg ? msg : g_strerror(-r));
+                return NULL;
+        }
+        const CaptureFileHeader *h = capture_reader_get_header(reader);
+        gboolean progress = (flags & REPORT_LOAD_PROGRESS) != 0;
+        g_autoptr(ReportProfile) p = profile_new(path, weight, flags, h);
+        r = load_pass(p, reader, FALSE, progress);
+        if (r == -EAGAIN) {
+                g_clear_pointer(&p, report_profile_free);
+                capture_reader_rewind(reader);
+                p = profile_new(path, weight, flags, h);
+                r = load_pass(p, reader, TRUE, progress);
+        }
+        if (r < 0) {
+                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-r), "%s: %s", path, g_strerror(-r));
+                return NULL;
+        }
         return g_steal_pointer(&p);
 }
 
@@ -504,28 +581,69 @@ static void name_interval(const ReportProfile *p, int32_t tid, int64_t time, int
         }
 }
 
-/* The last answer of report_profile_thread_at() for a tid, while no
- * rename of the thread or of its process's main thread falls between. */
-typedef struct ThreadCache {
-        int32_t pid;
-        int64_t lo, hi;
-        guint32 index;
-} ThreadCache;
+static int64_t *pid_last_of(ReportProfile *p, int32_t pid) {
+        int64_t *l = g_hash_table_lookup(p->pid_last, GINT_TO_POINTER(pid));
+        if (!l) {
+                l = g_new(int64_t, 1);
+                *l = G_MININT64;
+                g_hash_table_insert(p->pid_last, GINT_TO_POINTER(pid), l);
+        }
+        return l;
+}
+
+static guint32 cache_answer(ThreadCache *c, int64_t time) {
+        c->last = MAX(c->last, time);
+        *c->pid_last = MAX(*c->pid_last, time);
+        return c->index;
+}
 
 guint32 report_profile_thread_at(ReportProfile *p, int32_t pid, int32_t tid, int64_t time) {
         ThreadCache *c = g_hash_table_lookup(p->thread_cache, GINT_TO_POINTER(tid));
         if (c && c->pid == pid && time >= c->lo && time < c->hi)
-                return c->index;
+                return cache_answer(c, time);
         if (!c) {
                 c = g_new(ThreadCache, 1);
+                c->last = G_MININT64;
                 g_hash_table_insert(p->thread_cache, GINT_TO_POINTER(tid), c);
         }
-        *c = (ThreadCache){ .pid = pid, .lo = G_MININT64, .hi = G_MAXINT64 };
+        *c = (ThreadCache){
+                .pid = pid, .lo = G_MININT64, .hi = G_MAXINT64, .last = c->last, .pid_last = pid_last_of(p, pid)
+        };
         name_interval(p, tid, time, &c->lo, &c->hi);
         if (pid != tid)
                 name_interval(p, pid, time, &c->lo, &c->hi);
         c->index = thread_lookup(p, pid, tid, time);
-        return c->index;
+        return cache_answer(c, time);
+}
+
+/* A thread-name frame met in the one pass: FALSE when it names tid (or the
+ * threads of process tid) at a time some sample already read was at or
+ * after (the load starts again with the names first). Else the answers
+ * cached end where it starts, as if it had been known from the start. */
+static gboolean rename_in_time(ReportProfile *p, int32_t tid, int32_t pid, int64_t time, const char *name, size_t len) {
+        ThreadCache *own = g_hash_table_lookup(p->thread_cache, GINT_TO_POINTER(tid));
+        const int64_t *threads = g_hash_table_lookup(p->pid_last, GINT_TO_POINTER(tid));
+        if ((own && own->last >= time) || (threads && *threads >= time))
+                return FALSE;
+        GArray *a = renames_of(p, tid);
+        guint at = a->len; /* after the names of the same time: file order */
+        while (at > 0 && g_array_index(a, ReportRename, at - 1).time > time)
+                at--;
+        ReportRename n = { .time = time, .pid = pid, .name = g_strndup(name, len) };
+        g_array_insert_val(a, at, n);
+        if (own)
+                own->hi = MIN(own->hi, time);
+        if (threads) {
+                GHashTableIter it;
+                gpointer key, value;
+                g_hash_table_iter_init(&it, p->thread_cache);
+                while (g_hash_table_iter_next(&it, &key, &value)) {
+                        ThreadCache *c = value;
+                        if (c->pid == tid && GPOINTER_TO_INT(key) != tid)
+                                c->hi = MIN(c->hi, time);
+                }
+        }
+        return TRUE;
 }
 
 static guint32 thread_lookup(ReportProfile *p, int32_t pid, int32_t tid, int64_t time) {

@@ -109,6 +109,7 @@ typedef struct ReportProfile {
         GPtrArray *threads;       /* ReportThread*: the distinct (pid, tid, name) of the samples */
         GHashTable *thread_index; /* "pid/tid/name" → index + 1 into threads, while loading */
         GHashTable *thread_cache; /* GINT_TO_POINTER(tid) → the last name looked up, while it holds */
+        GHashTable *pid_last;     /* GINT_TO_POINTER(pid) → int64_t*: the latest time a thread of pid was named */
         ReportWeight weight;
         guint64 n_samples; /* sum of the stacks' counts: samples, or allocated bytes */
         guint64 n_events;  /* SAMPLE frames (or allocations of the weighed fate) read */
