@@ -396,9 +396,9 @@ static void weigh_allocations(ReportProfile *p) {
                 if (!e->allocation)
                         continue;
                 /* frees (size 0) carry no stack worth weighing */
-                ReportRawStack *s = e->size > 0 ? intern_stack(p, e->pid, e->tid, e->thread,
-                                                               report_event_addrs(p, e), e->n_addrs)
-                                                : NULL;
+                ReportRawStack *s =
+                        e->size > 0 ? intern_stack(p, e->pid, e->tid, e->thread, report_event_addrs(p, e), e->n_addrs)
+                                    : NULL;
                 if (p->weight == REPORT_WEIGHT_ALLOCATED_BYTES) {
                         if (s)
                                 count_stack(p, s, (guint64) e->size);

@@ -98,7 +98,8 @@ int report_marks(const ReportProfile *p, int limit, const ReportPidFilter *filte
                 const ReportLog *l = &g_array_index(p->logs, ReportLog, i);
                 if (l->pid >= 0 && !report_pid_wanted(filter, l->pid))
                         continue;
-                char *key = g_strdup_printf("%-8s %s", severity_name(l->severity), l->domain[0] ? l->domain : "(no domain)");
+                char *key = g_strdup_printf("%-8s %s", severity_name(l->severity),
+                                            l->domain[0] ? l->domain : "(no domain)");
                 gpointer old = g_hash_table_lookup(logs, key);
                 g_hash_table_insert(logs, key, GSIZE_TO_POINTER(GPOINTER_TO_SIZE(old) + 1));
                 n_logs++;

@@ -947,32 +947,32 @@ static int load_tables(const TableSource *src, const char *path, bool periscope,
                 _cleanup_free_ char *why = NULL;
                 const char *read_why = NULL;
                 size_t len;
-                int k = src->nth(src->userdata, path, i, &data, &len, &read_why);
-                if (k == -ENOENT)
+                int r = src->nth(src->userdata, path, i, &data, &len, &read_why);
+                if (r == -ENOENT)
                         return loaded > 0 || i > 0 ? loaded : -ENOENT;
-                if (k < 0) {
+                if (r < 0) {
                         if (i == 0)
-                                return table_fail(error, k, "%s: cannot read: %s", path,
-                                                  read_why ? read_why : strerror(-k));
+                                return table_fail(error, r, "%s: cannot read: %s", path,
+                                                  read_why ? read_why : strerror(-r));
                         return loaded; /* the later ones are lost to damage */
                 }
                 SymbolTable *t = NULL;
-                k = periscope ? symbol_table_parse_periscope(data, len, &t, &why)
+                r = periscope ? symbol_table_parse_periscope(data, len, &t, &why)
                               : symbol_table_parse_sysprof(data, len, src->little_endian, &t, &why);
-                if (k < 0) {
+                if (r < 0) {
                         if (i == 0) {
                                 if (error) {
                                         free(*error);
                                         *error = TAKE_PTR(why);
                                 }
-                                return k;
+                                return r;
                         }
                         continue;
                 }
                 if (!*table)
                         *table = t;
-                else if ((k = table_absorb(*table, t, true)) < 0)
-                        return k;
+                else if ((r = table_absorb(*table, t, true)) < 0)
+                        return r;
                 loaded++;
         }
 }
@@ -1008,15 +1008,15 @@ static int load_from(const TableSource *src, SymbolTable **ret, char **error) {
 
 static int reader_nth(void *userdata, const char *path, size_t index, uint8_t **ret_data, size_t *ret_len,
                       const char **ret_why) {
-        CaptureReader *r = userdata;
-        int k = capture_reader_read_file_nth(r, path, index, SYMBOLS_MAX_TABLE_BYTES, ret_data, ret_len);
-        if (k < 0 && k != -ENOENT)
-                *ret_why = capture_reader_error(r);
-        return k;
+        CaptureReader *reader = userdata;
+        int r = capture_reader_read_file_nth(reader, path, index, SYMBOLS_MAX_TABLE_BYTES, ret_data, ret_len);
+        if (r < 0 && r != -ENOENT)
+                *ret_why = capture_reader_error(reader);
+        return r;
 }
 
-int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error) {
-        TableSource src = { reader_nth, r, capture_reader_get_header(r)->little_endian };
+int symbol_table_load(CaptureReader *reader, SymbolTable **ret, char **error) {
+        TableSource src = { reader_nth, reader, capture_reader_get_header(reader)->little_endian };
         return load_from(&src, ret, error);
 }
 
@@ -1073,9 +1073,8 @@ static ChunkCopy *chunks_current(SymbolChunks *c, const char *path) {
 }
 
 int symbol_chunks_add(SymbolChunks *c, const CaptureFrame *f) {
-        if (f->type != CAPTURE_FRAME_FILE_CHUNK ||
-            (strcmp(f->file_chunk.path, SYMBOLS_PERISCOPE_PATH) != 0 &&
-             strcmp(f->file_chunk.path, SYMBOLS_SYSPROF_PATH) != 0))
+        if (f->type != CAPTURE_FRAME_FILE_CHUNK || (strcmp(f->file_chunk.path, SYMBOLS_PERISCOPE_PATH) != 0 &&
+                                                    strcmp(f->file_chunk.path, SYMBOLS_SYSPROF_PATH) != 0))
                 return 0;
         ChunkCopy *copy = chunks_current(c, f->file_chunk.path);
         if (!copy)

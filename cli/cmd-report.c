@@ -481,11 +481,10 @@ int cmd_report(int argc, char **argv) {
         if (o.diff)
                 status = report_diff(&o, argv[1], argv[2], &filter);
         else if (o.marks || o.counters || o.timeline || (o.memory && !stacks)) {
-                int k = report_extras(model, o.marks, o.counters, o.timeline, save_file, o.memory, o.limit, pf,
-                                      stdout);
-                status = k < 0 ? 1 : 0;
+                int r = report_extras(model, o.marks, o.counters, o.timeline, save_file, o.memory, o.limit, pf, stdout);
+                status = r < 0 ? 1 : 0;
                 /* then the whole stacks of the leaks and temporaries */
-                if (k >= 0 && o.memory)
+                if (r >= 0 && o.memory)
                         report_print_memory_stacks(stdout, model, &filter, (guint) o.limit);
         } else if (o.by_container && !stacks) {
                 report_print_by_container(stdout, model, pf);

@@ -188,7 +188,8 @@ int main(int argc, char **argv) {
         if (argc < 3) {
                 fprintf(stderr,
                         "usage: %s "
-                        "ours|nosyms|badtable|big|grown|events|memory|dupmaps|longcmd|container|bracketed|threads|threads-early "
+                        "ours|nosyms|badtable|big|grown|events|memory|dupmaps|longcmd|container|bracketed|threads|"
+                        "threads-early "
                         "OUT "
                         "[N]\n",
                         argv[0]);
