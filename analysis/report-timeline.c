@@ -143,26 +143,23 @@ static char *format_seconds(double v) {
 
 /* Reads the marks (at most MAX_MARKS_DRAWN kept) and extends *t1 to the end
  * of the last one; rows gets one "group / name" per row in first-seen order. */
-static int load_marks(CaptureReader *r, const ReportPidFilter *filter, GArray *marks, GPtrArray *rows, uint64_t *ret_n,
-                      int64_t *t1) {
+static void load_marks(const ReportProfile *p, const ReportPidFilter *filter, GArray *marks, GPtrArray *rows,
+                       uint64_t *ret_n, int64_t *t1) {
         g_autoptr(GHashTable) row_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        CaptureFrame f;
-        int k;
-        capture_reader_rewind(r);
-        while ((k = capture_reader_next(r, &f)) > 0) {
-                if (f.type != CAPTURE_FRAME_MARK || (f.pid >= 0 && !report_pid_wanted(filter, f.pid)))
+        for (guint i = 0; i < p->marks->len; i++) {
+                const ReportMark *f = &g_array_index(p->marks, ReportMark, i);
+                if (f->pid >= 0 && !report_pid_wanted(filter, f->pid))
                         continue;
                 (*ret_n)++;
-                *t1 = MAX(*t1, f.time + MAX(f.mark.duration, 0));
+                *t1 = MAX(*t1, f->time + MAX(f->duration, 0));
                 if (marks->len >= MAX_MARKS_DRAWN)
                         continue;
-                g_autofree char *group = g_utf8_make_valid(f.mark.group, -1),
-                                *name = g_utf8_make_valid(f.mark.name, -1);
-                Mark m = { .time = f.time,
-                           .duration = f.mark.duration,
-                           .pid = f.pid,
+                g_autofree char *group = g_utf8_make_valid(f->group, -1), *name = g_utf8_make_valid(f->name, -1);
+                Mark m = { .time = f->time,
+                           .duration = f->duration,
+                           .pid = f->pid,
                            .label = g_strdup_printf("%s / %s", group, name),
-                           .message = g_utf8_make_valid(f.mark.message, MIN((gssize) strlen(f.mark.message), 200)) };
+                           .message = g_utf8_make_valid(f->message, MIN((gssize) strlen(f->message), 200)) };
                 gpointer row = g_hash_table_lookup(row_of, m.label);
                 if (!row) {
                         if (rows->len < MARK_ROWS)
@@ -175,27 +172,21 @@ static int load_marks(CaptureReader *r, const ReportPidFilter *filter, GArray *m
                 m.row = GPOINTER_TO_UINT(row) - 1;
                 g_array_append_val(marks, m);
         }
-        if (k < 0)
-                fprintf(stderr, "periscope report: %s\n", capture_reader_error(r));
-        return k;
 }
 
-int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, const ReportPidFilter *filter,
+int report_timeline(const ReportProfile *model, const char *svg_path, ReportSaveFn save, const ReportPidFilter *filter,
                     FILE *out) {
         int err;
-        g_autoptr(GPtrArray) series = report_counters_load(r, filter, &err);
+        g_autoptr(GPtrArray) series = report_counters_load(model, filter, &err);
         if (!series)
                 return err;
-        const CaptureFileHeader *h = capture_reader_get_header(r);
-        int64_t t0 = h->start_time, t1 = h->end_time;
+        int64_t t0 = model->start_time, t1 = model->end_time;
 
         g_autoptr(GArray) marks = g_array_new(FALSE, FALSE, sizeof(Mark));
         g_array_set_clear_func(marks, mark_clear);
         g_autoptr(GPtrArray) mark_rows = g_ptr_array_new_with_free_func(g_free);
         uint64_t n_marks = 0;
-        int k = load_marks(r, filter, marks, mark_rows, &n_marks, &t1);
-        if (k < 0)
-                return k;
+        load_marks(model, filter, marks, mark_rows, &n_marks, &t1);
 
         /* Lanes, and the scale each unit shares. */
         g_autoptr(GPtrArray) lanes = g_ptr_array_new();

@@ -45,7 +45,7 @@ max_len=65536
 case $target in
 capture-reader)
         main=$src/tests/capture/fuzz-capture-reader.c
-        sources=("$src/capture/capture-reader.c")
+        sources=("${capture[@]}" "${basic[@]}")
         includes+=(-I"$src/capture")
         max_len=131072 ;;
 control-ring)
