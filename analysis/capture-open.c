@@ -9,12 +9,12 @@
 
 int cli_capture_open(const char *command, const char *path, CaptureReader **ret) {
         g_autofree char *error = NULL;
-        int k = capture_reader_open_path(path, ret, &error);
-        if (k < 0)
-                fprintf(stderr, "periscope %s: %s\n", command, error ? error : g_strerror(-k));
-        return k;
+        int r = capture_reader_open_path(path, ret, &error);
+        if (r < 0)
+                fprintf(stderr, "periscope %s: %s\n", command, error ? error : g_strerror(-r));
+        return r;
 }
 
-const char *cli_capture_read_error(CaptureReader *r, int k) {
-        return capture_reader_error(r) ? capture_reader_error(r) : g_strerror(-k);
+const char *cli_capture_read_error(CaptureReader *reader, int r) {
+        return capture_reader_error(reader) ? capture_reader_error(reader) : g_strerror(-r);
 }

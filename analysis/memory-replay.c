@@ -52,16 +52,16 @@ void memory_replay_free(MemoryReplay *m) {
         g_free(m);
 }
 
-void memory_replay_add(MemoryReplay *m, const CaptureFrame *f, gpointer stack) {
-        if (f->type != CAPTURE_FRAME_ALLOCATION || f->allocation.alloc_size < 0)
+void memory_replay_add(MemoryReplay *m, const ReportEvent *a, gpointer stack) {
+        if (!a->allocation || a->size < 0)
                 return;
-        Event e = { .time = f->time,
+        Event e = { .time = a->time,
                     .seq = m->events->len,
-                    .addr = f->allocation.alloc_addr,
-                    .size = f->allocation.alloc_size,
-                    .pid = f->pid,
-                    .tid = f->allocation.tid,
-                    .stack = f->allocation.alloc_size > 0 ? stack : NULL };
+                    .addr = a->block,
+                    .size = a->size,
+                    .pid = a->pid,
+                    .tid = a->tid,
+                    .stack = a->size > 0 ? stack : NULL };
         g_array_append_val(m->events, e);
 }
 

@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#include "capture.h"
+#include "report-profile.h"
 
 typedef enum MemoryFate {
         MEMORY_FATE_LEAKED,    /* never freed while recording */
@@ -34,10 +34,11 @@ typedef struct MemoryReplay MemoryReplay;
 MemoryReplay *memory_replay_new(void);
 void memory_replay_free(MemoryReplay *m);
 
-/* Notes one ALLOCATION frame f (an allocation when its size is > 0, a free
- * when 0; negative sizes are ignored). stack is the caller's handle for
- * the allocation's stack or call site, given back with its fate. */
-void memory_replay_add(MemoryReplay *m, const CaptureFrame *f, gpointer stack);
+/* Notes one allocation event e of the capture model (an allocation when its
+ * size is > 0, a free when 0; negative sizes and samples are ignored).
+ * stack is the caller's handle for the allocation's stack or call site,
+ * given back with its fate. */
+void memory_replay_add(MemoryReplay *m, const ReportEvent *e, gpointer stack);
 
 /* Number of frames noted. */
 guint memory_replay_count(const MemoryReplay *m);

@@ -64,74 +64,68 @@ static gint cmp_groups(gconstpointer a, gconstpointer b) {
         return strcmp(ga->label, gb->label);
 }
 
+GHashTable *report_containers_chunks_new(void) {
+        return g_hash_table_new_full(NULL, NULL, NULL, string_free);
+}
+
+void report_containers_collect(ReportProfile *p, GHashTable *chunks, const CaptureFrame *f) {
+        gpointer key = GINT_TO_POINTER(f->pid);
+        if (f->type != CAPTURE_FRAME_FILE_CHUNK || !g_str_equal(f->file_chunk.path, CONTAINER_CHUNK_PATH))
+                return;
+        GString *s = g_hash_table_lookup(chunks, key);
+        if (!s) {
+                s = g_string_new(NULL);
+                g_hash_table_insert(chunks, key, s);
+        }
+        if (s->len < 64 * 1024)
+                g_string_append_len(s, (const char *) f->file_chunk.data, f->file_chunk.len);
+        if (f->file_chunk.is_last && !g_hash_table_contains(p->container_labels, key)) {
+                char *label = label_from_description(s->str);
+                if (label)
+                        g_hash_table_insert(p->container_labels, key, label);
+        }
+}
+
+/* The comm of pid as this view prints it: the basename of its command
+ * line's first word, or NULL. */
+static char *process_comm(const ReportProfile *p, int32_t pid) {
+        const char *cmd = g_hash_table_lookup(p->cmdlines, GINT_TO_POINTER(pid));
+        if (!cmd)
+                return NULL;
+        const char *sp = strchr(cmd, ' ');
+        g_autofree char *argv0 = sp ? g_strndup(cmd, (gsize) (sp - cmd)) : g_strdup(cmd);
+        const char *base = strrchr(argv0, '/');
+        return g_utf8_make_valid(base ? base + 1 : argv0, -1);
+}
+
 /* brief: only the processes that belong to a container or app, as one
  * "Processes in containers and apps" section of the default report. */
-static gboolean print_containers(FILE *out, const char *path, const ReportPidFilter *filter, gboolean brief,
-                                 GHashTable *ret_groups, GError **error) {
-        CaptureReader *reader = NULL;
-        char *msg = NULL;
-        int r = capture_reader_open_path(path, &reader, &msg);
-        if (r < 0) {
-                g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-r), "%s: %s", path,
-                            msg ? msg : g_strerror(-r));
-                free(msg);
-                return FALSE;
-        }
-        g_autoptr(GHashTable) chunks = g_hash_table_new_full(NULL, NULL, NULL, string_free);
-        g_autoptr(GHashTable) labels = g_hash_table_new_full(NULL, NULL, NULL, g_free);  /* pid → label */
-        g_autoptr(GHashTable) parents = g_hash_table_new(NULL, NULL);                    /* child → parent */
-        g_autoptr(GHashTable) samples = g_hash_table_new_full(NULL, NULL, NULL, g_free); /* pid → guint64* */
-        g_autoptr(GHashTable) comms = g_hash_table_new_full(NULL, NULL, NULL, g_free);   /* pid → comm */
+static void print_containers(FILE *out, const ReportProfile *p, const ReportPidFilter *filter, gboolean brief,
+                             GHashTable *ret_groups) {
+        GHashTable *labels = p->container_labels, *parents = p->parents;
+        g_autoptr(GHashTable) samples = g_hash_table_new(NULL, NULL); /* pid → guint64* */
         guint64 total = 0;
-        CaptureFrame f;
-        while ((r = capture_reader_next(reader, &f)) > 0) {
-                gpointer key = GINT_TO_POINTER(f.pid);
-                if (f.type == CAPTURE_FRAME_FILE_CHUNK && g_str_equal(f.file_chunk.path, CONTAINER_CHUNK_PATH)) {
-                        GString *s = g_hash_table_lookup(chunks, key);
-                        if (!s) {
-                                s = g_string_new(NULL);
-                                g_hash_table_insert(chunks, key, s);
-                        }
-                        if (s->len < 64 * 1024)
-                                g_string_append_len(s, (const char *) f.file_chunk.data, f.file_chunk.len);
-                        if (f.file_chunk.is_last && !g_hash_table_contains(labels, key)) {
-                                char *label = label_from_description(s->str);
-                                if (label)
-                                        g_hash_table_insert(labels, key, label);
-                        }
-                } else if (f.type == CAPTURE_FRAME_FORK) {
-                        g_hash_table_insert(parents, GINT_TO_POINTER(f.fork.child_pid), key);
-                } else if (f.type == CAPTURE_FRAME_PROCESS) {
-                        const char *cmd = f.process.cmdline, *sp = strchr(cmd, ' ');
-                        g_autofree char *argv0 = sp ? g_strndup(cmd, (gsize) (sp - cmd)) : g_strdup(cmd);
-                        const char *base = strrchr(argv0, '/');
-                        g_hash_table_replace(comms, key, g_utf8_make_valid(base ? base + 1 : argv0, -1));
-                } else if (f.type == CAPTURE_FRAME_SAMPLE && report_pid_wanted(filter, f.pid)) {
-                        guint64 *n = g_hash_table_lookup(samples, key);
-                        if (!n) {
-                                n = g_new0(guint64, 1);
-                                g_hash_table_insert(samples, key, n);
-                        }
-                        (*n)++;
-                        total++;
+        GHashTableIter it;
+        gpointer key, value;
+        g_hash_table_iter_init(&it, p->pid_samples);
+        while (g_hash_table_iter_next(&it, &key, &value))
+                if (report_pid_wanted(filter, GPOINTER_TO_INT(key))) {
+                        g_hash_table_insert(samples, key, value);
+                        total += *(guint64 *) value;
                 }
-        }
-        if (r < 0)
-                fprintf(stderr, "periscope report: warning: %s\n", capture_reader_error(reader));
-        capture_reader_free(reader);
+        if (p->load_warning)
+                fprintf(stderr, "periscope report: warning: %s\n", p->load_warning);
 
         /* Group pids; a forked child without a description of its own
          * belongs where its parent does. */
         g_autoptr(GHashTable) groups = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, group_free);
-        GHashTableIter it;
-        gpointer key, value;
         g_hash_table_iter_init(&it, samples);
         while (g_hash_table_iter_next(&it, &key, &value)) {
                 const char *label = NULL;
-                gpointer p = key;
-                for (int depth = 0; depth < 64 && !label && p; depth++) {
-                        label = g_hash_table_lookup(labels, p);
-                        p = g_hash_table_lookup(parents, p);
+                gpointer at = key;
+                for (int depth = 0; depth < 64 && !label && at; depth++) {
+                        label = g_hash_table_lookup(labels, at);
+                        at = g_hash_table_lookup(parents, at);
                 }
                 if (!label)
                         label = HOST_LABEL;
@@ -155,7 +149,7 @@ static gboolean print_containers(FILE *out, const char *path, const ReportPidFil
         g_ptr_array_sort(sorted, cmp_groups);
 
         if (!out)
-                return TRUE;
+                return;
         if (brief) {
                 gboolean header = FALSE;
                 for (guint i = 0; i < sorted->len; i++) {
@@ -168,15 +162,15 @@ static gboolean print_containers(FILE *out, const char *path, const ReportPidFil
                         g_array_sort(g->pids, cmp_pids);
                         for (guint j = 0; j < g->pids->len; j++) {
                                 int32_t pid = g_array_index(g->pids, int32_t, j);
-                                const char *comm = g_hash_table_lookup(comms, GINT_TO_POINTER(pid));
+                                g_autofree char *comm = process_comm(p, pid);
                                 guint64 *n = g_hash_table_lookup(samples, GINT_TO_POINTER(pid));
                                 fprintf(out, "  %s[%d]  %s  (%" G_GUINT64_FORMAT " sample%s)\n", comm ? comm : "?",
                                         (int) pid, g->label, n ? *n : 0, n && *n == 1 ? "" : "s");
                         }
                 }
-                return TRUE;
+                return;
         }
-        fprintf(out, "Capture: %s\nSamples: %" G_GUINT64_FORMAT "\n\nSamples by container or app:\n", path, total);
+        fprintf(out, "Capture: %s\nSamples: %" G_GUINT64_FORMAT "\n\nSamples by container or app:\n", p->path, total);
         fprintf(out, "  Samples       %%  Container/app  [processes]\n");
         for (guint i = 0; i < sorted->len; i++) {
                 Group *g = sorted->pdata[i];
@@ -185,27 +179,25 @@ static gboolean print_containers(FILE *out, const char *path, const ReportPidFil
                         total ? 100.0 * (double) g->samples / (double) total : 0.0, g->label);
                 for (guint j = 0; j < g->pids->len && j < 16; j++) {
                         int32_t pid = g_array_index(g->pids, int32_t, j);
-                        const char *comm = g_hash_table_lookup(comms, GINT_TO_POINTER(pid));
+                        g_autofree char *comm = process_comm(p, pid);
                         fprintf(out, "%s%s[%d]", j ? ", " : "", comm ? comm : "?", (int) pid);
                 }
                 fprintf(out, "%s]\n", g->pids->len > 16 ? ", …" : "");
         }
         if (sorted->len == 0)
                 fprintf(out, "  (no samples)\n");
-        return TRUE;
 }
 
-gboolean report_print_by_container(FILE *out, const char *path, const ReportPidFilter *filter, GError **error) {
-        return print_containers(out, path, filter, FALSE, NULL, error);
+void report_print_by_container(FILE *out, const ReportProfile *p, const ReportPidFilter *filter) {
+        print_containers(out, p, filter, FALSE, NULL);
 }
 
-gboolean report_print_process_containers(FILE *out, const char *path, const ReportPidFilter *filter, GError **error) {
-        return print_containers(out, path, filter, TRUE, NULL, error);
+void report_print_process_containers(FILE *out, const ReportProfile *p, const ReportPidFilter *filter) {
+        print_containers(out, p, filter, TRUE, NULL);
 }
 
-GHashTable *report_containers_by_pid(const char *path, const ReportPidFilter *filter, GError **error) {
-        g_autoptr(GHashTable) groups = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-        if (!print_containers(NULL, path, filter, FALSE, groups, error))
-                return NULL;
-        return g_steal_pointer(&groups);
+GHashTable *report_containers_by_pid(const ReportProfile *p, const ReportPidFilter *filter) {
+        GHashTable *groups = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        print_containers(NULL, p, filter, FALSE, groups);
+        return groups;
 }

@@ -7,18 +7,26 @@
 #include <glib.h>
 #include <stdio.h>
 
+#include "capture.h"
 #include "report-pid-filter.h"
+#include "report-profile.h"
 
-/* Prints the table for the capture at path; FALSE with error set when the
- * capture cannot be read. */
-gboolean report_print_by_container(FILE *out, const char *path, const ReportPidFilter *filter, GError **error);
+/* The chunks of the descriptions while a capture loads (pid → GString). */
+GHashTable *report_containers_chunks_new(void);
+
+/* Loading: keeps f's part of a description and, once it is whole, the
+ * label of its process in p->container_labels. */
+void report_containers_collect(ReportProfile *p, GHashTable *chunks, const CaptureFrame *f);
+
+/* Prints the table for the capture model p. */
+void report_print_by_container(FILE *out, const ReportProfile *p, const ReportPidFilter *filter);
 
 /* Prints, for the default report, one line per sampled process that belongs
  * to a container or app ("comm[pid]  podman NAME (IMAGE)"), so every report
  * names them; prints nothing when no process does. */
-gboolean report_print_process_containers(FILE *out, const char *path, const ReportPidFilter *filter, GError **error);
+void report_print_process_containers(FILE *out, const ReportProfile *p, const ReportPidFilter *filter);
 
 /* pid → container or app label ("podman web (image)", "host (no
  * container)") of every sampled process the filter wants: the grouping
- * frames of `--by-container` with a tree or flame graph. NULL on error. */
-GHashTable *report_containers_by_pid(const char *path, const ReportPidFilter *filter, GError **error);
+ * frames of `--by-container` with a tree or flame graph. */
+GHashTable *report_containers_by_pid(const ReportProfile *p, const ReportPidFilter *filter);

@@ -32,51 +32,36 @@ static int series_cmp(gconstpointer a, gconstpointer b) {
         return c;
 }
 
-GPtrArray *report_counters_load(CaptureReader *r, const ReportPidFilter *filter, int *ret_error) {
-        g_autoptr(GHashTable) by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
-        GPtrArray *all = g_ptr_array_new_with_free_func(series_free);
-        /* Values may precede their definition (other threads' rings): keep
-         * them aside until the end. */
-        g_autoptr(GArray) early = g_array_new(FALSE, FALSE, sizeof(CaptureCounterSetValue));
-        g_autoptr(GArray) early_time = g_array_new(FALSE, FALSE, sizeof(int64_t));
-        CaptureFrame f;
-        int k;
-        capture_reader_rewind(r);
-        while ((k = capture_reader_next(r, &f)) > 0) {
-                if (f.type == CAPTURE_FRAME_CTRDEF && (f.pid < 0 || report_pid_wanted(filter, f.pid))) {
-                        for (uint16_t i = 0; i < f.ctrdef.n_counters; i++) {
-                                const CaptureCounterDef *d = &f.ctrdef.counters[i];
-                                if (g_hash_table_contains(by_id, GUINT_TO_POINTER(d->id)))
-                                        continue;
-                                CounterSeries *s = g_new0(CounterSeries, 1);
-                                s->id = d->id;
-                                s->pid = f.pid;
-                                s->def = *d;
-                                s->points = g_array_new(FALSE, FALSE, sizeof(CounterPoint));
-                                g_hash_table_insert(by_id, GUINT_TO_POINTER(d->id), s);
-                                g_ptr_array_add(all, s);
-                        }
-                } else if (f.type == CAPTURE_FRAME_CTRSET) {
-                        for (uint32_t i = 0; i < f.ctrset.n_values; i++) {
-                                g_array_append_val(early, f.ctrset.values[i]);
-                                g_array_append_val(early_time, f.time);
-                        }
-                }
-        }
-        if (k < 0) {
-                fprintf(stderr, "periscope report: %s\n", capture_reader_error(r));
-                g_ptr_array_unref(all);
-                *ret_error = k;
+GPtrArray *report_counters_load(const ReportProfile *p, const ReportPidFilter *filter, int *ret_error) {
+        int r = report_extras_damaged(p);
+        if (r < 0) {
+                *ret_error = r;
                 return NULL;
         }
-        for (guint i = 0; i < early->len; i++) {
-                const CaptureCounterSetValue *v = &g_array_index(early, CaptureCounterSetValue, i);
-                CounterSeries *s = g_hash_table_lookup(by_id, GUINT_TO_POINTER(v->id));
+        g_autoptr(GHashTable) by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
+        GPtrArray *all = g_ptr_array_new_with_free_func(series_free);
+        for (guint i = 0; i < p->counter_defs->len; i++) {
+                const ReportCounterDef *d = &g_array_index(p->counter_defs, ReportCounterDef, i);
+                if ((d->pid >= 0 && !report_pid_wanted(filter, d->pid)) ||
+                    g_hash_table_contains(by_id, GUINT_TO_POINTER(d->def.id)))
+                        continue;
+                CounterSeries *s = g_new0(CounterSeries, 1);
+                s->id = d->def.id;
+                s->pid = d->pid;
+                s->def = d->def;
+                s->points = g_array_new(FALSE, FALSE, sizeof(CounterPoint));
+                g_hash_table_insert(by_id, GUINT_TO_POINTER(d->def.id), s);
+                g_ptr_array_add(all, s);
+        }
+        /* Values may precede their definition (other threads' rings). */
+        for (guint i = 0; i < p->counter_values->len; i++) {
+                const ReportCounterValue *v = &g_array_index(p->counter_values, ReportCounterValue, i);
+                CounterSeries *s = g_hash_table_lookup(by_id, GUINT_TO_POINTER(v->value.id));
                 if (!s)
                         continue;
-                CounterPoint p = { g_array_index(early_time, int64_t, i),
-                                   s->def.type == CAPTURE_COUNTER_DOUBLE ? v->value.vdbl : (double) v->value.v64 };
-                g_array_append_val(s->points, p);
+                CounterPoint pt = { v->time, s->def.type == CAPTURE_COUNTER_DOUBLE ? v->value.value.vdbl
+                                                                                   : (double) v->value.value.v64 };
+                g_array_append_val(s->points, pt);
         }
         for (guint i = 0; i < all->len; i++) {
                 CounterSeries *s = all->pdata[i];
@@ -94,9 +79,9 @@ static void print_value(FILE *out, double v) {
                 fprintf(out, " %14.2f", v);
 }
 
-int report_counters(CaptureReader *r, const ReportPidFilter *filter, FILE *out) {
+int report_counters(const ReportProfile *p, const ReportPidFilter *filter, FILE *out) {
         int err;
-        g_autoptr(GPtrArray) all = report_counters_load(r, filter, &err);
+        g_autoptr(GPtrArray) all = report_counters_load(p, filter, &err);
         if (!all)
                 return err;
         fprintf(out, "Counters: %u\n", all->len);

@@ -7,6 +7,7 @@
 
 #include "capture.h"
 #include "report-pid-filter.h"
+#include "report-profile.h"
 
 typedef struct CounterPoint {
         int64_t time;
@@ -22,5 +23,6 @@ typedef struct CounterSeries {
 
 /* All counters that have a definition, ordered by category, name, pid:
  * the system's, and those of the processes filter wants. Values are
- * doubles whatever the counter's type. */
-GPtrArray *report_counters_load(CaptureReader *r, const ReportPidFilter *filter, int *ret_error);
+ * doubles whatever the counter's type. NULL with *ret_error when the
+ * capture is damaged (said on stderr). */
+GPtrArray *report_counters_load(const ReportProfile *p, const ReportPidFilter *filter, int *ret_error);

@@ -13,20 +13,23 @@
 
 #include <glib.h>
 
-#include "capture.h"
 #include "report-pid-filter.h"
+#include "report-profile.h"
 
 /* Writes size bytes of data to path (the command line's output files);
  * -1 with *error. */
 typedef int (*ReportSaveFn)(const char *path, const void *data, size_t size, GError **error);
 
-int report_marks(CaptureReader *r, int limit, const ReportPidFilter *filter, FILE *out);
-int report_counters(CaptureReader *r, const ReportPidFilter *filter, FILE *out);
-int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, const ReportPidFilter *filter,
+int report_marks(const ReportProfile *p, int limit, const ReportPidFilter *filter, FILE *out);
+int report_counters(const ReportProfile *p, const ReportPidFilter *filter, FILE *out);
+int report_timeline(const ReportProfile *p, const char *svg_path, ReportSaveFn save, const ReportPidFilter *filter,
                     FILE *out);
 
-/* Opens path and runs the views asked for, in the order above, on the
- * frames of the processes filter wants (the system's counters and marks
- * always). */
-int report_extras_path(const char *path, gboolean marks, gboolean counters, const char *timeline, ReportSaveFn save,
-                       gboolean memory, int limit, const ReportPidFilter *filter, FILE *out);
+/* These views print nothing of a damaged capture: -errno after saying why
+ * on stderr, 0 when p was read whole. */
+int report_extras_damaged(const ReportProfile *p);
+
+/* Runs the views asked for, in the order above, on the frames of the
+ * processes filter wants (the system's counters and marks always). */
+int report_extras(const ReportProfile *p, gboolean marks, gboolean counters, const char *timeline, ReportSaveFn save,
+                  gboolean memory, int limit, const ReportPidFilter *filter, FILE *out);

@@ -64,47 +64,45 @@ static void print_duration(FILE *out, int64_t ns) {
                 fprintf(out, "%9.3f µs", ns / 1e3);
 }
 
-int report_marks(CaptureReader *r, int limit, const ReportPidFilter *filter, FILE *out) {
+int report_marks(const ReportProfile *p, int limit, const ReportPidFilter *filter, FILE *out) {
+        int r = report_extras_damaged(p);
+        if (r < 0)
+                return r;
         g_autoptr(GHashTable) marks = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, mark_stats_free);
         g_autoptr(GHashTable) logs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         uint64_t n_marks = 0, n_logs = 0;
-        const CaptureFileHeader *h = capture_reader_get_header(r);
-        CaptureFrame f;
-        int k;
-        capture_reader_rewind(r);
-        while ((k = capture_reader_next(r, &f)) > 0) {
-                if (f.pid >= 0 && !report_pid_wanted(filter, f.pid))
+        for (guint i = 0; i < p->marks->len; i++) {
+                const ReportMark *f = &g_array_index(p->marks, ReportMark, i);
+                if (f->pid >= 0 && !report_pid_wanted(filter, f->pid))
                         continue;
-                if (f.type == CAPTURE_FRAME_MARK) {
-                        g_autofree char *key = g_strdup_printf("%s\x1f%s", f.mark.group, f.mark.name);
-                        MarkStats *m = g_hash_table_lookup(marks, key);
-                        if (!m) {
-                                m = g_new0(MarkStats, 1);
-                                m->group = g_strdup(f.mark.group);
-                                m->name = g_strdup(f.mark.name);
-                                m->min = INT64_MAX;
-                                m->first = f.time;
-                                m->pids = g_hash_table_new(g_direct_hash, g_direct_equal);
-                                g_hash_table_insert(marks, g_steal_pointer(&key), m);
-                        }
-                        m->count++;
-                        m->total += f.mark.duration;
-                        m->min = MIN(m->min, f.mark.duration);
-                        m->max = MAX(m->max, f.mark.duration);
-                        m->first = MIN(m->first, f.time);
-                        g_hash_table_add(m->pids, GINT_TO_POINTER(f.pid));
-                        n_marks++;
-                } else if (f.type == CAPTURE_FRAME_LOG) {
-                        char *key = g_strdup_printf("%-8s %s", severity_name(f.log.severity),
-                                                    f.log.domain[0] ? f.log.domain : "(no domain)");
-                        gpointer old = g_hash_table_lookup(logs, key);
-                        g_hash_table_insert(logs, key, GSIZE_TO_POINTER(GPOINTER_TO_SIZE(old) + 1));
-                        n_logs++;
+                g_autofree char *key = g_strdup_printf("%s\x1f%s", f->group, f->name);
+                MarkStats *m = g_hash_table_lookup(marks, key);
+                if (!m) {
+                        m = g_new0(MarkStats, 1);
+                        m->group = g_strdup(f->group);
+                        m->name = g_strdup(f->name);
+                        m->min = INT64_MAX;
+                        m->first = f->time;
+                        m->pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+                        g_hash_table_insert(marks, g_steal_pointer(&key), m);
                 }
+                m->count++;
+                m->total += f->duration;
+                m->min = MIN(m->min, f->duration);
+                m->max = MAX(m->max, f->duration);
+                m->first = MIN(m->first, f->time);
+                g_hash_table_add(m->pids, GINT_TO_POINTER(f->pid));
+                n_marks++;
         }
-        if (k < 0) {
-                fprintf(stderr, "periscope report: %s\n", capture_reader_error(r));
-                return k;
+        for (guint i = 0; i < p->logs->len; i++) {
+                const ReportLog *l = &g_array_index(p->logs, ReportLog, i);
+                if (l->pid >= 0 && !report_pid_wanted(filter, l->pid))
+                        continue;
+                char *key = g_strdup_printf("%-8s %s", severity_name(l->severity),
+                                            l->domain[0] ? l->domain : "(no domain)");
+                gpointer old = g_hash_table_lookup(logs, key);
+                g_hash_table_insert(logs, key, GSIZE_TO_POINTER(GPOINTER_TO_SIZE(old) + 1));
+                n_logs++;
         }
         fprintf(out, "Marks: %" PRIu64 " in %u group%s/name%s\n", n_marks, g_hash_table_size(marks),
                 g_hash_table_size(marks) == 1 ? "" : "s", g_hash_table_size(marks) == 1 ? "" : "s");
@@ -121,7 +119,7 @@ int report_marks(CaptureReader *r, int limit, const ReportPidFilter *filter, FIL
                         print_duration(out, m->total / (int64_t) m->count);
                         fprintf(out, " ");
                         print_duration(out, m->max);
-                        fprintf(out, "  %7.3fs %-24s %s", (m->first - h->start_time) / 1e9, m->group, m->name);
+                        fprintf(out, "  %7.3fs %-24s %s", (m->first - p->start_time) / 1e9, m->group, m->name);
                         if (g_hash_table_size(m->pids) > 1)
                                 fprintf(out, " (%u processes)", g_hash_table_size(m->pids));
                         fprintf(out, "\n");

@@ -68,8 +68,7 @@ static void print_table(FILE *out, ReportCallGraph *g, const char *title, guint 
                         "", "", rows->len - limit, rows->len - limit == 1 ? "" : "s");
 }
 
-gboolean report_print_memory_stacks(FILE *out, const char *path, const ReportFilter *filter, guint limit,
-                                    GError **error) {
+void report_print_memory_stacks(FILE *out, ReportProfile *p, const ReportFilter *filter, guint limit) {
         static const struct {
                 ReportWeight weight;
                 const char *title;
@@ -80,12 +79,11 @@ gboolean report_print_memory_stacks(FILE *out, const char *path, const ReportFil
         ReportFilter f = *filter;
         f.process_root = f.folded_process_root = FALSE; /* the stacks alone */
         f.groups = NULL;
+        ReportWeight weight = p->weight;
         for (gsize i = 0; i < G_N_ELEMENTS(tables); i++) {
-                g_autoptr(ReportProfile) p = report_profile_load(path, tables[i].weight, FALSE, error);
-                if (!p)
-                        return FALSE;
+                report_profile_reweigh(p, tables[i].weight);
                 g_autoptr(ReportCallGraph) g = report_callgraph_new(p, &f, FALSE);
                 print_table(out, g, tables[i].title, limit);
         }
-        return TRUE;
+        report_profile_reweigh(p, weight);
 }

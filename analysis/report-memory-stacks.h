@@ -11,8 +11,7 @@
 
 #include "report-callgraph.h"
 
-/* Prints the leaked and temporary stacks of the capture at path that pass
- * filter (--pid/--comm), at most limit rows each. FALSE with error set
- * when the capture cannot be read. */
-gboolean report_print_memory_stacks(FILE *out, const char *path, const ReportFilter *filter, guint limit,
-                                    GError **error);
+/* Prints the leaked and temporary stacks of the capture model p (which
+ * weighs allocations) that pass filter (--pid/--comm), at most limit rows
+ * each; p is weighed as before when it returns. */
+void report_print_memory_stacks(FILE *out, ReportProfile *p, const ReportFilter *filter, guint limit);

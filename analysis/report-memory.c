@@ -11,8 +11,8 @@
 
 #include <glib.h>
 
-#include "capture-open.h"
 #include "memory-replay.h"
+#include "report-extras.h"
 #include "report-rows.h"
 
 typedef struct Site {
@@ -111,29 +111,28 @@ static char *human(uint64_t bytes) {
         return g_format_size_full(bytes, G_FORMAT_SIZE_IEC_UNITS);
 }
 
-int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemoryOptions *o, FILE *out) {
+int report_memory(const ReportProfile *p, const ReportMemoryOptions *o, FILE *out) {
         int limit = o && o->limit > 0 ? o->limit : 25;
         int32_t only_pid = o ? o->pid : 0;
+        if (p->symbols_errno < 0 && p->symbols_errno != -ENOENT)
+                fprintf(stderr, "periscope report: symbols unusable, showing addresses: %s\n", p->symbols_error);
+        int r = report_extras_damaged(p);
+        if (r < 0)
+                return r;
 
         g_autoptr(GHashTable) sites = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, site_free);
         g_autoptr(MemoryReplay) replay = memory_replay_new();
         g_autoptr(GHashTable) pids = g_hash_table_new(g_direct_hash, g_direct_equal);
-        CaptureFrame f;
-        int k;
-        capture_reader_rewind(r);
-        while ((k = capture_reader_next(r, &f)) > 0) {
-                if (f.type != CAPTURE_FRAME_ALLOCATION || (only_pid && f.pid != only_pid) ||
-                    !report_pid_wanted(o ? o->filter : NULL, f.pid) || f.allocation.alloc_size < 0)
+        for (guint i = 0; i < p->events->len; i++) {
+                const ReportEvent *e = &g_array_index(p->events, ReportEvent, i);
+                if (!e->allocation || (only_pid && e->pid != only_pid) ||
+                    !report_pid_wanted(o ? o->filter : NULL, e->pid) || e->size < 0)
                         continue;
                 Site *site = NULL;
-                if (f.allocation.alloc_size > 0)
-                        site = site_for(sites, symbols, f.pid, f.allocation.addrs, f.allocation.n_addrs);
-                g_hash_table_add(pids, GINT_TO_POINTER(f.pid));
-                memory_replay_add(replay, &f, site);
-        }
-        if (k < 0) {
-                fprintf(stderr, "periscope report: %s\n", capture_reader_error(r));
-                return k;
+                if (e->size > 0)
+                        site = site_for(sites, p->symbols, e->pid, report_event_addrs(p, e), e->n_addrs);
+                g_hash_table_add(pids, GINT_TO_POINTER(e->pid));
+                memory_replay_add(replay, e, site);
         }
         if (memory_replay_count(replay) == 0) {
                 fprintf(stderr,
@@ -148,13 +147,12 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
                  unmatched_frees = st.unmatched_frees, live_count = st.live_count, live_bytes = st.live_bytes;
         int64_t peak_time = st.peak_time;
 
-        const CaptureFileHeader *h = capture_reader_get_header(r);
         g_autofree char *total_h = human(total_bytes), *peak_h = human(peak), *live_h = human(live_bytes);
         fprintf(out, "Memory: %u process%s, %" PRIu64 " allocation%s (%s), %" PRIu64 " free%s\n",
                 g_hash_table_size(pids), g_hash_table_size(pids) == 1 ? "" : "es", n_allocs, n_allocs == 1 ? "" : "s",
                 total_h, n_frees, n_frees == 1 ? "" : "s");
         fprintf(out, "Peak: %" PRIu64 " bytes live (%s) at %.3f s\n", peak, peak_h,
-                (double) (peak_time - h->start_time) / 1e9);
+                (double) (peak_time - p->start_time) / 1e9);
         fprintf(out, "Live at the end: %" PRIu64 " allocation%s, %" PRIu64 " bytes (%s)\n", live_count,
                 live_count == 1 ? "" : "s", live_bytes, live_h);
         if (unmatched_frees)
@@ -201,25 +199,12 @@ int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemo
         return 0;
 }
 
-int report_memory_with_symbols(CaptureReader *r, const ReportMemoryOptions *o, FILE *out) {
-        SymbolTable *symbols = NULL;
-        char *error = NULL;
-        int k = symbol_table_load(r, &symbols, &error);
-        if (k < 0 && k != -ENOENT)
-                fprintf(stderr, "periscope report: symbols unusable, showing addresses: %s\n",
-                        error ? error : g_strerror(-k));
-        free(error);
-        k = report_memory(r, symbols, o, out);
-        symbol_table_free(symbols);
-        return k;
-}
-
 int report_memory_path(const char *path, const ReportMemoryOptions *o, FILE *out) {
-        CaptureReader *r = NULL;
-        int k = cli_capture_open("report", path, &r);
-        if (k < 0)
-                return k;
-        k = report_memory_with_symbols(r, o, out);
-        capture_reader_free(r);
-        return k;
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ReportProfile) p = report_profile_load(path, REPORT_WEIGHT_ALLOCATED_BYTES, FALSE, &error);
+        if (!p) {
+                fprintf(stderr, "periscope report: %s\n", error->message);
+                return -EIO;
+        }
+        return report_memory(p, o, out);
 }

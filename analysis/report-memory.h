@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "capture.h"
 #include "report-pid-filter.h"
+#include "report-profile.h"
 
 typedef struct ReportMemoryOptions {
         int limit;                     /* rows per table; 0: 25 */
@@ -18,14 +18,11 @@ typedef struct ReportMemoryOptions {
         const ReportPidFilter *filter; /* and only the processes it wants; NULL: all */
 } ReportMemoryOptions;
 
-/* Prints the memory report of the capture r to out. symbols (may be NULL)
- * names call sites; without them a site is its address. Returns 0, or a
- * negative errno after printing why to stderr (e.g. no ALLOCATION frames). */
-int report_memory(CaptureReader *r, const SymbolTable *symbols, const ReportMemoryOptions *o, FILE *out);
+/* Prints the memory report of the capture model p to out; its symbols (if
+ * usable) name call sites, else a site is its address (with a warning on
+ * stderr). Returns 0, or a negative errno after printing why to stderr
+ * (e.g. no ALLOCATION frames). */
+int report_memory(const ReportProfile *p, const ReportMemoryOptions *o, FILE *out);
 
-/* Same with the symbols embedded in r (addresses, with a warning on stderr,
- * when they are unusable). */
-int report_memory_with_symbols(CaptureReader *r, const ReportMemoryOptions *o, FILE *out);
-
-/* Same for a capture file: opens it and loads its symbols. */
+/* Same for a capture file, loaded for this alone. */
 int report_memory_path(const char *path, const ReportMemoryOptions *o, FILE *out);

@@ -70,8 +70,9 @@ typedef struct ReportOffCpuThread {
         guint64 blocked, blocked_ns, blocked_short, blocked_short_ns, runnable, runnable_ns, stacks;
 } ReportOffCpuThread;
 
-/* One SAMPLE or ALLOCATION frame as it came, kept when the loader is asked
- * for them (REPORT_LOAD_EVENTS): what the exports need besides the stacks. */
+/* One SAMPLE or ALLOCATION frame as it came: every ALLOCATION, and the
+ * SAMPLEs when the loader is asked for them (REPORT_LOAD_EVENTS): what the
+ * exports and the memory views need besides the stacks. */
 typedef struct ReportEvent {
         int64_t time;
         int32_t pid, tid, cpu;
@@ -81,13 +82,42 @@ typedef struct ReportEvent {
         guint32 n_addrs;
         const ReportRawStack *stack; /* a sample's interned stack, or NULL */
         guint64 addrs_at;            /* else: its addresses' index into ReportProfile.event_addrs */
+        guint32 thread;              /* allocation of a memory-weighed profile: index into threads */
 } ReportEvent;
+
+/* A MARK frame (a span a program or the service marked). */
+typedef struct ReportMark {
+        int64_t time, duration;
+        int32_t pid;
+        char *group, *name, *message; /* as the capture says them (any bytes) */
+} ReportMark;
+
+/* A LOG frame, as the --marks view counts them. */
+typedef struct ReportLog {
+        int32_t pid;
+        guint16 severity; /* GLogLevelFlags bits */
+        char *domain;
+} ReportLog;
+
+/* A counter definition (a CTRDEF frame holds several), in file order. */
+typedef struct ReportCounterDef {
+        int32_t pid; /* -1: the system's */
+        CaptureCounterDef def;
+} ReportCounterDef;
+
+/* A counter's value (a CTRSET frame holds several), in file order. */
+typedef struct ReportCounterValue {
+        int64_t time;
+        CaptureCounterSetValue value;
+} ReportCounterValue;
 
 typedef enum ReportLoadFlags {
         REPORT_LOAD_PROGRESS = 1 << 0, /* a progress bar on a terminal */
         REPORT_LOAD_EVENTS = 1 << 1,   /* keep every sample and allocation in ReportProfile.events */
 } ReportLoadFlags;
 
+/* The capture model: everything the views of `periscope report` and
+ * `periscope export` read, from one load of the capture. */
 typedef struct ReportProfile {
         char *path;
         GHashTable *comms;        /* GINT_TO_POINTER(pid) → char* comm (basename of argv[0]) */
@@ -99,6 +129,7 @@ typedef struct ReportProfile {
         GPtrArray *threads;       /* ReportThread*: the distinct (pid, tid, name) of the samples */
         GHashTable *thread_index; /* "pid/tid/name" → index + 1 into threads, while loading */
         GHashTable *thread_cache; /* GINT_TO_POINTER(tid) → the last name looked up, while it holds */
+        GHashTable *pid_last;     /* GINT_TO_POINTER(pid) → int64_t*: the latest time a thread of pid was named */
         ReportWeight weight;
         guint64 n_samples; /* sum of the stacks' counts: samples, or allocated bytes */
         guint64 n_events;  /* SAMPLE frames (or allocations of the weighed fate) read */
@@ -110,8 +141,18 @@ typedef struct ReportProfile {
         char *capture_time;           /* the header's ISO 8601 date */
         int64_t last_time;            /* the latest frame time read (at least start_time) */
         gboolean has_allocations;     /* an ALLOCATION frame was read */
-        GArray *events;               /* REPORT_LOAD_EVENTS: ReportEvent in file order; else NULL */
-        GArray *event_addrs;          /* uint64_t: the allocation events' addresses */
+        int load_error;               /* negative errno with load_warning, else 0 */
+        int symbols_errno;            /* negative errno with symbols_error, else 0 */
+        gboolean keep_samples;        /* REPORT_LOAD_EVENTS */
+        GArray *events;               /* ReportEvent in file order: allocations, samples if REPORT_LOAD_EVENTS */
+        GArray *event_addrs;          /* uint64_t: the events' addresses that no interned stack holds */
+        GArray *marks;                /* ReportMark, in file order */
+        GArray *logs;                 /* ReportLog, in file order */
+        GArray *counter_defs;         /* ReportCounterDef, in file order */
+        GArray *counter_values;       /* ReportCounterValue, in file order */
+        GHashTable *container_labels; /* GINT_TO_POINTER(pid) → char* container or app label */
+        GHashTable *parents;          /* GINT_TO_POINTER(child pid) → GINT_TO_POINTER(parent pid) (FORK frames) */
+        GHashTable *pid_samples;      /* GINT_TO_POINTER(pid) → guint64* SAMPLE frames of pid */
         GArray *off_cpu;              /* ReportOffCpu, in file order (always loaded) */
         GArray *off_cpu_addrs;        /* uint64_t: their stacks' addresses */
         GArray *off_cpu_threads;      /* ReportOffCpuThread */
@@ -130,8 +171,10 @@ guint64 report_profile_stat(const ReportProfile *p, const char *key);
 /* "1.234 s", "12.3 ms", "45 us" (ns), newly allocated. */
 char *report_format_ns(guint64 ns);
 
-/* Reads the capture at path, counting stacks by weight; shows a progress
- * bar on a terminal if progress. On failure returns NULL and sets error. */
+/* Reads the capture at path once, counting stacks by weight; shows a
+ * progress bar on a terminal if progress. On failure returns NULL and sets
+ * error; a capture cut short is loaded up to the bad frame and the reason
+ * kept in load_warning. */
 ReportProfile *report_profile_load(const char *path, ReportWeight weight, gboolean progress, GError **error);
 
 /* The same with REPORT_LOAD_* flags. */
@@ -144,6 +187,10 @@ static inline const uint64_t *report_event_addrs(const ReportProfile *p, const R
                 return e->stack->addrs;
         return e->n_addrs ? &g_array_index(p->event_addrs, uint64_t, e->addrs_at) : NULL;
 }
+
+/* Counts p's stacks by another memory weight (p weighs allocations too),
+ * from the allocations the model holds. */
+void report_profile_reweigh(ReportProfile *p, ReportWeight weight);
 
 /* The unit of the profile's counts, singular or plural for n ("sample",
  * "bytes"...). */

@@ -70,46 +70,24 @@ static gint thread_lane_cmp(gconstpointer a, gconstpointer b) {
 }
 
 /* The threads of a capture with off-CPU intervals, by pid and tid, at most
- * MAX_THREAD_LANES (*ret_more: how many left out); none without. */
-static int load_thread_lanes(CaptureReader *r, const ReportPidFilter *filter, GPtrArray *lanes, guint *ret_more) {
+ * MAX_THREAD_LANES (*ret_more: how many left out); none without. A lane
+ * spans its thread's intervals, named as the thread was at the last. */
+static void load_thread_lanes(const ReportProfile *p, const ReportPidFilter *filter, GPtrArray *lanes,
+                              guint *ret_more) {
         g_autoptr(GHashTable) by_tid = g_hash_table_new_full(NULL, NULL, NULL, thread_lane_free);
-        g_autofree CaptureOffCpu *oc = g_new(CaptureOffCpu, 1);
-        gboolean any = FALSE;
         guint drawn = 0;
-        CaptureFrame f;
-        int k;
-        capture_reader_rewind(r);
-        while ((k = capture_reader_next(r, &f)) > 0) {
-                if (f.pid >= 0 && !report_pid_wanted(filter, f.pid))
+        for (guint i = 0; i < p->off_cpu->len; i++) {
+                const ReportOffCpu *o = &g_array_index(p->off_cpu, ReportOffCpu, i);
+                if (o->pid >= 0 && !report_pid_wanted(filter, o->pid))
                         continue;
-                if (f.type == CAPTURE_FRAME_SAMPLE && f.sample.tid > 0) {
-                        thread_lane(by_tid, f.pid, f.sample.tid, f.time);
-                        continue;
-                }
-                int32_t tid;
-                const char *name;
-                size_t len;
-                if (capture_frame_get_thread_name(&f, &tid, &name, &len, NULL) > 0) {
-                        ThreadLane *l = thread_lane(by_tid, f.pid, tid, f.time);
-                        g_free(l->name);
-                        l->name = g_strndup(name, len);
-                        continue;
-                }
-                if (capture_frame_get_off_cpu(&f, oc) <= 0)
-                        continue;
-                any = TRUE;
-                ThreadLane *l = thread_lane(by_tid, f.pid, oc->tid, f.time);
-                int64_t d = oc->duration_ns > INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t) oc->duration_ns;
-                l->last = MAX(l->last, f.time + d);
+                ThreadLane *l = thread_lane(by_tid, o->pid, o->tid, o->time);
+                int64_t d = o->duration_ns > INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t) o->duration_ns;
+                l->last = MAX(l->last, o->time + d);
                 if (drawn++ < MAX_STATES_DRAWN) {
-                        ThreadState st = { f.time, d, oc->state };
+                        ThreadState st = { o->time, d, o->state };
                         g_array_append_val(l->states, st);
                 }
         }
-        if (k < 0)
-                return k;
-        if (!any)
-                return 0;
         GHashTableIter it;
         gpointer value;
         g_autoptr(GPtrArray) all = g_ptr_array_new();
@@ -118,14 +96,15 @@ static int load_thread_lanes(CaptureReader *r, const ReportPidFilter *filter, GP
                 g_ptr_array_add(all, value);
         g_ptr_array_sort(all, thread_lane_cmp);
         for (guint i = 0; i < all->len; i++) {
+                ThreadLane *l = all->pdata[i];
                 if (lanes->len >= MAX_THREAD_LANES) {
                         (*ret_more)++;
                         continue;
                 }
-                g_hash_table_steal(by_tid, GINT_TO_POINTER(((ThreadLane *) all->pdata[i])->tid));
-                g_ptr_array_add(lanes, all->pdata[i]);
+                l->name = g_strdup(report_profile_thread_name(p, l->pid, l->tid, l->last, NULL));
+                g_hash_table_steal(by_tid, GINT_TO_POINTER(l->tid));
+                g_ptr_array_add(lanes, l);
         }
-        return 0;
 }
 
 typedef enum Unit {
@@ -249,26 +228,23 @@ static char *format_seconds(double v) {
 
 /* Reads the marks (at most MAX_MARKS_DRAWN kept) and extends *t1 to the end
  * of the last one; rows gets one "group / name" per row in first-seen order. */
-static int load_marks(CaptureReader *r, const ReportPidFilter *filter, GArray *marks, GPtrArray *rows, uint64_t *ret_n,
-                      int64_t *t1) {
+static void load_marks(const ReportProfile *p, const ReportPidFilter *filter, GArray *marks, GPtrArray *rows,
+                       uint64_t *ret_n, int64_t *t1) {
         g_autoptr(GHashTable) row_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        CaptureFrame f;
-        int k;
-        capture_reader_rewind(r);
-        while ((k = capture_reader_next(r, &f)) > 0) {
-                if (f.type != CAPTURE_FRAME_MARK || (f.pid >= 0 && !report_pid_wanted(filter, f.pid)))
+        for (guint i = 0; i < p->marks->len; i++) {
+                const ReportMark *f = &g_array_index(p->marks, ReportMark, i);
+                if (f->pid >= 0 && !report_pid_wanted(filter, f->pid))
                         continue;
                 (*ret_n)++;
-                *t1 = MAX(*t1, f.time + MAX(f.mark.duration, 0));
+                *t1 = MAX(*t1, f->time + MAX(f->duration, 0));
                 if (marks->len >= MAX_MARKS_DRAWN)
                         continue;
-                g_autofree char *group = g_utf8_make_valid(f.mark.group, -1),
-                                *name = g_utf8_make_valid(f.mark.name, -1);
-                Mark m = { .time = f.time,
-                           .duration = f.mark.duration,
-                           .pid = f.pid,
+                g_autofree char *group = g_utf8_make_valid(f->group, -1), *name = g_utf8_make_valid(f->name, -1);
+                Mark m = { .time = f->time,
+                           .duration = f->duration,
+                           .pid = f->pid,
                            .label = g_strdup_printf("%s / %s", group, name),
-                           .message = g_utf8_make_valid(f.mark.message, MIN((gssize) strlen(f.mark.message), 200)) };
+                           .message = g_utf8_make_valid(f->message, MIN((gssize) strlen(f->message), 200)) };
                 gpointer row = g_hash_table_lookup(row_of, m.label);
                 if (!row) {
                         if (rows->len < MARK_ROWS)
@@ -281,32 +257,24 @@ static int load_marks(CaptureReader *r, const ReportPidFilter *filter, GArray *m
                 m.row = GPOINTER_TO_UINT(row) - 1;
                 g_array_append_val(marks, m);
         }
-        if (k < 0)
-                fprintf(stderr, "periscope report: %s\n", capture_reader_error(r));
-        return k;
 }
 
-int report_timeline(CaptureReader *r, const char *svg_path, ReportSaveFn save, const ReportPidFilter *filter,
+int report_timeline(const ReportProfile *model, const char *svg_path, ReportSaveFn save, const ReportPidFilter *filter,
                     FILE *out) {
         int err;
-        g_autoptr(GPtrArray) series = report_counters_load(r, filter, &err);
+        g_autoptr(GPtrArray) series = report_counters_load(model, filter, &err);
         if (!series)
                 return err;
-        const CaptureFileHeader *h = capture_reader_get_header(r);
-        int64_t t0 = h->start_time, t1 = h->end_time;
+        int64_t t0 = model->start_time, t1 = model->end_time;
 
         g_autoptr(GArray) marks = g_array_new(FALSE, FALSE, sizeof(Mark));
         g_array_set_clear_func(marks, mark_clear);
         g_autoptr(GPtrArray) mark_rows = g_ptr_array_new_with_free_func(g_free);
         uint64_t n_marks = 0;
-        int k = load_marks(r, filter, marks, mark_rows, &n_marks, &t1);
-        if (k < 0)
-                return k;
+        load_marks(model, filter, marks, mark_rows, &n_marks, &t1);
         g_autoptr(GPtrArray) threads = g_ptr_array_new_with_free_func(thread_lane_free);
         guint threads_more = 0;
-        k = load_thread_lanes(r, filter, threads, &threads_more);
-        if (k < 0)
-                return k;
+        load_thread_lanes(model, filter, threads, &threads_more);
 
         /* Lanes, and the scale each unit shares. */
         g_autoptr(GPtrArray) lanes = g_ptr_array_new();

@@ -177,7 +177,7 @@ int caller_opener_new(uid_t uid, CallerOpener **ret) {
                 (void) waitpid(pid, NULL, 0);
                 return -ENOMEM;
         }
-        *o = (CallerOpener) { .uid = uid, .pid = pid, .sock = sock };
+        *o = (CallerOpener){ .uid = uid, .pid = pid, .sock = sock };
         *ret = o;
         return 0;
 }

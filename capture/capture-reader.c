@@ -54,50 +54,51 @@ const char *capture_frame_type_to_string(int type) {
         return frame_type_names[type];
 }
 
-__attribute__((format(printf, 3, 4))) static int reader_fail(CaptureReader *r, int err, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static int reader_fail(CaptureReader *reader, int err, const char *fmt, ...) {
         va_list ap;
-        free(r->error);
-        r->error = NULL;
+        free(reader->error);
+        reader->error = NULL;
         va_start(ap, fmt);
-        if (vasprintf(&r->error, fmt, ap) < 0)
-                r->error = NULL;
+        if (vasprintf(&reader->error, fmt, ap) < 0)
+                reader->error = NULL;
         va_end(ap);
         return err;
 }
 
-static int header_parse(CaptureReader *r) {
-        if (r->size < CAPTURE_FILE_HEADER_SIZE)
-                return reader_fail(r, -EBADMSG, "file is %zu bytes, shorter than the %d-byte capture header", r->size,
-                                   CAPTURE_FILE_HEADER_SIZE);
-        const uint8_t *h = r->data;
+static int header_parse(CaptureReader *reader) {
+        if (reader->size < CAPTURE_FILE_HEADER_SIZE)
+                return reader_fail(reader, -EBADMSG, "file is %zu bytes, shorter than the %d-byte capture header",
+                                   reader->size, CAPTURE_FILE_HEADER_SIZE);
+        const uint8_t *h = reader->data;
         if (unaligned_load_u32(h, true) != CAPTURE_MAGIC)
-                return reader_fail(r, -EBADMSG, "offset 0: not a Sysprof capture (bad magic 0x%08x)",
+                return reader_fail(reader, -EBADMSG, "offset 0: not a Sysprof capture (bad magic 0x%08x)",
                                    unaligned_load_u32(h, true));
-        r->header.version = h[4];
-        if (r->header.version != CAPTURE_VERSION)
-                return reader_fail(r, -EPROTONOSUPPORT, "offset 4: capture format version %u, only version %d is supported",
-                                   r->header.version, CAPTURE_VERSION);
+        reader->header.version = h[4];
+        if (reader->header.version != CAPTURE_VERSION)
+                return reader_fail(reader, -EPROTONOSUPPORT,
+                                   "offset 4: capture format version %u, only version %d is supported",
+                                   reader->header.version, CAPTURE_VERSION);
         /* A little-endian writer sets bit 0 of byte 5; a big-endian one stores
          * the flag (0) in bit 7 and leaves the rest zero. */
-        r->le = r->header.little_endian = h[5] & 0x01;
-        unaligned_load_fixed_string(r->header.capture_time, h + 8, 64);
-        r->header.start_time = (int64_t) unaligned_load_u64(h + 72, r->le);
-        r->header.end_time = (int64_t) unaligned_load_u64(h + 80, r->le);
-        r->pos = CAPTURE_FILE_HEADER_SIZE;
+        reader->le = reader->header.little_endian = h[5] & 0x01;
+        unaligned_load_fixed_string(reader->header.capture_time, h + 8, 64);
+        reader->header.start_time = (int64_t) unaligned_load_u64(h + 72, reader->le);
+        reader->header.end_time = (int64_t) unaligned_load_u64(h + 80, reader->le);
+        reader->pos = CAPTURE_FILE_HEADER_SIZE;
         return 0;
 }
 
-static int reader_new(CaptureReader **ret, char **error, const char *what, CaptureReader *r) {
-        int k = header_parse(r);
-        if (k < 0) {
+static int reader_new(CaptureReader **ret, char **error, const char *what, CaptureReader *reader) {
+        int r = header_parse(reader);
+        if (r < 0) {
                 if (error) {
-                        if (asprintf(error, "%s: %s", what, r->error ? r->error : strerror(-k)) < 0)
+                        if (asprintf(error, "%s: %s", what, reader->error ? reader->error : strerror(-r)) < 0)
                                 *error = NULL;
                 }
-                capture_reader_free(r);
-                return k;
+                capture_reader_free(reader);
+                return r;
         }
-        *ret = r;
+        *ret = reader;
         return 0;
 }
 
@@ -112,52 +113,52 @@ static int open_fd_named(int fd, const char *what, CaptureReader **ret, char **e
         if (fstat(fd, &st) < 0)
                 return set_io_error(error, what, -errno);
 
-        CaptureReader *r = calloc(1, sizeof(*r));
-        if (!r)
+        CaptureReader *reader = calloc(1, sizeof(*reader));
+        if (!reader)
                 return set_io_error(error, what, -ENOMEM);
 
         if (S_ISREG(st.st_mode)) {
-                r->size = (size_t) st.st_size;
-                if (r->size > 0) {
-                        r->mapping = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
-                        if (r->mapping == MAP_FAILED) {
+                reader->size = (size_t) st.st_size;
+                if (reader->size > 0) {
+                        reader->mapping = mmap(NULL, reader->size, PROT_READ, MAP_PRIVATE, fd, 0);
+                        if (reader->mapping == MAP_FAILED) {
                                 int e = -errno;
-                                free(r);
+                                free(reader);
                                 return set_io_error(error, what, e);
                         }
-                        r->data = r->mapping;
+                        reader->data = reader->mapping;
                 }
         } else {
                 size_t alloc = 0;
                 for (;;) {
-                        if (r->size == alloc) {
+                        if (reader->size == alloc) {
                                 alloc = alloc ? alloc * 2 : 65536;
                                 if (alloc > READER_MAX_STREAM_SIZE) {
-                                        capture_reader_free(r);
+                                        capture_reader_free(reader);
                                         return set_io_error(error, what, -EFBIG);
                                 }
-                                uint8_t *q = realloc(r->owned, alloc);
+                                uint8_t *q = realloc(reader->owned, alloc);
                                 if (!q) {
-                                        capture_reader_free(r);
+                                        capture_reader_free(reader);
                                         return set_io_error(error, what, -ENOMEM);
                                 }
-                                r->owned = q;
+                                reader->owned = q;
                         }
-                        ssize_t k = read(fd, r->owned + r->size, alloc - r->size);
+                        ssize_t k = read(fd, reader->owned + reader->size, alloc - reader->size);
                         if (k < 0) {
                                 if (errno == EINTR)
                                         continue;
                                 int e = -errno;
-                                capture_reader_free(r);
+                                capture_reader_free(reader);
                                 return set_io_error(error, what, e);
                         }
                         if (k == 0)
                                 break;
-                        r->size += (size_t) k;
+                        reader->size += (size_t) k;
                 }
-                r->data = r->owned;
+                reader->data = reader->owned;
         }
-        return reader_new(ret, error, what, r);
+        return reader_new(ret, error, what, reader);
 }
 
 int capture_reader_open_fd(int fd, CaptureReader **ret, char **error) {
@@ -174,47 +175,47 @@ int capture_reader_open_path(const char *path, CaptureReader **ret, char **error
 }
 
 int capture_reader_open_memory(const void *data, size_t size, CaptureReader **ret, char **error) {
-        CaptureReader *r = calloc(1, sizeof(*r));
-        if (!r)
+        CaptureReader *reader = calloc(1, sizeof(*reader));
+        if (!reader)
                 return set_io_error(error, "buffer", -ENOMEM);
-        r->data = data;
-        r->size = size;
-        return reader_new(ret, error, "buffer", r);
+        reader->data = data;
+        reader->size = size;
+        return reader_new(ret, error, "buffer", reader);
 }
 
-CaptureReader *capture_reader_free(CaptureReader *r) {
-        if (!r)
+CaptureReader *capture_reader_free(CaptureReader *reader) {
+        if (!reader)
                 return NULL;
-        if (r->mapping)
-                munmap(r->mapping, r->size);
-        free(r->owned);
-        free(r->error);
-        free(r->addrs);
-        free(r->counters);
-        free(r->values);
-        free(r->jit);
-        free(r);
+        if (reader->mapping)
+                munmap(reader->mapping, reader->size);
+        free(reader->owned);
+        free(reader->error);
+        free(reader->addrs);
+        free(reader->counters);
+        free(reader->values);
+        free(reader->jit);
+        free(reader);
         return NULL;
 }
 
-const CaptureFileHeader *capture_reader_get_header(const CaptureReader *r) {
-        return &r->header;
+const CaptureFileHeader *capture_reader_get_header(const CaptureReader *reader) {
+        return &reader->header;
 }
 
-uint64_t capture_reader_get_size(const CaptureReader *r) {
-        return r->size;
+uint64_t capture_reader_get_size(const CaptureReader *reader) {
+        return reader->size;
 }
 
-void capture_reader_rewind(CaptureReader *r) {
-        r->pos = CAPTURE_FILE_HEADER_SIZE;
+void capture_reader_rewind(CaptureReader *reader) {
+        reader->pos = CAPTURE_FILE_HEADER_SIZE;
 }
 
-uint64_t capture_reader_get_skipped(const CaptureReader *r) {
-        return r->skipped;
+uint64_t capture_reader_get_skipped(const CaptureReader *reader) {
+        return reader->skipped;
 }
 
-const char *capture_reader_error(const CaptureReader *r) {
-        return r->error;
+const char *capture_reader_error(const CaptureReader *reader) {
+        return reader->error;
 }
 
 /* Returns a NUL-terminated string at [off, end) of the frame, or NULL. */
@@ -226,29 +227,30 @@ static const char *frame_string(const uint8_t *f, size_t off, size_t end) {
         return (const char *) f + off;
 }
 
-static int decode_addrs(CaptureReader *r, const uint8_t *src, size_t n, const uint64_t **ret) {
+static int decode_addrs(CaptureReader *reader, const uint8_t *src, size_t n, const uint64_t **ret) {
         /* Room for at least one element: decoded arrays are never NULL
          * (callers may memcpy() them, and memcpy(…, NULL, 0) is UB). */
-        if (GROW_ARRAY(r->addrs, r->addrs_alloc, n ? n : 1, 64) < 0)
+        if (GROW_ARRAY(reader->addrs, reader->addrs_alloc, n ? n : 1, 64) < 0)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
-                r->addrs[i] = unaligned_load_u64(src + 8 * i, r->le);
-        *ret = r->addrs;
+                reader->addrs[i] = unaligned_load_u64(src + 8 * i, reader->le);
+        *ret = reader->addrs;
         return 0;
 }
 
-#define NEED(size)                                                                                                  \
-        do {                                                                                                        \
-                if (len < (size))                                                                                   \
-                        return reader_fail(r, -EBADMSG, "offset %zu: %s frame of %zu bytes is shorter than its %zu-byte layout", \
-                                           r->pos, name, len, (size_t) (size));                                      \
+#define NEED(size)                                                                                                     \
+        do {                                                                                                           \
+                if (len < (size))                                                                                      \
+                        return reader_fail(reader, -EBADMSG,                                                           \
+                                           "offset %zu: %s frame of %zu bytes is shorter than its %zu-byte layout",    \
+                                           reader->pos, name, len, (size_t) (size));                                   \
         } while (0)
 
-#define BAD(fmt, ...) reader_fail(r, -EBADMSG, "offset %zu: %s frame: " fmt, r->pos, name, ##__VA_ARGS__)
+#define BAD(fmt, ...) reader_fail(reader, -EBADMSG, "offset %zu: %s frame: " fmt, reader->pos, name, ##__VA_ARGS__)
 
-static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, CaptureFrame *fr) {
+static int decode_payload(CaptureReader *reader, const uint8_t *f, size_t len, CaptureFrame *fr) {
         const char *name = capture_frame_type_to_string(fr->type);
-        bool le = r->le;
+        bool le = reader->le;
 
         switch (fr->type) {
         case CAPTURE_FRAME_TIMESTAMP:
@@ -264,7 +266,7 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
                 if ((size_t) n * 8 > len - base)
                         return BAD("%u addresses need %zu bytes, the frame has %zu", n, (size_t) n * 8, len - base);
                 const uint64_t *addrs;
-                if (decode_addrs(r, f + base, n, &addrs) < 0)
+                if (decode_addrs(reader, f + base, n, &addrs) < 0)
                         return -ENOMEM;
                 if (sample) {
                         fr->sample.n_addrs = n;
@@ -309,20 +311,20 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
                 /* Each entry takes at least 9 bytes: bound n before allocating. */
                 if ((uint64_t) n * 9 > len - CAPTURE_JITMAP_SIZE)
                         return BAD("%u entries cannot fit in %zu bytes", n, len - CAPTURE_JITMAP_SIZE);
-                if (GROW_ARRAY(r->jit, r->jit_alloc, n ? n : 1, 64) < 0)
+                if (GROW_ARRAY(reader->jit, reader->jit_alloc, n ? n : 1, 64) < 0)
                         return -ENOMEM;
                 size_t p = CAPTURE_JITMAP_SIZE;
                 for (uint32_t i = 0; i < n; i++) {
                         if (len - p < 9)
                                 return BAD("entry %u runs past the frame", i);
-                        r->jit[i].address = unaligned_load_u64(f + p, le);
-                        r->jit[i].name = frame_string(f, p + 8, len);
-                        if (!r->jit[i].name)
+                        reader->jit[i].address = unaligned_load_u64(f + p, le);
+                        reader->jit[i].name = frame_string(f, p + 8, len);
+                        if (!reader->jit[i].name)
                                 return BAD("entry %u name has no terminator", i);
-                        p += 8 + strlen(r->jit[i].name) + 1;
+                        p += 8 + strlen(reader->jit[i].name) + 1;
                 }
                 fr->jitmap.n_entries = n;
-                fr->jitmap.entries = r->jit;
+                fr->jitmap.entries = reader->jit;
                 return 0;
         }
 
@@ -332,11 +334,11 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
                 if ((size_t) n * CAPTURE_COUNTER_SIZE > len - CAPTURE_CTRDEF_SIZE)
                         return BAD("%u counters need %zu bytes, the frame has %zu", n,
                                    (size_t) n * CAPTURE_COUNTER_SIZE, len - CAPTURE_CTRDEF_SIZE);
-                if (GROW_ARRAY(r->counters, r->counters_alloc, n ? n : 1, 64) < 0)
+                if (GROW_ARRAY(reader->counters, reader->counters_alloc, n ? n : 1, 64) < 0)
                         return -ENOMEM;
                 for (uint16_t i = 0; i < n; i++) {
                         const uint8_t *c = f + CAPTURE_CTRDEF_SIZE + (size_t) CAPTURE_COUNTER_SIZE * i;
-                        CaptureCounterDef *d = &r->counters[i];
+                        CaptureCounterDef *d = &reader->counters[i];
                         unaligned_load_fixed_string(d->category, c, CAPTURE_COUNTER_CATEGORY_LEN);
                         unaligned_load_fixed_string(d->name, c + 32, CAPTURE_COUNTER_NAME_LEN);
                         unaligned_load_fixed_string(d->description, c + 64, CAPTURE_COUNTER_DESCRIPTION_LEN);
@@ -347,7 +349,7 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
                         d->value.v64 = (int64_t) unaligned_load_u64(c + 120, le);
                 }
                 fr->ctrdef.n_counters = n;
-                fr->ctrdef.counters = r->counters;
+                fr->ctrdef.counters = reader->counters;
                 return 0;
         }
 
@@ -357,7 +359,7 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
                 if ((size_t) n * CAPTURE_CTRSET_GROUP_SIZE > len - CAPTURE_CTRSET_SIZE)
                         return BAD("%u value groups need %zu bytes, the frame has %zu", n,
                                    (size_t) n * CAPTURE_CTRSET_GROUP_SIZE, len - CAPTURE_CTRSET_SIZE);
-                if (GROW_ARRAY(r->values, r->values_alloc, n ? (size_t) n * 8 : 1, 64) < 0)
+                if (GROW_ARRAY(reader->values, reader->values_alloc, n ? (size_t) n * 8 : 1, 64) < 0)
                         return -ENOMEM;
                 uint32_t k = 0;
                 for (uint16_t g = 0; g < n; g++) {
@@ -366,14 +368,14 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
                                 uint32_t id = unaligned_load_u32(grp + 4 * i, le);
                                 if (id == 0)
                                         continue;
-                                r->values[k].id = id;
-                                r->values[k].value.v64 = (int64_t) unaligned_load_u64(grp + 32 + 8 * i, le);
+                                reader->values[k].id = id;
+                                reader->values[k].value.v64 = (int64_t) unaligned_load_u64(grp + 32 + 8 * i, le);
                                 k++;
                         }
                 }
                 fr->ctrset.n_groups = n;
                 fr->ctrset.n_values = k;
-                fr->ctrset.values = r->values;
+                fr->ctrset.values = reader->values;
                 return 0;
         }
 
@@ -436,56 +438,59 @@ static int decode_payload(CaptureReader *r, const uint8_t *f, size_t len, Captur
         return -EINVAL; /* not reached: the caller filters unknown types */
 }
 
-int capture_reader_next(CaptureReader *r, CaptureFrame *fr) {
+int capture_reader_next(CaptureReader *reader, CaptureFrame *fr) {
         for (;;) {
-                if (r->pos == r->size)
+                if (reader->pos == reader->size)
                         return 0;
-                size_t left = r->size - r->pos;
+                size_t left = reader->size - reader->pos;
                 if (left < CAPTURE_FRAME_HEADER_SIZE)
-                        return reader_fail(r, -EBADMSG, "offset %zu: truncated frame header (%zu of %d bytes)", r->pos,
-                                           left, CAPTURE_FRAME_HEADER_SIZE);
-                const uint8_t *f = r->data + r->pos;
-                size_t len = unaligned_load_u16(f, r->le);
+                        return reader_fail(reader, -EBADMSG, "offset %zu: truncated frame header (%zu of %d bytes)",
+                                           reader->pos, left, CAPTURE_FRAME_HEADER_SIZE);
+                const uint8_t *f = reader->data + reader->pos;
+                size_t len = unaligned_load_u16(f, reader->le);
                 if (len < CAPTURE_FRAME_HEADER_SIZE)
-                        return reader_fail(r, -EBADMSG, "offset %zu: frame length %zu is shorter than a frame header",
-                                           r->pos, len);
+                        return reader_fail(reader, -EBADMSG,
+                                           "offset %zu: frame length %zu is shorter than a frame header", reader->pos,
+                                           len);
                 if (len > left)
-                        return reader_fail(r, -EBADMSG, "offset %zu: frame length %zu runs past the end of the file (%zu bytes left)",
-                                           r->pos, len, left);
+                        return reader_fail(
+                                reader, -EBADMSG,
+                                "offset %zu: frame length %zu runs past the end of the file (%zu bytes left)",
+                                reader->pos, len, left);
 
                 uint8_t type = f[16];
                 if (!capture_frame_type_to_string(type)) {
-                        r->skipped++;
-                        r->pos += len;
+                        reader->skipped++;
+                        reader->pos += len;
                         continue;
                 }
 
                 memset(fr, 0, sizeof(*fr));
-                fr->offset = r->pos;
+                fr->offset = reader->pos;
                 fr->len = (uint16_t) len;
                 fr->type = type;
-                fr->cpu = (int16_t) unaligned_load_u16(f + 2, r->le);
-                fr->pid = (int32_t) unaligned_load_u32(f + 4, r->le);
-                fr->time = (int64_t) unaligned_load_u64(f + 8, r->le);
-                int k = decode_payload(r, f, len, fr);
-                if (k < 0)
-                        return k;
-                r->pos += len;
+                fr->cpu = (int16_t) unaligned_load_u16(f + 2, reader->le);
+                fr->pid = (int32_t) unaligned_load_u32(f + 4, reader->le);
+                fr->time = (int64_t) unaligned_load_u64(f + 8, reader->le);
+                int r = decode_payload(reader, f, len, fr);
+                if (r < 0)
+                        return r;
+                reader->pos += len;
                 return 1;
         }
 }
 
-int capture_reader_read_file_nth(CaptureReader *r, const char *path, size_t index, uint64_t max_bytes,
+int capture_reader_read_file_nth(CaptureReader *reader, const char *path, size_t index, uint64_t max_bytes,
                                  uint8_t **ret_data, size_t *ret_len) {
-        size_t saved = r->pos;
+        size_t saved = reader->pos;
         _cleanup_free_ uint8_t *buf = NULL;
         size_t len = 0, seen = 0;
         bool found = false;
         CaptureFrame fr;
-        int k;
+        int r;
 
-        r->pos = CAPTURE_FILE_HEADER_SIZE;
-        while ((k = capture_reader_next(r, &fr)) > 0) {
+        reader->pos = CAPTURE_FILE_HEADER_SIZE;
+        while ((r = capture_reader_next(reader, &fr)) > 0) {
                 if (fr.type != CAPTURE_FRAME_FILE_CHUNK || strcmp(fr.file_chunk.path, path) != 0)
                         continue;
                 if (seen < index) { /* an earlier instance: skipped up to its last chunk */
@@ -495,12 +500,12 @@ int capture_reader_read_file_nth(CaptureReader *r, const char *path, size_t inde
                 }
                 found = true;
                 if (len + fr.file_chunk.len > max_bytes) {
-                        k = -EFBIG;
+                        r = -EFBIG;
                         break;
                 }
                 uint8_t *q = realloc(buf, len + fr.file_chunk.len + 1);
                 if (!q) {
-                        k = -ENOMEM;
+                        r = -ENOMEM;
                         break;
                 }
                 buf = q;
@@ -509,9 +514,9 @@ int capture_reader_read_file_nth(CaptureReader *r, const char *path, size_t inde
                 if (fr.file_chunk.is_last)
                         break;
         }
-        r->pos = saved;
-        if (k < 0)
-                return k;
+        reader->pos = saved;
+        if (r < 0)
+                return r;
         if (!found)
                 return -ENOENT;
         if (!buf && !(buf = malloc(1)))
@@ -522,35 +527,35 @@ int capture_reader_read_file_nth(CaptureReader *r, const char *path, size_t inde
         return 0;
 }
 
-int capture_reader_read_file(CaptureReader *r, const char *path, uint64_t max_bytes, uint8_t **ret_data,
+int capture_reader_read_file(CaptureReader *reader, const char *path, uint64_t max_bytes, uint8_t **ret_data,
                              size_t *ret_len) {
-        return capture_reader_read_file_nth(r, path, 0, max_bytes, ret_data, ret_len);
+        return capture_reader_read_file_nth(reader, path, 0, max_bytes, ret_data, ret_len);
 }
 
-int capture_reader_decode_frame(CaptureReader *r, const void *data, size_t size, CaptureFrame *fr) {
+int capture_reader_decode_frame(CaptureReader *reader, const void *data, size_t size, CaptureFrame *fr) {
         const uint8_t *f = data;
         memset(fr, 0, sizeof(*fr));
         if (size < CAPTURE_FRAME_HEADER_SIZE)
-                return reader_fail(r, -EBADMSG, "offset 0: truncated frame header (%zu of %d bytes)", size,
+                return reader_fail(reader, -EBADMSG, "offset 0: truncated frame header (%zu of %d bytes)", size,
                                    CAPTURE_FRAME_HEADER_SIZE);
-        size_t len = unaligned_load_u16(f, r->le);
+        size_t len = unaligned_load_u16(f, reader->le);
         if (len < CAPTURE_FRAME_HEADER_SIZE)
-                return reader_fail(r, -EBADMSG, "offset 0: frame length %zu is shorter than a frame header", len);
+                return reader_fail(reader, -EBADMSG, "offset 0: frame length %zu is shorter than a frame header", len);
         if (len > size)
-                return reader_fail(r, -EBADMSG, "offset 0: frame length %zu runs past the %zu bytes available", len,
-                                   size);
+                return reader_fail(reader, -EBADMSG, "offset 0: frame length %zu runs past the %zu bytes available",
+                                   len, size);
         fr->len = (uint16_t) len;
         fr->type = f[16];
-        fr->cpu = (int16_t) unaligned_load_u16(f + 2, r->le);
-        fr->pid = (int32_t) unaligned_load_u32(f + 4, r->le);
-        fr->time = (int64_t) unaligned_load_u64(f + 8, r->le);
+        fr->cpu = (int16_t) unaligned_load_u16(f + 2, reader->le);
+        fr->pid = (int32_t) unaligned_load_u32(f + 4, reader->le);
+        fr->time = (int64_t) unaligned_load_u64(f + 8, reader->le);
         if (!capture_frame_type_to_string(fr->type))
                 return 0;
 
-        /* decode_payload() names r->pos in its messages: make it 0 here. */
-        size_t saved = r->pos;
-        r->pos = 0;
-        int k = decode_payload(r, f, len, fr);
-        r->pos = saved;
-        return k < 0 ? k : 1;
+        /* decode_payload() names reader->pos in its messages: make it 0 here. */
+        size_t saved = reader->pos;
+        reader->pos = 0;
+        int r = decode_payload(reader, f, len, fr);
+        reader->pos = saved;
+        return r < 0 ? r : 1;
 }

@@ -931,54 +931,63 @@ static int table_absorb(SymbolTable *into, SymbolTable *from, bool all_pids) {
 /* Loads every table of one kind the capture embeds (a merged capture holds
  * several), merged into *table (which may be NULL at first). Returns the
  * number loaded, or the first table's error when none could be. */
-static int load_tables(CaptureReader *r, const char *path, bool periscope, SymbolTable **table, char **error) {
+/* Where the tables' bytes come from: instance index of the embedded file
+ * path (-ENOENT past the last), with a message for read errors. */
+typedef struct TableSource {
+        int (*nth)(void *userdata, const char *path, size_t index, uint8_t **ret_data, size_t *ret_len,
+                   const char **ret_why);
+        void *userdata;
+        bool little_endian;
+} TableSource;
+
+static int load_tables(const TableSource *src, const char *path, bool periscope, SymbolTable **table, char **error) {
         int loaded = 0;
         for (size_t i = 0;; i++) {
                 _cleanup_free_ uint8_t *data = NULL;
                 _cleanup_free_ char *why = NULL;
+                const char *read_why = NULL;
                 size_t len;
-                int k = capture_reader_read_file_nth(r, path, i, SYMBOLS_MAX_TABLE_BYTES, &data, &len);
-                if (k == -ENOENT)
+                int r = src->nth(src->userdata, path, i, &data, &len, &read_why);
+                if (r == -ENOENT)
                         return loaded > 0 || i > 0 ? loaded : -ENOENT;
-                if (k < 0) {
+                if (r < 0) {
                         if (i == 0)
-                                return table_fail(error, k, "%s: cannot read: %s", path,
-                                                  capture_reader_error(r) ? capture_reader_error(r) : strerror(-k));
+                                return table_fail(error, r, "%s: cannot read: %s", path,
+                                                  read_why ? read_why : strerror(-r));
                         return loaded; /* the later ones are lost to damage */
                 }
                 SymbolTable *t = NULL;
-                k = periscope ? symbol_table_parse_periscope(data, len, &t, &why)
-                              : symbol_table_parse_sysprof(data, len, capture_reader_get_header(r)->little_endian, &t,
-                                                           &why);
-                if (k < 0) {
+                r = periscope ? symbol_table_parse_periscope(data, len, &t, &why)
+                              : symbol_table_parse_sysprof(data, len, src->little_endian, &t, &why);
+                if (r < 0) {
                         if (i == 0) {
                                 if (error) {
                                         free(*error);
                                         *error = TAKE_PTR(why);
                                 }
-                                return k;
+                                return r;
                         }
                         continue;
                 }
                 if (!*table)
                         *table = t;
-                else if ((k = table_absorb(*table, t, true)) < 0)
-                        return k;
+                else if ((r = table_absorb(*table, t, true)) < 0)
+                        return r;
                 loaded++;
         }
 }
 
-int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error) {
+static int load_from(const TableSource *src, SymbolTable **ret, char **error) {
         _cleanup_(symbol_table_freep) SymbolTable *periscope = NULL, *sysprof = NULL;
         _cleanup_free_ char *periscope_error = NULL, *sysprof_error = NULL;
-        int pk = load_tables(r, SYMBOLS_PERISCOPE_PATH, true, &periscope, &periscope_error);
-        int sk = load_tables(r, SYMBOLS_SYSPROF_PATH, false, &sysprof, &sysprof_error);
+        int pk = load_tables(src, SYMBOLS_PERISCOPE_PATH, true, &periscope, &periscope_error);
+        int sk = load_tables(src, SYMBOLS_SYSPROF_PATH, false, &sysprof, &sysprof_error);
         if (periscope) {
                 /* a merged capture's parts that only Sysprof's table names */
                 if (sysprof) {
-                        int k = table_absorb(periscope, TAKE_PTR(sysprof), false);
-                        if (k < 0)
-                                return table_fail(error, k, "merging the symbol tables: %s", strerror(-k));
+                        int r = table_absorb(periscope, TAKE_PTR(sysprof), false);
+                        if (r < 0)
+                                return table_fail(error, r, "merging the symbol tables: %s", strerror(-r));
                 }
                 *ret = TAKE_PTR(periscope);
                 return 0;
@@ -995,6 +1004,139 @@ int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error) {
                 *error = pk != -ENOENT ? TAKE_PTR(periscope_error) : TAKE_PTR(sysprof_error);
         }
         return pk != -ENOENT ? pk : sk;
+}
+
+static int reader_nth(void *userdata, const char *path, size_t index, uint8_t **ret_data, size_t *ret_len,
+                      const char **ret_why) {
+        CaptureReader *reader = userdata;
+        int r = capture_reader_read_file_nth(reader, path, index, SYMBOLS_MAX_TABLE_BYTES, ret_data, ret_len);
+        if (r < 0 && r != -ENOENT)
+                *ret_why = capture_reader_error(reader);
+        return r;
+}
+
+int symbol_table_load(CaptureReader *reader, SymbolTable **ret, char **error) {
+        TableSource src = { reader_nth, reader, capture_reader_get_header(reader)->little_endian };
+        return load_from(&src, ret, error);
+}
+
+/* One copy of a table's embedded file, as its chunks came. */
+typedef struct ChunkCopy {
+        char *path;
+        uint8_t *data;
+        size_t len;
+        bool complete; /* its last chunk was read */
+        bool too_big;  /* over SYMBOLS_MAX_TABLE_BYTES: its bytes are dropped */
+} ChunkCopy;
+
+struct SymbolChunks {
+        ChunkCopy *copies;
+        size_t n_copies;
+        int read_error; /* the capture's, once it ended in damage */
+        char *read_why;
+};
+
+SymbolChunks *symbol_chunks_new(void) {
+        return calloc(1, sizeof(SymbolChunks));
+}
+
+SymbolChunks *symbol_chunks_free(SymbolChunks *c) {
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < c->n_copies; i++) {
+                free(c->copies[i].path);
+                free(c->copies[i].data);
+        }
+        free(c->copies);
+        free(c->read_why);
+        free(c);
+        return NULL;
+}
+
+/* The copy of path being read: the last one not complete, or a new one. */
+static ChunkCopy *chunks_current(SymbolChunks *c, const char *path) {
+        for (size_t i = c->n_copies; i > 0; i--)
+                if (strcmp(c->copies[i - 1].path, path) == 0) {
+                        if (!c->copies[i - 1].complete)
+                                return &c->copies[i - 1];
+                        break;
+                }
+        ChunkCopy *copies = reallocarray(c->copies, c->n_copies + 1, sizeof(ChunkCopy));
+        if (!copies)
+                return NULL;
+        c->copies = copies;
+        char *p = strdup(path);
+        if (!p)
+                return NULL;
+        c->copies[c->n_copies] = (ChunkCopy){ .path = p };
+        return &c->copies[c->n_copies++];
+}
+
+int symbol_chunks_add(SymbolChunks *c, const CaptureFrame *f) {
+        if (f->type != CAPTURE_FRAME_FILE_CHUNK || (strcmp(f->file_chunk.path, SYMBOLS_PERISCOPE_PATH) != 0 &&
+                                                    strcmp(f->file_chunk.path, SYMBOLS_SYSPROF_PATH) != 0))
+                return 0;
+        ChunkCopy *copy = chunks_current(c, f->file_chunk.path);
+        if (!copy)
+                return -ENOMEM;
+        if (f->file_chunk.is_last)
+                copy->complete = true;
+        if (copy->too_big)
+                return 0;
+        if (copy->len + f->file_chunk.len > SYMBOLS_MAX_TABLE_BYTES) {
+                copy->too_big = true;
+                free(copy->data);
+                copy->data = NULL;
+                return 0;
+        }
+        uint8_t *q = realloc(copy->data, copy->len + f->file_chunk.len + 1);
+        if (!q)
+                return -ENOMEM;
+        copy->data = q;
+        memcpy(q + copy->len, f->file_chunk.data, f->file_chunk.len);
+        copy->len += f->file_chunk.len;
+        return 0;
+}
+
+int symbol_chunks_set_read_error(SymbolChunks *c, int error, const char *why) {
+        c->read_error = error;
+        free(c->read_why);
+        c->read_why = why ? strdup(why) : NULL;
+        return why && !c->read_why ? -ENOMEM : 0;
+}
+
+/* capture_reader_read_file_nth() over the copies collected. */
+static int chunks_nth(void *userdata, const char *path, size_t index, uint8_t **ret_data, size_t *ret_len,
+                      const char **ret_why) {
+        SymbolChunks *c = userdata;
+        const ChunkCopy *copy = NULL;
+        for (size_t i = 0, seen = 0; i < c->n_copies && !copy; i++)
+                if (strcmp(c->copies[i].path, path) == 0 && seen++ == index)
+                        copy = &c->copies[i];
+        if (copy && copy->too_big)
+                return -EFBIG;
+        if (!copy || !copy->complete) {
+                if (c->read_error < 0) {
+                        *ret_why = c->read_why;
+                        return c->read_error;
+                }
+                if (!copy)
+                        return -ENOENT;
+        }
+        uint8_t *d = malloc(copy->len + 1);
+        if (!d)
+                return -ENOMEM;
+        if (copy->len)
+                memcpy(d, copy->data, copy->len);
+        d[copy->len] = 0;
+        *ret_data = d;
+        *ret_len = copy->len;
+        return 0;
+}
+
+int symbol_chunks_load(SymbolChunks *c, bool little_endian, SymbolTable **ret, char **error) {
+        TableSource src = { chunks_nth, c, little_endian };
+        return load_from(&src, ret, error);
 }
 
 SymbolTableKind symbol_table_get_kind(const SymbolTable *t) {

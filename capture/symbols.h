@@ -157,6 +157,26 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
  * position is unchanged. */
 int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error);
 
+/* The symbol tables' chunks gathered while a capture is read once, frame
+ * by frame, for symbol_table_load()'s answer without a pass of its own. */
+typedef struct SymbolChunks SymbolChunks;
+
+/* A collector with nothing gathered; NULL when out of memory. */
+SymbolChunks *symbol_chunks_new(void);
+
+/* Frees a collector; NULL is a no-op. Returns NULL. */
+SymbolChunks *symbol_chunks_free(SymbolChunks *c);
+
+/* Keeps f if it is a chunk of one of the two tables; -ENOMEM. */
+int symbol_chunks_add(SymbolChunks *c, const CaptureFrame *f);
+
+/* The capture ended in damage (the reader's error and its message): a
+ * table cut short by it is unreadable, as symbol_table_load() says. */
+int symbol_chunks_set_read_error(SymbolChunks *c, int error, const char *why);
+
+/* What symbol_table_load() answers for the capture whose frames c saw. */
+int symbol_chunks_load(SymbolChunks *c, bool little_endian, SymbolTable **ret, char **error);
+
 /* Frees a table; NULL is a no-op. */
 SymbolTable *symbol_table_free(SymbolTable *t);
 

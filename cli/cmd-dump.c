@@ -270,8 +270,8 @@ static char *json_node_text(JsonNode *node) {
         return json_generator_to_data(gen, NULL);
 }
 
-static char *json_header(const char *path, CaptureReader *r) {
-        const CaptureFileHeader *h = capture_reader_get_header(r);
+static char *json_header(const char *path, CaptureReader *reader) {
+        const CaptureFileHeader *h = capture_reader_get_header(reader);
         g_autoptr(JsonBuilder) b = json_builder_new();
         json_builder_begin_object(b);
         json_add_int(b, "version", h->version);
@@ -280,7 +280,7 @@ static char *json_header(const char *path, CaptureReader *r) {
         json_add_str(b, "capture_time", h->capture_time);
         json_add_int(b, "start_time", h->start_time);
         json_add_int(b, "end_time", h->end_time);
-        json_add_int(b, "size", (int64_t) capture_reader_get_size(r));
+        json_add_int(b, "size", (int64_t) capture_reader_get_size(reader));
         json_builder_end_object(b);
         g_autoptr(JsonNode) root = json_builder_get_root(b);
         return json_node_text(root);
@@ -290,9 +290,9 @@ static char *json_header(const char *path, CaptureReader *r) {
  * empty). Read with a reader of its own: the dump's reader counts the frames
  * it skips, and this is no part of the dump. */
 static SymbolTable *load_symbols(const char *path) {
-        g_autoptr(CaptureReader) r = NULL;
+        g_autoptr(CaptureReader) reader = NULL;
         SymbolTable *symbols = NULL;
-        if (capture_reader_open_path(path, &r, NULL) < 0 || symbol_table_load(r, &symbols, NULL) < 0)
+        if (capture_reader_open_path(path, &reader, NULL) < 0 || symbol_table_load(reader, &symbols, NULL) < 0)
                 return NULL;
         return symbols;
 }
@@ -325,9 +325,9 @@ int cmd_dump(int argc, char **argv) {
         }
         const char *path = argv[1];
 
-        g_autoptr(CaptureReader) r = NULL;
-        int k = cli_capture_open("dump", path, &r);
-        if (k < 0)
+        g_autoptr(CaptureReader) reader = NULL;
+        int r = cli_capture_open("dump", path, &reader);
+        if (r < 0)
                 return 1;
 
         g_autoptr(DumpFrames) frames = dump_frames_new();
@@ -337,41 +337,41 @@ int cmd_dump(int argc, char **argv) {
                 /* Streamed: one frame object at a time, so big captures do not
                  * build one huge tree. The document stays valid on errors. */
                 SymbolTable *symbols = load_symbols(path);
-                g_autofree char *header = json_header(path, r);
+                g_autofree char *header = json_header(path, reader);
                 printf("{\"path\":");
                 print_json_string(path);
                 printf(",\"header\":%s,\"frames\":[", header);
                 bool first = true;
-                while ((k = capture_reader_next(r, &f)) > 0) {
+                while ((r = capture_reader_next(reader, &f)) > 0) {
                         dump_frames_describe(frames, &f, fields);
                         g_autoptr(JsonNode) node = json_frame(&f, fields, symbols);
                         g_autofree char *text = json_node_text(node);
                         printf("%s\n%s", first ? "" : ",", text);
                         first = false;
                 }
-                printf("\n],\"skipped_frames\":%" PRIu64 ",\"error\":", capture_reader_get_skipped(r));
-                if (k < 0)
-                        print_json_string(cli_capture_read_error(r, k));
+                printf("\n],\"skipped_frames\":%" PRIu64 ",\"error\":", capture_reader_get_skipped(reader));
+                if (r < 0)
+                        print_json_string(cli_capture_read_error(reader, r));
                 else
                         printf("null");
                 printf("}\n");
                 symbol_table_free(symbols);
         } else {
-                const CaptureFileHeader *h = capture_reader_get_header(r);
+                const CaptureFileHeader *h = capture_reader_get_header(reader);
                 printf("# %s: Sysprof capture version %u, %s-endian, captured at %s, start_time=%" PRId64
                        " end_time=%" PRId64 "\n",
                        path, h->version, h->little_endian ? "little" : "big", h->capture_time, h->start_time,
                        h->end_time);
-                while ((k = capture_reader_next(r, &f)) > 0) {
+                while ((r = capture_reader_next(reader, &f)) > 0) {
                         dump_frames_describe(frames, &f, fields);
                         dump_text_frame(&f, fields);
                 }
-                printf("# %" PRIu64 " frames of unknown types skipped\n", capture_reader_get_skipped(r));
+                printf("# %" PRIu64 " frames of unknown types skipped\n", capture_reader_get_skipped(reader));
         }
         fflush(stdout);
-        if (k < 0) {
+        if (r < 0) {
                 fprintf(stderr, "periscope dump: %s: %s (frames before it were printed)\n", path,
-                        cli_capture_read_error(r, k));
+                        cli_capture_read_error(reader, r));
                 return 1;
         }
         return 0;

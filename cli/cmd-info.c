@@ -289,11 +289,11 @@ static bool is_symbol_file(const char *path) {
         return g_str_has_prefix(path, "__symbols__") || g_str_has_prefix(path, "__periscope/");
 }
 
-static void info_print(const Info *info, const char *path, CaptureReader *r, gboolean full) {
-        const CaptureFileHeader *h = capture_reader_get_header(r);
+static void info_print(const Info *info, const char *path, CaptureReader *reader, gboolean full) {
+        const CaptureFileHeader *h = capture_reader_get_header(reader);
 
         printf("File: %s\n", path);
-        printf("Size: %" PRIu64 " bytes\n", capture_reader_get_size(r));
+        printf("Size: %" PRIu64 " bytes\n", capture_reader_get_size(reader));
         printf("Format: Sysprof capture version %u, %s-endian\n", h->version, h->little_endian ? "little" : "big");
         if (h->capture_time[0])
                 printf("Captured at: %s\n", h->capture_time);
@@ -312,7 +312,7 @@ static void info_print(const Info *info, const char *path, CaptureReader *r, gbo
         for (int t = 1; t < _CAPTURE_FRAME_TYPE_MAX; t++)
                 if (info->frames[t] > 0)
                         printf("  %-12s %" PRIu64 "\n", capture_frame_type_to_string(t), info->frames[t]);
-        printf("Unknown frames skipped: %" PRIu64 "\n", capture_reader_get_skipped(r));
+        printf("Unknown frames skipped: %" PRIu64 "\n", capture_reader_get_skipped(reader));
 
         g_autoptr(GList) pids = g_list_sort(g_hash_table_get_keys(info->processes), compare_pids);
         printf("Processes: %u\n", g_hash_table_size(info->processes));
@@ -435,22 +435,22 @@ int cmd_info(int argc, char **argv) {
         }
         const char *path = argv[1];
 
-        g_autoptr(CaptureReader) r = NULL;
-        int k = cli_capture_open("info", path, &r);
-        if (k < 0)
+        g_autoptr(CaptureReader) reader = NULL;
+        int r = cli_capture_open("info", path, &reader);
+        if (r < 0)
                 return 1;
 
         Info info;
         info_init(&info);
         CaptureFrame f;
-        while ((k = capture_reader_next(r, &f)) > 0)
+        while ((r = capture_reader_next(reader, &f)) > 0)
                 info_add_frame(&info, &f);
-        info_print(&info, path, r, full);
+        info_print(&info, path, reader, full);
         info_clear(&info);
         fflush(stdout);
-        if (k < 0) {
+        if (r < 0) {
                 fprintf(stderr, "periscope info: %s: %s (the summary above covers the frames before it)\n", path,
-                        cli_capture_read_error(r, k));
+                        cli_capture_read_error(reader, r));
                 return 1;
         }
         return 0;

@@ -309,11 +309,11 @@ static gboolean command_keeps_running(RecordRun *run) {
         if (run->child_pidfd < 0)
                 return TRUE;
         struct pollfd p = { .fd = run->child_pidfd, .events = POLLIN };
-        int k;
+        int r;
         do
-                k = poll(&p, 1, CHILD_EXIT_WAIT_MS);
-        while (k < 0 && errno == EINTR);
-        return k == 0; /* readable: it exited */
+                r = poll(&p, 1, CHILD_EXIT_WAIT_MS);
+        while (r < 0 && errno == EINTR);
+        return r == 0; /* readable: it exited */
 }
 
 /* What a second interrupt abandons, said before leaving. */

@@ -291,25 +291,16 @@ static const char *empty_profile(ReportWeight w) {
 
 /* The views of the stacks (samples, or bytes with --memory: allocated,
  * --leaked or --temporary). */
-static int report_stacks(const ReportOptions *o, const char *path, ReportFilter *filter,
+static int report_stacks(const ReportOptions *o, ReportProfile *profile, ReportFilter *filter,
                          const ReportPidFilter *pid_filter) {
-        g_autoptr(GError) error = NULL;
-        ReportWeight weight = stacks_weight(o);
-        g_autoptr(ReportProfile) profile = report_profile_load(path, weight, !o->no_progress, &error);
-        if (!profile) {
-                fprintf(stderr, "periscope report: %s\n", error->message);
-                return 1;
-        }
+        const char *path = profile->path;
+        ReportWeight weight = profile->weight;
         filter->process_root = o->process_root || (!o->no_process_root && several_processes(profile, filter));
         filter->folded_process_root = o->process_root;
         filter->thread_root = o->thread_root;
         g_autoptr(GHashTable) groups = NULL;
         if (o->by_container) {
-                groups = report_containers_by_pid(path, pid_filter, &error);
-                if (!groups) {
-                        fprintf(stderr, "periscope report: %s\n", error->message);
-                        return 1;
-                }
+                groups = report_containers_by_pid(profile, pid_filter);
                 filter->groups = groups;
         }
         g_autoptr(ReportCallGraph) graph = report_callgraph_new(profile, filter, !o->no_progress);
@@ -324,9 +315,8 @@ static int report_stacks(const ReportOptions *o, const char *path, ReportFilter 
                 report_print_summary(stdout, profile, graph);
                 if (o->off_cpu)
                         report_print_off_cpu_summary(stdout, profile, graph);
-                g_autoptr(GError) cerror = NULL;
-                if (!o->by_container && !report_print_process_containers(stdout, path, pid_filter, &cerror))
-                        fprintf(stderr, "periscope report: warning: %s\n", cerror->message);
+                if (!o->by_container)
+                        report_print_process_containers(stdout, profile, pid_filter);
                 if (graph->n_samples == 0) {
                         if (profile->n_samples == 0)
                                 printf("\nThe capture holds no %s.\n", empty_profile(weight));
@@ -490,17 +480,18 @@ int cmd_report(int argc, char **argv) {
 
         const char *path = argv[1];
         ReportFilter filter = { .pids = pids, .tids = tids, .comms = o.comms, .lines = o.lines };
-        /* Views that read frames one by one get the filter as a predicate;
-         * --comm needs the capture's process names, --tid its threads. */
-        g_autoptr(ReportProfile) names = NULL;
-        if ((o.comms || tids->len) && !o.diff) {
-                names = report_profile_load(path, REPORT_WEIGHT_SAMPLES, FALSE, &error);
-                if (!names) {
+        /* One load of the capture, the model every view reads. */
+        g_autoptr(ReportProfile) model = NULL;
+        if (!o.diff) {
+                model = report_profile_load(path, stacks_weight(&o), !o.no_progress, &error);
+                if (!model) {
                         fprintf(stderr, "periscope report: %s\n", error->message);
                         return 1;
                 }
         }
-        PidMatch match = { names, &filter };
+        /* Views of whole processes' frames get the filter as a predicate;
+         * --comm needs the capture's process names, --tid its threads. */
+        PidMatch match = { model, &filter };
         ReportPidFilter pid_filter = { pid_match, &match };
         const ReportPidFilter *pf = pids->len || tids->len || o.comms ? &pid_filter : NULL;
 
@@ -510,31 +501,25 @@ int cmd_report(int argc, char **argv) {
         if (o.diff)
                 status = report_diff(&o, argv[1], argv[2], &filter);
         else if (o.marks || o.counters || o.timeline || (o.memory && !stacks)) {
-                int k = report_extras_path(path, o.marks, o.counters, o.timeline, save_file, o.memory, o.limit, pf,
-                                           stdout);
-                status = k < 0 ? 1 : 0;
+                int r = report_extras(model, o.marks, o.counters, o.timeline, save_file, o.memory, o.limit, pf, stdout);
+                status = r < 0 ? 1 : 0;
                 /* then the whole stacks of the leaks and temporaries */
-                if (k >= 0 && o.memory && !report_print_memory_stacks(stdout, path, &filter, (guint) o.limit, &error)) {
-                        fprintf(stderr, "periscope report: %s\n", error->message);
-                        status = 1;
-                }
+                if (r >= 0 && o.memory)
+                        report_print_memory_stacks(stdout, model, &filter, (guint) o.limit);
         } else if (o.by_container && !stacks) {
-                status = report_print_by_container(stdout, path, pf, &error) ? 0 : 1;
-                if (status)
-                        fprintf(stderr, "periscope report: %s\n", error->message);
+                report_print_by_container(stdout, model, pf);
+                status = 0;
         } else {
                 status = 0;
                 /* the table or memory report first, then the stacks (not
                  * with --folded: nothing but folded stacks on stdout) */
-                if (o.by_container && !o.folded && !report_print_by_container(stdout, path, pf, &error)) {
-                        fprintf(stderr, "periscope report: %s\n", error->message);
-                        return 1;
-                }
+                if (o.by_container && !o.folded)
+                        report_print_by_container(stdout, model, pf);
                 if (o.memory && !o.folded &&
-                    report_extras_path(path, FALSE, FALSE, NULL, save_file, TRUE, o.limit, pf, stdout) < 0)
+                    report_extras(model, FALSE, FALSE, NULL, save_file, TRUE, o.limit, pf, stdout) < 0)
                         return 1;
                 if (status == 0)
-                        status = report_stacks(&o, path, &filter, pf);
+                        status = report_stacks(&o, model, &filter, pf);
         }
         fflush(stdout);
         if (ferror(stdout)) {

@@ -226,9 +226,9 @@ static void name_module(HelperClient *c, char **dirs, gboolean debuginfod, Modul
 
 /* Writes the symbolized capture to out (output-file.h: a regular file is
  * replaced only once complete, a device or pipe written through). */
-static int write_capture(CaptureReader *r, const uint8_t *data, SymbolTableBuilder *b, const char *out,
+static int write_capture(CaptureReader *reader, const uint8_t *data, SymbolTableBuilder *b, const char *out,
                          GError **error) {
-        const CaptureFileHeader *h = capture_reader_get_header(r);
+        const CaptureFileHeader *h = capture_reader_get_header(reader);
         OutputFile o;
         if (output_file_open(&o, out, OUTPUT_BINARY | OUTPUT_SEEKABLE, error) < 0) {
                 output_file_finish(&o);
@@ -236,37 +236,37 @@ static int write_capture(CaptureReader *r, const uint8_t *data, SymbolTableBuild
         }
         int fd = o.fd;
         g_autoptr(CaptureWriter) w = NULL;
-        int k = capture_writer_new_fd(fd, h->start_time, &w);
+        int r = capture_writer_new_fd(fd, h->start_time, &w);
         int64_t last = h->start_time;
         CaptureFrame f;
-        capture_reader_rewind(r);
-        while (k >= 0 && (k = capture_reader_next(r, &f)) > 0) {
+        capture_reader_rewind(reader);
+        while (r >= 0 && (r = capture_reader_next(reader, &f)) > 0) {
                 if (f.type == CAPTURE_FRAME_FILE_CHUNK && (strcmp(f.file_chunk.path, SYMBOLS_SYSPROF_PATH) == 0 ||
                                                            strcmp(f.file_chunk.path, SYMBOLS_PERISCOPE_PATH) == 0))
                         continue; /* replaced below */
                 last = MAX(last, f.time);
-                k = capture_writer_add_raw_frame(w, data + f.offset, f.len);
+                r = capture_writer_add_raw_frame(w, data + f.offset, f.len);
         }
-        if (k >= 0)
-                k = symbol_table_builder_write(b, w, last);
-        if (k >= 0) {
+        if (r >= 0)
+                r = symbol_table_builder_write(b, w, last);
+        if (r >= 0) {
                 capture_writer_set_end_time(w, MAX(h->end_time, last));
-                k = capture_writer_flush(w);
+                r = capture_writer_flush(w);
         }
         /* the recording's own wall-clock start, not the time of this rewrite */
         char when[64] = "";
         memcpy(when, h->capture_time, strnlen(h->capture_time, sizeof when));
-        if (k >= 0 && pwrite(fd, when, sizeof when, 8) != (ssize_t) sizeof when)
-                k = -errno;
-        if (k < 0) {
-                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-k), "cannot write %s: %s", o.name,
-                            g_strerror(-k));
+        if (r >= 0 && pwrite(fd, when, sizeof when, 8) != (ssize_t) sizeof when)
+                r = -errno;
+        if (r < 0) {
+                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "cannot write %s: %s", o.name,
+                            g_strerror(-r));
                 output_file_finish(&o);
                 return -1;
         }
-        k = output_file_commit(&o, error);
+        r = output_file_commit(&o, error);
         output_file_finish(&o);
-        return k < 0 ? -1 : 0;
+        return r < 0 ? -1 : 0;
 }
 
 /* Frames of a range in the rebuilt table: the helper's answer or the old ones. */
@@ -332,21 +332,21 @@ int cmd_symbolize(int argc, char **argv) {
                 fprintf(stderr, "periscope symbolize: %s\n", error->message);
                 return 1;
         }
-        g_autoptr(CaptureReader) r = NULL;
+        g_autoptr(CaptureReader) reader = NULL;
         g_autofree char *msg = NULL;
-        if (capture_reader_open_memory(data, size, &r, &msg) < 0) {
+        if (capture_reader_open_memory(data, size, &reader, &msg) < 0) {
                 fprintf(stderr, "periscope symbolize: %s: %s\n", in, msg ? msg : "not a capture");
                 return 1;
         }
-        if (!capture_reader_get_header(r)->little_endian) {
+        if (!capture_reader_get_header(reader)->little_endian) {
                 fprintf(stderr, "periscope symbolize: %s is big-endian; only little-endian captures (all that "
                                 "periscope writes) can be rewritten\n", in);
                 return 1;
         }
         g_autoptr(SymbolTable) table = NULL;
         g_autofree char *terr = NULL;
-        int k = symbol_table_load(r, &table, &terr);
-        if (k < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) {
+        int r = symbol_table_load(reader, &table, &terr);
+        if (r < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) {
                 fprintf(stderr,
                         "periscope symbolize: %s has no Periscope symbol table%s%s: it needs one (written by "
                         "`periscope record`), which keeps the build-ids of the mapped files\n",
@@ -359,16 +359,16 @@ int cmd_symbolize(int argc, char **argv) {
         g_autoptr(GHashTable) returns = g_hash_table_new_full(addr_key_hash, addr_key_equal, g_free, NULL);
         g_autoptr(GHashTable) pids = g_hash_table_new(NULL, NULL);
         CaptureFrame f;
-        capture_reader_rewind(r);
-        while ((k = capture_reader_next(r, &f)) > 0) {
+        capture_reader_rewind(reader);
+        while ((r = capture_reader_next(reader, &f)) > 0) {
                 if (f.type == CAPTURE_FRAME_MAP) {
                         MapRecord m = { f.pid, f.map.start, f.map.end, f.map.offset };
                         g_array_append_val(maps, m);
                 } else if (f.type == CAPTURE_FRAME_SAMPLE)
                         note_sample(returns, pids, &f);
         }
-        if (k < 0) {
-                fprintf(stderr, "periscope symbolize: %s: %s (nothing written)\n", in, capture_reader_error(r));
+        if (r < 0) {
+                fprintf(stderr, "periscope symbolize: %s: %s (nothing written)\n", in, capture_reader_error(reader));
                 return 1;
         }
 
@@ -411,8 +411,8 @@ int cmd_symbolize(int argc, char **argv) {
         }
 
         g_autoptr(HelperClient) c = NULL;
-        if (module_list->len > 0 && (k = helper_client_new(&(HelperClientConfig) {}, &c)) < 0) {
-                fprintf(stderr, "periscope symbolize: cannot start periscope-helper: %s\n", g_strerror(-k));
+        if (module_list->len > 0 && (r = helper_client_new(&(HelperClientConfig){}, &c)) < 0) {
+                fprintf(stderr, "periscope symbolize: cannot start periscope-helper: %s\n", g_strerror(-r));
                 return 1;
         }
         guint named = 0;
@@ -437,13 +437,13 @@ int cmd_symbolize(int argc, char **argv) {
 
         /* both tables again, with the new names */
         g_autoptr(SymbolTableBuilder) b = NULL;
-        if ((k = symbol_table_builder_new(&b)) < 0)
+        if ((r = symbol_table_builder_new(&b)) < 0)
                 return 1;
-        for (size_t i = 0; i < n_ranges && k >= 0; i++) {
+        for (size_t i = 0; i < n_ranges && r >= 0; i++) {
                 const SymbolRange *rg = symbol_table_get_range(table, i);
-                k = add_range(b, rg, target_of[i] >= 0 ? &g_array_index(targets, Target, target_of[i]) : NULL);
+                r = add_range(b, rg, target_of[i] >= 0 ? &g_array_index(targets, Target, target_of[i]) : NULL);
         }
-        for (size_t i = 0; i < symbol_table_get_n_mappings(table) && k >= 0; i++) {
+        for (size_t i = 0; i < symbol_table_get_n_mappings(table) && r >= 0; i++) {
                 SymbolMapping sm = *symbol_table_get_mapping(table, i);
                 Module *m = sm.build_id ? g_hash_table_lookup(modules, sm.build_id) : NULL;
                 g_autofree char *method = NULL;
@@ -451,18 +451,18 @@ int cmd_symbolize(int argc, char **argv) {
                         method = g_strdup_printf("%s; named later by periscope symbolize from %s", sm.method, m->used);
                         sm.method = method;
                 }
-                k = symbol_table_builder_add_mapping(b, &sm);
+                r = symbol_table_builder_add_mapping(b, &sm);
         }
         GHashTableIter it;
         gpointer pid;
         g_hash_table_iter_init(&it, pids);
-        while (k >= 0 && g_hash_table_iter_next(&it, &pid, NULL))
-                k = symbol_table_builder_add_pid(b, GPOINTER_TO_INT(pid));
-        if (k < 0) {
-                fprintf(stderr, "periscope symbolize: cannot build the symbol tables: %s\n", g_strerror(-k));
+        while (r >= 0 && g_hash_table_iter_next(&it, &pid, NULL))
+                r = symbol_table_builder_add_pid(b, GPOINTER_TO_INT(pid));
+        if (r < 0) {
+                fprintf(stderr, "periscope symbolize: cannot build the symbol tables: %s\n", g_strerror(-r));
                 return 1;
         }
-        if (write_capture(r, (const uint8_t *) data, b, out_to ? out_to : out, &error) < 0) {
+        if (write_capture(reader, (const uint8_t *) data, b, out_to ? out_to : out, &error) < 0) {
                 fprintf(stderr, "periscope symbolize: %s (%s is unchanged)\n", error->message, in);
                 return 1;
         }

@@ -251,9 +251,9 @@ static int copy_staged(OutputFile *o) {
 
 int output_file_commit(OutputFile *o, GError **error) {
         if (o->sink >= 0) {
-                int k = copy_staged(o);
-                if (k < 0)
-                        return set_errno_error(error, -k, "cannot write", o->name);
+                int r = copy_staged(o);
+                if (r < 0)
+                        return set_errno_error(error, -r, "cannot write", o->name);
                 close(o->sink);
                 o->sink = -1;
                 return 0;

@@ -123,10 +123,10 @@ static int wait_answer(int sock, int64_t left, const DebuginfodWait *wait) {
         if (wait && wait->wait_readable)
                 return wait->wait_readable(sock, (unsigned) left, wait->userdata);
         struct pollfd p = { .fd = sock, .events = POLLIN };
-        int k = poll(&p, 1, (int) left);
-        if (k < 0)
+        int r = poll(&p, 1, (int) left);
+        if (r < 0)
                 return errno == EINTR ? 0 : -errno;
-        return k > 0;
+        return r > 0;
 }
 
 /* Reads the answer: the debug file's fd, or the fetcher's error. */
@@ -137,12 +137,12 @@ static int read_answer(int sock, uint32_t id, int64_t deadline, const Debuginfod
                         *why = strdup("debuginfod: the fetcher timed out");
                         return -ETIMEDOUT;
                 }
-                int k = wait_answer(sock, left, wait);
-                if (k == -ECANCELED)
+                int r = wait_answer(sock, left, wait);
+                if (r == -ECANCELED)
                         *why = strdup("debuginfod: cancelled (the recording was discarded)");
-                if (k < 0)
-                        return k;
-                if (k > 0)
+                if (r < 0)
+                        return r;
+                if (r > 0)
                         break;
         }
         HelperMessage m;

@@ -277,13 +277,13 @@ static int wait_answer(HelperClient *c, int64_t left) {
         if (c->config.wait_hook && left > HELPER_CLIENT_WAIT_HOOK_MS)
                 left = HELPER_CLIENT_WAIT_HOOK_MS;
         struct pollfd p = { .fd = c->sock, .events = POLLIN };
-        int k = poll(&p, 1, (int) left);
-        if (k < 0)
+        int r = poll(&p, 1, (int) left);
+        if (r < 0)
                 return errno == EINTR ? 0 : -errno;
-        if (k == 0 && c->config.wait_hook)
+        if (r == 0 && c->config.wait_hook)
                 c->config.wait_hook(c->config.wait_hook_userdata);
         /* POLLHUP/POLLERR: the receive below says how it ended */
-        return k > 0;
+        return r > 0;
 }
 
 /* Waits for the answer to request id: the helper's time for it counts
@@ -304,18 +304,18 @@ static int receive_answer(HelperClient *c, uint16_t type, uint32_t id, HelperMes
                 }
                 if (left <= 0)
                         return helper_failed(c, why, strdup_printf("timed out after %u ms", c->config.timeout_ms));
-                int k = wait_answer(c, left);
-                if (k == -ECANCELED) {
+                int r = wait_answer(c, left);
+                if (r == -ECANCELED) {
                         c->cancelled = true;
                         return helper_failed(c, why, strdup("cancelled (the recording was discarded)"));
                 }
-                if (k < 0)
-                        return helper_failed(c, why, strdup_printf("waiting for an answer: %s", strerror(-k)));
-                if (k == 0)
+                if (r < 0)
+                        return helper_failed(c, why, strdup_printf("waiting for an answer: %s", strerror(-r)));
+                if (r == 0)
                         continue;
                 c->busy_ms = busy_before + (uint64_t) (now_ms() - start);
                 HelperMessage m;
-                int r = helper_receive_message(c->sock, 0, &m);
+                r = helper_receive_message(c->sock, 0, &m);
                 if (r == -ECONNRESET)
                         return helper_failed(c, why, NULL);
                 if (r < 0)

@@ -72,11 +72,11 @@ static bool flatpak_app_installed(const char *app_id, uid_t uid) {
         return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool container_exists(Resolver *r, const char *query, uid_t uid) {
+bool container_exists(Resolver *res, const char *query, uid_t uid) {
         if (is_flatpak_app_id(query) && flatpak_app_installed(query, uid))
                 return true;
         PodmanStorage *s = NULL;
-        if (podman_storage_open(uid, resolver_user_file_parser(r), &s) < 0)
+        if (podman_storage_open(uid, resolver_user_file_parser(res), &s) < 0)
                 return false;
         _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
         bool found = c && podman_storage_find_container(s, NULL, query, c) >= 0;
@@ -93,18 +93,18 @@ static int add_pid(ContainerInstance *inst, pid_t pid) {
         return 0;
 }
 
-int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n) {
+int container_list_instances(Resolver *res, ContainerInstance **ret, size_t *ret_n) {
         _cleanup_closedir_ DIR *d = opendir("/proc");
         ContainerInstance *list = NULL;
         size_t n = 0;
-        int k = 0;
+        int r = 0;
         if (!d)
                 return -errno;
         pid_t pid;
         while (proc_dir_next_pid(d, &pid, NULL)) {
-                resolver_yield(r);
+                resolver_yield(res);
                 ContainerInfo info;
-                if (container_info_classify(pid, resolver_user_file_parser(r), &info) < 0)
+                if (container_info_classify(pid, resolver_user_file_parser(res), &info) < 0)
                         continue;
                 container_info_clear(&info);
                 if (info.engine == CONTAINER_ENGINE_NONE || !info.id[0])
@@ -117,22 +117,22 @@ int container_list_instances(Resolver *r, ContainerInstance **ret, size_t *ret_n
                 if (!inst) {
                         ContainerInstance *nl = realloc(list, (n + 1) * sizeof(*nl));
                         if (!nl) {
-                                k = -ENOMEM;
+                                r = -ENOMEM;
                                 break;
                         }
                         list = nl;
                         inst = &list[n++];
                         memset(inst, 0, sizeof(*inst));
                         inst->info = info;
-                        (void) resolver_describe_container(r, &inst->info);
+                        (void) resolver_describe_container(res, &inst->info);
                 }
-                k = add_pid(inst, pid);
-                if (k < 0)
+                r = add_pid(inst, pid);
+                if (r < 0)
                         break;
         }
-        if (k < 0) {
+        if (r < 0) {
                 container_instances_free(list, n);
-                return k;
+                return r;
         }
         *ret = list;
         *ret_n = n;

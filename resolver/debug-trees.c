@@ -153,8 +153,8 @@ static int reopen_as_caller(CallerOpener *as_caller, int dir, const char *host_p
         return TAKE_FD(mine);
 }
 
-size_t debug_trees_list(Resolver *r, pid_t pid, DebugTree *ret, size_t max) {
-        const ContainerInfo *info = resolver_get_container(r, pid);
+size_t debug_trees_list(Resolver *res, pid_t pid, DebugTree *ret, size_t max) {
+        const ContainerInfo *info = resolver_get_container(res, pid);
         size_t n = 0;
         if (!info || info->engine == CONTAINER_ENGINE_NONE || max == 0)
                 return 0;
@@ -169,10 +169,10 @@ size_t debug_trees_list(Resolver *r, pid_t pid, DebugTree *ret, size_t max) {
         return n;
 }
 
-const char *debug_tree_to_string(Resolver *r, pid_t pid, DebugTree t) {
+const char *debug_tree_to_string(Resolver *res, pid_t pid, DebugTree t) {
         switch (t) {
         case DEBUG_TREE_ROOT: {
-                const ContainerInfo *info = resolver_get_container(r, pid);
+                const ContainerInfo *info = resolver_get_container(res, pid);
                 return info && info->engine == CONTAINER_ENGINE_FLATPAK ? "flatpak" : "container";
         }
         case DEBUG_TREE_FLATPAK_APP_DEBUG:
@@ -184,12 +184,12 @@ const char *debug_tree_to_string(Resolver *r, pid_t pid, DebugTree t) {
         }
 }
 
-const char *debug_tree_debug_dir(Resolver *r, pid_t pid, DebugTree t, size_t i) {
+const char *debug_tree_debug_dir(Resolver *res, pid_t pid, DebugTree t, size_t i) {
         if (t != DEBUG_TREE_ROOT)
                 return i == 0 ? "/" : NULL;
         if (i == 0)
                 return "/usr/lib/debug";
-        const ContainerInfo *info = resolver_get_container(r, pid);
+        const ContainerInfo *info = resolver_get_container(res, pid);
         return i == 1 && info && info->engine == CONTAINER_ENGINE_FLATPAK ? "/app/lib/debug" : NULL;
 }
 
@@ -309,9 +309,9 @@ static int open_in(TreeContext *c, const char *path, char *shown, size_t shown_s
         return tree_open_following(tree_open_nofollow, c, path, shown, shown_size, why, why_size);
 }
 
-int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char *shown, size_t shown_size, char *why,
+int debug_trees_open(Resolver *res, pid_t pid, DebugTree t, const char *path, char *shown, size_t shown_size, char *why,
                      size_t why_size) {
-        const ContainerInfo *info = resolver_get_container(r, pid);
+        const ContainerInfo *info = resolver_get_container(res, pid);
         if (why_size)
                 why[0] = 0;
         snprintf(shown, shown_size, "%s", path);
@@ -322,7 +322,7 @@ int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char
          * the caller owns it: the system's Flatpak installation, the
          * caller's own store or installation; the live root with its own
          * rights. */
-        CallerOpener *as_caller = resolver_get_caller_opener(r);
+        CallerOpener *as_caller = resolver_get_caller_opener(res);
         bool callers_own = !as_caller || caller_opener_uid(as_caller) == info->owner_uid;
         if (t != DEBUG_TREE_ROOT) {
                 _cleanup_close_ int dir = open_flatpak_debug(info, t, base, sizeof(base));
@@ -358,7 +358,7 @@ int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char
                 return -ENOENT;
         PodmanStorage *storage;
         const PodmanContainer *container;
-        if (info->engine == CONTAINER_ENGINE_PODMAN && resolver_get_podman(r, pid, &storage, &container) >= 0) {
+        if (info->engine == CONTAINER_ENGINE_PODMAN && resolver_get_podman(res, pid, &storage, &container) >= 0) {
                 TreeContext c = { .kind = TREE_PODMAN, .storage = storage, .container = container };
                 return open_in(&c, path, shown, shown_size, why, why_size);
         }

@@ -124,46 +124,47 @@ static void no_log(void *userdata, const char *message) {
 }
 
 static void parser_warn(void *userdata, const char *message) {
-        Resolver *r = userdata;
-        r->log_func(r->log_userdata, message);
+        Resolver *res = userdata;
+        res->log_func(res->log_userdata, message);
 }
 
 /* The helper's timeout for users' files: small files, parsed while the
  * daemon's event loop waits. */
 #define USER_FILE_TIMEOUT_MS 5000
 
-void resolver_set_user_file_helper(Resolver *r, HelperClient *helper) {
-        if (!r->helper_borrowed)
-                helper_client_free(r->parser.helper);
-        r->parser.helper = helper;
-        r->helper_borrowed = helper != NULL;
-        r->helper_tried = helper != NULL;
+void resolver_set_user_file_helper(Resolver *res, HelperClient *helper) {
+        if (!res->helper_borrowed)
+                helper_client_free(res->parser.helper);
+        res->parser.helper = helper;
+        res->helper_borrowed = helper != NULL;
+        res->helper_tried = helper != NULL;
 }
 
-const UserFileParser *resolver_user_file_parser(Resolver *r) {
-        if (!r->helper_tried) {
-                r->helper_tried = true;
-                int k = helper_client_new(&(HelperClientConfig) { .timeout_ms = USER_FILE_TIMEOUT_MS }, &r->parser.helper);
-                if (k < 0) {
+const UserFileParser *resolver_user_file_parser(Resolver *res) {
+        if (!res->helper_tried) {
+                res->helper_tried = true;
+                int r = helper_client_new(&(HelperClientConfig){ .timeout_ms = USER_FILE_TIMEOUT_MS },
+                                          &res->parser.helper);
+                if (r < 0) {
                         char message[256];
-                        r->parser.helper = NULL;
+                        res->parser.helper = NULL;
                         snprintf(message, sizeof(message),
                                  "cannot find the sandboxed helper for Podman storage and /.flatpak-info: %s",
-                                 strerror(-k));
-                        r->log_func(r->log_userdata, message);
+                                 strerror(-r));
+                        res->log_func(res->log_userdata, message);
                 }
         }
-        return &r->parser;
+        return &res->parser;
 }
 
 int resolver_new(Resolver **ret) {
-        Resolver *r = calloc(1, sizeof(*r));
-        if (!r)
+        Resolver *res = calloc(1, sizeof(*res));
+        if (!res)
                 return -ENOMEM;
-        r->methods = ~0u;
-        r->log_func = no_log;
-        r->parser = (UserFileParser) { .warn = parser_warn, .userdata = r };
-        *ret = r;
+        res->methods = ~0u;
+        res->log_func = no_log;
+        res->parser = (UserFileParser){ .warn = parser_warn, .userdata = res };
+        *ret = res;
         return 0;
 }
 
@@ -180,69 +181,69 @@ static void remembered_process_freep(RememberedProcess **p) {
         remembered_process_free(*p);
 }
 
-Resolver *resolver_free(Resolver *r) {
-        if (!r)
+Resolver *resolver_free(Resolver *res) {
+        if (!res)
                 return NULL;
-        for (size_t i = 0; i < r->n_pins; i++)
-                safe_close(r->pins[i].fd);
-        free(r->pins);
-        for (size_t i = 0; i < r->n_procs; i++)
-                remembered_process_free(r->procs[i]);
-        free(r->procs);
-        for (size_t i = 0; i < r->n_storages; i++)
-                podman_storage_free(r->storages[i].storage);
-        free(r->storages);
-        free(r->known);
-        mount_table_free(r->host_mounts);
-        if (!r->helper_borrowed)
-                helper_client_free(r->parser.helper);
-        free(r);
+        for (size_t i = 0; i < res->n_pins; i++)
+                safe_close(res->pins[i].fd);
+        free(res->pins);
+        for (size_t i = 0; i < res->n_procs; i++)
+                remembered_process_free(res->procs[i]);
+        free(res->procs);
+        for (size_t i = 0; i < res->n_storages; i++)
+                podman_storage_free(res->storages[i].storage);
+        free(res->storages);
+        free(res->known);
+        mount_table_free(res->host_mounts);
+        if (!res->helper_borrowed)
+                helper_client_free(res->parser.helper);
+        free(res);
         return NULL;
 }
 
-void resolver_set_build_id_func(Resolver *r, ResolverBuildIdFunc f, void *userdata) {
-        r->build_id_func = f;
-        r->build_id_userdata = userdata;
+void resolver_set_build_id_func(Resolver *res, ResolverBuildIdFunc f, void *userdata) {
+        res->build_id_func = f;
+        res->build_id_userdata = userdata;
 }
 
-void resolver_set_pin_lookup(Resolver *r, ResolverPinLookupFunc f, void *userdata) {
-        r->pin_lookup = f;
-        r->pin_userdata = userdata;
+void resolver_set_pin_lookup(Resolver *res, ResolverPinLookupFunc f, void *userdata) {
+        res->pin_lookup = f;
+        res->pin_userdata = userdata;
 }
 
-void resolver_set_log_func(Resolver *r, ResolverLogFunc f, void *userdata) {
-        r->log_func = f ? f : no_log;
-        r->log_userdata = userdata;
+void resolver_set_log_func(Resolver *res, ResolverLogFunc f, void *userdata) {
+        res->log_func = f ? f : no_log;
+        res->log_userdata = userdata;
 }
 
-static RememberedProcess *find_remembered(Resolver *r, pid_t pid);
+static RememberedProcess *find_remembered(Resolver *res, pid_t pid);
 
-void resolver_set_defer_user_files(Resolver *r, bool defer) {
-        r->parser.defer_flatpak = defer;
+void resolver_set_defer_user_files(Resolver *res, bool defer) {
+        res->parser.defer_flatpak = defer;
 }
 
-size_t resolver_count_pending(Resolver *r) {
+size_t resolver_count_pending(Resolver *res) {
         size_t n = 0;
-        for (size_t i = 0; i < r->n_procs; i++)
-                n += container_info_pending(&r->procs[i]->info);
+        for (size_t i = 0; i < res->n_procs; i++)
+                n += container_info_pending(&res->procs[i]->info);
         return n;
 }
 
-int resolver_next_pending(Resolver *r, pid_t *ret) {
-        for (size_t i = 0; i < r->n_procs; i++)
-                if (container_info_pending(&r->procs[i]->info)) {
-                        *ret = r->procs[i]->pid;
+int resolver_next_pending(Resolver *res, pid_t *ret) {
+        for (size_t i = 0; i < res->n_procs; i++)
+                if (container_info_pending(&res->procs[i]->info)) {
+                        *ret = res->procs[i]->pid;
                         return 1;
                 }
         return 0;
 }
 
-static int parse_pending_podman(Resolver *r, RememberedProcess *p, HelperClient *helper);
+static int parse_pending_podman(Resolver *res, RememberedProcess *p, HelperClient *helper);
 
-int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper) {
-        RememberedProcess *p = find_remembered(r, pid);
+int resolver_parse_pending(Resolver *res, pid_t pid, HelperClient *helper) {
+        RememberedProcess *p = find_remembered(res, pid);
         if (p && p->info.podman_pending)
-                return parse_pending_podman(r, p, helper);
+                return parse_pending_podman(res, p, helper);
         if (!p || !p->info.flatpak_pending)
                 return -ENOENT;
         /* a copy: the process may be forgotten while the helper parses */
@@ -252,18 +253,18 @@ int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper) {
                 return -ENOMEM;
         memcpy(text, p->info.flatpak_info, len);
         text[len] = 0;
-        const UserFileParser *parser = resolver_user_file_parser(r);
+        const UserFileParser *parser = resolver_user_file_parser(res);
         ContainerInfo parsed;
-        int k = container_info_parse_flatpak(pid, text, len, helper ? helper : parser->helper, parser, &parsed);
-        p = find_remembered(r, pid);
+        int r = container_info_parse_flatpak(pid, text, len, helper ? helper : parser->helper, parser, &parsed);
+        p = find_remembered(res, pid);
         /* gone, or forgotten and its pid reused meanwhile: not this file */
         if (!p || !p->info.flatpak_pending || p->info.flatpak_info_len != len ||
             memcmp(p->info.flatpak_info, text, len) != 0)
                 return -ENOENT;
-        if (k == HELPER_CLIENT_FAILED)
-                return k; /* no verdict on the file: still waiting */
+        if (r == HELPER_CLIENT_FAILED)
+                return r; /* no verdict on the file: still waiting */
         p->info.flatpak_pending = false;
-        if (k < 0) {
+        if (r < 0) {
                 container_info_clear(&p->info); /* rejected: no Flatpak, nothing of it copied */
                 return 0;
         }
@@ -277,8 +278,8 @@ int resolver_parse_pending(Resolver *r, pid_t pid, HelperClient *helper) {
         return 0;
 }
 
-void resolver_drop_pending(Resolver *r, pid_t pid) {
-        RememberedProcess *p = find_remembered(r, pid);
+void resolver_drop_pending(Resolver *res, pid_t pid) {
+        RememberedProcess *p = find_remembered(res, pid);
         if (p)
                 p->info.podman_pending = false; /* as a store that could not be read */
         if (p && p->info.flatpak_pending) {
@@ -287,106 +288,107 @@ void resolver_drop_pending(Resolver *r, pid_t pid) {
         }
 }
 
-void resolver_set_yield_func(Resolver *r, void (*f)(void *userdata), void *userdata) {
-        r->yield_func = f;
-        r->yield_userdata = userdata;
+void resolver_set_yield_func(Resolver *res, void (*f)(void *userdata), void *userdata) {
+        res->yield_func = f;
+        res->yield_userdata = userdata;
 }
 
-void resolver_yield(Resolver *r) {
-        if (r->yield_func)
-                r->yield_func(r->yield_userdata);
+void resolver_yield(Resolver *res) {
+        if (res->yield_func)
+                res->yield_func(res->yield_userdata);
 }
 
-void resolver_set_caller_opener(Resolver *r, CallerOpener *o) {
-        r->as_caller = o;
+void resolver_set_caller_opener(Resolver *res, CallerOpener *o) {
+        res->as_caller = o;
 }
 
-CallerOpener *resolver_get_caller_opener(const Resolver *r) {
-        return r->as_caller;
+CallerOpener *resolver_get_caller_opener(const Resolver *res) {
+        return res->as_caller;
 }
 
-void resolver_set_methods(Resolver *r, unsigned mask) {
-        r->methods = mask;
+void resolver_set_methods(Resolver *res, unsigned mask) {
+        res->methods = mask;
 }
 
-int resolver_add_pin(Resolver *r, unsigned dev_major, unsigned dev_minor, uint64_t inode, int fd) {
-        for (size_t i = 0; i < r->n_pins; i++)
-                if (r->pins[i].dev_major == dev_major && r->pins[i].dev_minor == dev_minor && r->pins[i].inode == inode)
+int resolver_add_pin(Resolver *res, unsigned dev_major, unsigned dev_minor, uint64_t inode, int fd) {
+        for (size_t i = 0; i < res->n_pins; i++)
+                if (res->pins[i].dev_major == dev_major && res->pins[i].dev_minor == dev_minor &&
+                    res->pins[i].inode == inode)
                         return 0;
-        Pin *np = realloc(r->pins, (r->n_pins + 1) * sizeof(*np));
+        Pin *np = realloc(res->pins, (res->n_pins + 1) * sizeof(*np));
         if (!np)
                 return -ENOMEM;
-        r->pins = np;
+        res->pins = np;
         int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
         if (copy < 0)
                 return -errno;
-        r->pins[r->n_pins++] = (Pin) { dev_major, dev_minor, inode, copy };
+        res->pins[res->n_pins++] = (Pin){ dev_major, dev_minor, inode, copy };
         return 0;
 }
 
 /* ---- remembered processes------------------------------------------------------ */
 
-static PodmanStorage *storage_for_uid(Resolver *r, uid_t uid) {
-        for (size_t i = 0; i < r->n_storages; i++)
-                if (r->storages[i].uid == uid)
-                        return r->storages[i].storage;
-        StorageEntry *ns = realloc(r->storages, (r->n_storages + 1) * sizeof(*ns));
+static PodmanStorage *storage_for_uid(Resolver *res, uid_t uid) {
+        for (size_t i = 0; i < res->n_storages; i++)
+                if (res->storages[i].uid == uid)
+                        return res->storages[i].storage;
+        StorageEntry *ns = realloc(res->storages, (res->n_storages + 1) * sizeof(*ns));
         if (!ns)
                 return NULL;
-        r->storages = ns;
+        res->storages = ns;
         PodmanStorage *s = NULL;
-        if (podman_storage_open(uid, resolver_user_file_parser(r), &s) < 0)
+        if (podman_storage_open(uid, resolver_user_file_parser(res), &s) < 0)
                 s = NULL;
-        r->storages[r->n_storages++] = (StorageEntry) { uid, s };
+        res->storages[res->n_storages++] = (StorageEntry){ uid, s };
         return s;
 }
 
 /* podman_storage_find_container() for id in uid's store s, answered from
  * the containers found before when it is one of them. */
-static const PodmanContainer *known_container(Resolver *r, uid_t uid, const char *id) {
-        for (size_t i = 0; i < r->n_known; i++)
-                if (r->known[i].uid == uid && strcmp(r->known[i].container.id, id) == 0)
-                        return &r->known[i].container;
+static const PodmanContainer *known_container(Resolver *res, uid_t uid, const char *id) {
+        for (size_t i = 0; i < res->n_known; i++)
+                if (res->known[i].uid == uid && strcmp(res->known[i].container.id, id) == 0)
+                        return &res->known[i].container;
         return NULL;
 }
 
 /* helper: who parses (NULL: the parser's). */
-static int find_container(Resolver *r, PodmanStorage *s, HelperClient *helper, uid_t uid, const char *id,
+static int find_container(Resolver *res, PodmanStorage *s, HelperClient *helper, uid_t uid, const char *id,
                           PodmanContainer *ret) {
-        const PodmanContainer *known = known_container(r, uid, id);
+        const PodmanContainer *known = known_container(res, uid, id);
         if (known) {
                 *ret = *known;
                 return 0;
         }
-        int k = podman_storage_find_container(s, helper, id, ret);
-        if (k != 0 || strcmp(ret->id, id) != 0)
-                return k; /* not kept: an image name without verdict, or a prefix's match */
-        KnownContainer *nk = reallocarray(r->known, r->n_known + 1, sizeof(*nk));
+        int r = podman_storage_find_container(s, helper, id, ret);
+        if (r != 0 || strcmp(ret->id, id) != 0)
+                return r; /* not kept: an image name without verdict, or a prefix's match */
+        KnownContainer *nk = reallocarray(res->known, res->n_known + 1, sizeof(*nk));
         if (nk) {
-                r->known = nk;
-                r->known[r->n_known++] = (KnownContainer) { uid, *ret };
+                res->known = nk;
+                res->known[res->n_known++] = (KnownContainer){ uid, *ret };
         }
         return 0;
 }
 
-static RememberedProcess *find_remembered(Resolver *r, pid_t pid) {
-        for (size_t i = 0; i < r->n_procs; i++)
-                if (r->procs[i]->pid == pid)
-                        return r->procs[i];
+static RememberedProcess *find_remembered(Resolver *res, pid_t pid) {
+        for (size_t i = 0; i < res->n_procs; i++)
+                if (res->procs[i]->pid == pid)
+                        return res->procs[i];
         return NULL;
 }
 
 /* Reads p's container from its owner's store (helper: who parses, NULL:
  * the parser's): its layers, name and image. 0 also when it is not found
  * (p->podman stays NULL), or -ENOMEM. */
-static int describe_podman(Resolver *r, RememberedProcess *p, HelperClient *helper) {
-        p->storage = storage_for_uid(r, p->info.owner_uid);
+static int describe_podman(Resolver *res, RememberedProcess *p, HelperClient *helper) {
+        p->storage = storage_for_uid(res, p->info.owner_uid);
         if (!p->storage)
                 return 0;
         _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
-        if (find_container(r, p->storage, helper, p->info.owner_uid, p->info.id, c) < 0)
+        if (find_container(res, p->storage, helper, p->info.owner_uid, p->info.id, c) < 0)
                 return 0;
         snprintf(p->info.name, sizeof(p->info.name), "%s", c->name);
         snprintf(p->info.image, sizeof(p->info.image), "%s", c->image_name[0] ? c->image_name : c->image_id);
@@ -398,22 +400,22 @@ static int describe_podman(Resolver *r, RememberedProcess *p, HelperClient *help
 /* Parses the store of p's container with helper, whose wait may run the
  * event loop: what it found is kept for every process of that container
  * still waiting (looked up again after the wait). */
-static int parse_pending_podman(Resolver *r, RememberedProcess *p, HelperClient *helper) {
+static int parse_pending_podman(Resolver *res, RememberedProcess *p, HelperClient *helper) {
         uid_t uid = p->info.owner_uid;
         char id[CONTAINER_FIELD_MAX];
         pid_t pid = p->pid;
         snprintf(id, sizeof(id), "%s", p->info.id);
-        PodmanStorage *s = storage_for_uid(r, uid);
+        PodmanStorage *s = storage_for_uid(res, uid);
         _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
-        int k = s ? find_container(r, s, helper, uid, id, c) : -ENOENT;
-        bool found = k >= 0;
-        p = find_remembered(r, pid);
+        int r = s ? find_container(res, s, helper, uid, id, c) : -ENOENT;
+        bool found = r >= 0;
+        p = find_remembered(res, pid);
         if (!p || !p->info.podman_pending || p->info.owner_uid != uid || strcmp(p->info.id, id) != 0)
                 return -ENOENT; /* forgotten meanwhile */
-        if (k == HELPER_CLIENT_FAILED)
-                return k; /* no verdict on the store: still waiting */
+        if (r == HELPER_CLIENT_FAILED)
+                return r; /* no verdict on the store: still waiting */
         if (found) {
                 p->storage = s;
                 snprintf(p->info.name, sizeof(p->info.name), "%s", c->name);
@@ -421,7 +423,7 @@ static int parse_pending_podman(Resolver *r, RememberedProcess *p, HelperClient 
                 free(p->podman);
                 p->podman = TAKE_PTR(c);
         }
-        if (k == 1)
+        if (r == 1)
                 /* no verdict on the image's name: still waiting, what was
                  * found kept for resolver_drop_pending() */
                 return HELPER_CLIENT_FAILED;
@@ -429,8 +431,8 @@ static int parse_pending_podman(Resolver *r, RememberedProcess *p, HelperClient 
         return 0; /* rejected or absent (said through the log function): no name, no layers */
 }
 
-int resolver_remember_process(Resolver *r, pid_t pid) {
-        if (find_remembered(r, pid))
+int resolver_remember_process(Resolver *res, pid_t pid) {
+        if (find_remembered(res, pid))
                 return 0;
         _cleanup_(remembered_process_freep) RememberedProcess *p = NULL;
         RememberedProcess *tmp = calloc(1, sizeof(*tmp));
@@ -438,65 +440,65 @@ int resolver_remember_process(Resolver *r, pid_t pid) {
                 return -ENOMEM;
         p = tmp;
         p->pid = pid;
-        int k = container_info_classify_as(pid, resolver_user_file_parser(r), r->as_caller, &p->info);
-        if (k < 0)
-                return k;
+        int r = container_info_classify_as(pid, resolver_user_file_parser(res), res->as_caller, &p->info);
+        if (r < 0)
+                return r;
         if (mount_table_load(pid, &p->mounts) < 0)
                 p->mounts = NULL;
         if (p->info.engine == CONTAINER_ENGINE_PODMAN && p->info.id[0]) {
                 /* a container found before costs no parse; else deferred, as /.flatpak-info */
-                if (r->parser.defer_flatpak && !known_container(r, p->info.owner_uid, p->info.id))
+                if (res->parser.defer_flatpak && !known_container(res, p->info.owner_uid, p->info.id))
                         p->info.podman_pending = true;
                 else {
-                        k = describe_podman(r, p, NULL);
-                        if (k < 0)
-                                return k;
+                        r = describe_podman(res, p, NULL);
+                        if (r < 0)
+                                return r;
                 }
         }
-        RememberedProcess **np = realloc(r->procs, (r->n_procs + 1) * sizeof(*np));
+        RememberedProcess **np = realloc(res->procs, (res->n_procs + 1) * sizeof(*np));
         if (!np)
                 return -ENOMEM;
-        r->procs = np;
-        r->procs[r->n_procs++] = TAKE_PTR(p);
+        res->procs = np;
+        res->procs[res->n_procs++] = TAKE_PTR(p);
         return 0;
 }
 
-int resolver_describe_container(Resolver *r, ContainerInfo *info) {
+int resolver_describe_container(Resolver *res, ContainerInfo *info) {
         if (info->engine != CONTAINER_ENGINE_PODMAN || !info->id[0])
                 return info->engine == CONTAINER_ENGINE_FLATPAK ? 0 : -ENOENT;
-        PodmanStorage *s = storage_for_uid(r, info->owner_uid);
+        PodmanStorage *s = storage_for_uid(res, info->owner_uid);
         _cleanup_free_ PodmanContainer *c = calloc(1, sizeof(*c));
         if (!s || !c)
                 return s ? -ENOMEM : -ENOENT;
-        int k = find_container(r, s, NULL, info->owner_uid, info->id, c);
-        if (k < 0)
-                return k;
+        int r = find_container(res, s, NULL, info->owner_uid, info->id, c);
+        if (r < 0)
+                return r;
         snprintf(info->name, sizeof(info->name), "%s", c->name);
         snprintf(info->image, sizeof(info->image), "%s", c->image_name[0] ? c->image_name : c->image_id);
         return 0;
 }
 
-bool resolver_first_description(Resolver *r, pid_t pid) {
-        if (resolver_remember_process(r, pid) < 0)
+bool resolver_first_description(Resolver *res, pid_t pid) {
+        if (resolver_remember_process(res, pid) < 0)
                 return false;
-        RememberedProcess *p = find_remembered(r, pid);
+        RememberedProcess *p = find_remembered(res, pid);
         if (p->described)
                 return false;
         p->described = true;
         return true;
 }
 
-const ContainerInfo *resolver_get_container(Resolver *r, pid_t pid) {
-        if (resolver_remember_process(r, pid) < 0)
+const ContainerInfo *resolver_get_container(Resolver *res, pid_t pid) {
+        if (resolver_remember_process(res, pid) < 0)
                 return NULL;
-        return &find_remembered(r, pid)->info;
+        return &find_remembered(res, pid)->info;
 }
 
-int resolver_get_podman(Resolver *r, pid_t pid, PodmanStorage **ret_storage, const PodmanContainer **ret_container) {
-        int k = resolver_remember_process(r, pid);
-        if (k < 0)
-                return k;
-        RememberedProcess *p = find_remembered(r, pid);
+int resolver_get_podman(Resolver *res, pid_t pid, PodmanStorage **ret_storage, const PodmanContainer **ret_container) {
+        int r = resolver_remember_process(res, pid);
+        if (r < 0)
+                return r;
+        RememberedProcess *p = find_remembered(res, pid);
         if (!p->podman || !p->storage)
                 return -ENOENT;
         *ret_storage = p->storage;
@@ -504,17 +506,17 @@ int resolver_get_podman(Resolver *r, pid_t pid, PodmanStorage **ret_storage, con
         return 0;
 }
 
-void resolver_log(Resolver *r, const char *message) {
-        r->log_func(r->log_userdata, message);
+void resolver_log(Resolver *res, const char *message) {
+        res->log_func(res->log_userdata, message);
 }
 
-int resolver_get_layers(Resolver *r, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n) {
-        int k = resolver_remember_process(r, pid);
+int resolver_get_layers(Resolver *res, pid_t pid, char (**ret_paths)[RESOLVER_PATH_MAX], size_t *ret_n) {
+        int r = resolver_remember_process(res, pid);
         *ret_paths = NULL;
         *ret_n = 0;
-        if (k < 0)
-                return k;
-        RememberedProcess *p = find_remembered(r, pid);
+        if (r < 0)
+                return r;
+        RememberedProcess *p = find_remembered(res, pid);
         if (!p->podman)
                 return 0;
         char (*paths)[RESOLVER_PATH_MAX] = calloc(p->podman->n_layers, RESOLVER_PATH_MAX);
@@ -558,14 +560,14 @@ static void trail(Attempt *a, const char *fmt, ...) {
 }
 
 /* The superblock device of the mount fd lives on, from fdinfo's mnt_id. */
-static int fd_mount_dev(Resolver *r, const MountTable *theirs, int fd, unsigned *ret_major, unsigned *ret_minor) {
+static int fd_mount_dev(Resolver *res, const MountTable *theirs, int fd, unsigned *ret_major, unsigned *ret_minor) {
         char path[64];
         _cleanup_free_ char *text = NULL;
         int mnt_id;
         snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-        int k = read_file_bounded(AT_FDCWD, path, 64 * 1024, true, &text, NULL);
-        if (k < 0)
-                return k;
+        int r = read_file_bounded(AT_FDCWD, path, 64 * 1024, true, &text, NULL);
+        if (r < 0)
+                return r;
         const char *m = strstr(text, "mnt_id:");
         if (!m || sscanf(m + 7, "%d", &mnt_id) != 1)
                 return -ENOENT;
@@ -577,14 +579,14 @@ static int fd_mount_dev(Resolver *r, const MountTable *theirs, int fd, unsigned 
                 return 0;
         }
         for (int attempt = 0; attempt < 2; attempt++) {
-                if (!r->host_mounts || attempt == 1) {
-                        mount_table_free(r->host_mounts);
-                        r->host_mounts = NULL;
-                        k = mount_table_load(0, &r->host_mounts);
-                        if (k < 0)
-                                return k;
+                if (!res->host_mounts || attempt == 1) {
+                        mount_table_free(res->host_mounts);
+                        res->host_mounts = NULL;
+                        r = mount_table_load(0, &res->host_mounts);
+                        if (r < 0)
+                                return r;
                 }
-                const MountEntry *e = mount_table_find_by_id(r->host_mounts, mnt_id);
+                const MountEntry *e = mount_table_find_by_id(res->host_mounts, mnt_id);
                 if (e) {
                         *ret_major = e->dev_major;
                         *ret_minor = e->dev_minor;
@@ -891,8 +893,8 @@ static int try_flatpak(Attempt *a, RememberedProcess *p, const char *path, int *
         return consider(a, RESOLVER_METHOD_FLATPAK, fd, shown, NULL, ret_fd);
 }
 
-static bool method_on(Resolver *r, ResolverMethod m) {
-        return r->methods & (1u << m);
+static bool method_on(Resolver *res, ResolverMethod m) {
+        return res->methods & (1u << m);
 }
 
 /* Copies path without a trailing " (deleted)". */
@@ -905,9 +907,9 @@ static void strip_deleted(const char *path, char *buf, size_t size) {
 
 int resolver_identity_from_maps(pid_t pid, uint64_t start, unsigned *ret_major, unsigned *ret_minor, uint64_t *ret_inode) {
         _cleanup_free_ char *maps = NULL;
-        int k = maps_read(pid, &maps);
-        if (k < 0)
-                return k == -EACCES ? k : -ENOENT;
+        int r = maps_read(pid, &maps);
+        if (r < 0)
+                return r == -EACCES ? r : -ENOENT;
         char *save = NULL;
         MapsLine m;
         while (maps_next(maps, &save, &m))
@@ -920,13 +922,13 @@ int resolver_identity_from_maps(pid_t pid, uint64_t start, unsigned *ret_major, 
         return -ENOENT;
 }
 
-int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *given, const char *path,
-                          int *ret_fd, ResolverProvenance *ret) {
+int resolver_open_mapping(Resolver *res, pid_t pid, const MappingIdentity *given, const char *path, int *ret_fd,
+                          ResolverProvenance *ret) {
         char clean[RESOLVER_PATH_MAX];
         MappingIdentity filled = *given;
         const MappingIdentity *id = &filled;
-        Attempt a = { .r = r, .id = id, .prov = ret };
-        int fd = -1, k = 0;
+        Attempt a = { .r = res, .id = id, .prov = ret };
+        int fd = -1, r = 0;
 
         memset(ret, 0, sizeof(*ret));
         ret->verdict = RESOLVER_VERDICT_NOT_FOUND;
@@ -941,25 +943,25 @@ int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *given, 
         ret->mapped_dev_minor = filled.dev_minor;
         ret->mapped_inode = filled.inode;
         strip_deleted(path, clean, sizeof(clean));
-        (void) resolver_remember_process(r, pid);
-        RememberedProcess *p = find_remembered(r, pid);
+        (void) resolver_remember_process(res, pid);
+        RememberedProcess *p = find_remembered(res, pid);
         a.theirs = p ? p->mounts : NULL;
 
-        if (method_on(r, RESOLVER_METHOD_PINNED))
-                k = try_pinned(&a, pid, &fd);
-        if (k == 0 && method_on(r, RESOLVER_METHOD_MAP_FILES))
-                k = try_map_files(&a, pid, &fd);
+        if (method_on(res, RESOLVER_METHOD_PINNED))
+                r = try_pinned(&a, pid, &fd);
+        if (r == 0 && method_on(res, RESOLVER_METHOD_MAP_FILES))
+                r = try_map_files(&a, pid, &fd);
         if (clean[0] == '/') {
-                if (k == 0 && method_on(r, RESOLVER_METHOD_PROC_ROOT))
-                        k = try_proc_root(&a, pid, clean, &fd);
-                if (k == 0 && p && method_on(r, RESOLVER_METHOD_MOUNT))
-                        k = try_mount(&a, p, clean, &fd);
-                if (k == 0 && p && method_on(r, RESOLVER_METHOD_PODMAN))
-                        k = try_podman(&a, p, clean, &fd, true);
-                if (k == 0 && p && method_on(r, RESOLVER_METHOD_FLATPAK))
-                        k = try_flatpak(&a, p, clean, &fd);
+                if (r == 0 && method_on(res, RESOLVER_METHOD_PROC_ROOT))
+                        r = try_proc_root(&a, pid, clean, &fd);
+                if (r == 0 && p && method_on(res, RESOLVER_METHOD_MOUNT))
+                        r = try_mount(&a, p, clean, &fd);
+                if (r == 0 && p && method_on(res, RESOLVER_METHOD_PODMAN))
+                        r = try_podman(&a, p, clean, &fd, true);
+                if (r == 0 && p && method_on(res, RESOLVER_METHOD_FLATPAK))
+                        r = try_flatpak(&a, p, clean, &fd);
         }
-        if (k > 0) {
+        if (r > 0) {
                 *ret_fd = fd;
                 return 0;
         }
@@ -977,16 +979,16 @@ int resolver_open_mapping(Resolver *r, pid_t pid, const MappingIdentity *given, 
         return -ENOENT;
 }
 
-int resolver_open_path(Resolver *r, pid_t pid, const char *path, int *ret_fd, ResolverProvenance *ret) {
+int resolver_open_path(Resolver *res, pid_t pid, const char *path, int *ret_fd, ResolverProvenance *ret) {
         MappingIdentity none = { 0 };
-        Attempt a = { .r = r, .id = &none, .prov = ret };
+        Attempt a = { .r = res, .id = &none, .prov = ret };
         memset(ret, 0, sizeof(*ret));
         ret->verdict = RESOLVER_VERDICT_NOT_FOUND;
         *ret_fd = -1;
         if (!path || path[0] != '/')
                 return -EINVAL;
-        (void) resolver_remember_process(r, pid);
-        RememberedProcess *p = find_remembered(r, pid);
+        (void) resolver_remember_process(res, pid);
+        RememberedProcess *p = find_remembered(res, pid);
         char root[64];
         snprintf(root, sizeof(root), "/proc/%d/root", (int) pid);
         _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -36,35 +36,37 @@ static bool is_regular_file(int fd) {
         return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int handle_identify(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
-        uint32_t flags = helper_get_u32(r);
+static int handle_identify(HelperReader *rd, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
+        uint32_t flags = helper_get_u32(rd);
         *what = "malformed IDENTIFY request";
-        if (!helper_reader_finished(r) || n_fds != 1)
+        if (!helper_reader_finished(rd) || n_fds != 1)
                 return -EBADMSG;
         *what = "IDENTIFY needs a regular file";
         if (!is_regular_file(fds[0]))
                 return -EBADF;
         HelperIdentity id;
         *what = "cannot read ELF file";
-        int k = elf_identify_fd(fds[0], flags, &id);
-        if (k < 0)
-                return k;
+        int r = elf_identify_fd(fds[0], flags, &id);
+        if (r < 0)
+                return r;
         elf_identity_encode(reply, &id);
         return 0;
 }
 
-static int handle_symbolize(HelperServer *server, HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
-        uint32_t flags = helper_get_u32(r);
-        uint32_t count = helper_get_u32(r);
+static int handle_symbolize(HelperServer *server, HelperReader *rd, const int *fds, size_t n_fds, HelperWriter *reply,
+                            const char **what) {
+        uint32_t flags = helper_get_u32(rd);
+        uint32_t count = helper_get_u32(rd);
         bool with_debug = flags & HELPER_SYMBOLIZE_DEBUG_FD;
         *what = "malformed SYMBOLIZE request";
-        if (r->failed || count == 0 || count > HELPER_MAX_BATCH || (flags & ~(uint32_t) (HELPER_SYMBOLIZE_DEBUG_FD | HELPER_SYMBOLIZE_SEGMENT_OFFSETS)) ||
+        if (rd->failed || count == 0 || count > HELPER_MAX_BATCH ||
+            (flags & ~(uint32_t) (HELPER_SYMBOLIZE_DEBUG_FD | HELPER_SYMBOLIZE_SEGMENT_OFFSETS)) ||
             n_fds != (with_debug ? 2u : 1u))
                 return -EBADMSG;
         uint64_t offsets[HELPER_MAX_BATCH];
         for (uint32_t i = 0; i < count; i++)
-                offsets[i] = helper_get_u64(r);
-        if (!helper_reader_finished(r))
+                offsets[i] = helper_get_u64(rd);
+        if (!helper_reader_finished(rd))
                 return -EBADMSG;
         *what = "SYMBOLIZE needs regular files";
         for (size_t i = 0; i < n_fds; i++)
@@ -75,32 +77,33 @@ static int handle_symbolize(HelperServer *server, HelperReader *r, const int *fd
                                      flags & HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets, count, reply, what);
 }
 
-static int handle_compile_unwind(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
-        uint32_t flags = helper_get_u32(r);
-        uint32_t image_size = helper_get_u32(r);
+static int handle_compile_unwind(HelperReader *rd, const int *fds, size_t n_fds, HelperWriter *reply,
+                                 const char **what) {
+        uint32_t flags = helper_get_u32(rd);
+        uint32_t image_size = helper_get_u32(rd);
         bool image = flags & HELPER_UNWIND_IMAGE;
         UnwindCompileStats st = {};
         void *blob = NULL;
         size_t blob_size = 0;
-        int k;
+        int r;
 
         *what = "malformed COMPILE_UNWIND request";
-        if (r->failed || (flags & ~(uint32_t) HELPER_UNWIND_IMAGE) || n_fds != (image ? 0u : 1u) ||
+        if (rd->failed || (flags & ~(uint32_t) HELPER_UNWIND_IMAGE) || n_fds != (image ? 0u : 1u) ||
             (image ? image_size == 0 || image_size > HELPER_MAX_UNWIND_IMAGE : image_size != 0) ||
-            image_size != r->size - r->offset)
+            image_size != rd->size - rd->offset)
                 return -EBADMSG;
         if (image) {
                 *what = "cannot compile unwind table of ELF image";
-                k = unwind_compile_memory(r->data + r->offset, image_size, &blob, &blob_size, &st);
+                r = unwind_compile_memory(rd->data + rd->offset, image_size, &blob, &blob_size, &st);
         } else {
                 *what = "COMPILE_UNWIND needs a regular file";
                 if (!is_regular_file(fds[0]))
                         return -EBADF;
                 *what = "cannot compile unwind table of ELF file";
-                k = unwind_compile_fd(fds[0], &blob, &blob_size, &st);
+                r = unwind_compile_fd(fds[0], &blob, &blob_size, &st);
         }
-        if (k < 0)
-                return k;
+        if (r < 0)
+                return r;
         if (blob_size > HELPER_MAX_UNWIND_TABLE) {
                 free(blob);
                 *what = "unwind table too large";
@@ -115,22 +118,22 @@ static int handle_compile_unwind(HelperReader *r, const int *fds, size_t n_fds, 
         return 0;
 }
 
-static int handle_jit_names(HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
-        uint32_t format = helper_get_u32(r);
-        uint32_t count = helper_get_u32(r);
+static int handle_jit_names(HelperReader *rd, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
+        uint32_t format = helper_get_u32(rd);
+        uint32_t count = helper_get_u32(rd);
         *what = "malformed JIT_NAMES request";
-        if (r->failed || (format != HELPER_JIT_PERF_MAP && format != HELPER_JIT_DUMP) || count == 0 ||
+        if (rd->failed || (format != HELPER_JIT_PERF_MAP && format != HELPER_JIT_DUMP) || count == 0 ||
             count > HELPER_MAX_JIT_BATCH || n_fds != 1)
                 return -EBADMSG;
         _cleanup_free_ uint64_t *addresses = malloc(count * sizeof *addresses);
         if (!addresses)
                 return -ENOMEM;
         for (uint32_t i = 0; i < count; i++) {
-                addresses[i] = helper_get_u64(r);
+                addresses[i] = helper_get_u64(rd);
                 if (i > 0 && addresses[i] <= addresses[i - 1])
                         return -EBADMSG; /* strictly ascending */
         }
-        if (!helper_reader_finished(r))
+        if (!helper_reader_finished(rd))
                 return -EBADMSG;
         *what = "JIT_NAMES needs a regular file";
         if (!is_regular_file(fds[0]))
@@ -141,21 +144,21 @@ static int handle_jit_names(HelperReader *r, const int *fds, size_t n_fds, Helpe
 
 /* Podman storage files and /.flatpak-info: one regular file each; the
  * reason for a rejection is about the file's content. */
-static int handle_user_file(uint16_t type, HelperReader *r, const int *fds, size_t n_fds, HelperWriter *reply,
+static int handle_user_file(uint16_t type, HelperReader *rd, const int *fds, size_t n_fds, HelperWriter *reply,
                             const char **what, char *reason, size_t reason_size) {
         *what = "user-written file request needs one regular file";
         if (n_fds != 1 || !is_regular_file(fds[0]))
                 return -EBADF;
         switch (type) {
         case HELPER_MSG_PODMAN_CONTAINER:
-                return podman_json_find_container(r, fds[0], reply, reason, reason_size);
+                return podman_json_find_container(rd, fds[0], reply, reason, reason_size);
         case HELPER_MSG_PODMAN_LAYERS:
-                return podman_json_layer_chain(r, fds[0], reply, reason, reason_size);
+                return podman_json_layer_chain(rd, fds[0], reply, reason, reason_size);
         case HELPER_MSG_PODMAN_IMAGE:
-                return podman_json_image_name(r, fds[0], reply, reason, reason_size);
+                return podman_json_image_name(rd, fds[0], reply, reason, reason_size);
         default:
                 *what = "malformed FLATPAK_INFO request";
-                if (!helper_reader_finished(r))
+                if (!helper_reader_finished(rd))
                         return -EBADMSG;
                 return flatpak_info_read(fds[0], reply, reason, reason_size);
         }
@@ -163,34 +166,34 @@ static int handle_user_file(uint16_t type, HelperReader *r, const int *fds, size
 
 void helper_handle_request(HelperServer *server, uint16_t type, const uint8_t *payload, size_t payload_size,
                            const int *fds, size_t n_fds, uint16_t *reply_type, HelperWriter *reply) {
-        HelperReader r;
-        helper_reader_init(&r, payload, payload_size);
+        HelperReader rd;
+        helper_reader_init(&rd, payload, payload_size);
         *reply_type = type | HELPER_MSG_REPLY;
         const char *what = "unknown request type";
         char reason[HELPER_MAX_ERROR_MESSAGE] = "";
-        int k = -EOPNOTSUPP;
+        int r = -EOPNOTSUPP;
         switch (type) {
         case HELPER_MSG_IDENTIFY:
-                k = handle_identify(&r, fds, n_fds, reply, &what);
+                r = handle_identify(&rd, fds, n_fds, reply, &what);
                 break;
         case HELPER_MSG_SYMBOLIZE:
-                k = handle_symbolize(server, &r, fds, n_fds, reply, &what);
+                r = handle_symbolize(server, &rd, fds, n_fds, reply, &what);
                 break;
         case HELPER_MSG_COMPILE_UNWIND:
-                k = handle_compile_unwind(&r, fds, n_fds, reply, &what);
+                r = handle_compile_unwind(&rd, fds, n_fds, reply, &what);
                 break;
         case HELPER_MSG_JIT_NAMES:
-                k = handle_jit_names(&r, fds, n_fds, reply, &what);
+                r = handle_jit_names(&rd, fds, n_fds, reply, &what);
                 break;
         case HELPER_MSG_PODMAN_CONTAINER:
         case HELPER_MSG_PODMAN_LAYERS:
         case HELPER_MSG_PODMAN_IMAGE:
         case HELPER_MSG_FLATPAK_INFO:
-                k = handle_user_file(type, &r, fds, n_fds, reply, &what, reason, sizeof reason);
+                r = handle_user_file(type, &rd, fds, n_fds, reply, &what, reason, sizeof reason);
                 break;
         }
-        if (k < 0)
-                reply_error(reply_type, reply, k, what, reason);
+        if (r < 0)
+                reply_error(reply_type, reply, r, what, reason);
 }
 
 void helper_server_clear(HelperServer *server) {

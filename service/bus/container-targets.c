@@ -88,9 +88,9 @@ static void list_done(int result, void *userdata) {
                 /* the caller may have left meanwhile: nobody to tell */
                 r = sd_bus_send(NULL, c->reply, NULL);
                 if (r < 0)
-                        log_debug("ListTargets: the reply could not be sent: %s", strerror(-r));
+                        log_debug_errno(r, "ListTargets: the reply could not be sent: %m");
         } else if (result != -ECANCELED) {
-                log_warning("ListTargets: listing containers failed: %s", strerror(-r));
+                log_warning_errno(r, "ListTargets: listing containers failed: %m");
                 (void) sd_bus_reply_method_errno(c->call, r, NULL);
         }
         sd_bus_message_unref(c->reply);

@@ -270,14 +270,14 @@ static bool instance_is_callers(const ContainerInstance *inst, uid_t caller_uid)
 
 /* Rootless containers of different users often share names: the caller's
  * own win. Authorization then applies to each pid as to given ones. */
-int record_options_expand_container(RecordOptions *o, uid_t caller_uid, Resolver *r, sd_bus_error *error) {
+int record_options_expand_container(RecordOptions *o, uid_t caller_uid, Resolver *res, sd_bus_error *error) {
         ContainerInstance *inst = NULL;
         size_t n = 0, added = 0;
         if (!o->container)
                 return 0;
-        int k = container_list_instances(r, &inst, &n);
-        if (k < 0)
-                return k;
+        int r = container_list_instances(res, &inst, &n);
+        if (r < 0)
+                return r;
         bool *take = calloc(n ? n : 1, sizeof(bool));
         if (!take) {
                 container_instances_free(inst, n);
@@ -289,19 +289,20 @@ int record_options_expand_container(RecordOptions *o, uid_t caller_uid, Resolver
                         take[i] = true;
                         any_callers = any_callers || instance_is_callers(&inst[i], caller_uid);
                 }
-        for (size_t i = 0; i < n && k >= 0; i++) {
+        for (size_t i = 0; i < n && r >= 0; i++) {
                 if (!take[i] || (any_callers && !instance_is_callers(&inst[i], caller_uid)))
                         continue;
                 for (size_t j = 0; j < inst[i].n_pids; j++) {
                         if (o->n_pids >= RECORD_OPTIONS_MAX_PIDS) {
-                                k = sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
-                                                      "option 'container': '%s' has more than %d processes (use system=true)",
-                                                      o->container, RECORD_OPTIONS_MAX_PIDS);
+                                r = sd_bus_error_setf(
+                                        error, PERISCOPE_ERROR_INVALID_OPTION,
+                                        "option 'container': '%s' has more than %d processes (use system=true)",
+                                        o->container, RECORD_OPTIONS_MAX_PIDS);
                                 break;
                         }
                         int32_t *np = realloc(o->pids, (o->n_pids + 1) * sizeof(int32_t));
                         if (!np) {
-                                k = -ENOMEM;
+                                r = -ENOMEM;
                                 break;
                         }
                         o->pids = np;
@@ -311,11 +312,11 @@ int record_options_expand_container(RecordOptions *o, uid_t caller_uid, Resolver
         }
         free(take);
         container_instances_free(inst, n);
-        if (k < 0)
-                return k;
+        if (r < 0)
+                return r;
         /* Not running now but it exists (a stopped Podman container, an
          * installed Flatpak app): the recording waits for its processes. */
-        if (added == 0 && container_exists(r, o->container, caller_uid)) {
+        if (added == 0 && container_exists(res, o->container, caller_uid)) {
                 o->container_waiting = true;
                 return 0;
         }

@@ -25,7 +25,7 @@ int record_options_parse(sd_bus_message *m, RecordOptions *ret, sd_bus_error *er
  * or says to wait for them when it exists but does not run; r parses the
  * users' files (on a fiber: user-file-jobs.h). Nothing without "container".
  * On failure as record_options_parse(). */
-int record_options_expand_container(RecordOptions *o, uid_t caller_uid, Resolver *r, sd_bus_error *error);
+int record_options_expand_container(RecordOptions *o, uid_t caller_uid, Resolver *res, sd_bus_error *error);
 
 /* The list of option keys, comma-separated (for messages and docs). */
 const char *record_options_known_keys(void);

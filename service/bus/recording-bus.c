@@ -128,62 +128,63 @@ static void on_progress(Recording *r, const char *stage, uint64_t done, uint64_t
 }
 
 static int append_stats(sd_bus_message *m, const RecordingStats *st) {
-        int ret = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (ret < 0)
-                return ret;
-        ret = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}", "reason", "s",
-                                    recording_end_reason_to_string(st->reason), "samples", "t", st->samples,
-                                    "lost-samples", "t", st->lost_samples, "bytes", "t", st->bytes, "processes", "u",
-                                    (uint32_t) st->processes, "pinned-files", "u", (uint32_t) st->pinned_files,
-                                    "bad-records", "t", st->bad_records);
-        if (ret >= 0)
-                ret = sd_bus_message_append(m, "{sv}", "helper-failures", "u",
-                                            (uint32_t) (st->helper_failures > UINT32_MAX ? UINT32_MAX : st->helper_failures));
-        if (ret >= 0)
-                ret = sd_bus_message_append(
+        int r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}", "reason", "s",
+                                  recording_end_reason_to_string(st->reason), "samples", "t", st->samples,
+                                  "lost-samples", "t", st->lost_samples, "bytes", "t", st->bytes, "processes", "u",
+                                  (uint32_t) st->processes, "pinned-files", "u", (uint32_t) st->pinned_files,
+                                  "bad-records", "t", st->bad_records);
+        if (r >= 0)
+                r = sd_bus_message_append(
+                        m, "{sv}", "helper-failures", "u",
+                        (uint32_t) (st->helper_failures > UINT32_MAX ? UINT32_MAX : st->helper_failures));
+        if (r >= 0)
+                r = sd_bus_message_append(
                         m, "{sv}{sv}{sv}", "unwind-helper-failures", "u",
                         (uint32_t) (st->unwind_helper_failures > UINT32_MAX ? UINT32_MAX : st->unwind_helper_failures),
                         "user-addresses", "t", st->user_addresses, "user-addresses-named", "t", st->user_named);
-        if (ret >= 0 && st->trace_fds > 0)
-                ret = sd_bus_message_append(m, "{sv}{sv}", "trace-frames", "t", st->trace_frames,
-                                            "trace-frames-refused", "t", st->trace_frames_refused);
-        if (ret >= 0)
-                ret = sd_bus_message_append(m, "{sv}{sv}", "addresses-over-budget", "t", st->addresses_over_budget,
-                                            "helper-budget-spent", "b", (int) st->helper_budget_spent);
-        if (ret >= 0 && st->cut) {
+        if (r >= 0 && st->trace_fds > 0)
+                r = sd_bus_message_append(m, "{sv}{sv}", "trace-frames", "t", st->trace_frames, "trace-frames-refused",
+                                          "t", st->trace_frames_refused);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "{sv}{sv}", "addresses-over-budget", "t", st->addresses_over_budget,
+                                          "helper-budget-spent", "b", (int) st->helper_budget_spent);
+        if (r >= 0 && st->cut) {
                 /* what the post-stop stages could not finish (the service was stopping) */
                 char cut[64];
                 recording_cut_to_string(st->cut, cut, sizeof cut);
-                ret = sd_bus_message_open_container(m, 'e', "sv");
-                if (ret >= 0)
-                        ret = sd_bus_message_append(m, "s", "cut-short");
-                if (ret >= 0)
-                        ret = sd_bus_message_open_container(m, 'v', "as");
-                if (ret >= 0)
-                        ret = sd_bus_message_open_container(m, 'a', "s");
-                for (char *p = cut, *e; ret >= 0 && *p; p = *e ? e + 1 : e) {
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "s", "cut-short");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'v', "as");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'a', "s");
+                for (char *p = cut, *e; r >= 0 && *p; p = *e ? e + 1 : e) {
                         e = strchrnul(p, ',');
                         char save = *e;
                         *e = '\0';
-                        ret = sd_bus_message_append(m, "s", p);
+                        r = sd_bus_message_append(m, "s", p);
                         *e = save;
                 }
-                if (ret >= 0)
-                        ret = sd_bus_message_close_container(m);
-                if (ret >= 0)
-                        ret = sd_bus_message_close_container(m);
-                if (ret >= 0)
-                        ret = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
         }
-        if (ret >= 0 && (st->cut & RECORDING_CUT_SYMBOLIZE))
-                ret = sd_bus_message_append(m, "{sv}{sv}", "names-missing", "s",
-                                            st->cut_short ? st->cut_short : "cut short", "names-cut-short", "t",
-                                            st->names_cut_short);
-        if (ret >= 0 && st->follows_container)
-                ret = sd_bus_message_append(m, "{sv}{sv}", "joined-processes", "u", st->joined_processes,
-                                            "container-stopped", "b", (int) st->container_stopped);
-        if (ret < 0)
-                return ret;
+        if (r >= 0 && (st->cut & RECORDING_CUT_SYMBOLIZE))
+                r = sd_bus_message_append(m, "{sv}{sv}", "names-missing", "s",
+                                          st->cut_short ? st->cut_short : "cut short", "names-cut-short", "t",
+                                          st->names_cut_short);
+        if (r >= 0 && st->follows_container)
+                r = sd_bus_message_append(m, "{sv}{sv}", "joined-processes", "u", st->joined_processes,
+                                          "container-stopped", "b", (int) st->container_stopped);
+        if (r < 0)
+                return r;
         return sd_bus_message_close_container(m);
 }
 

@@ -69,11 +69,11 @@ int recording_watchers_send(RecordingWatchers *w, const char *path, const char *
                             RecordingSignalAppend append, void *userdata) {
         if (!w->names) /* peer-to-peer: the one client */
                 return send_one(w, NULL, path, interface, member, append, userdata);
-        int ret = 0;
+        int r = 0;
         for (const char *name = sd_bus_track_first(w->names); name; name = sd_bus_track_next(w->names)) {
-                int r = send_one(w, name, path, interface, member, append, userdata);
-                if (r < 0 && ret == 0)
-                        ret = r;
+                int k = send_one(w, name, path, interface, member, append, userdata);
+                if (k < 0 && r == 0)
+                        r = k;
         }
-        return ret;
+        return r;
 }

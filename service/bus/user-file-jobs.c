@@ -34,8 +34,8 @@ static int jobs_wait_readable(int fd, unsigned timeout_ms, void *userdata) {
         UserFileJobs *j = userdata;
         if (!j->fiber) { /* never: the helper is asked on the fiber only */
                 struct pollfd p = { .fd = fd, .events = POLLIN };
-                int k = poll(&p, 1, (int) timeout_ms);
-                return k < 0 ? (errno == EINTR ? 0 : -errno) : k > 0;
+                int r = poll(&p, 1, (int) timeout_ms);
+                return r < 0 ? (errno == EINTR ? 0 : -errno) : r > 0;
         }
         return fiber_wait_readable(fd, timeout_ms, j->fiber);
 }
@@ -61,16 +61,17 @@ int user_file_jobs_new(sd_event *e, const HelperClientConfig *helper_config, Use
 }
 
 int user_file_jobs_resolver_new(UserFileJobs *j, Resolver **ret) {
+        int r;
         if (!j->helper_tried) {
                 j->helper_tried = true;
-                int k = helper_client_new(&j->helper_config, &j->helper);
-                if (k < 0) {
+                r = helper_client_new(&j->helper_config, &j->helper);
+                if (r < 0) {
                         j->helper = NULL; /* then each file's rejection says why */
-                        log_warning("no sandboxed helper for users' files: %s", strerror(-k));
+                        log_warning_errno(r, "no sandboxed helper for users' files: %m");
                 }
         }
         Resolver *res = NULL;
-        int r = daemon_resolver_new(j->helper, &res);
+        r = daemon_resolver_new(j->helper, &res);
         if (r < 0)
                 return r;
         resolver_set_yield_func(res, jobs_yield, j);

@@ -149,10 +149,10 @@ static int serve(Daemon *d, const DaemonOptions *o) {
         } else {
                 r = sd_bus_request_name(m->bus, d->bus_name, 0);
                 if (r < 0) {
-                        log_error("cannot own %s: %s (is another periscoped%s running, and does "
-                                  "the bus policy dbus/%s.conf allow it?)",
-                                  d->bus_name, strerror(-r), o->sysprofd ? " or sysprofd" : "", d->bus_name);
-                        return r;
+                        return log_error_errno(r,
+                                               "cannot own %s: %m (is another periscoped%s running, and does "
+                                               "the bus policy dbus/%s.conf allow it?)",
+                                               d->bus_name, o->sysprofd ? " or sysprofd" : "", d->bus_name);
                 }
         }
         if (o->kind != BUS_PEER && m->idle_timeout_usec > 0) {

@@ -238,7 +238,7 @@ int perf_opener_start(PerfOpener **ret) {
                 kill_and_reap(pid, NULL);
                 return ready.error;
         }
-        *o = (PerfOpener) { .pid = pid, .sock = sock, .sys_admin = sys_admin };
+        *o = (PerfOpener){ .pid = pid, .sock = sock, .sys_admin = sys_admin };
         *ret = TAKE_PTR(o);
         return 0;
 }

@@ -177,11 +177,11 @@ static int compare_entries(const void *a, const void *b) {
  * the recording does (container_list_instances + container_instance_matches).
  * 1: not known yet (its /.flatpak-info waits for the resolver's owner to
  * have it parsed, off the event loop): asked again on the next scan. */
-static int classify_member(ContainerFollow *f, Resolver *r, pid_t pid, bool *ret) {
+static int classify_member(ContainerFollow *f, Resolver *res, pid_t pid, bool *ret) {
         ContainerInfo info;
-        int k = container_info_classify(pid, resolver_user_file_parser(r), &info);
-        if (k < 0)
-                return k;
+        int r = container_info_classify(pid, resolver_user_file_parser(res), &info);
+        if (r < 0)
+                return r;
         bool pending = info.flatpak_pending;
         container_info_clear(&info);
         *ret = false;
@@ -189,7 +189,7 @@ static int classify_member(ContainerFollow *f, Resolver *r, pid_t pid, bool *ret
                 return 0;
         if (pending) {
                 /* the resolver remembers it, its owner has the file parsed */
-                const ContainerInfo *ci = resolver_get_container(r, pid);
+                const ContainerInfo *ci = resolver_get_container(res, pid);
                 if (!ci)
                         return -ESRCH;
                 if (ci->flatpak_pending)
@@ -211,7 +211,7 @@ static int classify_member(ContainerFollow *f, Resolver *r, pid_t pid, bool *ret
          * remembered, and asked about again on the next scan. */
         bool member = container_instance_matches(&info, f->query);
         if (!member && info.engine == CONTAINER_ENGINE_PODMAN) {
-                const ContainerInfo *ci = resolver_get_container(r, pid);
+                const ContainerInfo *ci = resolver_get_container(res, pid);
                 if (!ci)
                         return -ESRCH;
                 if (ci->podman_pending)
@@ -240,12 +240,12 @@ static bool pid_in(const pid_t *list, size_t n, pid_t pid) {
         return false;
 }
 
-int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFunc join, void *userdata) {
+int container_follow_scan(ContainerFollow *f, Resolver *res, ContainerFollowJoinFunc join, void *userdata) {
         _cleanup_free_ PidEntry *seen = NULL;
         _cleanup_free_ pid_t *joined_now = NULL;
         size_t n_seen = 0, allocated = 0, n_joined_now = 0;
         uint32_t members = 0;
-        int joined = 0, k = 0;
+        int joined = 0, r = 0;
         /* Most scans trust /proc/PID's inode number from readdir alone (no
          * read per process); every CONTAINER_FOLLOW_FULL_EVERY-th one reads
          * every process's stat, to see the command changes of non-members. */
@@ -286,13 +286,13 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
                         bool member = false;
                         if (!old && parent_recorded) {
                                 e.state = PID_DEFERRED;
-                        } else if ((k = classify_member(f, r, pid, &member)) < 0) {
-                                if (k == -ENOMEM)
+                        } else if ((r = classify_member(f, res, pid, &member)) < 0) {
+                                if (r == -ENOMEM)
                                         break;
-                                k = 0;
+                                r = 0;
                                 continue; /* gone mid-check */
-                        } else if (k > 0) {
-                                k = 0;
+                        } else if (r > 0) {
+                                r = 0;
                                 e.state = PID_DEFERRED; /* its /.flatpak-info is parsed meanwhile */
                         } else if (!member) {
                                 e.state = PID_OTHER;
@@ -300,23 +300,23 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
                                 /* Room first: a joined pid must not be forgotten. */
                                 pid_t *nj = reallocarray(joined_now, n_joined_now + 1, sizeof(pid_t));
                                 if (!nj) {
-                                        k = -ENOMEM;
+                                        r = -ENOMEM;
                                         break;
                                 }
                                 joined_now = nj;
-                                k = join(pid, userdata);
-                                if (k == -ESRCH) {
-                                        k = 0;
+                                r = join(pid, userdata);
+                                if (r == -ESRCH) {
+                                        r = 0;
                                         continue;
                                 }
-                                if (k < 0) {
+                                if (r < 0) {
                                         /* Not retried: it may hold some events already. */
                                         e.state = PID_FAILED;
-                                        if (k == -EPERM)
+                                        if (r == -EPERM)
                                                 f->stats.refused++;
                                         else
                                                 f->stats.failed++;
-                                        k = 0;
+                                        r = 0;
                                 } else {
                                         e.state = PID_RECORDED;
                                         joined++;
@@ -329,16 +329,16 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
                         members++;
         keep:
                 if (GROW_ARRAY(seen, allocated, n_seen + 1, 256) < 0) {
-                        k = -ENOMEM;
+                        r = -ENOMEM;
                         break;
                 }
                 seen[n_seen++] = e;
         }
-        if (k < 0) {
+        if (r < 0) {
                 /* The old table stays; what this scan joined is known next time. */
                 for (size_t i = 0; i < n_joined_now; i++)
                         (void) container_follow_note_recorded(f, joined_now[i]);
-                return k;
+                return r;
         }
         /* /proc lists pids ascending; sort anyway, lookups bisect. */
         qsort(seen, n_seen, sizeof(PidEntry), compare_entries);
@@ -351,4 +351,4 @@ int container_follow_scan(ContainerFollow *f, Resolver *r, ContainerFollowJoinFu
         f->stats.members = members;
         f->stats.stopped = members == 0;
         return joined;
-}
+        }

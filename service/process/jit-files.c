@@ -63,8 +63,8 @@ JitFiles *jit_files_free(JitFiles *j) {
         return NULL;
 }
 
-void jit_files_set_resolver(JitFiles *j, Resolver *r) {
-        j->resolver = r;
+void jit_files_set_resolver(JitFiles *j, Resolver *res) {
+        j->resolver = res;
 }
 
 void jit_files_set_owner(JitFiles *j, uid_t owner_uid) {
@@ -157,9 +157,9 @@ static int try_pin(JitFiles *j, JitWatch *w) {
         } else if (j->resolver) {
                 /* a root the service cannot enter: the container's layers */
                 ResolverProvenance prov;
-                int k = resolver_open_path(j->resolver, w->file.pid, path, &fd, &prov);
-                if (k < 0)
-                        fd = k;
+                int r = resolver_open_path(j->resolver, w->file.pid, path, &fd, &prov);
+                if (r < 0)
+                        fd = r;
                 snprintf(shown, sizeof shown, "%s", prov.host_path);
         }
         if (fd < 0)

@@ -402,8 +402,8 @@ int pinned_files_pin_vdso(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t en
         return 0;
 }
 
-void pinned_files_set_resolver(PinnedFiles *f, Resolver *r) {
-        f->resolver = r;
+void pinned_files_set_resolver(PinnedFiles *f, Resolver *res) {
+        f->resolver = res;
 }
 
 Resolver *pinned_files_get_resolver(const PinnedFiles *f) {

@@ -74,22 +74,22 @@ int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t
 
         _cleanup_free_ pid_t *seen = NULL;
         size_t n_seen = 0;
-        int ret = 0;
-        for (int round = 0; round < PROCESS_ATTACH_MAX_TASK_SCANS && ret >= 0; round++) {
+        int r = 0;
+        for (int round = 0; round < PROCESS_ATTACH_MAX_TASK_SCANS && r >= 0; round++) {
                 int tdfd = openat(dir, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (tdfd < 0) {
-                        ret = errno == ENOENT ? -ESRCH : -errno;
+                        r = errno == ENOENT ? -ESRCH : -errno;
                         break;
                 }
                 DIR *d = fdopendir(tdfd);
                 if (!d) {
-                        ret = -errno;
+                        r = -errno;
                         safe_close(tdfd);
                         break;
                 }
                 bool new_task = false;
                 struct dirent *de;
-                while (ret >= 0 && (de = readdir(d))) {
+                while (r >= 0 && (de = readdir(d))) {
                         pid_t tid;
                         if (!proc_entry_pid(de->d_name, &tid))
                                 continue;
@@ -100,31 +100,31 @@ int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t
                                 continue;
                         pid_t *s = reallocarray(seen, n_seen + 1, sizeof(pid_t));
                         if (!s) {
-                                ret = -ENOMEM;
+                                r = -ENOMEM;
                                 break;
                         }
                         seen = s;
                         seen[n_seen++] = tid;
                         new_task = true;
-                        ret = perf_events_add_task(events, tid);
-                        if (ret == -ESRCH)
-                                ret = 0; /* the thread ended meanwhile */
+                        r = perf_events_add_task(events, tid);
+                        if (r == -ESRCH)
+                                r = 0; /* the thread ended meanwhile */
                         /* The thread ended and its id went to another
                          * process between readdir and perf_event_open. */
-                        else if (ret >= 0 && task_moved(pid, tid))
-                                ret = perf_events_revoke_task(events, tid) < 0 ? -EIO : 0;
+                        else if (r >= 0 && task_moved(pid, tid))
+                                r = perf_events_revoke_task(events, tid) < 0 ? -EIO : 0;
                 }
                 closedir(d);
                 if (!new_task)
                         break;
         }
-        if (ret >= 0 && n_seen == 0)
-                ret = -ESRCH;
+        if (r >= 0 && n_seen == 0)
+                r = -ESRCH;
         /* The process ended while its events were opened: the pid may have
          * gone to another process since, and the events with it. */
-        if (ret >= 0 && !pidfd_alive(pidfd)) {
+        if (r >= 0 && !pidfd_alive(pidfd)) {
                 revoke_all(events, seen, n_seen);
-                ret = -ESRCH;
+                r = -ESRCH;
         }
-        return ret;
+        return r;
 }

@@ -294,9 +294,9 @@ static int symbolize_file(HelperClient *c, const SymbolizeOptions *o, const Work
                         }
                         maybe_yield(o, i);
                 }
-                int k = add_provenance(b, items, n, &id, &df, why ? why : strerror(-r), helper_failed);
+                r = add_provenance(b, items, n, &id, &df, why ? why : strerror(-r), helper_failed);
                 debug_file_clear(&df);
-                return k;
+                return r;
         }
         for (size_t i = 0; i < n; i++) {
                 r = add_answer(b, st, &items[i], &syms->addresses[index_of[i]]);

@@ -169,15 +169,15 @@ static int stage_run(const SymbolizeStageInput *in, Fiber *fiber, SymbolizeStage
 
         SymbolTableBuilder *b = NULL;
         JitSources jit = {};
-        int ret = symbol_table_builder_new(&b);
-        if (ret < 0)
-                return ret;
+        int r = symbol_table_builder_new(&b);
+        if (r < 0)
+                return r;
         if (fiber)
                 symbol_table_builder_set_yield(b, stage_yield, fiber);
         for (size_t i = 0; i < n_pids; i++)
-                if ((ret = symbol_table_builder_add_pid(b, pid_copy[i])) < 0)
+                if ((r = symbol_table_builder_add_pid(b, pid_copy[i])) < 0)
                         goto out;
-        if ((ret = jit_sources_collect(&jit, in->maps, in->jit_files)) < 0)
+        if ((r = jit_sources_collect(&jit, in->maps, in->jit_files)) < 0)
                 goto out;
         StageProgress progress = { .func = progress_func, .userdata = userdata };
         StageTrees trees = { .resolver = in->resolver };
@@ -209,17 +209,17 @@ static int stage_run(const SymbolizeStageInput *in, Fiber *fiber, SymbolizeStage
                 o.debug.wait_readable_userdata = fiber;
         }
         int64_t t0 = now_monotonic_ms();
-        ret = symbolize_addresses(&o, maps, k, addrs, n_addrs, b, ret_stats);
-        if (ret < 0)
+        r = symbolize_addresses(&o, maps, k, addrs, n_addrs, b, ret_stats);
+        if (r < 0)
                 goto out;
-        ret = symbol_table_builder_write(b, in->writer, now_monotonic_ns());
-        if (ret >= 0)
-                ret = jit_sources_write_jitmaps(&jit, in->writer, now_monotonic_ns());
+        r = symbol_table_builder_write(b, in->writer, now_monotonic_ns());
+        if (r >= 0)
+                r = jit_sources_write_jitmaps(&jit, in->writer, now_monotonic_ns());
         *ret_msec = now_monotonic_ms() - t0;
 out:
         jit_sources_done(&jit);
         symbol_table_builder_free(b);
-        return ret;
+        return r;
 }
 
 int symbolize_stage_run(const SymbolizeStageInput *in, SymbolizeStageProgress progress, void *userdata,

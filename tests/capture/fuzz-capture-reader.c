@@ -2,7 +2,8 @@
 /* fuzz-capture-reader.c: libFuzzer target for the capture reader: opens any
  * bytes as a capture, decodes every frame, touches every decoded field and
  * reassembles an embedded file, so ASan/UBSan see any over-read or bad
- * arithmetic. Built by tests/capture/test-fuzz.sh with clang
+ * arithmetic; the symbol tables gathered in that one pass must be what
+ * symbol_table_load() reads with passes of its own. Built by tests/capture/test-fuzz.sh with clang
  * -fsanitize=fuzzer,address,undefined; fuzz-corpus-main.c drives the same
  * function from a plain main() for the gcc sanitizer build. */
 #include <errno.h>
@@ -99,6 +100,28 @@ static uint64_t touch_frame(const CaptureFrame *f) {
         return acc;
 }
 
+/* One pass's symbol tables against symbol_table_load()'s: the same answer,
+ * message and ranges. */
+static void compare_symbols(CaptureReader *r, SymbolChunks *chunks) {
+        SymbolTable *a = NULL, *b = NULL;
+        char *ea = NULL, *eb = NULL;
+        int ka = symbol_table_load(r, &a, &ea);
+        int kb = symbol_chunks_load(chunks, capture_reader_get_header(r)->little_endian, &b, &eb);
+        if (ka != kb || !a != !b || !ea != !eb || (ea && strcmp(ea, eb) != 0))
+                abort();
+        if (a && symbol_table_get_n_ranges(a) != symbol_table_get_n_ranges(b))
+                abort();
+        for (size_t i = 0; a && i < symbol_table_get_n_ranges(a); i++) {
+                const SymbolRange *x = symbol_table_get_range(a, i), *y = symbol_table_get_range(b, i);
+                if (x->pid != y->pid || x->begin != y->begin || x->end != y->end || x->n_frames != y->n_frames)
+                        abort();
+        }
+        symbol_table_free(a);
+        symbol_table_free(b);
+        free(ea);
+        free(eb);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         CaptureReader *r = NULL;
         char *error = NULL;
@@ -108,18 +131,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 free(error);
                 return 0;
         }
+        SymbolChunks *chunks = symbol_chunks_new();
+        if (!chunks)
+                abort();
         volatile uint64_t sink = 0;
         char path[CAPTURE_FILE_PATH_LEN + 1] = "";
         CaptureFrame f;
         int k;
         while ((k = capture_reader_next(r, &f)) > 0) {
                 sink += touch_frame(&f);
+                if (symbol_chunks_add(chunks, &f) < 0)
+                        abort();
                 if (f.type == CAPTURE_FRAME_FILE_CHUNK && !path[0])
                         memcpy(path, f.file_chunk.path, sizeof(path));
         }
         if (k < 0 && k != -ENOMEM && !capture_reader_error(r))
                 abort();
         sink += capture_reader_get_skipped(r);
+        if (k < 0 && symbol_chunks_set_read_error(chunks, k, capture_reader_error(r)) < 0)
+                abort();
+        compare_symbols(r, chunks);
+        symbol_chunks_free(chunks);
 
         if (path[0]) {
                 uint8_t *file;

@@ -7,7 +7,7 @@
 # then fuzzes for a bounded time. Any crash,
 # sanitizer report, leak or timeout fails the test; the input is kept and
 # printed so it can be replayed with fuzz-corpus-main.
-# Usage: test-fuzz.sh SOURCE_ROOT TEST_CAPTURE_CORPUS SECONDS
+# Usage: test-fuzz.sh SOURCE_ROOT TEST_CAPTURE_CORPUS SECONDS|runs:N
 set -euo pipefail
 src=$1
 corpus_tool=$2

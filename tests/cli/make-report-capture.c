@@ -14,7 +14,8 @@
  *   make-report-capture longcmd OUT     the fixture plus a process with a 3000-character command line
  *   make-report-capture bracketed OUT   the fixture with worker named "[worker]", as a process whose
  *                                       command line was empty (a kernel thread, one that exited)
- *   make-report-capture threads OUT     the fixture plus threads of app (see add_threads) */
+ *   make-report-capture threads OUT     the fixture plus threads of app (see add_threads)
+ *   make-report-capture threads-early OUT   the same, each name before the samples it names */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -140,27 +141,43 @@ static void add_frames(CaptureWriter *w, int64_t *t) {
  * name with a newline and a control character (1 sample); tid 104 has no
  * name (3 samples: its process's main thread's name); tid 101 of another
  * process (300) is "elsewhere". The name frames are written after the
- * samples, as a recording may (its rings are read per CPU), and among them
- * malformed ones that readers skip. */
-static void add_threads(CaptureWriter *w, int64_t *t) {
+ * samples, as a recording may (its rings are read per CPU), or with early
+ * each before the samples it names (one ring), and among them malformed
+ * ones that readers skip. */
+/* threads-early: the names add_threads() gives at the capture's start,
+ * before any sample. */
+static void add_early_thread_names(CaptureWriter *w) {
+        MUST(capture_writer_add_thread_name(w, 1000000, -1, FX_APP, FX_APP, "app-main", false));
+        MUST(capture_writer_add_thread_name(w, 1000000, -1, FX_APP, 101, "net-worker", false));
+        MUST(capture_writer_add_thread_name(w, 1000000, -1, FX_APP, 103, "evil\nname\x01", false));
+        MUST(capture_writer_add_thread_name(w, 1000000, -1, 300, 101, "elsewhere", false));
+}
+
+static void add_threads(CaptureWriter *w, int64_t *t, bool early) {
         static const uint64_t stack[] = { FX_COMPUTE, FX_MAIN };
         int64_t start = *t;
         for (unsigned k = 0; k < 10; k++)
                 MUST(capture_writer_add_sample(w, (*t)++, 0, FX_APP, 101, stack, 2));
+        if (early)
+                MUST(capture_writer_add_thread_name(w, start, 0, FX_APP, 102, "starting", false));
         for (unsigned k = 0; k < 5; k++)
                 MUST(capture_writer_add_sample(w, (*t)++, 0, FX_APP, 102, stack, 2));
         int64_t renamed = (*t)++;
+        if (early)
+                MUST(capture_writer_add_thread_name(w, renamed, 0, FX_APP, 102, "renamed", false));
         for (unsigned k = 0; k < 7; k++)
                 MUST(capture_writer_add_sample(w, (*t)++, 0, FX_APP, 102, stack, 2));
         MUST(capture_writer_add_sample(w, (*t)++, 0, FX_APP, 103, stack, 2));
         for (unsigned k = 0; k < 3; k++)
                 MUST(capture_writer_add_sample(w, (*t)++, 0, FX_APP, 104, stack, 2));
-        MUST(capture_writer_add_thread_name(w, renamed, 0, FX_APP, 102, "renamed", false));
-        MUST(capture_writer_add_thread_name(w, 1000000, -1, FX_APP, FX_APP, "app-main", false));
-        MUST(capture_writer_add_thread_name(w, 1000000, -1, FX_APP, 101, "net-worker", false));
-        MUST(capture_writer_add_thread_name(w, start, 0, FX_APP, 102, "starting", false));
-        MUST(capture_writer_add_thread_name(w, 1000000, -1, FX_APP, 103, "evil\nname\x01", false));
-        MUST(capture_writer_add_thread_name(w, 1000000, -1, 300, 101, "elsewhere", false));
+        if (!early) {
+                MUST(capture_writer_add_thread_name(w, renamed, 0, FX_APP, 102, "renamed", false));
+                MUST(capture_writer_add_thread_name(w, 1000000, -1, FX_APP, FX_APP, "app-main", false));
+                MUST(capture_writer_add_thread_name(w, 1000000, -1, FX_APP, 101, "net-worker", false));
+                MUST(capture_writer_add_thread_name(w, start, 0, FX_APP, 102, "starting", false));
+                MUST(capture_writer_add_thread_name(w, 1000000, -1, FX_APP, 103, "evil\nname\x01", false));
+                MUST(capture_writer_add_thread_name(w, 1000000, -1, 300, 101, "elsewhere", false));
+        }
         static const char *const bad[] = { "tid=abc\nname=x", "tid=101\nnom=x", "name=x", "tid=-4\nname=x", "" };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
                 MUST(capture_writer_add_metadata(w, 1000000, -1, FX_APP, CAPTURE_THREAD_NAME_ID, bad[i],
@@ -171,7 +188,9 @@ int main(int argc, char **argv) {
         if (argc < 3) {
                 fprintf(stderr,
                         "usage: %s "
-                        "ours|nosyms|badtable|big|grown|events|memory|dupmaps|longcmd|container|bracketed|threads OUT "
+                        "ours|nosyms|badtable|big|grown|events|memory|dupmaps|longcmd|container|bracketed|threads|"
+                        "threads-early "
+                        "OUT "
                         "[N]\n",
                         argv[0]);
                 return 2;
@@ -214,6 +233,8 @@ int main(int argc, char **argv) {
                 }
                 MUST(symbol_table_builder_write(b, w, t++));
         } else {
+                if (strcmp(mode, "threads-early") == 0)
+                        add_early_thread_names(w);
                 add_frames(w, &t);
                 if (strcmp(mode, "grown") == 0) {
                         for (unsigned k = 0; k < 200; k++)
@@ -229,8 +250,8 @@ int main(int argc, char **argv) {
                 } else if (strcmp(mode, "bracketed") == 0) {
                         /* worker seen again without a command line */
                         MUST(capture_writer_add_process(w, t++, 0, FX_WORKER, "[worker]"));
-                } else if (strcmp(mode, "threads") == 0) {
-                        add_threads(w, &t);
+                } else if (strcmp(mode, "threads") == 0 || strcmp(mode, "threads-early") == 0) {
+                        add_threads(w, &t, strcmp(mode, "threads-early") == 0);
                 } else if (strcmp(mode, "longcmd") == 0) {
                         /* a command line of 3000 characters */
                         char cmd[3100] = "python3 -c ";
@@ -240,7 +261,8 @@ int main(int argc, char **argv) {
                 }
                 if (strcmp(mode, "ours") == 0 || strcmp(mode, "grown") == 0 || strcmp(mode, "events") == 0 ||
                     strcmp(mode, "memory") == 0 || strcmp(mode, "dupmaps") == 0 || strcmp(mode, "longcmd") == 0 ||
-                    strcmp(mode, "container") == 0 || strcmp(mode, "bracketed") == 0 || strcmp(mode, "threads") == 0) {
+                    strcmp(mode, "container") == 0 || strcmp(mode, "bracketed") == 0 || strcmp(mode, "threads") == 0 ||
+                    strcmp(mode, "threads-early") == 0) {
                         add_symbols(b);
                         if (strcmp(mode, "dupmaps") == 0) /* the same mappings recorded twice */
                                 add_mappings(b);

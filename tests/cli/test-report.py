@@ -533,10 +533,12 @@ def exported(fmt, *args):
     return p.stdout
 
 
-def test_threads(tmp):
+def test_threads(tmp, mode):
     """Thread names (make-report-capture threads): written after the
-    samples, a rename mid-way, a tid of another process, malformed frames."""
-    cap = make(tmp, "threads")
+    samples, a rename mid-way, a tid of another process, malformed frames;
+    threads-early: the same names, each before the samples it names (read
+    in one pass rather than names first)."""
+    cap = make(tmp, mode)
     rows = thread_rows(run("--by-thread", cap).stdout)
     want = [(100, "44.25", 100, 100, "app-main", "app", "add_one (inlined) (60.00%)"),
             (100, "44.25", 200, 200, "worker", "worker", "worker_loop (70.00%)"),
@@ -587,7 +589,8 @@ def test_threads(tmp):
 
 
 def test_views(tmp):
-    test_threads(tmp)
+    test_threads(tmp, "threads")
+    test_threads(tmp, "threads-early")
     cap = make(tmp, "ours")
     # --by-process: one line per process, most samples first (equal: by pid).
     rows = process_rows(run("--by-process", cap).stdout)

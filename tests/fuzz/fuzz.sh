@@ -46,7 +46,7 @@ max_len=65536
 case $target in
 capture-reader)
         main=$src/tests/capture/fuzz-capture-reader.c
-        sources=("$src/capture/capture-reader.c")
+        sources=("${capture[@]}" "${basic[@]}")
         includes+=(-I"$src/capture")
         max_len=131072 ;;
 control-ring)
@@ -99,7 +99,8 @@ export)
         sources=("$src"/analysis/export-model.c "$src"/analysis/export-pprof.c "$src"/analysis/export-protobuf.c
                  "$src"/analysis/export-speedscope.c "$src"/analysis/export-perf-script.c "$src"/analysis/export-folded.c
                  "$src"/analysis/report-load.c "$src"/analysis/report-labels.c "$src"/analysis/report-callgraph.c
-                 "$src"/analysis/report-progress.c "$src"/analysis/memory-replay.c "${capture[@]}" "${basic[@]}")
+                 "$src"/analysis/report-progress.c "$src"/analysis/memory-replay.c "$src"/analysis/report-containers.c
+                 "${capture[@]}" "${basic[@]}")
         includes+=(-I"$src/capture" -I"$src/analysis" $(pkg-config --cflags gio-2.0 json-glib-1.0))
         cflags=(-DPERISCOPE_VERSION='"fuzz"' -Wno-missing-field-initializers)
         libs=($(pkg-config --libs gio-2.0 json-glib-1.0) -lz -lm)
