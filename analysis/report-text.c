@@ -414,9 +414,11 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
         gboolean blocked = g->profile->weight == REPORT_WEIGHT_OFF_CPU_NS;
         char c[24];
         fprintf(out, "\nProcesses by %s:\n", bytes ? "allocated bytes" : blocked ? "time blocked" : "samples");
-        fprintf(out, "%8s %10s %7s  %-32s  %s\n", "PID", bytes ? "Bytes" : blocked ? "Blocked" : "Samples", "Share",
-                "Command",
-                "Top function (self, share of the process)");
+        fprintf(out, "%8s %10s %7s  %-32s  %s\n", "PID",
+                bytes     ? "Bytes"
+                : blocked ? "Blocked"
+                          : "Samples",
+                "Share", "Command", "Top function (self, share of the process)");
         for (guint i = 0; i < sorted->len && i < limit; i++) {
                 const ProcessRow *r = &g_array_index(sorted, ProcessRow, i);
                 /* the program's name, then its arguments: a long path would hide both */
@@ -487,9 +489,11 @@ void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
         gboolean blocked = g->profile->weight == REPORT_WEIGHT_OFF_CPU_NS;
         char c[24];
         fprintf(out, "\nThreads by %s:\n", bytes ? "allocated bytes" : blocked ? "time blocked" : "samples");
-        fprintf(out, "%10s %7s %8s %8s  %-16s  %-16s  %s\n", bytes ? "Bytes" : blocked ? "Blocked" : "Samples", "Share",
-                "TID", "PID",
-                "Thread", "Process", "Top function (self, share of the thread)");
+        fprintf(out, "%10s %7s %8s %8s  %-16s  %-16s  %s\n",
+                bytes     ? "Bytes"
+                : blocked ? "Blocked"
+                          : "Samples",
+                "Share", "TID", "PID", "Thread", "Process", "Top function (self, share of the thread)");
         for (guint i = 0; i < sorted->len && i < limit; i++) {
                 const ThreadRow *r = &g_array_index(sorted, ThreadRow, i);
                 const ReportThread *t = g_ptr_array_index(g->profile->threads, r->thread);

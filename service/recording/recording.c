@@ -991,8 +991,8 @@ static int perf_error(const Recording *r, RecordingError *error, int ret, const 
                                         "an unprivileged periscoped cannot open it at perf_event_paranoid >= 2; use "
                                         "the system service, or record without off-CPU)"
                                       : "";
-        return recording_error(error, PERISCOPE_ERROR_PERF_FAILED, "perf_event_open for %s failed%s: %s", what,
-                               off_cpu, perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
+        return recording_error(error, PERISCOPE_ERROR_PERF_FAILED, "perf_event_open for %s failed%s: %s", what, off_cpu,
+                               perf_open_error_hint(r->perf_opener, ret, why, sizeof(why)));
 }
 
 static int recording_arm_perf(Recording *r, RecordingError *error) {
