@@ -51,6 +51,36 @@ r --off-cpu --folded "$TEST_TMP/p.syscap" >"$TEST_TMP/p.folded"
 "$PYTHON" "$SRCDIR/check-waits.py" "$TEST_TMP/p.folded" - "$TEST_TMP/phases-p.txt" 1 ||
         fail "the waits were not attributed as they happened (-p)"
 
+# --system: every thread's switches (per-CPU events); the workload's waits
+# timed exactly, whatever the stacks' sampling period; unless the
+# machine's switches made the governor pause the records (then said)
+"$PERISCOPE" record --address "$BUS_ADDRESS" --off-cpu --system -o "$TEST_TMP/sys.syscap" -- "$TEST_TMP/waits" 0.5 \
+        >"$TEST_TMP/phases-sys.txt" 2>"$TEST_TMP/record-sys.err" ||
+        { cat "$TEST_TMP/record-sys.err"; fail "record --off-cpu --system failed"; }
+"$PERISCOPE" info "$TEST_TMP/sys.syscap" >"$TEST_TMP/sys-info.txt" || fail "info failed"
+grep -E "lost_samples|off_cpu_(blocked|stacks|pauses|max_stack_period)=" "$TEST_TMP/sys-info.txt"
+sys_pid=$("$PERISCOPE" report --no-progress --wall -n 1000 "$TEST_TMP/sys.syscap" | awk '$11 == "waits" && $1 == $2 && !n++ {print $1}')
+[ -n "$sys_pid" ] || fail "--system: report --wall has no row for the workload's main thread"
+"$PERISCOPE" report --no-progress --wall --tid "$sys_pid" "$TEST_TMP/sys.syscap" >"$TEST_TMP/sys-wall.txt" || fail "report --wall --tid failed"
+cat "$TEST_TMP/sys-wall.txt"
+if grep >/dev/null -x "  off_cpu_pauses=0" "$TEST_TMP/sys-info.txt"; then
+        "$PYTHON" - "$TEST_TMP/sys-wall.txt" "$TEST_TMP/phases-sys.txt" <<'PY' || fail "--system: the main thread's blocked time is not its waits'"
+import re, sys
+phases = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith("phase ")}
+want = (phases["sleep"] + phases["pipe"] + phases["mutex"]) / 1e9
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 11 and f[0] == f[1]:
+        blocked = float(f[8]) * {"s": 1, "ms": 1e-3, "us": 1e-6}[f[9]]
+        print(f"--system: main thread blocked {blocked:.3f} s, its waits lasted {want:.3f} s")
+        sys.exit(0 if abs(blocked - want) <= 0.1 * want else 1)
+sys.exit(1)
+PY
+else
+        "$PERISCOPE" report --no-progress --off-cpu "$TEST_TMP/sys.syscap" | grep >/dev/null "^Switches sampled" ||
+                fail "--system: the records were paused and the report does not say so"
+fi
+
 # the report's other views
 r --off-cpu -n 200 "$cap" >"$TEST_TMP/report.txt"
 cat "$TEST_TMP/report.txt"
