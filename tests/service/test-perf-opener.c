@@ -274,6 +274,29 @@ static void check_refusals(PerfOpener *o, pid_t spinner) {
         printf("ok: the opener refused 31 requests periscoped never makes\n");
 }
 
+/* Off-CPU's two events (docs/off-cpu.md) are served, and only they get
+ * context_switch and a period of one switch. */
+static void check_off_cpu(PerfOpener *o, pid_t spinner) {
+        PerfOpenerRequest q = request(spinner);
+        q.attr.config = PERF_COUNT_SW_DUMMY, q.attr.freq = 0, q.attr.sample_period = 0, q.attr.context_switch = 1;
+        int fd = perf_opener_request(o, &q);
+        CHECK_MSG(fd >= 0, "the dummy event with context_switch: %s", strerror(-fd));
+        close(fd);
+        q = request(spinner);
+        q.attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES, q.attr.freq = 0, q.attr.sample_period = 1;
+        q.attr.exclude_kernel = 0;
+        fd = perf_opener_request(o, &q);
+        CHECK_MSG(fd >= 0, "context-switches sampling every switch: %s", strerror(-fd));
+        close(fd);
+        q.attr.context_switch = 1;
+        expect_refused(o, "context_switch on the context-switches event", q);
+        q = request(spinner), q.attr.freq = 0, q.attr.sample_period = 1;
+        expect_refused(o, "cpu-clock at a period of 1 ns", q);
+        q = request(spinner), q.attr.config = PERF_COUNT_SW_PAGE_FAULTS, q.attr.freq = 0, q.attr.sample_period = 1;
+        expect_refused(o, "page faults at a period of 1", q);
+        printf("ok: off-CPU's dummy and context-switches events are served, nothing else gets what they get\n");
+}
+
 /* Sends a raw datagram (with fd when >= 0) and returns the answer's error,
  * 1 if an fd came with it, or -1000 when no answer came. */
 static int raw_exchange(PerfOpener *o, const void *data, size_t size, int fd) {
@@ -382,6 +405,7 @@ int main(void) {
         check_recording_events(o, spinner, true);
         check_drop_in_attrs(o, spinner);
         check_refusals(o, spinner);
+        check_off_cpu(o, spinner);
         check_malformed(o, spinner);
         check_hints(o);
         check_death(o, spinner);
