@@ -475,6 +475,25 @@ static void print_summary(RecordRun *run) {
                                 "so stacks stop at their first frame in those files\n",
                                 unwind_failures);
         }
+        /* off-CPU (docs/off-cpu.md): what was kept, and whether a storm of
+         * switches made it a sample */
+        guint64 waits, blocked_ns = 0, stacks = 0, shorter = 0, paused = 0, stacks_paused = 0;
+        if (run->stats && g_variant_lookup(run->stats, "off-cpu-waits", "t", &waits)) {
+                (void) g_variant_lookup(run->stats, "off-cpu-blocked-ns", "t", &blocked_ns);
+                (void) g_variant_lookup(run->stats, "off-cpu-stacks", "t", &stacks);
+                (void) g_variant_lookup(run->stats, "off-cpu-short-waits", "t", &shorter);
+                (void) g_variant_lookup(run->stats, "off-cpu-paused-ns", "t", &paused);
+                (void) g_variant_lookup(run->stats, "off-cpu-stacks-paused-ns", "t", &stacks_paused);
+                fprintf(stderr,
+                        "periscope: off-CPU: %" G_GUINT64_FORMAT " waits blocked %.3f s (%" G_GUINT64_FORMAT
+                        " with a stack), %" G_GUINT64_FORMAT " shorter ones counted; `periscope report --off-cpu`\n",
+                        waits, (double) blocked_ns / 1e9, stacks, shorter);
+                if (paused || stacks_paused)
+                        fprintf(stderr,
+                                "periscope: off-CPU switches sampled under a storm of context switches: switch "
+                                "records paused %.1f s, stacks %.1f s\n",
+                                (double) paused / 1e9, (double) stacks_paused / 1e9);
+        }
         if (nothing_named(run))
                 fprintf(stderr, "periscope: the helper named nothing: the capture has no function names of "
                                 "user-space code (exit status 1)\n");

@@ -145,6 +145,12 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
                         m, "{sv}{sv}{sv}", "unwind-helper-failures", "u",
                         (uint32_t) (st->unwind_helper_failures > UINT32_MAX ? UINT32_MAX : st->unwind_helper_failures),
                         "user-addresses", "t", st->user_addresses, "user-addresses-named", "t", st->user_named);
+        if (r >= 0 && st->off_cpu)
+                r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}", "off-cpu-waits", "t", st->off_cpu_waits,
+                                          "off-cpu-blocked-ns", "t", st->off_cpu_blocked_ns, "off-cpu-stacks", "t",
+                                          st->off_cpu_stacks, "off-cpu-short-waits", "t", st->off_cpu_short,
+                                          "off-cpu-paused-ns", "t", st->off_cpu_paused_ns, "off-cpu-stacks-paused-ns",
+                                          "t", st->off_cpu_stacks_paused_ns);
         if (r >= 0 && st->trace_fds > 0)
                 r = sd_bus_message_append(m, "{sv}{sv}", "trace-frames", "t", st->trace_frames, "trace-frames-refused",
                                           "t", st->trace_frames_refused);

@@ -21,7 +21,8 @@ static int valve_check(OffCpuValve *v, PerfEvents *perf, int kind, uint64_t coun
                 if (r < 0)
                         return r;
                 v->paused = false;
-                v->paused_ns += now - v->paused_since;
+                if (v->pauses > 0) /* the wait at the start is no storm's */
+                        v->paused_ns += now - v->paused_since;
                 v->window_start = now;
                 v->window_count = count;
                 v->last_rate = UINT64_MAX; /* unknown until a window passed */
@@ -71,8 +72,9 @@ int off_cpu_governor_check(OffCpuGovernor *g, PerfEvents *perf, SamplePump *pump
          * a period that keeps them about there. */
         uint64_t stack_budget = (uint64_t) frequency * OFF_CPU_WINDOW_NS / 1000000000ull;
         uint64_t per_s = frequency;
-        bool storm = g->records.paused || g->records.last_rate / 2 > per_s;
-        if (g->per_cpu && !g->records.paused && g->records.last_rate != UINT64_MAX) {
+        bool unknown = g->records.last_rate == UINT64_MAX; /* no whole window of records yet */
+        bool storm = g->records.paused || (!unknown && g->records.last_rate / 2 > per_s);
+        if (g->per_cpu && !g->records.paused && !unknown) {
                 uint64_t want = (g->records.last_rate / 2 + per_s - 1) / per_s;
                 want = want < 1 ? 1 : want > OFF_CPU_MAX_STACK_PERIOD ? OFF_CPU_MAX_STACK_PERIOD : want;
                 if (want != g->stack_period) {
@@ -94,8 +96,14 @@ int off_cpu_governor_check(OffCpuGovernor *g, PerfEvents *perf, SamplePump *pump
                 g->stacks.pauses++;
                 return 0;
         }
-        if (storm)
+        if (storm) {
+                /* a storm from the start: the pause at the start is its */
+                if (g->stacks.pauses == 0)
+                        g->stacks.pauses = 1;
                 return 0;
+        }
+        if (unknown)
+                return 0; /* stacks wait for a window that says there is no storm */
         r = valve_check(&g->stacks, perf, PERF_EVENTS_SWITCH_STACKS, t->switch_samples,
                         stack_budget > 0 ? stack_budget : 1, lost, now);
         return r < 0 ? r : 0;
@@ -104,7 +112,8 @@ int off_cpu_governor_check(OffCpuGovernor *g, PerfEvents *perf, SamplePump *pump
 static void valve_end(OffCpuValve *v, uint64_t now) {
         if (!v->paused)
                 return;
-        v->paused_ns += now - v->paused_since;
+        if (v->pauses > 0)
+                v->paused_ns += now - v->paused_since;
         v->paused = false;
 }
 

@@ -1429,6 +1429,16 @@ void recording_get_stats(const Recording *r, RecordingStats *ret) {
                 .joined_processes = st.joined,
                 .container_stopped = st.stopped,
         };
+        const OffCpuTracker *oc = r->pump ? sample_pump_get_off_cpu(r->pump) : NULL;
+        if (oc) {
+                ret->off_cpu = true;
+                ret->off_cpu_waits = oc->total.blocked;
+                ret->off_cpu_blocked_ns = oc->total.blocked_ns;
+                ret->off_cpu_stacks = oc->total.stacks;
+                ret->off_cpu_short = oc->total.blocked_short;
+                ret->off_cpu_paused_ns = r->off_cpu_governor.records.paused_ns;
+                ret->off_cpu_stacks_paused_ns = r->off_cpu_governor.stacks.paused_ns;
+        }
         TraceFdStats tst;
         recording_trace_get_stats(r, &tst);
         ret->trace_fds = tst.fds;
