@@ -91,8 +91,8 @@ int capture_frame_get_off_cpu(const CaptureFrame *f, CaptureOffCpu *ret) {
                 return -EBADMSG;
         if (*t == '\0')
                 return 1;
-        if (!take_key(&t, "stack="))
-                return -EBADMSG;
+        if (!take_key(&t, "stack=") || *t == '\0')
+                return -EBADMSG; /* "stack=" has at least one address */
         while (*t) {
                 uint64_t a;
                 if (ret->n_addrs == CAPTURE_OFF_CPU_MAX_ADDRS)
@@ -106,7 +106,7 @@ int capture_frame_get_off_cpu(const CaptureFrame *f, CaptureOffCpu *ret) {
                         return -EBADMSG;
                 ret->addrs[ret->n_addrs++] = a;
                 t = end;
-                if (*t == ',')
+                if (*t == ',' && t[1] != '\0')
                         t++;
                 else if (*t != '\0')
                         return -EBADMSG;

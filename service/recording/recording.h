@@ -195,8 +195,9 @@ typedef struct RecordingStats {
         const char *cut_short;    /* why they were cut short, or NULL */
         uint64_t names_cut_short; /* addresses left unnamed by it (`periscope symbolize` names them) */
         bool off_cpu;             /* option "off-cpu": the ones below mean something */
-        uint64_t off_cpu_waits, off_cpu_blocked_ns, off_cpu_stacks; /* blocked waits written, their time, with a stack */
-        uint64_t off_cpu_short;   /* blocked waits under the minimum: counted only */
+        uint64_t off_cpu_waits, off_cpu_blocked_ns,
+                off_cpu_stacks;                               /* blocked waits written, their time, with a stack */
+        uint64_t off_cpu_short;                               /* blocked waits under the minimum: counted only */
         uint64_t off_cpu_paused_ns, off_cpu_stacks_paused_ns; /* the governor's pauses (docs/off-cpu.md) */
 } RecordingStats;
 
