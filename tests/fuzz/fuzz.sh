@@ -98,7 +98,7 @@ export)
         sources=("$src"/analysis/export-model.c "$src"/analysis/export-pprof.c "$src"/analysis/export-protobuf.c
                  "$src"/analysis/export-speedscope.c "$src"/analysis/export-perf-script.c "$src"/analysis/export-folded.c
                  "$src"/analysis/report-load.c "$src"/analysis/report-labels.c "$src"/analysis/report-callgraph.c
-                 "$src"/analysis/report-progress.c "$src"/analysis/memory-replay.c "${capture[@]}" "${basic[@]}")
+                 "$src"/analysis/report-progress.c "$src"/analysis/memory-replay.c "$src"/analysis/report-containers.c "${capture[@]}" "${basic[@]}")
         includes+=(-I"$src/capture" -I"$src/analysis" $(pkg-config --cflags gio-2.0 json-glib-1.0))
         cflags=(-DPERISCOPE_VERSION='"fuzz"' -Wno-missing-field-initializers)
         libs=($(pkg-config --libs gio-2.0 json-glib-1.0) -lz -lm)
