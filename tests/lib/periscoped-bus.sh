@@ -97,6 +97,24 @@ demo_start() { # milliseconds
         private_bus_track $work
 }
 
+# Records COMMAND… into CAPTURE with `periscope record` on the private
+# bus; fails with record's output when it fails.
+record_to() { # CAPTURE COMMAND…
+        local cap=$1
+        shift
+        "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$@" >"$TEST_TMP/record.out" 2>&1 ||
+                { cat "$TEST_TMP/record.out"; fail "recording $* failed"; }
+}
+
+# Record() over D-Bus: one second of PID, frame pointers, debuginfod on;
+# the capture goes to CAPTURE.
+record_debuginfod() { # PID CAPTURE
+        gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
+                -m org.periscope.Profiler1.Record \
+                "{'pids': <[$1]>, 'duration-ms': <uint32 1000>, 'unwind': <'fp'>, 'debuginfod': <true>}" 3 3>"$2" \
+                >/dev/null
+}
+
 # Calls a method on the service with busctl: pcall PATH IFACE METHOD SIG ARGS…
 pcall() {
         local path=$1 iface=$2; shift 2
