@@ -69,6 +69,16 @@ periscoped_start() {
         fail "periscoped did not take its bus name"
 }
 
+_periscoped_gone() { ! kill -0 "$PERISCOPED_PID" 2>/dev/null; }
+
+# Fails with MESSAGE unless periscoped leaves within SECONDS; its exit
+# status then in PERISCOPED_STATUS.
+periscoped_wait_exit() { # SECONDS MESSAGE
+        wait_for "$1" _periscoped_gone || fail "$2"
+        PERISCOPED_STATUS=0
+        wait "$PERISCOPED_PID" || PERISCOPED_STATUS=$?
+}
+
 # Fails unless USER (made by scripts/setup.d/30-periscope-users.sh) exists;
 # sets user and uid.
 test_user_require() { # USER
