@@ -17,8 +17,6 @@ pprof() { go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.e
 gcc -O2 -g -fno-omit-frame-pointer -o "$TEST_TMP/workload-export" "$SRCDIR/workload-export.c" || fail "cannot build the workload"
 strip -o "$TEST_TMP/workload-stripped" "$TEST_TMP/workload-export" || fail "strip failed"
 build_id=$(build_id_of "$TEST_TMP/workload-stripped")
-private_bus_start
-periscoped_start
 cap=$TEST_TMP/stripped.syscap
 record_to "$cap" "$TEST_TMP/workload-stripped" 1500
 

@@ -108,10 +108,15 @@ demo_start() { # milliseconds
 }
 
 # Records COMMAND… into CAPTURE with `periscope record` on the private
-# bus; fails with record's output when it fails.
+# bus (started here, with periscoped, if it is not yet); fails with
+# record's output when it fails.
 record_to() { # CAPTURE COMMAND…
         local cap=$1
         shift
+        if [ -z "${PERISCOPED_PID:-}" ]; then
+                private_bus_start
+                periscoped_start
+        fi
         "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$@" >"$TEST_TMP/record.out" 2>&1 ||
                 { cat "$TEST_TMP/record.out"; fail "recording $* failed"; }
 }

@@ -16,8 +16,6 @@ gcc -O2 -g -fno-omit-frame-pointer -o "$full" "$SRCDIR/workload-spin.c" || fail 
 objcopy --only-keep-debug "$full" "$TEST_TMP/spin.debug" || fail "objcopy --only-keep-debug failed"
 strip -o "$w" "$full" || fail "strip failed"
 bid=$(build_id_of "$w")
-private_bus_start
-periscoped_start
 cap=$TEST_TMP/spin.syscap
 record_to "$cap" "$w" 1500
 cp "$cap" "$TEST_TMP/recorded.syscap"

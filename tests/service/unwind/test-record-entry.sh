@@ -8,8 +8,6 @@
 : "${PERISCOPE:?}" "${SRCDIR:?}"
 w=$TEST_TMP/entry
 gcc -O2 -g -fno-omit-frame-pointer -nostartfiles -o "$w" "$SRCDIR/workload-entry.c" || fail "cannot build the workload (gcc)"
-private_bus_start
-periscoped_start
 cap=$TEST_TMP/entry.syscap
 record_to "$cap" "$w" 1500
 "$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/folded" || fail "report failed"
