@@ -349,6 +349,25 @@ static char *tmp_capture(int *ret_fd) {
         return path;
 }
 
+/* A capture that embeds data as the file name (nothing when name is
+ * NULL), open for reading; its file is gone already. */
+static CaptureReader *capture_with_file(const char *name, const uint8_t *data, size_t len) {
+        int fd;
+        char *path = tmp_capture(&fd);
+        CaptureWriter *w;
+        MUST(capture_writer_new_fd(fd, 1000, &w));
+        if (name)
+                MUST(capture_writer_add_file(w, 1500, -1, -1, name, data, len));
+        MUST(capture_writer_flush(w));
+        capture_writer_free(w);
+        CaptureReader *r;
+        MUST(capture_reader_open_path(path, &r, NULL));
+        close(fd);
+        unlink(path);
+        free(path);
+        return r;
+}
+
 TEST(capture_load) {
         /* Both tables: the Periscope one is preferred. */
         int fd;
@@ -382,16 +401,11 @@ TEST(capture_load) {
         free(path);
 
         /* Only "__symbols__" (as Sysprof writes): fallback. */
-        path = tmp_capture(&fd);
-        MUST(capture_writer_new_fd(fd, 1000, &w));
         uint8_t *data;
         size_t len;
         MUST(symbol_table_builder_serialize_sysprof(b, &data, &len));
-        MUST(capture_writer_add_file(w, 1500, -1, -1, "__symbols__", data, len));
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
+        r = capture_with_file("__symbols__", data, len);
         free(data);
-        MUST(capture_reader_open_path(path, &r, NULL));
         t = NULL;
         k = symbol_table_load(r, &t, &err);
         CHECK_MSG(k == 0, "load sysprof: %s", err);
@@ -402,20 +416,12 @@ TEST(capture_load) {
         }
         symbol_table_free(t);
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
 
-        /* A hostile Periscope table next to a good "__symbols__": fallback;
-         * alone: a clean error. */
-        path = tmp_capture(&fd);
-        MUST(capture_writer_new_fd(fd, 1000, &w));
+        /* A hostile Periscope table alone: a clean error. */
         MUST(symbol_table_builder_serialize_periscope(b, &data, &len));
         data[16] = 0xff; /* n_ranges */
-        MUST(capture_writer_add_file(w, 1500, -1, -1, SYMBOLS_PERISCOPE_PATH, data, len));
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
-        MUST(capture_reader_open_path(path, &r, NULL));
+        r = capture_with_file(SYMBOLS_PERISCOPE_PATH, data, len);
+        free(data);
         t = NULL;
         free(err);
         err = NULL;
@@ -423,26 +429,15 @@ TEST(capture_load) {
         CHECK_MSG(k == -EBADMSG && t == NULL && err && strstr(err, SYMBOLS_PERISCOPE_PATH), "hostile table refused: %d %s", k,
                   err ? err : "(no message)");
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
-        free(data);
         free(err);
         err = NULL;
 
         /* Neither table: -ENOENT with a message. */
-        path = tmp_capture(&fd);
-        MUST(capture_writer_new_fd(fd, 1000, &w));
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
-        MUST(capture_reader_open_path(path, &r, NULL));
+        r = capture_with_file(NULL, NULL, 0);
         k = symbol_table_load(r, &t, &err);
         CHECK_MSG(k == -ENOENT && err && strstr(err, "no symbols"), "no tables: %d %s", k, err ? err : "");
         free(err);
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
 
         symbol_table_builder_free(b);
 }
