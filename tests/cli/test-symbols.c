@@ -349,15 +349,9 @@ static char *tmp_capture(int *ret_fd) {
         return path;
 }
 
-/* A capture that embeds data as the file name (nothing when name is
- * NULL), open for reading; its file is gone already. */
-static CaptureReader *capture_with_file(const char *name, const uint8_t *data, size_t len) {
-        int fd;
-        char *path = tmp_capture(&fd);
-        CaptureWriter *w;
-        MUST(capture_writer_new_fd(fd, 1000, &w));
-        if (name)
-                MUST(capture_writer_add_file(w, 1500, -1, -1, name, data, len));
+/* Closes w, the writer of the temporary capture at path (fd), and opens
+ * it for reading; the file is gone when it returns. */
+static CaptureReader *capture_reopen(CaptureWriter *w, int fd, char *path) {
         MUST(capture_writer_flush(w));
         capture_writer_free(w);
         CaptureReader *r;
@@ -366,6 +360,18 @@ static CaptureReader *capture_with_file(const char *name, const uint8_t *data, s
         unlink(path);
         free(path);
         return r;
+}
+
+/* A capture that embeds data as the file name (nothing when name is
+ * NULL), open for reading. */
+static CaptureReader *capture_with_file(const char *name, const uint8_t *data, size_t len) {
+        int fd;
+        char *path = tmp_capture(&fd);
+        CaptureWriter *w;
+        MUST(capture_writer_new_fd(fd, 1000, &w));
+        if (name)
+                MUST(capture_writer_add_file(w, 1500, -1, -1, name, data, len));
+        return capture_reopen(w, fd, path);
 }
 
 TEST(capture_load) {
@@ -378,11 +384,7 @@ TEST(capture_load) {
         MUST(capture_writer_add_sample(w, 1001, 0, PID_A, PID_A, stack, 2));
         SymbolTableBuilder *b = make_builder();
         MUST(symbol_table_builder_write(b, w, 2000));
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
-
-        CaptureReader *r;
-        MUST(capture_reader_open_path(path, &r, NULL));
+        CaptureReader *r = capture_reopen(w, fd, path);
         SymbolTable *t = NULL;
         char *err = NULL;
         int k = symbol_table_load(r, &t, &err);
@@ -396,9 +398,6 @@ TEST(capture_load) {
         CHECK_MSG(capture_reader_next(r, &fr) == 1 && fr.type == CAPTURE_FRAME_SAMPLE, "reader position unchanged");
         symbol_table_free(t);
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
 
         /* Only "__symbols__" (as Sysprof writes): fallback. */
         uint8_t *data;
@@ -466,11 +465,7 @@ TEST(merged_tables) {
         MUST(symbol_table_builder_serialize_sysprof(third, &data, &len));
         MUST(capture_writer_add_file(w, 4000, -1, -1, SYMBOLS_SYSPROF_PATH, data, len));
         free(data);
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
-
-        CaptureReader *r;
-        MUST(capture_reader_open_path(path, &r, NULL));
+        CaptureReader *r = capture_reopen(w, fd, path);
         SymbolTable *t = NULL;
         char *err = NULL;
         int k = symbol_table_load(r, &t, &err);
@@ -491,9 +486,6 @@ TEST(merged_tables) {
         symbol_table_free(t);
         free(err);
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
         symbol_table_builder_free(first);
         symbol_table_builder_free(second);
         symbol_table_builder_free(third);
