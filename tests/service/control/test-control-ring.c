@@ -340,6 +340,20 @@ static int verify_threads(int fd, const Client *c, int n_threads, int n_marks, u
         return failures ? 1 : 0;
 }
 
+/* Starts collector-client's "threads T M" on a new control socket of srv. */
+static int threads_client_start(ControlServer *srv, const char *client_path, int n_threads, int n_marks, Client *c) {
+        int cfd;
+        if (control_server_open_fd(srv, &cfd) < 0)
+                return -1;
+        char nt[16], nm[16];
+        snprintf(nt, sizeof(nt), "%d", n_threads);
+        snprintf(nm, sizeof(nm), "%d", n_marks);
+        char *argv[] = { (char *) client_path, (char *) "threads", nt, nm, NULL };
+        client_start(c, cfd, argv);
+        close(cfd);
+        return 0;
+}
+
 static int test_threads(const char *client_path) {
         const int n_threads = 4, n_marks = 5000;
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
@@ -360,17 +374,9 @@ static int test_threads(const char *client_path) {
                 fprintf(stderr, "control_server_new: %s\n", strerror(-r));
                 return 1;
         }
-        int cfd;
-        if (control_server_open_fd(srv, &cfd) < 0)
-                return 1;
-
-        char nt[16], nm[16];
-        snprintf(nt, sizeof(nt), "%d", n_threads);
-        snprintf(nm, sizeof(nm), "%d", n_marks);
-        char *argv[] = { (char *) client_path, (char *) "threads", nt, nm, NULL };
         Client c;
-        client_start(&c, cfd, argv);
-        close(cfd);
+        if (threads_client_start(srv, client_path, n_threads, n_marks, &c) < 0)
+                return 1;
         run_until_done(e, srv, &c, 1);
         client_parse(&c);
 
@@ -573,15 +579,8 @@ static int test_hostile(const char *client_path) {
                 client_start(&clients[i], cfd, argv);
                 close(cfd);
         }
-        int cfd;
-        if (control_server_open_fd(srv, &cfd) < 0)
+        if (threads_client_start(srv, client_path, n_threads, n_marks, &clients[3]) < 0)
                 return 1;
-        char nt[16], nm[16];
-        snprintf(nt, sizeof(nt), "%d", n_threads);
-        snprintf(nm, sizeof(nm), "%d", n_marks);
-        char *argv[] = { (char *) client_path, (char *) "threads", nt, nm, NULL };
-        client_start(&clients[3], cfd, argv);
-        close(cfd);
 
         run_until_done(e, srv, clients, 4);
         for (int i = 0; i < 4; i++)
