@@ -423,7 +423,7 @@ static int symbols_from_chunks(ReportProfile *p, CaptureReader *reader, SymbolCh
         if (r < 0 && symbol_chunks_set_read_error(chunks, r, capture_reader_error(reader)) < 0)
                 return -ENOMEM;
         g_autofree char *msg = NULL;
-        r = symbol_chunks_load(chunks, capture_reader_get_header(reader)->little_endian, &p->symbols, &msg);
+        r = symbol_chunks_load(chunks, &p->symbols, &msg);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -437,7 +437,7 @@ static int symbols_from_chunks(ReportProfile *p, CaptureReader *reader, SymbolCh
  * thread had at its time, wherever the frame sits in the file; and the
  * symbol tables, in the same pass. */
 static int load_renames_and_symbols(ReportProfile *p, CaptureReader *reader) {
-        g_autoptr(SymbolChunks) chunks = symbol_chunks_new();
+        g_autoptr(SymbolChunks) chunks = symbol_chunks_new(capture_reader_get_header(reader)->little_endian);
         if (!chunks)
                 return -ENOMEM;
         CaptureFrame f;
@@ -550,7 +550,7 @@ static int load_pass(ReportProfile *p, CaptureReader *reader, gboolean names_fir
                 r = load_renames_and_symbols(p, reader);
                 if (r < 0)
                         return r;
-        } else if (!(chunks = symbol_chunks_new()))
+        } else if (!(chunks = symbol_chunks_new(capture_reader_get_header(reader)->little_endian)))
                 return -ENOMEM;
         g_autoptr(ReportProgress) bar = report_progress_new("Loading capture", progress);
         uint64_t size = capture_reader_get_size(reader);

@@ -383,6 +383,31 @@ static void group_note_self(const ReportCallGraph *g, GHashTable *self, gint64 k
         }
 }
 
+/* The rows (values of rows, each size bytes) in an array, to sort. */
+static GArray *rows_array(GHashTable *rows, guint size) {
+        GArray *a = g_array_new(FALSE, FALSE, size);
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, rows);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                g_array_append_vals(a, v, 1);
+        return a;
+}
+
+/* A row's last column: its top function and that one's share of the row. */
+static void print_top(FILE *out, const ReportCallGraph *g, guint top, guint64 top_self, guint64 count) {
+        if (top != G_MAXUINT)
+                fprintf(out, "%s (%.2f%%)\n", label_text(g, top), pct(top_self, count));
+        else
+                fprintf(out, "(no frames)\n");
+}
+
+/* "(N more processes; --limit N shows more)" when limit cut n rows. */
+static void print_more(FILE *out, guint n, guint limit, const char *what, const char *plural) {
+        if (n > limit)
+                fprintf(out, "(%u more %s%s; --limit N shows more)\n", n - limit, what, n - limit == 1 ? "" : plural);
+}
+
 void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
         /* (pid, innermost label) → self count, and pid → count */
         g_autoptr(GHashTable) rows = g_hash_table_new_full(NULL, NULL, NULL, g_free);
@@ -402,12 +427,7 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                 group_note_self(g, self, ((gint64) (guint32) s->pid << 32) | s->ids[s->n - 1], s->ids[s->n - 1],
                                 s->count, &r->top_self, &r->top);
         }
-        g_autoptr(GArray) sorted = g_array_new(FALSE, FALSE, sizeof(ProcessRow));
-        GHashTableIter it;
-        gpointer v;
-        g_hash_table_iter_init(&it, rows);
-        while (g_hash_table_iter_next(&it, NULL, &v))
-                g_array_append_vals(sorted, v, 1);
+        g_autoptr(GArray) sorted = rows_array(rows, sizeof(ProcessRow));
         g_array_sort(sorted, process_row_cmp);
 
         gboolean bytes = g->profile->weight == REPORT_WEIGHT_ALLOCATED_BYTES;
@@ -429,14 +449,9 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                 g_autofree char *cmd = shortened(*whole ? whole : "?", 32);
                 fprintf(out, "%8d %10s %6.2f%%  %s%*s  ", r->pid, count_text(g, r->count, c),
                         pct(r->count, g->n_samples), cmd, (int) (32 - MIN(g_utf8_strlen(cmd, -1), 32)), "");
-                if (r->top != G_MAXUINT)
-                        fprintf(out, "%s (%.2f%%)\n", label_text(g, r->top), pct(r->top_self, r->count));
-                else
-                        fprintf(out, "(no frames)\n");
+                print_top(out, g, r->top, r->top_self, r->count);
         }
-        if (sorted->len > limit)
-                fprintf(out, "(%u more process%s; --limit N shows more)\n", sorted->len - limit,
-                        sorted->len - limit == 1 ? "" : "es");
+        print_more(out, sorted->len, limit, "process", "es");
 }
 
 typedef struct ThreadRow {
@@ -477,12 +492,7 @@ void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
                 group_note_self(g, self, ((gint64) s->thread << 32) | s->ids[s->n - 1], s->ids[s->n - 1], s->count,
                                 &r->top_self, &r->top);
         }
-        g_autoptr(GArray) sorted = g_array_new(FALSE, FALSE, sizeof(ThreadRow));
-        GHashTableIter it;
-        gpointer v;
-        g_hash_table_iter_init(&it, rows);
-        while (g_hash_table_iter_next(&it, NULL, &v))
-                g_array_append_vals(sorted, v, 1);
+        g_autoptr(GArray) sorted = rows_array(rows, sizeof(ThreadRow));
         g_array_sort_with_data(sorted, thread_row_cmp, (gpointer) g->profile);
 
         gboolean bytes = g->profile->weight == REPORT_WEIGHT_ALLOCATED_BYTES;
@@ -504,12 +514,7 @@ void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
                         pct(r->count, g->n_samples), t->tid, t->pid, name,
                         (int) (16 - MIN(g_utf8_strlen(name, -1), 16)), "", process,
                         (int) (16 - MIN(g_utf8_strlen(process, -1), 16)), "");
-                if (r->top != G_MAXUINT)
-                        fprintf(out, "%s (%.2f%%)\n", label_text(g, r->top), pct(r->top_self, r->count));
-                else
-                        fprintf(out, "(no frames)\n");
+                print_top(out, g, r->top, r->top_self, r->count);
         }
-        if (sorted->len > limit)
-                fprintf(out, "(%u more thread%s; --limit N shows more)\n", sorted->len - limit,
-                        sorted->len - limit == 1 ? "" : "s");
+        print_more(out, sorted->len, limit, "thread", "s");
 }

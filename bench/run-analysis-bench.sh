@@ -9,7 +9,8 @@
 # (/var/tmp/periscope-analysis-bench), which needs ~2 GB free; RUNS (3)
 # runs each, the median is printed as a Markdown table. speedscope's JSON
 # tree takes ~12× the capture in memory: it runs up to SPEEDSCOPE_MAX_MB
-# (500) only.
+# (500) only. CPU seconds (user + system) are printed beside the wall
+# time: on a machine shared with other work they vary far less.
 set -euo pipefail
 new=$1 old=$2
 shift 2
@@ -30,24 +31,31 @@ if [ "$free_mb" -lt "$need_mb" ]; then
         exit 1
 fi
 
-# median wall s and peak RSS MB of RUNS runs of "$@" (output to /dev/null)
-measure() {
-        local walls=() rsss=()
-        for _ in $(seq "$runs"); do
-                /usr/bin/time -f '%e %M' -o "$dir/time" "$@" >/dev/null 2>"$dir/stderr" ||
-                        { echo "FAIL: $*: $(tail -3 "$dir/stderr")" >&2; exit 1; }
-                read -r w r <"$dir/time"
-                walls+=("$w")
-                rsss+=("$r")
-        done
-        local mw mr
-        mw=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
-        mr=$(printf '%s\n' "${rsss[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
-        printf '%s %d' "$mw" $(( mr / 1024 ))
+# the median of the numbers on stdin
+median() {
+        sort -n | sed -n "$(( (runs + 1) / 2 ))p"
 }
 
-echo "| capture MB | samples | command | before s | after s | before MB RSS | after MB RSS |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
+# median wall s, CPU s and peak RSS MB of RUNS runs of "$@" (output to /dev/null)
+measure() {
+        local walls=() cpus=() rsss=()
+        for _ in $(seq "$runs"); do
+                /usr/bin/time -f '%e %U %S %M' -o "$dir/time" "$@" >/dev/null 2>"$dir/stderr" ||
+                        { echo "FAIL: $*: $(tail -3 "$dir/stderr")" >&2; exit 1; }
+                read -r w u s r <"$dir/time"
+                walls+=("$w")
+                cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')")
+                rsss+=("$r")
+        done
+        local mw mc mr
+        mw=$(printf '%s\n' "${walls[@]}" | median)
+        mc=$(printf '%s\n' "${cpus[@]}" | median)
+        mr=$(printf '%s\n' "${rsss[@]}" | median)
+        printf '%s %s %d' "$mw" "$mc" $(( mr / 1024 ))
+}
+
+echo "| capture MB | samples | command | before s | after s | before CPU s | after CPU s | before MB RSS | after MB RSS |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for mb in "${sizes[@]}"; do
         # ~190 bytes per SAMPLE frame of this generator
         n=$(( mb * 1024 * 1024 / 190 ))
@@ -56,9 +64,9 @@ for mb in "${sizes[@]}"; do
         real_mb=$(( $(stat -c %s "$cap") / 1024 / 1024 ))
         for cmd in "report" "export -F pprof" "export -F speedscope"; do
                 [ "$cmd" != "export -F speedscope" ] || [ "$mb" -le "$speedscope_max" ] || continue
-                read -r bw br <<<"$(measure nice "$old/cli/periscope" $cmd "$cap")"
-                read -r aw ar <<<"$(measure nice "$new/cli/periscope" $cmd "$cap")"
-                echo "| $real_mb | $n | \`$cmd\` | $bw | $aw | $br | $ar |"
+                read -r bw bc br <<<"$(measure nice "$old/cli/periscope" $cmd "$cap")"
+                read -r aw ac ar <<<"$(measure nice "$new/cli/periscope" $cmd "$cap")"
+                echo "| $real_mb | $n | \`$cmd\` | $bw | $aw | $bc | $ac | $br | $ar |"
         done
 done
 rm -f "$dir/time" "$dir/stderr"

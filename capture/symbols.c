@@ -931,34 +931,29 @@ static int table_absorb(SymbolTable *into, SymbolTable *from, bool all_pids) {
 /* Loads every table of one kind the capture embeds (a merged capture holds
  * several), merged into *table (which may be NULL at first). Returns the
  * number loaded, or the first table's error when none could be. */
-/* Where the tables' bytes come from: instance index of the embedded file
- * path (-ENOENT past the last), with a message for read errors. */
-typedef struct TableSource {
-        int (*nth)(void *userdata, const char *path, size_t index, uint8_t **ret_data, size_t *ret_len,
-                   const char **ret_why);
-        void *userdata;
-        bool little_endian;
-} TableSource;
+/* One copy of an embedded table, read and parsed: 0 and *ret, or a read
+ * error (*ret_read_failed; -ENOENT past the last copy; *ret_read_why may
+ * say more), or the parser's error and its message in *ret_why. */
+typedef int (*TableGetFunc)(void *userdata, const char *path, bool periscope, size_t index, SymbolTable **ret,
+                            char **ret_why, const char **ret_read_why, bool *ret_read_failed);
 
-static int load_tables(const TableSource *src, const char *path, bool periscope, SymbolTable **table, char **error) {
+static int load_tables(TableGetFunc get, void *userdata, const char *path, bool periscope, SymbolTable **table,
+                       char **error) {
         int loaded = 0;
         for (size_t i = 0;; i++) {
-                _cleanup_free_ uint8_t *data = NULL;
                 _cleanup_free_ char *why = NULL;
                 const char *read_why = NULL;
-                size_t len;
-                int r = src->nth(src->userdata, path, i, &data, &len, &read_why);
-                if (r == -ENOENT)
+                bool read_failed = false;
+                SymbolTable *t = NULL;
+                int r = get(userdata, path, periscope, i, &t, &why, &read_why, &read_failed);
+                if (r == -ENOENT && read_failed)
                         return loaded > 0 || i > 0 ? loaded : -ENOENT;
-                if (r < 0) {
+                if (r < 0 && read_failed) {
                         if (i == 0)
                                 return table_fail(error, r, "%s: cannot read: %s", path,
                                                   read_why ? read_why : strerror(-r));
                         return loaded; /* the later ones are lost to damage */
                 }
-                SymbolTable *t = NULL;
-                r = periscope ? symbol_table_parse_periscope(data, len, &t, &why)
-                              : symbol_table_parse_sysprof(data, len, src->little_endian, &t, &why);
                 if (r < 0) {
                         if (i == 0) {
                                 if (error) {
@@ -977,11 +972,11 @@ static int load_tables(const TableSource *src, const char *path, bool periscope,
         }
 }
 
-static int load_from(const TableSource *src, SymbolTable **ret, char **error) {
+static int load_from(TableGetFunc get, void *userdata, SymbolTable **ret, char **error) {
         _cleanup_(symbol_table_freep) SymbolTable *periscope = NULL, *sysprof = NULL;
         _cleanup_free_ char *periscope_error = NULL, *sysprof_error = NULL;
-        int pk = load_tables(src, SYMBOLS_PERISCOPE_PATH, true, &periscope, &periscope_error);
-        int sk = load_tables(src, SYMBOLS_SYSPROF_PATH, false, &sysprof, &sysprof_error);
+        int pk = load_tables(get, userdata, SYMBOLS_PERISCOPE_PATH, true, &periscope, &periscope_error);
+        int sk = load_tables(get, userdata, SYMBOLS_SYSPROF_PATH, false, &sysprof, &sysprof_error);
         if (periscope) {
                 /* a merged capture's parts that only Sysprof's table names */
                 if (sysprof) {
@@ -1006,38 +1001,57 @@ static int load_from(const TableSource *src, SymbolTable **ret, char **error) {
         return pk != -ENOENT ? pk : sk;
 }
 
-static int reader_nth(void *userdata, const char *path, size_t index, uint8_t **ret_data, size_t *ret_len,
-                      const char **ret_why) {
+static int parse_table(const uint8_t *data, size_t len, bool periscope, bool little_endian, SymbolTable **ret,
+                       char **ret_why) {
+        return periscope ? symbol_table_parse_periscope(data, len, ret, ret_why)
+                         : symbol_table_parse_sysprof(data, len, little_endian, ret, ret_why);
+}
+
+static int reader_get(void *userdata, const char *path, bool periscope, size_t index, SymbolTable **ret, char **ret_why,
+                      const char **ret_read_why, bool *ret_read_failed) {
         CaptureReader *reader = userdata;
-        int r = capture_reader_read_file_nth(reader, path, index, SYMBOLS_MAX_TABLE_BYTES, ret_data, ret_len);
-        if (r < 0 && r != -ENOENT)
-                *ret_why = capture_reader_error(reader);
-        return r;
+        _cleanup_free_ uint8_t *data = NULL;
+        size_t len;
+        int r = capture_reader_read_file_nth(reader, path, index, SYMBOLS_MAX_TABLE_BYTES, &data, &len);
+        if (r < 0) {
+                *ret_read_failed = true;
+                *ret_read_why = capture_reader_error(reader);
+                return r;
+        }
+        return parse_table(data, len, periscope, capture_reader_get_header(reader)->little_endian, ret, ret_why);
 }
 
 int symbol_table_load(CaptureReader *reader, SymbolTable **ret, char **error) {
-        TableSource src = { reader_nth, reader, capture_reader_get_header(reader)->little_endian };
-        return load_from(&src, ret, error);
+        return load_from(reader_get, reader, ret, error);
 }
 
-/* One copy of a table's embedded file, as its chunks came. */
+/* One copy of a table's embedded file: its chunks until the last one,
+ * then what the parser made of them. */
 typedef struct ChunkCopy {
         char *path;
         uint8_t *data;
         size_t len;
         bool complete; /* its last chunk was read */
         bool too_big;  /* over SYMBOLS_MAX_TABLE_BYTES: its bytes are dropped */
+        bool parsed;   /* data gone, the parser's answer below */
+        int parse_result;
+        SymbolTable *table;
+        char *why;
 } ChunkCopy;
 
 struct SymbolChunks {
+        bool little_endian;
         ChunkCopy *copies;
         size_t n_copies;
         int read_error; /* the capture's, once it ended in damage */
         char *read_why;
 };
 
-SymbolChunks *symbol_chunks_new(void) {
-        return calloc(1, sizeof(SymbolChunks));
+SymbolChunks *symbol_chunks_new(bool little_endian) {
+        SymbolChunks *c = calloc(1, sizeof(SymbolChunks));
+        if (c)
+                c->little_endian = little_endian;
+        return c;
 }
 
 SymbolChunks *symbol_chunks_free(SymbolChunks *c) {
@@ -1046,6 +1060,8 @@ SymbolChunks *symbol_chunks_free(SymbolChunks *c) {
         for (size_t i = 0; i < c->n_copies; i++) {
                 free(c->copies[i].path);
                 free(c->copies[i].data);
+                symbol_table_free(c->copies[i].table);
+                free(c->copies[i].why);
         }
         free(c->copies);
         free(c->read_why);
@@ -1072,6 +1088,20 @@ static ChunkCopy *chunks_current(SymbolChunks *c, const char *path) {
         return &c->copies[c->n_copies++];
 }
 
+/* Parses a copy's bytes (once), so that only one copy's bytes are held
+ * at a time. */
+static void copy_parse(SymbolChunks *c, ChunkCopy *copy) {
+        if (copy->parsed || copy->too_big)
+                return;
+        static const uint8_t empty[1];
+        copy->parse_result =
+                parse_table(copy->data ? copy->data : empty, copy->len, strcmp(copy->path, SYMBOLS_PERISCOPE_PATH) == 0,
+                            c->little_endian, &copy->table, &copy->why);
+        copy->parsed = true;
+        free(copy->data);
+        copy->data = NULL;
+}
+
 int symbol_chunks_add(SymbolChunks *c, const CaptureFrame *f) {
         if (f->type != CAPTURE_FRAME_FILE_CHUNK || (strcmp(f->file_chunk.path, SYMBOLS_PERISCOPE_PATH) != 0 &&
                                                     strcmp(f->file_chunk.path, SYMBOLS_SYSPROF_PATH) != 0))
@@ -1079,22 +1109,24 @@ int symbol_chunks_add(SymbolChunks *c, const CaptureFrame *f) {
         ChunkCopy *copy = chunks_current(c, f->file_chunk.path);
         if (!copy)
                 return -ENOMEM;
-        if (f->file_chunk.is_last)
-                copy->complete = true;
-        if (copy->too_big)
-                return 0;
-        if (copy->len + f->file_chunk.len > SYMBOLS_MAX_TABLE_BYTES) {
+        if (!copy->too_big && copy->len + f->file_chunk.len > SYMBOLS_MAX_TABLE_BYTES) {
                 copy->too_big = true;
                 free(copy->data);
                 copy->data = NULL;
-                return 0;
         }
-        uint8_t *q = realloc(copy->data, copy->len + f->file_chunk.len + 1);
-        if (!q)
-                return -ENOMEM;
-        copy->data = q;
-        memcpy(q + copy->len, f->file_chunk.data, f->file_chunk.len);
-        copy->len += f->file_chunk.len;
+        if (!copy->too_big) {
+                uint8_t *q = realloc(copy->data, copy->len + f->file_chunk.len + 1);
+                if (!q)
+                        return -ENOMEM;
+                copy->data = q;
+                memcpy(q + copy->len, f->file_chunk.data, f->file_chunk.len);
+                copy->len += f->file_chunk.len;
+                q[copy->len] = 0;
+        }
+        if (f->file_chunk.is_last) {
+                copy->complete = true;
+                copy_parse(c, copy);
+        }
         return 0;
 }
 
@@ -1105,38 +1137,37 @@ int symbol_chunks_set_read_error(SymbolChunks *c, int error, const char *why) {
         return why && !c->read_why ? -ENOMEM : 0;
 }
 
-/* capture_reader_read_file_nth() over the copies collected. */
-static int chunks_nth(void *userdata, const char *path, size_t index, uint8_t **ret_data, size_t *ret_len,
-                      const char **ret_why) {
+/* reader_get() over the copies collected. */
+static int chunks_get(void *userdata, const char *path, bool periscope, size_t index, SymbolTable **ret, char **ret_why,
+                      const char **ret_read_why, bool *ret_read_failed) {
         SymbolChunks *c = userdata;
-        const ChunkCopy *copy = NULL;
+        ChunkCopy *copy = NULL;
         for (size_t i = 0, seen = 0; i < c->n_copies && !copy; i++)
                 if (strcmp(c->copies[i].path, path) == 0 && seen++ == index)
                         copy = &c->copies[i];
-        if (copy && copy->too_big)
+        if (copy && copy->too_big) {
+                *ret_read_failed = true;
                 return -EFBIG;
+        }
         if (!copy || !copy->complete) {
                 if (c->read_error < 0) {
-                        *ret_why = c->read_why;
+                        *ret_read_failed = true;
+                        *ret_read_why = c->read_why;
                         return c->read_error;
                 }
-                if (!copy)
+                if (!copy) {
+                        *ret_read_failed = true;
                         return -ENOENT;
+                }
         }
-        uint8_t *d = malloc(copy->len + 1);
-        if (!d)
-                return -ENOMEM;
-        if (copy->len)
-                memcpy(d, copy->data, copy->len);
-        d[copy->len] = 0;
-        *ret_data = d;
-        *ret_len = copy->len;
-        return 0;
+        copy_parse(c, copy);
+        *ret = TAKE_PTR(copy->table);
+        *ret_why = TAKE_PTR(copy->why);
+        return copy->parse_result;
 }
 
-int symbol_chunks_load(SymbolChunks *c, bool little_endian, SymbolTable **ret, char **error) {
-        TableSource src = { chunks_nth, c, little_endian };
-        return load_from(&src, ret, error);
+int symbol_chunks_load(SymbolChunks *c, SymbolTable **ret, char **error) {
+        return load_from(chunks_get, c, ret, error);
 }
 
 SymbolTableKind symbol_table_get_kind(const SymbolTable *t) {

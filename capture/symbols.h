@@ -161,13 +161,15 @@ int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error);
  * by frame, for symbol_table_load()'s answer without a pass of its own. */
 typedef struct SymbolChunks SymbolChunks;
 
-/* A collector with nothing gathered; NULL when out of memory. */
-SymbolChunks *symbol_chunks_new(void);
+/* A collector with nothing gathered, for a capture of that byte order;
+ * NULL when out of memory. */
+SymbolChunks *symbol_chunks_new(bool little_endian);
 
 /* Frees a collector; NULL is a no-op. Returns NULL. */
 SymbolChunks *symbol_chunks_free(SymbolChunks *c);
 
-/* Keeps f if it is a chunk of one of the two tables; -ENOMEM. */
+/* Keeps f if it is a chunk of one of the two tables, and parses a table
+ * once its last chunk is read; -ENOMEM. */
 int symbol_chunks_add(SymbolChunks *c, const CaptureFrame *f);
 
 /* The capture ended in damage (the reader's error and its message): a
@@ -175,7 +177,7 @@ int symbol_chunks_add(SymbolChunks *c, const CaptureFrame *f);
 int symbol_chunks_set_read_error(SymbolChunks *c, int error, const char *why);
 
 /* What symbol_table_load() answers for the capture whose frames c saw. */
-int symbol_chunks_load(SymbolChunks *c, bool little_endian, SymbolTable **ret, char **error);
+int symbol_chunks_load(SymbolChunks *c, SymbolTable **ret, char **error);
 
 /* Frees a table; NULL is a no-op. */
 SymbolTable *symbol_table_free(SymbolTable *t);

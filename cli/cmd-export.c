@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "analysis.h"
+#include "id-args.h"
 #include "output-file.h"
 
 typedef struct ExportFormat {
@@ -36,24 +37,6 @@ static const ExportFormat *find_format(const char *name) {
                 if (strcmp(formats[i].name, name) == 0)
                         return &formats[i];
         return NULL;
-}
-
-/* "--pid 1,2 --pid 3" (or --tid) → ids; FALSE (after saying why) on anything else. */
-static gboolean pids_from_args(const char *option, char **args, GArray *out) {
-        for (char **a = args; a && *a; a++) {
-                g_auto(GStrv) parts = g_strsplit(*a, ",", -1);
-                for (char **p = parts; *p; p++) {
-                        guint64 v = 0;
-                        if (!g_ascii_string_to_unsigned(*p, 10, 1, G_MAXINT32, &v, NULL)) {
-                                fprintf(stderr, "periscope export: %s: '%s' is not a %s id\n", option, *p,
-                                        strcmp(option, "--tid") == 0 ? "thread" : "process");
-                                return FALSE;
-                        }
-                        int32_t pid = (int32_t) v;
-                        g_array_append_val(out, pid);
-                }
-        }
-        return TRUE;
 }
 
 /* Writes data to path (output-file.h: a regular file is replaced only once
@@ -133,7 +116,8 @@ int cmd_export(int argc, char **argv) {
         }
         g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
         g_autoptr(GArray) tids = g_array_new(FALSE, FALSE, sizeof(int32_t));
-        if (!pids_from_args("--pid", pid_args, pids) || !pids_from_args("--tid", tid_args, tids))
+        if (!cli_parse_ids("export", "--pid", pid_args, 1, pids) ||
+            !cli_parse_ids("export", "--tid", tid_args, 1, tids))
                 return 2;
         const char *path = argv[1];
 

@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "commands.h"
+#include "id-args.h"
 #include "output-file.h"
 #include "analysis.h"
 
@@ -60,27 +61,6 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ReportOptions, options_clear)
 
 /* --min-percent's value before parsing: tells whether it was given. */
 #define MIN_PERCENT_UNSET (-1e300)
-
-/* "--pid 1,2 --pid 3" (or --tid) → int32_t array; FALSE on anything that is
- * not a process (thread) id. */
-static gboolean parse_pids(const char *option, char **args, GArray *out) {
-        for (char **a = args; a && *a; a++) {
-                g_auto(GStrv) parts = g_strsplit(*a, ",", -1);
-                for (char **p = parts; *p; p++) {
-                        char *end = NULL;
-                        errno = 0;
-                        long v = strtol(*p, &end, 10);
-                        if (errno || end == *p || *end || v < 0 || v > G_MAXINT32) {
-                                fprintf(stderr, "periscope report: %s: '%s' is not a %s id\n", option, *p,
-                                        strcmp(option, "--tid") == 0 ? "thread" : "process");
-                                return FALSE;
-                        }
-                        int32_t pid = (int32_t) v;
-                        g_array_append_val(out, pid);
-                }
-        }
-        return TRUE;
-}
 
 /* Usage errors of the option values and their combinations: FALSE after
  * saying what is wrong. */
@@ -459,7 +439,7 @@ int cmd_report(int argc, char **argv) {
                 o.min_percent = 0.5;
         g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
         g_autoptr(GArray) tids = g_array_new(FALSE, FALSE, sizeof(int32_t));
-        if (!parse_pids("--pid", o.pids, pids) || !parse_pids("--tid", o.tids, tids))
+        if (!cli_parse_ids("report", "--pid", o.pids, 0, pids) || !cli_parse_ids("report", "--tid", o.tids, 0, tids))
                 return 2;
 
         /* An SVG for standard output is all that goes there: the report's

@@ -99,18 +99,33 @@ static const char *manager_cut_reason(const Manager *m) {
         return m->peer ? "cut short: the client went away" : "cut short by shutdown";
 }
 
-/* The stop budget runs out (now: is out): every recording's stages hurry
- * (finish now). */
-static void manager_cut_all(Manager *m, bool now) {
+/* Calls fn on every recording (of a copy of the list: fn may end them);
+ * false when out of memory, the event loop then exiting. */
+static bool manager_each(Manager *m, void (*fn)(Manager *m, Recording *r, bool now), bool now) {
         size_t n;
         _cleanup_free_ RecordingBus **copy = manager_copy_recordings(m, &n);
         if (n > 0 && !copy) {
                 (void) sd_event_exit(m->event, -ENOMEM);
-                return;
+                return false;
         }
         for (size_t i = 0; i < n; i++)
-                recording_cut_short(recording_bus_get_recording(copy[i]), manager_cut_reason(m), now);
-        manager_maybe_exit(m);
+                fn(m, recording_bus_get_recording(copy[i]), now);
+        return true;
+}
+
+static void cut_one(Manager *m, Recording *r, bool now) {
+        recording_cut_short(r, manager_cut_reason(m), now);
+}
+
+static void end_one(Manager *m, Recording *r, bool now) {
+        recording_end(r, m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
+}
+
+/* The stop budget runs out (now: is out): every recording's stages hurry
+ * (finish now). */
+static void manager_cut_all(Manager *m, bool now) {
+        if (manager_each(m, cut_one, now))
+                manager_maybe_exit(m);
 }
 
 /* The share of the stop budget after which the stages hurry: what is left
@@ -142,15 +157,8 @@ void manager_end_all(Manager *m) {
                 return;
         }
         m->exiting = true;
-        size_t n;
-        _cleanup_free_ RecordingBus **copy = manager_copy_recordings(m, &n);
-        if (n > 0 && !copy) {
-                (void) sd_event_exit(m->event, -ENOMEM);
+        if (!manager_each(m, end_one, false))
                 return;
-        }
-        for (size_t i = 0; i < n; i++)
-                recording_end(recording_bus_get_recording(copy[i]),
-                              m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
         uint64_t budget = m->stop_budget_ms;
         if (budget == 0 || sd_event_add_time_relative(m->event, &m->stop_timer, CLOCK_MONOTONIC,
                                                       budget * STOP_HURRY_PERCENT * 10, 0, on_stop_budget_spent, m) < 0)

@@ -106,7 +106,7 @@ static void compare_symbols(CaptureReader *r, SymbolChunks *chunks) {
         SymbolTable *a = NULL, *b = NULL;
         char *ea = NULL, *eb = NULL;
         int ka = symbol_table_load(r, &a, &ea);
-        int kb = symbol_chunks_load(chunks, capture_reader_get_header(r)->little_endian, &b, &eb);
+        int kb = symbol_chunks_load(chunks, &b, &eb);
         if (ka != kb || !a != !b || !ea != !eb || (ea && strcmp(ea, eb) != 0))
                 abort();
         if (a && symbol_table_get_n_ranges(a) != symbol_table_get_n_ranges(b))
@@ -131,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 free(error);
                 return 0;
         }
-        SymbolChunks *chunks = symbol_chunks_new();
+        SymbolChunks *chunks = symbol_chunks_new(capture_reader_get_header(r)->little_endian);
         if (!chunks)
                 abort();
         volatile uint64_t sink = 0;

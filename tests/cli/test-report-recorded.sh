@@ -47,13 +47,8 @@ record both.syscap /bin/sh -c "\"$TEST_TMP/workload-shift\" 24 8 & \"$WORKLOAD_B
 
 "$PYTHON" - "$PERISCOPE" "$TEST_TMP" "$burn" "$shift_pid" <<'PY'
 import re, subprocess, sys
+from checks import check, finish
 periscope, tmp, burn, shift_pid = sys.argv[1:5]
-failures = []
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAILED:", what, file=sys.stderr)
 
 def report(*args):
     p = subprocess.run([periscope, "report", "--no-progress", *args], capture_output=True, text=True, timeout=120)
@@ -172,7 +167,7 @@ else:
     mantissa = step / 10 ** __import__("math").floor(__import__("math").log10(step)) if step > 0 else 0
     check(len(values) == len(ticks) >= 3 and any(abs(mantissa - m) < 1e-6 for m in (1, 2, 5)),
           f"round time ticks: {ticks}")
-sys.exit(1 if failures else 0)
+finish()
 PY
 
 # A merged capture (sysprof-cli --merge) keeps the names of every capture it

@@ -15,18 +15,13 @@ import shutil
 import struct
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checks import check, failures, finish  # noqa: E402
 import tempfile
 import zlib
 
 GROUP, PERISCOPE, MAKE_OURS, MAKE_SYSPROF = sys.argv[1:5]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAILED:", what, file=sys.stderr)
-
 
 def run(*args, ok=True, env=None):
     p = subprocess.run([PERISCOPE, "report", "--no-progress", *args], capture_output=True, text=True, env=env,
@@ -941,9 +936,7 @@ def main():
          "flamegraph": test_flamegraph, "views": test_views, "diff": test_diff, "timeline": test_timeline}[GROUP](tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed", file=sys.stderr)
-        sys.exit(1)
+    finish()
     print(f"report {GROUP}: all checks passed")
 
 

@@ -349,6 +349,31 @@ static char *tmp_capture(int *ret_fd) {
         return path;
 }
 
+/* Closes w, the writer of the temporary capture at path (fd), and opens
+ * it for reading; the file is gone when it returns. */
+static CaptureReader *capture_reopen(CaptureWriter *w, int fd, char *path) {
+        MUST(capture_writer_flush(w));
+        capture_writer_free(w);
+        CaptureReader *r;
+        MUST(capture_reader_open_path(path, &r, NULL));
+        close(fd);
+        unlink(path);
+        free(path);
+        return r;
+}
+
+/* A capture that embeds data as the file name (nothing when name is
+ * NULL), open for reading. */
+static CaptureReader *capture_with_file(const char *name, const uint8_t *data, size_t len) {
+        int fd;
+        char *path = tmp_capture(&fd);
+        CaptureWriter *w;
+        MUST(capture_writer_new_fd(fd, 1000, &w));
+        if (name)
+                MUST(capture_writer_add_file(w, 1500, -1, -1, name, data, len));
+        return capture_reopen(w, fd, path);
+}
+
 TEST(capture_load) {
         /* Both tables: the Periscope one is preferred. */
         int fd;
@@ -359,11 +384,7 @@ TEST(capture_load) {
         MUST(capture_writer_add_sample(w, 1001, 0, PID_A, PID_A, stack, 2));
         SymbolTableBuilder *b = make_builder();
         MUST(symbol_table_builder_write(b, w, 2000));
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
-
-        CaptureReader *r;
-        MUST(capture_reader_open_path(path, &r, NULL));
+        CaptureReader *r = capture_reopen(w, fd, path);
         SymbolTable *t = NULL;
         char *err = NULL;
         int k = symbol_table_load(r, &t, &err);
@@ -377,21 +398,13 @@ TEST(capture_load) {
         CHECK_MSG(capture_reader_next(r, &fr) == 1 && fr.type == CAPTURE_FRAME_SAMPLE, "reader position unchanged");
         symbol_table_free(t);
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
 
         /* Only "__symbols__" (as Sysprof writes): fallback. */
-        path = tmp_capture(&fd);
-        MUST(capture_writer_new_fd(fd, 1000, &w));
         uint8_t *data;
         size_t len;
         MUST(symbol_table_builder_serialize_sysprof(b, &data, &len));
-        MUST(capture_writer_add_file(w, 1500, -1, -1, "__symbols__", data, len));
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
+        r = capture_with_file("__symbols__", data, len);
         free(data);
-        MUST(capture_reader_open_path(path, &r, NULL));
         t = NULL;
         k = symbol_table_load(r, &t, &err);
         CHECK_MSG(k == 0, "load sysprof: %s", err);
@@ -402,20 +415,12 @@ TEST(capture_load) {
         }
         symbol_table_free(t);
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
 
-        /* A hostile Periscope table next to a good "__symbols__": fallback;
-         * alone: a clean error. */
-        path = tmp_capture(&fd);
-        MUST(capture_writer_new_fd(fd, 1000, &w));
+        /* A hostile Periscope table alone: a clean error. */
         MUST(symbol_table_builder_serialize_periscope(b, &data, &len));
         data[16] = 0xff; /* n_ranges */
-        MUST(capture_writer_add_file(w, 1500, -1, -1, SYMBOLS_PERISCOPE_PATH, data, len));
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
-        MUST(capture_reader_open_path(path, &r, NULL));
+        r = capture_with_file(SYMBOLS_PERISCOPE_PATH, data, len);
+        free(data);
         t = NULL;
         free(err);
         err = NULL;
@@ -423,26 +428,15 @@ TEST(capture_load) {
         CHECK_MSG(k == -EBADMSG && t == NULL && err && strstr(err, SYMBOLS_PERISCOPE_PATH), "hostile table refused: %d %s", k,
                   err ? err : "(no message)");
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
-        free(data);
         free(err);
         err = NULL;
 
         /* Neither table: -ENOENT with a message. */
-        path = tmp_capture(&fd);
-        MUST(capture_writer_new_fd(fd, 1000, &w));
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
-        MUST(capture_reader_open_path(path, &r, NULL));
+        r = capture_with_file(NULL, NULL, 0);
         k = symbol_table_load(r, &t, &err);
         CHECK_MSG(k == -ENOENT && err && strstr(err, "no symbols"), "no tables: %d %s", k, err ? err : "");
         free(err);
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
 
         symbol_table_builder_free(b);
 }
@@ -471,11 +465,7 @@ TEST(merged_tables) {
         MUST(symbol_table_builder_serialize_sysprof(third, &data, &len));
         MUST(capture_writer_add_file(w, 4000, -1, -1, SYMBOLS_SYSPROF_PATH, data, len));
         free(data);
-        MUST(capture_writer_flush(w));
-        capture_writer_free(w);
-
-        CaptureReader *r;
-        MUST(capture_reader_open_path(path, &r, NULL));
+        CaptureReader *r = capture_reopen(w, fd, path);
         SymbolTable *t = NULL;
         char *err = NULL;
         int k = symbol_table_load(r, &t, &err);
@@ -496,9 +486,6 @@ TEST(merged_tables) {
         symbol_table_free(t);
         free(err);
         capture_reader_free(r);
-        close(fd);
-        unlink(path);
-        free(path);
         symbol_table_builder_free(first);
         symbol_table_builder_free(second);
         symbol_table_builder_free(third);

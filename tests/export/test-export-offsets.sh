@@ -16,13 +16,9 @@ pprof() { go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.e
 
 gcc -O2 -g -fno-omit-frame-pointer -o "$TEST_TMP/workload-export" "$SRCDIR/workload-export.c" || fail "cannot build the workload"
 strip -o "$TEST_TMP/workload-stripped" "$TEST_TMP/workload-export" || fail "strip failed"
-build_id=$(readelf -n "$TEST_TMP/workload-stripped" | sed -n 's/.*Build ID: //p')
-[ -n "$build_id" ] || fail "the stripped workload has no build-id"
-private_bus_start
-periscoped_start
+build_id=$(build_id_of "$TEST_TMP/workload-stripped")
 cap=$TEST_TMP/stripped.syscap
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$TEST_TMP/workload-stripped" 1500 >"$TEST_TMP/record.out" 2>&1 ||
-        { cat "$TEST_TMP/record.out"; fail "recording the stripped workload failed"; }
+record_to "$cap" "$TEST_TMP/workload-stripped" 1500
 
 "$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/report.folded" || fail "report --folded failed"
 for f in folded perf-script speedscope; do

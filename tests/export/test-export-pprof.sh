@@ -22,8 +22,7 @@ pprof -traces "$TEST_TMP/cpu.pb.gz" >"$TEST_TMP/traces.txt"
 pprof -raw "$TEST_TMP/cpu.pb.gz" >"$TEST_TMP/raw.txt"
 pprof -sample_index=samples -top "$TEST_TMP/cpu.pb.gz" >"$TEST_TMP/count.txt"
 "$PERISCOPE" dump --json "$cap" >"$TEST_TMP/dump.json" || fail "dump --json failed"
-build_id=$(readelf -n "$TEST_TMP/workload-export" | sed -n 's/.*Build ID: //p')
-[ -n "$build_id" ] || fail "the workload has no build-id"
+build_id=$(build_id_of "$TEST_TMP/workload-export")
 
 "$PYTHON" - "$TEST_TMP" "$build_id" "$(source_line "$SRCDIR/workload-export.c" 'sink = sink * 2654435761u')" \
         "$(source_line "$SRCDIR/workload-export.c" 'mix_inline(i);')" <<'PY'

@@ -59,11 +59,7 @@ r --by-thread "$TEST_TMP/sysprof.syscap" >"$TEST_TMP/sysprof.txt"
 "$PYTHON" - "$TEST_TMP" "$pid" "$one" "$two" "$child" <<'PY'
 import json, re, sys
 tmp, pid, one, two, child = sys.argv[1], *map(int, sys.argv[2:6])
-failures = []
-def check(cond, what, text=""):
-    if not cond:
-        failures.append(what)
-        print("FAILED:", what, ("\n" + text) if text else "", file=sys.stderr)
+from checks import check, finish
 def read(name):
     return open(f"{tmp}/{name}").read()
 
@@ -157,7 +153,7 @@ check(top_function("focus-tid.txt") == "worker_two_burn", f"pprof -tagfocus tid=
 # a capture from Sysprof's writer has no thread names: the process's
 sp = rows(read("sysprof.txt"))
 check(set(sp) == {(100, "app"), (200, "worker")}, f"Sysprof capture's threads: {set(sp)}", read("sysprof.txt"))
-sys.exit(1 if failures else 0)
+finish()
 PY
 [ $? = 0 ] || fail "thread names are wrong somewhere (above)"
 read -r -a first_burns <"$TEST_TMP/first-profile-functions"

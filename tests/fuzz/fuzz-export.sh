@@ -3,14 +3,15 @@
 # fuzz-export: the export writers (tests/fuzz/fuzz-export.c) from the
 # committed seeds plus captures of every kind this tree writes: the report
 # fixtures (symbols, none, a broken table, marks and counters, allocations,
-# duplicate maps, a container), Sysprof's own writer's, each also cut in the
+# duplicate maps, a container, thread names after and before their
+# samples), Sysprof's own writer's, each also cut in the
 # middle of a frame and two of them concatenated (a merge gone wrong).
 # usage: fuzz-export.sh SOURCE_ROOT MAKE_REPORT_CAPTURE MAKE_SYSPROF_CAPTURE LIMIT
 set -euo pipefail
 src=$1 make_capture=$2 make_sysprof=$3 limit=$4
 seeds=$(mktemp -d /tmp/periscope-fuzz-export-seeds.XXXXXX)
 trap 'rm -rf "$seeds"' EXIT
-for kind in ours nosyms badtable events memory dupmaps container; do
+for kind in ours nosyms badtable events memory dupmaps container threads threads-early; do
         "$make_capture" $kind "$seeds/$kind" >/dev/null || { echo "FAIL: make-report-capture $kind"; exit 1; }
 done
 "$make_sysprof" "$seeds/sysprof" >/dev/null || { echo "FAIL: make-sysprof-capture"; exit 1; }

@@ -69,6 +69,16 @@ periscoped_start() {
         fail "periscoped did not take its bus name"
 }
 
+_periscoped_gone() { ! kill -0 "$PERISCOPED_PID" 2>/dev/null; }
+
+# Fails with MESSAGE unless periscoped leaves within SECONDS; its exit
+# status then in PERISCOPED_STATUS.
+periscoped_wait_exit() { # SECONDS MESSAGE
+        wait_for "$1" _periscoped_gone || fail "$2"
+        PERISCOPED_STATUS=0
+        wait "$PERISCOPED_PID" || PERISCOPED_STATUS=$?
+}
+
 # Fails unless USER (made by scripts/setup.d/30-periscope-users.sh) exists;
 # sets user and uid.
 test_user_require() { # USER
@@ -95,6 +105,29 @@ demo_start() { # milliseconds
         "$DEMO" -t "$1" &
         work=$!
         private_bus_track $work
+}
+
+# Records COMMAND… into CAPTURE with `periscope record` on the private
+# bus (started here, with periscoped, if it is not yet); fails with
+# record's output when it fails.
+record_to() { # CAPTURE COMMAND…
+        local cap=$1
+        shift
+        if [ -z "${PERISCOPED_PID:-}" ]; then
+                private_bus_start
+                periscoped_start
+        fi
+        "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$@" >"$TEST_TMP/record.out" 2>&1 ||
+                { cat "$TEST_TMP/record.out"; fail "recording $* failed"; }
+}
+
+# Record() over D-Bus: one second of PID, frame pointers, debuginfod on;
+# the capture goes to CAPTURE.
+record_debuginfod() { # PID CAPTURE
+        gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
+                -m org.periscope.Profiler1.Record \
+                "{'pids': <[$1]>, 'duration-ms': <uint32 1000>, 'unwind': <'fp'>, 'debuginfod': <true>}" 3 3>"$2" \
+                >/dev/null
 }
 
 # Calls a method on the service with busctl: pcall PATH IFACE METHOD SIG ARGS…

@@ -14,6 +14,7 @@
 #   test_tmpdir           makes $TEST_TMP (mode 0755, for the test users),
 #                         removed at exit unless PERISCOPE_TEST_KEEP is set
 #   at_exit CMD…          runs CMD at exit (the last registered first)
+#   build_id_of FILE      the GNU build-id of ELF FILE (hex); fails without one
 set -euo pipefail
 # With pipefail, `producer | grep -q` fails when grep -q leaves at its first
 # match and the producer, still writing, dies of SIGPIPE (CI saw it with
@@ -36,6 +37,13 @@ wait_for() {
                 sleep 0.1
         done
         return 1
+}
+
+build_id_of() {
+        local id
+        id=$(readelf -n "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+        [ -n "$id" ] || fail "$1 has no build-id"
+        echo "$id"
 }
 
 _test_lib_at_exit=()

@@ -10,8 +10,7 @@ periscoped_start
 w=$TEST_TMP/spin
 gcc -O2 -g -fno-omit-frame-pointer -o "$w" "$SRCDIR/workload-spin.c" || fail "cannot build the workload (gcc)"
 cap=$TEST_TMP/spin.syscap
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$w" 1500 >"$TEST_TMP/record.out" 2>&1 ||
-        { cat "$TEST_TMP/record.out"; fail "record failed"; }
+record_to "$cap" "$w" 1500
 rm -f "$w"
 [ ! -e "$w" ] || fail "binary still there"
 

@@ -15,13 +15,9 @@ w=$TEST_TMP/spin
 gcc -O2 -g -fno-omit-frame-pointer -o "$full" "$SRCDIR/workload-spin.c" || fail "cannot build the workload (gcc)"
 objcopy --only-keep-debug "$full" "$TEST_TMP/spin.debug" || fail "objcopy --only-keep-debug failed"
 strip -o "$w" "$full" || fail "strip failed"
-bid=$(readelf -n "$w" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
-[ -n "$bid" ] || fail "the workload has no build-id"
-private_bus_start
-periscoped_start
+bid=$(build_id_of "$w")
 cap=$TEST_TMP/spin.syscap
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$w" 1500 >"$TEST_TMP/record.out" 2>&1 ||
-        { cat "$TEST_TMP/record.out"; fail "record failed"; }
+record_to "$cap" "$w" 1500
 cp "$cap" "$TEST_TMP/recorded.syscap"
 
 share() { # FOLDED REGEX: share of samples with a frame matching REGEX

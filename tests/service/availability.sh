@@ -14,7 +14,13 @@
 #   probe_finishing PATH SECONDS   Properties.Get of PATH's State until it
 #       is finished (property-latency); sets gets, finishing_gets,
 #       finishing_ms, max_ms, max_finishing_ms, stop_ms
+#   get_within_100ms MS WHILE   fails with "Properties.Get took MS ms
+#       WHILE (must be < 100 ms)" unless MS < 100
 : "${PROBE:?}"
+
+get_within_100ms() { # MS WHILE
+        awk -v m="$1" 'BEGIN { exit !(m < 100) }' || fail "Properties.Get took $1 ms $2 (must be < 100 ms)"
+}
 
 availability_start() {
         private_bus_start

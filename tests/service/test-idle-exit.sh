@@ -12,13 +12,9 @@ private_bus_track $work
 "$PERISCOPE" record --address "$BUS_ADDRESS" -p $work --duration 2.5 -o "$TEST_TMP/a.syscap" 2>"$TEST_TMP/err" ||
         { cat "$TEST_TMP/err"; fail "the recording failed (did the service exit while busy?)"; }
 "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$TEST_TMP/a.syscap" readable --min-samples 0 --reason duration
-for _ in $(seq 100); do
-        kill -0 "$PERISCOPED_PID" 2>/dev/null || break
-        sleep 0.1
-done
-kill -0 "$PERISCOPED_PID" 2>/dev/null && fail "periscoped still runs 10 s after its last recording (idle timeout 1 s)"
-st=0; wait "$PERISCOPED_PID" || st=$?
-[ $st = 0 ] || { cat "$TEST_TMP/periscoped.log"; fail "periscoped exited with $st when idle"; }
+periscoped_wait_exit 10 "periscoped still runs 10 s after its last recording (idle timeout 1 s)"
+[ $PERISCOPED_STATUS = 0 ] ||
+        { cat "$TEST_TMP/periscoped.log"; fail "periscoped exited with $PERISCOPED_STATUS when idle"; }
 grep -q "idle for 1 s, exiting" "$TEST_TMP/periscoped.log" || fail "no idle message in the log"
 busctl --address="$BUS_ADDRESS" status org.periscope.Profiler1 >/dev/null 2>&1 && fail "the name is still owned"
 echo "ok: exited when idle, not while recording"

@@ -29,13 +29,8 @@ echo "ok: without its opener periscoped says why a recording fails"
 
 # It cannot start another opener (its capabilities are gone): it leaves at
 # the next idle check (5 s), releasing its name.
-for _ in $(seq 150); do
-        kill -0 "$PERISCOPED_PID" 2>/dev/null || break
-        sleep 0.1
-done
-kill -0 "$PERISCOPED_PID" 2>/dev/null && fail "periscoped still runs 15 s after its perf opener died"
-st=0; wait "$PERISCOPED_PID" || st=$?
-[ $st = 0 ] || fail "periscoped exited with $st"
+periscoped_wait_exit 15 "periscoped still runs 15 s after its perf opener died"
+[ $PERISCOPED_STATUS = 0 ] || fail "periscoped exited with $PERISCOPED_STATUS"
 grep >/dev/null "the perf opener is gone: exiting while idle" "$TEST_TMP/periscoped.log" || fail "no message on the exit"
 echo "ok: periscoped exited at its idle check, so that the bus starts a new one"
 periscoped_start --idle-timeout=600

@@ -113,8 +113,7 @@ echo "A: $before% of the samples named in the cut-short capture, $after% after p
 w=$TEST_TMP/spin
 gcc -O2 -g -fno-omit-frame-pointer -Wl,--build-id=0x$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n') \
         -o "$w" "$SPIN_SOURCE" || fail "cannot build the workload"
-build_id=$(readelf -n "$w" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
-[ -n "$build_id" ] || fail "the workload has no build-id"
+build_id=$(build_id_of "$w")
 mkdir -p "$TEST_TMP/debug/.build-id/${build_id:0:2}"
 objcopy --only-keep-debug "$w" "$TEST_TMP/debug/.build-id/${build_id:0:2}/${build_id:2}.debug"
 strip --strip-all "$w"
@@ -133,15 +132,9 @@ private_bus_track $!
 DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TEST_TMP/cache periscoped_start
 "$w" 60000 & spin=$!
 private_bus_track $spin
-gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
-        -m org.periscope.Profiler1.Record \
-        "{'pids': <[$spin]>, 'duration-ms': <uint32 1000>, 'unwind': <'fp'>, 'debuginfod': <true>}" 3 3>"$TEST_TMP/b.syscap" \
-        >/dev/null || fail "B: Record refused the debuginfod option"
-for _ in $(seq 300); do
-        grep -q "^GET /buildid/$build_id" "$TEST_TMP/server.log" && break
-        sleep 0.1
-done
-grep -q "^GET /buildid/$build_id" "$TEST_TMP/server.log" || fail "B: the symbolize stage did not ask the debuginfod server"
+record_debuginfod $spin "$TEST_TMP/b.syscap" || fail "B: Record refused the debuginfod option"
+wait_for 30 grep -q "^GET /buildid/$build_id" "$TEST_TMP/server.log" ||
+        fail "B: the symbolize stage did not ask the debuginfod server"
 # while it finishes, a new recording is refused: it would hold the exit
 refused_while_stopping() {
         if gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \

@@ -340,6 +340,20 @@ static int verify_threads(int fd, const Client *c, int n_threads, int n_marks, u
         return failures ? 1 : 0;
 }
 
+/* Starts collector-client's "threads T M" on a new control socket of srv. */
+static int threads_client_start(ControlServer *srv, const char *client_path, int n_threads, int n_marks, Client *c) {
+        int cfd;
+        if (control_server_open_fd(srv, &cfd) < 0)
+                return -1;
+        char nt[16], nm[16];
+        snprintf(nt, sizeof(nt), "%d", n_threads);
+        snprintf(nm, sizeof(nm), "%d", n_marks);
+        char *argv[] = { (char *) client_path, (char *) "threads", nt, nm, NULL };
+        client_start(c, cfd, argv);
+        close(cfd);
+        return 0;
+}
+
 static int test_threads(const char *client_path) {
         const int n_threads = 4, n_marks = 5000;
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
@@ -360,17 +374,9 @@ static int test_threads(const char *client_path) {
                 fprintf(stderr, "control_server_new: %s\n", strerror(-r));
                 return 1;
         }
-        int cfd;
-        if (control_server_open_fd(srv, &cfd) < 0)
-                return 1;
-
-        char nt[16], nm[16];
-        snprintf(nt, sizeof(nt), "%d", n_threads);
-        snprintf(nm, sizeof(nm), "%d", n_marks);
-        char *argv[] = { (char *) client_path, (char *) "threads", nt, nm, NULL };
         Client c;
-        client_start(&c, cfd, argv);
-        close(cfd);
+        if (threads_client_start(srv, client_path, n_threads, n_marks, &c) < 0)
+                return 1;
         run_until_done(e, srv, &c, 1);
         client_parse(&c);
 
@@ -437,26 +443,46 @@ static int64_t read_rate_marks(int fd, const Client *c) {
         return count;
 }
 
-static int test_rate(const char *client_path) {
-        const int n = 100000;
-        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        FILE *tmp = NULL;
-        int fd = -1;
+/* A control server on a new temporary capture, and the rate client
+ * sending n marks to it. */
+typedef struct RateRun {
+        sd_event *e;
+        FILE *tmp;
+        int fd;
         CaptureWriter *w;
-        CounterIdAllocator ids = {};
+        CounterIdAllocator ids;
         ControlServer *srv;
         Client c;
-        if (server_tmp_new(&e, &tmp, &fd, &w, &ids, &srv) < 0 || rate_client_start(srv, client_path, n, &c) < 0)
-                return 1;
-        run_until_done(e, srv, &c, 1);
-        client_parse(&c);
-        control_server_free(srv);
-        capture_writer_flush(w);
-        capture_writer_free(w);
+} RateRun;
 
-        int64_t count = read_rate_marks(fd, &c);
-        fclose(tmp);
-        double secs = (double) (c.end - c.start) / 1e9;
+static int rate_run_start(RateRun *x, const char *client_path, int n) {
+        *x = (RateRun){ .fd = -1 };
+        if (server_tmp_new(&x->e, &x->tmp, &x->fd, &x->w, &x->ids, &x->srv) < 0 ||
+            rate_client_start(x->srv, client_path, n, &x->c) < 0)
+                return -1;
+        return 0;
+}
+
+/* Closes the server and the capture: the marks that arrived, checked. */
+static int64_t rate_run_finish(RateRun *x) {
+        control_server_free(x->srv);
+        capture_writer_flush(x->w);
+        capture_writer_free(x->w);
+        int64_t count = read_rate_marks(x->fd, &x->c);
+        fclose(x->tmp);
+        sd_event_unref(x->e);
+        return count;
+}
+
+static int test_rate(const char *client_path) {
+        const int n = 100000;
+        RateRun x;
+        if (rate_run_start(&x, client_path, n) < 0)
+                return 1;
+        run_until_done(x.e, x.srv, &x.c, 1);
+        client_parse(&x.c);
+        int64_t count = rate_run_finish(&x);
+        double secs = (double) (x.c.end - x.c.start) / 1e9;
         printf("rate: %" PRId64 " of %d marks arrived, sent in %.2f s (%.0f per second)\n", count, n, secs, n / secs);
         if (count != n)
                 fail("%" PRId64 " of %d marks arrived", count, n);
@@ -473,25 +499,22 @@ static void on_backlog_drained(void *userdata) {
  * is done, and every frame reaches the capture in order. */
 static int test_backlog(const char *client_path) {
         const int n = 20000;
-        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        FILE *tmp = NULL;
-        int fd = -1;
-        CaptureWriter *w;
-        CounterIdAllocator ids = {};
-        ControlServer *srv;
-        Client c;
-        if (server_tmp_new(&e, &tmp, &fd, &w, &ids, &srv) < 0 || rate_client_start(srv, client_path, n, &c) < 0)
+        RateRun x;
+        if (rate_run_start(&x, client_path, n) < 0)
                 return 1;
+        sd_event *e = x.e;
+        ControlServer *srv = x.srv;
+        Client *c = &x.c;
         /* the loop runs until the ring is there, then not while the client writes */
         int64_t deadline = now_monotonic_ns() + 30 * 1000000000ll;
         while (control_server_get_n_rings(srv) == 0 && now_monotonic_ns() < deadline)
                 CHECK(sd_event_run(e, 20000) >= 0);
         CHECK(control_server_get_n_rings(srv) == 1);
-        while (!c.exited && now_monotonic_ns() < deadline) {
-                client_poll(&c);
+        while (!c->exited && now_monotonic_ns() < deadline) {
+                client_poll(c);
                 usleep(10000);
         }
-        client_parse(&c);
+        client_parse(c);
 
         control_server_close(srv);
         uint64_t backlog = control_server_get_backlog(srv);
@@ -506,12 +529,7 @@ static int test_backlog(const char *client_path) {
         CHECK(drained);
         CHECK(control_server_get_n_rings(srv) == 0);
         CHECK(control_server_get_backlog(srv) == 0);
-        control_server_free(srv);
-        capture_writer_flush(w);
-        capture_writer_free(w);
-
-        int64_t count = read_rate_marks(fd, &c);
-        fclose(tmp);
+        int64_t count = rate_run_finish(&x);
         printf("backlog: %.2f MiB left in the ring at the close, drained in %u loop iterations; %" PRId64
                " of %d marks arrived\n", backlog / 1048576.0, iterations, count, n);
         if (count != n)
@@ -561,15 +579,8 @@ static int test_hostile(const char *client_path) {
                 client_start(&clients[i], cfd, argv);
                 close(cfd);
         }
-        int cfd;
-        if (control_server_open_fd(srv, &cfd) < 0)
+        if (threads_client_start(srv, client_path, n_threads, n_marks, &clients[3]) < 0)
                 return 1;
-        char nt[16], nm[16];
-        snprintf(nt, sizeof(nt), "%d", n_threads);
-        snprintf(nm, sizeof(nm), "%d", n_marks);
-        char *argv[] = { (char *) client_path, (char *) "threads", nt, nm, NULL };
-        client_start(&clients[3], cfd, argv);
-        close(cfd);
 
         run_until_done(e, srv, clients, 4);
         for (int i = 0; i < 4; i++)

@@ -8,11 +8,8 @@
 : "${PERISCOPE:?}" "${SRCDIR:?}"
 w=$TEST_TMP/entry
 gcc -O2 -g -fno-omit-frame-pointer -nostartfiles -o "$w" "$SRCDIR/workload-entry.c" || fail "cannot build the workload (gcc)"
-private_bus_start
-periscoped_start
 cap=$TEST_TMP/entry.syscap
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- "$w" 1500 >"$TEST_TMP/record.out" 2>&1 ||
-        { cat "$TEST_TMP/record.out"; fail "record failed"; }
+record_to "$cap" "$w" 1500
 "$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/folded" || fail "report failed"
 "$PYTHON" - "$TEST_TMP/folded" <<'PY' || fail "stacks of a program whose outermost frame is _start"
 import sys
