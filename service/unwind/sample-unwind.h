@@ -25,8 +25,13 @@
 #include "unwind-tables.h"
 #include "unwinder.h"
 
-/* Register mask the DWARF path asks perf for: PERF_REG_X86_BP, SP, IP. */
-#define SAMPLE_UNWIND_REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
+/* Register mask the DWARF path asks perf for (perf-regs.h): x86-64 bp, sp,
+ * ip; aarch64 x29, x30, sp, pc. */
+#define SAMPLE_UNWIND_REGS_MASK PERF_REGS_UNWIND_MASK
+
+/* The unwinder's registers of a sample (the sampled architecture is the
+ * daemon's: aarch64 adds LR and strips PAC bits, docs/unwinding.md). */
+bool sample_unwind_regs(const PerfSample *s, UnwindRegs *ret);
 
 /* Bytes of queued stack copies beyond which the queue is full: the caller
  * keeps further samples elsewhere (the recording's spill) instead of
