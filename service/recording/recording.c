@@ -1142,6 +1142,12 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
                 recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
                 goto fail;
         }
+        /* the architecture the addresses belong to (docs/capture-format.md) */
+        r_ = capture_writer_add_machine(r->writer, r->start_time);
+        if (r_ < 0) {
+                recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
+                goto fail;
+        }
         r_ = recording_arm_perf(r, error);
         if (r_ < 0)
                 goto fail;
