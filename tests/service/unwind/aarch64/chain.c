@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chain: the aarch64 unwinder's vector program. main → f3 → f2 (alloca) →
- * f1 → leaf, a call-free leaf that builds no frame: its return address stays
- * in x30 (LR) while it runs. make-vectors.sh stops it at `leaf_loop` (inside
+ * f1 (with mix inlined) → leaf, a call-free leaf that builds no frame: its
+ * return address stays in x30 (LR) while it runs. make-vectors.sh stops it at `leaf_loop` (inside
  * the leaf) and at `handler_leaf` (a leaf in the handler of a timer signal
  * that interrupted the call-free leaf spin_leaf). */
 #include <alloca.h>
@@ -23,10 +23,15 @@ NOINLINE uint64_t leaf(uint64_t x) {
         return x;
 }
 
-NOINLINE uint64_t f1(uint64_t v) {
+/* inlined into f1: the symbolizer's inline frame (f1 → mix → leaf) */
+static inline __attribute__((always_inline)) uint64_t mix(uint64_t v) {
         uint64_t r = leaf(v);
         sink = r;
         return r ^ v;
+}
+
+NOINLINE uint64_t f1(uint64_t v) {
+        return mix(v) + 1;
 }
 
 NOINLINE uint64_t f2(uint64_t v, size_t n) {
