@@ -916,6 +916,11 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 cfg.sample_stack_user = r->options.stack_size;
                 cfg.exclude_callchain_user = true;
                 cfg.ring_pages = 1024;
+        } else if (SAMPLE_UNWIND_FP_NEEDS_REGS) {
+                /* aarch64: LR and what finds the leaf's row, for the leaf's
+                 * caller the frame-pointer chain skips (sample-stack.h) */
+                cfg.sample_type |= PERF_SAMPLE_REGS_USER;
+                cfg.sample_regs_user = SAMPLE_UNWIND_REGS_MASK;
         }
         SamplePumpSetup pump = {
                 .event = r->event,

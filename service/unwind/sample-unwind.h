@@ -29,6 +29,15 @@
  * ip; aarch64 x29, x30, sp, pc. */
 #define SAMPLE_UNWIND_REGS_MASK PERF_REGS_UNWIND_MASK
 
+/* Whether frame-pointer mode samples those registers too: on aarch64 a
+ * leaf that has not stored its frame record keeps its caller in LR only
+ * (sample-stack.h). */
+#if defined(__aarch64__)
+#define SAMPLE_UNWIND_FP_NEEDS_REGS 1
+#else
+#define SAMPLE_UNWIND_FP_NEEDS_REGS 0
+#endif
+
 /* The unwinder's registers of a sample (the sampled architecture is the
  * daemon's: aarch64 adds LR and strips PAC bits, docs/unwinding.md). */
 bool sample_unwind_regs(const PerfSample *s, UnwindRegs *ret);
