@@ -12,8 +12,7 @@
  * the leaf when the leaf's row says the return address is still in LR. A
  * file whose table is not decided yet is asked for, and its samples keep
  * the kernel's chain until it comes. */
-static size_t fp_leaf_fixup(const SampleStackContext *ctx, const PerfSample *s, uint64_t *addrs, size_t n,
-                            size_t max) {
+static size_t fp_leaf_fixup(const SampleStackContext *ctx, const PerfSample *s, uint64_t *addrs, size_t n, size_t max) {
         const ProcessMapping *m;
         const UnwindTable *table;
         const UnwindRow *row;
@@ -22,8 +21,7 @@ static size_t fp_leaf_fixup(const SampleStackContext *ctx, const PerfSample *s, 
         size_t u = 0;
         bool known;
 
-        if (!ctx->tables || !ctx->maps || n >= max || !sample_unwind_regs(s, &regs) ||
-            regs.arch != UNWIND_ARCH_AARCH64)
+        if (!ctx->tables || !ctx->maps || n >= max || !sample_unwind_regs(s, &regs) || regs.arch != UNWIND_ARCH_AARCH64)
                 return n;
         /* the leaf: the first address after the user marker, the sampled pc */
         while (u < n && addrs[u] != CAPTURE_CONTEXT_USER)

@@ -109,13 +109,9 @@ bool sample_unwind_regs(const PerfSample *s, UnwindRegs *ret) {
         if (!has_user_regs(s) || !perf_regs_pick(PERF_REGS_UNWIND_MASK, s->regs, s->n_regs, &r))
                 return false;
         *ret = (UnwindRegs) {
-                .ip = r.ip,
-                .sp = r.sp,
-                .fp = r.fp,
-                .lr = r.lr,
+                .ip = r.ip, .sp = r.sp, .fp = r.fp, .lr = r.lr,
 #if defined(__aarch64__)
-                .arch = UNWIND_ARCH_AARCH64,
-                .pac_mask = UNWIND_AARCH64_PAC_MASK_VA48,
+                .arch = UNWIND_ARCH_AARCH64, .pac_mask = UNWIND_AARCH64_PAC_MASK_VA48,
 #else
                 .arch = UNWIND_ARCH_X86_64,
 #endif

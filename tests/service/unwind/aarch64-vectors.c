@@ -156,7 +156,10 @@ bool finder_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_
 }
 
 UnwindRegs vector_regs(const Vector *v) {
-        return (UnwindRegs) { .ip = v->pc, .sp = v->sp, .fp = v->x29, .lr = v->x30, .arch = UNWIND_ARCH_AARCH64,
-                              .pac_mask = UNWIND_AARCH64_PAC_MASK_VA48 };
+        return (UnwindRegs) { .ip = v->pc,
+                             .sp = v->sp,
+                             .fp = v->x29,
+                             .lr = v->x30,
+                             .arch = UNWIND_ARCH_AARCH64,
+                             .pac_mask = UNWIND_AARCH64_PAC_MASK_VA48 };
 }
-

@@ -53,10 +53,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         UnwindRegs r = { .ip = regs[0], .sp = regs[1], .fp = regs[2] };
                         if (table.arch == UNWIND_ARCH_AARCH64) {
                                 /* LR from the bits the other registers leave */
-                                r = (UnwindRegs) { .ip = regs[0], .sp = regs[1], .fp = regs[2], .lr = regs[0] ^ regs[2],
-                                                   .arch = UNWIND_ARCH_AARCH64, .pac_mask = UNWIND_AARCH64_PAC_MASK_VA48 };
+                                r = (UnwindRegs) { .ip = regs[0],
+                                                  .sp = regs[1],
+                                                  .fp = regs[2],
+                                                  .lr = regs[0] ^ regs[2],
+                                                  .arch = UNWIND_ARCH_AARCH64,
+                                                  .pac_mask = UNWIND_AARCH64_PAC_MASK_VA48 };
                                 uint64_t caller;
-                                const UnwindRow *row = r.ip >= MODULE_BASE ? unwind_table_lookup(&table, r.ip - MODULE_BASE) : NULL;
+                                const UnwindRow *row =
+                                        r.ip >= MODULE_BASE ? unwind_table_lookup(&table, r.ip - MODULE_BASE) : NULL;
                                 (void) unwinder_fp_leaf_caller(&r, row, &caller);
                         }
                         UnwindStack st = { .base = r.sp, .data = data, .size = size };

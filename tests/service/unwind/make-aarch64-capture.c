@@ -21,13 +21,13 @@
 #include "capture.h"
 
 #define PID 4242
-#define MUST(expr)                                                                                       \
-        do {                                                                                             \
-                int _r = (expr);                                                                         \
-                if (_r < 0) {                                                                            \
-                        fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, strerror(-_r));    \
-                        exit(1);                                                                         \
-                }                                                                                        \
+#define MUST(expr)                                                                                                     \
+        do {                                                                                                           \
+                int _r = (expr);                                                                                       \
+                if (_r < 0) {                                                                                          \
+                        fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, strerror(-_r));                  \
+                        exit(1);                                                                                       \
+                }                                                                                                      \
         } while (0)
 
 /* Where a file of the vectors lived on the arm64 machine. */
@@ -119,7 +119,11 @@ int main(int argc, char **argv) {
                 const char *path = recorded_path(v0->maps[i].file);
                 bool program = strcmp(v0->maps[i].file, file) == 0;
                 MUST(capture_writer_add_map(w, t0, -1, PID, start, end, 0, 1000 + i, path));
-                SymbolMapping m = { .pid = PID, .start = start, .end = end, .path = path, .method = "pinned",
+                SymbolMapping m = { .pid = PID,
+                                    .start = start,
+                                    .end = end,
+                                    .path = path,
+                                    .method = "pinned",
                                     .verdict = program ? "inode+build-id match" : "no build-id",
                                     .build_id = program ? build_id : NULL,
                                     .flags = program ? SYMBOL_MAPPING_VERIFIED : 0 };
@@ -156,7 +160,8 @@ int main(int argc, char **argv) {
                 }
         }
         for (size_t j = 0; j < n_seen; j++)
-                MUST(symbol_table_builder_add_unresolved(b, PID, seen[j], seen[j] + 1, "no symbol covers this address"));
+                MUST(symbol_table_builder_add_unresolved(b, PID, seen[j], seen[j] + 1,
+                                                         "no symbol covers this address"));
         MUST(symbol_table_builder_write(b, w, t + 1000000));
         MUST(capture_writer_flush(w));
         capture_writer_free(w);

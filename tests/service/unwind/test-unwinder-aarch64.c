@@ -68,7 +68,8 @@ static void check_vector(const char *dir, const char *name, const char *where, c
                         /* a return address names the call before it; the sampled
                          * pc and the pc a signal frame restores are exact */
                         uint64_t a = exact ? frames[i] : frames[i] - 1;
-                        got = m && strcmp(m->file, file) == 0 ? program_name(&p, a - m->start + m->pgoff) : "(elsewhere)";
+                        got = m && strcmp(m->file, file) == 0 ? program_name(&p, a - m->start + m->pgoff)
+                                                              : "(elsewhere)";
                         /* the handler returns to the trampoline itself; the byte
                          * before it is the nop a backtrace looks up (no symbol) */
                         if (m && strcmp(got, "??") == 0)
@@ -97,8 +98,9 @@ static void check_vector(const char *dir, const char *name, const char *where, c
                 if (strcmp(name, "fp") == 0) {
                         /* the chain gives leaf, f2, f3, main: f1 missing, the seed's problem */
                         CHECK_MSG(fp_res.n_frames >= 4 && fp_frames[1] == v.expect[2] && fp_frames[2] == v.expect[3] &&
-                                  fp_frames[3] == v.expect[4],
-                                  "fp: the frame-pointer chain is not leaf, f2, f3, main (%zu frames)", fp_res.n_frames);
+                                          fp_frames[3] == v.expect[4],
+                                  "fp: the frame-pointer chain is not leaf, f2, f3, main (%zu frames)",
+                                  fp_res.n_frames);
                         CHECK(caller != fp_frames[1]);
                 }
         }
@@ -108,7 +110,7 @@ static void check_vector(const char *dir, const char *name, const char *where, c
 
 static const char *const leaf_chain[] = { "leaf", "f1", "f2", "f3", "main", NULL };
 static const char *const signal_chain[] = { "handler_leaf", "on_signal", "__kernel_rt_sigreturn", "spin_leaf", "spin",
-                                            "main", NULL };
+                                            "main",         NULL };
 
 TEST(no_frame_pointer_leaf) {
         check_vector(AARCH64_VECTORS, "nofp", "leaf", leaf_chain);

@@ -55,6 +55,7 @@ __asm__(".text\n.balign 16\nnop\n.globl __kernel_rt_sigreturn\n.type __kernel_rt
         "__kernel_rt_sigreturn:\nmov x8, #139\nsvc #0\n.size __kernel_rt_sigreturn, . - __kernel_rt_sigreturn\n");
 void __kernel_rt_sigreturn(void);
 
+/* the kernel's: flags 0x04000000 is SA_RESTORER */
 struct kernel_sigaction {
         void (*handler)(int);
         unsigned long flags;
@@ -89,8 +90,7 @@ NOINLINE uint64_t spin(uint64_t v) {
 
 int main(int argc, char **argv) {
         (void) argv;
-        struct kernel_sigaction sa = { .handler = on_signal, .flags = 0x04000000 /* SA_RESTORER */,
-                                       .restorer = __kernel_rt_sigreturn };
+        struct kernel_sigaction sa = { .handler = on_signal, .flags = 0x04000000, .restorer = __kernel_rt_sigreturn };
         if (syscall(SYS_rt_sigaction, SIGALRM, &sa, NULL, sizeof(sa.mask)) < 0)
                 return 1;
         sink = f3((uint64_t) argc);
