@@ -128,17 +128,22 @@ static void test_real_binaries(void) {
                 if (r == 0) {
                         CHECK_MSG(unwind_table_validate(ablob, asize, &t, &reason) == 0, "aarch64 table: %s", reason);
                         CHECK(t.arch == UNWIND_ARCH_AARCH64);
-                        CHECK_MSG(st.rows_unsupported == 0, "%u unsupported rows in the PAC build", st.rows_unsupported);
+                        CHECK_MSG(st.rows_unsupported == 0, "%u unsupported rows in the PAC build",
+                                  st.rows_unsupported);
                         CHECK_MSG(st.rows_signal == 1, "no row for its __kernel_rt_sigreturn");
                         bool leaf = false, sig = false;
                         for (uint32_t i = 0; i < t.n_rows; i++) {
                                 const UnwindRow *a = &t.rows[i];
-                                leaf = leaf || (a->cfa == UNWIND_RULE(UNWIND_CFA_REG_OFFSET, UNWIND_REG_SP) &&
-                                                a->cfa_offset == 0 && a->ra == UNWIND_RULE(UNWIND_SAVED_SAME, UNWIND_REG_LR));
+                                leaf = leaf ||
+                                       (a->cfa == UNWIND_RULE(UNWIND_CFA_REG_OFFSET, UNWIND_REG_SP) &&
+                                        a->cfa_offset == 0 && a->ra == UNWIND_RULE(UNWIND_SAVED_SAME, UNWIND_REG_LR));
                                 if (a->flags & UNWIND_ROW_SIGNAL_FRAME)
-                                        sig = a->cfa == UNWIND_RULE(UNWIND_CFA_DEREF, UNWIND_REG_SP) && a->cfa_offset == 560 &&
-                                              a->ra == UNWIND_RULE(UNWIND_SAVED_AT_REG, UNWIND_REG_SP) && a->ra_offset == 568 &&
-                                              a->fp == UNWIND_RULE(UNWIND_SAVED_AT_REG, UNWIND_REG_SP) && a->fp_offset == 544;
+                                        sig = a->cfa == UNWIND_RULE(UNWIND_CFA_DEREF, UNWIND_REG_SP) &&
+                                              a->cfa_offset == 560 &&
+                                              a->ra == UNWIND_RULE(UNWIND_SAVED_AT_REG, UNWIND_REG_SP) &&
+                                              a->ra_offset == 568 &&
+                                              a->fp == UNWIND_RULE(UNWIND_SAVED_AT_REG, UNWIND_REG_SP) &&
+                                              a->fp_offset == 544;
                         }
                         CHECK_MSG(leaf, "no aarch64 leaf row (CFA = SP, return address in LR)");
                         CHECK_MSG(sig, "the aarch64 signal row is not the rt_sigframe's sigcontext");
@@ -148,10 +153,11 @@ static void test_real_binaries(void) {
                 r = compile_path("/usr/aarch64-linux-gnu/lib/libc.so.6", &ablob, &asize, &st);
                 CHECK_MSG(r == 0, "compiling arm64 libc (libc6-arm64-cross): %s", strerror(-r));
                 if (r == 0) {
-                        CHECK_MSG(unwind_table_validate(ablob, asize, &t, &reason) == 0, "arm64 libc table: %s", reason);
+                        CHECK_MSG(unwind_table_validate(ablob, asize, &t, &reason) == 0, "arm64 libc table: %s",
+                                  reason);
                         CHECK_MSG(st.rows > 1000, "arm64 libc table has only %u rows", st.rows);
-                        CHECK_MSG(st.rows_unsupported * 100 < st.rows, "too many unsupported rows in arm64 libc: %u of %u",
-                                  st.rows_unsupported, st.rows);
+                        CHECK_MSG(st.rows_unsupported * 100 < st.rows,
+                                  "too many unsupported rows in arm64 libc: %u of %u", st.rows_unsupported, st.rows);
                         printf("arm64 libc: %u rows, %u unsupported\n", st.rows, st.rows_unsupported);
                 }
         }
