@@ -21,7 +21,8 @@ static size_t fp_leaf_fixup(const SampleStackContext *ctx, const PerfSample *s, 
         size_t u = 0;
         bool known;
 
-        if (!ctx->tables || !ctx->maps || n >= max || !sample_unwind_regs(s, &regs) || regs.arch != UNWIND_ARCH_AARCH64)
+        if (!ctx->tables || !ctx->maps || n >= max || !sample_unwind_regs(s, ctx->maps, &regs) ||
+            regs.arch != UNWIND_ARCH_AARCH64)
                 return n;
         /* the leaf: the first address after the user marker, the sampled pc */
         while (u < n && addrs[u] != CAPTURE_CONTEXT_USER)

@@ -103,19 +103,24 @@ static bool has_user_regs(const PerfSample *s) {
         return s->regs_abi == PERF_SAMPLE_REGS_ABI_64 && s->n_regs == PERF_REGS_UNWIND_N && s->regs;
 }
 
-bool sample_unwind_regs(const PerfSample *s, UnwindRegs *ret) {
+uint64_t sample_unwind_pac_mask(const ProcessMaps *maps, int32_t pid) {
+        size_t n = 0;
+        const ProcessMapping *m = maps ? process_maps_get(maps, pid, &n) : NULL;
+
+        /* sorted by start: the last mapping ends highest */
+        return n > 0 && m[n - 1].end > (1ull << 48) ? UNWIND_AARCH64_PAC_MASK_VA52 : UNWIND_AARCH64_PAC_MASK_VA48;
+}
+
+bool sample_unwind_regs(const PerfSample *s, const ProcessMaps *maps, UnwindRegs *ret) {
         PerfUnwindRegs r;
 
         if (!has_user_regs(s) || !perf_regs_pick(PERF_REGS_UNWIND_MASK, s->regs, s->n_regs, &r))
                 return false;
-        *ret = (UnwindRegs) {
-                .ip = r.ip, .sp = r.sp, .fp = r.fp, .lr = r.lr,
+        *ret = (UnwindRegs) { .ip = r.ip, .sp = r.sp, .fp = r.fp, .lr = r.lr, .arch = UNWIND_ARCH_X86_64 };
 #if defined(__aarch64__)
-                .arch = UNWIND_ARCH_AARCH64, .pac_mask = UNWIND_AARCH64_PAC_MASK_VA48,
-#else
-                .arch = UNWIND_ARCH_X86_64,
+        ret->arch = UNWIND_ARCH_AARCH64;
+        ret->pac_mask = sample_unwind_pac_mask(maps, (int32_t) s->pid);
 #endif
-        };
         return true;
 }
 
@@ -133,7 +138,7 @@ static bool build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, bool 
                 n = kernel_part(s, addrs, max / 2);
 
         UnwindRegs regs;
-        if (sample_unwind_regs(s, &regs) && n + 2 <= max) {
+        if (sample_unwind_regs(s, maps, &regs) && n + 2 <= max) {
                 UnwindStack stack = { .base = regs.sp, .data = s->stack,
                                       .size = s->stack ? (size_t) s->stack_dyn_size : 0 };
                 Lookup l = { .tables = u->tables, .owner = u->owner, .maps = maps, .pid = (int32_t) s->pid, .time = (int64_t) s->time,

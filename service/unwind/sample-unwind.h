@@ -39,8 +39,13 @@
 #endif
 
 /* The unwinder's registers of a sample (the sampled architecture is the
- * daemon's: aarch64 adds LR and strips PAC bits, docs/unwinding.md). */
-bool sample_unwind_regs(const PerfSample *s, UnwindRegs *ret);
+ * daemon's: aarch64 adds LR and the PAC mask of sample_unwind_pac_mask(),
+ * docs/unwinding.md). maps may be NULL (then the 48-bit mask). */
+bool sample_unwind_regs(const PerfSample *s, const ProcessMaps *maps, UnwindRegs *ret);
+
+/* The aarch64 PAC bits of pid's return addresses: above a 48-bit address
+ * space, or above a 52-bit one when pid has code mapped above 2^48. */
+uint64_t sample_unwind_pac_mask(const ProcessMaps *maps, int32_t pid);
 
 /* Bytes of queued stack copies beyond which the queue is full: the caller
  * keeps further samples elsewhere (the recording's spill) instead of
