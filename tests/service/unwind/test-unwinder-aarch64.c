@@ -8,8 +8,10 @@
  * build, a pointer-authentication build (signed return addresses on the
  * stack; gdb over qemu 7.2 knows no PAC mask and stops at the first signed
  * one, so past it the names are the check), and a signal frame that
- * interrupted a leaf. Also the frame-pointer mode's leaf fix-up.
+ * interrupted a leaf. Also the frame-pointer mode's leaf fix-up, and the
+ * sandboxed helper compiling the same table (PERISCOPE_HELPER).
  * The vectors' folder is AARCH64_VECTORS (meson). */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +19,10 @@
 
 #include "aarch64-vectors.h"
 #include "basic.h"
+#include "helper-client.h"
 #include "protocol.h"
 #include "test-check.h"
+#include "unwind-compile.h"
 
 /* Unwinds vector NAME-WHERE over program chain-NAME and checks gdb's pcs
  * (PAC bits stripped) and the names through main. */
@@ -134,6 +138,44 @@ TEST(frame_pointer_signal) {
 
 TEST(pac_signal) {
         check_vector(AARCH64_VECTORS, "pac", "signal", signal_chain);
+}
+
+/* The sandboxed helper (bwrap) compiles the aarch64 programs' tables byte
+ * for byte as the in-process compiler does, and they validate. */
+TEST(helper_compiles_aarch64) {
+        HelperClient *helper = NULL;
+        int r = helper_client_new(&(HelperClientConfig) {}, &helper);
+
+        CHECK_MSG(r >= 0, "cannot start the helper: %s", strerror(-r));
+        if (r < 0)
+                return;
+        static const char *const names[] = { "chain-nofp", "chain-fp", "chain-pac" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                const char *name = names[i];
+                _cleanup_free_ char *path = NULL, *why = NULL;
+                _cleanup_free_ void *blob = NULL, *local = NULL;
+                _cleanup_close_ int fd = -1;
+                size_t size = 0, local_size = 0;
+                UnwindTable t;
+                const char *reason = NULL;
+
+                if (asprintf(&path, "%s/%s", AARCH64_VECTORS, name) < 0)
+                        abort();
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                CHECK_MSG(fd >= 0, "%s: %m", path);
+                if (fd < 0)
+                        continue;
+                r = helper_client_compile_unwind(helper, fd, NULL, 0, &blob, &size, &why);
+                CHECK_MSG(r >= 0, "the helper did not compile %s: %s", name, why ? why : strerror(-r));
+                if (r < 0)
+                        continue;
+                CHECK_MSG(unwind_table_validate(blob, size, &t, &reason) == 0 && t.arch == UNWIND_ARCH_AARCH64,
+                          "%s: the helper's table: %s", name, reason ? reason : "not aarch64");
+                CHECK(unwind_compile_fd(fd, &local, &local_size, NULL) == 0);
+                CHECK_MSG(local && size == local_size && memcmp(blob, local, size) == 0,
+                          "%s: the helper's table differs from the in-process one", name);
+        }
+        helper_client_free(helper);
 }
 
 int main(int argc, char **argv) {
