@@ -96,9 +96,26 @@ static void check_vector(const char *dir, const char *name, const char *where, c
                 const UnwindRow *row = m ? unwind_table_lookup(&p.table, v.pc - m->start + m->pgoff) : NULL;
 
                 unwinder_unwind_fp(&regs, &stack, fp_frames, ELEMENTSOF(fp_frames), &fp_res);
-                CHECK_MSG(unwinder_fp_leaf_caller(&regs, row, &caller), "%s: the leaf's row does not say LR", name);
+                CHECK_MSG(unwinder_fp_leaf_caller(&regs, row, true, fp_res.n_frames > 1 ? fp_frames[1] : 0, &caller),
+                          "%s: the leaf's row does not say LR", name);
                 CHECK_MSG(caller == (v.expect[1] & ~UNWIND_AARCH64_PAC_MASK_VA48), "%s: the leaf's caller is %#" PRIx64,
                           name, caller);
+                /* without CFI at the leaf, in a file that has a table: perf's
+                 * guess, LR when it is not what the chain has next */
+                uint64_t guessed = 0;
+                CHECK_MSG(
+                        unwinder_fp_leaf_caller(&regs, NULL, true, fp_res.n_frames > 1 ? fp_frames[1] : 0, &guessed) &&
+                                guessed == caller,
+                        "%s: no guess without CFI", name);
+                /* ... but none in code without any table (JIT code), nor where
+                 * LR is what the chain has, nor where the row says it was saved */
+                CHECK(!unwinder_fp_leaf_caller(&regs, NULL, false, fp_res.n_frames > 1 ? fp_frames[1] : 0, &guessed));
+                CHECK(!unwinder_fp_leaf_caller(&regs, NULL, true, caller, &guessed));
+                UnwindRow saved = { .cfa = UNWIND_RULE(UNWIND_CFA_REG_OFFSET, UNWIND_REG_SP),
+                                    .cfa_offset = 16,
+                                    .ra = UNWIND_RULE(UNWIND_SAVED_AT_CFA, 0),
+                                    .ra_offset = -8 };
+                CHECK(!unwinder_fp_leaf_caller(&regs, &saved, true, 0, &guessed));
                 if (strcmp(name, "fp") == 0) {
                         /* the chain gives leaf, f2, f3, main: f1 missing, the seed's problem */
                         CHECK_MSG(fp_res.n_frames >= 4 && fp_frames[1] == v.expect[2] && fp_frames[2] == v.expect[3] &&
@@ -109,6 +126,50 @@ static void check_vector(const char *dir, const char *name, const char *where, c
                 }
         }
         program_done(&p);
+        free(v.stack);
+}
+
+/* A table with no CFI at all (one NONE row), as the vdso's is outside its
+ * sigreturn row. */
+static const struct {
+        UnwindTableHeader h;
+        UnwindRow rows[1];
+} no_cfi_blob = {
+        .h = { .magic = UNWIND_TABLE_MAGIC,
+               .version = UNWIND_TABLE_VERSION,
+               .arch = UNWIND_ARCH_AARCH64,
+               .row_size = sizeof(UnwindRow),
+               .n_rows = 1 },
+        .rows = { { .start = 0, .cfa = UNWIND_CFA_NONE } },
+};
+
+/* The frame-pointer build's leaf vector over a program whose table has no
+ * CFI: the sampled frame is taken for a leaf (caller = LR, as libdw's
+ * aarch64 fallback does), then the frame records give gdb's chain; without
+ * the guess f1 would be missing. */
+TEST(frame_pointer_leaf_without_cfi) {
+        Vector v;
+        Program p;
+        UnwindTable t;
+        uint64_t frames[64];
+        UnwindResult res;
+        int r = vector_load(AARCH64_VECTORS "/fp-leaf.vec", &v);
+
+        CHECK_MSG(r == 0, "fp-leaf.vec: %s", strerror(-r));
+        if (r < 0)
+                return;
+        CHECK(unwind_table_validate(&no_cfi_blob, sizeof(no_cfi_blob), &t, NULL) == 0);
+        p = (Program) { .table = t, .fd = -1 };
+        snprintf(p.file, sizeof(p.file), "chain-fp");
+        UnwindRegs regs = vector_regs(&v);
+        UnwindStack stack = { .base = v.stack_base, .data = v.stack, .size = v.stack_size };
+        Finder finder = { &v, &p };
+        unwinder_unwind(&regs, &stack, finder_find, &finder, frames, ELEMENTSOF(frames), &res);
+        for (size_t i = 0; i < v.n_expect; i++)
+                CHECK_MSG(i < res.n_frames && frames[i] == v.expect[i], "frame %zu is %#" PRIx64 ", gdb says %#" PRIx64,
+                          i, i < res.n_frames ? frames[i] : 0, v.expect[i]);
+        printf("fp-leaf without CFI: %zu frames, %u by frame records or the leaf guess\n", res.n_frames,
+               res.n_fp_frames);
         free(v.stack);
 }
 
