@@ -7,6 +7,7 @@
 #include "capture-reader.h"
 #include "capture-types.h"
 #include "capture-writer.h"
+#include "machine.h"
 #include "off-cpu-frames.h"
 #include "symbols.h"
 #include "thread-names.h"

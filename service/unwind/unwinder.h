@@ -13,8 +13,17 @@
 #define UNWINDER_MAX_FRAMES 1024
 
 typedef struct UnwindRegs {
-        uint64_t ip, sp, fp;           /* x86-64: rip, rsp, rbp (aarch64 adds lr) */
+        uint64_t ip, sp, fp; /* x86-64: rip, rsp, rbp; aarch64: pc, sp, x29 */
+        uint64_t lr;         /* aarch64: x30 as sampled (the leaf's return address) */
+        UnwindArch arch;     /* 0 or UNWIND_ARCH_X86_64: x86-64; UNWIND_ARCH_AARCH64 */
+        uint64_t pac_mask;   /* aarch64: bits cleared from every return address (PAC) */
 } UnwindRegs;
+
+/* The conservative aarch64 PAC masks: everything above a 48-bit user
+ * address space, or a 52-bit one for a process with code above 2^48
+ * (docs/unwinding.md, "aarch64"). */
+#define UNWIND_AARCH64_PAC_MASK_VA48 (~((1ull << 48) - 1))
+#define UNWIND_AARCH64_PAC_MASK_VA52 (~((1ull << 52) - 1))
 
 /* The copied stack: bytes [base, base + size) of the thread's address space. */
 typedef struct UnwindStack {
@@ -55,6 +64,20 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
  * block), with the same bounds checks. */
 void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64_t *frames, size_t max_frames,
                         UnwindResult *result);
+
+/* aarch64 frame-pointer mode: the leaf's caller that a frame-pointer chain
+ * (the kernel's, or unwinder_unwind_fp()) skips while the leaf at regs->ip
+ * has not stored its return address yet. leaf_row is the row covering
+ * regs->ip in the table of the leaf's file (NULL when the table has none,
+ * or the code has no table); chain_next is the chain's address after the
+ * leaf (0 when none). Returns true with the caller's return address
+ * (regs->lr, PAC bits stripped): where the row says the return address is
+ * still in LR; and, with no CFI for regs->ip in a file that has a table
+ * (file_has_table: the vdso, code written without CFI), where LR differs
+ * from chain_next, as perf's libdw-based leaf fix-up guesses. Code without
+ * any table (JIT code, which keeps frame records) gets no guess. */
+bool unwinder_fp_leaf_caller(const UnwindRegs *regs, const UnwindRow *leaf_row, bool file_has_table,
+                             uint64_t chain_next, uint64_t *ret);
 
 /* "end", "limit", ... for logs and statistics. */
 const char *unwind_stop_to_string(UnwindStop stop);

@@ -33,7 +33,7 @@ clang=$(command -v clang || command -v clang-14 || true)
 
 basic=("$src"/basic/*.c)
 capture=("$src/capture/capture-reader.c" "$src/capture/capture-writer.c" "$src/capture/symbols.c" "$src/capture/thread-names.c"
-         "$src/capture/off-cpu-frames.c")
+         "$src/capture/off-cpu-frames.c" "$src/capture/machine.c")
 h=$src/sandbox-helper
 # the helper's parsing core: every source of the helper but its main()
 helper=()
