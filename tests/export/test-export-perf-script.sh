@@ -13,8 +13,10 @@ record_cpu
 ours=$TEST_TMP/cpu.perf.txt
 "$PERISCOPE" export --format perf-script -o "$ours" "$TEST_TMP/cpu.syscap" || fail "export --format perf-script failed"
 
-# the reference: perf itself on the same workload
-perf record -q -g --sample-cpu -e cpu-clock -o "$TEST_TMP/perf.data" -- "$TEST_TMP/workload-export" 500 \
+# the reference: perf itself on the same workload (-N: no writes to root's
+# shared ~/.debug build-id cache, where another perf at the same time made
+# this perf abort once in build-id.c)
+perf record -N -q -g --sample-cpu -e cpu-clock -o "$TEST_TMP/perf.data" -- "$TEST_TMP/workload-export" 500 \
         >"$TEST_TMP/perf-record.out" 2>&1 || { cat "$TEST_TMP/perf-record.out"; fail "perf record failed"; }
 perf script -i "$TEST_TMP/perf.data" -F comm,pid,tid,cpu,time,period,event,ip,sym,symoff,dso \
         >"$TEST_TMP/real.perf.txt" 2>"$TEST_TMP/perf-script.err" || { cat "$TEST_TMP/perf-script.err"; fail "perf script failed"; }
