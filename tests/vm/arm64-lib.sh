@@ -13,6 +13,8 @@
 #       prints, one a line, the Debian packages that ship the shared
 #       libraries STAGE's programs load (their DT_NEEDED, found in the
 #       sysroot's file list)
+#   arm64_vm_image STAGE
+#       the cached arm64 VM image for STAGE (vm-lib.sh: VM_IMAGE…)
 #   arm64_workloads SOURCE_ROOT OUT LOGDIR
 #       builds the test programs for aarch64 into OUT: deep-nofp (-O2
 #       -fomit-frame-pointer), deep-fp (-fno-omit-frame-pointer: GCC still
@@ -79,4 +81,15 @@ arm64_workloads() {
         for f in deep-nofp deep-fp threads go-chain rust-chain; do
                 readelf -h "$out/$f" | grep >/dev/null 'Machine:.*AArch64' || fail "$out/$f is not an aarch64 ELF"
         done
+}
+
+# arm64_vm_image STAGE: the cached arm64 image (tests/vm/vm-lib.sh) with what
+# STAGE's programs load, Debian's python3 (a workload) and perf (the
+# bench's baseline, bench/run-arm64-bench.sh): one image for both.
+arm64_vm_image() {
+        local packages
+        mapfile -t packages < <(arm64_runtime_packages "$1")
+        [ ${#packages[@]} -ge 3 ] || fail "the installed programs need ${#packages[@]} packages?"
+        vm_arch arm64
+        vm_image "${packages[@]}" python3 linux-perf
 }
