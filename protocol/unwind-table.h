@@ -19,7 +19,7 @@
 
 typedef enum UnwindArch {
         UNWIND_ARCH_X86_64 = 1,
-        UNWIND_ARCH_AARCH64 = 2,         /* format reserved; no compiler/executor yet */
+        UNWIND_ARCH_AARCH64 = 2,
 } UnwindArch;
 
 /* Registers a row can name (4 bits). Architecture-neutral: SP and FP are
@@ -52,7 +52,8 @@ typedef enum UnwindSavedRule {
 } UnwindSavedRule;
 
 /* Row flags. */
-#define UNWIND_ROW_SIGNAL_FRAME 0x01u /* this is a signal trampoline: the caller's IP is exact, not a return address */
+#define UNWIND_ROW_SIGNAL_FRAME 0x01u /* this is a signal trampoline: the caller's IP is exact, not a return address;
+                                       * aarch64: the caller's LR lies 16 bytes below its PC (sigcontext regs[30], sp, pc) */
 #define UNWIND_ROW_FLAGS_KNOWN  0x01u
 
 /* One row: 16 bytes. The rule bytes hold the rule in the low nibble and the

@@ -27,6 +27,31 @@
 #define X86_64_DWARF_RSP 7
 #define X86_64_DWARF_RIP 16
 
+/* DWARF register numbers of the aarch64 ABI: x29 (frame pointer), x30 (link
+ * register, the return address column), sp. */
+#define AARCH64_DWARF_X29 29
+#define AARCH64_DWARF_X30 30
+#define AARCH64_DWARF_SP 31
+
+/* The arm64 signal frame at the SP __kernel_rt_sigreturn runs with:
+ * struct rt_sigframe { siginfo (128 bytes); ucontext, whose uc_mcontext
+ * (struct sigcontext) is at 176 }; sigcontext: fault_address, regs[31], sp,
+ * pc. Linux's vdso carries no CFI for it (disabled since 5.8), so the
+ * compiler writes its row from the symbol. */
+#define AARCH64_SIGCONTEXT 304
+#define AARCH64_SIGCONTEXT_X29 (AARCH64_SIGCONTEXT + 8 + 29 * 8)
+#define AARCH64_SIGCONTEXT_SP (AARCH64_SIGCONTEXT + 8 + 31 * 8)
+#define AARCH64_SIGCONTEXT_PC (AARCH64_SIGCONTEXT_SP + 8)
+
+/* The registers of one architecture's ABI the table names. */
+typedef struct ArchRegs {
+        UnwindArch arch;
+        int sp, fp, ra;              /* DWARF numbers of SP, FP and the return address column */
+} ArchRegs;
+
+static const ArchRegs arch_x86_64 = { UNWIND_ARCH_X86_64, X86_64_DWARF_RSP, X86_64_DWARF_RBP, X86_64_DWARF_RIP };
+static const ArchRegs arch_aarch64 = { UNWIND_ARCH_AARCH64, AARCH64_DWARF_SP, AARCH64_DWARF_X29, AARCH64_DWARF_X30 };
+
 typedef struct Segment {
         uint64_t vaddr, filesz, offset;
 } Segment;
@@ -38,6 +63,7 @@ typedef struct PendingRow {
 
 typedef struct Compiler {
         Elf *elf;
+        const ArchRegs *regs;
         Segment *segments;
         size_t n_segments;
         PendingRow *rows;
@@ -133,15 +159,12 @@ static bool op_breg(const Dwarf_Op *op, int *reg, int64_t *off) {
         return false;
 }
 
-static unsigned dwarf_reg_to_unwind(int dwarf_reg) {
-        switch (dwarf_reg) {
-        case X86_64_DWARF_RSP:
+static unsigned dwarf_reg_to_unwind(const ArchRegs *a, int dwarf_reg) {
+        if (dwarf_reg == a->sp)
                 return UNWIND_REG_SP;
-        case X86_64_DWARF_RBP:
+        if (dwarf_reg == a->fp)
                 return UNWIND_REG_FP;
-        default:
-                return UNWIND_REG_NONE;
-        }
+        return UNWIND_REG_NONE;
 }
 
 static bool is_lit(const Dwarf_Op *op, unsigned *v) {
@@ -154,7 +177,7 @@ static bool is_lit(const Dwarf_Op *op, unsigned *v) {
 
 /* The CFA rule of a row: plain reg+offset, deref, or the PLT expression
  * `rsp + off + ((rip & 15) >= K) << 3` that GCC/binutils emit for .plt. */
-static bool translate_cfa(Dwarf_Frame *frame, UnwindRow *row, UnwindCompileStats *stats) {
+static bool translate_cfa(const ArchRegs *a, Dwarf_Frame *frame, UnwindRow *row, UnwindCompileStats *stats) {
         Dwarf_Op *ops;
         size_t nops;
         int reg, reg2;
@@ -163,19 +186,20 @@ static bool translate_cfa(Dwarf_Frame *frame, UnwindRow *row, UnwindCompileStats
 
         if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops == 0)
                 return false;
-        if (!op_breg(&ops[0], &reg, &off) || !dwarf_reg_to_unwind(reg) || off <= -UNWIND_OFFSET_MAX ||
+        if (!op_breg(&ops[0], &reg, &off) || !dwarf_reg_to_unwind(a, reg) || off <= -UNWIND_OFFSET_MAX ||
             off >= UNWIND_OFFSET_MAX)
                 return false;
         row->cfa_offset = (int32_t) off;
         if (nops == 1) {
-                row->cfa = unwind_rule_pack(UNWIND_CFA_REG_OFFSET, dwarf_reg_to_unwind(reg));
-                return !(reg == X86_64_DWARF_RSP && off <= 0);
+                row->cfa = unwind_rule_pack(UNWIND_CFA_REG_OFFSET, dwarf_reg_to_unwind(a, reg));
+                /* aarch64 leaves: CFA = sp + 0 (checked with the RA rule) */
+                return !(reg == a->sp && (off < 0 || (off == 0 && a->arch != UNWIND_ARCH_AARCH64)));
         }
         if (nops == 2 && ops[1].atom == DW_OP_deref) {
-                row->cfa = unwind_rule_pack(UNWIND_CFA_DEREF, dwarf_reg_to_unwind(reg));
+                row->cfa = unwind_rule_pack(UNWIND_CFA_DEREF, dwarf_reg_to_unwind(a, reg));
                 return true;
         }
-        if (nops == 9 && reg == X86_64_DWARF_RSP && op_breg(&ops[1], &reg2, &off2) &&
+        if (a->arch == UNWIND_ARCH_X86_64 && nops == 9 && reg == X86_64_DWARF_RSP && op_breg(&ops[1], &reg2, &off2) &&
             reg2 == X86_64_DWARF_RIP && off2 == 0 && is_lit(&ops[2], &u) && u == 15 &&
             ops[3].atom == DW_OP_and && is_lit(&ops[4], &k) && k >= 1 && k <= 15 &&
             ops[5].atom == DW_OP_ge && is_lit(&ops[6], &u) && u == 3 && ops[7].atom == DW_OP_shl &&
@@ -190,7 +214,7 @@ static bool translate_cfa(Dwarf_Frame *frame, UnwindRow *row, UnwindCompileStats
 
 /* Where the caller's value of DWARF register regno is; false when the rule
  * cannot be expressed. */
-static bool translate_saved(Dwarf_Frame *frame, int regno, uint8_t *rule, int16_t *offset) {
+static bool translate_saved(const ArchRegs *a, Dwarf_Frame *frame, int regno, uint8_t *rule, int16_t *offset) {
         Dwarf_Op mem[3], *ops;
         size_t nops;
         int reg;
@@ -224,9 +248,9 @@ static bool translate_saved(Dwarf_Frame *frame, int regno, uint8_t *rule, int16_
                 return true;
         }
         /* DW_CFA_expression "bregN off": saved at register N + off. */
-        if (nops == 1 && op_breg(&ops[0], &reg, &off) && dwarf_reg_to_unwind(reg) && off % 8 == 0 &&
+        if (nops == 1 && op_breg(&ops[0], &reg, &off) && dwarf_reg_to_unwind(a, reg) && off % 8 == 0 &&
             off >= INT16_MIN && off <= INT16_MAX) {
-                *rule = unwind_rule_pack(UNWIND_SAVED_AT_REG, dwarf_reg_to_unwind(reg));
+                *rule = unwind_rule_pack(UNWIND_SAVED_AT_REG, dwarf_reg_to_unwind(a, reg));
                 *offset = (int16_t) off;
                 return true;
         }
@@ -237,15 +261,29 @@ static const UnwindRow unsupported_row = { .cfa = UNWIND_CFA_UNSUPPORTED };
 
 /* One row of libdw's CFA table → one table row (UNSUPPORTED when not expressible). */
 static UnwindRow translate_frame(Compiler *c, Dwarf_Frame *frame, bool signal_frame) {
+        const ArchRegs *a = c->regs;
         UnwindRow row = {};
+        bool ok = translate_cfa(a, frame, &row, &c->stats) && translate_saved(a, frame, a->ra, &row.ra, &row.ra_offset);
 
-        if (!translate_cfa(frame, &row, &c->stats) ||
-            !translate_saved(frame, X86_64_DWARF_RIP, &row.ra, &row.ra_offset) ||
-            unwind_rule_kind(row.ra) == UNWIND_SAVED_SAME) {
+        /* aarch64: the return address still in x30 (a leaf, a prologue
+         * before its store) is "same value" of the LR; x86-64 always
+         * pushes it, so "same" there cannot be expressed. */
+        if (ok && unwind_rule_kind(row.ra) == UNWIND_SAVED_SAME) {
+                if (a->arch == UNWIND_ARCH_AARCH64)
+                        row.ra = unwind_rule_pack(UNWIND_SAVED_SAME, UNWIND_REG_LR);
+                else
+                        ok = false;
+        }
+        /* a CFA at SP itself is a leaf's (or aarch64 _start's), which only aarch64 has */
+        if (ok && unwind_rule_kind(row.cfa) == UNWIND_CFA_REG_OFFSET && unwind_rule_reg(row.cfa) == UNWIND_REG_SP &&
+            row.cfa_offset == 0 && unwind_rule_kind(row.ra) != UNWIND_SAVED_SAME &&
+            unwind_rule_kind(row.ra) != UNWIND_SAVED_UNDEFINED)
+                ok = false;
+        if (!ok) {
                 c->stats.rows_unsupported++;
                 return unsupported_row;
         }
-        if (!translate_saved(frame, X86_64_DWARF_RBP, &row.fp, &row.fp_offset)) {
+        if (!translate_saved(a, frame, a->fp, &row.fp, &row.fp_offset)) {
                 /* The caller's frame pointer is lost, the rest still works. */
                 row.fp = unwind_rule_pack(UNWIND_SAVED_UNDEFINED, UNWIND_REG_NONE);
                 row.fp_offset = 0;
@@ -507,6 +545,58 @@ static Elf_Scn *find_section(Elf *elf, const char *name) {
         return NULL;
 }
 
+/* The address of symbol `name` (a function) in .symtab or .dynsym, 0 when none. */
+static uint64_t find_function(Elf *elf, const char *name) {
+        Elf_Scn *scn = NULL;
+
+        while ((scn = elf_nextscn(elf, scn))) {
+                GElf_Shdr mem, *sh = gelf_getshdr(scn, &mem);
+                Elf_Data *data;
+                size_t n;
+
+                if (!sh || (sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM) || sh->sh_entsize == 0)
+                        continue;
+                data = elf_getdata(scn, NULL);
+                if (!data)
+                        continue;
+                n = sh->sh_size / sh->sh_entsize;
+                for (size_t i = 0; i < n; i++) {
+                        GElf_Sym sym_mem, *sym = gelf_getsym(data, (int) i, &sym_mem);
+                        const char *s;
+
+                        if (!sym || sym->st_value == 0 || sym->st_shndx == SHN_UNDEF ||
+                            (GELF_ST_TYPE(sym->st_info) != STT_FUNC && GELF_ST_TYPE(sym->st_info) != STT_NOTYPE))
+                                continue;
+                        s = elf_strptr(elf, sh->sh_link, sym->st_name);
+                        if (s && strcmp(s, name) == 0)
+                                return sym->st_value;
+                }
+        }
+        return 0;
+}
+
+/* aarch64: the signal return trampoline (the vdso's __kernel_rt_sigreturn,
+ * `mov x8, #139; svc #0`, and the nop before it that a handler's return
+ * address minus one falls in) gets a signal-frame row that restores the
+ * interrupted context from the sigcontext at SP, when no CFI covers it. */
+static int push_aarch64_sigreturn(Compiler *c) {
+        uint64_t addr = find_function(c->elf, "__kernel_rt_sigreturn");
+        UnwindRow row = {
+                .cfa = UNWIND_RULE(UNWIND_CFA_DEREF, UNWIND_REG_SP),
+                .ra = UNWIND_RULE(UNWIND_SAVED_AT_REG, UNWIND_REG_SP),
+                .fp = UNWIND_RULE(UNWIND_SAVED_AT_REG, UNWIND_REG_SP),
+                .flags = UNWIND_ROW_SIGNAL_FRAME,
+                .cfa_offset = AARCH64_SIGCONTEXT_SP,
+                .ra_offset = AARCH64_SIGCONTEXT_PC,
+                .fp_offset = AARCH64_SIGCONTEXT_X29,
+        };
+
+        if (addr < 4 || covered_by_eh_frame(c, addr - 4, addr + 8))
+                return 0;
+        c->stats.rows_signal++;
+        return push_row(c, addr - 4, addr + 8, &row);
+}
+
 static int cmp_pending(const void *a, const void *b) {
         const PendingRow *x = a, *y = b;
         if (x->start != y->start)
@@ -569,7 +659,7 @@ static int emit_table(Compiler *c, void **ret_blob, size_t *ret_size) {
         memcpy(blob, &(UnwindTableHeader) {
                 .magic = UNWIND_TABLE_MAGIC,
                 .version = UNWIND_TABLE_VERSION,
-                .arch = UNWIND_ARCH_X86_64,
+                .arch = c->regs->arch,
                 .row_size = sizeof(UnwindRow),
                 .n_rows = (uint32_t) n,
         }, sizeof(UnwindTableHeader));
@@ -588,7 +678,13 @@ static int compile_elf(Elf *elf, void **ret_blob, size_t *ret_size, UnwindCompil
 
         if (elf_kind(elf) != ELF_K_ELF || !(ehdr = gelf_getehdr(elf, &ehdr_mem)))
                 return -ENOEXEC;
-        if (ehdr->e_machine != EM_X86_64 || ehdr->e_ident[EI_CLASS] != ELFCLASS64)
+        if (ehdr->e_ident[EI_CLASS] != ELFCLASS64 || ehdr->e_ident[EI_DATA] != ELFDATA2LSB)
+                return -EPROTONOSUPPORT;
+        if (ehdr->e_machine == EM_X86_64)
+                c.regs = &arch_x86_64;
+        else if (ehdr->e_machine == EM_AARCH64)
+                c.regs = &arch_aarch64;
+        else
                 return -EPROTONOSUPPORT;
         r = load_segments(&c);
         if (r < 0)
@@ -615,6 +711,12 @@ static int compile_elf(Elf *elf, void **ret_blob, size_t *ret_size, UnwindCompil
                         r = compile_section(&c, dbg, cfi, false);
                 if (dw)
                         dwarf_end(dw);
+                if (r < 0)
+                        return r;
+        }
+
+        if (c.regs->arch == UNWIND_ARCH_AARCH64) {
+                r = push_aarch64_sigreturn(&c);
                 if (r < 0)
                         return r;
         }

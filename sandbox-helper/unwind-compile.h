@@ -19,7 +19,8 @@ typedef struct UnwindCompileStats {
 
 /* Compiles the ELF file open as fd (read from offset 0; the fd is not
  * closed). Returns 0 with a malloc'd table blob in *ret_blob / *ret_size, or a
- * negative errno: -ENOEXEC not an ELF file, -EPROTONOSUPPORT not x86-64,
+ * negative errno: -ENOEXEC not an ELF file, -EPROTONOSUPPORT neither x86-64 nor
+ * aarch64 (64-bit little-endian),
  * -ENODATA no call frame information at all. stats may be NULL. */
 int unwind_compile_fd(int fd, void **ret_blob, size_t *ret_size, UnwindCompileStats *stats);
 

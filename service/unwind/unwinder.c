@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* unwinder.c: the table executor (x86-64). See docs/unwinding.md. */
+/* unwinder.c: the table executor (x86-64 and aarch64). See docs/unwinding.md. */
 #include "unwinder.h"
 
 #include <string.h>
@@ -33,7 +33,25 @@ static inline bool stack_load(const UnwindStack *s, uint64_t addr, uint64_t *ret
 
 typedef struct FrameState {
         uint64_t ip, sp, fp;
+        uint64_t lr;                   /* aarch64: x30 of this frame, when lr_valid */
+        bool lr_valid;
+        bool a64;                      /* aarch64 frames (regs->arch) */
+        uint64_t pac_mask;             /* aarch64: bits stripped from return addresses; 0 on x86-64 */
 } FrameState;
+
+static FrameState frame_state_init(const UnwindRegs *regs) {
+        bool a64 = regs->arch == UNWIND_ARCH_AARCH64;
+
+        return (FrameState) {
+                .ip = regs->ip,
+                .sp = regs->sp,
+                .fp = regs->fp,
+                .lr = a64 ? regs->lr & ~regs->pac_mask : 0,
+                .lr_valid = a64,
+                .a64 = a64,
+                .pac_mask = a64 ? regs->pac_mask : 0,
+        };
+}
 
 static inline uint64_t reg_value(const FrameState *f, unsigned reg) {
         return reg == UNWIND_REG_SP ? f->sp : f->fp; /* the validator admits SP and FP only */
@@ -49,14 +67,16 @@ static UnwindStop fp_step(const UnwindStack *s, FrameState *f) {
                 return UNWIND_STOP_NO_INFO;
         f->sp = f->fp + 16;
         f->fp = caller_fp;
-        f->ip = ra;
+        f->ip = ra & ~f->pac_mask;
+        f->lr_valid = false;
         return _UNWIND_STOP_MAX;
 }
 
 /* Applies one validated row; returns _UNWIND_STOP_MAX to continue. */
 static UnwindStop row_step(const UnwindRow *row, const UnwindStack *s, FrameState *f) {
         unsigned cfa_kind = unwind_rule_kind(row->cfa);
-        uint64_t base = reg_value(f, unwind_rule_reg(row->cfa)), cfa, ra, fp = f->fp;
+        uint64_t base = reg_value(f, unwind_rule_reg(row->cfa)), cfa, ra, fp = f->fp, ra_addr = 0, lr = 0;
+        bool from_lr = false, lr_valid = false;
 
         switch (cfa_kind) {
         case UNWIND_CFA_REG_OFFSET:
@@ -74,15 +94,27 @@ static UnwindStop row_step(const UnwindRow *row, const UnwindStack *s, FrameStat
         }
 
         switch (unwind_rule_kind(row->ra)) {
+        case UNWIND_SAVED_SAME:
+                /* aarch64, the validator admits LR only: the return address
+                 * is still in x30 (a leaf, or a prologue before its store).
+                 * Only the sampled LR (or one a signal frame restored) is
+                 * known; it is used once. */
+                if (!f->lr_valid)
+                        return UNWIND_STOP_NO_INFO;
+                ra = f->lr;
+                from_lr = true;
+                break;
         case UNWIND_SAVED_AT_CFA:
-                if (!stack_load(s, cfa + (uint64_t) (int64_t) row->ra_offset, &ra))
+                ra_addr = cfa + (uint64_t) (int64_t) row->ra_offset;
+                if (!stack_load(s, ra_addr, &ra))
                         return UNWIND_STOP_OUT_OF_STACK;
                 break;
         case UNWIND_SAVED_AT_REG:
-                if (!stack_load(s, reg_value(f, unwind_rule_reg(row->ra)) + (uint64_t) (int64_t) row->ra_offset, &ra))
+                ra_addr = reg_value(f, unwind_rule_reg(row->ra)) + (uint64_t) (int64_t) row->ra_offset;
+                if (!stack_load(s, ra_addr, &ra))
                         return UNWIND_STOP_OUT_OF_STACK;
                 break;
-        default: /* undefined: the outermost frame (SAME is aarch64-only) */
+        default: /* undefined: the outermost frame */
                 return UNWIND_STOP_END;
         }
 
@@ -106,11 +138,20 @@ static UnwindStop row_step(const UnwindRow *row, const UnwindStack *s, FrameStat
                 /* The interrupted SP may be anywhere (sigaltstack), but it must move. */
                 if (cfa == f->sp)
                         return UNWIND_STOP_BAD_SP;
-        } else if (cfa <= f->sp)
-                return UNWIND_STOP_BAD_SP;
+                /* aarch64: the interrupted x30 lies just below its SP and PC
+                 * in the sigcontext (regs[30], sp, pc): the interrupted
+                 * function may be a leaf. */
+                if (f->a64 && ra_addr >= 16 && stack_load(s, ra_addr - 16, &lr)) {
+                        lr &= ~f->pac_mask;
+                        lr_valid = true;
+                }
+        } else if (cfa < f->sp || (cfa == f->sp && !from_lr))
+                return UNWIND_STOP_BAD_SP; /* a leaf's CFA may be its SP: LR is used once */
         f->sp = cfa;
         f->fp = fp;
-        f->ip = ra;
+        f->ip = ra & ~f->pac_mask;
+        f->lr = lr;
+        f->lr_valid = lr_valid;
         return _UNWIND_STOP_MAX;
 }
 
@@ -126,7 +167,7 @@ static UnwindStop next_ip_stop(uint64_t ip) {
 
 void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFindFunc find, void *userdata,
                      uint64_t *frames, size_t max_frames, UnwindResult *result) {
-        FrameState f = { regs->ip, regs->sp, regs->fp };
+        FrameState f = frame_state_init(regs);
         bool exact_ip = true; /* the sampled IP and IPs restored by signal frames are not return addresses */
         UnwindStop stop;
         size_t n = 0;
@@ -157,7 +198,8 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
                         n -= n > 1; /* a return address in no executable mapping was read past the last frame */
                         break;
                 }
-                if (table)
+                /* a table of another architecture than the sample's is none */
+                if (table && table->arch == (f.a64 ? UNWIND_ARCH_AARCH64 : UNWIND_ARCH_X86_64))
                         row = unwind_table_lookup(table, offset);
                 if (row && unwind_rule_kind(row->cfa) >= UNWIND_CFA_REG_OFFSET) {
                         signal = row->flags & UNWIND_ROW_SIGNAL_FRAME;
@@ -181,7 +223,7 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
 
 void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64_t *frames, size_t max_frames,
                         UnwindResult *result) {
-        FrameState f = { regs->ip, regs->sp, regs->fp };
+        FrameState f = frame_state_init(regs);
         size_t n = 0;
         UnwindStop stop;
 
@@ -207,4 +249,18 @@ void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64
         }
         result->n_frames = n;
         result->stop = stop;
+}
+
+bool unwinder_fp_leaf_caller(const UnwindRegs *regs, const UnwindRow *leaf_row, uint64_t *ret) {
+        uint64_t lr;
+
+        if (regs->arch != UNWIND_ARCH_AARCH64 || !leaf_row ||
+            unwind_rule_kind(leaf_row->cfa) < UNWIND_CFA_REG_OFFSET ||
+            leaf_row->ra != UNWIND_RULE(UNWIND_SAVED_SAME, UNWIND_REG_LR))
+                return false;
+        lr = regs->lr & ~regs->pac_mask;
+        if (next_ip_stop(lr) != _UNWIND_STOP_MAX)
+                return false;
+        *ret = lr;
+        return true;
 }

@@ -13,8 +13,15 @@
 #define UNWINDER_MAX_FRAMES 1024
 
 typedef struct UnwindRegs {
-        uint64_t ip, sp, fp;           /* x86-64: rip, rsp, rbp (aarch64 adds lr) */
+        uint64_t ip, sp, fp;           /* x86-64: rip, rsp, rbp; aarch64: pc, sp, x29 */
+        uint64_t lr;                   /* aarch64: x30 as sampled (the leaf's return address) */
+        UnwindArch arch;               /* 0 or UNWIND_ARCH_X86_64: x86-64; UNWIND_ARCH_AARCH64 */
+        uint64_t pac_mask;             /* aarch64: bits cleared from every return address (PAC) */
 } UnwindRegs;
+
+/* The conservative aarch64 PAC mask: everything above a 48-bit user
+ * address space (docs/unwinding.md, "Pointer authentication"). */
+#define UNWIND_AARCH64_PAC_MASK_VA48 (~((1ull << 48) - 1))
 
 /* The copied stack: bytes [base, base + size) of the thread's address space. */
 typedef struct UnwindStack {
@@ -55,6 +62,15 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
  * block), with the same bounds checks. */
 void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64_t *frames, size_t max_frames,
                         UnwindResult *result);
+
+/* aarch64 frame-pointer mode: the leaf's caller that a frame-pointer chain
+ * (the kernel's, or unwinder_unwind_fp()) skips while the leaf at regs->ip
+ * has not stored its return address yet. leaf_row is the row of the leaf's
+ * table covering regs->ip (NULL without CFI). Returns true with the caller's
+ * return address (regs->lr, PAC bits stripped) when the row says the return
+ * address is still in LR; false when it was saved (the chain has it), and
+ * without CFI (as perf, whose leaf fix-up is a DWARF step, adds nothing). */
+bool unwinder_fp_leaf_caller(const UnwindRegs *regs, const UnwindRow *leaf_row, uint64_t *ret);
 
 /* "end", "limit", ... for logs and statistics. */
 const char *unwind_stop_to_string(UnwindStop stop);
