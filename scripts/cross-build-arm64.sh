@@ -3,7 +3,7 @@
 # cross-build-arm64.sh [BUILDDIR [MESON-OPTION…]]: Periscope for aarch64,
 # cross-built on x86_64 (docs/arm64.md). Builds or reuses the Debian 12
 # arm64 root (scripts/arm64-sysroot.sh, cached), configures BUILDDIR
-# (default build-arm64) with scripts/cross/arm64-debian12.ini, and builds
+# (default build-arm64, -Dwerror=true) with scripts/cross/arm64-debian12.ini, and builds
 # every target. Options after BUILDDIR go to `meson setup` (e.g.
 # --prefix=/usr). Prints the root's path last, for the caller.
 set -euo pipefail
@@ -22,7 +22,7 @@ build=$(cd "$build" && pwd)
 # the root's path, for the cross file's constant
 printf "[constants]\nsysroot = '%s'\n" "$sysroot" >"$build.sysroot.ini"
 if [ ! -f "$build/build.ninja" ]; then
-        meson setup "$build" "$top" --cross-file "$build.sysroot.ini" \
+        meson setup "$build" "$top" -Dwerror=true --cross-file "$build.sysroot.ini" \
                 --cross-file "$top/scripts/cross/arm64-debian12.ini" "$@" >&2 ||
                 fail "meson setup failed"
 fi
