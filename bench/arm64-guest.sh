@@ -33,7 +33,7 @@ one() {
         periscope-dwarf | periscope-fp)
                 periscope record --private --unwind "${tool#periscope-}" -F 999 -o "$data" -- "$w/timed" "$end" "$@" \
                         >"$out/$name.record" 2>&1 &&
-                        periscope report --no-progress --folded "$data" >"$out/$name.stacks" 2>"$out/$name.report-err"
+                        periscope report --no-progress --folded --process-root "$data" >"$out/$name.stacks" 2>"$out/$name.report-err"
                 ;;
         perf-dwarf | perf-g)
                 local cg=dwarf

@@ -60,15 +60,19 @@ TOOLS = [("periscope-dwarf", "Periscope (DWARF)"), ("periscope-fp", "Periscope `
 status = dict(l.split() for l in open(os.path.join(out, "runs")))
 
 
-def periscope_stacks(path):
-    # outermost first, kernel frames dropped
+def periscope_stacks(path, program):
+    # the program's samples (root frame "comm (pid N)"), outermost first,
+    # kernel frames dropped
     for line in open(path):
         text, _, n = line.rstrip("\n").rpartition(" ")
-        yield [f for f in text.split(";") if not f.endswith("[kernel]")], int(n)
+        frames = text.split(";")
+        m = re.match(r"(.*) \(pid -?\d+\)$", frames[0])
+        if m and m.group(1) == program[:15]:
+            yield [f for f in frames[1:] if not f.endswith("[kernel]")], int(n)
 
 
 def perf_stacks(path, program):
-    comm = {"python3": "python3", "go-chain": "go-chain"}.get(program, program)[:15]
+    comm = program[:15]
     for block in open(path, errors="replace").read().split("\n\n"):
         lines = block.strip("\n").splitlines()
         if not lines or not lines[0].strip().startswith(comm):
@@ -93,7 +97,7 @@ for program, entry, leaf, caller in PROGRAMS:
             rows.append((program, label, "failed", "", "", ""))
             continue
         path = os.path.join(out, name + ".stacks")
-        st = list(periscope_stacks(path) if tool.startswith("periscope") else perf_stacks(path, program))
+        st = list(periscope_stacks(path, program) if tool.startswith("periscope") else perf_stacks(path, program))
         total = sum(n for _, n in st)
         entries = {entry} | ({"worker_main"} if program == "threads" else set())
         reach = sum(n for f, n in st if entries & set(f))
