@@ -7,5 +7,6 @@
 #include "capture-reader.h"
 #include "capture-types.h"
 #include "capture-writer.h"
+#include "machine.h"
 #include "symbols.h"
 #include "thread-names.h"

@@ -53,6 +53,7 @@ typedef struct Info {
         GPtrArray *files;             /* InfoFile in first-seen order */
         GHashTable *file_index;       /* path → InfoFile */
         char *stats;                  /* periscope.stats metadata text */
+        char arch[40];                /* periscope.machine's arch, "" when none */
         GHashTable *threads;          /* pid → GArray of InfoThread (thread-name frames) */
         uint64_t sample_addresses;
 } Info;
@@ -232,6 +233,8 @@ static void info_add_frame(Info *info, const CaptureFrame *f) {
                 break;
         }
         case CAPTURE_FRAME_METADATA:
+                if (capture_frame_get_arch(f, info->arch, sizeof(info->arch)) < 0)
+                        info->arch[0] = '\0'; /* not a name to print */
                 if (strcmp(f->metadata.id, PERISCOPE_STATS_METADATA_ID) == 0) {
                         g_free(info->stats);
                         info->stats = g_strdup(f->metadata.metadata);
@@ -307,6 +310,10 @@ static void info_print(const Info *info, const char *path, CaptureReader *r, gbo
                 start = info->min_time;
         int64_t duration = end > start ? end - start : 0;
         printf("Duration: %.3f s\n", (double) duration / 1e9);
+        if (info->arch[0])
+                printf("Architecture: %s\n", info->arch);
+        else
+                printf("Architecture: unknown (no %s metadata in this capture)\n", CAPTURE_MACHINE_ID);
 
         printf("Frames: %" PRIu64 "\n", info->total_frames);
         for (int t = 1; t < _CAPTURE_FRAME_TYPE_MAX; t++)

@@ -96,8 +96,8 @@ static const char *check_row(UnwindArch arch, const UnwindRow *row) {
          * as its return address is still in LR (used once by the executor)
          * or it is the outermost frame (_start). */
         if (cfa == UNWIND_CFA_REG_OFFSET && cfa_reg == UNWIND_REG_SP && row->cfa_offset == 0 &&
-            !(arch == UNWIND_ARCH_AARCH64 && (unwind_rule_kind(row->ra) == UNWIND_SAVED_SAME ||
-                                              unwind_rule_kind(row->ra) == UNWIND_SAVED_UNDEFINED)))
+            !(arch == UNWIND_ARCH_AARCH64 &&
+              (unwind_rule_kind(row->ra) == UNWIND_SAVED_SAME || unwind_rule_kind(row->ra) == UNWIND_SAVED_UNDEFINED)))
                 return "SP-based CFA does not lie above SP";
         r = check_saved(arch, row->ra, row->ra_offset, true);
         if (r)

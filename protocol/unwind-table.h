@@ -52,8 +52,9 @@ typedef enum UnwindSavedRule {
 } UnwindSavedRule;
 
 /* Row flags. */
-#define UNWIND_ROW_SIGNAL_FRAME 0x01u /* this is a signal trampoline: the caller's IP is exact, not a return address;
-                                       * aarch64: the caller's LR lies 16 bytes below its PC (sigcontext regs[30], sp, pc) */
+/* A signal trampoline: the caller's IP is exact, not a return address;
+ * aarch64: the caller's LR lies 16 bytes below its PC (sigcontext regs[30], sp, pc). */
+#define UNWIND_ROW_SIGNAL_FRAME 0x01u
 #define UNWIND_ROW_FLAGS_KNOWN  0x01u
 
 /* One row: 16 bytes. The rule bytes hold the rule in the low nibble and the

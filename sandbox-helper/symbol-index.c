@@ -75,6 +75,14 @@ static bool symbol_type_names_code(int type) {
         return type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE;
 }
 
+/* AArch64 and ARM mapping symbols ($x code, $d data, $a, $t, with an
+ * optional ".N"): local labels that say what kind of bytes follow, never a
+ * function's name. */
+static bool is_mapping_symbol(const char *name, int type, int bind) {
+        return type == STT_NOTYPE && bind == STB_LOCAL && name[0] == '$' && name[1] != '\0' &&
+               strchr("xdat", name[1]) && (name[2] == '\0' || name[2] == '.');
+}
+
 int symbol_index_build(Dwfl_Module *mod, SymbolIndex *ret) {
         *ret = (SymbolIndex) {};
         int n = dwfl_module_getsymtab(mod);
@@ -104,7 +112,7 @@ int symbol_index_build(Dwfl_Module *mod, SymbolIndex *ret) {
                  * "libjansson.so.4" or "ZLIB_1.2.9" at address 0) would
                  * otherwise name every address no function covers. */
                 if (!name || sym.st_name == 0 || sym.st_shndx == SHN_UNDEF || shndx == SHN_ABS ||
-                    !symbol_type_names_code(type))
+                    !symbol_type_names_code(type) || is_mapping_symbol(name, type, bind))
                         continue;
                 if (elf != last_elf || shndx != last_shndx) {
                         last_elf = elf;

@@ -46,7 +46,7 @@
 /* The registers of one architecture's ABI the table names. */
 typedef struct ArchRegs {
         UnwindArch arch;
-        int sp, fp, ra;              /* DWARF numbers of SP, FP and the return address column */
+        int sp, fp, ra; /* DWARF numbers of SP, FP and the return address column */
 } ArchRegs;
 
 static const ArchRegs arch_x86_64 = { UNWIND_ARCH_X86_64, X86_64_DWARF_RSP, X86_64_DWARF_RBP, X86_64_DWARF_RIP };
@@ -200,10 +200,9 @@ static bool translate_cfa(const ArchRegs *a, Dwarf_Frame *frame, UnwindRow *row,
                 return true;
         }
         if (a->arch == UNWIND_ARCH_X86_64 && nops == 9 && reg == X86_64_DWARF_RSP && op_breg(&ops[1], &reg2, &off2) &&
-            reg2 == X86_64_DWARF_RIP && off2 == 0 && is_lit(&ops[2], &u) && u == 15 &&
-            ops[3].atom == DW_OP_and && is_lit(&ops[4], &k) && k >= 1 && k <= 15 &&
-            ops[5].atom == DW_OP_ge && is_lit(&ops[6], &u) && u == 3 && ops[7].atom == DW_OP_shl &&
-            ops[8].atom == DW_OP_plus && off > 0) {
+            reg2 == X86_64_DWARF_RIP && off2 == 0 && is_lit(&ops[2], &u) && u == 15 && ops[3].atom == DW_OP_and &&
+            is_lit(&ops[4], &k) && k >= 1 && k <= 15 && ops[5].atom == DW_OP_ge && is_lit(&ops[6], &u) && u == 3 &&
+            ops[7].atom == DW_OP_shl && ops[8].atom == DW_OP_plus && off > 0) {
                 row->cfa = unwind_rule_pack(UNWIND_CFA_PLT, UNWIND_REG_SP);
                 row->flags |= (uint8_t) (k << 4);
                 stats->rows_plt++;
@@ -656,13 +655,15 @@ static int emit_table(Compiler *c, void **ret_blob, size_t *ret_size) {
                 return -ENODATA;
         out[n++] = (UnwindRow) { .start = (uint32_t) covered_end, .cfa = UNWIND_CFA_NONE };
 
-        memcpy(blob, &(UnwindTableHeader) {
-                .magic = UNWIND_TABLE_MAGIC,
-                .version = UNWIND_TABLE_VERSION,
-                .arch = c->regs->arch,
-                .row_size = sizeof(UnwindRow),
-                .n_rows = (uint32_t) n,
-        }, sizeof(UnwindTableHeader));
+        memcpy(blob,
+               &(UnwindTableHeader) {
+                       .magic = UNWIND_TABLE_MAGIC,
+                       .version = UNWIND_TABLE_VERSION,
+                       .arch = c->regs->arch,
+                       .row_size = sizeof(UnwindRow),
+                       .n_rows = (uint32_t) n,
+               },
+               sizeof(UnwindTableHeader));
         c->stats.rows = (uint32_t) n;
         *ret_size = sizeof(UnwindTableHeader) + n * sizeof(UnwindRow);
         *ret_blob = TAKE_PTR(blob);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "basic.h"
+#include "perf-regs.h"
 
 /* Sample fields periscoped's two callers ask for: addresses, ids, times,
  * the callchain, user registers and the user stack. */
@@ -99,6 +100,11 @@ static int check_sampling(const struct perf_event_attr *a, char *why, size_t why
                               PERF_OPENER_MAX_WAKEUP_EVENTS);
         if (!(a->sample_type & PERF_SAMPLE_REGS_USER) && a->sample_regs_user != 0)
                 return refuse(why, why_size, "sample_regs_user without PERF_SAMPLE_REGS_USER");
+        /* this architecture's general registers only (perf-regs.h): never
+         * arm64's VG (bit 46), with which SVE machines refuse cpu-clock */
+        if (a->sample_regs_user & ~(uint64_t) PERF_REGS_USER_MASK)
+                return refuse(why, why_size, "sample_regs_user 0x%llx names registers beyond the general ones",
+                              (unsigned long long) a->sample_regs_user);
         if (a->sample_type & PERF_SAMPLE_STACK_USER) {
                 if (a->sample_stack_user > PERF_OPENER_MAX_STACK_USER || a->sample_stack_user % 8 != 0)
                         return refuse(why, why_size, "sample_stack_user %u is not a multiple of 8 up to %u",

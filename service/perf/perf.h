@@ -10,4 +10,5 @@
 #include "perf-events.h"
 #include "perf-opener.h"
 #include "perf-record.h"
+#include "perf-regs.h"
 #include "perf-spill.h"

@@ -45,6 +45,10 @@ static int pump_handle_sample(SamplePump *p, const struct perf_event_header *h, 
                 .maps = p->setup.maps,
                 .unwinder = dwarf ? &p->unwinder : NULL,
                 .deferred = &deferred,
+                /* fp on aarch64: the registers the fix-up reads are there */
+                .tables =
+                        !dwarf && p->setup.layout.sample_regs_user == SAMPLE_UNWIND_REGS_MASK ? p->setup.tables : NULL,
+                .owner = p->setup.owner,
         };
         size_t n = sample_stack_build(&ctx, &s, p->addrs, p->max_addrs);
         if (n == 0)
@@ -212,7 +216,7 @@ void sample_pump_prepare_all(SamplePump *p) {
 }
 
 void sample_pump_get_stats(const SamplePump *p, SamplePumpStats *ret) {
-        *ret = (SamplePumpStats){
+        *ret = (SamplePumpStats) {
                 .lost_samples = p->lost_samples + p->spill.dropped_samples,
                 .bad_records = p->bad_records,
                 .spilled_records = p->spill.spilled_records,

@@ -916,6 +916,11 @@ static int recording_arm_perf(Recording *r, RecordingError *error) {
                 cfg.sample_stack_user = r->options.stack_size;
                 cfg.exclude_callchain_user = true;
                 cfg.ring_pages = 1024;
+        } else if (SAMPLE_UNWIND_FP_NEEDS_REGS) {
+                /* aarch64: LR and what finds the leaf's row, for the leaf's
+                 * caller the frame-pointer chain skips (sample-stack.h) */
+                cfg.sample_type |= PERF_SAMPLE_REGS_USER;
+                cfg.sample_regs_user = SAMPLE_UNWIND_REGS_MASK;
         }
         SamplePumpSetup pump = {
                 .event = r->event,
@@ -1138,6 +1143,12 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
                 resolver_set_caller_opener(r->resolver, r->as_caller);
         }
         r_ = capture_writer_new_fd(capture_fd, r->start_time, &r->writer);
+        if (r_ < 0) {
+                recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
+                goto fail;
+        }
+        /* the architecture the addresses belong to (docs/capture-format.md) */
+        r_ = capture_writer_add_machine(r->writer, r->start_time);
         if (r_ < 0) {
                 recording_error(error, PERISCOPE_ERROR_INVALID_CAPTURE, "cannot write the capture: %s", strerror(-r_));
                 goto fail;

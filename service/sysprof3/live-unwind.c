@@ -42,7 +42,7 @@ struct LiveUnwind {
         pid_t self;
         bool ended;
         uint64_t samples;
-        uint64_t regs[3]; /* the unwind registers of the sample being built */
+        uint64_t regs[PERF_REGS_UNWIND_N]; /* the unwind registers of the sample being built */
 };
 
 static int emit_sample(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata) {
@@ -54,22 +54,13 @@ static int emit_sample(const PerfSample *s, const uint64_t *addrs, size_t n, voi
         return r;
 }
 
-/* The frame pointer, stack pointer and ip out of whatever registers the
- * client asked for (Sysprof 48 asks for all general ones), in the order
- * sample-unwind.h expects (SAMPLE_UNWIND_REGS_MASK); false without them. */
-static bool pick_unwind_regs(uint64_t mask, const PerfSample *s, uint64_t ret[3]) {
-        static const unsigned bits[3] = { 6, 7, 8 }; /* PERF_REG_X86_BP, SP, IP */
+/* The unwinder's registers out of whatever registers the client asked for
+ * (Sysprof 48 asks for all general ones), in the order sample-unwind.h
+ * expects (SAMPLE_UNWIND_REGS_MASK, perf-regs.h); false without them. */
+static bool pick_unwind_regs(uint64_t mask, const PerfSample *s, uint64_t ret[PERF_REGS_UNWIND_N]) {
         if (s->regs_abi == 0 || !s->regs)
                 return false;
-        for (size_t i = 0; i < 3; i++) {
-                if (!(mask & (1ull << bits[i])))
-                        return false;
-                unsigned index = (unsigned) __builtin_popcountll(mask & ((1ull << bits[i]) - 1));
-                if (index >= s->n_regs)
-                        return false;
-                ret[i] = s->regs[index];
-        }
-        return true;
+        return perf_regs_pick_unwind_order(mask, s->regs, s->n_regs, ret);
 }
 
 /* The daemon's own samples are dropped; a sample is unwound from its stack
@@ -81,7 +72,7 @@ static bool filter_sample(PerfSample *s, bool *dwarf, void *userdata) {
         *dwarf = *dwarf && s->stack && pick_unwind_regs(u->setup.layout.sample_regs_user, s, u->regs);
         if (*dwarf) {
                 s->regs = u->regs;
-                s->n_regs = 3;
+                s->n_regs = PERF_REGS_UNWIND_N;
         }
         return true;
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "basic.h"
+#include "perf.h"
 
 typedef enum AttrField {
         FIELD_TYPE, FIELD_CONFIG, FIELD_SAMPLE_PERIOD, FIELD_SAMPLE_TYPE, FIELD_WAKEUP_EVENTS, FIELD_CLOCKID,
@@ -83,8 +84,9 @@ int perf_open_option_apply(struct perf_event_attr *attr, const PerfOpenOption *o
          PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |                  \
          PERF_SAMPLE_STACK_USER | PERF_SAMPLE_IDENTIFIER)
 
-/* x86-64 user registers perf knows (PERF_REG_X86_64_MAX). */
-#define ALLOWED_REGS_MASK ((1ull << 24) - 1)
+/* The user registers perf knows on this architecture (perf-regs.h: never
+ * arm64's VG or other extended registers). */
+#define ALLOWED_REGS_MASK PERF_REGS_USER_MASK
 
 int perf_open_attr_restrict(struct perf_event_attr *attr, bool kernel, char *why, size_t why_size) {
         switch (attr->type) {

@@ -8,6 +8,46 @@
 #include "basic.h"
 #include "capture.h"
 
+/* aarch64 frame-pointer mode: puts the leaf's caller (the sampled LR) after
+ * the leaf when the leaf's row says the return address is still in LR. A
+ * file whose table is not decided yet is asked for, and its samples keep
+ * the kernel's chain until it comes. */
+static size_t fp_leaf_fixup(const SampleStackContext *ctx, const PerfSample *s, uint64_t *addrs, size_t n, size_t max) {
+        const ProcessMapping *m;
+        const UnwindTable *table;
+        const UnwindRow *row;
+        UnwindRegs regs;
+        uint64_t caller;
+        size_t u = 0;
+        bool known;
+
+        if (!ctx->tables || !ctx->maps || n >= max || !sample_unwind_regs(s, ctx->maps, &regs) ||
+            regs.arch != UNWIND_ARCH_AARCH64)
+                return n;
+        /* the leaf: the first address after the user marker, the sampled pc */
+        while (u < n && addrs[u] != CAPTURE_CONTEXT_USER)
+                u++;
+        if (u + 1 >= n || addrs[u + 1] != regs.ip)
+                return n;
+        u++;
+        m = process_maps_lookup_at(ctx->maps, (int32_t) s->pid, regs.ip, (int64_t) s->time);
+        if (!m)
+                return n;
+        table = unwind_tables_peek(ctx->tables, m, &known);
+        if (!known) {
+                (void) unwind_tables_request(ctx->tables, ctx->owner, (int32_t) s->pid, m, false);
+                return n;
+        }
+        if (!table)
+                return n;
+        row = unwind_table_lookup(table, regs.ip - m->start + m->pgoff);
+        if (!unwinder_fp_leaf_caller(&regs, row, &caller) || (u + 1 < n && addrs[u + 1] == caller))
+                return n;
+        memmove(addrs + u + 2, addrs + u + 1, (n - u - 1) * sizeof(uint64_t));
+        addrs[u + 1] = caller;
+        return n + 1;
+}
+
 size_t sample_stack_build(const SampleStackContext *ctx, const PerfSample *s, uint64_t *addrs, size_t max) {
         size_t n = 0;
         if (max < 2)
@@ -39,7 +79,7 @@ size_t sample_stack_build(const SampleStackContext *ctx, const PerfSample *s, ui
         /* Drop a trailing marker (its part was empty). */
         if (n > 0 && capture_address_is_context(addrs[n - 1]))
                 n--;
-        return n;
+        return fp_leaf_fixup(ctx, s, addrs, n, max);
 }
 
 static const char *const unwind_names[_RECORD_UNWIND_MAX] = {

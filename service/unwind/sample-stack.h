@@ -32,9 +32,15 @@ typedef struct SampleStackContext {
         const ProcessMaps *maps;   /* the recording's mappings, for unwinders */
         SampleUnwinder *unwinder;  /* dwarf/auto: the recording's unwinder (NULL: fp) */
         bool *deferred;            /* dwarf/auto: set when the sample was queued (see sample-unwind.h) */
+        UnwindTables *tables;      /* fp on aarch64: the tables that say whether a leaf saved LR yet */
+        uint32_t owner;            /* whose samples (the uid), for asking for a table */
 } SampleStackContext;
 
 /* Writes at most max addresses for sample s to addrs; returns how many.
  * Kernel parts are dropped unless ctx->kernel; guest and hypervisor parts
- * are always dropped. A sample without callchain yields its ip alone. */
+ * are always dropped. A sample without callchain yields its ip alone.
+ * Frame-pointer mode on aarch64 (the sample carries SAMPLE_UNWIND_REGS_MASK
+ * and ctx->tables is set): when the leaf's CFI says its return address is
+ * still in LR, the sampled LR goes in after the leaf, where the kernel's
+ * frame-pointer chain skips the leaf's caller (docs/unwinding.md). */
 size_t sample_stack_build(const SampleStackContext *ctx, const PerfSample *s, uint64_t *addrs, size_t max);

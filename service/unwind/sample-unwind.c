@@ -14,7 +14,7 @@
 struct SampleUnwindPending {
         PerfSample sample;                /* pointers below point into the copies */
         uint64_t *callchain;
-        uint64_t regs[3];
+        uint64_t regs[PERF_REGS_UNWIND_N];
         uint8_t *stack;
 };
 
@@ -100,7 +100,28 @@ static size_t kernel_part(const PerfSample *s, uint64_t *addrs, size_t max) {
 }
 
 static bool has_user_regs(const PerfSample *s) {
-        return s->regs_abi == PERF_SAMPLE_REGS_ABI_64 && s->n_regs == 3 && s->regs;
+        return s->regs_abi == PERF_SAMPLE_REGS_ABI_64 && s->n_regs == PERF_REGS_UNWIND_N && s->regs;
+}
+
+uint64_t sample_unwind_pac_mask(const ProcessMaps *maps, int32_t pid) {
+        size_t n = 0;
+        const ProcessMapping *m = maps ? process_maps_get(maps, pid, &n) : NULL;
+
+        /* sorted by start: the last mapping ends highest */
+        return n > 0 && m[n - 1].end > (1ull << 48) ? UNWIND_AARCH64_PAC_MASK_VA52 : UNWIND_AARCH64_PAC_MASK_VA48;
+}
+
+bool sample_unwind_regs(const PerfSample *s, const ProcessMaps *maps, UnwindRegs *ret) {
+        PerfUnwindRegs r;
+
+        if (!has_user_regs(s) || !perf_regs_pick(PERF_REGS_UNWIND_MASK, s->regs, s->n_regs, &r))
+                return false;
+        *ret = (UnwindRegs) { .ip = r.ip, .sp = r.sp, .fp = r.fp, .lr = r.lr, .arch = UNWIND_ARCH_X86_64 };
+#if defined(__aarch64__)
+        ret->arch = UNWIND_ARCH_AARCH64;
+        ret->pac_mask = sample_unwind_pac_mask(maps, (int32_t) s->pid);
+#endif
+        return true;
 }
 
 /* Unwinds s into addrs; returns false (and writes nothing useful) when a
@@ -116,8 +137,8 @@ static bool build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, bool 
         if (kernel)
                 n = kernel_part(s, addrs, max / 2);
 
-        if (has_user_regs(s) && n + 2 <= max) {
-                UnwindRegs regs = { .fp = s->regs[0], .sp = s->regs[1], .ip = s->regs[2] };
+        UnwindRegs regs;
+        if (sample_unwind_regs(s, maps, &regs) && n + 2 <= max) {
                 UnwindStack stack = { .base = regs.sp, .data = s->stack,
                                       .size = s->stack ? (size_t) s->stack_dyn_size : 0 };
                 Lookup l = { .tables = u->tables, .owner = u->owner, .maps = maps, .pid = (int32_t) s->pid, .time = (int64_t) s->time,
@@ -233,7 +254,7 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
                 SampleUnwindPending *p = &u->pending[i];
                 size_t n;
 
-                if (p->sample.n_regs == 3 && p->sample.regs_abi == PERF_SAMPLE_REGS_ABI_64)
+                if (p->sample.n_regs == PERF_REGS_UNWIND_N && p->sample.regs_abi == PERF_SAMPLE_REGS_ABI_64)
                         p->sample.regs = p->regs;
                 if (!build(u, maps, kernel, force, &p->sample, addrs, max, &n))
                         break; /* its table is on its way: the tables' listener flushes again */

@@ -25,8 +25,27 @@
 #include "unwind-tables.h"
 #include "unwinder.h"
 
-/* Register mask the DWARF path asks perf for: PERF_REG_X86_BP, SP, IP. */
-#define SAMPLE_UNWIND_REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
+/* Register mask the DWARF path asks perf for (perf-regs.h): x86-64 bp, sp,
+ * ip; aarch64 x29, x30, sp, pc. */
+#define SAMPLE_UNWIND_REGS_MASK PERF_REGS_UNWIND_MASK
+
+/* Whether frame-pointer mode samples those registers too: on aarch64 a
+ * leaf that has not stored its frame record keeps its caller in LR only
+ * (sample-stack.h). */
+#if defined(__aarch64__)
+#define SAMPLE_UNWIND_FP_NEEDS_REGS 1
+#else
+#define SAMPLE_UNWIND_FP_NEEDS_REGS 0
+#endif
+
+/* The unwinder's registers of a sample (the sampled architecture is the
+ * daemon's: aarch64 adds LR and the PAC mask of sample_unwind_pac_mask(),
+ * docs/unwinding.md). maps may be NULL (then the 48-bit mask). */
+bool sample_unwind_regs(const PerfSample *s, const ProcessMaps *maps, UnwindRegs *ret);
+
+/* The aarch64 PAC bits of pid's return addresses: above a 48-bit address
+ * space, or above a 52-bit one when pid has code mapped above 2^48. */
+uint64_t sample_unwind_pac_mask(const ProcessMaps *maps, int32_t pid);
 
 /* Bytes of queued stack copies beyond which the queue is full: the caller
  * keeps further samples elsewhere (the recording's spill) instead of

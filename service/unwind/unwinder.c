@@ -33,10 +33,10 @@ static inline bool stack_load(const UnwindStack *s, uint64_t addr, uint64_t *ret
 
 typedef struct FrameState {
         uint64_t ip, sp, fp;
-        uint64_t lr;                   /* aarch64: x30 of this frame, when lr_valid */
+        uint64_t lr; /* aarch64: x30 of this frame, when lr_valid */
         bool lr_valid;
-        bool a64;                      /* aarch64 frames (regs->arch) */
-        uint64_t pac_mask;             /* aarch64: bits stripped from return addresses; 0 on x86-64 */
+        bool a64;          /* aarch64 frames (regs->arch) */
+        uint64_t pac_mask; /* aarch64: bits stripped from return addresses; 0 on x86-64 */
 } FrameState;
 
 static FrameState frame_state_init(const UnwindRegs *regs) {
@@ -254,8 +254,7 @@ void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64
 bool unwinder_fp_leaf_caller(const UnwindRegs *regs, const UnwindRow *leaf_row, uint64_t *ret) {
         uint64_t lr;
 
-        if (regs->arch != UNWIND_ARCH_AARCH64 || !leaf_row ||
-            unwind_rule_kind(leaf_row->cfa) < UNWIND_CFA_REG_OFFSET ||
+        if (regs->arch != UNWIND_ARCH_AARCH64 || !leaf_row || unwind_rule_kind(leaf_row->cfa) < UNWIND_CFA_REG_OFFSET ||
             leaf_row->ra != UNWIND_RULE(UNWIND_SAVED_SAME, UNWIND_REG_LR))
                 return false;
         lr = regs->lr & ~regs->pac_mask;

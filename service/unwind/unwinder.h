@@ -13,15 +13,17 @@
 #define UNWINDER_MAX_FRAMES 1024
 
 typedef struct UnwindRegs {
-        uint64_t ip, sp, fp;           /* x86-64: rip, rsp, rbp; aarch64: pc, sp, x29 */
-        uint64_t lr;                   /* aarch64: x30 as sampled (the leaf's return address) */
-        UnwindArch arch;               /* 0 or UNWIND_ARCH_X86_64: x86-64; UNWIND_ARCH_AARCH64 */
-        uint64_t pac_mask;             /* aarch64: bits cleared from every return address (PAC) */
+        uint64_t ip, sp, fp; /* x86-64: rip, rsp, rbp; aarch64: pc, sp, x29 */
+        uint64_t lr;         /* aarch64: x30 as sampled (the leaf's return address) */
+        UnwindArch arch;     /* 0 or UNWIND_ARCH_X86_64: x86-64; UNWIND_ARCH_AARCH64 */
+        uint64_t pac_mask;   /* aarch64: bits cleared from every return address (PAC) */
 } UnwindRegs;
 
-/* The conservative aarch64 PAC mask: everything above a 48-bit user
- * address space (docs/unwinding.md, "Pointer authentication"). */
+/* The conservative aarch64 PAC masks: everything above a 48-bit user
+ * address space, or a 52-bit one for a process with code above 2^48
+ * (docs/unwinding.md, "aarch64"). */
 #define UNWIND_AARCH64_PAC_MASK_VA48 (~((1ull << 48) - 1))
+#define UNWIND_AARCH64_PAC_MASK_VA52 (~((1ull << 52) - 1))
 
 /* The copied stack: bytes [base, base + size) of the thread's address space. */
 typedef struct UnwindStack {

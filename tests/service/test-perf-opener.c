@@ -238,6 +238,22 @@ static void check_refusals(PerfOpener *o, pid_t spinner) {
         expect_refused(o, "PERF_FLAG_PID_CGROUP", q);
         q = request(spinner), q.reserved = 1;
         expect_refused(o, "the reserved field", q);
+        q = request(spinner), q.attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+        q.attr.sample_stack_user = 8192, q.attr.sample_regs_user = PERF_REGS_UNWIND_MASK | (1ull << 46);
+        expect_refused(o, "arm64's VG (bit 46) or any register beyond the general ones", q);
+        /* what the unwinders sample (on arm64 every general register, x0-x30, sp, pc, is valid too) */
+#if defined(__aarch64__)
+        q.attr.sample_regs_user = PERF_REGS_USER_MASK;
+#else
+        q.attr.sample_regs_user = PERF_REGS_UNWIND_MASK;
+#endif
+        {
+                int fd = perf_opener_request(o, &q);
+                CHECK_MSG(fd >= 0, "user registers %#llx: %s", (unsigned long long) q.attr.sample_regs_user,
+                          fd < 0 ? strerror(-fd) : "");
+                if (fd >= 0)
+                        close(fd);
+        }
         q = request(spinner), q.attr.sigtrap = 1, q.attr.remove_on_exec = 1;
         expect_refused(o, "sigtrap", q);
         q = request(spinner), q.attr.enable_on_exec = 1;

@@ -373,6 +373,25 @@ static void test_stack(void) {
 
 /* ---- tables ---- */
 
+/* aarch64's PAC mask follows the process's highest code mapping. */
+static void test_pac_mask(void) {
+        ProcessMaps *m;
+        CHECK(process_maps_new(&m) == 0);
+        CHECK(sample_unwind_pac_mask(m, 10) == UNWIND_AARCH64_PAC_MASK_VA48);
+        CHECK(sample_unwind_pac_mask(NULL, 10) == UNWIND_AARCH64_PAC_MASK_VA48);
+        ProcessMapping low = { .start = 0xaaaa00000000, .end = 0xaaaa00010000, .inode = 7, .filename = "/a" };
+        CHECK(process_maps_add(m, 10, &low) == 0);
+        CHECK(sample_unwind_pac_mask(m, 10) == UNWIND_AARCH64_PAC_MASK_VA48);
+        ProcessMapping high = { .start = 0x4000000000000ull, .end = 0x4000000010000ull, .inode = 8, .filename = "/b" };
+        CHECK(process_maps_add(m, 11, &low) == 0);
+        CHECK(process_maps_add(m, 11, &high) == 0);
+        CHECK(sample_unwind_pac_mask(m, 11) == UNWIND_AARCH64_PAC_MASK_VA52);
+        CHECK(sample_unwind_pac_mask(m, 10) == UNWIND_AARCH64_PAC_MASK_VA48);
+        /* a signed return address of the 48-bit process loses its PAC only */
+        CHECK((0x2baaaa00001234ull & ~UNWIND_AARCH64_PAC_MASK_VA48) == 0xaaaa00001234ull);
+        process_maps_free(m);
+}
+
 static void test_process_maps(void) {
         ProcessMaps *m;
         CHECK(process_maps_new(&m) == 0);
@@ -599,6 +618,7 @@ int main(void) {
         test_parse();
         test_spill();
         test_stack();
+        test_pac_mask();
         test_process_maps();
         test_address_set();
         test_address_budget();

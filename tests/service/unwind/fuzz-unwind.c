@@ -51,6 +51,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         data += sizeof(regs);
                         size -= sizeof(regs);
                         UnwindRegs r = { .ip = regs[0], .sp = regs[1], .fp = regs[2] };
+                        if (table.arch == UNWIND_ARCH_AARCH64) {
+                                /* LR from the bits the other registers leave */
+                                r = (UnwindRegs) { .ip = regs[0],
+                                                  .sp = regs[1],
+                                                  .fp = regs[2],
+                                                  .lr = regs[0] ^ regs[2],
+                                                  .arch = UNWIND_ARCH_AARCH64,
+                                                  .pac_mask = UNWIND_AARCH64_PAC_MASK_VA48 };
+                                uint64_t caller;
+                                const UnwindRow *row =
+                                        r.ip >= MODULE_BASE ? unwind_table_lookup(&table, r.ip - MODULE_BASE) : NULL;
+                                (void) unwinder_fp_leaf_caller(&r, row, &caller);
+                        }
                         UnwindStack st = { .base = r.sp, .data = data, .size = size };
                         UnwindResult res;
                         if (unwind_maps_add(&maps, MODULE_BASE, MODULE_BASE + MODULE_SIZE, 0, &table) == 0 &&
@@ -71,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 /* Seed: a valid table (entry row, SP+16 row, FP row, terminator), regs at
  * the module's start, and a stack whose words point into the module and
  * into itself. Then deterministic mutations of it. */
-static size_t make_seed(uint8_t *out, size_t cap) {
+static size_t make_seed(uint8_t *out, size_t cap, bool aarch64) {
         struct {
                 UnwindTableHeader h;
                 UnwindRow rows[4];
@@ -88,6 +101,13 @@ static size_t make_seed(uint8_t *out, size_t cap) {
                         { .start = 0x300, .cfa = UNWIND_CFA_NONE },
                 },
         };
+        if (aarch64) {
+                /* a leaf at SP with its return address in LR, then the same frames */
+                t.h.arch = UNWIND_ARCH_AARCH64;
+                t.rows[0].cfa_offset = 0;
+                t.rows[0].ra = UNWIND_RULE(UNWIND_SAVED_SAME, UNWIND_REG_LR);
+                t.rows[0].ra_offset = 0;
+        }
         uint16_t ts = sizeof(t);
         uint64_t regs[3] = { MODULE_BASE + 0x10, 0x7000000, 0x7000040 };
         size_t n = 0;
@@ -105,18 +125,21 @@ int main(int argc, char **argv) {
         static uint8_t seed[4096], buf[4096];
         if (argc > 2 && strcmp(argv[1], "--dump-seed") == 0) {
                 FILE *f = fopen(argv[2], "we");
-                size_t len = make_seed(seed, sizeof(seed));
+                size_t len = make_seed(seed, sizeof(seed), false);
                 if (!f || fwrite(seed, 1, len, f) != len || fclose(f) != 0)
                         return 1;
                 return 0;
         }
         unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 0) : 200000;
+        static uint8_t seed_a64[4096];
         uint64_t x = 0x9e3779b97f4a7c15ull;
-        size_t n = make_seed(seed, sizeof(seed));
+        size_t n_x86 = make_seed(seed, sizeof(seed), false), n_a64 = make_seed(seed_a64, sizeof(seed_a64), true);
 
         for (unsigned long i = 0; i < rounds; i++) {
-                size_t len = n;
-                memcpy(buf, seed, n);
+                /* every other input mutates the aarch64 seed */
+                bool a64 = i % 2 == 1;
+                size_t n = a64 ? n_a64 : n_x86, len = n;
+                memcpy(buf, a64 ? seed_a64 : seed, n);
                 int flips = 1 + (int) (i % 8);
                 for (int k = 0; k < flips; k++) {
                         x ^= x << 13, x ^= x >> 7, x ^= x << 17;

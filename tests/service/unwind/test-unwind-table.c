@@ -118,6 +118,50 @@ static void test_real_binaries(void) {
                         CHECK_MSG(unwind_table_validate(vblob, vsize, &t, &reason) == 0, "vdso table: %s", reason);
         }
 
+        /* aarch64: the vector program (tests/service/unwind/aarch64/) and
+         * Debian's arm64 libc (libc6-arm64-cross). */
+        {
+                _cleanup_free_ void *ablob = NULL;
+                size_t asize;
+                r = compile_path(AARCH64_VECTORS "/chain-pac", &ablob, &asize, &st);
+                CHECK_MSG(r == 0, "compiling the aarch64 program: %s", strerror(-r));
+                if (r == 0) {
+                        CHECK_MSG(unwind_table_validate(ablob, asize, &t, &reason) == 0, "aarch64 table: %s", reason);
+                        CHECK(t.arch == UNWIND_ARCH_AARCH64);
+                        CHECK_MSG(st.rows_unsupported == 0, "%u unsupported rows in the PAC build",
+                                  st.rows_unsupported);
+                        CHECK_MSG(st.rows_signal == 1, "no row for its __kernel_rt_sigreturn");
+                        bool leaf = false, sig = false;
+                        for (uint32_t i = 0; i < t.n_rows; i++) {
+                                const UnwindRow *a = &t.rows[i];
+                                leaf = leaf ||
+                                       (a->cfa == UNWIND_RULE(UNWIND_CFA_REG_OFFSET, UNWIND_REG_SP) &&
+                                        a->cfa_offset == 0 && a->ra == UNWIND_RULE(UNWIND_SAVED_SAME, UNWIND_REG_LR));
+                                if (a->flags & UNWIND_ROW_SIGNAL_FRAME)
+                                        sig = a->cfa == UNWIND_RULE(UNWIND_CFA_DEREF, UNWIND_REG_SP) &&
+                                              a->cfa_offset == 560 &&
+                                              a->ra == UNWIND_RULE(UNWIND_SAVED_AT_REG, UNWIND_REG_SP) &&
+                                              a->ra_offset == 568 &&
+                                              a->fp == UNWIND_RULE(UNWIND_SAVED_AT_REG, UNWIND_REG_SP) &&
+                                              a->fp_offset == 544;
+                        }
+                        CHECK_MSG(leaf, "no aarch64 leaf row (CFA = SP, return address in LR)");
+                        CHECK_MSG(sig, "the aarch64 signal row is not the rt_sigframe's sigcontext");
+                }
+                free(ablob);
+                ablob = NULL;
+                r = compile_path("/usr/aarch64-linux-gnu/lib/libc.so.6", &ablob, &asize, &st);
+                CHECK_MSG(r == 0, "compiling arm64 libc (libc6-arm64-cross): %s", strerror(-r));
+                if (r == 0) {
+                        CHECK_MSG(unwind_table_validate(ablob, asize, &t, &reason) == 0, "arm64 libc table: %s",
+                                  reason);
+                        CHECK_MSG(st.rows > 1000, "arm64 libc table has only %u rows", st.rows);
+                        CHECK_MSG(st.rows_unsupported * 100 < st.rows,
+                                  "too many unsupported rows in arm64 libc: %u of %u", st.rows_unsupported, st.rows);
+                        printf("arm64 libc: %u rows, %u unsupported\n", st.rows, st.rows_unsupported);
+                }
+        }
+
         /* Not ELF, or no CFI at all. */
         {
                 _cleanup_free_ void *b = NULL;
@@ -195,6 +239,7 @@ static void test_validator(void) {
         MUTATE("CFA register out of range", m.rows[0].cfa = unwind_rule_pack(UNWIND_CFA_REG_OFFSET, 9));
         MUTATE("CFA register LR", m.rows[0].cfa = unwind_rule_pack(UNWIND_CFA_REG_OFFSET, UNWIND_REG_LR));
         MUTATE("CFA below SP", m.rows[0].cfa_offset = -8);
+        MUTATE("CFA at SP on x86-64", m.rows[0].cfa_offset = 0);
         MUTATE("CFA offset huge", m.rows[1].cfa_offset = 1 << 30);
         MUTATE("RA rule same on x86-64", m.rows[0].ra = unwind_rule_pack(UNWIND_SAVED_SAME, 0));
         MUTATE("RA rule unknown", m.rows[0].ra = unwind_rule_pack(9, 0));
@@ -228,6 +273,21 @@ static void test_validator(void) {
                 m.rows[0].ra = unwind_rule_pack(UNWIND_SAVED_SAME, UNWIND_REG_LR);
                 m.rows[0].ra_offset = 0;
                 CHECK_MSG(unwind_table_validate(&m, sizeof(m), &out, &reason) == 0, "aarch64 leaf row rejected: %s", reason);
+                /* a leaf allocates nothing: its CFA is its SP */
+                m.rows[0].cfa_offset = 0;
+                CHECK_MSG(unwind_table_validate(&m, sizeof(m), &out, &reason) == 0, "aarch64 leaf at SP rejected: %s",
+                          reason);
+                /* ... and so is _start's, the outermost frame */
+                m.rows[0].ra = unwind_rule_pack(UNWIND_SAVED_UNDEFINED, 0);
+                CHECK_MSG(unwind_table_validate(&m, sizeof(m), &out, &reason) == 0, "aarch64 _start at SP rejected: %s",
+                          reason);
+                /* a frame whose return address is on the stack has its CFA above SP */
+                m.rows[0].ra = unwind_rule_pack(UNWIND_SAVED_AT_CFA, 0);
+                m.rows[0].ra_offset = -8;
+                expect_rejected(&m, sizeof(m), "aarch64 CFA at SP with the return address saved");
+                m.rows[0].ra = unwind_rule_pack(UNWIND_SAVED_SAME, UNWIND_REG_FP);
+                m.rows[0].ra_offset = 0;
+                expect_rejected(&m, sizeof(m), "aarch64 return address 'same' in FP");
         }
 
         /* Random mutations of a valid table: whatever validates must be
@@ -250,8 +310,8 @@ static void test_validator(void) {
 /* Compiles copies of a real binary whose .eh_frame bytes are overwritten
  * with garbage: the compiler must not crash, and whatever it produces must
  * validate (what it cannot express is marked, never invented). */
-static void test_hostile_elf(void) {
-        _cleanup_close_ int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+static void test_hostile_elf(const char *path) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         _cleanup_free_ uint8_t *image = NULL;
         off_t size;
         uint64_t eh_off = 0, eh_size = 0, hdr_off = 0, hdr_size = 0;
@@ -314,7 +374,9 @@ static void test_hostile_elf(void) {
 int main(void) {
         test_real_binaries();
         test_validator();
-        test_hostile_elf();
+        test_hostile_elf("/proc/self/exe");
+        /* an aarch64 program (tests/service/unwind/aarch64/) */
+        test_hostile_elf(AARCH64_VECTORS "/chain-pac");
         if (failures) {
                 fprintf(stderr, "%d failures\n", failures);
                 return 1;

@@ -44,6 +44,7 @@
 
 #include "basic.h"
 #include "helper-client.h"
+#include "perf.h"
 #include "protocol.h"
 #include "unwind-compile.h"
 #include "unwind-maps.h"
@@ -54,7 +55,7 @@
 #define MAX_CHAINS 16
 #define MAX_TOKENS 64
 
-#define REG_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8)) /* PERF_REG_X86_BP, SP, IP */
+#define REG_MASK PERF_REGS_UNWIND_MASK /* this machine's: x86-64 bp, sp, ip; aarch64 x29, x30, sp, pc */
 
 typedef struct Sample {
         uint32_t pid, tid;
@@ -125,7 +126,8 @@ static void handle_record(const struct perf_event_header *h) {
 
         if (h->type == PERF_RECORD_SAMPLE) {
                 Sample s = {};
-                uint64_t v[3], abi, size, dyn;
+                uint64_t v[PERF_REGS_UNWIND_N], abi, size, dyn;
+                PerfUnwindRegs r;
 
                 if (end - p < 8 + 8 + 8 + 8)
                         return;
@@ -138,11 +140,17 @@ static void handle_record(const struct perf_event_header *h) {
                 p += 8;
                 if (abi == 0)
                         return; /* no user registers: a kernel thread */
-                if (end - p < 24 + 8)
+                if ((size_t) (end - p) < sizeof(v) + 8)
                         return;
-                memcpy(v, p, 24);
-                p += 24;
-                s.regs = (UnwindRegs) { .fp = v[0], .sp = v[1], .ip = v[2] };
+                memcpy(v, p, sizeof(v));
+                p += sizeof(v);
+                if (!perf_regs_pick(REG_MASK, v, PERF_REGS_UNWIND_N, &r))
+                        return;
+                s.regs = (UnwindRegs) { .fp = r.fp, .sp = r.sp, .ip = r.ip, .lr = r.lr };
+#if defined(__aarch64__)
+                s.regs.arch = UNWIND_ARCH_AARCH64;
+                s.regs.pac_mask = UNWIND_AARCH64_PAC_MASK_VA48;
+#endif
                 memcpy(&size, p, 8);
                 p += 8;
                 if (size > (size_t) (end - p) || (size && (size_t) (end - p) < size + 8))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chain: the aarch64 unwinder's vector program. main → f3 → f2 (alloca) →
- * f1 → leaf, a call-free leaf that builds no frame: its return address stays
- * in x30 (LR) while it runs. make-vectors.sh stops it at `leaf_loop` (inside
+ * f1 (with mix inlined) → leaf, a call-free leaf that builds no frame: its
+ * return address stays in x30 (LR) while it runs. make-vectors.sh stops it at `leaf_loop` (inside
  * the leaf) and at `handler_leaf` (a leaf in the handler of a timer signal
  * that interrupted the call-free leaf spin_leaf). */
 #include <alloca.h>
@@ -23,10 +23,15 @@ NOINLINE uint64_t leaf(uint64_t x) {
         return x;
 }
 
-NOINLINE uint64_t f1(uint64_t v) {
+/* inlined into f1: the symbolizer's inline frame (f1 → mix → leaf) */
+static inline __attribute__((always_inline)) uint64_t mix(uint64_t v) {
         uint64_t r = leaf(v);
         sink = r;
         return r ^ v;
+}
+
+NOINLINE uint64_t f1(uint64_t v) {
+        return mix(v) + 1;
 }
 
 NOINLINE uint64_t f2(uint64_t v, size_t n) {
@@ -50,6 +55,7 @@ __asm__(".text\n.balign 16\nnop\n.globl __kernel_rt_sigreturn\n.type __kernel_rt
         "__kernel_rt_sigreturn:\nmov x8, #139\nsvc #0\n.size __kernel_rt_sigreturn, . - __kernel_rt_sigreturn\n");
 void __kernel_rt_sigreturn(void);
 
+/* the kernel's: flags 0x04000000 is SA_RESTORER */
 struct kernel_sigaction {
         void (*handler)(int);
         unsigned long flags;
@@ -84,8 +90,7 @@ NOINLINE uint64_t spin(uint64_t v) {
 
 int main(int argc, char **argv) {
         (void) argv;
-        struct kernel_sigaction sa = { .handler = on_signal, .flags = 0x04000000 /* SA_RESTORER */,
-                                       .restorer = __kernel_rt_sigreturn };
+        struct kernel_sigaction sa = { .handler = on_signal, .flags = 0x04000000, .restorer = __kernel_rt_sigreturn };
         if (syscall(SYS_rt_sigaction, SIGALRM, &sa, NULL, sizeof(sa.mask)) < 0)
                 return 1;
         sink = f3((uint64_t) argc);

@@ -45,8 +45,13 @@ out.write("stack 0x%x %d\n" % (sp, len(data)))
 for i in range(0, len(data), 32):
     out.write("s %s\n" % data[i:i + 32].hex())
 
+# Inline frames share their pc with the frame they are inlined into: the
+# unwinder's frames are the real ones; the symbolizer adds the inline ones.
 f = frame
 while f is not None:
-    out.write("expect 0x%x %s\n" % (f.pc(), f.name() or "??"))
+    if f.type() == gdb.INLINE_FRAME:
+        out.write("inline 0x%x %s\n" % (f.pc(), f.name() or "??"))
+    else:
+        out.write("expect 0x%x %s\n" % (f.pc(), f.name() or "??"))
     f = f.older()
 out.close()
