@@ -45,6 +45,7 @@ rec() {
 
 facts
 uname -m >"$out/machine"
+(cd /usr/lib/aarch64-linux-gnu && sha256sum ld-linux-aarch64.so.1 libc.so.6) >"$out/libs.sha256"
 step install install_arm64 || exit 1
 step activate activate || exit 1
 step useradd add_user || exit 1

@@ -84,8 +84,18 @@ for who in root user; do
         fi
 done
 
-# 5. The stacks.
-PYTHONPATH=$here/../lib python3 "$here/check-arm64.py" "$share/out" || failed+=("stack checks (above)")
+# 5. The stacks. Where a stack starts in Debian's stripped ld.so and libc
+# (no symbol there): ld.so's ELF entry, and clone's thread_start right
+# after __clone (.dynsym), read from the sysroot's copies of the files the
+# image has.
+libdir=$ARM64_SYSROOT/usr/lib/aarch64-linux-gnu
+(cd "$libdir" && sha256sum --quiet -c "$share/out/libs.sha256") ||
+        fail "the image's ld.so or libc differ from the sysroot's ($ARM64_SYSROOT): remove the older of the two from the cache"
+ld_entry=$(readelf -h "$libdir/ld-linux-aarch64.so.1" | awk '/Entry point address/ { print $4 }')
+clone=$(readelf -W --dyn-syms "$libdir/libc.so.6" | awk '$8 == "__clone@@GLIBC_2.17" { print "0x" $2 }')
+[ -n "$ld_entry" ] && [ -n "$clone" ] || fail "no entry in ld-linux-aarch64.so.1 or no __clone in libc.so.6 of $ARM64_SYSROOT"
+PYTHONPATH=$here/../lib python3 "$here/check-arm64.py" "$share/out" \
+        "ld-linux-aarch64.so.1:$ld_entry:0x40,libc.so.6:$clone:0x80" || failed+=("stack checks (above)")
 
 # 6. The service: activated by the bus, quiet in its journal.
 grep "Activating via systemd: service name='org.periscope.Profiler1' unit='periscoped.service'" \
