@@ -96,6 +96,9 @@ for program, entry, leaf, caller in PROGRAMS:
         if status[name] != "0":
             rows.append((program, label, "failed", "", "", ""))
             continue
+        ev = os.path.join(out, name + ".event")
+        if os.path.exists(ev) and open(ev).read().strip() != "cpu-clock":
+            label += " (" + open(ev).read().strip() + "*)"
         path = os.path.join(out, name + ".stacks")
         st = list(periscope_stacks(path, program) if tool.startswith("periscope") else perf_stacks(path, program))
         total = sum(n for _, n in st)
@@ -117,4 +120,7 @@ print("| program | profiler | entry | leaf's caller | B/sample | finish (× Peri
 print("| --- | --- | --- | --- | --- | --- |")
 for r in rows:
     print("| " + " | ".join(r) + " |")
+if any("*)" in r[1] for r in rows):
+    print("\n\\* perf 6.1 refused cpu-clock with --call-graph dwarf on this SVE CPU"
+          " (its register mask includes VG): sampled on its default event instead.")
 PY
