@@ -38,10 +38,10 @@ static size_t fp_leaf_fixup(const SampleStackContext *ctx, const PerfSample *s, 
                 (void) unwind_tables_request(ctx->tables, ctx->owner, (int32_t) s->pid, m, false);
                 return n;
         }
-        if (!table)
-                return n;
-        row = unwind_table_lookup(table, regs.ip - m->start + m->pgoff);
-        if (!unwinder_fp_leaf_caller(&regs, row, &caller) || (u + 1 < n && addrs[u + 1] == caller))
+        row = table && table->arch == UNWIND_ARCH_AARCH64 ? unwind_table_lookup(table, regs.ip - m->start + m->pgoff)
+                                                          : NULL;
+        if (!unwinder_fp_leaf_caller(&regs, row, table != NULL, u + 1 < n ? addrs[u + 1] : 0, &caller) ||
+            (u + 1 < n && addrs[u + 1] == caller))
                 return n;
         memmove(addrs + u + 2, addrs + u + 1, (n - u - 1) * sizeof(uint64_t));
         addrs[u + 1] = caller;

@@ -155,6 +155,25 @@ static UnwindStop row_step(const UnwindRow *row, const UnwindStack *s, FrameStat
         return _UNWIND_STOP_MAX;
 }
 
+/* aarch64, the sampled frame (or one a signal interrupted: LR known) in a
+ * file without CFI there (the vdso's
+ * functions, code written without CFI): as libdw's aarch64 fallback (perf
+ * --call-graph dwarf), take it for a leaf whose return address is still in
+ * LR, SP and FP unchanged, unless LR is what its frame record holds (then
+ * the frame-pointer step finds the same caller and a right SP). False to
+ * leave the frame to the frame-pointer step. */
+static bool leaf_guess(const UnwindStack *s, FrameState *f) {
+        uint64_t saved;
+
+        if (f->lr == 0 || f->lr >= USER_ADDRESS_LIMIT)
+                return false;
+        if (f->fp >= f->sp && stack_load(s, f->fp + 8, &saved) && (saved & ~f->pac_mask) == f->lr)
+                return false;
+        f->ip = f->lr;
+        f->lr_valid = false;
+        return true;
+}
+
 /* Why a walk stops at the caller's ip: END at 0 (the outermost frame),
  * BAD_IP outside user space; _UNWIND_STOP_MAX to go on. */
 static UnwindStop next_ip_stop(uint64_t ip) {
@@ -199,11 +218,16 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
                         break;
                 }
                 /* a table of another architecture than the sample's is none */
-                if (table && table->arch == (f.a64 ? UNWIND_ARCH_AARCH64 : UNWIND_ARCH_X86_64))
+                bool has_table = table && table->arch == (f.a64 ? UNWIND_ARCH_AARCH64 : UNWIND_ARCH_X86_64);
+                if (has_table)
                         row = unwind_table_lookup(table, offset);
                 if (row && unwind_rule_kind(row->cfa) >= UNWIND_CFA_REG_OFFSET) {
                         signal = row->flags & UNWIND_ROW_SIGNAL_FRAME;
                         stop = row_step(row, stack, &f);
+                } else if (f.a64 && f.lr_valid && has_table && leaf_guess(stack, &f)) {
+                        /* the sampled frame, or one a signal interrupted */
+                        stop = _UNWIND_STOP_MAX;
+                        result->n_fp_frames++;
                 } else {
                         stop = fp_step(stack, &f);
                         if (stop == _UNWIND_STOP_MAX)
@@ -251,14 +275,19 @@ void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64
         result->stop = stop;
 }
 
-bool unwinder_fp_leaf_caller(const UnwindRegs *regs, const UnwindRow *leaf_row, uint64_t *ret) {
+bool unwinder_fp_leaf_caller(const UnwindRegs *regs, const UnwindRow *leaf_row, bool file_has_table,
+                             uint64_t chain_next, uint64_t *ret) {
         uint64_t lr;
 
-        if (regs->arch != UNWIND_ARCH_AARCH64 || !leaf_row || unwind_rule_kind(leaf_row->cfa) < UNWIND_CFA_REG_OFFSET ||
-            leaf_row->ra != UNWIND_RULE(UNWIND_SAVED_SAME, UNWIND_REG_LR))
+        if (regs->arch != UNWIND_ARCH_AARCH64)
                 return false;
         lr = regs->lr & ~regs->pac_mask;
         if (next_ip_stop(lr) != _UNWIND_STOP_MAX)
+                return false;
+        if (leaf_row && unwind_rule_kind(leaf_row->cfa) >= UNWIND_CFA_REG_OFFSET) {
+                if (leaf_row->ra != UNWIND_RULE(UNWIND_SAVED_SAME, UNWIND_REG_LR))
+                        return false;
+        } else if (!file_has_table || lr == chain_next)
                 return false;
         *ret = lr;
         return true;

@@ -67,12 +67,17 @@ void unwinder_unwind_fp(const UnwindRegs *regs, const UnwindStack *stack, uint64
 
 /* aarch64 frame-pointer mode: the leaf's caller that a frame-pointer chain
  * (the kernel's, or unwinder_unwind_fp()) skips while the leaf at regs->ip
- * has not stored its return address yet. leaf_row is the row of the leaf's
- * table covering regs->ip (NULL without CFI). Returns true with the caller's
- * return address (regs->lr, PAC bits stripped) when the row says the return
- * address is still in LR; false when it was saved (the chain has it), and
- * without CFI (as perf, whose leaf fix-up is a DWARF step, adds nothing). */
-bool unwinder_fp_leaf_caller(const UnwindRegs *regs, const UnwindRow *leaf_row, uint64_t *ret);
+ * has not stored its return address yet. leaf_row is the row covering
+ * regs->ip in the table of the leaf's file (NULL when the table has none,
+ * or the code has no table); chain_next is the chain's address after the
+ * leaf (0 when none). Returns true with the caller's return address
+ * (regs->lr, PAC bits stripped): where the row says the return address is
+ * still in LR; and, with no CFI for regs->ip in a file that has a table
+ * (file_has_table: the vdso, code written without CFI), where LR differs
+ * from chain_next, as perf's libdw-based leaf fix-up guesses. Code without
+ * any table (JIT code, which keeps frame records) gets no guess. */
+bool unwinder_fp_leaf_caller(const UnwindRegs *regs, const UnwindRow *leaf_row, bool file_has_table,
+                             uint64_t chain_next, uint64_t *ret);
 
 /* "end", "limit", ... for logs and statistics. */
 const char *unwind_stop_to_string(UnwindStop stop);

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                 uint64_t caller;
                                 const UnwindRow *row =
                                         r.ip >= MODULE_BASE ? unwind_table_lookup(&table, r.ip - MODULE_BASE) : NULL;
-                                (void) unwinder_fp_leaf_caller(&r, row, &caller);
+                                (void) unwinder_fp_leaf_caller(&r, row, true, regs[1], &caller);
                         }
                         UnwindStack st = { .base = r.sp, .data = data, .size = size };
                         UnwindResult res;

@@ -8,8 +8,10 @@
  * build, a pointer-authentication build (signed return addresses on the
  * stack; gdb over qemu 7.2 knows no PAC mask and stops at the first signed
  * one, so past it the names are the check), and a signal frame that
- * interrupted a leaf. Also the frame-pointer mode's leaf fix-up.
+ * interrupted a leaf. Also the frame-pointer mode's leaf fix-up, and the
+ * sandboxed helper compiling the same table (PERISCOPE_HELPER).
  * The vectors' folder is AARCH64_VECTORS (meson). */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +19,10 @@
 
 #include "aarch64-vectors.h"
 #include "basic.h"
+#include "helper-client.h"
 #include "protocol.h"
 #include "test-check.h"
+#include "unwind-compile.h"
 
 /* Unwinds vector NAME-WHERE over program chain-NAME and checks gdb's pcs
  * (PAC bits stripped) and the names through main. */
@@ -92,9 +96,26 @@ static void check_vector(const char *dir, const char *name, const char *where, c
                 const UnwindRow *row = m ? unwind_table_lookup(&p.table, v.pc - m->start + m->pgoff) : NULL;
 
                 unwinder_unwind_fp(&regs, &stack, fp_frames, ELEMENTSOF(fp_frames), &fp_res);
-                CHECK_MSG(unwinder_fp_leaf_caller(&regs, row, &caller), "%s: the leaf's row does not say LR", name);
+                CHECK_MSG(unwinder_fp_leaf_caller(&regs, row, true, fp_res.n_frames > 1 ? fp_frames[1] : 0, &caller),
+                          "%s: the leaf's row does not say LR", name);
                 CHECK_MSG(caller == (v.expect[1] & ~UNWIND_AARCH64_PAC_MASK_VA48), "%s: the leaf's caller is %#" PRIx64,
                           name, caller);
+                /* without CFI at the leaf, in a file that has a table: perf's
+                 * guess, LR when it is not what the chain has next */
+                uint64_t guessed = 0;
+                CHECK_MSG(
+                        unwinder_fp_leaf_caller(&regs, NULL, true, fp_res.n_frames > 1 ? fp_frames[1] : 0, &guessed) &&
+                                guessed == caller,
+                        "%s: no guess without CFI", name);
+                /* ... but none in code without any table (JIT code), nor where
+                 * LR is what the chain has, nor where the row says it was saved */
+                CHECK(!unwinder_fp_leaf_caller(&regs, NULL, false, fp_res.n_frames > 1 ? fp_frames[1] : 0, &guessed));
+                CHECK(!unwinder_fp_leaf_caller(&regs, NULL, true, caller, &guessed));
+                UnwindRow saved = { .cfa = UNWIND_RULE(UNWIND_CFA_REG_OFFSET, UNWIND_REG_SP),
+                                    .cfa_offset = 16,
+                                    .ra = UNWIND_RULE(UNWIND_SAVED_AT_CFA, 0),
+                                    .ra_offset = -8 };
+                CHECK(!unwinder_fp_leaf_caller(&regs, &saved, true, 0, &guessed));
                 if (strcmp(name, "fp") == 0) {
                         /* the chain gives leaf, f2, f3, main: f1 missing, the seed's problem */
                         CHECK_MSG(fp_res.n_frames >= 4 && fp_frames[1] == v.expect[2] && fp_frames[2] == v.expect[3] &&
@@ -105,6 +126,50 @@ static void check_vector(const char *dir, const char *name, const char *where, c
                 }
         }
         program_done(&p);
+        free(v.stack);
+}
+
+/* A table with no CFI at all (one NONE row), as the vdso's is outside its
+ * sigreturn row. */
+static const struct {
+        UnwindTableHeader h;
+        UnwindRow rows[1];
+} no_cfi_blob = {
+        .h = { .magic = UNWIND_TABLE_MAGIC,
+               .version = UNWIND_TABLE_VERSION,
+               .arch = UNWIND_ARCH_AARCH64,
+               .row_size = sizeof(UnwindRow),
+               .n_rows = 1 },
+        .rows = { { .start = 0, .cfa = UNWIND_CFA_NONE } },
+};
+
+/* The frame-pointer build's leaf vector over a program whose table has no
+ * CFI: the sampled frame is taken for a leaf (caller = LR, as libdw's
+ * aarch64 fallback does), then the frame records give gdb's chain; without
+ * the guess f1 would be missing. */
+TEST(frame_pointer_leaf_without_cfi) {
+        Vector v;
+        Program p;
+        UnwindTable t;
+        uint64_t frames[64];
+        UnwindResult res;
+        int r = vector_load(AARCH64_VECTORS "/fp-leaf.vec", &v);
+
+        CHECK_MSG(r == 0, "fp-leaf.vec: %s", strerror(-r));
+        if (r < 0)
+                return;
+        CHECK(unwind_table_validate(&no_cfi_blob, sizeof(no_cfi_blob), &t, NULL) == 0);
+        p = (Program) { .table = t, .fd = -1 };
+        snprintf(p.file, sizeof(p.file), "chain-fp");
+        UnwindRegs regs = vector_regs(&v);
+        UnwindStack stack = { .base = v.stack_base, .data = v.stack, .size = v.stack_size };
+        Finder finder = { &v, &p };
+        unwinder_unwind(&regs, &stack, finder_find, &finder, frames, ELEMENTSOF(frames), &res);
+        for (size_t i = 0; i < v.n_expect; i++)
+                CHECK_MSG(i < res.n_frames && frames[i] == v.expect[i], "frame %zu is %#" PRIx64 ", gdb says %#" PRIx64,
+                          i, i < res.n_frames ? frames[i] : 0, v.expect[i]);
+        printf("fp-leaf without CFI: %zu frames, %u by frame records or the leaf guess\n", res.n_frames,
+               res.n_fp_frames);
         free(v.stack);
 }
 
@@ -134,6 +199,44 @@ TEST(frame_pointer_signal) {
 
 TEST(pac_signal) {
         check_vector(AARCH64_VECTORS, "pac", "signal", signal_chain);
+}
+
+/* The sandboxed helper (bwrap) compiles the aarch64 programs' tables byte
+ * for byte as the in-process compiler does, and they validate. */
+TEST(helper_compiles_aarch64) {
+        HelperClient *helper = NULL;
+        int r = helper_client_new(&(HelperClientConfig) {}, &helper);
+
+        CHECK_MSG(r >= 0, "cannot start the helper: %s", strerror(-r));
+        if (r < 0)
+                return;
+        static const char *const names[] = { "chain-nofp", "chain-fp", "chain-pac" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                const char *name = names[i];
+                _cleanup_free_ char *path = NULL, *why = NULL;
+                _cleanup_free_ void *blob = NULL, *local = NULL;
+                _cleanup_close_ int fd = -1;
+                size_t size = 0, local_size = 0;
+                UnwindTable t;
+                const char *reason = NULL;
+
+                if (asprintf(&path, "%s/%s", AARCH64_VECTORS, name) < 0)
+                        abort();
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                CHECK_MSG(fd >= 0, "%s: %m", path);
+                if (fd < 0)
+                        continue;
+                r = helper_client_compile_unwind(helper, fd, NULL, 0, &blob, &size, &why);
+                CHECK_MSG(r >= 0, "the helper did not compile %s: %s", name, why ? why : strerror(-r));
+                if (r < 0)
+                        continue;
+                CHECK_MSG(unwind_table_validate(blob, size, &t, &reason) == 0 && t.arch == UNWIND_ARCH_AARCH64,
+                          "%s: the helper's table: %s", name, reason ? reason : "not aarch64");
+                CHECK(unwind_compile_fd(fd, &local, &local_size, NULL) == 0);
+                CHECK_MSG(local && size == local_size && memcmp(blob, local, size) == 0,
+                          "%s: the helper's table differs from the in-process one", name);
+        }
+        helper_client_free(helper);
 }
 
 int main(int argc, char **argv) {

@@ -3,9 +3,9 @@
 # make-vectors.sh: captures the aarch64 unwinder's test vectors, once, on
 # x86_64 (apt: gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 # gdb-multiarch). Builds chain.c three ways, runs each under
-# qemu-aarch64-static -g (-cpu max,sve=off: pointer authentication on; gdb 13 misreads
-# the SVE record qemu 7.2 writes into signal frames), stops at a
-# breakpoint with gdb-multiarch and writes NAME-WHERE.vec (dump-vector.py):
+# qemu-aarch64-static -g (-cpu max,sve=off: pointer authentication on; gdb
+# 13 misreads the SVE record qemu 7.2 writes into signal frames), stops at
+# a breakpoint with gdb-multiarch and writes NAME-WHERE.vec (dump-vector.py):
 # registers, the stack from sp, the mappings and gdb's own `bt`. The test
 # (test-unwinder-aarch64.c) reads the checked-in programs and vectors; run
 # this again only to change them: `tests/service/unwind/aarch64/make-vectors.sh`.
@@ -25,8 +25,12 @@ build pac -fomit-frame-pointer -mbranch-protection=standard
 capture() { # NAME BREAKPOINT WHERE
         local name=$1 bp=$2 where=$3
         qemu-aarch64-static -cpu max,sve=off -L "$SYSROOT" -g "$PORT" "./chain-$name" &
-        local qpid=$!
-        sleep 0.5
+        local qpid=$! i
+        # the stub takes one connection: wait until it listens, never probe it
+        for ((i = 0; i < 100; i++)); do
+                ss -Hltn "sport = :$PORT" | grep >/dev/null . && break
+                sleep 0.1
+        done
         gdb-multiarch -nx -batch \
                 -ex "set sysroot $SYSROOT" \
                 -ex "file ./chain-$name" \
