@@ -172,7 +172,7 @@ for name in ("priv-nofp", "priv-threads", "priv-rust"):
 whole_stacks("priv-go", 97.0)
 whole_stacks("priv-python", 95.0)
 interpreter("priv-python")
-kernel("priv-kernel")
+
 kernel("svc-root-kernel")
 
 for f in failures:

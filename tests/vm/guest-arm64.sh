@@ -59,7 +59,6 @@ rec priv-threads /root --private -- "$w/threads" $((ms * 2))
 rec priv-go /root --private -- "$w/go-chain" "$sec"
 rec priv-rust /root --private -- "$w/rust-chain" "$ms"
 rec priv-python /root --private -- /usr/bin/python3 "$w/py-fib.py" "$sec"
-rec priv-kernel /root --private -- bash -c kernel_load
 unset PERISCOPED_LOG
 
 # 2. the installed service, as root and as an unprivileged user
