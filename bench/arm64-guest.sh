@@ -40,13 +40,15 @@ one() {
                 [ "$tool" = perf-g ] && cg=fp
                 # perf 6.1 adds SVE's VG register to --call-graph dwarf's
                 # register mask when the CPU has SVE (-cpu max), which a
-                # cpu-clock event refuses (EOPNOTSUPP): then the default event
+                # cpu-clock event refuses (EOPNOTSUPP): then the default event.
+                # (--no-inline: perf finds inline frames with binutils'
+                # addr2line, which the image does not have)
                 if ! perf record -q -e cpu-clock --call-graph "$cg" -F 999 -o "$data" -- true >"$out/$name.probe" 2>&1; then
                         event=cycles
                 fi
                 echo "$event" >"$out/$name.event"
                 perf record -q -e "$event" --call-graph "$cg" -F 999 -o "$data" -- "$w/timed" "$end" "$@" >"$out/$name.record" 2>&1 &&
-                        perf script -i "$data" -F comm,tid,ip,sym,dso >"$out/$name.stacks" 2>"$out/$name.report-err"
+                        perf script --no-inline -i "$data" -F comm,tid,ip,sym,dso >"$out/$name.stacks" 2>"$out/$name.report-err"
                 ;;
         esac
         local rc=$?

@@ -11,7 +11,8 @@
 # markdown table; bench/RESULTS.md holds a recorded run.
 #
 #   entry     % of the program's samples whose stack reaches its entry
-#             function (main, main.main, Py_BytesMain)
+#             function (main, worker_main, main.main or a Go runtime thread's,
+#             Py_BytesMain)
 #   caller    % of the samples in the leaf (its innermost user frame) that
 #             show the leaf's caller right above it
 #   B/sample  bytes of capture or perf.data per sample
@@ -47,14 +48,19 @@ PYTHONPATH=$top/tests/lib python3 - "$share/out" <<'PY'
 import os, re, sys
 from folded import C_ROOTS, GO_ROOTS
 out = sys.argv[1]
-PROGRAMS = [  # name, entry, leaf, caller
-    ("deep-nofp", "main", "leaf_work", "chain_d"),
-    ("deep-fp", "main", "leaf_work", "chain_d"),
-    ("threads", "main", "main_leaf", "main_loop"),  # and worker_main: below
-    ("go-chain", "main.main", "main.leafWork", "main.chainB"),
-    ("rust-chain", "main", "workload::deep::chain_c", "workload::deep::chain_b"),
-    ("python3", "Py_BytesMain", None, None),
+# Go's runtime threads and its g0/signal stacks have entries of their own
+GO_ENTRIES = {"main.main", "runtime.mstart1", "runtime.bgsweep", "runtime.bgscavenge", "runtime.gcBgMarkWorker",
+              "runtime.forcegchelper", "runtime.runfinq", "runtime.mcall", "runtime.morestack.abi0",
+              "runtime.sigtramp.abi0"}
+PROGRAMS = [  # name, entries, leaf, caller
+    ("deep-nofp", {"main"}, "leaf_work", "chain_d"),
+    ("deep-fp", {"main"}, "leaf_work", "chain_d"),
+    ("threads", {"main", "worker_main"}, "worker_leaf", "worker_mid"),
+    ("go-chain", GO_ENTRIES, "main.leafWork", "main.chainB"),
+    ("rust-chain", {"main"}, "workload::deep::chain_c", "workload::deep::chain_b"),
+    ("python3", {"Py_BytesMain"}, None, None),
 ]
+CLONED = re.compile(r"\.(constprop|isra|part|cold)\.\d+$")
 TOOLS = [("periscope-dwarf", "Periscope (DWARF)"), ("periscope-fp", "Periscope `--unwind fp`"),
          ("perf-dwarf", "perf `--call-graph dwarf`"), ("perf-g", "perf `-g`")]
 status = dict(l.split() for l in open(os.path.join(out, "runs")))
@@ -66,9 +72,9 @@ def periscope_stacks(path, program):
     for line in open(path):
         text, _, n = line.rstrip("\n").rpartition(" ")
         frames = text.split(";")
-        m = re.match(r"(.*) \(pid -?\d+\)$", frames[0])
+        m = re.match(r"\[?(.*?)\]? \(pid -?\d+\)$", frames[0])
         if m and m.group(1) == program[:15]:
-            yield [f for f in frames[1:] if not f.endswith("[kernel]")], int(n)
+            yield [CLONED.sub("", f) for f in frames[1:] if not f.endswith("[kernel]")], int(n)
 
 
 def perf_stacks(path, program):
@@ -82,13 +88,13 @@ def perf_stacks(path, program):
             m = re.match(r"\s*[0-9a-f]+ (.*) \((.*)\)$", l)
             if not m or "kernel.kallsyms" in m.group(2):
                 continue
-            sym = re.sub(r"\+0x[0-9a-f]+$", "", m.group(1))
+            sym = CLONED.sub("", re.sub(r"\+0x[0-9a-f]+$", "", m.group(1)))
             frames.append(sym)
         yield list(reversed(frames)), 1
 
 
 rows, base = [], {}
-for program, entry, leaf, caller in PROGRAMS:
+for program, entries, leaf, caller in PROGRAMS:
     for tool, label in TOOLS:
         name = f"{program}.{tool}"
         if name not in status:
@@ -102,7 +108,6 @@ for program, entry, leaf, caller in PROGRAMS:
         path = os.path.join(out, name + ".stacks")
         st = list(periscope_stacks(path, program) if tool.startswith("periscope") else perf_stacks(path, program))
         total = sum(n for _, n in st)
-        entries = {entry} | ({"worker_main"} if program == "threads" else set())
         reach = sum(n for f, n in st if entries & set(f))
         in_leaf = sum(n for f, n in st if f and f[-1] == leaf) if leaf else 0
         with_caller = sum(n for f, n in st if f and f[-1] == leaf and f[-2:-1] == [caller]) if leaf else 0
