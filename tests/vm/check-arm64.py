@@ -28,9 +28,11 @@ for spec in filter(None, sys.argv[2].split(",")):
     f, start, length = spec.split(":")
     STARTS.append((f, int(start, 16), int(length, 16)))
 # Go code on another stack than the goroutine's (the M's g0 stack, the
-# signal stack) has no more stack than it shows, for any unwinder; as
+# signal stack; arm64's walltime and nanotime1 call the vdso on g0) has no
+# more stack than it shows, for any unwinder; as
 # tests/service/unwind/test-system-mix.sh counts it on x86_64
-ROOTS = C_ROOTS | GO_ROOTS | {"runtime.mcall", "runtime.morestack.abi0", "runtime.sigtramp.abi0", "runtime.systemstack.abi0"}
+ROOTS = C_ROOTS | GO_ROOTS | {"runtime.mcall", "runtime.morestack.abi0", "runtime.sigtramp.abi0",
+                              "runtime.systemstack.abi0", "runtime.walltime.abi0", "runtime.nanotime1.abi0"}
 # the recorded command before its exec is still periscope's child
 CLI = {"cmd_record", "start_held_command (inlined)", "record_control_child_wait"}
 EXEC = {"load_elf_binary [kernel]", "begin_new_exec [kernel]", "bprm_execve [kernel]"}
@@ -167,8 +169,8 @@ leaf_chain("priv-rust", ["workload::deep::chain_a", "workload::deep::chain_b", "
 for name in ("priv-nofp", "priv-threads", "priv-rust"):
     whole_stacks(name, 99.0)
 # Go: besides the other stacks above, a goroutine stopped by asynchronous
-# preemption (runtime.asyncPreempt, a call the signal handler injects) and
-# a vdso call made on the g0 stack end early: a few samples of a short run
+# preemption (runtime.asyncPreempt, a call the signal handler injects) ends
+# early: a few samples of a short run
 whole_stacks("priv-go", 97.0)
 whole_stacks("priv-python", 95.0)
 interpreter("priv-python")
