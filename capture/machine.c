@@ -30,9 +30,9 @@ int capture_frame_get_arch(const CaptureFrame *f, char *buf, size_t size) {
 
         if (size == 0)
                 return -EINVAL;
-        buf[0] = '\0';
         if (f->type != CAPTURE_FRAME_METADATA || strcmp(f->metadata.id, CAPTURE_MACHINE_ID) != 0)
-                return 0;
+                return 0; /* buf untouched: another frame */
+        buf[0] = '\0';
         for (p = f->metadata.metadata; p && *p; p = end + (*end == '\n')) {
                 end = strchrnul(p, '\n');
                 if (end - p < 5 || memcmp(p, "arch=", 5) != 0)

@@ -23,6 +23,6 @@ int capture_writer_add_machine(CaptureWriter *w, int64_t time);
 
 /* Whether f is a machine frame: 1 with its `arch` copied into buf (NUL-
  * terminated, at most size - 1 bytes; "" when the frame names none), 0 if it
- * is another frame, -EBADMSG if the architecture is not a short word of
- * [a-z0-9_]. */
+ * is another frame (buf untouched), -EBADMSG if the architecture is not a
+ * short word of [a-z0-9_] (buf ""). */
 int capture_frame_get_arch(const CaptureFrame *f, char *buf, size_t size);

@@ -35,6 +35,7 @@ typedef struct FrameState {
         uint64_t ip, sp, fp;
         uint64_t lr; /* aarch64: x30 of this frame, when lr_valid */
         bool lr_valid;
+        bool sp_unknown;   /* aarch64 after a frame-pointer step: sp is only a lower bound */
         bool a64;          /* aarch64 frames (regs->arch) */
         uint64_t pac_mask; /* aarch64: bits stripped from return addresses; 0 on x86-64 */
 } FrameState;
@@ -69,7 +70,18 @@ static UnwindStop fp_step(const UnwindStack *s, FrameState *f) {
         f->fp = caller_fp;
         f->ip = ra & ~f->pac_mask;
         f->lr_valid = false;
+        /* x86-64's frame record sits at the top of the frame: fp + 16 is
+         * the caller's SP. aarch64's sits anywhere in it (at the bottom,
+         * after `stp x29, x30, [sp, -N]!`): the caller's SP is unknown. */
+        f->sp_unknown = f->a64;
         return _UNWIND_STOP_MAX;
+}
+
+/* Whether a row reads SP (its CFA or a saved register based on it). */
+static bool row_uses_sp(const UnwindRow *row) {
+        return unwind_rule_reg(row->cfa) == UNWIND_REG_SP ||
+               (unwind_rule_kind(row->ra) == UNWIND_SAVED_AT_REG && unwind_rule_reg(row->ra) == UNWIND_REG_SP) ||
+               (unwind_rule_kind(row->fp) == UNWIND_SAVED_AT_REG && unwind_rule_reg(row->fp) == UNWIND_REG_SP);
 }
 
 /* Applies one validated row; returns _UNWIND_STOP_MAX to continue. */
@@ -152,6 +164,7 @@ static UnwindStop row_step(const UnwindRow *row, const UnwindStack *s, FrameStat
         f->ip = ra & ~f->pac_mask;
         f->lr = lr;
         f->lr_valid = lr_valid;
+        f->sp_unknown = false;
         return _UNWIND_STOP_MAX;
 }
 
@@ -221,6 +234,10 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
                 bool has_table = table && table->arch == (f.a64 ? UNWIND_ARCH_AARCH64 : UNWIND_ARCH_X86_64);
                 if (has_table)
                         row = unwind_table_lookup(table, offset);
+                /* aarch64 after a frame-pointer step: a row that needs SP
+                 * would compute from a wrong one; frame records go on */
+                if (row && f.sp_unknown && row_uses_sp(row))
+                        row = NULL;
                 if (row && unwind_rule_kind(row->cfa) >= UNWIND_CFA_REG_OFFSET) {
                         signal = row->flags & UNWIND_ROW_SIGNAL_FRAME;
                         stop = row_step(row, stack, &f);

@@ -162,6 +162,8 @@ int main(int argc, char **argv) {
         for (size_t j = 0; j < n_seen; j++)
                 MUST(symbol_table_builder_add_unresolved(b, PID, seen[j], seen[j] + 1,
                                                          "no symbol covers this address"));
+        /* other METADATA after the machine frame, as a recording has them */
+        MUST(capture_writer_add_metadata(w, t, -1, -1, "periscope.stats", "lost_samples=0\n", 15));
         MUST(symbol_table_builder_write(b, w, t + 1000000));
         MUST(capture_writer_flush(w));
         capture_writer_free(w);

@@ -20,6 +20,10 @@ deep_chain=main,chain_a,chain_b,chain_c,chain_d,leaf_work
 "$PERISCOPE" record --address "$BUS_ADDRESS" --unwind dwarf -o "$TEST_TMP/deep.syscap" -- "$DEEP" 2000 \
         || fail "record exited $?"
 $check "$TEST_TMP/deep.syscap" "$DEEP" --chain $deep_chain --min-ok $min_ok --min-full 50 --max-bytes-per-sample 400
+# The capture says which machine it was recorded on (periscope.machine).
+"$PERISCOPE" info "$TEST_TMP/deep.syscap" >"$TEST_TMP/deep.info" || fail "info failed"
+grep >/dev/null "^Architecture: $(uname -m)\$" "$TEST_TMP/deep.info" ||
+        { cat "$TEST_TMP/deep.info"; fail "info does not say $(uname -m)"; }
 
 # Default (auto) is DWARF too; qsort goes through libc and back.
 "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/qsort.syscap" -- "$QSORT" 2000 || fail "record exited $?"

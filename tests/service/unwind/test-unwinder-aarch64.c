@@ -173,6 +173,80 @@ TEST(frame_pointer_leaf_without_cfi) {
         free(v.stack);
 }
 
+/* aarch64 after a frame-pointer step (JIT code, no table): the caller's SP
+ * is unknown (frame records sit at the bottom of aarch64 frames), so an
+ * SP-based row must not run from fp + 16; the frame records go on. */
+#define JIT_BASE 0x7f0000000000ull
+#define MOD_BASE 0x550000000000ull
+static const struct {
+        UnwindTableHeader h;
+        UnwindRow rows[2];
+} sp_row_blob = {
+        .h = { .magic = UNWIND_TABLE_MAGIC,
+               .version = UNWIND_TABLE_VERSION,
+               .arch = UNWIND_ARCH_AARCH64,
+               .row_size = sizeof(UnwindRow),
+               .n_rows = 2 },
+        .rows = { { .start = 0x100,
+                    .cfa = UNWIND_RULE(UNWIND_CFA_REG_OFFSET, UNWIND_REG_SP),
+                    .cfa_offset = 48,
+                    .ra = UNWIND_RULE(UNWIND_SAVED_AT_CFA, 0),
+                    .ra_offset = -8,
+                    .fp = UNWIND_RULE(UNWIND_SAVED_AT_CFA, 0),
+                    .fp_offset = -16 },
+                  { .start = 0x1000, .cfa = UNWIND_CFA_NONE } },
+};
+
+static bool synthetic_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset) {
+        const UnwindTable *t = userdata;
+        if (ip >= JIT_BASE && ip < JIT_BASE + 0x1000) {
+                *table = NULL; /* JIT code */
+                *offset = ip - JIT_BASE;
+                return true;
+        }
+        if (ip >= MOD_BASE && ip < MOD_BASE + 0x1000) {
+                *table = t;
+                *offset = ip - MOD_BASE;
+                return true;
+        }
+        return false;
+}
+
+TEST(sp_unknown_after_frame_pointer_step) {
+        UnwindTable t;
+        uint64_t words[32] = {}, frames[16];
+        const uint64_t sp = 0x7ffc00000000ull;
+        UnwindResult res;
+
+        CHECK(unwind_table_validate(&sp_row_blob, sizeof(sp_row_blob), &t, NULL) == 0);
+        /* the JIT frame's record at sp + 0x20: the caller's fp and pc */
+        words[0x20 / 8] = sp + 0x60;
+        words[0x28 / 8] = MOD_BASE + 0x104;
+        /* what the SP-based row would read from fp + 16: CFA sp + 0x60, RA at sp + 0x58 */
+        words[0x58 / 8] = MOD_BASE + 0x999;
+        /* the module frame's own record at sp + 0x60: the outermost */
+        words[0x60 / 8] = 0;
+        words[0x68 / 8] = 0;
+        UnwindRegs regs = { .ip = JIT_BASE + 0x10,
+                            .sp = sp,
+                            .fp = sp + 0x20,
+                            .lr = JIT_BASE + 0x40,
+                            .arch = UNWIND_ARCH_AARCH64,
+                            .pac_mask = UNWIND_AARCH64_PAC_MASK_VA48 };
+        UnwindStack stack = { .base = sp, .data = (const uint8_t *) words, .size = sizeof(words) };
+        unwinder_unwind(&regs, &stack, synthetic_find, &t, frames, ELEMENTSOF(frames), &res);
+        CHECK_MSG(res.n_frames == 2 && frames[1] == MOD_BASE + 0x104 && res.stop == UNWIND_STOP_END,
+                  "%zu frames (the second %#" PRIx64 "), stopped %s", res.n_frames, res.n_frames > 1 ? frames[1] : 0,
+                  unwind_stop_to_string(res.stop));
+        /* x86-64's fp + 16 is the caller's SP: the row runs there */
+        regs.arch = UNWIND_ARCH_X86_64;
+        regs.pac_mask = 0;
+        UnwindTable x86 = t;
+        x86.arch = UNWIND_ARCH_X86_64;
+        unwinder_unwind(&regs, &stack, synthetic_find, &x86, frames, ELEMENTSOF(frames), &res);
+        CHECK_MSG(res.n_frames >= 3 && frames[2] == MOD_BASE + 0x999, "x86-64 did not run the row after fp + 16");
+}
+
 static const char *const leaf_chain[] = { "leaf", "f1", "f2", "f3", "main", NULL };
 static const char *const signal_chain[] = { "handler_leaf", "on_signal", "__kernel_rt_sigreturn", "spin_leaf", "spin",
                                             "main",         NULL };
