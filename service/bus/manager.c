@@ -64,7 +64,10 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                 .bus = m->bus,
                 .id = ++m->next_recording_id,
                 .max_pinned_files = max_pinned_files(m),
-                .unwind_tables = options->unwind != RECORD_UNWIND_FP ? manager_get_unwind_tables(m) : NULL,
+                /* fp mode on aarch64 reads the leaf's row too (sample-stack.c) */
+                .unwind_tables = options->unwind != RECORD_UNWIND_FP || SAMPLE_UNWIND_FP_NEEDS_REGS
+                                         ? manager_get_unwind_tables(m)
+                                         : NULL,
                 .helper = m->helper_config,
                 .limits = m->limits,
                 .user_file_helper = manager_get_user_file_helper(m),
