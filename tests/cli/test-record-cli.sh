@@ -156,7 +156,12 @@ tty_record() { # OUT WHAT KEYS…: record WHAT on a pty, type each key (DELAY:KE
                 SHELL=/bin/bash timeout 40 script -qefc "$PERISCOPE record -o out/t.syscap $what; echo EXIT=\$?" /dev/null >"$out" || true
         tr '\r' '\n' <"$out" | sed 's/\x1b\[K//g' >"$out.lines"
 }
-tty_record tty.out "-- sh -c 'sleep 1; echo from-the-command; exec sleep 30'" '2:\003'
+# The commands that must not outlive a stop sleep this long: a duration of
+# this run's own, so another test's sleep on the machine is not taken for
+# ours; a command just signalled gets a moment to be gone.
+long=30.$$
+command_gone() { ! pgrep -f "^sleep ${long/./\\.}\$" >/dev/null; }
+tty_record tty.out "-- sh -c 'sleep 1; echo from-the-command; exec sleep $long'" '2:\003'
 expect tty.out.lines '^EXIT=130$'
 # the command's output keeps the terminal: no live line to write after
 expect tty.out.lines '^from-the-command$'
@@ -166,7 +171,7 @@ expect tty.out.lines '\(ended: stopped\)$'
 "$PERISCOPE" dump --json out/t.syscap >t.json || fail "the interrupted capture is not complete"
 jq -e '[.frames[] | select(.type == "METADATA" and .id == "periscope.stats") | .metadata | test("reason=stopped")] == [true]' t.json >/dev/null ||
         fail "the capture's periscope.stats does not say reason=stopped"
-! pgrep -f '^sleep 30$' >/dev/null || fail "the command outlived a Ctrl-C"
+wait_for 3 command_gone || fail "the command outlived a Ctrl-C"
 rm out/t.syscap
 echo "ok Ctrl-C on a terminal: stopped, complete, exit 130, progress shown"
 
@@ -243,7 +248,7 @@ expect err '^periscope: capture written to out/b\.syscap'
 kill "$leftover"; leftover=
 for i in 1 2 3; do
         rc=0
-        timeout --preserve-status -s INT 1.5 "$PERISCOPE" record -o out/b.syscap -- sleep 30 2>err || rc=$?
+        timeout --preserve-status -s INT 1.5 "$PERISCOPE" record -o out/b.syscap -- sleep $long 2>err || rc=$?
         [ $rc = 130 ] || { cat err; fail "timeout -s INT (run $i): exit $rc, expected 130"; }
         grep >/dev/null 'interrupted again' err && { cat err; fail "timeout -s INT (run $i) was taken as a second Ctrl-C"; }
         grep >/dev/null 'keeps running' err && { cat err; fail "timeout -s INT (run $i): a command that died is said to keep running"; }
@@ -251,7 +256,7 @@ for i in 1 2 3; do
         "$PERISCOPE" dump --json out/b.syscap | jq -e '[.frames[] | select(.id == "periscope.stats") | .metadata | test("reason=stopped")] == [true]' >/dev/null ||
                 fail "timeout -s INT (run $i): the capture is not complete"
 done
-! pgrep -f '^sleep 30$' >/dev/null || fail "a command outlived timeout -s INT"
+wait_for 3 command_gone || fail "a command outlived timeout -s INT"
 rm out/b.syscap
 echo "ok one signal burst (kill twice, timeout -s INT) counts once: stopped, summary, exit 130"
 
