@@ -21,13 +21,8 @@ runs=${RUNS:-3}
 bench=$build/bench/memory-bench
 lib=$build/collector/libperiscope-memory.so
 rec=$build/tests/service/control/control-record
-for f in "$bench" "$lib" "$rec" "$build/cli/periscope"; do
-        [ -e "$f" ] || { echo "missing $f: build the tree first (meson setup build && ninja -C build)"; exit 1; }
-done
-tmp=$(mktemp -d /tmp/periscope-memory-bench.XXXXXX)
 . "$top/bench/sysprof-bus.sh"
-sysprof_bus_start "$tmp"
-trap 'sysprof_bus_stop; rm -rf "$tmp"' EXIT
+bench_start memory-bench "$bench" "$lib" "$rec" "$build/cli/periscope"
 
 python3 - "$build" "$bench" "$lib" "$rec" "$tmp" "$n" "$runs" <<'PY'
 import os, re, statistics, subprocess, sys

@@ -24,17 +24,10 @@ build=$(cd "${1:-$top/build}" && pwd)
 secs=${SECONDS_RECORDED:-10}
 [ "$(id -u)" = 0 ] || { echo "run as root (whole-system perf events)"; exit 1; }
 for c in perf go; do command -v $c >/dev/null || { echo "$c missing: scripts/install-deps.sh"; exit 1; }; done
-for f in "$build/cli/periscope" "$build/service/periscoped" "$build/sandbox-helper/periscope-helper" \
-         "$build/tests/service/unwind/unwind-workload-deep" "$build/tests/service/unwind/unwind-workload-deep-static" \
-         "$build/tests/service/unwind/unwind-workload-threads"; do
-        [ -x "$f" ] || { echo "missing $f: build the tree first (meson setup build && ninja -C build)"; exit 1; }
-done
-tmp=$(mktemp -d /tmp/periscope-system-bench.XXXXXX)
-chmod 755 "$tmp"
-
 . "$top/bench/sysprof-bus.sh"
-sysprof_bus_start "$tmp"
-trap 'sysprof_bus_stop; rm -rf "$tmp"' EXIT
+bench_start system-bench "$build/cli/periscope" "$build/service/periscoped" "$build/sandbox-helper/periscope-helper" \
+        "$build/tests/service/unwind/unwind-workload-deep" "$build/tests/service/unwind/unwind-workload-deep-static" \
+        "$build/tests/service/unwind/unwind-workload-threads"
 [ -z "$SYSPROF_REASON" ] || echo "sysprof: $SYSPROF_REASON"
 # periscoped on the same private bus, so its CPU time and RSS can be read.
 PERISCOPE_HELPER=$build/sandbox-helper/periscope-helper "$build/service/periscoped" \

@@ -25,17 +25,11 @@ replay_s=${REPLAY_S:-5}
 [ "$(id -u)" = 0 ] || { echo "run as root (perf_event_open for other processes, perf record)"; exit 1; }
 command -v perf >/dev/null || { echo "perf missing: apt-get install -y linux-perf"; exit 1; }
 W=$build/bench/unwind-bench-workload
-for f in "$W" "$build/cli/periscope" "$build/service/periscoped" "$build/sandbox-helper/periscope-helper" \
-         "$build/tests/service/capture-json" "$build/tests/service/unwind/unwind-record"; do
-        [ -x "$f" ] || { echo "missing $f: build the tree first (meson setup build && ninja -C build)"; exit 1; }
-done
 export PERISCOPED=$build/service/periscoped PERISCOPE_HELPER=$build/sandbox-helper/periscope-helper
-tmp=$(mktemp -d /tmp/periscope-unwind-bench.XXXXXX)
-
 # Sysprof 3.46 where this machine has it; otherwise the row says why not.
 . "$top/bench/sysprof-bus.sh"
-sysprof_bus_start "$tmp"
-trap 'sysprof_bus_stop; rm -rf "$tmp"' EXIT
+bench_start unwind-bench "$W" "$build/cli/periscope" "$build/service/periscoped" "$build/sandbox-helper/periscope-helper" \
+        "$build/tests/service/capture-json" "$build/tests/service/unwind/unwind-record"
 
 python3 - "$top" "$build" "$W" "$tmp" "$runs" "$rounds" "$replay_s" <<'PY'
 import os, re, statistics, subprocess, sys, time

@@ -14,6 +14,21 @@ sysprof_bus_start() {
         export SYSPROF_REASON
 }
 
+# bench_start NAME FILE…: leaves unless every FILE was built; then makes
+# $tmp (/tmp/periscope-NAME.XXXXXX, removed at exit) and starts Sysprof's
+# bus in it (sysprof_bus_start).
+bench_start() {
+        local name=$1 f
+        shift
+        for f in "$@"; do
+                [ -e "$f" ] || { echo "missing $f: build the tree first (meson setup build && ninja -C build)"; exit 1; }
+        done
+        tmp=$(mktemp -d "/tmp/periscope-$name.XXXXXX")
+        chmod 755 "$tmp"
+        sysprof_bus_start "$tmp"
+        trap 'sysprof_bus_stop; rm -rf "$tmp"' EXIT
+}
+
 sysprof_bus_stop() {
         if command -v private_bus_stop >/dev/null; then
                 private_bus_stop

@@ -43,16 +43,16 @@ int perf_ring_reader_peek(PerfRingReader *r, const struct perf_event_header **re
         return 1;
 }
 
-int perf_ring_consume(PerfRingReader *r, PerfRecordHandler handler, void *userdata) {
+int perf_ring_consume(PerfRingReader *reader, PerfRecordHandler handler, void *userdata) {
         const struct perf_event_header *h;
         size_t size;
         int n = 0;
 
-        while (perf_ring_reader_peek(r, &h, &size) > 0) {
-                int ret = handler(h, size, userdata);
-                r->tail += size;
+        while (perf_ring_reader_peek(reader, &h, &size) > 0) {
+                int r = handler(h, size, userdata);
+                reader->tail += size;
                 n++;
-                if (ret < 0)
+                if (r < 0)
                         break;
         }
         return n;
@@ -119,13 +119,13 @@ int perf_rings_merge(PerfRingReader *readers, size_t n, PerfRecordTime time_of, 
         int total = 0;
         while (n_heap > 0) {
                 MergeHead *top = &heap[0];
-                PerfRingReader *r = &readers[top->reader];
-                int ret = handler(top->record, top->size, userdata);
-                r->tail += top->size;
+                PerfRingReader *reader = &readers[top->reader];
+                int r = handler(top->record, top->size, userdata);
+                reader->tail += top->size;
                 total++;
                 /* A wrapped record lives in the reader's copy buffer: the
                  * next peek may overwrite it, which is fine once handled. */
-                if (ret < 0 || !merge_head_load(readers, top->reader, time_of, time_userdata, top))
+                if (r < 0 || !merge_head_load(readers, top->reader, time_of, time_userdata, top))
                         heap[0] = heap[--n_heap];
                 merge_sift_down(heap, n_heap, 0);
         }

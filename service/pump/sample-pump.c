@@ -250,8 +250,9 @@ int sample_pump_drain(SamplePump *p, PerfEvents *perf, bool last) {
         if (r >= 0 && perf && p->setup.off_cpu)
                 r = pump_sync_switch_ids(p, perf);
         if (r >= 0 && perf) {
-                int k = perf_events_drain(perf, sample_pump_record, p);
-                r = k < 0 ? k : 0;
+                r = perf_events_drain(perf, sample_pump_record, p);
+                if (r > 0)
+                        r = 0;
         }
         /* the spill's drops are lost samples, counted once */
         p->lost_samples += p->spill.dropped_samples;
@@ -266,9 +267,9 @@ int sample_pump_drain(SamplePump *p, PerfEvents *perf, bool last) {
                 more = false;
         p->sliced = more;
         if (more || (p->wake_missed && p->unwinder.n_pending > 0)) {
-                int k = pump_slice_later(p);
-                if (k < 0)
-                        return k;
+                r = pump_slice_later(p);
+                if (r < 0)
+                        return r;
         }
         return more;
 }

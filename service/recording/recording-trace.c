@@ -8,15 +8,15 @@
 #include "basic.h"
 #include "recording-control.h"
 
-int recording_open_trace_fd(Recording *r, int *ret_fd) {
-        if (r->state != RECORDING_STATE_RECORDING || !r->writer)
+int recording_open_trace_fd(Recording *rec, int *ret_fd) {
+        if (rec->state != RECORDING_STATE_RECORDING || !rec->writer)
                 return -ESTALE;
-        if (!r->trace) {
-                int ret = trace_fds_new(&r->trace);
-                if (ret < 0)
-                        return ret;
+        if (!rec->trace) {
+                int r = trace_fds_new(&rec->trace);
+                if (r < 0)
+                        return r;
         }
-        return trace_fds_open(r->trace, ret_fd);
+        return trace_fds_open(rec->trace, ret_fd);
 }
 
 static int pid_compare(const void *a, const void *b) {
@@ -27,27 +27,27 @@ static int pid_compare(const void *a, const void *b) {
 /* The recording's processes: those of its snapshot and those its events
  * saw fork (every record is drained by now). */
 static bool pid_recorded(int32_t pid, void *userdata) {
-        Recording *r = userdata;
+        Recording *rec = userdata;
         size_t n = 0;
-        const int32_t *pids = process_maps_get_pids(r->maps, &n);
+        const int32_t *pids = process_maps_get_pids(rec->maps, &n);
         return pid > 0 && pids && bsearch(&pid, pids, n, sizeof(int32_t), pid_compare);
 }
 
-TraceFds *recording_trace_merge_input(Recording *r, TraceMerge *ret) {
-        if (!r->trace || !r->writer || r->error)
+TraceFds *recording_trace_merge_input(Recording *rec, TraceMerge *ret) {
+        if (!rec->trace || !rec->writer || rec->error)
                 return NULL;
         *ret = (TraceMerge) {
-                .writer = r->writer,
-                .ids = &r->counter_ids,
-                .start_time = r->start_time,
+                .writer = rec->writer,
+                .ids = &rec->counter_ids,
+                .start_time = rec->start_time,
                 .end_time = now_monotonic_ns(),
                 .pid_known = pid_recorded,
                 .address_func = recording_note_program_addresses,
-                .userdata = r,
+                .userdata = rec,
         };
-        return r->trace;
+        return rec->trace;
 }
 
-void recording_trace_get_stats(const Recording *r, TraceFdStats *ret) {
-        *ret = r->trace ? *trace_fds_get_stats(r->trace) : (TraceFdStats) {};
+void recording_trace_get_stats(const Recording *rec, TraceFdStats *ret) {
+        *ret = rec->trace ? *trace_fds_get_stats(rec->trace) : (TraceFdStats) {};
 }

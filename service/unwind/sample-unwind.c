@@ -243,7 +243,7 @@ static void pending_free(SampleUnwindPending *p) {
 int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, uint64_t *addrs, size_t max,
                           bool force, size_t max_samples, SampleUnwindEmit emit, void *userdata) {
         size_t i;
-        int ret = 0;
+        int r = 0; /* the first error of emit: it emits no more */
         bool more = false;
 
         for (i = 0; i < u->n_pending; i++) {
@@ -258,10 +258,10 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
                         p->sample.regs = p->regs;
                 if (!build(u, maps, kernel, force, &p->sample, addrs, max, &n))
                         break; /* its table is on its way: the tables' listener flushes again */
-                if (n > 0 && ret >= 0) {
-                        int r = emit(&p->sample, addrs, n, userdata);
-                        if (r < 0)
-                                ret = r;
+                if (n > 0 && r >= 0) {
+                        r = emit(&p->sample, addrs, n, userdata);
+                        if (r > 0)
+                                r = 0;
                 }
                 u->pending_bytes -= pending_bytes(p);
                 pending_free(p);
@@ -272,7 +272,7 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
         }
         if (u->n_pending == 0)
                 u->pending_bytes = 0;
-        return ret < 0 ? ret : more;
+        return r < 0 ? r : more;
 }
 
 void sample_unwinder_prepare(SampleUnwinder *u, const ProcessMaps *maps, int32_t pid, uint64_t address) {

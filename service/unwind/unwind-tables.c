@@ -241,8 +241,13 @@ static bool request_build_id_matches(UnwindTables *t, const CompileRequest *q) {
                 return false; /* cancelled: the daemon is leaving, nothing decided */
         if (r == HELPER_CLIENT_FAILED)
                 t->stats.helper_failures++;
-        log_warning("no unwind table for %s: %s", q->filename ? q->filename : "?",
-                    r < 0 ? (why ? why : strerror(-r)) : "binary changed since it was mapped (build-id differs)");
+        const char *name = q->filename ? q->filename : "?";
+        if (r >= 0)
+                log_warning("no unwind table for %s: binary changed since it was mapped (build-id differs)", name);
+        else if (why)
+                log_warning("no unwind table for %s: %s", name, why);
+        else
+                log_warning_errno(r, "no unwind table for %s: %m", name);
         t->stats.failed++;
         const UnwindTable *none;
         (void) unwind_table_cache_put(&t->mismatched, &q->pin_key, NULL, 0, &none, NULL);
@@ -271,9 +276,11 @@ static void compile_request(UnwindTables *t, const CompileRequest *q) {
         }
         if (r == HELPER_CLIENT_FAILED || no_helper)
                 t->stats.helper_failures++;
-        if (r < 0 && r != -ENODATA)
-                log_warning("no unwind table for %s: %s%s", q->filename ? q->filename : "?",
-                            no_helper ? "the helper cannot start: " : "", why ? why : strerror(-r));
+        const char *name = q->filename ? q->filename : "?", *prefix = no_helper ? "the helper cannot start: " : "";
+        if (r < 0 && r != -ENODATA && why)
+                log_warning("no unwind table for %s: %s%s", name, prefix, why);
+        else if (r < 0 && r != -ENODATA)
+                log_warning_errno(r, "no unwind table for %s: %s%m", name, prefix);
         /* The client validated the blob already; the cache validates again
          * because it keeps a view of exactly the bytes it owns. */
         r = unwind_table_cache_put_sliced(&t->cache, &q->key, r >= 0 ? blob : NULL, size, &table, &reason,

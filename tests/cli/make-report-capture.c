@@ -25,15 +25,7 @@
 
 #include "capture.h"
 #include "report-fixture.h"
-
-#define MUST(expr)                                                                                       \
-        do {                                                                                             \
-                int _r = (expr);                                                                         \
-                if (_r < 0) {                                                                            \
-                        fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, strerror(-_r));    \
-                        exit(1);                                                                         \
-                }                                                                                        \
-        } while (0)
+#include "test-check.h"
 
 static void add_mappings(SymbolTableBuilder *b);
 

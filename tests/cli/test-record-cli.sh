@@ -46,6 +46,15 @@ child_of() {
         for _ in $(seq 50); do c=$(pgrep -P "$parent" "$@" || true); [ -n "$c" ] && { echo "$c"; return; }; sleep 0.1; done
 }
 # usage ARGS… == STATUS REGEX: record exits STATUS, says REGEX, leaves no file
+# record_sleep OUT: `periscope record -o OUT -- sleep 30` in the background
+# (its pid in $rec, stderr in err), the sleep's pid in $leftover, a second on.
+record_sleep() {
+        "$PERISCOPE" record -o "$1" -- sleep 30 2>err &
+        rec=$!
+        leftover=$(child_of $rec -x sleep)
+        [ -n "$leftover" ] || fail "the command did not start"
+        sleep 1
+}
 usage() {
         local args=() rc=0
         while [ "$1" != "==" ]; do args+=("$1"); shift; done
@@ -213,11 +222,7 @@ rm out/t.syscap
 echo "ok a second Ctrl-C: leaves, says what it abandons; the capture is completed in the background"
 
 # --- kill -INT on periscope alone: finalizes, then leaves the command running
-"$PERISCOPE" record -o out/k.syscap -- sleep 30 2>err &
-rec=$!
-leftover=$(child_of $rec -x sleep)
-[ -n "$leftover" ] || fail "the command did not start"
-sleep 1
+record_sleep out/k.syscap
 kill -INT $rec
 start=$(date +%s)
 rc=0; wait $rec || rc=$?
@@ -234,11 +239,7 @@ echo "ok kill -INT on periscope alone: finalized, exit 130, the command keeps ru
 # which sends SIGINT to periscope and again to its process group (the
 # command too), microseconds apart: one stop, the summary, exit 130, and
 # no word of a command that keeps running when it died of the signal
-"$PERISCOPE" record -o out/b.syscap -- sleep 30 2>err &
-rec=$!
-leftover=$(child_of $rec -x sleep)
-[ -n "$leftover" ] || fail "the command did not start"
-sleep 1
+record_sleep out/b.syscap
 kill -INT $rec; kill -INT $rec
 rc=0; wait $rec || rc=$?
 [ $rc = 130 ] || { cat err; fail "two SIGINTs at once: exit $rc, expected 130"; }

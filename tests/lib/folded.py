@@ -25,6 +25,23 @@ def stacks(path, containing=None):
             yield Stack(line, text, frames, [f for f in frames if not f.endswith("[kernel]")], int(count))
 
 
+def share_at_lines(path, want):
+    """(samples, all samples) of a --folded --lines report whose innermost
+    user frames are want: (function, file's base name, line) triples,
+    outermost first."""
+    import re
+    total = good = 0
+    for s in stacks(path):
+        total += s.count
+        got = []
+        for f in s.user[-len(want):]:
+            m = re.fullmatch(r"(\S+) at (\S+):(\d+)", f)
+            got.append((m.group(1), m.group(2).rpartition("/")[2], int(m.group(3))) if m else (f, "", 0))
+        if got == want:
+            good += s.count
+    return good, total
+
+
 # Where a thread's stack begins: the program's _start (or ld.so's
 # _dl_start_user), a thread's clone; Go's goroutine and M starts.
 C_ROOTS = {"_start", "_dl_start_user", "__clone3", "clone3", "start_thread"}

@@ -16,6 +16,16 @@ export CONTAINERS_CONF=/etc/periscope-tests/containers.conf
 export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/../lib" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 [ -f "$CONTAINERS_CONF" ] || fail "$CONTAINERS_CONF missing: run scripts/setup.d/60-containers.sh (./test.sh does)"
 
+# stop_recording LOG [WHAT]: Ctrl-C to `periscope record` ($rec), which ends
+# with 130, its capture complete (else fails naming WHAT); LOG, its stderr,
+# reports no memory errors.
+stop_recording() {
+        kill -INT $rec
+        st=0; wait $rec || st=$?
+        [ $st = 130 ] || { cat "$1"; fail "${2:-periscope record --container} failed (exit $st after SIGINT, want 130)"; }
+        ! grep -qE "Sanitizer|runtime error:" "$1" || { cat "$1"; fail "memory errors in periscoped"; }
+}
+
 need() {
         for c in "$@"; do
                 command -v "$c" >/dev/null || fail "'$c' not found: apt-get install the packages in scripts/packages.txt (./test.sh does)"

@@ -118,18 +118,9 @@ PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid" --duration=2 -o
 ! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
 "$PERISCOPE" report --folded --lines --no-progress -p "$pid" "$WORK/c.syscap" >"$WORK/folded.txt" || fail "periscope report failed"
 python3 - "$WORK/folded.txt" <<'PY' || { head -5 "$WORK/folded.txt"; fail "fewer than 95% of the samples carry the right names and lines"; }
-import folded, re, sys
+import folded, sys
 want = [("main", "app.c", 2), ("spin_entry", "libspin.c", 4), ("hot_outer", "libspin.c", 3), ("hot_inner", "libspin.c", 2)]
-total = good = 0
-for s in folded.stacks(sys.argv[1]):
-    total += s.count
-    user = s.user
-    got = []
-    for f in user[-4:]:
-        m = re.fullmatch(r"(\S+) at (\S+):(\d+)", f)
-        got.append((m.group(1), m.group(2).rpartition("/")[2], int(m.group(3))) if m else (f, "", 0))
-    if got == want:
-        good += s.count
+good, total = folded.share_at_lines(sys.argv[1], want)
 print("ok: %d/%d samples (%.1f%%) main;spin_entry;hot_outer;hot_inner at app.c:2, libspin.c:4;3;2" % (good, total, 100 * good / max(total, 1)))
 sys.exit(0 if total >= 20 and good / total >= 0.95 else 1)
 PY

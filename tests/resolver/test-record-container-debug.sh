@@ -37,18 +37,9 @@ check_capture() { # capture, pid, provenance-regex, label
         local cap=$1 pid=$2 prov=$3 label=$4
         "$PERISCOPE" report --folded --lines --no-progress -p "$pid" "$cap" >"$cap.folded" || fail "$label: periscope report failed"
         python3 - "$cap.folded" "$label" <<'PY' || fail "$label: fewer than 95% of the samples carry the right names and lines"
-import folded, re, sys
-want = [("main", 4), ("hot_outer", 3), ("hot_inner", 2)]
-total = good = 0
-for s in folded.stacks(sys.argv[1]):
-    total += s.count
-    user = s.user
-    got = []
-    for f in user[-3:]:
-        m = re.fullmatch(r"(\S+) at (\S+):(\d+)", f)
-        got.append((m.group(1), int(m.group(3))) if m and m.group(2).endswith("spin.c") else (f, 0))
-    if got == want:
-        good += s.count
+import folded, sys
+want = [("main", "spin.c", 4), ("hot_outer", "spin.c", 3), ("hot_inner", "spin.c", 2)]
+good, total = folded.share_at_lines(sys.argv[1], want)
 print("ok: %s: %d/%d samples (%.1f%%) main;hot_outer;hot_inner at spin.c:4;3;2" % (sys.argv[2], good, total, 100 * good / max(total, 1)))
 sys.exit(0 if total >= 20 and good / total >= 0.95 else 1)
 PY

@@ -39,13 +39,6 @@ start_recording() { # capture, log
         for _ in $(seq 600); do grep -q "recording .* started" "$2" && return 0; sleep 0.05; done
         cat "$2"; fail "the recording did not start"
 }
-stop_recording() { # log
-        kill -INT $rec
-        st=0; wait $rec || st=$?
-        # Ctrl-C ends a recording with 130, its capture complete
-        [ $st = 130 ] || { cat "$1"; fail "periscope record --container failed (exit $st after SIGINT, want 130)"; }
-        ! grep -qE "Sanitizer|runtime error:" "$1" || { cat "$1"; fail "memory errors in periscoped"; }
-}
 
 start_recording "$WORK/c.syscap" "$WORK/rec.err"
 # Joins the container from outside: not a descendant of any recorded process.

@@ -42,11 +42,7 @@ $as_user podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/
 # The exec'd workload: an `app` whose parent is this container's conmon.
 wait_exec_app "$cid" "the exec'd workload did not start"
 sleep 2.5
-kill -INT $rec
-st=0; wait $rec || st=$?
-# Ctrl-C ends a recording with 130, its capture complete
-[ $st = 130 ] || { cat "$WORK/rec.err"; fail "periscope record --container failed (exit $st after SIGINT, want 130)"; }
-! grep -qE "Sanitizer|runtime error:" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "memory errors in periscoped"; }
+stop_recording "$WORK/rec.err"
 grep -q "process $app_pid (.*) joined container '$name'" "$WORK/rec.err" ||
         { cat "$WORK/rec.err"; fail "periscoped did not log the exec'd workload $app_pid as joined"; }
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"

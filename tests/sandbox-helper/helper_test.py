@@ -302,11 +302,19 @@ def case_debuglink(tmp):
     check("inner_inline" not in str(r), "no names from the refused file")
 
 
-def vaddr_to_offset(data, vaddr):
+def pt_load(data, x, by_vaddr):
+    """The (file offset, address) of the PT_LOAD holding x, an address
+    (by_vaddr) or a file offset."""
     for t, o, v, fs in elf_phdrs(data):
-        if t == 1 and v <= vaddr < v + fs:
-            return o + vaddr - v
-    raise SystemExit("address 0x%x not in a PT_LOAD" % vaddr)
+        start = v if by_vaddr else o
+        if t == 1 and start <= x < start + fs:
+            return o, v
+    raise SystemExit("%s 0x%x not in a PT_LOAD" % ("address" if by_vaddr else "offset", x))
+
+
+def vaddr_to_offset(data, vaddr):
+    o, v = pt_load(data, vaddr, True)
+    return o + vaddr - v
 
 
 def case_stripped_abs(tmp):
@@ -441,10 +449,8 @@ def elf_phdrs(data):
 
 
 def offset_to_vaddr(data, off):
-    for t, o, v, fs in elf_phdrs(data):
-        if t == 1 and o <= off < o + fs:
-            return v + off - o
-    raise SystemExit("offset 0x%x not in a PT_LOAD" % off)
+    o, v = pt_load(data, off, False)
+    return v + off - o
 
 
 def uleb(v):
@@ -597,11 +603,9 @@ def case_hostile(tmp):
           "the DWARF bomb's addresses are named by their function, bomb, through the bounded walk")
 
 
-def case_stage(tmp):
-    """The service's symbolization stage on a live process: names survive the
-    binary's deletion, both tables agree, kernel names from kallsyms."""
-    stage = os.environ["STAGE_TOOL"]
-    b = build(tmp, "workload-inline.c", "inl")
+def start_waiting_workload(b):
+    """Starts workload b that waits on its stdin: (the process, its labels'
+    addresses as it printed them before "ready")."""
     p = subprocess.Popen([b], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                          env=dict(os.environ, WORKLOAD_WAIT="1"))
     labels = {}
@@ -610,6 +614,15 @@ def case_stage(tmp):
             break
         lab, off, addr = line.split()
         labels[lab] = addr
+    return p, labels
+
+
+def case_stage(tmp):
+    """The service's symbolization stage on a live process: names survive the
+    binary's deletion, both tables agree, kernel names from kallsyms."""
+    stage = os.environ["STAGE_TOOL"]
+    b = build(tmp, "workload-inline.c", "inl")
+    p, labels = start_waiting_workload(b)
     kaddr = None
     ksyms = []
     with open("/proc/kallsyms") as f:
@@ -668,14 +681,7 @@ def case_stage_cut(tmp):
     stage = os.environ["STAGE_TOOL"]
     b = build(tmp, "workload-inline.c", "inl", flags=("-O2", "-g", "-Wl,--build-id"))
     bid = build_id_of(b)
-    p = subprocess.Popen([b], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                         env=dict(os.environ, WORKLOAD_WAIT="1"))
-    labels = {}
-    for line in p.stdout:
-        if line.strip() == "ready":
-            break
-        lab, off, addr = line.split()
-        labels[lab] = addr
+    p, labels = start_waiting_workload(b)
     why = "cut short by shutdown"
     addrs = [labels["inner"], labels["work"], labels["main"]]
 

@@ -40,15 +40,22 @@ stop_daemon() {
         wait "$PERISCOPED_PID" 2>/dev/null || true
 }
 
+# record_refused NAME WHY: records $work for a second, which must fail (else
+# fails with WHY); the client's stderr is in $TEST_TMP/NAME.err.
+record_refused() {
+        local rc=0
+        "$PERISCOPE" record --address "$BUS_ADDRESS" -p "$work" --duration 1 -o "$TEST_TMP/$1.syscap" \
+                2>"$TEST_TMP/$1.err" || rc=$?
+        cat "$TEST_TMP/$1.err"
+        [ $rc != 0 ] || fail "$2"
+}
+
 # 1. No CAP_PERFMON (nor SYS_ADMIN, SYS_PTRACE): root asks for nobody's process.
 setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$TEST_TMP/demo" -t 30000 & work=$!
 private_bus_track $work
 start_daemon "$TEST_TMP/periscoped-nocap.log" \
         setpriv --bounding-set=-all,+checkpoint_restore,+dac_read_search,+ipc_lock,+syslog,+setfcap,+setuid,+setgid --inh-caps=-all --
-rc=0
-"$PERISCOPE" record --address "$BUS_ADDRESS" -p "$work" --duration 1 -o "$TEST_TMP/nocap.syscap" 2>"$TEST_TMP/nocap.err" || rc=$?
-cat "$TEST_TMP/nocap.err"
-[ $rc != 0 ] || fail "periscoped without CAP_PERFMON recorded nobody's process"
+record_refused nocap "periscoped without CAP_PERFMON recorded nobody's process"
 grep >/dev/null "perf_event_open for process $work failed: Permission denied: periscoped has no CAP_PERFMON" "$TEST_TMP/nocap.err" ||
         fail "the caller is not told that periscoped lacks CAP_PERFMON"
 ! grep >/dev/null "not yours" "$TEST_TMP/nocap.err" || fail "the caller is told the process is not theirs"
@@ -63,10 +70,7 @@ echo "ok: without CAP_PERFMON the refusal names it, to the caller and in the log
 "$TEST_TMP/demo" -t 30000 & work=$!
 private_bus_track $work
 start_daemon "$TEST_TMP/periscoped-seccomp.log" "$DENY_PERF_EVENT_OPEN"
-rc=0
-"$PERISCOPE" record --address "$BUS_ADDRESS" -p "$work" --duration 1 -o "$TEST_TMP/seccomp.syscap" 2>"$TEST_TMP/seccomp.err" || rc=$?
-cat "$TEST_TMP/seccomp.err"
-[ $rc != 0 ] || fail "periscoped recorded with perf_event_open filtered out"
+record_refused seccomp "periscoped recorded with perf_event_open filtered out"
 grep >/dev/null "perf_event_open for process $work failed: Operation not permitted: .*seccomp filter" "$TEST_TMP/seccomp.err" ||
         fail "the caller is not told of the seccomp filter"
 ! grep >/dev/null "not yours\|no CAP_PERFMON" "$TEST_TMP/seccomp.err" || fail "the caller is told a wrong cause"

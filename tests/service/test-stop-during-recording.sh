@@ -69,6 +69,20 @@ stop_daemon() { # what [command to run 1 s after SIGTERM]; sets took
         echo "$1: periscoped exited 0, $took s after SIGTERM"
 }
 
+# stop_during_command CASE CAPTURE ERR OWNER: once CAPTURE has samples,
+# stops periscoped under `periscope record` ($cli) of OWNER's burn (found
+# in $cmd), which must end with status 3 (its stderr, ERR, shown).
+stop_during_command() {
+        wait_for_flushed_samples "$2"
+        cmd=$(pgrep -u "$4" -f "^$dir/burn -t 150000\$" || true)
+        [ -n "$cmd" ] || fail "$1: the recorded command does not run"
+        private_bus_track $cmd
+        stop_daemon "$1"
+        wait_ends $cli 5 "$1: periscope record"
+        cat "$3"
+        [ "$status" = 3 ] || fail "$1: periscope record exited $status after the service stopped (wanted 3)"
+}
+
 private_bus_start
 private_polkit_start || fail "polkitd did not start on the private bus"
 dir=$TEST_TMP/$user
@@ -81,14 +95,7 @@ runuser -u "$user" -- "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$dir/a.sy
         >/dev/null 2>"$dir/a.err" &
 cli=$!
 private_bus_track $cli
-wait_for_flushed_samples "$dir/a.syscap"
-cmd=$(pgrep -u "$user" -f "^$dir/burn -t 150000\$" || true)
-[ -n "$cmd" ] || fail "A: the recorded command does not run"
-private_bus_track $cmd
-stop_daemon A
-wait_ends $cli 5 "A: periscope record"
-cat "$dir/a.err"
-[ "$status" = 3 ] || fail "A: periscope record exited $status after the service stopped (wanted 3)"
+stop_during_command A "$dir/a.syscap" "$dir/a.err" "$user"
 grep -F "periscope symbolize $dir/a.syscap" "$dir/a.err" >/dev/null ||
         fail "A: periscope record does not say how to add the missing names (periscope symbolize CAPTURE)"
 grep -F "ended early" "$dir/a.err" >/dev/null || fail "A: periscope record does not say the recording ended early"
@@ -164,14 +171,7 @@ periscoped_start
 "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/c.syscap" -- "$dir/burn" -t 150000 >/dev/null 2>"$TEST_TMP/c.err" &
 cli=$!
 private_bus_track $cli
-wait_for_flushed_samples "$TEST_TMP/c.syscap"
-cmd=$(pgrep -u root -f "^$dir/burn -t 150000\$" || true)
-[ -n "$cmd" ] || fail "C: the recorded command does not run"
-private_bus_track $cmd
-stop_daemon C
-wait_ends $cli 5 "C: periscope record"
-cat "$TEST_TMP/c.err"
-[ "$status" = 3 ] || fail "C: periscope record exited $status after the service stopped (wanted 3)"
+stop_during_command C "$TEST_TMP/c.syscap" "$TEST_TMP/c.err" root
 kill -0 "$cmd" 2>/dev/null || fail "C: the recorded command did not survive the service's stop"
 kill "$cmd"
 check "$TEST_TMP/c.syscap" readable --min-samples 20 --reason shutdown

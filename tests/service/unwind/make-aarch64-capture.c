@@ -19,16 +19,9 @@
 #include "aarch64-vectors.h"
 #include "basic.h"
 #include "capture.h"
+#include "test-check.h"
 
 #define PID 4242
-#define MUST(expr)                                                                                                     \
-        do {                                                                                                           \
-                int _r = (expr);                                                                                       \
-                if (_r < 0) {                                                                                          \
-                        fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, strerror(-_r));                  \
-                        exit(1);                                                                                       \
-                }                                                                                                      \
-        } while (0)
 
 /* Where a file of the vectors lived on the arm64 machine. */
 static const char *recorded_path(const char *file) {
