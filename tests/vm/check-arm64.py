@@ -95,6 +95,22 @@ def leaf_chain(name, chain, min_pct=99.0, min_samples=100):
             print(f"    {n:6d}  {text[:300]}")
 
 
+def share_of(name, stacks, good, min_pct, min_samples, what, want):
+    """Counts the samples of stacks for which good() holds; a failure when
+    there are fewer than min_samples or the share is under min_pct. Returns
+    whether it passed."""
+    total = sum(st.count for st in stacks)
+    ok = sum(st.count for st in stacks if good(st))
+    pct = 100.0 * ok / total if total else 0.0
+    print(f"{name}: {ok} of {total} samples{what} ({pct:.2f}%)")
+    if total < min_samples:
+        failures.append(f"{name}: only {total} samples (want {min_samples})")
+    elif pct < min_pct:
+        failures.append(f"{name}: {pct:.2f}% {want} (want {min_pct}%)")
+        return False
+    return True
+
+
 def whole_stacks(name, min_pct, min_samples=100):
     """The share of the program's samples (not the recording CLI's before
     the exec) whose stack is whole."""
@@ -102,14 +118,7 @@ def whole_stacks(name, min_pct, min_samples=100):
     if s is None:
         return
     s = [st for st in s if not CLI & set(st.user)]
-    total = sum(st.count for st in s)
-    ok = sum(st.count for st in s if whole(st))
-    pct = 100.0 * ok / total if total else 0.0
-    print(f"{name}: {ok} of {total} samples whole ({pct:.2f}%)")
-    if total < min_samples:
-        failures.append(f"{name}: only {total} samples (want {min_samples})")
-    elif pct < min_pct:
-        failures.append(f"{name}: {pct:.2f}% of the stacks are whole (want {min_pct}%)")
+    if not share_of(name, s, whole, min_pct, min_samples, " whole", "of the stacks are whole"):
         for st in sorted((st for st in s if not whole(st)), key=lambda st: -st.count)[:5]:
             print(f"    {st.count:6d}  {st.text[:300]}")
 
@@ -122,14 +131,9 @@ def interpreter(name, min_pct=99.0, min_samples=100):
     if s is None:
         return
     loop = [st for st in s if "_PyEval_EvalFrameDefault" in st.user]
-    total = sum(st.count for st in loop)
-    ok = sum(st.count for st in loop if "Py_BytesMain" in st.user and whole(st))
-    pct = 100.0 * ok / total if total else 0.0
-    print(f"{name}: {ok} of {total} samples in _PyEval_EvalFrameDefault reach Py_BytesMain from the entry ({pct:.2f}%)")
-    if total < min_samples:
-        failures.append(f"{name}: only {total} samples in _PyEval_EvalFrameDefault (want {min_samples})")
-    elif pct < min_pct:
-        failures.append(f"{name}: {pct:.2f}% of the interpreter's samples reach Py_BytesMain (want {min_pct}%)")
+    share_of(name, loop, lambda st: "Py_BytesMain" in st.user and whole(st), min_pct, min_samples,
+             " in _PyEval_EvalFrameDefault reach Py_BytesMain from the entry",
+             "of the interpreter's samples reach Py_BytesMain")
 
 
 UNNAMED = re.compile(r"^(0x[0-9a-f]+|\[unknown\]|\?\?|unknown)( |$)")

@@ -16,12 +16,6 @@ install_arm64() {
         tar -C "$share/stage" -cf - . | tar -C / -xf - --keep-directory-symlink &&
                 cp -a "$share/bin/." /usr/local/bin/
 }
-activate() {
-        systemd-sysusers &&
-                systemd-tmpfiles --create &&
-                systemctl daemon-reload &&
-                systemctl reload dbus.service
-}
 add_user() {
         useradd --create-home --shell /bin/sh "$user" &&
                 install -o "$user" -g "$user" -m 0755 /usr/local/bin/deep-nofp /usr/local/bin/deep-fp "/home/$user/"
@@ -47,7 +41,7 @@ facts
 uname -m >"$out/machine"
 (cd /usr/lib/aarch64-linux-gnu && sha256sum ld-linux-aarch64.so.1 libc.so.6) >"$out/libs.sha256"
 step install install_arm64 || exit 1
-step activate activate || exit 1
+step activate activate_periscope || exit 1
 step useradd add_user || exit 1
 w=/usr/local/bin
 

@@ -38,6 +38,15 @@ install_periscope() {
                 install -m 0755 "$share/deep-nofp" /usr/local/bin/deep-nofp
 }
 
+# What `meson install` leaves to a live system (the README's install step):
+# the users, the state directories, the unit and the bus policy.
+activate_periscope() {
+        systemd-sysusers &&
+                systemd-tmpfiles --create &&
+                systemctl daemon-reload &&
+                systemctl reload dbus.service
+}
+
 report() {
         periscope report --no-progress --folded "$2" >"$out/$1.folded" &&
                 periscope report --no-progress "$2" >"$out/$1.report"

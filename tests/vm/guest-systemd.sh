@@ -7,12 +7,6 @@
 . "$1/guest-lib.sh"
 user=periscope-user
 
-activate() {
-        systemd-sysusers &&
-                systemd-tmpfiles --create &&
-                systemctl daemon-reload &&
-                systemctl reload dbus.service
-}
 add_user() {
         useradd --create-home --shell /bin/sh "$user" &&
                 install -o "$user" -g "$user" -m 0755 /usr/local/bin/deep-nofp "/home/$user/deep-nofp"
@@ -20,7 +14,7 @@ add_user() {
 
 facts
 step install install_periscope || exit 1
-step activate activate || exit 1
+step activate activate_periscope || exit 1
 step useradd add_user || exit 1
 if step record-root periscope record -o /root/deep.syscap -- /usr/local/bin/deep-nofp 2000; then
         step report-root report root /root/deep.syscap
