@@ -243,7 +243,8 @@ size_t sample_unwinder_build_fp(SampleUnwinder *u, const ProcessMaps *maps, bool
 
         *deferred = false;
         if (u->pending_bytes < SAMPLE_UNWIND_QUEUE_MAX_BYTES) {
-                if (u->n_pending == 0 && sample_stack_build_fp(u->tables, u->owner, maps, kernel, false, s, addrs, max, &n))
+                if (u->n_pending == 0 &&
+                    sample_stack_build_fp(u->tables, u->owner, maps, kernel, false, s, addrs, max, &n))
                         return n;
                 if (queue(u, s, true) >= 0) {
                         *deferred = true;
