@@ -63,11 +63,12 @@ static int pump_build_sample(SamplePump *p, PerfSample *sp) {
         if (p->sink.filter && !p->sink.filter(&s, &dwarf, p->setup.userdata))
                 return 0;
         bool deferred = false;
+        /* fp waits in the unwinder's queue only with .tables below */
         SampleStackContext ctx = {
                 .kernel = p->setup.kernel,
                 .unwind = dwarf ? p->setup.unwind : RECORD_UNWIND_FP,
                 .maps = p->setup.maps,
-                .unwinder = dwarf ? &p->unwinder : NULL,
+                .unwinder = &p->unwinder,
                 .deferred = &deferred,
                 /* fp on aarch64: the registers the fix-up reads are there */
                 .tables =

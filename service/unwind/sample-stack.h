@@ -42,5 +42,13 @@ typedef struct SampleStackContext {
  * Frame-pointer mode on aarch64 (the sample carries SAMPLE_UNWIND_REGS_MASK
  * and ctx->tables is set): when the leaf's CFI says its return address is
  * still in LR, the sampled LR goes in after the leaf, where the kernel's
- * frame-pointer chain skips the leaf's caller (docs/unwinding.md). */
+ * frame-pointer chain skips the leaf's caller (docs/unwinding.md). With
+ * ctx->unwinder and ctx->deferred too, a sample whose leaf's table is not
+ * decided yet is queued there (0, *deferred set) like a DWARF one. */
 size_t sample_stack_build(const SampleStackContext *ctx, const PerfSample *s, uint64_t *addrs, size_t max);
+
+/* The frame-pointer path of sample_stack_build() with the leaf decision of
+ * the tables (NULL: none): writes *ret_n addresses, or returns false when
+ * the leaf's table is still compiling (asked for) and not `force`. */
+bool sample_stack_build_fp(UnwindTables *tables, uint32_t owner, const ProcessMaps *maps, bool kernel, bool force,
+                           const PerfSample *s, uint64_t *addrs, size_t max, size_t *ret_n);

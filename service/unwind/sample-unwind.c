@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "sample-stack.h"
 
 #define LOOKUP_MEMO 4
 
@@ -16,6 +17,7 @@ struct SampleUnwindPending {
         uint64_t *callchain;
         uint64_t regs[PERF_REGS_UNWIND_N];
         uint8_t *stack;
+        bool fp;                          /* frame-pointer mode, waiting for its leaf's table */
 };
 
 /* Per-sample lookup state: the last few mappings and their tables, so a
@@ -169,7 +171,7 @@ static size_t pending_bytes(const SampleUnwindPending *p) {
         return (size_t) p->sample.stack_dyn_size + (size_t) p->sample.n_callchain * sizeof(uint64_t) + sizeof(*p);
 }
 
-static int queue(SampleUnwinder *u, const PerfSample *s) {
+static int queue(SampleUnwinder *u, const PerfSample *s, bool fp) {
         size_t stack_bytes = s->stack ? (size_t) s->stack_dyn_size : 0;
         SampleUnwindPending *p;
 
@@ -182,7 +184,7 @@ static int queue(SampleUnwinder *u, const PerfSample *s) {
                 u->allocated_pending = n;
         }
         p = &u->pending[u->n_pending];
-        *p = (SampleUnwindPending) { .sample = *s };
+        *p = (SampleUnwindPending) { .sample = *s, .fp = fp };
         if (s->n_callchain > 0) {
                 p->callchain = malloc(s->n_callchain * sizeof(uint64_t));
                 if (!p->callchain)
@@ -224,7 +226,7 @@ size_t sample_unwinder_build(SampleUnwinder *u, const ProcessMaps *maps, bool ke
                 /* Behind a queued sample, queue too: samples stay in order. */
                 if (u->n_pending == 0 && build(u, maps, kernel, false, s, addrs, max, &n))
                         return n;
-                if (queue(u, s) >= 0) {
+                if (queue(u, s, false) >= 0) {
                         *deferred = true;
                         return 0;
                 }
@@ -232,6 +234,24 @@ size_t sample_unwinder_build(SampleUnwinder *u, const ProcessMaps *maps, bool ke
         /* Queue full (or out of memory): unwound now, a file whose table
          * is not there yet as one without. */
         (void) build(u, maps, kernel, true, s, addrs, max, &n);
+        return n;
+}
+
+size_t sample_unwinder_build_fp(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, const PerfSample *s,
+                                uint64_t *addrs, size_t max, bool *deferred) {
+        size_t n;
+
+        *deferred = false;
+        if (u->pending_bytes < SAMPLE_UNWIND_QUEUE_MAX_BYTES) {
+                if (u->n_pending == 0 &&
+                    sample_stack_build_fp(u->tables, u->owner, maps, kernel, false, s, addrs, max, &n))
+                        return n;
+                if (queue(u, s, true) >= 0) {
+                        *deferred = true;
+                        return 0;
+                }
+        }
+        (void) sample_stack_build_fp(u->tables, u->owner, maps, kernel, true, s, addrs, max, &n);
         return n;
 }
 
@@ -256,7 +276,8 @@ int sample_unwinder_flush(SampleUnwinder *u, const ProcessMaps *maps, bool kerne
 
                 if (p->sample.n_regs == PERF_REGS_UNWIND_N && p->sample.regs_abi == PERF_SAMPLE_REGS_ABI_64)
                         p->sample.regs = p->regs;
-                if (!build(u, maps, kernel, force, &p->sample, addrs, max, &n))
+                if (p->fp ? !sample_stack_build_fp(u->tables, u->owner, maps, kernel, force, &p->sample, addrs, max, &n)
+                          : !build(u, maps, kernel, force, &p->sample, addrs, max, &n))
                         break; /* its table is on its way: the tables' listener flushes again */
                 if (n > 0 && r >= 0) {
                         r = emit(&p->sample, addrs, n, userdata);

@@ -79,6 +79,12 @@ typedef struct SampleUnwinder {
 size_t sample_unwinder_build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, const PerfSample *s,
                              uint64_t *addrs, size_t max, bool *deferred);
 
+/* The same for frame-pointer mode with the leaf decision (sample-stack.h,
+ * aarch64): a sample whose leaf's table is not decided yet waits in the
+ * same queue, bounded the same way. */
+size_t sample_unwinder_build_fp(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, const PerfSample *s,
+                                uint64_t *addrs, size_t max, bool *deferred);
+
 /* Whether the queue is full: a sample handed to sample_unwinder_build()
  * now would be unwound at once, without the tables still compiling. */
 bool sample_unwinder_queue_full(const SampleUnwinder *u);

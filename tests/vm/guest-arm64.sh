@@ -57,10 +57,6 @@ unset PERISCOPED_LOG
 
 # 2. the installed service, as root and as an unprivileged user
 rec svc-root-nofp /root -- "$w/deep-nofp" "$ms"
-# fp in a daemon that has deep-fp's table already (a DWARF recording
-# compiled it): the steady state; priv-fp above is the cold case, whose
-# first samples keep the kernel's chain while the table compiles
-rec svc-root-warm /root --unwind dwarf -- "$w/deep-fp" 100
 rec svc-root-fp /root --unwind fp -- "$w/deep-fp" "$ms"
 rec svc-root-kernel /root -- bash -c kernel_load
 home=/home/$user
