@@ -181,6 +181,21 @@ interpreter("priv-python")
 
 kernel("svc-root-kernel")
 
+# the preloaded collector on arm64: python3's 20000 allocations of 1000 bytes
+mem = os.path.join(out, "priv-memory.report")
+m = re.search(r"^Memory: .*?(\d+) allocations", open(mem).read(), re.M) if os.path.exists(mem) else None
+print(f"priv-memory: {m.group(1) if m else 'no'} allocations recorded")
+if not m or int(m.group(1)) < 20000:
+    failures.append("priv-memory: python3's 20000 allocations are not in `report --memory`")
+
+# an x86_64 capture read on arm64: the architecture said, the chain named
+info = os.path.join(out, "x86.info")
+arch = re.search(r"^Architecture:\s*(\S+)", open(info).read(), re.M) if os.path.exists(info) else None
+print(f"x86-capture: periscope info says {arch.group(1) if arch else 'nothing of its architecture'}")
+if not arch or arch.group(1) != "x86_64":
+    failures.append("x86-capture: `periscope info` on arm64 does not say the capture is x86_64")
+leaf_chain("x86-capture", DEEP)
+
 for f in failures:
     print("FAIL: " + f)
 sys.exit(1 if failures else 0)

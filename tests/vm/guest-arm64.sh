@@ -3,7 +3,9 @@
 # run.sh of the arm64 boot (systemd as PID 1, run by
 # periscope-vm-run.service after multi-user.target): Periscope installed on
 # the running system as the README says, then
-#  - root records every workload with a private periscoped (priv-*);
+#  - root records every workload with a private periscoped (priv-*), and
+#    python3's allocations with --memory (the preloaded collector);
+#  - a capture the host recorded on x86_64 is read: info and report;
 #  - root and an unprivileged user record through the D-Bus-activated
 #    service (svc-root-*, svc-user-*).
 # Collects only: tests/vm/check-arm64.py judges out/*.folded on the host.
@@ -53,7 +55,15 @@ rec priv-threads /root --private -- "$w/threads" $((ms * 2))
 rec priv-go /root --private -- "$w/go-chain" "$sec"
 rec priv-rust /root --private -- "$w/rust-chain" "$ms"
 rec priv-python /root --private -- /usr/bin/python3 "$w/py-fib.py" "$sec"
+# the collector: every allocation of python3 through the preloaded
+# libperiscope-memory.so (the control fd protocol on arm64)
+step record-priv-memory periscope record --private --memory -o /root/memory.syscap -- \
+        /usr/bin/python3 -c 'x = [bytes(1000) for _ in range(20000)]' &&
+        step report-priv-memory sh -c "periscope report --no-progress --memory /root/memory.syscap >'$out/priv-memory.report'"
 unset PERISCOPED_LOG
+# a capture recorded on x86_64 (the host's) opens, says so and reports here
+step info-x86 sh -c "periscope info '$share/x86.syscap' >'$out/x86.info'" &&
+        step report-x86 report x86-capture "$share/x86.syscap"
 
 # 2. the installed service, as root and as an unprivileged user
 rec svc-root-nofp /root -- "$w/deep-nofp" "$ms"

@@ -10,7 +10,9 @@
 #  - with a private periscoped, as root: a no-frame-pointer chain whose
 #    leaf makes no call, the same built with frame pointers under
 #    `--unwind fp`, a multi-threaded program, a Go and a Rust program
-#    (Debian's Go and rustc, cross-compiled), Debian's python3;
+#    (Debian's Go and rustc, cross-compiled), Debian's python3, and
+#    python3's allocations with --memory (the preloaded collector);
+#  - a capture recorded on this x86_64 host: info says so, report names it;
 #  - through the installed, D-Bus-activated service: root and an
 #    unprivileged user, the no-frame-pointer and the frame-pointer chain,
 #    and root's kernel frames (dd in system calls).
@@ -51,6 +53,12 @@ trap 'exit 143' TERM INT
 arm64_usr_stage "$MESON_BUILD_ROOT" "$MESON_SOURCE_ROOT" "$share/stage" "$tmp"
 arm64_workloads "$MESON_SOURCE_ROOT" "$share/bin" "$tmp"
 install -m 0644 "$here/guest-lib.sh" "$share/guest-lib.sh"
+# an x86_64 capture of the same deep chain, recorded here with a private
+# periscoped: the guest must read it (captures cross architectures)
+PERISCOPED=$MESON_BUILD_ROOT/service/periscoped PERISCOPE_HELPER=$MESON_BUILD_ROOT/sandbox-helper/periscope-helper \
+        "$MESON_BUILD_ROOT/cli/periscope" record --private -o "$share/x86.syscap" -- \
+        "$MESON_BUILD_ROOT/tests/service/unwind/unwind-workload-deep" 1000 >"$tmp/x86-record.log" 2>&1 ||
+        { cat "$tmp/x86-record.log"; fail "recording the x86_64 capture on the host failed"; }
 echo "ok: cross-built, staged for /usr, workloads built ($(elapsed))"
 
 # 2. The image: what the installed programs load, python3, perf, the base.
