@@ -656,7 +656,7 @@ static int emit_table(Compiler *c, void **ret_blob, size_t *ret_size) {
         out[n++] = (UnwindRow) { .start = (uint32_t) covered_end, .cfa = UNWIND_CFA_NONE };
 
         memcpy(blob,
-               &(UnwindTableHeader) {
+               &(UnwindTableHeader){
                        .magic = UNWIND_TABLE_MAGIC,
                        .version = UNWIND_TABLE_VERSION,
                        .arch = c->regs->arch,

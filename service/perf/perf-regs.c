@@ -34,9 +34,9 @@ bool perf_regs_pick(uint64_t mask, const uint64_t *regs, uint64_t n_regs, PerfUn
         if (!perf_regs_pick_unwind_order(mask, regs, n_regs, v))
                 return false;
 #if defined(__aarch64__)
-        *ret = (PerfUnwindRegs) { .fp = v[0], .lr = v[1], .sp = v[2], .ip = v[3] };
+        *ret = (PerfUnwindRegs){ .fp = v[0], .lr = v[1], .sp = v[2], .ip = v[3] };
 #else
-        *ret = (PerfUnwindRegs) { .fp = v[0], .sp = v[1], .ip = v[2] };
+        *ret = (PerfUnwindRegs){ .fp = v[0], .sp = v[1], .ip = v[2] };
 #endif
         return true;
 }

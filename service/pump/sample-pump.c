@@ -304,7 +304,7 @@ void sample_pump_off_cpu_resumed(SamplePump *p, uint64_t time) {
 }
 
 void sample_pump_get_stats(const SamplePump *p, SamplePumpStats *ret) {
-        *ret = (SamplePumpStats) {
+        *ret = (SamplePumpStats){
                 .lost_samples = p->lost_samples + p->spill.dropped_samples,
                 .bad_records = p->bad_records,
                 .spilled_records = p->spill.spilled_records,

@@ -36,7 +36,7 @@ static bool pid_recorded(int32_t pid, void *userdata) {
 TraceFds *recording_trace_merge_input(Recording *rec, TraceMerge *ret) {
         if (!rec->trace || !rec->writer || rec->error)
                 return NULL;
-        *ret = (TraceMerge) {
+        *ret = (TraceMerge){
                 .writer = rec->writer,
                 .ids = &rec->counter_ids,
                 .start_time = rec->start_time,
@@ -49,5 +49,5 @@ TraceFds *recording_trace_merge_input(Recording *rec, TraceMerge *ret) {
 }
 
 void recording_trace_get_stats(const Recording *rec, TraceFdStats *ret) {
-        *ret = rec->trace ? *trace_fds_get_stats(rec->trace) : (TraceFdStats) {};
+        *ret = rec->trace ? *trace_fds_get_stats(rec->trace) : (TraceFdStats){};
 }

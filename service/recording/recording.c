@@ -799,7 +799,7 @@ static void recording_finish(Recording *rec) {
         rec->final_bytes = capture_writer_get_bytes(rec->writer);
         rec->writer = capture_writer_free(rec->writer);
         log_fields(LOG_INFO,
-                   &(const LogFields) { .recording_id = rec->id,
+                   &(const LogFields){ .recording_id = rec->id,
                                        .has_uid = true,
                                        .uid = rec->owner_uid,
                                        .message_id = PERISCOPE_MESSAGE_RECORDING_FINISHED },
@@ -862,7 +862,7 @@ static void recording_stage_failed(Recording *rec, const RecordingStage *st, int
 /* A stage that went on in the event loop is over: the next one runs. */
 static void recording_stage_done(int result, void *userdata) {
         Recording *rec = userdata;
-        rec->stage_job = (RecordingStageJob) {};
+        rec->stage_job = (RecordingStageJob){};
         recording_stage_failed(rec, &recording_stages[rec->stage], result);
         rec->stage++;
         recording_run_stages(rec);
@@ -891,7 +891,7 @@ static void recording_run_stages(Recording *rec) {
  * meanwhile (`force`): unwound at once, a table still compiling as none. */
 static void recording_unwind_rest(Recording *rec, bool force) {
         if (force)
-                rec->stage_job = (RecordingStageJob) {};
+                rec->stage_job = (RecordingStageJob){};
         recording_drain(rec, force);
         SamplePumpStats pst = {};
         if (rec->pump)
@@ -913,10 +913,10 @@ static void recording_unwind_rest(Recording *rec, bool force) {
         rec->awaiting_tables = waiting;
         if (waiting) {
                 /* a pseudo-stage: recording_cancel_stages() ends the wait */
-                rec->stage_job = (RecordingStageJob) { .cancel = recording_cancel_waiting, .job = rec };
+                rec->stage_job = (RecordingStageJob){ .cancel = recording_cancel_waiting, .job = rec };
                 return;
         }
-        rec->stage_job = (RecordingStageJob) {};
+        rec->stage_job = (RecordingStageJob){};
         recording_run_stages(rec);
 }
 
@@ -960,7 +960,7 @@ void recording_end(Recording *rec, RecordingEndReason reason, int error, const c
         rec->state = RECORDING_STATE_FINISHING;
         recording_publish(rec);
         rec->helper.time_budget_ms = rec->budgets.symbolize_ms;
-        rec->stage_input = (RecordingStageInput) {
+        rec->stage_input = (RecordingStageInput){
                 .event = rec->event,
                 .recording_id = rec->id,
                 .writer = rec->writer,
@@ -1322,7 +1322,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if (r < 0)
                 goto fail;
         log_fields(LOG_INFO,
-                   &(const LogFields) { .recording_id = rec->id,
+                   &(const LogFields){ .recording_id = rec->id,
                                        .has_uid = true,
                                        .uid = rec->owner_uid,
                                        .message_id = PERISCOPE_MESSAGE_RECORDING_STARTED },
@@ -1432,8 +1432,8 @@ bool recording_outlives_client(const Recording *rec) {
 void recording_get_stats(const Recording *rec, RecordingStats *ret) {
         size_t n_pids = 0;
         (void) process_maps_get_pids(rec->maps, &n_pids);
-        ContainerFollowStats st = rec->follow ? container_follow_get_stats(rec->follow) : (ContainerFollowStats) {};
-        *ret = (RecordingStats) {
+        ContainerFollowStats st = rec->follow ? container_follow_get_stats(rec->follow) : (ContainerFollowStats){};
+        *ret = (RecordingStats){
                 .state = rec->state,
                 .reason = rec->reason,
                 .error_message = rec->error == 0      ? NULL

@@ -17,7 +17,7 @@ struct SampleUnwindPending {
         uint64_t *callchain;
         uint64_t regs[PERF_REGS_UNWIND_N];
         uint8_t *stack;
-        bool fp;                          /* frame-pointer mode, waiting for its leaf's table */
+        bool fp; /* frame-pointer mode, waiting for its leaf's table */
 };
 
 /* Per-sample lookup state: the last few mappings and their tables, so a
@@ -118,7 +118,7 @@ bool sample_unwind_regs(const PerfSample *s, const ProcessMaps *maps, UnwindRegs
 
         if (!has_user_regs(s) || !perf_regs_pick(PERF_REGS_UNWIND_MASK, s->regs, s->n_regs, &r))
                 return false;
-        *ret = (UnwindRegs) { .ip = r.ip, .sp = r.sp, .fp = r.fp, .lr = r.lr, .arch = UNWIND_ARCH_X86_64 };
+        *ret = (UnwindRegs){ .ip = r.ip, .sp = r.sp, .fp = r.fp, .lr = r.lr, .arch = UNWIND_ARCH_X86_64 };
 #if defined(__aarch64__)
         ret->arch = UNWIND_ARCH_AARCH64;
         ret->pac_mask = sample_unwind_pac_mask(maps, (int32_t) s->pid);
@@ -184,7 +184,7 @@ static int queue(SampleUnwinder *u, const PerfSample *s, bool fp) {
                 u->allocated_pending = n;
         }
         p = &u->pending[u->n_pending];
-        *p = (SampleUnwindPending) { .sample = *s, .fp = fp };
+        *p = (SampleUnwindPending){ .sample = *s, .fp = fp };
         if (s->n_callchain > 0) {
                 p->callchain = malloc(s->n_callchain * sizeof(uint64_t));
                 if (!p->callchain)

@@ -43,7 +43,7 @@ typedef struct FrameState {
 static FrameState frame_state_init(const UnwindRegs *regs) {
         bool a64 = regs->arch == UNWIND_ARCH_AARCH64;
 
-        return (FrameState) {
+        return (FrameState){
                 .ip = regs->ip,
                 .sp = regs->sp,
                 .fp = regs->fp,

@@ -23,7 +23,7 @@ int vector_load(const char *path, Vector *v) {
         FILE *f = fopen(path, "re");
         int r;
 
-        *v = (Vector) {};
+        *v = (Vector){};
         if (!f)
                 return -errno;
         r = vector_parse(f, v);
@@ -51,7 +51,7 @@ static int vector_parse(FILE *f, Vector *v) {
                 } else if (sscanf(line, "map %" SCNx64 " %" SCNx64 " %" SCNx64 " %63s", &a, &b, &c, name) == 4) {
                         if (v->n_maps == MAX_MAPS)
                                 return -E2BIG;
-                        v->maps[v->n_maps] = (Map) { a, b, c, "" };
+                        v->maps[v->n_maps] = (Map){ a, b, c, "" };
                         snprintf(v->maps[v->n_maps].file, sizeof(v->maps[v->n_maps].file), "%s", name);
                         v->n_maps++;
                 } else if (sscanf(line, "stack %" SCNx64 " %" SCNu64, &a, &b) == 2) {
@@ -85,7 +85,7 @@ int program_load(const char *dir, const char *file, Program *p) {
         const char *reason;
         int r;
 
-        *p = (Program) { .fd = -1 };
+        *p = (Program){ .fd = -1 };
         snprintf(p->file, sizeof(p->file), "%s", file);
         if (asprintf(&path, "%s/%s", dir, file) < 0)
                 return -ENOMEM;
@@ -156,7 +156,7 @@ bool finder_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_
 }
 
 UnwindRegs vector_regs(const Vector *v) {
-        return (UnwindRegs) { .ip = v->pc,
+        return (UnwindRegs){ .ip = v->pc,
                              .sp = v->sp,
                              .fp = v->x29,
                              .lr = v->x30,

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         UnwindRegs r = { .ip = regs[0], .sp = regs[1], .fp = regs[2] };
                         if (table.arch == UNWIND_ARCH_AARCH64) {
                                 /* LR from the bits the other registers leave */
-                                r = (UnwindRegs) { .ip = regs[0],
+                                r = (UnwindRegs){ .ip = regs[0],
                                                   .sp = regs[1],
                                                   .fp = regs[2],
                                                   .lr = regs[0] ^ regs[2],

@@ -44,9 +44,15 @@ static int on_emit(const PerfSample *s, const uint64_t *addrs, size_t n, void *u
 }
 
 static ProcessMapping mapping_of(PinnedFile *pin, uint64_t start, uint8_t id) {
-        return (ProcessMapping) { .start = start, .end = start + 0x400000, .dev_major = major(pin->dev),
-                                  .dev_minor = minor(pin->dev), .inode = pin->inode, .build_id_size = 1,
-                                  .build_id = { id }, .filename = pin->path, .pinned = pin };
+        return (ProcessMapping){ .start = start,
+                                 .end = start + 0x400000,
+                                 .dev_major = major(pin->dev),
+                                 .dev_minor = minor(pin->dev),
+                                 .inode = pin->inode,
+                                 .build_id_size = 1,
+                                 .build_id = { id },
+                                 .filename = pin->path,
+                                 .pinned = pin };
 }
 
 /* A user-mode fp sample of pid 1 with the registers the leaf decision reads. */
@@ -56,15 +62,21 @@ typedef struct Sample {
 } Sample;
 
 static void sample_at(Sample *x, uint64_t ip) {
-        *x = (Sample) { .chain = { CAPTURE_CONTEXT_USER, ip, ip + 0x100, ip + 0x200 } };
+        *x = (Sample){ .chain = { CAPTURE_CONTEXT_USER, ip, ip + 0x100, ip + 0x200 } };
         for (size_t i = 0; i < PERF_REGS_UNWIND_N; i++)
                 x->regs[i] = ip; /* bp/sp/ip (x86-64) or x29/x30/sp/pc: the pc is ip either way */
 #if defined(__aarch64__)
         x->regs[1] = ip + 0x100; /* LR: the chain's caller already, nothing to put in */
 #endif
-        x->s = (PerfSample) { .pid = 1, .tid = 1, .ip = ip, .user_mode = true, .n_callchain = 4,
-                              .callchain = x->chain, .regs_abi = PERF_SAMPLE_REGS_ABI_64,
-                              .n_regs = PERF_REGS_UNWIND_N, .regs = x->regs };
+        x->s = (PerfSample){ .pid = 1,
+                             .tid = 1,
+                             .ip = ip,
+                             .user_mode = true,
+                             .n_callchain = 4,
+                             .callchain = x->chain,
+                             .regs_abi = PERF_SAMPLE_REGS_ABI_64,
+                             .n_regs = PERF_REGS_UNWIND_N,
+                             .regs = x->regs };
 }
 
 int main(int argc, char **argv) {
@@ -78,8 +90,12 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "FAIL: cannot open %s\n", argv[1]);
                 return 1;
         }
-        PinnedFile pin = { .dev = st.st_dev, .inode = st.st_ino, .fd = fd, .path = argv[1],
-                           .how = PINNED_VIA_PATH, .identity_checked = true };
+        PinnedFile pin = { .dev = st.st_dev,
+                           .inode = st.st_ino,
+                           .fd = fd,
+                           .path = argv[1],
+                           .how = PINNED_VIA_PATH,
+                           .identity_checked = true };
         sd_event *e = NULL;
         UnwindTables *tables = NULL;
         ProcessMaps *maps = NULL;
@@ -95,8 +111,9 @@ int main(int argc, char **argv) {
 
         SampleUnwinder u = { .tables = tables, .owner = 0 };
         bool deferred = false;
-        SampleStackContext ctx = { .unwind = RECORD_UNWIND_FP, .maps = maps, .unwinder = &u,
-                                   .deferred = &deferred, .tables = tables };
+        SampleStackContext ctx = {
+                .unwind = RECORD_UNWIND_FP, .maps = maps, .unwinder = &u, .deferred = &deferred, .tables = tables
+        };
         uint64_t out[16];
         Sample a, b, c;
 

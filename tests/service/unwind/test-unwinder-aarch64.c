@@ -159,7 +159,7 @@ TEST(frame_pointer_leaf_without_cfi) {
         if (r < 0)
                 return;
         CHECK(unwind_table_validate(&no_cfi_blob, sizeof(no_cfi_blob), &t, NULL) == 0);
-        p = (Program) { .table = t, .fd = -1 };
+        p = (Program){ .table = t, .fd = -1 };
         snprintf(p.file, sizeof(p.file), "chain-fp");
         UnwindRegs regs = vector_regs(&v);
         UnwindStack stack = { .base = v.stack_base, .data = v.stack, .size = v.stack_size };
@@ -279,7 +279,7 @@ TEST(pac_signal) {
  * for byte as the in-process compiler does, and they validate. */
 TEST(helper_compiles_aarch64) {
         HelperClient *helper = NULL;
-        int r = helper_client_new(&(HelperClientConfig) {}, &helper);
+        int r = helper_client_new(&(HelperClientConfig){}, &helper);
 
         CHECK_MSG(r >= 0, "cannot start the helper: %s", strerror(-r));
         if (r < 0)

@@ -146,7 +146,7 @@ static void handle_record(const struct perf_event_header *h) {
                 p += sizeof(v);
                 if (!perf_regs_pick(REG_MASK, v, PERF_REGS_UNWIND_N, &r))
                         return;
-                s.regs = (UnwindRegs) { .fp = r.fp, .sp = r.sp, .ip = r.ip, .lr = r.lr };
+                s.regs = (UnwindRegs){ .fp = r.fp, .sp = r.sp, .ip = r.ip, .lr = r.lr };
 #if defined(__aarch64__)
                 s.regs.arch = UNWIND_ARCH_AARCH64;
                 s.regs.pac_mask = UNWIND_AARCH64_PAC_MASK_VA48;
