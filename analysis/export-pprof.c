@@ -213,8 +213,10 @@ static void add_mapping(GByteArray *b, const ExportModel *m, Strings *s, guint i
         pb_add_varint(mb, MAPPING_FILE_OFFSET, em->offset);
         pb_add_varint(mb, MAPPING_FILENAME, str_id(s, em->filename));
         pb_add_varint(mb, MAPPING_BUILD_ID, str_id(s, em->build_id));
-        /* A mapping whose every location is named: pprof must not look for
-         * the binaries to symbolize again. One with unnamed addresses (named
+        /* A mapping with named locations: pprof must not look for the
+         * binaries to symbolize again (it would replace every name of the
+         * mapping with what its own tools find, nothing where they find
+         * none). One whose every address is unnamed (a stripped binary: named
          * "module+0xOFFSET" meanwhile) is left to pprof, which symbolizes it
          * from the binary or debug file it finds (by path, PPROF_BINARY_PATH,
          * checked by build-id). */
@@ -228,13 +230,20 @@ static void add_mapping(GByteArray *b, const ExportModel *m, Strings *s, guint i
 /* The main executable first (ids stay the indices + 1). */
 static void add_mappings(GByteArray *b, const ExportModel *m, Strings *s) {
         gboolean rich = m->report->symbols && symbol_table_get_kind(m->report->symbols) == SYMBOL_TABLE_PERISCOPE;
+        /* unnamed[i]: mapping i has no named location */
         g_autofree gboolean *unnamed = g_new0(gboolean, m->mappings->len + 1);
+        g_autofree gboolean *named = g_new0(gboolean, m->mappings->len + 1);
         for (guint i = 0; i < m->locations->len; i++) {
                 const ExportLocation *l = g_ptr_array_index(m->locations, i);
-                for (guint j = 0; l->mapping >= 0 && j < l->n_lines; j++)
-                        if (export_model_function(m, l->lines[j].function)->flags & EXPORT_FUNCTION_UNRESOLVED)
-                                unnamed[l->mapping] = TRUE;
+                for (guint j = 0; l->mapping >= 0 && j < l->n_lines; j++) {
+                        gboolean resolved =
+                                !(export_model_function(m, l->lines[j].function)->flags & EXPORT_FUNCTION_UNRESOLVED);
+                        named[l->mapping] |= resolved;
+                        unnamed[l->mapping] |= !resolved;
+                }
         }
+        for (guint i = 0; i < m->mappings->len; i++)
+                unnamed[i] = unnamed[i] && !named[i];
         int first = main_mapping(m);
         if (first >= 0)
                 add_mapping(b, m, s, (guint) first, rich, unnamed[first]);
