@@ -284,11 +284,13 @@ int main(void) {
         if (avg < 100.0 / (double) ncpu * 0.7)
                 fail("CPU counter %.1f%% while one of %ld CPUs was busy-looping", avg, ncpu);
 
-        /* Memory: the last value before the allocation vs the highest while
-         * held, next to what /proc said over the same interval. One of the
-         * three rounds must show the growth and agree with /proc. */
-        bool mem_ok = false;
-        for (int k = 0; k < rounds && !mem_ok; k++) {
+        /* Memory: the last value before the allocation vs the first while
+         * held, next to what /proc said at the same moments. In every round
+         * the counter must say what /proc said; and where /proc saw the
+         * 200 MB (it may not: a shared machine frees memory meanwhile, as CI
+         * once did in all five rounds), the counter must have seen it too. */
+        bool agrees = true, proc_saw = false;
+        for (int k = 0; k < rounds; k++) {
                 double before = -1, after = -1;
                 for (size_t i = 0; i < n_mem; i++) {
                         if (before < 0 && mem[i].time >= mem_t0[k])
@@ -299,14 +301,23 @@ int main(void) {
                 double grew = after - before, proc_grew = (double) (mem1[k] - mem0[k]);
                 printf("memory round %d: counter grew %.1f MB, /proc %.1f MB while a child touched 200 MB\n", k,
                        grew / 1048576.0, proc_grew / 1048576.0);
-                mem_ok = before >= 0 && after >= 0 && grew >= (double) MEM_GROWTH_MIN &&
-                         fabs(before - (double) mem0[k]) <= 32.0 * 1048576 &&
-                         fabs(after - (double) mem1[k]) <= 32.0 * 1048576;
+                if (before < 0 || after < 0 || fabs(before - (double) mem0[k]) > 32.0 * 1048576 ||
+                    fabs(after - (double) mem1[k]) > 32.0 * 1048576) {
+                        fail("memory round %d: the counter (%.1f → %.1f MB) is not what /proc said (%.1f → %.1f MB)", k,
+                             before / 1048576.0, after / 1048576.0, (double) mem0[k] / 1048576.0,
+                             (double) mem1[k] / 1048576.0);
+                        agrees = false;
+                } else if (proc_grew >= (double) MEM_GROWTH_MIN) {
+                        proc_saw = true;
+                        if (grew < (double) MEM_GROWTH_MIN)
+                                fail("memory round %d: /proc grew %.1f MB, the counter %.1f MB", k,
+                                     proc_grew / 1048576.0, grew / 1048576.0);
+                }
         }
-        if (!mem_ok)
-                fail("the memory counter did not follow a 200 MB allocation as /proc did in any of %d rounds "
-                     "(if /proc itself grew by much less, other processes were freeing memory: rerun on a quieter machine)",
-                     rounds);
+        if (agrees && !proc_saw)
+                printf("memory: /proc never saw the 200 MB in %d rounds (other processes freed memory meanwhile); "
+                       "the counter said what /proc said in each\n",
+                       rounds);
 
         /* Sysprof's reader takes the file. */
         lseek(fd, 0, SEEK_SET);
