@@ -124,4 +124,17 @@ for want in "keep_site 245760" "temp_site 512000"; do
         [ "$got" = "$bytes" ] || { cat "$TEST_TMP/memory.folded"; fail "folded: $site allocated $got bytes, expected $bytes"; }
 done
 echo "ok: folded memory export: keep_site 245760, temp_site 512000 bytes"
+
+# A mapping with named addresses says so even when a few are unnamed (the
+# fixture's kernel: do_syscall_64 and a bare 0xffffffff81999999): else
+# pprof symbolizes the whole mapping again and blanks the names its tools
+# do not find. One with only unnamed addresses (libbar.so) is left to it.
+"$MAKE_REPORT_CAPTURE" ours "$TEST_TMP/ours.syscap" >/dev/null || fail "make-report-capture ours failed"
+"$PERISCOPE" export --format pprof -o "$TEST_TMP/ours.pb.gz" "$TEST_TMP/ours.syscap" || fail "export of the fixture failed"
+pprof -symbolize=none -raw "$TEST_TMP/ours.pb.gz" >"$TEST_TMP/ours-raw.txt"
+grep -E '^[0-9]+: \S+ \[kernel\.kallsyms\] +\[FN\]' "$TEST_TMP/ours-raw.txt" >/dev/null ||
+        { sed -n '/^Mappings/,$p' "$TEST_TMP/ours-raw.txt"; fail "a mapping with named and unnamed addresses is left to pprof to symbolize again"; }
+grep -E '^[0-9]+: \S+ /usr/lib/libbar\.so +$' "$TEST_TMP/ours-raw.txt" >/dev/null ||
+        { sed -n '/^Mappings/,$p' "$TEST_TMP/ours-raw.txt"; fail "a mapping with only unnamed addresses claims functions: pprof would not symbolize it"; }
+echo "ok: pprof symbolizes again only the mappings with no named address"
 echo "ok: go tool pprof reads the CPU and memory exports"
