@@ -277,9 +277,16 @@ static void compile_request(UnwindTables *t, const CompileRequest *q) {
         if (r == HELPER_CLIENT_FAILED || no_helper)
                 t->stats.helper_failures++;
         const char *name = q->filename ? q->filename : "?", *prefix = no_helper ? "the helper cannot start: " : "";
-        if (r < 0 && r != -ENODATA && why)
+        /* No call frame information, or no ELF file at all (a jitdump,
+         * which a JIT maps executable as perf's marker; a Wine PE image):
+         * nothing to unwind with, and nothing wrong. */
+        bool nothing_to_compile = !no_helper && (r == -ENODATA || r == -ENOEXEC);
+        if (nothing_to_compile)
+                log_debug("no unwind table for %s: %s", name,
+                          r == -ENODATA ? "no call frame information" : "no ELF file");
+        else if (r < 0 && why)
                 log_warning("no unwind table for %s: %s%s", name, prefix, why);
-        else if (r < 0 && r != -ENODATA)
+        else if (r < 0)
                 log_warning_errno(r, "no unwind table for %s: %s%m", name, prefix);
         /* The client validated the blob already; the cache validates again
          * because it keeps a view of exactly the bytes it owns. */
