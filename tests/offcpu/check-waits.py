@@ -51,6 +51,9 @@ for phase, (function, kwait) in waits.items():
         ends = [frames for frames, _ in mine if any(kwait in f for f in frames[frames.index(function):])]
         check(len(mine) > 0 and len(ends) == len(mine),
               f"{function}: its blocked stacks reach the kernel's {kwait} ({len(ends)} of {len(mine)})")
+        for frames, n in mine:
+            if frames not in ends:
+                print(f"  not through {kwait} ({n / 1e6:.3f} ms): {';'.join(frames[frames.index(function):])}")
 if not kernel:
     kframes = [f for frames, _ in stacks for f in frames if "[kernel]" in f or f.endswith("_[k]")]
     check(not kframes, f"no kernel frame for a caller who may not see kernel addresses ({kframes[:3]})")
