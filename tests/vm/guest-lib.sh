@@ -8,7 +8,8 @@
 #   facts                   out/uptime (when the script started),
 #                           out/kernel (uname -r), out/paranoid
 #   install_periscope       the staged `meson install` (SHARE/stage) into /,
-#                           SHARE/deep-nofp into /usr/local/bin
+#                           SHARE/deep-nofp and the programs in SHARE/bin/
+#                           (if any) into /usr/local/bin
 #   report NAME CAPTURE     out/NAME.folded and out/NAME.report
 share=$1
 out=$share/out
@@ -35,7 +36,8 @@ install_periscope() {
         # (/lib/systemd/system, where Debian's systemd.pc puts units, is
         # /usr/lib/… through the merged-/usr symlink: keep it a symlink.)
         tar -C "$share/stage" -cf - . | tar -C / -xf - --keep-directory-symlink &&
-                install -m 0755 "$share/deep-nofp" /usr/local/bin/deep-nofp
+                install -m 0755 "$share/deep-nofp" /usr/local/bin/deep-nofp &&
+                if [ -d "$share/bin" ]; then install -m 0755 "$share"/bin/* /usr/local/bin/; fi
 }
 
 # What `meson install` leaves to a live system (the README's install step):
