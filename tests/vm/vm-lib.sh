@@ -9,7 +9,8 @@
 # powers off. Needs fail().
 #
 #   vm_arch ARCH          amd64 (default) or arm64: sets VM_ARCH, VM_QEMU,
-#                         VM_QEMU_ARGS, VM_CONSOLE, VM_KERNEL_PACKAGE
+#                         VM_QEMU_ARGS, VM_CONSOLE, VM_KERNEL_PACKAGE,
+#                         VM_QEMU_PACKAGE (what ships VM_QEMU)
 #   vm_image PACKAGE...   the image with these packages besides the base
 #                         (kernel, systemd, libpam-systemd, dbus, polkitd,
 #                         bubblewrap, udev, kmod, procps), built once per
@@ -42,16 +43,18 @@ vm_arch() {
                 VM_QEMU_ARGS=(-machine q35 -accel tcg -cpu max)
                 VM_CONSOLE=ttyS0
                 VM_KERNEL_PACKAGE=linux-image-amd64
+                VM_QEMU_PACKAGE=qemu-system-x86
                 ;;
         arm64)
                 VM_QEMU=qemu-system-aarch64
                 VM_QEMU_ARGS=(-machine virt -accel tcg -cpu max,pauth-impdef=on)
                 VM_CONSOLE=ttyAMA0
                 VM_KERNEL_PACKAGE=linux-image-arm64
+                VM_QEMU_PACKAGE=qemu-system-arm
                 ;;
         *) fail "vm_arch: no VM for architecture $VM_ARCH" ;;
         esac
-        command -v "$VM_QEMU" >/dev/null || fail "$VM_QEMU missing: apt-get install -y qemu-system-${VM_QEMU#qemu-system-}"
+        command -v "$VM_QEMU" >/dev/null || fail "$VM_QEMU missing: apt-get install -y $VM_QEMU_PACKAGE"
 }
 
 # The files the image gets besides its packages. Their text is part of the
