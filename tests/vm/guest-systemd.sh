@@ -5,8 +5,9 @@
 # README says, then, through the D-Bus-activated service: root and an
 # unprivileged user record the no-frame-pointer workload; root records the
 # whole system while root's and the user's programs run; the user and root
-# record workload-waits with --off-cpu; root records jitdump-writer (its
-# jitdump, then its perf map) and collector-client (the control fd); last
+# record workload-waits with --off-cpu; root records jitdump-writer's
+# jitdump, the user its perf map; root records collector-client (the
+# control fd); last
 # the user's private periscoped, which the kernel refuses. Captures land
 # in out/ for the host to check (test-vm-debian-kernel.sh).
 . "$1/guest-lib.sh"
@@ -61,8 +62,9 @@ step offcpu-root periscope record --off-cpu -o /root/waits.syscap -- "$w/waits" 
 mkdir -p /var/tmp/dumps /var/tmp/perf-map
 step jitdump periscope record -o /root/jitdump.syscap -- "$w/jitdump-writer" /var/tmp/dumps 700 &&
         keep /root/jitdump.syscap jitdump
-step perf-map periscope record -o /root/perf-map.syscap -- "$w/jitdump-writer" /var/tmp/perf-map 300 file &&
-        keep /root/perf-map.syscap perf-map
+# (the perf map's JIT as the user: /tmp/perf-PID.map is read with their rights)
+step perf-map as_user periscope record -o "$home/perf-map.syscap" -- "$w/jitdump-writer" /var/tmp/perf-map 300 file &&
+        keep "$home/perf-map.syscap" perf-map
 rm -f /tmp/perf-*.map
 step control record_control && keep /root/threads.syscap threads
 # The kernel refuses a private periscoped of the user's (no CAP_SYS_ADMIN):

@@ -20,8 +20,8 @@
 #     - --off-cpu (context-switch events) of workload-waits by the user
 #       (check-waits.py: each wait within 10%, no kernel frame, no kernel
 #       address) and by root (each wait ends in the kernel's: do_nanosleep…);
-#     - JIT code: jitdump-writer's jitdump and its perf map named
-#       (tests/sandbox-helper/jit-checks.sh);
+#     - JIT code: jitdump-writer's jitdump (root) and its perf map (the
+#       user) named (tests/sandbox-helper/jit-checks.sh);
 #     - the control fd: collector-client threads 4 5000
 #       (tests/service/control/control-checks.sh);
 #     - the user's private periscoped (no CAP_SYS_ADMIN) is refused by the
@@ -215,11 +215,11 @@ grep "^done .*/jit-[0-9]*\.dump" "$out/jitdump.log" >/dev/null || fail "jitdump-
 mkdir -p "$checks/jitdump"
 jitdump_check "$out/jitdump.syscap" "$checks/jitdump"
 echo "ok: the jitdump's functions named through the unit ($(recorded_ms jitdump))"
-require_step perf-map "periscope record of jitdump-writer's perf map through periscoped.service"
+require_step perf-map "periscope record of jitdump-writer's perf map as the user through periscoped.service"
 grep "^done /tmp/perf-[0-9]*\.map$" "$out/perf-map.log" >/dev/null || fail "jitdump-writer (perf map) did not finish"
 read -r named total < <(perf_map_named "$out/perf-map.syscap")
 perf_map_check file "$named" "$total"
-echo "ok: the perf map's functions named through the unit ($(recorded_ms perf-map))"
+echo "ok: the perf map's functions named in the user's recording through the unit ($(recorded_ms perf-map))"
 
 # the control fd (tests/service/control/control-checks.sh, as test-record-control.sh)
 require_step control "periscope record of collector-client through periscoped.service"
