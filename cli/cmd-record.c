@@ -444,7 +444,12 @@ static gboolean nothing_named(const RecordRun *run) {
 }
 
 static void print_summary(RecordRun *run) {
-        double secs = (g_get_monotonic_time() - run->start_us) / 1e6;
+        /* the sampling window, as the capture's duration: not the post-stop
+         * stages, nor a command that outlives --duration */
+        guint64 duration_ns;
+        double secs = run->stats && g_variant_lookup(run->stats, "duration-ns", "t", &duration_ns)
+                              ? duration_ns / 1e9
+                              : (g_get_monotonic_time() - run->start_us) / 1e6;
         const char *reason = "?";
         if (run->stats)
                 (void) g_variant_lookup(run->stats, "reason", "&s", &reason);

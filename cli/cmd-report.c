@@ -488,7 +488,7 @@ int cmd_report(int argc, char **argv) {
                         report_print_memory_stacks(stdout, model, &filter, (guint) o.limit);
         } else if (o.by_container && !stacks) {
                 report_print_by_container(stdout, model, pf);
-                status = 0;
+                status = damaged_status(path, model);
         } else {
                 status = 0;
                 /* the table or memory report first, then the stacks (not

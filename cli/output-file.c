@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +24,26 @@
 static int set_errno_error(GError **error, int e, const char *what, const char *path) {
         g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "%s %s: %s", what, path, g_strerror(e));
         return -1;
+}
+
+/* A connection to the AF_UNIX stream socket named path, write-only: what
+ * a client of a listener there writes into. An fd, or -errno. */
+static int connect_socket(const char *path) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        size_t len = strlen(path);
+        if (len >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        memcpy(sa.sun_path, path, len + 1);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (const struct sockaddr *) &sa, sizeof(sa)) < 0) {
+                int e = errno;
+                close(fd);
+                return -e;
+        }
+        (void) shutdown(fd, SHUT_RD);
+        return fd;
 }
 
 /* The fd number when path is an entry of our own fd directory
@@ -204,9 +226,12 @@ int output_file_open(OutputFile *o, const char *path, OutputFlags flags, GError 
                         return -1;
                 }
                 if (S_ISSOCK(st.st_mode)) {
-                        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                    "%s is a socket, which cannot be opened by name", path);
-                        return -1;
+                        /* a listening stream socket: connected to */
+                        int fd = connect_socket(target);
+                        if (fd < 0)
+                                return set_errno_error(error, -fd, "cannot connect to the socket", path);
+                        o->fd = fd;
+                        return written_through(o, flags, error);
                 }
                 /* a device or a FIFO (waits here for a reader) */
                 o->fd = open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY);

@@ -137,6 +137,8 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
                                   (uint32_t) st->processes, "pinned-files", "u", (uint32_t) st->pinned_files,
                                   "bad-records", "t", st->bad_records);
         if (r >= 0)
+                r = sd_bus_message_append(m, "{sv}", "duration-ns", "t", st->duration_ns);
+        if (r >= 0)
                 r = sd_bus_message_append(
                         m, "{sv}", "helper-failures", "u",
                         (uint32_t) (st->helper_failures > UINT32_MAX ? UINT32_MAX : st->helper_failures));

@@ -1440,6 +1440,8 @@ void recording_get_stats(const Recording *rec, RecordingStats *ret) {
                                  : rec->error_message ? rec->error_message
                                                       : strerror(-rec->error),
                 .samples = rec->samples,
+                .duration_ns = (uint64_t) ((rec->sampling_end_time > 0 ? rec->sampling_end_time : now_monotonic_ns()) -
+                                           rec->start_time),
                 .lost_samples = recording_lost_samples(rec),
                 .bad_records = recording_bad_records(rec),
                 .helper_failures = recording_helper_failures(rec),

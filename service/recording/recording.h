@@ -180,6 +180,7 @@ typedef struct RecordingStats {
         RecordingEndReason reason;
         const char *error_message; /* NULL unless it failed */
         uint64_t samples, lost_samples, bad_records, bytes;
+        uint64_t duration_ns;      /* the sampling window once it ended, else so far */
         uint64_t helper_failures;  /* files the sandboxed helper failed on (tables and symbols) */
         uint64_t unwind_helper_failures;     /* ... of them for unwind tables: DWARF stacks missing */
         uint64_t user_addresses, user_named; /* distinct user-space addresses symbolized, named */

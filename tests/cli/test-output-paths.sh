@@ -4,8 +4,10 @@
 # as root on what is not a plain file: a character device made with mknod
 # stays a device, a symlink to a FIFO stays a symlink and the reader gets
 # the whole output, a symlink to a regular file stays a symlink while the
-# file it points to is replaced (nothing left beside it), /dev/stdout in a
-# pipe and '-' write to the pipe and nothing else goes there. Each output is
+# file it points to is replaced (nothing left beside it), a listening
+# socket's name is connected to and its listener gets the whole output (the
+# socket stays), /dev/stdout in a pipe and '-' write to the pipe and nothing
+# else goes there. Each output is
 # checked to be whole (a capture `periscope info` reads, an SVG that ends,
 # a gzip that unpacks).
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
@@ -21,6 +23,21 @@ mkfifo fifo
 ln -s fifo to-fifo
 echo "old" >file
 ln -s file to-file
+
+# a listener on the Unix socket ARGV[1] that writes what one client sends to ARGV[2]
+LISTENER='
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(1)
+c, _ = s.accept()
+with open(sys.argv[2], "wb") as f:
+    while True:
+        d = c.recv(65536)
+        if not d:
+                break
+        f.write(d)
+'
 
 # run_writer KIND OUT: one writer writing OUT
 run_writer() {
@@ -63,6 +80,16 @@ for kind in record flamegraph timeline pprof folded symbolize; do
         [ -p fifo ] || fail "$kind replaced the FIFO: $(ls -l fifo)"
         check_whole $kind from-fifo
 
+        # a listening socket's name: connected to, the listener gets it all
+        rm -f sock
+        python3 -c "$LISTENER" sock from-sock &
+        listener=$!
+        wait_for 10 test -S sock || { kill $listener; fail "the listener did not bind"; }
+        run_writer $kind sock >out.txt 2>&1 || { cat out.txt; kill $listener; fail "$kind -o SOCKET failed"; }
+        wait $listener || fail "the socket's listener failed"
+        [ -S sock ] || fail "$kind replaced the socket: $(ls -l sock)"
+        check_whole $kind from-sock
+
         # a symlink to a file: the file is replaced, the link kept, no temporary left
         echo "old" >file
         run_writer $kind to-file >out.txt 2>&1 || { cat out.txt; fail "$kind -o LINK-TO-FILE failed"; }
@@ -78,7 +105,7 @@ for kind in record flamegraph timeline pprof folded symbolize; do
                 check_whole $kind from-pipe
         done
         [ -L /dev/stdout ] || [ -c /dev/stdout ] || fail "$kind replaced /dev/stdout: $(ls -l /dev/stdout)"
-        echo "ok: $kind: a device, a symlink to a FIFO, a symlink to a file, /dev/stdout and - in a pipe"
+        echo "ok: $kind: a device, a symlink to a FIFO, a socket, a symlink to a file, /dev/stdout and - in a pipe"
 done
 
 # an fd periscoped does not take (standard output appending to a file) goes

@@ -212,6 +212,8 @@ echo "ok Ctrl-C on a terminal without a command: stopped, complete, exit 130"
 tty_record tty2.out '-- sleep 30' '2:\003' '0.05:\003'
 expect tty2.out.lines '^EXIT=130$'
 expect tty2.out.lines '^periscope record: interrupted again: leaving without waiting for the capture to be finished\. periscoped completes out/t\.syscap in the background'
+# the command had the terminal's first ^C too and died of it: not said to keep running
+grep >/dev/null 'keeps running' tty2.out.lines && { cat tty2.out.lines; fail "a second Ctrl-C says a command that died keeps running"; }
 for _ in $(seq 100); do
         "$PERISCOPE" dump --json out/t.syscap 2>/dev/null | jq -e '[.frames[] | select(.id == "periscope.stats")] | length == 1' >/dev/null && break
         sleep 0.1
@@ -246,6 +248,19 @@ rc=0; wait $rec || rc=$?
 grep >/dev/null 'interrupted again' err && { cat err; fail "two SIGINTs at once were taken as a second Ctrl-C"; }
 expect err '\(ended: stopped\)$'
 expect err '^periscope: capture written to out/b\.syscap'
+kill "$leftover"; leftover=
+# the same 3 ms apart: the first handled before the second comes (two that
+# come before the event loop runs are one wakeup anyway), still one burst
+record_sleep out/b.syscap
+python3 -c 'import os, signal, sys, time
+p = int(sys.argv[1])
+os.kill(p, signal.SIGINT)
+time.sleep(0.003)
+os.kill(p, signal.SIGINT)' $rec
+rc=0; wait $rec || rc=$?
+[ $rc = 130 ] || { cat err; fail "two SIGINTs 3 ms apart: exit $rc, expected 130"; }
+grep >/dev/null 'interrupted again' err && { cat err; fail "two SIGINTs 3 ms apart were taken as a second Ctrl-C"; }
+expect err '\(ended: stopped\)$'
 kill "$leftover"; leftover=
 for i in 1 2 3; do
         rc=0

@@ -36,11 +36,43 @@ sleep 0.3
         { cat "$TEST_TMP/record.out"; fail "record --system failed"; }
 kill $burn $shift_pid
 # The capture lasts its sampling window (1.5 s), not the symbolizing after it.
+# So do record's summary and pprof's duration (its utilisation divides by it).
 duration=$("$PERISCOPE" info "$TEST_TMP/system.syscap" | sed -n 's/^Duration: \([0-9.]*\) s$/\1/p')
-finish=$(sed -n 's/.*finishing took \([0-9.]*\) s.*/\1/p' "$TEST_TMP/record.out")
-echo "system capture: Duration $duration s (asked 1.5 s)"
+said=$(sed -n 's/^periscope: recorded .* in \([0-9.]*\) s (ended: duration)$/\1/p' "$TEST_TMP/record.out")
+"$PERISCOPE" export --format pprof -o "$TEST_TMP/system.pb.gz" "$TEST_TMP/system.syscap" || fail "export --format pprof failed"
+pprof_duration=$("$PYTHON" - "$TEST_TMP/system.pb.gz" <<'PY'
+import gzip, sys
+# Profile.duration_nanos is field 10 (a varint) of the top-level message
+data, i, dur = gzip.open(sys.argv[1]).read(), 0, None
+def varint():
+    global i
+    v = s = 0
+    while True:
+        b = data[i]; i += 1; v |= (b & 0x7f) << s; s += 7
+        if b < 0x80: return v
+while i < len(data):
+    key = varint()
+    wire = key & 7
+    if wire == 0:
+        v = varint()
+        if key >> 3 == 10: dur = v
+    elif wire == 2:
+        n = varint()
+        i += n
+    elif wire == 1: i += 8
+    elif wire == 5: i += 4
+    else: sys.exit("bad wire type %d" % wire)
+print("%.3f" % (dur / 1e9) if dur is not None else "none")
+PY
+)
+echo "system capture: Duration $duration s, record said ${said:-?} s, pprof ${pprof_duration} s (asked 1.5 s)"
 awk -v d="${duration:-0}" 'BEGIN { exit !(d >= 1.45 && d < 1.75) }' ||
         { cat "$TEST_TMP/record.out"; fail "a 1.5 s recording's capture lasts ${duration:-?} s"; }
+awk -v d="${said:-0}" 'BEGIN { exit !(d >= 1.45 && d < 1.75) }' ||
+        { cat "$TEST_TMP/record.out"; fail "record's summary says a 1.5 s recording took ${said:-?} s"; }
+# (info also counts events the service writes just after sampling stopped: ms)
+awk -v d="$pprof_duration" -v c="${duration:-0}" 'BEGIN { exit !(d - c < 0.05 && c - d < 0.05) }' ||
+        fail "pprof's duration ($pprof_duration s) is not the capture's ($duration s)"
 record before.syscap "$TEST_TMP/workload-shift" 6 2
 record after.syscap "$TEST_TMP/workload-shift" 2 6
 record both.syscap /bin/sh -c "\"$TEST_TMP/workload-shift\" 24 8 & \"$WORKLOAD_BURN\" 60000; wait"

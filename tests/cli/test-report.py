@@ -281,6 +281,13 @@ def test_hostile(tmp):
     check(p.returncode == 1 and p.stdout and "truncated or damaged" in p.stderr, f"--folded too: {p.returncode}")
     p = run("--diff", good, cut, ok=False)
     check(p.returncode == 1 and "cut.capture is truncated or damaged" in p.stderr, f"--diff too: {p.returncode}")
+    # Every other view exits 1 on it too, and says why on stderr.
+    for view in (["--tree"], ["--by-process"], ["--by-thread"], ["--mappings"], ["--by-container"],
+                 ["--callers", "main"], ["--marks"], ["--counters"], ["--memory"], ["--off-cpu"], ["--wall"],
+                 ["-f", os.path.join(tmp, "cut.svg")], ["--timeline", os.path.join(tmp, "cut-timeline.svg")]):
+        p = run(*view, cut, ok=False)
+        check(p.returncode == 1 and "truncated" in p.stderr,
+              f"{' '.join(view)} on a truncated capture: exit {p.returncode}, stderr {p.stderr!r}")
     # Garbage in the middle of a frame header.
     bad = bytearray(data)
     bad[256] = 0xff  # first frame's length: odd and past the end
