@@ -55,6 +55,8 @@ typedef struct RecordRun {
         gboolean finished_ok;
         gboolean cut_short; /* ended by the service's stop, or stages cut short (said in the summary) */
         char *finished_error;
+        gboolean summary_printed;  /* said once the recording ended (the command may run on) */
+        GError *relay_error;       /* copying the capture to a device or pipe failed */
         GVariant *stats;
 
         guint64 samples, lost, bytes;
@@ -69,13 +71,25 @@ typedef struct RecordRun {
         gint64 first_signal_us;    /* when it came */
 } RecordRun;
 
+static void report_recording_end(RecordRun *run);
+
 static void record_run_maybe_quit(RecordRun *run) {
         if (!run->finished)
                 return;
-        /* Interrupted: the command had its signal too; it gets a moment to
-         * exit, then we leave without it. */
-        if (run->child_pid && !run->child_exited && !run->grace_over && !run->leave_command)
+        if (run->child_pid && !run->child_exited && !run->grace_over && !run->leave_command) {
+                /* Interrupted: the command had its signal too; it gets a
+                 * moment to exit, then we leave without it. Else the
+                 * recording ended first (--duration): say so now, not once
+                 * the command exits, and wait for its exit status. */
+                if (!run->first_signal && !run->summary_printed) {
+                        report_recording_end(run);
+                        fprintf(stderr,
+                                "periscope: the command (pid %d) runs on, no longer recorded; waiting for it to "
+                                "exit (its exit status will be record's)\n",
+                                (int) run->child_pid);
+                }
                 return;
+        }
         g_main_loop_quit(run->loop);
 }
 
@@ -542,9 +556,21 @@ static void print_summary(RecordRun *run) {
                 fprintf(stderr, "periscope: capture written to %s (%s)\n", run->output.name, size);
         if (run->finished_ok)
                 run->cut_short = report_cut_short(run);
-        if (run->child_pid && !run->child_exited)
-                fprintf(stderr, "periscope: the command (pid %d) is still running; it is no longer recorded and "
-                                "keeps running without periscope\n", (int) run->child_pid);
+}
+
+/* The end of the recording, said once: the capture complete on its output
+ * (a device is written through a copying child: it has all once periscoped
+ * closed its end), then the summary. */
+static void report_recording_end(RecordRun *run) {
+        if (run->summary_printed)
+                return;
+        run->summary_printed = TRUE;
+        if (run->live_source)
+                g_source_remove(run->live_source);
+        run->live_source = 0;
+        (void) output_file_wait_relay(&run->output, &run->relay_error);
+        if (!run->exec_error)
+                print_summary(run);
 }
 
 static void subscribe(RecordRun *run) {
@@ -584,6 +610,7 @@ static void record_run_clear(RecordRun *run) {
                 g_main_loop_unref(run->loop);
         g_clear_pointer(&run->stats, g_variant_unref);
         g_free(run->finished_error);
+        g_clear_error(&run->relay_error);
         g_free(run->recording);
 }
 
@@ -716,16 +743,13 @@ int cmd_record(int argc, char **argv) {
                 if (run.live && !run.stopping)
                         run.live_source = g_timeout_add(250, on_live_tick, &run);
                 g_main_loop_run(run.loop);
-                if (run.live_source)
-                        g_source_remove(run.live_source);
-                /* a device is written through a copying child: it has all once periscoped closed its end */
-                g_autoptr(GError) relay_error = NULL;
-                int relay = output_file_wait_relay(&run.output, &relay_error);
-                if (!run.exec_error)
-                        print_summary(&run);
+                report_recording_end(&run);
+                if (run.child_pid && !run.child_exited && (run.grace_over || run.leave_command))
+                        fprintf(stderr, "periscope: the command (pid %d) is still running; it is no longer recorded "
+                                        "and keeps running without periscope\n", (int) run.child_pid);
                 ret = exit_status(&run);
-                if (relay < 0) {
-                        fprintf(stderr, "periscope record: %s\n", relay_error->message);
+                if (run.relay_error) {
+                        fprintf(stderr, "periscope record: %s\n", run.relay_error->message);
                         ret = ret ? ret : 1;
                 }
         }

@@ -113,6 +113,28 @@ only_files old.syscap
 rm out/old.syscap
 echo "ok a refused --system keeps the old file and leaves no new one"
 
+# --- --duration shorter than the command: the summary when the recording
+# ends, not once the command exits; the exit status is still the command's
+rc=0
+"$PERISCOPE" record -o out/d.syscap --duration 0.5 -- \
+        sh -c 'sleep 4; echo "$(date +%s%N)" >out/d.exited; exit 5' 2>err &
+drec=$!
+summary_ns=
+for _ in $(seq 150); do
+        if grep -q 'runs on, no longer recorded' err; then summary_ns=$(date +%s%N); break; fi
+        sleep 0.02
+done
+wait $drec || rc=$?
+[ -n "$summary_ns" ] || { cat err; fail "--duration 0.5 with a 4 s command: no 'runs on' line within 3 s"; }
+[ -s out/d.exited ] && [ "$summary_ns" -lt "$(cat out/d.exited)" ] ||
+        { cat err; fail "the summary came after the command had exited, not when the recording ended"; }
+[ $rc = 5 ] || { cat err; fail "record --duration with a longer command exited $rc, not the command's 5"; }
+expect err '^periscope: recorded [0-9]+ samples \(0 lost\) from [0-9]+ process(es)? in 0\.5 s \(ended: duration\)$'
+expect err '^periscope: capture written to out/d.syscap '
+[ "$(grep -c '^periscope: recorded' err)" = 1 ] || { cat err; fail "the summary was printed more than once"; }
+rm out/d.syscap out/d.exited
+echo "ok --duration shorter than the command: summary at the end of the recording, the command's exit status"
+
 # --- a recording in a pipe: summary with the plural right, no live line or
 # progress, the daemon's log not on our stderr but in its log file
 "$PERISCOPE" record -o out/a.syscap -- sleep 0.4 >stdout 2>err || { cat err; fail "record exited $?"; }
