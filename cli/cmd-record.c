@@ -55,8 +55,8 @@ typedef struct RecordRun {
         gboolean finished_ok;
         gboolean cut_short; /* ended by the service's stop, or stages cut short (said in the summary) */
         char *finished_error;
-        gboolean summary_printed;  /* said once the recording ended (the command may run on) */
-        GError *relay_error;       /* copying the capture to a device or pipe failed */
+        gboolean summary_printed; /* said once the recording ended (the command may run on) */
+        GError *relay_error;      /* copying the capture to a device or pipe failed */
         GVariant *stats;
 
         guint64 samples, lost, bytes;
@@ -745,8 +745,10 @@ int cmd_record(int argc, char **argv) {
                 g_main_loop_run(run.loop);
                 report_recording_end(&run);
                 if (run.child_pid && !run.child_exited && (run.grace_over || run.leave_command))
-                        fprintf(stderr, "periscope: the command (pid %d) is still running; it is no longer recorded "
-                                        "and keeps running without periscope\n", (int) run.child_pid);
+                        fprintf(stderr,
+                                "periscope: the command (pid %d) is still running; it is no longer recorded "
+                                "and keeps running without periscope\n",
+                                (int) run.child_pid);
                 ret = exit_status(&run);
                 if (run.relay_error) {
                         fprintf(stderr, "periscope record: %s\n", run.relay_error->message);
