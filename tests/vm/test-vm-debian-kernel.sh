@@ -195,8 +195,11 @@ offcpu_check() { # who, 0|1
         require_step "offcpu-$who" "periscope record --off-cpu as $who through periscoped.service"
         "$PERISCOPE" report --no-progress --off-cpu --folded "$cap" >"$checks/offcpu-$who.ns" || fail "report --off-cpu ($who) failed"
         "$PERISCOPE" report --no-progress --folded "$cap" >"$checks/offcpu-$who.samples" || fail "report ($who) failed"
+        # (the CPU samples of the compute phase: at least half its CPU time;
+        # under emulation the guest's cpu-clock timer misses periods, CI
+        # saw 0.75 s of samples for 1.000 s of CPU)
         "$PYTHON" "$src/tests/offcpu/check-waits.py" "$checks/offcpu-$who.ns" "$checks/offcpu-$who.samples" \
-                "$out/offcpu-$who.log" "$kernel" || fail "$who's waits were not attributed as they happened through the unit"
+                "$out/offcpu-$who.log" "$kernel" 0.10 0.5 || fail "$who's waits were not attributed as they happened through the unit"
 }
 offcpu_check user 0
 "$PERISCOPE" info "$out/offcpu-user.syscap" | grep >/dev/null -x "  kernel=false" ||
