@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "time-util.h"
 
@@ -60,5 +61,43 @@ int parse_bounded_seconds(const char *s, uint64_t min_usec, uint64_t max_usec, u
         if (v < min_usec || v > max_usec)
                 return -ERANGE;
         *ret_usec = v;
+        return 0;
+}
+
+int parse_bounded_duration(const char *s, uint64_t min_usec, uint64_t max_usec, uint64_t *ret_usec) {
+        static const struct {
+                const char *suffix;
+                uint64_t mul, div; /* microseconds of the parsed seconds: usec * mul / div */
+        } units[] = {
+                { "ms", 1, 1000 }, { "s", 1, 1 }, { "min", 60, 1 }, { "m", 60, 1 }, { "h", 3600, 1 },
+        };
+        if (!s)
+                return -EINVAL;
+        size_t len = strlen(s), number_len = len;
+        uint64_t mul = 1, div = 1;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+                size_t n = strlen(units[i].suffix);
+                if (len > n && strcmp(s + len - n, units[i].suffix) == 0) {
+                        number_len = len - n;
+                        mul = units[i].mul;
+                        div = units[i].div;
+                        break;
+                }
+        }
+        char number[64];
+        if (number_len >= sizeof(number))
+                return -ERANGE; /* digits past what any bound holds */
+        memcpy(number, s, number_len);
+        number[number_len] = '\0';
+        uint64_t usec;
+        int r = parse_bounded_seconds(number, 0, UINT64_MAX, &usec);
+        if (r < 0)
+                return r;
+        if (usec > UINT64_MAX / mul)
+                return -ERANGE;
+        usec = usec * mul / div;
+        if (usec < min_usec || usec > max_usec)
+                return -ERANGE;
+        *ret_usec = usec;
         return 0;
 }

@@ -16,3 +16,9 @@ int parse_bounded_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
  * [min_usec, max_usec]: the decimal point is always '.', digits past the
  * microsecond are dropped. Errors as parse_bounded_u64(). */
 int parse_bounded_seconds(const char *s, uint64_t min_usec, uint64_t max_usec, uint64_t *ret_usec);
+
+/* Parses s as a duration: seconds as parse_bounded_seconds() reads them,
+ * optionally followed by a unit, "ms", "s", "m"/"min" or "h" ("1.5s",
+ * "500ms", "2m"), into microseconds in [min_usec, max_usec]. Errors as
+ * parse_bounded_u64(). */
+int parse_bounded_duration(const char *s, uint64_t min_usec, uint64_t max_usec, uint64_t *ret_usec);

@@ -92,9 +92,11 @@ static gboolean on_pid(const char *name, const char *value, gpointer data, GErro
 static gboolean on_duration(const char *name, const char *value, gpointer data, GError **error) {
         RecordArgs *a = data;
         uint64_t usec;
-        if (parse_bounded_seconds(value, USEC_PER_MSEC, MAX_DURATION_S * USEC_PER_SEC, &usec) < 0)
-                return usage_error(error, "%s %s: --duration must be between 0.001 and %d seconds", name, value,
-                                   MAX_DURATION_S);
+        if (parse_bounded_duration(value, USEC_PER_MSEC, MAX_DURATION_S * USEC_PER_SEC, &usec) < 0)
+                return usage_error(error,
+                                   "%s %s: --duration must be between 0.001 and %d seconds (a number of seconds, "
+                                   "or with ms, s, m or h: 500ms, 1.5s, 2m)",
+                                   name, value, MAX_DURATION_S);
         a->duration_ms = (guint32) (usec / USEC_PER_MSEC);
         return TRUE;
 }
@@ -174,7 +176,8 @@ int record_args_parse(RecordArgs *a, int argc, char **argv) {
                   "Record every process of a Podman container (name or id) or Flatpak app (app id), also those "
                   "that join or start it during the recording (`periscope list` shows them)",
                   "NAME|ID|APP-ID" },
-                { "duration", 0, 0, G_OPTION_ARG_CALLBACK, on_duration, "Stop after SECONDS", "SECONDS" },
+                { "duration", 0, 0, G_OPTION_ARG_CALLBACK, on_duration,
+                  "Stop after DURATION (seconds, or 500ms, 2m, 1h)", "DURATION" },
                 { "no-kernel", 0, 0, G_OPTION_ARG_NONE, &a->no_kernel, "Leave kernel stacks out", NULL },
                 { "unwind", 0, 0, G_OPTION_ARG_CALLBACK, on_unwind,
                   "User stacks: dwarf (unwind tables), fp (frame pointers) or auto (default: auto, which unwinds "

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "basic.h"
 #include "test-check.h"
@@ -81,6 +82,45 @@ TEST(seconds_range_limits_and_overflow) {
         CHECK(secs("18446744073709.551616", 0, UINT64_MAX, &v) == -ERANGE);
         CHECK(secs("18446744073709.551615", 0, UINT64_MAX, &v) == 0 && v == UINT64_MAX);
         CHECK(secs("99999999999999999999", 0, UINT64_MAX, &v) == -ERANGE);
+}
+
+static int duration(const char *s, uint64_t min, uint64_t max, uint64_t *v) {
+        *v = 4242;
+        return parse_bounded_duration(s, min, max, v);
+}
+
+TEST(duration_plain_seconds_and_units) {
+        uint64_t v;
+        CHECK(duration("2", 0, UINT64_MAX, &v) == 0 && v == 2000000);
+        CHECK(duration("0.5", 0, UINT64_MAX, &v) == 0 && v == 500000);
+        CHECK(duration("1s", 0, UINT64_MAX, &v) == 0 && v == 1000000);
+        CHECK(duration("1.5s", 0, UINT64_MAX, &v) == 0 && v == 1500000);
+        CHECK(duration("500ms", 0, UINT64_MAX, &v) == 0 && v == 500000);
+        CHECK(duration("1.5ms", 0, UINT64_MAX, &v) == 0 && v == 1500);
+        CHECK(duration("2m", 0, UINT64_MAX, &v) == 0 && v == 120000000);
+        CHECK(duration("2min", 0, UINT64_MAX, &v) == 0 && v == 120000000);
+        CHECK(duration("0.5m", 0, UINT64_MAX, &v) == 0 && v == 30000000);
+        CHECK(duration("24h", 0, UINT64_MAX, &v) == 0 && v == 86400000000);
+}
+
+TEST(duration_refuses_junk_and_bounds) {
+        uint64_t v;
+        const char *bad[] = { "",     "s",   "ms", "m",   "h",   " 1s",   "1 s", "1S",
+                              "1sec", "1us", "1d", "-1s", "1ss", "1e3ms", "1,5s" };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                int r = duration(bad[i], 0, UINT64_MAX, &v);
+                CHECK_MSG(r == -EINVAL && v == 4242, "'%s' gave %d", bad[i], r);
+        }
+        CHECK(duration("0.5ms", 1000, 86400000000, &v) == -ERANGE && v == 4242);
+        CHECK(duration("1ms", 1000, 86400000000, &v) == 0 && v == 1000);
+        CHECK(duration("24.001h", 1000, 86400000000, &v) == -ERANGE);
+        CHECK(duration("1440m", 1000, 86400000000, &v) == 0 && v == 86400000000);
+        CHECK(duration("18446744073709h", 0, UINT64_MAX, &v) == -ERANGE);
+        char longer[200];
+        memset(longer, '1', sizeof(longer) - 2);
+        longer[sizeof(longer) - 2] = 's';
+        longer[sizeof(longer) - 1] = '\0';
+        CHECK(duration(longer, 0, UINT64_MAX, &v) == -ERANGE && v == 4242);
 }
 
 /* `periscope record` runs under the user's locale: a decimal comma there

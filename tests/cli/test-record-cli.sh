@@ -79,6 +79,8 @@ usage -p "$zombie" == 2 "^periscope record: -p $zombie: process $zombie has exit
 kill $zparent
 usage --pid 1,abc == 2 "^periscope record: --pid 1,abc: 'abc' is not a process id"
 usage --duration 0 -- true == 2 "^periscope record: --duration 0: .*between 0.001 and 86400 seconds"
+usage --duration 1sec -- true == 2 "^periscope record: --duration 1sec: .*with ms, s, m or h"
+usage --duration 25h -- true == 2 "^periscope record: --duration 25h: .*between 0.001 and 86400 seconds"
 usage --unwind frame -- true == 2 "^periscope record: --unwind frame: --unwind must be dwarf, fp or auto"
 usage --stack-size 12 -- true == 2 "^periscope record: --stack-size 12: .*multiple of 8 between 8 and 65528"
 usage --counters cpu,gpu -- true == 2 "^periscope record: --counters cpu,gpu: 'gpu' is not a counter source"
@@ -116,7 +118,7 @@ echo "ok a refused --system keeps the old file and leaves no new one"
 # --- --duration shorter than the command: the summary when the recording
 # ends, not once the command exits; the exit status is still the command's
 rc=0
-"$PERISCOPE" record -o out/d.syscap --duration 0.5 -- \
+"$PERISCOPE" record -o out/d.syscap --duration 500ms -- \
         sh -c 'sleep 4; echo "$(date +%s%N)" >out/d.exited; exit 5' 2>err &
 drec=$!
 summary_ns=
@@ -125,7 +127,7 @@ for _ in $(seq 150); do
         sleep 0.02
 done
 wait $drec || rc=$?
-[ -n "$summary_ns" ] || { cat err; fail "--duration 0.5 with a 4 s command: no 'runs on' line within 3 s"; }
+[ -n "$summary_ns" ] || { cat err; fail "--duration 500ms with a 4 s command: no 'runs on' line within 3 s"; }
 [ -s out/d.exited ] && [ "$summary_ns" -lt "$(cat out/d.exited)" ] ||
         { cat err; fail "the summary came after the command had exited, not when the recording ended"; }
 [ $rc = 5 ] || { cat err; fail "record --duration with a longer command exited $rc, not the command's 5"; }

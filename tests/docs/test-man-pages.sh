@@ -37,6 +37,6 @@ check_page() {
 }
 
 check_page "$MAN_PERISCOPE" periscope 1 \
-        --output=FILE --frequency=HZ --system --pid=PID --duration=SECONDS --unwind=MODE
+        --output=FILE --frequency=HZ --system --pid=PID --duration=DURATION --unwind=MODE
 check_page "$MAN_PERISCOPED" periscoped 8 \
         --system --peer-fd=FD --idle-timeout=SECONDS periscoped.service
