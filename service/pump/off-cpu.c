@@ -119,13 +119,21 @@ int off_cpu_tracker_hold(OffCpuTracker *t, const struct perf_event_header *h, si
         return 0;
 }
 
+static int thread_switch_in(OffCpuTracker *t, OffCpuThread *th, uint64_t time, OffCpuInterval *ret,
+                            const struct perf_event_header **ret_held, size_t *ret_held_size);
+
+/* What the previous call handed on is freed now. */
+static void tracker_free_handed(OffCpuTracker *t) {
+        t->held_bytes -= t->handed_size;
+        t->handed = mfree(t->handed);
+        t->handed_size = 0;
+}
+
 int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterval *ret,
                            const struct perf_event_header **ret_held, size_t *ret_held_size) {
         *ret_held = NULL;
         *ret_held_size = 0;
-        t->held_bytes -= t->handed_size;
-        t->handed = mfree(t->handed);
-        t->handed_size = 0;
+        tracker_free_handed(t);
         t->switch_records++;
         OffCpuThread *th = tracker_thread(t, sw->id.tid, sw->out);
         if (!th) {
@@ -133,6 +141,8 @@ int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterva
                         t->unpaired++;
                 return sw->out && tid_valid(sw->id.tid) ? -ENOMEM : 0;
         }
+        if (sw->out && th->exited)
+                return 0; /* its last switch-out, after its exit */
         if (sw->out) {
                 th->out = true;
                 th->preempt = sw->preempt;
@@ -148,8 +158,16 @@ int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterva
         if (!th->out) {
                 t->unpaired++;
                 thread_drop_held(t, th);
+                th->exited = false; /* a new thread with the tid of one that exited */
                 return 0;
         }
+        return thread_switch_in(t, th, sw->id.time, ret, ret_held, ret_held_size);
+}
+
+/* The switch-in of th at time: its interval, as off_cpu_tracker_switch()
+ * returns it. */
+static int thread_switch_in(OffCpuTracker *t, OffCpuThread *th, uint64_t time, OffCpuInterval *ret,
+                            const struct perf_event_header **ret_held, size_t *ret_held_size) {
         th->out = false;
         if (th->out_time < t->resumed_at) {
                 /* the events were paused in between: its length is unknown */
@@ -157,7 +175,7 @@ int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterva
                 t->spanned_pause++;
                 return 0;
         }
-        uint64_t d = sw->id.time > th->out_time ? sw->id.time - th->out_time : 0;
+        uint64_t d = time > th->out_time ? time - th->out_time : 0;
         *ret = (OffCpuInterval){
                 .pid = th->pid, .tid = th->tid, .cpu = th->cpu, .time = th->out_time, .duration_ns = d
         };
@@ -194,6 +212,35 @@ int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterva
                 *ret_held_size = t->handed_size;
         }
         return 1;
+}
+
+void off_cpu_tracker_exit(OffCpuTracker *t, uint32_t tid) {
+        OffCpuThread *th = tracker_thread(t, tid, false);
+        if (!th)
+                return;
+        thread_drop_held(t, th);
+        th->out = false;
+        th->exited = true;
+}
+
+int off_cpu_tracker_end_next(OffCpuTracker *t, uint64_t end_time, size_t *cursor, OffCpuInterval *ret,
+                             const struct perf_event_header **ret_held, size_t *ret_held_size) {
+        *ret_held = NULL;
+        *ret_held_size = 0;
+        tracker_free_handed(t);
+        for (; *cursor < t->allocated; (*cursor)++) {
+                OffCpuThread *th = &t->threads[*cursor];
+                if (th->tid == 0 || !th->out || th->exited || th->out_time > end_time)
+                        continue;
+                int r = thread_switch_in(t, th, end_time, ret, ret_held, ret_held_size);
+                if (r > 0) {
+                        ret->in_progress = true;
+                        t->in_progress++;
+                        (*cursor)++;
+                        return 1;
+                }
+        }
+        return 0;
 }
 
 void off_cpu_tracker_done(OffCpuTracker *t) {

@@ -29,6 +29,7 @@ typedef struct OffCpuCounts {
 typedef struct OffCpuThread {
         uint32_t tid, pid; /* tid 0: an empty slot */
         bool out, preempt;
+        bool exited; /* PERF_RECORD_EXIT seen: its last switch-out is no wait */
         uint32_t cpu;
         uint64_t out_time;
         uint8_t *held; /* the switch-out sample, or NULL */
@@ -42,7 +43,8 @@ typedef struct OffCpuInterval {
         uint32_t pid, tid, cpu;
         uint64_t time; /* switch-out, CLOCK_MONOTONIC ns */
         uint64_t duration_ns;
-        uint8_t state; /* PERF_OFF_CPU_BLOCKED or _RUNNABLE */
+        uint8_t state;    /* PERF_OFF_CPU_BLOCKED or _RUNNABLE */
+        bool in_progress; /* still off the CPU when sampling ended: cut there */
 } OffCpuInterval;
 
 /* Bytes of held samples beyond which a new one is dropped (counted). */
@@ -64,6 +66,7 @@ typedef struct OffCpuTracker {
         uint64_t resumed_at;     /* the off-CPU events restarted then: an
                                                    * interval out before it spans a pause */
         uint64_t spanned_pause;  /* intervals dropped for that */
+        uint64_t in_progress;    /* intervals cut at the end of sampling */
 } OffCpuTracker;
 
 /* Keeps the switch-out sample of s->tid (record h of size bytes, parsed
@@ -75,6 +78,18 @@ int off_cpu_tracker_hold(OffCpuTracker *t, const struct perf_event_header *h, si
  * for an interval without a stack), valid until the next call; else 0. */
 int off_cpu_tracker_switch(OffCpuTracker *t, const PerfSwitch *sw, OffCpuInterval *ret,
                            const struct perf_event_header **ret_held, size_t *ret_held_size);
+
+/* A thread exited (PERF_RECORD_EXIT): its last switch-out, before or after
+ * this, starts no wait. A switch-in of the tid again is a new thread. */
+void off_cpu_tracker_exit(OffCpuTracker *t, uint32_t tid);
+
+/* At the end of sampling (end_time, after the last switch record): the
+ * next thread still off the CPU from *cursor on (start at 0), its
+ * interval cut at end_time and marked in_progress, as
+ * off_cpu_tracker_switch() returns one. Returns 1 with it, 0 when none
+ * is left; the waits they count are counted as ended waits are. */
+int off_cpu_tracker_end_next(OffCpuTracker *t, uint64_t end_time, size_t *cursor, OffCpuInterval *ret,
+                             const struct perf_event_header **ret_held, size_t *ret_held_size);
 
 /* Frees the threads and what they hold. */
 void off_cpu_tracker_done(OffCpuTracker *t);

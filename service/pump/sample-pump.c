@@ -94,6 +94,9 @@ static int pump_handle_sample(SamplePump *p, const struct perf_event_header *h, 
         return pump_build_sample(p, &s);
 }
 
+static int pump_emit_interval(SamplePump *p, const OffCpuInterval *iv, const struct perf_event_header *held,
+                              size_t held_size);
+
 static int pump_handle_switch(SamplePump *p, const struct perf_event_header *h, size_t size) {
         PerfSwitch sw;
         if (!p->setup.off_cpu)
@@ -108,17 +111,38 @@ static int pump_handle_switch(SamplePump *p, const struct perf_event_header *h, 
         int r = off_cpu_tracker_switch(&p->off_cpu, &sw, &iv, &held, &held_size);
         if (r <= 0)
                 return r;
+        return pump_emit_interval(p, &iv, held, held_size);
+}
+
+/* An interval the tracker ended: its held stack as a sample, or the
+ * interval alone. */
+static int pump_emit_interval(SamplePump *p, const OffCpuInterval *iv, const struct perf_event_header *held,
+                              size_t held_size) {
         if (held) {
                 PerfSample s;
                 /* the held copy was a valid record; cut, it must parse again */
-                if (perf_record_parse_sample(&p->setup.layout, held, held_size, &s) == 0 && s.tid == iv.tid) {
-                        s.off_cpu_ns = iv.duration_ns;
-                        s.off_cpu_state = iv.state;
+                if (perf_record_parse_sample(&p->setup.layout, held, held_size, &s) == 0 && s.tid == iv->tid) {
+                        s.off_cpu_ns = iv->duration_ns;
+                        s.off_cpu_state = iv->state;
                         return pump_build_sample(p, &s);
                 }
                 p->bad_records++;
         }
-        return p->sink.off_cpu ? p->sink.off_cpu(&iv, p->setup.userdata) : 0;
+        return p->sink.off_cpu ? p->sink.off_cpu(iv, p->setup.userdata) : 0;
+}
+
+int sample_pump_end_off_cpu(SamplePump *p, uint64_t end_time) {
+        if (!p->setup.off_cpu)
+                return 0;
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size, cursor = 0;
+        while (off_cpu_tracker_end_next(&p->off_cpu, end_time, &cursor, &iv, &held, &held_size) > 0) {
+                int r = pump_emit_interval(p, &iv, held, held_size);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
 static int pump_handle_mmap2(SamplePump *p, const struct perf_event_header *h, size_t size) {
@@ -151,6 +175,8 @@ static int pump_handle_task(SamplePump *p, const struct perf_event_header *h, si
                 p->bad_records++;
                 return 0;
         }
+        if (p->setup.off_cpu && h->type == PERF_RECORD_EXIT)
+                off_cpu_tracker_exit(&p->off_cpu, t.tid);
         return p->sink.task(&t, h->type == PERF_RECORD_FORK, p->setup.userdata);
 }
 

@@ -121,6 +121,12 @@ void sample_pump_spill_rings(SamplePump *p, PerfEvents *perf);
  * snapshot) when setup->prepare_tables. */
 void sample_pump_prepare_all(SamplePump *p);
 
+/* At the end of sampling, after the last drain: every thread still off
+ * the CPU gets its interval up to end_time (CLOCK_MONOTONIC ns), written
+ * as ended ones are, so a thread blocked through the end (a deadlock, a
+ * long read) is seen. Returns 0 or a negative errno from the sink. */
+int sample_pump_end_off_cpu(SamplePump *p, uint64_t end_time);
+
 /* The off-CPU tracker's counts and threads (NULL without off_cpu). */
 const OffCpuTracker *sample_pump_get_off_cpu(const SamplePump *p);
 

@@ -756,7 +756,8 @@ static void recording_write_stats(Recording *rec) {
                         "off_cpu_blocked=%llu\noff_cpu_blocked_ns=%llu\noff_cpu_blocked_short=%llu\n"
                         "off_cpu_blocked_short_ns=%llu\noff_cpu_runnable=%llu\noff_cpu_runnable_ns=%llu\n"
                         "off_cpu_stacks=%llu\noff_cpu_switch_samples=%llu\noff_cpu_held_dropped=%llu\n"
-                        "off_cpu_unpaired=%llu\noff_cpu_spanned_pause=%llu\noff_cpu_pauses=%llu\n"
+                        "off_cpu_unpaired=%llu\noff_cpu_spanned_pause=%llu\noff_cpu_in_progress=%llu\n"
+                        "off_cpu_pauses=%llu\n"
                         "off_cpu_paused_ns=%llu\noff_cpu_peak_switch_records_per_s=%llu\n"
                         "off_cpu_stack_pauses=%llu\noff_cpu_stacks_paused_ns=%llu\n"
                         "off_cpu_peak_switch_samples_per_s=%llu\noff_cpu_max_stack_period=%llu\n",
@@ -766,7 +767,7 @@ static void recording_write_stats(Recording *rec) {
                         (unsigned long long) oc->total.runnable_ns, (unsigned long long) oc->total.stacks,
                         (unsigned long long) oc->switch_samples, (unsigned long long) oc->held_dropped,
                         (unsigned long long) oc->unpaired, (unsigned long long) oc->spanned_pause,
-                        (unsigned long long) rec->off_cpu_governor.records.pauses,
+                        (unsigned long long) oc->in_progress, (unsigned long long) rec->off_cpu_governor.records.pauses,
                         (unsigned long long) rec->off_cpu_governor.records.paused_ns,
                         (unsigned long long) rec->off_cpu_governor.records.peak_per_s,
                         (unsigned long long) rec->off_cpu_governor.stacks.pauses,
@@ -942,10 +943,18 @@ void recording_end(Recording *rec, RecordingEndReason reason, int error, const c
                 recording_fail(rec, error, "%m");
         recording_disarm(rec);
         rec->sampling_end_time = now_monotonic_ns();
+        /* switch records paused by the governor: the waits still open are
+         * of unknown length */
+        bool switches_paused = rec->off_cpu_governor.records.paused;
         off_cpu_governor_end(&rec->off_cpu_governor, (uint64_t) rec->sampling_end_time);
         if (rec->perf) {
                 (void) perf_events_disable(rec->perf);
                 recording_drain(rec, false);
+                if (rec->options.off_cpu && rec->pump && !switches_paused && !rec->error) {
+                        int r = sample_pump_end_off_cpu(rec->pump, (uint64_t) rec->sampling_end_time);
+                        if (r < 0)
+                                recording_fail(rec, r, "writing the waits still open at the end failed: %m");
+                }
                 rec->bad_records += perf_events_get_bad_records(rec->perf);
                 perf_events_free(TAKE_PTR(rec->perf));
         }

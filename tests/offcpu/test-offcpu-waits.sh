@@ -9,6 +9,7 @@
 #     pipe_read, futex_wait), the compute second is CPU samples;
 #   - the same with -p (the process given by pid, recording started first)
 #     and --off-cpu-min 5ms (the recording's; without --off-cpu: a usage error);
+#   - a sleep still going on when sampling ends: written up to the end;
 #   - libsysprof-capture-4 reads the capture as our reader does;
 #   - report --wall: per thread, CPU time, runnable and blocked adding up
 #     to about the phases' wall clock; the flame graph's tooltips say the
@@ -50,6 +51,28 @@ rc=0
 r --off-cpu --folded "$TEST_TMP/p.syscap" >"$TEST_TMP/p.folded"
 "$PYTHON" "$SRCDIR/check-waits.py" "$TEST_TMP/p.folded" - "$TEST_TMP/phases-p.txt" 1 ||
         fail "the waits were not attributed as they happened (-p)"
+
+# a wait still going on when sampling ends: written up to the end. The
+# process sleeps 1 s, then execs a sleep of 30 s that blocks through the
+# end of a 3 s recording: about 2 s (the recording's start counted out)
+# of do_nanosleep, no more than the recording lasted.
+sh -c 'sleep 1; exec sleep 30' &
+sleeper=$!
+private_bus_track $sleeper
+"$PERISCOPE" record --address "$BUS_ADDRESS" --off-cpu -p $sleeper --duration 3 -o "$TEST_TMP/open.syscap" \
+        >"$TEST_TMP/record-open.out" 2>&1 || { cat "$TEST_TMP/record-open.out"; fail "record --off-cpu -p (the open wait) failed"; }
+kill $sleeper
+"$PERISCOPE" info "$TEST_TMP/open.syscap" >"$TEST_TMP/open-info.txt" || fail "info failed"
+grep "off_cpu_in_progress=" "$TEST_TMP/open-info.txt"
+grep >/dev/null -E "^ *off_cpu_in_progress=[1-9]" "$TEST_TMP/open-info.txt" ||
+        fail "the wait still open at the end was not written (off_cpu_in_progress)"
+r --off-cpu --folded "$TEST_TMP/open.syscap" >"$TEST_TMP/open.folded"
+cat "$TEST_TMP/open.folded"
+open_ns=$(awk '/do_nanosleep/ { n += $NF } END { print n + 0 }' "$TEST_TMP/open.folded")
+echo "the open wait: $open_ns ns in do_nanosleep"
+[ "$open_ns" -ge 1200000000 ] && [ "$open_ns" -le 3000000000 ] ||
+        fail "the sleep open at the end was attributed $open_ns ns, not the 1.2-3 s it lasted within the recording"
+echo "ok: a wait still open at the end is written up to the end"
 
 # --system: every thread's switches (per-CPU events); the workload's waits
 # timed exactly, whatever the stacks' sampling period; unless the

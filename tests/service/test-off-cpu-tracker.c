@@ -4,8 +4,11 @@
  * stack taken at its switch-out, a shorter one is counted and its stack
  * dropped, a preemption is runnable without a stack, a stack from another
  * switch-out is not used, a wait across a pause is dropped, exiting
- * threads ((u32) -1) and idle tasks are ignored, a cut stack copy parses. */
+ * threads ((u32) -1) and idle tasks are ignored, a cut stack copy parses;
+ * at the end of sampling the waits still open are cut there, an exited
+ * thread's last switch-out is none, a tid used again is a new thread. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +103,43 @@ int main(void) {
         CHECK(sw(&t, 12, 9900000100, false, false, &iv, &held, &held_size) == 0);
         CHECK(t.unpaired == unpaired + 1);
         CHECK(t.total.blocked == 2 && t.total.stacks == 1 && t.total.runnable == 1);
+
+        /* the end of sampling at 20 s: thread 20 blocked since 19 s (its
+         * stack held), thread 21 preempted since 19.5 s, thread 22 exited
+         * (its EXIT before its last switch-out), thread 23 exited (after),
+         * thread 24 out after the end, thread 25 blocked 50 us (short) */
+        hold(&t, 20, 19000000000);
+        CHECK(sw(&t, 20, 19000000100, true, false, &iv, &held, &held_size) == 0);
+        CHECK(sw(&t, 21, 19500000000, true, true, &iv, &held, &held_size) == 0);
+        CHECK(sw(&t, 22, 19000000000, true, false, &iv, &held, &held_size) == 0);
+        CHECK(sw(&t, 22, 19000001000, false, false, &iv, &held, &held_size) == 0); /* in, short */
+        off_cpu_tracker_exit(&t, 22);
+        CHECK(sw(&t, 22, 19000002000, true, false, &iv, &held, &held_size) == 0);
+        CHECK(sw(&t, 23, 19100000000, true, false, &iv, &held, &held_size) == 0);
+        off_cpu_tracker_exit(&t, 23);
+        CHECK(sw(&t, 24, 20000000001, true, false, &iv, &held, &held_size) == 0);
+        CHECK(sw(&t, 25, 19999950000, true, false, &iv, &held, &held_size) == 0);
+        size_t cursor = 0;
+        bool seen20 = false, seen21 = false;
+        int n = 0;
+        while (off_cpu_tracker_end_next(&t, 20000000000, &cursor, &iv, &held, &held_size) > 0) {
+                n++;
+                CHECK(iv.in_progress);
+                if (iv.tid == 20) {
+                        seen20 = true;
+                        CHECK(iv.state == PERF_OFF_CPU_BLOCKED && iv.duration_ns == 999999900 && held != NULL);
+                        CHECK(perf_record_parse_sample(&layout, held, held_size, &s) == 0 && s.tid == 20);
+                } else if (iv.tid == 21) {
+                        seen21 = true;
+                        CHECK(iv.state == PERF_OFF_CPU_RUNNABLE && iv.duration_ns == 500000000 && held == NULL);
+                }
+        }
+        CHECK_MSG(n == 2 && seen20 && seen21, "%d intervals at the end", n);
+        CHECK(t.in_progress == 2 && t.total.blocked == 3 && t.total.stacks == 2 && t.total.blocked_short == 2);
+        /* tid 22 used again: a new thread, its waits count */
+        CHECK(sw(&t, 22, 21000000000, false, false, &iv, &held, &held_size) == 0);
+        CHECK(sw(&t, 22, 21000000100, true, false, &iv, &held, &held_size) == 0);
+        CHECK(sw(&t, 22, 22000000100, false, false, &iv, &held, &held_size) == 1 && iv.duration_ns == 1000000000);
         off_cpu_tracker_done(&t);
         return 0;
 }
