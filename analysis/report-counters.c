@@ -33,7 +33,7 @@ static int series_cmp(gconstpointer a, gconstpointer b) {
 }
 
 GPtrArray *report_counters_load(const ReportProfile *p, const ReportPidFilter *filter, int *ret_error) {
-        int r = report_extras_damaged(p);
+        int r = report_profile_refuse_damaged(p);
         if (r < 0) {
                 *ret_error = r;
                 return NULL;

@@ -10,13 +10,6 @@
 
 #include "report-memory.h"
 
-int report_extras_damaged(const ReportProfile *p) {
-        if (!p->load_warning)
-                return 0;
-        fprintf(stderr, "periscope report: %s\n", p->load_warning);
-        return p->load_error < 0 ? p->load_error : -EBADMSG;
-}
-
 int report_extras(const ReportProfile *p, gboolean marks, gboolean counters, const char *timeline, ReportSaveFn save,
                   gboolean memory, int limit, const ReportPidFilter *filter, FILE *out) {
         int r = 0;

@@ -25,10 +25,6 @@ int report_counters(const ReportProfile *p, const ReportPidFilter *filter, FILE 
 int report_timeline(const ReportProfile *p, const char *svg_path, ReportSaveFn save, const ReportPidFilter *filter,
                     FILE *out);
 
-/* These views print nothing of a damaged capture: -errno after saying why
- * on stderr, 0 when p was read whole. */
-int report_extras_damaged(const ReportProfile *p);
-
 /* Runs the views asked for, in the order above, on the frames of the
  * processes filter wants (the system's counters and marks always). */
 int report_extras(const ReportProfile *p, gboolean marks, gboolean counters, const char *timeline, ReportSaveFn save,

@@ -763,6 +763,13 @@ const char *report_profile_find_jit(const ReportProfile *p, int32_t pid, uint64_
         return g_hash_table_lookup(p->jit, key);
 }
 
+int report_profile_refuse_damaged(const ReportProfile *p) {
+        if (!p->load_warning)
+                return 0;
+        fprintf(stderr, "periscope report: %s\n", p->load_warning);
+        return p->load_error < 0 ? p->load_error : -EBADMSG;
+}
+
 guint64 report_profile_stat(const ReportProfile *p, const char *key) {
         const char *v = g_hash_table_lookup(p->stats, key);
         return v ? g_ascii_strtoull(v, NULL, 10) : 0;

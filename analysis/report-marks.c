@@ -65,7 +65,7 @@ static void print_duration(FILE *out, int64_t ns) {
 }
 
 int report_marks(const ReportProfile *p, int limit, const ReportPidFilter *filter, FILE *out) {
-        int r = report_extras_damaged(p);
+        int r = report_profile_refuse_damaged(p);
         if (r < 0)
                 return r;
         g_autoptr(GHashTable) marks = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, mark_stats_free);

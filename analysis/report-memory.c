@@ -116,7 +116,7 @@ int report_memory(const ReportProfile *p, const ReportMemoryOptions *o, FILE *ou
         int32_t only_pid = o ? o->pid : 0;
         if (p->symbols_errno < 0 && p->symbols_errno != -ENOENT)
                 fprintf(stderr, "periscope report: symbols unusable, showing addresses: %s\n", p->symbols_error);
-        int r = report_extras_damaged(p);
+        int r = report_profile_refuse_damaged(p);
         if (r < 0)
                 return r;
 

@@ -168,6 +168,11 @@ static inline const uint64_t *report_off_cpu_addrs(const ReportProfile *p, const
 /* A `periscope.stats` value as a number (0 when absent). */
 guint64 report_profile_stat(const ReportProfile *p, const char *key);
 
+/* For the views that print nothing of a damaged capture (--marks,
+ * --counters, --timeline, --memory): -errno after saying why on stderr,
+ * 0 when p was read whole. */
+int report_profile_refuse_damaged(const ReportProfile *p);
+
 /* "1.234 s", "12.3 ms", "45 us" (ns), newly allocated. */
 char *report_format_ns(guint64 ns);
 

@@ -7,6 +7,7 @@
 
 #include "basic.h"
 #include "capture.h"
+#include "sample-regs.h"
 
 /* aarch64 frame-pointer mode: puts the leaf's caller (the sampled LR) after
  * the leaf when the leaf's row says the return address is still in LR. A
@@ -92,20 +93,6 @@ bool sample_stack_build_fp(UnwindTables *tables, uint32_t owner, const ProcessMa
                 return false;
         *ret_n = n;
         return true;
-}
-
-size_t sample_stack_build(const SampleStackContext *ctx, const PerfSample *s, uint64_t *addrs, size_t max) {
-        size_t n = 0;
-        if (max < 2)
-                return 0;
-        if (ctx->unwind != RECORD_UNWIND_FP && ctx->unwinder && ctx->deferred)
-                return sample_unwinder_build(ctx->unwinder, ctx->maps, ctx->kernel, s, addrs, max, ctx->deferred);
-        /* fp with the leaf decision: waits in the unwinder's queue for the
-         * leaf's table (and behind what waits there: samples stay in order) */
-        if (ctx->tables && ctx->unwinder && ctx->deferred)
-                return sample_unwinder_build_fp(ctx->unwinder, ctx->maps, ctx->kernel, s, addrs, max, ctx->deferred);
-        (void) sample_stack_build_fp(ctx->tables, ctx->owner, ctx->maps, ctx->kernel, true, s, addrs, max, &n);
-        return n;
 }
 
 static const char *const unwind_names[_RECORD_UNWIND_MAX] = {

@@ -101,31 +101,6 @@ static size_t kernel_part(const PerfSample *s, uint64_t *addrs, size_t max) {
         return n;
 }
 
-static bool has_user_regs(const PerfSample *s) {
-        return s->regs_abi == PERF_SAMPLE_REGS_ABI_64 && s->n_regs == PERF_REGS_UNWIND_N && s->regs;
-}
-
-uint64_t sample_unwind_pac_mask(const ProcessMaps *maps, int32_t pid) {
-        size_t n = 0;
-        const ProcessMapping *m = maps ? process_maps_get(maps, pid, &n) : NULL;
-
-        /* sorted by start: the last mapping ends highest */
-        return n > 0 && m[n - 1].end > (1ull << 48) ? UNWIND_AARCH64_PAC_MASK_VA52 : UNWIND_AARCH64_PAC_MASK_VA48;
-}
-
-bool sample_unwind_regs(const PerfSample *s, const ProcessMaps *maps, UnwindRegs *ret) {
-        PerfUnwindRegs r;
-
-        if (!has_user_regs(s) || !perf_regs_pick(PERF_REGS_UNWIND_MASK, s->regs, s->n_regs, &r))
-                return false;
-        *ret = (UnwindRegs){ .ip = r.ip, .sp = r.sp, .fp = r.fp, .lr = r.lr, .arch = UNWIND_ARCH_X86_64 };
-#if defined(__aarch64__)
-        ret->arch = UNWIND_ARCH_AARCH64;
-        ret->pac_mask = sample_unwind_pac_mask(maps, (int32_t) s->pid);
-#endif
-        return true;
-}
-
 /* Unwinds s into addrs; returns false (and writes nothing useful) when a
  * table is still being compiled, unless `force`. */
 static bool build(SampleUnwinder *u, const ProcessMaps *maps, bool kernel, bool force, const PerfSample *s,
@@ -199,7 +174,7 @@ static int queue(SampleUnwinder *u, const PerfSample *s, bool fp) {
                 }
                 memcpy(p->stack, s->stack, stack_bytes);
         }
-        if (has_user_regs(s))
+        if (sample_unwind_has_regs(s))
                 memcpy(p->regs, s->regs, sizeof(p->regs));
         p->sample.callchain = p->callchain;
         /* sample.regs is pointed at p->regs when flushed: the array may move. */

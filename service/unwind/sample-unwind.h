@@ -22,6 +22,7 @@
 
 #include "perf.h"
 #include "process.h"
+#include "sample-regs.h"
 #include "unwind-tables.h"
 #include "unwinder.h"
 
@@ -37,15 +38,6 @@
 #else
 #define SAMPLE_UNWIND_FP_NEEDS_REGS 0
 #endif
-
-/* The unwinder's registers of a sample (the sampled architecture is the
- * daemon's: aarch64 adds LR and the PAC mask of sample_unwind_pac_mask(),
- * docs/unwinding.md). maps may be NULL (then the 48-bit mask). */
-bool sample_unwind_regs(const PerfSample *s, const ProcessMaps *maps, UnwindRegs *ret);
-
-/* The aarch64 PAC bits of pid's return addresses: above a 48-bit address
- * space, or above a 52-bit one when pid has code mapped above 2^48. */
-uint64_t sample_unwind_pac_mask(const ProcessMaps *maps, int32_t pid);
 
 /* Bytes of queued stack copies beyond which the queue is full: the caller
  * keeps further samples elsewhere (the recording's spill) instead of
