@@ -2,8 +2,6 @@
 /* sample-regs.c: a sample's user registers for the unwinder (sample-regs.h). */
 #include "sample-regs.h"
 
-#include "perf-regs.h"
-
 bool sample_unwind_has_regs(const PerfSample *s) {
         return s->regs_abi == PERF_SAMPLE_REGS_ABI_64 && s->n_regs == PERF_REGS_UNWIND_N && s->regs;
 }
