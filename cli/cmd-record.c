@@ -114,15 +114,20 @@ static gboolean on_live_tick(gpointer data) {
         return G_SOURCE_CONTINUE;
 }
 
+/* No more live line ticks. */
+static void live_line_stop(RecordRun *run) {
+        if (run->live_source)
+                g_source_remove(run->live_source);
+        run->live_source = 0;
+}
+
 /* The recording is over; from now on the terminal shows the post-stop
  * stages' progress instead of the live line. */
 static void enter_stopping(RecordRun *run) {
         if (run->stopping)
                 return;
         run->stopping = TRUE;
-        if (run->live_source)
-                g_source_remove(run->live_source);
-        run->live_source = 0;
+        live_line_stop(run);
         if (run->live)
                 fprintf(stderr, "\r\033[Kperiscope: finishing the capture (%" G_GUINT64_FORMAT " samples)…",
                         run->samples);
@@ -565,9 +570,7 @@ static void report_recording_end(RecordRun *run) {
         if (run->summary_printed)
                 return;
         run->summary_printed = TRUE;
-        if (run->live_source)
-                g_source_remove(run->live_source);
-        run->live_source = 0;
+        live_line_stop(run);
         (void) output_file_wait_relay(&run->output, &run->relay_error);
         if (!run->exec_error)
                 print_summary(run);
