@@ -181,10 +181,14 @@ echo "ok the private periscoped runs in its own session and process group"
 # /bin/sh is, and what CI's environment gives) dies of the pty's SIGINT
 # itself and never prints EXIT=; bash waits for its child and goes on when
 # the child handled the signal, as an interactive shell does.
-tty_record() { # OUT WHAT KEYS…: record WHAT on a pty, type each key (DELAY:KEY)
+tty_record() { # OUT WHAT KEYS…: record WHAT on a pty, type each key (DELAY:KEY;
+        # DELAY:!FUNCTION runs FUNCTION instead of typing)
         local out=$1 what=$2; shift 2
         rm -f "$out"
-        { for k in "$@"; do sleep "${k%%:*}"; printf "${k#*:}"; done
+        { for k in "$@"; do
+                sleep "${k%%:*}"
+                if [[ ${k#*:} == !* ]]; then "${k#*:!}"; else printf "${k#*:}"; fi
+          done
           for _ in $(seq 350); do grep -qa 'EXIT=' "$out" 2>/dev/null && break; sleep 0.1; done; } |
                 SHELL=/bin/bash timeout 40 script -qefc "$PERISCOPE record -o out/t.syscap $what; echo EXIT=\$?" /dev/null >"$out" || true
         tr '\r' '\n' <"$out" | sed 's/\x1b\[K//g' >"$out.lines"
@@ -232,8 +236,23 @@ rm out/t.syscap
 echo "ok Ctrl-C on a terminal without a command: stopped, complete, exit 130"
 
 # --- a second Ctrl-C while finishing: says what it leaves behind; the
-# service still completes the capture
-tty_record tty2.out '-- sleep 30' '2:\003' '0.05:\003'
+# service still completes the capture. The private periscoped is held
+# (SIGSTOP) over both keys, so the capture cannot be finished before the
+# second comes (an idle machine finished it in under the 50 ms between
+# them), then let go once record has left.
+freeze_daemon() {
+        local cli
+        cli=$(pgrep -f "^$PERISCOPE record -o out/t\.syscap -- sleep ${long/./\\.}\$") &&
+                frozen=$(pgrep -P "$cli" -x periscoped) && kill -STOP "$frozen" ||
+                echo "no private periscoped of record to hold (record: ${cli:-none})" >freeze.failed
+}
+thaw_daemon() { # once record has left
+        for _ in $(seq 50); do grep -qa 'EXIT=' tty2.out 2>/dev/null && break; sleep 0.1; done
+        [ -z "${frozen:-}" ] || kill -CONT "$frozen"
+}
+rm -f freeze.failed
+tty_record tty2.out "-- sleep $long" '2:!freeze_daemon' '0:\003' '0.05:\003' '0:!thaw_daemon'
+[ ! -e freeze.failed ] || fail "$(cat freeze.failed)"
 expect tty2.out.lines '^EXIT=130$'
 expect tty2.out.lines '^periscope record: interrupted again: leaving without waiting for the capture to be finished\. periscoped completes out/t\.syscap in the background'
 # the command had the terminal's first ^C too and died of it: not said to keep running
