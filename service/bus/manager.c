@@ -53,6 +53,11 @@ static size_t max_pinned_files(const Manager *m) {
 
 int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
                             const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error) {
+        if (m->exiting && m->perf_opener_lost)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
+                                         "periscoped's perf opener is gone (%s): periscoped finishes its recordings "
+                                         "and exits to be started again; try again in a few seconds",
+                                         perf_opener_gone_reason(m->perf_opener));
         if (m->exiting) /* it would hold the exit */
                 return sd_bus_error_set(error, PERISCOPE_ERROR_FAILED,
                                         "periscoped is stopping (service stop or restart): no new recording; try "
@@ -121,7 +126,8 @@ static void cut_one(Manager *m, Recording *r, bool now) {
 }
 
 static void end_one(Manager *m, Recording *r, bool now) {
-        recording_end(r, m->peer ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0, NULL);
+        recording_end(r, m->peer && !m->perf_opener_lost ? RECORDING_END_CLIENT_VANISHED : RECORDING_END_SHUTDOWN, 0,
+                      NULL);
 }
 
 /* The stop budget runs out (now: is out): every recording's stages hurry

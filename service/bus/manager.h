@@ -42,6 +42,8 @@ typedef struct Manager {
         sd_event_source *stop_timer;  /* exiting: hurries, then cuts every recording's stages short */
         bool stop_hurried;            /* the first of its two times went by */
         PerfOpener *perf_opener;      /* opens every perf event (root daemon); NULL: the daemon itself */
+        sd_event_source *perf_opener_watch; /* its socket hanging up */
+        bool perf_opener_lost;              /* it died: exiting (with a failure) to be started again */
 } Manager;
 
 #define MANAGER_DEFAULT_STOP_BUDGET_MS 10000
@@ -98,8 +100,9 @@ void polkit_wait_done(PolkitWait *w);
  * holds its message, which holds the bus, so the bus would never be freed. */
 void manager_drop_polkit_waits(Manager *m);
 
-/* The service is going away (SIGTERM, peer gone): every recording ends
- * now (reason shutdown, or client-vanished for a peer); their post-stop
+/* The service is going away (SIGTERM, peer gone, its perf opener lost):
+ * every recording ends now (reason shutdown, or client-vanished for a
+ * peer that left); their post-stop
  * stages share stop_budget_ms: at 70% of it they are hurried, at its end
  * cut short (recording_cut_short()); the event loop exits once every recording is
  * finished (lingering finished ones do not hold it). Called again (a

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 
 #include "basic.h"
@@ -45,14 +46,7 @@ static int on_idle_check(sd_event_source *s, uint64_t usec, void *userdata) {
         if (m->n_recordings > 0 || m->n_polkit_waits > 0 || sysprof3_busy(d->sysprof3) ||
             sd_bus_get_n_queued_read(m->bus, NULL) > 0)
                 m->busy_until = now;
-        else if (m->perf_opener && perf_opener_gone(m->perf_opener)) {
-                /* It cannot be started again without the capabilities
-                 * the daemon dropped: a new daemon can. */
-                log_warning("the perf opener is gone: exiting while idle, so that the bus starts a new periscoped");
-                (void) sd_bus_release_name(m->bus, d->bus_name);
-                (void) sd_event_exit(m->event, 0);
-                return 0;
-        } else if (now - m->busy_until >= m->idle_timeout_usec) {
+        else if (now - m->busy_until >= m->idle_timeout_usec) {
                 log_info("idle for %llu s, exiting", (unsigned long long) (m->idle_timeout_usec / 1000000));
                 (void) sd_bus_release_name(m->bus, d->bus_name);
                 (void) sd_event_exit(m->event, 0);
@@ -67,6 +61,33 @@ static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *er
         Manager *m = userdata;
         manager_end_all(m);
         return 0;
+}
+
+/* The perf opener's socket hung up: it died, or a request gave it up
+ * (no answer within a second, nonsense) and killed it. It cannot be
+ * started again without the capabilities the daemon dropped, so the
+ * daemon finishes every recording as at a stop (their captures complete)
+ * and exits with a failure: systemd (Restart=on-failure) or the next bus
+ * activation starts a new periscoped, with a new opener. */
+static int on_perf_opener_hangup(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        perf_opener_hung_up(m->perf_opener);
+        log_error("periscoped's perf opener is gone (%s): finishing %zu recording(s), then exiting with a failure "
+                  "so that a new periscoped (and opener) is started",
+                  perf_opener_gone_reason(m->perf_opener), m->n_recordings);
+        m->perf_opener_lost = true;
+        manager_end_all(m);
+        return 0;
+}
+
+static int watch_perf_opener(Manager *m) {
+        if (!m->perf_opener)
+                return 0;
+        /* EPOLLHUP (reported whatever is asked): the opener's end closed.
+         * Not EPOLLIN: answers are read by the request that waits for them. */
+        return sd_event_add_io(m->event, &m->perf_opener_watch, perf_opener_socket(m->perf_opener), EPOLLRDHUP,
+                               on_perf_opener_hangup, m);
 }
 
 /* Pinned files need many fds: take the hard limit. */
@@ -135,7 +156,7 @@ static int serve(Daemon *d, const DaemonOptions *o) {
                                   "interface='org.freedesktop.DBus.Local',member='Disconnected'",
                                   on_disconnected, m)) < 0 ||
             (r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
-            (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0) {
+            (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0 || (r = watch_perf_opener(m)) < 0) {
                 log_error_errno(r, "setting up failed: %m");
                 return r;
         }
@@ -184,6 +205,7 @@ static void daemon_done(Daemon *d) {
         m->stop_timer = sd_event_source_disable_unref(m->stop_timer);
         sysprof3_free(d->sysprof3);
         sd_event_source_disable_unref(m->idle_timer);
+        sd_event_source_disable_unref(m->perf_opener_watch);
         unwind_tables_free(m->unwind_tables);
         user_file_jobs_free(m->user_file_jobs);
         helper_client_free(m->user_file_helper);
@@ -230,6 +252,11 @@ int daemon_run(const DaemonOptions *o) {
         }
         if (r >= 0)
                 r = serve(&d, o);
+        if (r >= 0 && m->perf_opener_lost)
+                r = log_error_errno(-PERF_OPENER_GONE,
+                                    "exiting with a failure: the perf opener is gone (%s); a new periscoped records "
+                                    "again",
+                                    perf_opener_gone_reason(m->perf_opener));
         daemon_done(&d);
         return r;
 }

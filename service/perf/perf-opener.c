@@ -21,9 +21,16 @@
 #include "basic.h"
 #include "perf-opener-policy.h"
 
-/* How long an answer may take (perf_event_open is quick; a loaded machine
- * under the sanitizers is not). */
-#define PERF_OPENER_TIMEOUT_MS 5000
+/* How long the opener may take to be ready at start (a loaded machine
+ * under the sanitizers is slow; nothing else runs yet). */
+#define PERF_OPENER_START_TIMEOUT_MS 5000
+/* How long one answer may take: the daemon's event loop waits meanwhile.
+ * perf_event_open takes microseconds (the first event of a kind patches
+ * the kernel's text: milliseconds); an opener that takes a second is
+ * stopped or hung, and is given up (the daemon then restarts). */
+#define PERF_OPENER_TIMEOUT_MS 1000
+/* After its socket hung up, how long the opener may take to be reaped. */
+#define PERF_OPENER_EXIT_TIMEOUT_MS 1000
 #define PERF_OPENER_SOCKET_FD 3
 
 struct PerfOpener {
@@ -229,7 +236,7 @@ int perf_opener_start(PerfOpener **ret) {
         PerfOpenerAnswer ready = { .error = -EIO };
         int fd = -1;
         struct pollfd p = { .fd = sock, .events = POLLIN };
-        if (poll(&p, 1, PERF_OPENER_TIMEOUT_MS) != 1 ||
+        if (poll(&p, 1, PERF_OPENER_START_TIMEOUT_MS) != 1 ||
             fd_receive_with_data(sock, &ready, sizeof(ready), MSG_CMSG_CLOEXEC, &fd) != sizeof(ready) || fd >= 0)
                 ready.error = -EIO;
         safe_close(fd);
@@ -269,14 +276,30 @@ int perf_opener_socket(const PerfOpener *o) {
         return o->sock;
 }
 
-/* The opener is not asked again: killed if it still runs, reaped, and
- * what became of it remembered for the error messages. */
-static int perf_opener_lost(PerfOpener *o, const char *what) {
+/* Whether pid has exited within timeout_ms (reaped, its status in
+ * *status), polling every millisecond or so. */
+static bool reaped_within(pid_t pid, int timeout_ms, int *status) {
+        for (int waited = 0;; waited++) {
+                pid_t k = waitpid(pid, status, WNOHANG);
+                if (k == pid)
+                        return true;
+                if ((k < 0 && errno != EINTR) || waited >= timeout_ms)
+                        return false;
+                (void) poll(NULL, 0, 1);
+        }
+}
+
+/* The opener is not asked again: killed if it still runs (after
+ * exit_timeout_ms), reaped, and what became of it remembered for the
+ * error messages. */
+static int perf_opener_lost_after(PerfOpener *o, const char *what, int exit_timeout_ms) {
         int status = 0;
         pid_t pid = o->pid;
+        if (o->gone)
+                return -PERF_OPENER_GONE;
         o->gone = true;
         o->pid = 0;
-        bool had_exited = waitpid(pid, &status, WNOHANG) == pid;
+        bool had_exited = reaped_within(pid, exit_timeout_ms, &status);
         if (!had_exited)
                 kill_and_reap(pid, &status);
         if (had_exited && WIFEXITED(status))
@@ -290,6 +313,28 @@ static int perf_opener_lost(PerfOpener *o, const char *what) {
         return -PERF_OPENER_GONE;
 }
 
+static int perf_opener_lost(PerfOpener *o, const char *what) {
+        return perf_opener_lost_after(o, what, 0);
+}
+
+void perf_opener_hung_up(PerfOpener *o) {
+        (void) perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
+}
+
+const char *perf_opener_gone_reason(const PerfOpener *o) {
+        return o->gone ? o->gone_reason : NULL;
+}
+
+/* Whether this process cannot take one more fd (RLIMIT_NOFILE): the
+ * kernel then drops an fd passed to it, and the answer arrives without. */
+static bool fd_table_full(int fd) {
+        int probe = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        if (probe < 0)
+                return errno == EMFILE;
+        safe_close(probe);
+        return false;
+}
+
 int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
         if (o->gone)
                 return -PERF_OPENER_GONE;
@@ -301,10 +346,14 @@ int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
                 r = poll(&p, 1, PERF_OPENER_TIMEOUT_MS);
         while (r < 0 && errno == EINTR);
         if (r <= 0)
-                return perf_opener_lost(o, "did not answer within 5 s");
+                return perf_opener_lost(o, "did not answer within 1 s");
         PerfOpenerAnswer a;
         int fd = -1;
         ssize_t k = fd_receive_with_data(o->sock, &a, sizeof(a), MSG_CMSG_CLOEXEC, &fd);
+        /* The opener opened the event, this process could not take it:
+         * the daemon's fd limit, not the opener, is at fault. */
+        if (k == sizeof(a) && a.error == 0 && fd < 0 && fd_table_full(o->sock))
+                return -EMFILE;
         if (k != sizeof(a) || (a.error == 0) != (fd >= 0) || a.error > 0 || a.error < -4095) {
                 safe_close(fd);
                 return perf_opener_lost(o, "answered nonsense");
@@ -336,8 +385,8 @@ static const char *explain(const PerfOpener *o, PerfOpenEnvironment *env, int er
         if (err == -PERF_OPENER_GONE && o) {
                 snprintf(buf, size,
                          "periscoped's perf opener, the process that holds its perf capabilities, "
-                         "is gone (%s); periscoped must be restarted (the system service restarts on the next "
-                         "call once idle)",
+                         "is gone (%s); periscoped ends its recordings and exits to be started again: "
+                         "try again in a few seconds",
                          o->gone_reason);
                 return buf;
         }

@@ -71,10 +71,21 @@ bool perf_opener_has_sys_admin(const PerfOpener *o);
 /* True once the opener has gone: every open fails with -PERF_OPENER_GONE. */
 bool perf_opener_gone(const PerfOpener *o);
 
+/* The daemon's end of the socket hung up (the opener died, or was given
+ * up by a request and killed): it is gone from now on, reaped (killed if
+ * it has not exited within a second), and how it ended kept. */
+void perf_opener_hung_up(PerfOpener *o);
+
+/* How it ended ("pid 123 was killed by signal 9"), NULL while it runs. */
+const char *perf_opener_gone_reason(const PerfOpener *o);
+
 /* perf_event_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC): through the
  * opener when o is not NULL, else by this process itself. Returns the fd
  * or a negative errno: the kernel's, -EBADRQC for an event the opener does
- * not serve, -PERF_OPENER_GONE when the opener has gone. */
+ * not serve, -EMFILE when this process could not take the fd the opener
+ * sent (its fd limit; the opener goes on), -PERF_OPENER_GONE when the
+ * opener has gone (it did not answer within a second, answered nonsense,
+ * or died). The wait is synchronous: at most a second, once. */
 int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu);
 
 /* Sends one request as is and returns the opener's answer: the fd, or
