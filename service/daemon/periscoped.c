@@ -19,6 +19,7 @@
 #define MAX_PEER_FD 65535
 #define MAX_LIMIT 100000
 #define MAX_LOCKED_MEMORY_MIB (1ull << 30)
+#define MAX_PERF_EVENTS (1u << 20)
 #define MAX_ADDRESSES 100000000
 #define MAX_SYMBOLIZE_BUDGET_S 86400
 
@@ -44,6 +45,11 @@ static void usage(FILE *out) {
                 "                     recordings (default %d; 0 = no limit)\n"
                 "  --max-pending-authorizations-per-user=N  calls of one non-root user kept\n"
                 "                     waiting for polkit's answer (default %d; 0 = no limit)\n"
+                "  --max-perf-events-per-user=N  perf events (fds of periscoped's: one per thread and\n"
+                "                     CPU, three with --off-cpu) one non-root user's recordings may hold\n"
+                "                     (default %d, or a quarter of the hard fd limit if less; 0 = no limit)\n"
+                "  --max-threads-per-user=N  threads one non-root user's recordings may have their\n"
+                "                     events opened on (default %d; 0 = no limit)\n"
                 "  --max-addresses=N  distinct addresses one recording gets symbolized (default 200000;\n"
                 "                     1…%d; the rest stay module+0xOFFSET)\n"
                 "  --symbolize-budget=SECONDS  time the helper may spend symbolizing one recording\n"
@@ -53,8 +59,8 @@ static void usage(FILE *out) {
                 "  --version          print the version\n",
                 PROFILER_NAME, MAX_IDLE_TIMEOUT_S, USER_LIMITS_DEFAULT_RECORDINGS,
                 (unsigned long long) (USER_LIMITS_DEFAULT_LOCKED_MEMORY >> 20), USER_LIMITS_DEFAULT_CONTROL_RINGS,
-                USER_LIMITS_DEFAULT_PENDING_AUTHORIZATIONS, MAX_ADDRESSES, MAX_SYMBOLIZE_BUDGET_S,
-                MANAGER_MAX_STOP_BUDGET_S);
+                USER_LIMITS_DEFAULT_PENDING_AUTHORIZATIONS, USER_LIMITS_DEFAULT_PERF_EVENTS,
+                USER_LIMITS_DEFAULT_THREADS, MAX_ADDRESSES, MAX_SYMBOLIZE_BUDGET_S, MANAGER_MAX_STOP_BUDGET_S);
 }
 
 /* The value of --NAME: a whole number in [min, max] (parse_bounded_u64).
@@ -102,6 +108,8 @@ static int parse_argv(int argc, char **argv, DaemonOptions *o) {
                 ARG_MAX_LOCKED_MEMORY,
                 ARG_MAX_CONTROL_RINGS,
                 ARG_MAX_PENDING_AUTHORIZATIONS,
+                ARG_MAX_PERF_EVENTS,
+                ARG_MAX_THREADS,
                 ARG_MAX_ADDRESSES,
                 ARG_SYMBOLIZE_BUDGET,
                 ARG_STOP_BUDGET,
@@ -118,6 +126,8 @@ static int parse_argv(int argc, char **argv, DaemonOptions *o) {
                 { "max-locked-memory-per-user", required_argument, NULL, ARG_MAX_LOCKED_MEMORY },
                 { "max-control-rings-per-user", required_argument, NULL, ARG_MAX_CONTROL_RINGS },
                 { "max-pending-authorizations-per-user", required_argument, NULL, ARG_MAX_PENDING_AUTHORIZATIONS },
+                { "max-perf-events-per-user", required_argument, NULL, ARG_MAX_PERF_EVENTS },
+                { "max-threads-per-user", required_argument, NULL, ARG_MAX_THREADS },
                 { "max-addresses", required_argument, NULL, ARG_MAX_ADDRESSES },
                 { "symbolize-budget", required_argument, NULL, ARG_SYMBOLIZE_BUDGET },
                 { "stop-budget", required_argument, NULL, ARG_STOP_BUDGET },
@@ -170,6 +180,14 @@ static int parse_argv(int argc, char **argv, DaemonOptions *o) {
                 case ARG_MAX_PENDING_AUTHORIZATIONS:
                         r = parse_number("max-pending-authorizations-per-user", optarg, 0, MAX_LIMIT,
                                          "a number of calls", no_limit, &limit[USER_RESOURCE_PENDING_AUTHORIZATIONS]);
+                        break;
+                case ARG_MAX_PERF_EVENTS:
+                        r = parse_number("max-perf-events-per-user", optarg, 0, MAX_PERF_EVENTS, "a number of events",
+                                         no_limit, &limit[USER_RESOURCE_PERF_EVENTS]);
+                        break;
+                case ARG_MAX_THREADS:
+                        r = parse_number("max-threads-per-user", optarg, 0, MAX_LIMIT, "a number of threads", no_limit,
+                                         &limit[USER_RESOURCE_THREADS]);
                         break;
                 case ARG_MAX_ADDRESSES:
                         r = parse_number("max-addresses", optarg, 1, MAX_ADDRESSES, "a number of addresses", "", &v);

@@ -292,12 +292,23 @@ int perf_events_adopt(PerfEvents *p, int fd, int cpu) {
         return perf_events_attach_fd(p, fd, -1, cpu, 0);
 }
 
+size_t perf_events_fds_per_task(const PerfEvents *p) {
+        return (size_t) p->n_cpus * (p->config.off_cpu ? 3 : 1);
+}
+
+static int perf_events_reserve(PerfEvents *p, pid_t tid) {
+        return p->config.reserve ? p->config.reserve(p->config.reserve_userdata, tid, perf_events_fds_per_task(p)) : 0;
+}
+
 int perf_events_add_task(PerfEvents *p, pid_t tid) {
         int opened = 0;
         if (tid <= 0)
                 return -EINVAL;
+        int r = perf_events_reserve(p, tid);
+        if (r < 0)
+                return r;
         for (int cpu = 0; cpu < p->n_cpus; cpu++) {
-                int r = perf_events_open_on_cpu(p, tid, cpu, true);
+                r = perf_events_open_on_cpu(p, tid, cpu, true);
                 if (r == -ENODEV || r == -ENOENT) /* CPU offline */
                         continue;
                 if (r < 0)
@@ -309,8 +320,11 @@ int perf_events_add_task(PerfEvents *p, pid_t tid) {
 
 int perf_events_add_system(PerfEvents *p) {
         int opened = 0;
+        int r = perf_events_reserve(p, -1);
+        if (r < 0)
+                return r;
         for (int cpu = 0; cpu < p->n_cpus; cpu++) {
-                int r = perf_events_open_on_cpu(p, -1, cpu, false);
+                r = perf_events_open_on_cpu(p, -1, cpu, false);
                 if (r == -ENODEV || r == -ENOENT)
                         continue;
                 if (r < 0)

@@ -33,6 +33,14 @@ typedef struct PerfEventsConfig {
          * Needs PERF_SAMPLE_IDENTIFIER in sample_type (to tell its samples
          * from the CPU clock's: perf_events_is_switch_id()). */
         bool off_cpu;
+        /* A budget (the owner's per-user limits): asked before the events
+         * of one task (tid > 0) or the whole system (tid -1) are opened,
+         * for the n_fds fds they take at most (one per CPU, three with
+         * off_cpu); a negative errno refuses them, which the add call
+         * returns with nothing of that task opened. NULL: no budget. What
+         * it granted stays taken until perf_events_free(). */
+        int (*reserve)(void *userdata, pid_t tid, size_t n_fds);
+        void *reserve_userdata;
 } PerfEventsConfig;
 
 /* Prepares an empty set of events with one (not yet mapped) ring per CPU. */
@@ -43,7 +51,8 @@ PerfEvents *perf_events_free(PerfEvents *p);
 
 /* Samples task `tid` (and, through inherit, every thread and child it
  * creates later) on every CPU. After perf_events_enable() the new events
- * start enabled, writing into the same per-CPU rings. */
+ * start enabled, writing into the same per-CPU rings. The config's
+ * reserve() is asked first. */
 int perf_events_add_task(PerfEvents *p, pid_t tid);
 
 /* Stops the events of task tid for good (perf_events_enable() skips them):
@@ -102,6 +111,9 @@ int perf_events_pause_switches(PerfEvents *p, int kinds, bool pause);
  * threads created after take it (inherited events keep theirs): the
  * recording uses it for per-CPU events (perf_events_add_system()). */
 int perf_events_set_switch_period(PerfEvents *p, uint64_t period);
+
+/* The fds the events of one task (or the whole system) take at most. */
+size_t perf_events_fds_per_task(const PerfEvents *p);
 
 /* Number of perf events opened so far. */
 size_t perf_events_get_n_events(const PerfEvents *p);

@@ -282,6 +282,7 @@ static int recording_handle_comm(const PerfComm *c, void *userdata) {
 }
 
 static int recording_add_process_tasks(Recording *rec, pid_t pid, bool *ret_not_owner);
+static void recording_not_followed(Recording *rec, pid_t pid, const char *what);
 static int recording_watch_rings(Recording *rec);
 
 /* An EXIT record of a process that is alive, right after its exec: the
@@ -311,6 +312,10 @@ static int recording_exec_lost_events(Recording *rec, pid_t pid) {
         int r = recording_add_process_tasks(rec, pid, NULL);
         if (r == -ESRCH)
                 return 0; /* gone meanwhile: its pidfd-held check saw it end */
+        if (r == -EDQUOT) {
+                recording_not_followed(rec, pid, "process (exec'd a program with other privileges)");
+                return 0;
+        }
         if (r < 0) {
                 char why[640];
                 log_recording(LOG_WARNING, rec->id,
@@ -432,6 +437,10 @@ static int recording_join_process(pid_t pid, void *userdata) {
                               "process %d joined container '%s' but is not uid %u's; "
                               "not recorded",
                               (int) pid, rec->options.container, (unsigned) rec->owner_uid);
+                return r;
+        }
+        if (r == -EDQUOT) {
+                recording_not_followed(rec, pid, "process (joined the container)");
                 return r;
         }
         if (r < 0) {
@@ -726,6 +735,14 @@ static void recording_write_stats(Recording *rec) {
                                 "container_processes_left=%u\ncontainer_stopped=%s\n",
                                 st.joined, st.refused, st.failed, st.members, st.stopped ? "true" : "false");
         }
+        /* The owner's budgets of perf events and followed threads
+         * (docs/security.md): what this recording held, and the processes
+         * left out once they were spent. */
+        if (len > 0 && (size_t) len < sizeof(buf))
+                len += snprintf(buf + len, sizeof(buf) - (size_t) len,
+                                "perf_events=%llu\nfollowed_threads=%llu\nnot_followed=%llu\n",
+                                (unsigned long long) rec->n_events, (unsigned long long) rec->n_threads,
+                                (unsigned long long) rec->threads_not_followed);
         /* Sysprof trace fds: frames merged, and refused (garbage, foreign
          * pids, times outside the recording). */
         TraceFdStats tst;
@@ -956,9 +973,13 @@ void recording_end(Recording *rec, RecordingEndReason reason, int error, const c
                                 recording_fail(rec, r, "writing the waits still open at the end failed: %m");
                 }
                 rec->bad_records += perf_events_get_bad_records(rec->perf);
+                rec->n_events = perf_events_get_n_events(rec->perf);
                 perf_events_free(TAKE_PTR(rec->perf));
         }
+        rec->n_threads = rec->thread_charge.amount;
         user_charge_release(&rec->ring_charge);
+        user_charge_release(&rec->event_charge);
+        user_charge_release(&rec->thread_charge);
         recording_describe_end(rec);
         if (rec->command_cmdline && rec->writer) /* the command never exec'd: named as it was */
                 (void) capture_writer_add_process(rec->writer, rec->start_time, -1, rec->options.command_pid,
@@ -993,12 +1014,69 @@ void recording_end(Recording *rec, RecordingEndReason reason, int error, const c
 
 /* ---- start ---- */
 
-/* Opens events for every thread of pid, rescanning until no new thread shows
- * up (threads created after their creator's event are inherited). */
+/* PerfEventsConfig.reserve: the events of one more task (or the whole
+ * system) against the owner's budgets of perf events and followed
+ * threads; a refusal's message is kept in budget_message. */
+static int recording_reserve_events(void *userdata, pid_t tid, size_t n_fds) {
+        Recording *rec = userdata;
+        int r;
+        if (tid > 0 &&
+            (r = user_charge_add(&rec->thread_charge, 1, rec->budget_message, sizeof(rec->budget_message))) < 0)
+                return r;
+        r = user_charge_add(&rec->event_charge, n_fds, rec->budget_message, sizeof(rec->budget_message));
+        if (r < 0 && tid > 0)
+                user_charge_sub(&rec->thread_charge, 1);
+        return r;
+}
+
+/* The number of threads of pid now (0 when unknown). */
+static uint64_t process_n_threads(pid_t pid) {
+        char path[64], line[128];
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        unsigned long long n = 0;
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "Threads: %llu", &n) == 1)
+                        break;
+        return n;
+}
+
+/* Whether pid's threads, as many as it has now, would fit the owner's
+ * budgets: refused before thousands of events are opened only to be
+ * closed again. 0, or -EDQUOT with the message in budget_message. */
+static int recording_check_budget(Recording *rec, pid_t pid) {
+        /* another's process (its pid reused): told nothing of it; the
+         * attach refuses it */
+        if (rec->check_owner && !process_owned_by(pid, rec->owner_uid))
+                return 0;
+        uint64_t n = process_n_threads(pid);
+        int r = user_charge_check(&rec->thread_charge, n, rec->budget_message, sizeof(rec->budget_message));
+        if (r >= 0)
+                r = user_charge_check(&rec->event_charge, n * perf_events_fds_per_task(rec->perf), rec->budget_message,
+                                      sizeof(rec->budget_message));
+        return r;
+}
+
 /* Events on pid's threads; a caller on its own rights is checked again
- * here, with the process held, whatever the authorization saw before. */
+ * here, with the process held, whatever the authorization saw before.
+ * -EDQUOT: the owner's budget of events or threads is spent
+ * (budget_message says which), what was opened of pid stays. */
 static int recording_add_process_tasks(Recording *rec, pid_t pid, bool *ret_not_owner) {
+        if (ret_not_owner)
+                *ret_not_owner = false;
+        int r = recording_check_budget(rec, pid);
+        if (r < 0)
+                return r;
         return process_attach_events(rec->perf, pid, rec->check_owner, rec->owner_uid, ret_not_owner);
+}
+
+/* A process (or threads of it) left out during the recording: the owner's
+ * budget is spent. Logged once; counted in the capture's statistics. */
+static void recording_not_followed(Recording *rec, pid_t pid, const char *what) {
+        if (rec->threads_not_followed++ == 0)
+                log_recording(LOG_WARNING, rec->id,
+                              "%s %d: not followed, nor any new thread or process from now on: %s", what, (int) pid,
+                              rec->budget_message);
 }
 
 /* A refusal of perf_event_open, with its cause (perf-diagnose.h), as the
@@ -1024,7 +1102,11 @@ static int recording_arm_perf(Recording *rec, RecordingError *error) {
                 .sample_type =
                         PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN,
                 .opener = rec->perf_opener,
+                .reserve = recording_reserve_events,
+                .reserve_userdata = rec,
         };
+        user_charge_init(&rec->event_charge, rec->limits, rec->owner_uid, USER_RESOURCE_PERF_EVENTS);
+        user_charge_init(&rec->thread_charge, rec->limits, rec->owner_uid, USER_RESOURCE_THREADS);
         if (rec->options.unwind != RECORD_UNWIND_FP) {
                 /* DWARF user stacks (docs/unwinding.md): registers and a copy of
                  * the stack; the kernel keeps only its own part of the callchain.
@@ -1081,6 +1163,9 @@ static int recording_arm_perf(Recording *rec, RecordingError *error) {
         }
         if (rec->options.system) {
                 r = perf_events_add_system(rec->perf);
+                if (r == -EDQUOT)
+                        return recording_error(error, PERISCOPE_ERROR_LIMIT_EXCEEDED, "the whole system: %s",
+                                               rec->budget_message);
                 if (r < 0)
                         return perf_error(rec, error, r, "the whole system");
         }
@@ -1097,6 +1182,9 @@ static int recording_arm_perf(Recording *rec, RecordingError *error) {
                 if (r == -ESRCH)
                         return recording_error(error, periscope_error_from_errno(r),
                                                "process %d exited before recording started", (int) pid);
+                if (r == -EDQUOT)
+                        return recording_error(error, PERISCOPE_ERROR_LIMIT_EXCEEDED, "process %d: %s", (int) pid,
+                                               rec->budget_message);
                 /* The authorization saw it the caller's: it is another
                  * process now, or its owner changed (setuid). */
                 if (not_owner)
@@ -1414,6 +1502,8 @@ Recording *recording_free(Recording *rec) {
         trace_fds_free(rec->trace);
         perf_events_free(rec->perf);
         user_charge_release(&rec->ring_charge);
+        user_charge_release(&rec->event_charge);
+        user_charge_release(&rec->thread_charge);
         capture_writer_free(rec->writer);
         free(rec->target_sources);
         rec->pump = sample_pump_free(rec->pump);

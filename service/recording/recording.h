@@ -108,6 +108,11 @@ struct Recording {
         bool check_owner;
         UserLimits *limits;
         UserCharge ring_charge;    /* the perf rings, against the owner's limit */
+        UserCharge event_charge;   /* its perf event fds, against the owner's limit */
+        UserCharge thread_charge;  /* the threads its events were opened on, likewise */
+        char budget_message[384];  /* why the last of those two refused */
+        uint64_t threads_not_followed; /* processes and threads left out during the recording for them */
+        uint64_t n_events, n_threads;  /* what it held of them at its end (the statistics) */
         sd_event *event;
         HelperClientConfig helper;
         RecordingBudgets budgets;

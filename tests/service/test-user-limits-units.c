@@ -3,10 +3,13 @@
  * user-limits.c: charges add up per uid and resource, a refusal leaves
  * nothing charged and names the limit, root is never refused, giving back
  * restores the room, 0 means no limit, a charge without limits counts
- * nothing, and calls waiting for polkit are limited on their own. */
+ * nothing, calls waiting for polkit are limited on their own, and so are
+ * perf events and followed threads (a check adds nothing), whose default
+ * stays within a quarter of the fd limit. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "test-check.h"
 #include "user-limits.h"
@@ -129,9 +132,44 @@ static void test_pending_authorizations(void) {
         user_limits_free(l);
 }
 
+static void test_events_and_threads(void) {
+        UserLimitsConfig c = { .max = { [USER_RESOURCE_PERF_EVENTS] = 12, [USER_RESOURCE_THREADS] = 3 } };
+        UserLimits *l = NULL;
+        CHECK(user_limits_new(&c, &l) == 0 && l);
+        UserCharge events, threads, root;
+        char msg[512] = "";
+        user_charge_init(&events, l, 1000, USER_RESOURCE_PERF_EVENTS);
+        user_charge_init(&threads, l, 1000, USER_RESOURCE_THREADS);
+        CHECK(user_charge_add(&events, 6, msg, sizeof(msg)) == 0);
+        CHECK(user_charge_add(&threads, 2, msg, sizeof(msg)) == 0);
+        /* a check refuses as an add would, and adds nothing */
+        CHECK(user_charge_check(&events, 7, msg, sizeof(msg)) == -EDQUOT);
+        CHECK_MSG(strstr(msg, "uid 1000 holds 6 perf events (this needs 7 more); the limit is 12 perf events per "
+                              "user (periscoped --max-perf-events-per-user); record fewer threads") != NULL,
+                  "%s", msg);
+        CHECK(user_charge_check(&events, 6, msg, sizeof(msg)) == 0);
+        CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_PERF_EVENTS) == 6);
+        CHECK(user_charge_add(&threads, 2, msg, sizeof(msg)) == -EDQUOT);
+        CHECK_MSG(strstr(msg, "uid 1000 holds 2 followed threads (this needs 2 more); the limit is 3 followed "
+                              "threads per user (periscoped --max-threads-per-user)") != NULL,
+                  "%s", msg);
+        CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_THREADS) == 2);
+        user_charge_init(&root, l, 0, USER_RESOURCE_THREADS);
+        CHECK(user_charge_check(&root, 5000, msg, sizeof(msg)) == 0);
+        user_charge_release(&events);
+        user_charge_release(&threads);
+        CHECK(user_charge_check(&events, 12, msg, sizeof(msg)) == 0);
+        user_limits_free(l);
+}
+
 static void test_defaults(void) {
         UserLimitsConfig c;
         user_limits_config_default(&c);
+        struct rlimit rl;
+        CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+        CHECK(c.max[USER_RESOURCE_PERF_EVENTS] > 0 && c.max[USER_RESOURCE_PERF_EVENTS] <= 16384);
+        CHECK(rl.rlim_max == RLIM_INFINITY || c.max[USER_RESOURCE_PERF_EVENTS] <= rl.rlim_max / 4 + 1);
+        CHECK(c.max[USER_RESOURCE_THREADS] == 1024);
         CHECK(c.max[USER_RESOURCE_RECORDINGS] == 8);
         CHECK(c.max[USER_RESOURCE_LOCKED_MEMORY] >= 128ull << 20);
         CHECK(c.max[USER_RESOURCE_CONTROL_RINGS] == 32);
@@ -142,6 +180,7 @@ int main(void) {
         test_recordings();
         test_memory_and_rings();
         test_pending_authorizations();
+        test_events_and_threads();
         test_defaults();
         if (failures)
                 return 1;
