@@ -13,7 +13,7 @@
 # control fd, --memory and the trace fd; sysprof-cli through
 # periscoped-sysprof.service; the journal's checks (journal-checks.sh,
 # once it exists); last systemctl stop/restart/try-restart during a
-# recording. Each check prints "ok: NAME" or "FAIL: NAME: reason"; the test
+# recording, and its perf opener killed during one (Restart=). Each check prints "ok: NAME" or "FAIL: NAME: reason"; the test
 # fails if any does, after all ran. A feature whose private-daemon test
 # passes and whose check here fails is a failure of both.
 #
@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 : "${PERISCOPE:?}" "${WORKLOAD_SOURCE:?}" "${DEMO:?}" "${CLIENT:?}" "${WORKLOAD:?}" "${WRITER:?}"
 for f in "$here"/basic-checks.sh "$here"/jit-checks.sh "$here"/container-checks.sh \
-         "$here"/control-checks.sh "$here"/sysprof-checks.sh "$here"/stop-checks.sh; do
+         "$here"/control-checks.sh "$here"/sysprof-checks.sh "$here"/stop-checks.sh "$here"/opener-checks.sh; do
         . "$f"
 done
 
@@ -113,6 +113,8 @@ run_check install-hook install_hook_checks in_ct "$root"
 # The stops last: they restart the service, whose recording ids then start
 # again at 1 (the journal's checks read a recording's entries by its id).
 run_check stop-restart stop_checks in_ct
+# Its perf opener killed: systemd's Restart=on-failure brings it back.
+run_check opener-restart opener_checks in_ct
 
 echo
 echo "installed-service checks ($(elapsed) in all):"
