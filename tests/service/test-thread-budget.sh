@@ -14,8 +14,13 @@
 #  C: under --max-perf-events-per-user smaller than those threads' events
 #     the same recording is refused naming the perf event budget, while a
 #     command (one thread) still records.
+#  D: a recording that grows past a budget: under --max-threads-per-user=1
+#     periscope-admin (polkit) records root's shell, which execs a program
+#     gaining capabilities (the kernel removes its events; the recording
+#     would open them again): it is not followed, the daemon warns once,
+#     the capture says not_followed=1, and the recording ends normally.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
-: "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}" "${MANY_THREADS:?}"
+: "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}" "${MANY_THREADS:?}" "${EXEC_GAINS_CAPS:?}"
 check() { "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$@"; }
 stat_of() { # CAPTURE KEY: a value of its periscope.stats
         "$CAPTURE_JSON" "$1" | "$PYTHON" -c '
@@ -107,4 +112,25 @@ grep >/dev/null "process $pid: per-user limit reached: uid $uid holds 0 perf eve
 as_user "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$dir/cmd.syscap" -- "$DEMO" -t 800 >"$dir/cmd.out" 2>&1 ||
         { cat "$dir/cmd.out"; fail "a command's recording failed under a budget of 1000 events"; }
 echo "ok: a small perf event budget refuses 401 threads' events, naming it, and a command records"
+kill $pid
+
+# D. Past the budget during a recording.
+kill -TERM "$PERISCOPED_PID"
+periscoped_wait_exit 20 "periscoped did not stop"
+periscoped_start --max-threads-per-user=1
+mkfifo "$TEST_TMP/go"
+log_lines=$(wc -l <"$TEST_TMP/periscoped.log")
+sh -c 'read -r _ <"$0"; exec "$1" "$2" -t 1500' "$TEST_TMP/go" "$EXEC_GAINS_CAPS" "$DEMO" & shell=$!
+private_bus_track $shell
+runuser -u periscope-admin -- "$PERISCOPE" record --address "$BUS_ADDRESS" -p $shell --duration 4 \
+        -o "$TEST_TMP/grow.syscap" >"$TEST_TMP/grow.out" 2>&1 & rec=$!
+wait_for 30 eval 'tail -n +$((log_lines + 1)) "$TEST_TMP/periscoped.log" | grep >/dev/null "started for uid $(id -u periscope-admin)"' ||
+        { cat "$TEST_TMP/grow.out"; fail "periscope-admin's recording of the shell did not start"; }
+echo go >"$TEST_TMP/go"
+wait $rec || { cat "$TEST_TMP/grow.out"; fail "the recording that grew past the thread budget failed"; }
+tail -n +$((log_lines + 1)) "$TEST_TMP/periscoped.log" | grep >/dev/null "process (exec'd a program with other privileges) $shell: not followed, nor any new thread or process from now on: per-user limit reached: uid $(id -u periscope-admin) holds 1 followed threads (this needs 1 more); the limit is 1 followed threads per user" ||
+        fail "periscoped did not warn that the process is not followed past the thread budget"
+[ "$(stat_of "$TEST_TMP/grow.syscap" not_followed)" = 1 ] || fail "the capture does not count the process not followed"
+check "$TEST_TMP/grow.syscap" readable --min-samples 0 --reason duration || fail "the capture is not finalized"
+echo "ok: past the thread budget during a recording, the process is not followed, warned and counted"
 echo PASS
