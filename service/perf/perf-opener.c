@@ -339,6 +339,8 @@ int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
         if (o->gone)
                 return -PERF_OPENER_GONE;
         int r = fd_send_with_data(o->sock, q, sizeof(*q), -1, MSG_NOSIGNAL);
+        if (r == -EPIPE || r == -ECONNRESET) /* its end closed: it died */
+                return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
         if (r < 0)
                 return perf_opener_lost(o, "did not take a request");
         struct pollfd p = { .fd = o->sock, .events = POLLIN };
@@ -350,6 +352,8 @@ int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
         PerfOpenerAnswer a;
         int fd = -1;
         ssize_t k = fd_receive_with_data(o->sock, &a, sizeof(a), MSG_CMSG_CLOEXEC, &fd);
+        if (k == 0 || k == -ECONNRESET) /* its end closed: it died */
+                return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
         /* The opener opened the event, this process could not take it:
          * the daemon's fd limit, not the opener, is at fault. */
         if (k == sizeof(a) && a.error == 0 && fd < 0 && fd_table_full(o->sock))
