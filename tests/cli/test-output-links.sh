@@ -8,7 +8,8 @@
 #     as cp refuses it; the file is untouched (content, inode, mode, nothing
 #     created beside it), nothing is created, the listener gets nothing;
 #   plain: root's own link there and the user's own link (followed by the
-#     user) are written through to their file, the link kept; a file is
+#     user) are written through to their file, the link kept, a read-only
+#     file of the user's is refused to the user as cp refuses it; a file is
 #     replaced atomically (a new inode, whole, a reader of the old one keeps
 #     it); new captures are 0600, other outputs as the umask says, a
 #     replaced file keeps its mode without set-id bits; a block device node
@@ -137,6 +138,14 @@ for kind in flamegraph timeline pprof folded symbolize; do
         [ -z "$(ls -A userdir | grep '^\.')" ] || fail "temporaries left: $(ls -A userdir)"
 done
 echo "ok: the user's own link, followed by the user, is written through"
+# as for cp, the user may not replace a file of theirs they may not write
+as_user sh -c "echo old >userdir/read-only && chmod 0444 userdir/read-only"
+as=(as_user)
+run_writer folded userdir/read-only >out.txt 2>&1 && { cat out.txt; fail "the user replaced their read-only file"; }
+as=()
+grep >/dev/null "userdir/read-only: Permission denied" out.txt || { cat out.txt; fail "a read-only file: no reason"; }
+[ "$(cat userdir/read-only)" = old ] || fail "the user's read-only file was written"
+echo "ok: the user's read-only file is refused, as cp refuses it"
 
 # --- atomic replacement: a new inode, whole; a reader of the old file keeps it
 for kind in $KINDS; do
