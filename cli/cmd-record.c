@@ -548,7 +548,8 @@ static void print_summary(RecordRun *run) {
                         trace_refused ? " (malformed, another process's, or outside the recording; the capture's "
                                         "log says why)" : "");
         struct stat st;
-        if (!run->finished_ok && run->output.target && stat(run->output.target, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (!run->finished_ok && run->output.target &&
+            fstatat(run->output.dir_fd, run->output.target, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
                 g_autofree char *kept = g_format_size(st.st_size);
                 fprintf(stderr, "periscope: the capture %s is truncated (%s kept): %s\n", run->output.name, kept,
                         run->finished_error);
@@ -620,7 +621,7 @@ static void record_run_clear(RecordRun *run) {
 /* Starts the recording; returns 0 or the exit status. */
 static int start_recording(RecordRun *run, const RecordArgs *a, int gate) {
         g_autoptr(GError) error = NULL;
-        if (output_file_open(&run->output, a->output, OUTPUT_BINARY | OUTPUT_SERVICE, &error) < 0) {
+        if (output_file_open(&run->output, a->output, OUTPUT_BINARY | OUTPUT_SERVICE | OUTPUT_PRIVATE, &error) < 0) {
                 fprintf(stderr, "periscope record: %s\n", error->message);
                 return 1;
         }

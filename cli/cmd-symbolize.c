@@ -230,7 +230,7 @@ static int write_capture(CaptureReader *reader, const uint8_t *data, SymbolTable
                          GError **error) {
         const CaptureFileHeader *h = capture_reader_get_header(reader);
         OutputFile o;
-        if (output_file_open(&o, out, OUTPUT_BINARY | OUTPUT_SEEKABLE, error) < 0) {
+        if (output_file_open(&o, out, OUTPUT_BINARY | OUTPUT_SEEKABLE | OUTPUT_PRIVATE, error) < 0) {
                 output_file_finish(&o);
                 return -1;
         }

@@ -16,9 +16,8 @@
 #include <unistd.h>
 
 #include <gio/gio.h>
-#include <glib/gstdio.h>
 
-#define MAX_LINKS 40
+#include "basic.h"
 
 /* "WHAT PATH: strerror(e)" */
 static int set_errno_error(GError **error, int e, const char *what, const char *path) {
@@ -26,14 +25,30 @@ static int set_errno_error(GError **error, int e, const char *what, const char *
         return -1;
 }
 
-/* A connection to the AF_UNIX stream socket named path, write-only: what
- * a client of a listener there writes into. An fd, or -errno. */
-static int connect_socket(const char *path) {
+static gboolean same_inode(const struct stat *a, const struct stat *b) {
+        return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* "/proc/self/fd/N": what the kernel reaches through fd (an O_PATH fd). */
+static void proc_fd_path(char buf[static 32], int fd) {
+        snprintf(buf, 32, "/proc/self/fd/%d", fd);
+}
+
+/* Opens what the O_PATH fd at refers to again, with flags: the same inode,
+ * with the kernel's permission checks of an open(). An fd, or -1 with errno. */
+static int reopen(int at, int flags) {
+        char p[32];
+        proc_fd_path(p, at);
+        return open(p, flags | O_CLOEXEC | O_NOCTTY);
+}
+
+/* A connection to the AF_UNIX stream socket at (an O_PATH fd of it),
+ * write-only: what a client of a listener there writes into. Connected
+ * through /proc/self/fd/N, so it is the socket the kernel resolved. An fd,
+ * or -errno. */
+static int connect_socket(int at) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        size_t len = strlen(path);
-        if (len >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
-        memcpy(sa.sun_path, path, len + 1);
+        proc_fd_path(sa.sun_path, at);
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
@@ -46,51 +61,38 @@ static int connect_socket(const char *path) {
         return fd;
 }
 
-/* The fd number when path is an entry of our own fd directory
- * (/proc/self/fd/N, /dev/fd/N: their directory resolves to /proc/PID/fd),
- * else -1. */
-static int own_fd_entry(const char *path) {
-        g_autofree char *dir = g_path_get_dirname(path);
-        g_autofree char *base = g_path_get_basename(path);
-        char real[PATH_MAX];
-        if (!realpath(dir, real))
-                return -1;
-        g_autofree char *ours = g_strdup_printf("/proc/%d/fd", (int) getpid());
-        guint64 n = 0;
-        if (strcmp(real, ours) != 0 || !g_ascii_string_to_unsigned(base, 10, 0, G_MAXINT, &n, NULL))
-                return -1;
-        return (int) n;
+/* The fd number path names as one of ours (/dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N, /proc/PID/fd/N), by its spelling only; else -1. */
+static int own_fd_name(const char *path) {
+        static const char *const std[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
+        for (int i = 0; i < 3; i++)
+                if (strcmp(path, std[i]) == 0)
+                        return i;
+        char pid_dir[64];
+        snprintf(pid_dir, sizeof pid_dir, "/proc/%d/fd/", (int) getpid());
+        const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", pid_dir };
+        for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
+                guint64 n = 0;
+                if (g_str_has_prefix(path, dirs[i]) &&
+                    g_ascii_string_to_unsigned(path + strlen(dirs[i]), 10, 0, G_MAXINT, &n, NULL))
+                        return (int) n;
+        }
+        return -1;
 }
 
-/* Follows path's final symlinks: *ret_fd is the fd of ours it names (or -1),
- * else *ret_path the name at the end of the chain (it may not exist). */
-static int resolve(const char *path, int *ret_fd, char **ret_path) {
-        g_autofree char *p = g_strdup(path);
-        for (int i = 0; i < MAX_LINKS; i++) {
-                int fd = own_fd_entry(p);
-                if (fd >= 0) {
-                        *ret_fd = fd;
-                        return 0;
-                }
-                struct stat st;
-                if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode)) {
-                        *ret_fd = -1;
-                        *ret_path = g_steal_pointer(&p);
-                        return 0;
-                }
-                g_autofree char *link = g_file_read_link(p, NULL);
-                if (!link)
-                        return -errno;
-                if (g_path_is_absolute(link)) {
-                        g_free(p);
-                        p = g_steal_pointer(&link);
-                } else {
-                        g_autofree char *dir = g_path_get_dirname(p);
-                        g_free(p);
-                        p = g_build_filename(dir, link, NULL);
-                }
-        }
-        return -ELOOP;
+/* The fd of ours that at (an O_PATH fd, *st its inode) is, when the kernel
+ * agrees: the one path names (a pipe, socket, terminal or file), or our
+ * standard output when at is the same pipe or socket (a symlink to
+ * /dev/stdout). Else -1. */
+static int own_fd(const char *path, int at, const struct stat *st) {
+        struct stat ours;
+        int n = own_fd_name(path);
+        if (n >= 0 && n != at && fstat(n, &ours) == 0 && same_inode(&ours, st))
+                return n;
+        if ((S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)) && fstat(STDOUT_FILENO, &ours) == 0 &&
+            same_inode(&ours, st))
+                return STDOUT_FILENO;
+        return -1;
 }
 
 gboolean output_file_is_stdout(const char *path) {
@@ -98,9 +100,9 @@ gboolean output_file_is_stdout(const char *path) {
                 return FALSE;
         if (strcmp(path, "-") == 0)
                 return TRUE;
-        int fd = -1;
-        g_autofree char *end = NULL;
-        return resolve(path, &fd, &end) == 0 && fd == STDOUT_FILENO;
+        _cleanup_close_ int at = open(path, O_PATH | O_CLOEXEC);
+        struct stat st;
+        return at >= 0 && fstat(at, &st) == 0 && own_fd(path, at, &st) == STDOUT_FILENO;
 }
 
 /* Closes every fd from 3 on but keep_a and keep_b (a forked child, no malloc). */
@@ -173,6 +175,16 @@ static int start_relay(OutputFile *o, GError **error) {
         return 0;
 }
 
+/* A directory or a block device (a disk: never written to): refused. */
+static int written_through_refused(OutputFile *o, const struct stat *st, GError **error) {
+        if (S_ISDIR(st->st_mode))
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, "%s is a directory", o->name);
+        else
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                            "%s is a block device: periscope does not write to disks (name a file)", o->name);
+        return -1;
+}
+
 /* o->fd is written through: checks its kind against what the writer needs. */
 static int written_through(OutputFile *o, OutputFlags flags, GError **error) {
         struct stat st;
@@ -183,10 +195,8 @@ static int written_through(OutputFile *o, OutputFlags flags, GError **error) {
                             "%s is a terminal and the output is binary: name a file, or redirect it", o->name);
                 return -1;
         }
-        if (S_ISDIR(st.st_mode)) {
-                g_set_error(error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, "%s is a directory", o->name);
-                return -1;
-        }
+        if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode))
+                return written_through_refused(o, &st, error);
         if (flags & OUTPUT_SEEKABLE) {
                 o->sink = o->fd;
                 o->fd = memfd_create("periscope-output", MFD_CLOEXEC);
@@ -204,56 +214,154 @@ static int written_through(OutputFile *o, OutputFlags flags, GError **error) {
         return 0;
 }
 
+/* A new file in dir_fd named .BASE.XXXXXX (random), mode as given (the
+ * kernel applies the umask); *ret_name its name. An fd, or -1 with errno. */
+static int make_temp(int dir_fd, const char *base, mode_t mode, char **ret_name) {
+        for (int i = 0; i < 100; i++) {
+                static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+                char rnd[7];
+                for (int k = 0; k < 6; k++)
+                        rnd[k] = letters[g_random_int_range(0, sizeof letters - 1)];
+                rnd[6] = '\0';
+                /* .NAME.XXXXXX within NAME_MAX */
+                g_autofree char *name = g_strdup_printf(".%.*s.%s", 200, base, rnd);
+                int fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+                if (fd >= 0) {
+                        *ret_name = g_steal_pointer(&name);
+                        return fd;
+                }
+                if (errno != EEXIST)
+                        return -1;
+        }
+        errno = EEXIST;
+        return -1;
+}
+
+/* The directory the kernel resolved for the regular file at (an O_PATH fd,
+ * *st its inode): its name as the kernel gives it (/proc/self/fd/N), opened
+ * with no symlink followed, and checked to hold at's inode under that name.
+ * An O_PATH fd of the directory and *ret_base, or -errno. */
+static int parent_of(int at, const struct stat *st, char **ret_base) {
+        char p[32];
+        proc_fd_path(p, at);
+        g_autofree char *where = g_file_read_link(p, NULL);
+        if (!where)
+                return -errno;
+        if (where[0] != '/')
+                return -ENOENT; /* outside our root */
+        g_autofree char *dir = g_path_get_dirname(where);
+        g_autofree char *base = g_path_get_basename(where);
+        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return -errno;
+        _cleanup_close_ int dir_fd = safe_open_beneath(root, dir, O_PATH | O_DIRECTORY, false);
+        if (dir_fd < 0)
+                return dir_fd;
+        struct stat cur;
+        if (fstatat(dir_fd, base, &cur, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        if (!same_inode(&cur, st))
+                return -ESTALE; /* renamed or replaced meanwhile */
+        *ret_base = g_steal_pointer(&base);
+        return TAKE_FD(dir_fd);
+}
+
+/* The regular file at (an O_PATH fd, *st its inode) is to be replaced: a
+ * temporary in its directory takes its permissions (no set-id bits) and,
+ * as root, its owner. */
+static int open_replaced(OutputFile *o, int at, const struct stat *st, GError **error) {
+        /* what writing it in place would need (cp): the kernel's write check of the inode */
+        if (faccessat(at, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
+                return set_errno_error(error, errno, "cannot write to", o->name);
+        int r = parent_of(at, st, &o->target);
+        if (r < 0)
+                return set_errno_error(error, -r, "cannot find the directory of", o->name);
+        o->dir_fd = r;
+        o->fd = make_temp(o->dir_fd, o->target, 0600, &o->temp);
+        if (o->fd < 0)
+                return set_errno_error(error, errno, "cannot create a file beside", o->name);
+        if (geteuid() == 0 && (st->st_uid != 0 || st->st_gid != getegid()))
+                (void) fchown(o->fd, st->st_uid, st->st_gid);
+        if (fchmod(o->fd, st->st_mode & 0777) < 0)
+                return set_errno_error(error, errno, "cannot set the permissions of", o->name);
+        o->replaced_dev = st->st_dev;
+        o->replaced_ino = st->st_ino;
+        o->replaces = TRUE;
+        return 0;
+}
+
+/* Nothing at path yet: a temporary in the directory path names (the kernel
+ * follows the links on the way), linked to path's last name at commit. A
+ * symlink to nothing is not written through. */
+static int open_new(OutputFile *o, const char *path, OutputFlags flags, GError **error) {
+        g_autofree char *dir = g_path_get_dirname(path);
+        g_autofree char *base = g_path_get_basename(path);
+        if (g_str_has_suffix(path, "/") || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+                return set_errno_error(error, EISDIR, "cannot create", path);
+        o->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (o->dir_fd < 0)
+                return set_errno_error(error, errno, "cannot create", path);
+        struct stat st;
+        if (fstatat(o->dir_fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                if (S_ISLNK(st.st_mode)) {
+                        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                                    "%s is a symlink to nothing: not written through (name the file itself)", path);
+                        return -1;
+                }
+                return set_errno_error(error, EEXIST, "cannot create", path); /* appeared meanwhile */
+        }
+        if (errno != ENOENT)
+                return set_errno_error(error, errno, "cannot create", path);
+        o->fd = make_temp(o->dir_fd, base, (flags & OUTPUT_PRIVATE) ? 0600 : 0666, &o->temp);
+        if (o->fd < 0)
+                return set_errno_error(error, errno, "cannot create", path);
+        o->target = g_steal_pointer(&base);
+        return 0;
+}
+
 int output_file_open(OutputFile *o, const char *path, OutputFlags flags, GError **error) {
         *o = (OutputFile) OUTPUT_FILE_INIT;
-        gboolean dash = strcmp(path, "-") == 0;
-        o->name = g_strdup(dash ? "standard output" : path);
-        int own = dash ? STDOUT_FILENO : -1;
-        g_autofree char *target = NULL;
-        int r = dash ? 0 : resolve(path, &own, &target);
-        if (r < 0)
-                return set_errno_error(error, -r, "cannot follow", path);
+        if (strcmp(path, "-") == 0) {
+                o->name = g_strdup("standard output");
+                o->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+                if (o->fd < 0)
+                        return set_errno_error(error, errno, "cannot write to", o->name);
+                return written_through(o, flags, error);
+        }
+        o->name = g_strdup(path);
+        /* the kernel follows every link (fs.protected_symlinks applies), once */
+        _cleanup_close_ int at = open(path, O_PATH | O_CLOEXEC);
+        if (at < 0 && errno == ENOENT)
+                return open_new(o, path, flags, error);
+        struct stat st;
+        if (at < 0 || fstat(at, &st) < 0)
+                return set_errno_error(error, errno, "cannot open", path);
+        int own = own_fd(path, at, &st);
         if (own >= 0) {
                 o->fd = fcntl(own, F_DUPFD_CLOEXEC, 3);
                 if (o->fd < 0)
                         return set_errno_error(error, errno, "cannot write to", o->name);
                 return written_through(o, flags, error);
         }
-        struct stat st;
-        if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-                if (S_ISDIR(st.st_mode)) {
-                        g_set_error(error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, "%s is a directory", path);
-                        return -1;
-                }
-                if (S_ISSOCK(st.st_mode)) {
-                        /* a listening stream socket: connected to */
-                        int fd = connect_socket(target);
-                        if (fd < 0)
-                                return set_errno_error(error, -fd, "cannot connect to the socket", path);
-                        o->fd = fd;
-                        return written_through(o, flags, error);
-                }
-                /* a device or a FIFO (waits here for a reader) */
-                o->fd = open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        switch (st.st_mode & S_IFMT) {
+        case S_IFREG:
+                return open_replaced(o, at, &st, error);
+        case S_IFSOCK:
+                /* a listening stream socket: connected to */
+                o->fd = connect_socket(at);
+                if (o->fd < 0)
+                        return set_errno_error(error, -o->fd, "cannot connect to the socket", path);
+                return written_through(o, flags, error);
+        case S_IFDIR:
+        case S_IFBLK:
+                return written_through_refused(o, &st, error);
+        default:
+                /* a character device or a FIFO (waits here for a reader) */
+                o->fd = reopen(at, O_WRONLY);
                 if (o->fd < 0)
                         return set_errno_error(error, errno, "cannot open", path);
                 return written_through(o, flags, error);
         }
-        /* a regular file or none: a temporary beside it, renamed at commit */
-        gboolean exists = stat(target, &st) == 0;
-        g_autofree char *dir = g_path_get_dirname(target);
-        g_autofree char *base = g_path_get_basename(target);
-        g_autofree char *name = g_strdup_printf(".%s.XXXXXX", base);
-        o->temp = g_build_filename(dir, name, NULL);
-        o->fd = g_mkstemp_full(o->temp, O_RDWR | O_CLOEXEC | O_NOCTTY, 0644);
-        if (o->fd < 0) {
-                g_clear_pointer(&o->temp, g_free);
-                return set_errno_error(error, errno, "cannot create", path);
-        }
-        if (exists)
-                (void) fchmod(o->fd, st.st_mode & 07777); /* the replaced file's permissions */
-        o->target = g_steal_pointer(&target);
-        return 0;
 }
 
 /* Copies the staged file into the sink. */
@@ -274,6 +382,51 @@ static int copy_staged(OutputFile *o) {
         }
 }
 
+/* Whether the entry name in o's directory is the file o replaces. */
+static gboolean is_replaced(OutputFile *o, const char *name) {
+        struct stat st;
+        return fstatat(o->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == o->replaced_dev &&
+               st.st_ino == o->replaced_ino;
+}
+
+/* The temporary takes the replaced file's name, atomically, when that name
+ * still is the file opened: exchanged, checked, the old one removed. 0, or
+ * -ESTALE when the name holds another file (the temporary stays), -errno. */
+static int put_in_place(OutputFile *o) {
+        if (renameat2(o->dir_fd, o->temp, o->dir_fd, o->target, RENAME_EXCHANGE) < 0) {
+                if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+                        return -errno;
+                /* no exchange on this file system: checked, then renamed over */
+                if (!is_replaced(o, o->target))
+                        return -ESTALE;
+                return renameat(o->dir_fd, o->temp, o->dir_fd, o->target) < 0 ? -errno : 0;
+        }
+        if (!is_replaced(o, o->temp)) {
+                /* what the name held was not the file opened: put it back */
+                if (renameat2(o->dir_fd, o->temp, o->dir_fd, o->target, RENAME_EXCHANGE) < 0) {
+                        int e = errno;
+                        g_clear_pointer(&o->temp, g_free); /* it is not ours: kept */
+                        return -e;
+                }
+                return -ESTALE;
+        }
+        (void) unlinkat(o->dir_fd, o->temp, 0);
+        return 0;
+}
+
+/* The temporary takes the new name, atomically, when nothing has it yet.
+ * 0, -EEXIST when something does (the temporary stays), -errno. */
+static int put_new(OutputFile *o) {
+        if (renameat2(o->dir_fd, o->temp, o->dir_fd, o->target, RENAME_NOREPLACE) == 0)
+                return 0;
+        if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+                return -errno;
+        if (linkat(o->dir_fd, o->temp, o->dir_fd, o->target, 0) < 0)
+                return -errno;
+        (void) unlinkat(o->dir_fd, o->temp, 0);
+        return 0;
+}
+
 int output_file_commit(OutputFile *o, GError **error) {
         if (o->sink >= 0) {
                 int r = copy_staged(o);
@@ -287,8 +440,19 @@ int output_file_commit(OutputFile *o, GError **error) {
                 return 0;
         if (o->fd >= 0 && fsync(o->fd) < 0)
                 return set_errno_error(error, errno, "cannot write", o->name);
-        if (rename(o->temp, o->target) < 0)
-                return set_errno_error(error, errno, "cannot name", o->name);
+        int r = o->replaces ? put_in_place(o) : put_new(o);
+        if (r == -ESTALE) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                            "%s was replaced by another file while being written: left as it is", o->name);
+                return -1;
+        }
+        if (r == -EEXIST) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s appeared while being written: left as it is",
+                            o->name);
+                return -1;
+        }
+        if (r < 0)
+                return set_errno_error(error, -r, "cannot name", o->name);
         g_clear_pointer(&o->temp, g_free);
         return 0;
 }
@@ -322,8 +486,9 @@ void output_file_finish(OutputFile *o) {
                 close(o->sink);
         o->sink = -1;
         if (o->temp)
-                (void) unlink(o->temp);
+                (void) unlinkat(o->dir_fd, o->temp, 0);
         g_clear_pointer(&o->temp, g_free);
+        o->dir_fd = safe_close(o->dir_fd);
         g_clear_pointer(&o->target, g_free);
         g_clear_pointer(&o->name, g_free);
 }

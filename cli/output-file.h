@@ -3,14 +3,18 @@
  * that writes a file (record, report -f/--timeline, export, symbolize).
  *   "-"                  standard output;
  *   /dev/stdout, /dev/fd/N, /proc/self/fd/N   that fd of ours, written through;
- *   a regular file, or nothing yet: replaced atomically: written under a
- *       hidden temporary name beside it (.NAME.XXXXXX) and renamed over it
- *       once complete, so a failure leaves the old file as it was; through a
- *       symlink, the file it points to is replaced, in its own directory,
- *       and the symlink kept;
- *   anything else (a character device like /dev/null, a FIFO, a symlink to
- *       one): opened and written through, never renamed over.
- * A directory or a socket name is refused with a reason. */
+ *   a regular file: replaced atomically: written under a hidden temporary
+ *       name (.NAME.XXXXXX) in the directory the kernel resolved it in, and
+ *       exchanged with it once complete (checked to be the file opened), so
+ *       a failure leaves the old file as it was; its permissions are kept,
+ *       set-id bits never;
+ *   nothing yet: created the same way, 0600 with OUTPUT_PRIVATE, else as
+ *       the umask says; a symlink to nothing is refused;
+ *   a listening Unix stream socket: connected to;
+ *   a character device like /dev/null, a FIFO: opened and written through.
+ * The kernel follows every symlink (fs.protected_symlinks and permissions
+ * apply as for cp), once: what it resolved is what is written.
+ * A directory or a block device is refused with a reason. */
 #pragma once
 
 #include <stddef.h>
@@ -25,19 +29,25 @@ typedef enum OutputFlags {
         OUTPUT_SERVICE = 1 << 2,  /* the fd goes to periscoped, which takes a regular file at
                                    * offset 0, a pipe or a socket: anything else (a character
                                    * device) gets a pipe that a child process copies into it */
+        OUTPUT_PRIVATE = 1 << 3,  /* a capture: a new file is created 0600 (as perf does) */
 } OutputFlags;
 
 typedef struct OutputFile {
         char *name;   /* for messages: the path as given, "standard output" for "-" */
-        char *target; /* replaced: the regular file (symlinks followed); else NULL */
-        char *temp;   /* replaced: its hidden temporary until committed; else NULL */
+        int dir_fd;   /* a file: the directory it is in (O_PATH), the kernel's resolution; else -1 */
+        char *target; /* a file: its name in dir_fd; else NULL */
+        char *temp;   /* a file: its hidden temporary in dir_fd until committed; else NULL */
+        /* a file that existed: the one opened, which commit replaces */
+        gboolean replaces;
+        dev_t replaced_dev;
+        ino_t replaced_ino;
         int fd;       /* where the writer writes (owned; a caller may take it and set -1) */
         int sink;     /* staged: where the staged bytes go at commit; else -1 */
         pid_t relay;  /* OUTPUT_SERVICE: the child copying the pipe into the device, or 0 */
 } OutputFile;
 
 #define OUTPUT_FILE_INIT                                                                                               \
-        { .fd = -1, .sink = -1 }
+        { .fd = -1, .sink = -1, .dir_fd = -1 }
 
 /* Opens path for writing as above; -1 with *error naming the path. */
 int output_file_open(OutputFile *o, const char *path, OutputFlags flags, GError **error);
@@ -58,7 +68,7 @@ void output_file_finish(OutputFile *o);
 int output_file_write(const char *path, const void *data, size_t size, OutputFlags flags, GError **error);
 
 /* Whether path names our standard output ("-", /dev/stdout, /dev/fd/1,
- * /proc/self/fd/1, or a symlink to one). */
+ * /proc/self/fd/1, or a symlink to one when it is a pipe or socket). */
 gboolean output_file_is_stdout(const char *path);
 
 /* For a command whose messages go to standard output: when path names
