@@ -227,7 +227,7 @@ static void name_module(HelperClient *c, char **dirs, gboolean debuginfod, Modul
 /* Writes the symbolized capture to out (output-file.h: a regular file is
  * replaced only once complete, a device or pipe written through). */
 static int write_capture(CaptureReader *reader, const uint8_t *data, SymbolTableBuilder *b, const char *out,
-                         GError **error) {
+                         gboolean cut_off, GError **error) {
         const CaptureFileHeader *h = capture_reader_get_header(reader);
         OutputFile o;
         if (output_file_open(&o, out, OUTPUT_BINARY | OUTPUT_SEEKABLE, error) < 0) {
@@ -246,6 +246,12 @@ static int write_capture(CaptureReader *reader, const uint8_t *data, SymbolTable
                         continue; /* replaced below */
                 last = MAX(last, f.time);
                 r = capture_writer_add_raw_frame(w, data + f.offset, f.len);
+        }
+        if (r < 0 && cut_off && capture_reader_error(reader)) {
+                /* a recorder that died: everything up to its last whole frame */
+                printf("periscope: the capture ends in a partly written frame (%s): not copied\n",
+                       capture_reader_error(reader));
+                r = 0;
         }
         if (r >= 0)
                 r = symbol_table_builder_write(b, w, last);
@@ -283,6 +289,44 @@ static int add_range(SymbolTableBuilder *b, const SymbolRange *rg, const Target 
                         .offset = t->frames[k].offset,
                 };
         return symbol_table_builder_add_range(b, rg->pid, rg->begin, rg->end, frames, t->n_frames);
+}
+
+static void say_line(const char *line, void *userdata) {
+        printf("%s\n", line);
+}
+
+/* A capture whose recording ended before its symbol tables (periscoped
+ * died): named from this machine's files, each checked against the
+ * identity the recording wrote when it was mapped (analysis/crash-symbols.h). */
+static int symbolize_crashed(CaptureReader *reader, const char *data, const char *in, const char *out,
+                             gboolean to_stdout) {
+        printf("periscope: %s has no symbol tables (its recording ended before naming its frames); naming them "
+               "from this machine's files, each checked against the identity recorded when it was mapped\n",
+               in);
+        g_autoptr(HelperClient) c = NULL;
+        int r = helper_client_new(&(HelperClientConfig){}, &c);
+        if (r < 0) {
+                fprintf(stderr, "periscope symbolize: cannot start periscope-helper: %s\n", g_strerror(-r));
+                return 1;
+        }
+        g_autoptr(SymbolTableBuilder) b = NULL;
+        if ((r = symbol_table_builder_new(&b)) < 0) {
+                fprintf(stderr, "periscope symbolize: %s\n", g_strerror(-r));
+                return 1;
+        }
+        g_autoptr(GError) error = NULL;
+        CrashSymbolsStats st;
+        if (crash_symbols_build(reader, c, b, say_line, NULL, &st, &error) < 0) {
+                fprintf(stderr, "periscope symbolize: %s (%s is unchanged)\n", error->message, in);
+                return 1;
+        }
+        if (write_capture(reader, (const uint8_t *) data, b, out, TRUE, &error) < 0) {
+                fprintf(stderr, "periscope symbolize: %s (%s is unchanged)\n", error->message, in);
+                return 1;
+        }
+        printf("periscope: named %u of %u addresses in mapped files; wrote %s\n", st.named, st.addresses,
+               to_stdout ? "standard output" : out);
+        return 0;
 }
 
 int cmd_symbolize(int argc, char **argv) {
@@ -346,6 +390,8 @@ int cmd_symbolize(int argc, char **argv) {
         g_autoptr(SymbolTable) table = NULL;
         g_autofree char *terr = NULL;
         int r = symbol_table_load(reader, &table, &terr);
+        if ((r < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) && crash_symbols_available(reader))
+                return symbolize_crashed(reader, data, in, out_to ? out_to : out, out_to != NULL);
         if (r < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) {
                 fprintf(stderr,
                         "periscope symbolize: %s has no Periscope symbol table%s%s: it needs one (written by "
@@ -462,7 +508,7 @@ int cmd_symbolize(int argc, char **argv) {
                 fprintf(stderr, "periscope symbolize: cannot build the symbol tables: %s\n", g_strerror(-r));
                 return 1;
         }
-        if (write_capture(reader, (const uint8_t *) data, b, out_to ? out_to : out, &error) < 0) {
+        if (write_capture(reader, (const uint8_t *) data, b, out_to ? out_to : out, FALSE, &error) < 0) {
                 fprintf(stderr, "periscope symbolize: %s (%s is unchanged)\n", error->message, in);
                 return 1;
         }
