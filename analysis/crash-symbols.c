@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* crash-symbols.c: one pass gathers the identity frames, the MAP and FORK
- * frames and the sampled user-space addresses; then each file with sampled
- * addresses is opened at its path, checked, and symbolized by the helper. A
- * capture cut off in the middle of a frame is read up to that frame. */
+ * frames and the user-space addresses of samples, allocations and off-CPU
+ * waits; then each file with sampled addresses is opened at its path,
+ * checked, and symbolized by the helper. A capture cut off in the middle of
+ * a frame is read up to that frame. */
 #include "crash-symbols.h"
 
 #include <errno.h>
@@ -368,6 +369,7 @@ int crash_symbols_build(CaptureReader *reader, HelperClient *c, SymbolTableBuild
         };
         g_array_set_clear_func(p.maps, map_rec_clear);
         CrashSymbolsStats st = {};
+        g_autofree CaptureOffCpu *oc = g_new(CaptureOffCpu, 1);
         CaptureFrame f;
         CaptureFileIdentity id;
         int r;
@@ -383,6 +385,8 @@ int crash_symbols_build(CaptureReader *reader, HelperClient *c, SymbolTableBuild
                         add_stack(&p, f.pid, f.allocation.addrs, f.allocation.n_addrs);
                 else if (capture_frame_get_file_identity(&f, &id) > 0)
                         add_identity(&p, &id);
+                else if (capture_frame_get_off_cpu(&f, oc) > 0)
+                        add_stack(&p, f.pid, oc->addrs, oc->n_addrs); /* a wait's stack */
         }
         /* r < 0: cut off after the last flush; what came before is used */
 
