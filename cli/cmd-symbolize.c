@@ -9,7 +9,9 @@
  * the binary at all, that debug file alone. Every file is read
  * by the sandboxed helper, never here. Both embedded symbol tables are
  * rewritten, so Sysprof sees the new names too; the rest of the capture is
- * copied frame by frame, and the result replaces OUT only once complete. */
+ * copied frame by frame, and the result replaces OUT only once complete.
+ * A capture whose daemon died before writing any table is named from the
+ * file identities it recorded as mappings appeared (analysis/crash-symbols.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -342,9 +344,11 @@ int cmd_symbolize(int argc, char **argv) {
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("CAPTURE - name the frames a capture could not name");
         g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_description(ctx,
-                "Looks every unnamed frame of a verified mapping up by its file's build-id and\n"
-                "rewrites both embedded symbol tables (Periscope's and Sysprof's __symbols__).");
+        g_option_context_set_description(
+                ctx, "Looks every unnamed frame of a verified mapping up by its file's build-id and\n"
+                     "rewrites both embedded symbol tables (Periscope's and Sysprof's __symbols__).\n"
+                     "A capture whose periscoped died has no tables: it is named from the files at\n"
+                     "their recorded paths, each used only if it is the file that was mapped.");
         g_autoptr(GError) error = NULL;
         if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
                 fprintf(stderr, "periscope symbolize: %s\n", error->message);
