@@ -7,6 +7,7 @@
 #include "capture-reader.h"
 #include "capture-types.h"
 #include "capture-writer.h"
+#include "file-identities.h"
 #include "machine.h"
 #include "off-cpu-frames.h"
 #include "symbols.h"

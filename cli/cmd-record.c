@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "commands.h"
 #include "record-args.h"
 #include "output-file.h"
@@ -56,6 +57,7 @@ typedef struct RecordRun {
         gboolean cut_short; /* ended by the service's stop, or stages cut short (said in the summary) */
         char *finished_error;
         gboolean summary_printed; /* said once the recording ended (the command may run on) */
+        char *service_died;       /* how periscoped went away without Finished, or NULL */
         GError *relay_error;      /* copying the capture to a device or pipe failed */
         GVariant *stats;
 
@@ -253,10 +255,29 @@ static gboolean report_cut_short(RecordRun *run) {
 static void service_lost(RecordRun *run) {
         if (run->finished)
                 return;
-        live_line_clear(run);
-        fprintf(stderr, "periscope record: periscoped went away before finishing; the capture holds what it "
-                        "wrote until then%s%s\n",
-                run->service.daemon_log ? "; its log: " : "", run->service.daemon_log ? run->service.daemon_log : "");
+        /* the private daemon spawned for us: its end says how it died (it
+         * closed its connection, so it is going; bounded all the same) */
+        int status = 0;
+        pid_t gone = 0;
+        for (int i = 0; run->service.daemon_pid && i < 200 && gone == 0; i++) {
+                gone = waitpid(run->service.daemon_pid, &status, WNOHANG);
+                if (gone == 0)
+                        g_usleep(10000);
+        }
+        if (gone > 0) {
+                g_spawn_close_pid(run->service.daemon_pid);
+                run->service.daemon_pid = 0; /* reaped: nothing to wait for at disconnect */
+        }
+        if (gone > 0 && WIFSIGNALED(status))
+                run->service_died =
+                        g_strdup_printf("killed by signal %d, SIG%s", WTERMSIG(status),
+                                        sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+        else if (gone > 0 && WIFEXITED(status))
+                run->service_died = g_strdup_printf("it exited with status %d", WEXITSTATUS(status));
+        else
+                run->service_died = g_strdup(run->service.owner ? "it left the bus without finishing the recording"
+                                                                : "it closed its connection without finishing the "
+                                                                  "recording");
         run->finished = TRUE;
         run->finished_ok = FALSE;
         run->finished_error = g_strdup("periscoped went away");
@@ -462,6 +483,37 @@ static gboolean nothing_named(const RecordRun *run) {
                g_variant_lookup(run->stats, "user-addresses-named", "t", &named) && named == 0;
 }
 
+/* SAMPLE frames in the capture at path up to its last whole frame, or -1. */
+static gint64 count_samples(const OutputFile *output) {
+        if (!output->target || output->dir_fd < 0)
+                return -1;
+        int fd = openat(output->dir_fd, output->target, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -1;
+        g_autoptr(CaptureReader) reader = NULL;
+        int r = capture_reader_open_fd(fd, &reader, NULL);
+        (void) close(fd);
+        if (r < 0)
+                return -1;
+        gint64 n = 0;
+        CaptureFrame f;
+        while (capture_reader_next(reader, &f) > 0)
+                n += f.type == CAPTURE_FRAME_SAMPLE;
+        return n;
+}
+
+/* periscoped died before Finished: the capture is what it flushed, with no
+ * symbol tables; the identities it wrote as files were mapped let
+ * `periscope symbolize` name it from this machine's files. */
+static void say_service_died(RecordRun *run) {
+        fprintf(stderr,
+                "periscope record: periscoped died during the recording (%s); the capture holds %" G_GINT64_FORMAT
+                " samples up to then; name them with `periscope symbolize %s`\n",
+                run->service_died, (gint64) run->samples, run->output.name);
+        if (run->service.daemon_log)
+                fprintf(stderr, "periscope record: periscoped's log: %s\n", run->service.daemon_log);
+}
+
 static void print_summary(RecordRun *run) {
         /* the sampling window, as the capture's duration: not the post-stop
          * stages, nor a command that outlives --duration */
@@ -469,7 +521,10 @@ static void print_summary(RecordRun *run) {
         double secs = run->stats && g_variant_lookup(run->stats, "duration-ns", "t", &duration_ns)
                               ? duration_ns / 1e9
                               : (g_get_monotonic_time() - run->start_us) / 1e6;
-        const char *reason = "?";
+        const char *reason = run->service_died ? "periscoped died" : "?";
+        gint64 held = run->service_died ? count_samples(&run->output) : -1;
+        if (held >= 0)
+                run->samples = (guint64) held; /* what the capture holds, not the last count it sent */
         if (run->stats)
                 (void) g_variant_lookup(run->stats, "reason", "&s", &reason);
         live_line_clear(run);
@@ -548,8 +603,11 @@ static void print_summary(RecordRun *run) {
                         trace_refused ? " (malformed, another process's, or outside the recording; the capture's "
                                         "log says why)" : "");
         struct stat st;
-        if (!run->finished_ok && run->output.target &&
-            fstatat(run->output.dir_fd, run->output.target, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+        if (run->service_died)
+                say_service_died(run);
+        else if (!run->finished_ok && run->output.target &&
+                 fstatat(run->output.dir_fd, run->output.target, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                 S_ISREG(st.st_mode)) {
                 g_autofree char *kept = g_format_size(st.st_size);
                 fprintf(stderr, "periscope: the capture %s is truncated (%s kept): %s\n", run->output.name, kept,
                         run->finished_error);
@@ -614,6 +672,7 @@ static void record_run_clear(RecordRun *run) {
                 g_main_loop_unref(run->loop);
         g_clear_pointer(&run->stats, g_variant_unref);
         g_free(run->finished_error);
+        g_free(run->service_died);
         g_clear_error(&run->relay_error);
         g_free(run->recording);
 }

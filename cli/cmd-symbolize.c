@@ -9,7 +9,9 @@
  * the binary at all, that debug file alone. Every file is read
  * by the sandboxed helper, never here. Both embedded symbol tables are
  * rewritten, so Sysprof sees the new names too; the rest of the capture is
- * copied frame by frame, and the result replaces OUT only once complete. */
+ * copied frame by frame, and the result replaces OUT only once complete.
+ * A capture whose daemon died before writing any table is named from the
+ * file identities it recorded as mappings appeared (analysis/crash-symbols.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -227,7 +229,7 @@ static void name_module(HelperClient *c, char **dirs, gboolean debuginfod, Modul
 /* Writes the symbolized capture to out (output-file.h: a regular file is
  * replaced only once complete, a device or pipe written through). */
 static int write_capture(CaptureReader *reader, const uint8_t *data, SymbolTableBuilder *b, const char *out,
-                         GError **error) {
+                         gboolean cut_off, GError **error) {
         const CaptureFileHeader *h = capture_reader_get_header(reader);
         OutputFile o;
         if (output_file_open(&o, out, OUTPUT_BINARY | OUTPUT_SEEKABLE | OUTPUT_PRIVATE, error) < 0) {
@@ -246,6 +248,12 @@ static int write_capture(CaptureReader *reader, const uint8_t *data, SymbolTable
                         continue; /* replaced below */
                 last = MAX(last, f.time);
                 r = capture_writer_add_raw_frame(w, data + f.offset, f.len);
+        }
+        if (r < 0 && cut_off && capture_reader_error(reader)) {
+                /* a recorder that died: everything up to its last whole frame */
+                printf("periscope: the capture ends in a partly written frame (%s): not copied\n",
+                       capture_reader_error(reader));
+                r = 0;
         }
         if (r >= 0)
                 r = symbol_table_builder_write(b, w, last);
@@ -285,6 +293,44 @@ static int add_range(SymbolTableBuilder *b, const SymbolRange *rg, const Target 
         return symbol_table_builder_add_range(b, rg->pid, rg->begin, rg->end, frames, t->n_frames);
 }
 
+static void say_line(const char *line, void *userdata) {
+        printf("%s\n", line);
+}
+
+/* A capture whose recording ended before its symbol tables (periscoped
+ * died): named from this machine's files, each checked against the
+ * identity the recording wrote when it was mapped (analysis/crash-symbols.h). */
+static int symbolize_crashed(CaptureReader *reader, const char *data, const char *in, const char *out,
+                             gboolean to_stdout) {
+        printf("periscope: %s has no symbol tables (its recording ended before naming its frames); naming them "
+               "from this machine's files, each checked against the identity recorded when it was mapped\n",
+               in);
+        g_autoptr(HelperClient) c = NULL;
+        int r = helper_client_new(&(HelperClientConfig){}, &c);
+        if (r < 0) {
+                fprintf(stderr, "periscope symbolize: cannot start periscope-helper: %s\n", g_strerror(-r));
+                return 1;
+        }
+        g_autoptr(SymbolTableBuilder) b = NULL;
+        if ((r = symbol_table_builder_new(&b)) < 0) {
+                fprintf(stderr, "periscope symbolize: %s\n", g_strerror(-r));
+                return 1;
+        }
+        g_autoptr(GError) error = NULL;
+        CrashSymbolsStats st;
+        if (crash_symbols_build(reader, c, b, say_line, NULL, &st, &error) < 0) {
+                fprintf(stderr, "periscope symbolize: %s (%s is unchanged)\n", error->message, in);
+                return 1;
+        }
+        if (write_capture(reader, (const uint8_t *) data, b, out, TRUE, &error) < 0) {
+                fprintf(stderr, "periscope symbolize: %s (%s is unchanged)\n", error->message, in);
+                return 1;
+        }
+        printf("periscope: named %u of %u addresses in mapped files; wrote %s\n", st.named, st.addresses,
+               to_stdout ? "standard output" : out);
+        return 0;
+}
+
 int cmd_symbolize(int argc, char **argv) {
         g_auto(GStrv) dirs = NULL;
         gboolean debuginfod = FALSE;
@@ -298,9 +344,11 @@ int cmd_symbolize(int argc, char **argv) {
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("CAPTURE - name the frames a capture could not name");
         g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_description(ctx,
-                "Looks every unnamed frame of a verified mapping up by its file's build-id and\n"
-                "rewrites both embedded symbol tables (Periscope's and Sysprof's __symbols__).");
+        g_option_context_set_description(
+                ctx, "Looks every unnamed frame of a verified mapping up by its file's build-id and\n"
+                     "rewrites both embedded symbol tables (Periscope's and Sysprof's __symbols__).\n"
+                     "A capture whose periscoped died has no tables: it is named from the files at\n"
+                     "their recorded paths, each used only if it is the file that was mapped.");
         g_autoptr(GError) error = NULL;
         if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
                 fprintf(stderr, "periscope symbolize: %s\n", error->message);
@@ -346,6 +394,8 @@ int cmd_symbolize(int argc, char **argv) {
         g_autoptr(SymbolTable) table = NULL;
         g_autofree char *terr = NULL;
         int r = symbol_table_load(reader, &table, &terr);
+        if ((r < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) && crash_symbols_available(reader))
+                return symbolize_crashed(reader, data, in, out_to ? out_to : out, out_to != NULL);
         if (r < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) {
                 fprintf(stderr,
                         "periscope symbolize: %s has no Periscope symbol table%s%s: it needs one (written by "
@@ -462,7 +512,7 @@ int cmd_symbolize(int argc, char **argv) {
                 fprintf(stderr, "periscope symbolize: cannot build the symbol tables: %s\n", g_strerror(-r));
                 return 1;
         }
-        if (write_capture(reader, (const uint8_t *) data, b, out_to ? out_to : out, &error) < 0) {
+        if (write_capture(reader, (const uint8_t *) data, b, out_to ? out_to : out, FALSE, &error) < 0) {
                 fprintf(stderr, "periscope symbolize: %s (%s is unchanged)\n", error->message, in);
                 return 1;
         }

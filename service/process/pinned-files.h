@@ -41,6 +41,8 @@ typedef struct PinnedFile {
         bool identity_checked;     /* fstat() matched dev/inode (always for map_files) */
         char *provenance;          /* PINNED_VIA_RESOLVER: method, host path and why; else NULL */
         PinnedBuildIdCheck build_id_check;
+        bool identity_written;      /* its periscope.file frame is in the capture (mapping-identity.h) */
+        bool identity_has_build_id; /* … with the kernel's build-id */
 } PinnedFile;
 
 typedef struct PinFailure {

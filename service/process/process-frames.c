@@ -15,6 +15,7 @@
 
 #include "basic.h"
 #include "container-frames.h"
+#include "mapping-identity.h"
 #include "vdso-image.h"
 
 #define MOUNTINFO_MAX_BYTES (4u << 20)
@@ -126,6 +127,9 @@ int process_frames_write_mmap2(CaptureWriter *w, ProcessMaps *maps, PinnedFiles 
         int r = process_track_mapping(maps, pinned, (pid_t) m->pid, &pm);
         if (r < 0)
                 return r;
+        r = mapping_identity_write(w, (int64_t) m->id.time, (int) m->id.cpu, (pid_t) m->pid, &pm);
+        if (r < 0)
+                return r;
         return capture_writer_add_map(w, (int64_t) m->id.time, (int) m->id.cpu, (int32_t) m->pid, pm.start, pm.end,
                                       pm.pgoff, pm.inode, m->filename);
 }
@@ -204,6 +208,9 @@ int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
                 if (parse_maps_line(line, &m) <= 0)
                         continue;
                 r = process_track_mapping(maps, pinned, pid, &m);
+                if (r < 0)
+                        return r;
+                r = mapping_identity_write(w, time, -1, pid, &m);
                 if (r < 0)
                         return r;
                 r = capture_writer_add_map(w, time, -1, pid, m.start, m.end, m.pgoff, m.inode, m.filename);

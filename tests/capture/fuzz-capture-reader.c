@@ -71,9 +71,17 @@ static uint64_t touch_frame(const CaptureFrame *f) {
                 MIX(acc, f->mark.duration);
                 MIX(acc, touch_string(f->mark.group) + touch_string(f->mark.name) + touch_string(f->mark.message));
                 break;
-        case CAPTURE_FRAME_METADATA:
+        case CAPTURE_FRAME_METADATA: {
                 MIX(acc, touch_string(f->metadata.id) + touch_string(f->metadata.metadata));
+                CaptureFileIdentity id;
+                if (capture_frame_get_file_identity(f, &id) > 0) {
+                        MIX(acc, id.dev_major ^ id.dev_minor ^ id.inode ^ id.size ^ (uint64_t) id.mtime_sec);
+                        for (unsigned i = 0; i < id.build_id_size; i++)
+                                MIX(acc, id.build_id[i]);
+                        MIX(acc, touch_string(id.path));
+                }
                 break;
+        }
         case CAPTURE_FRAME_LOG:
                 MIX(acc, f->log.severity);
                 MIX(acc, touch_string(f->log.domain) + touch_string(f->log.message));
