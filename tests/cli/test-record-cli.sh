@@ -104,6 +104,7 @@ echo "ok a command that cannot run: 127/126, no capture left"
 
 # --- a refused recording keeps an existing file and leaves no new one
 printf 'keep me\n' >out/old.syscap
+chown nobody out/old.syscap # writable by the user, as cp would need
 chmod 777 out
 rc=0
 runuser -u nobody -- env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" XDG_STATE_HOME="$tmp/state-nobody" \
