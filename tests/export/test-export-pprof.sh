@@ -72,7 +72,8 @@ print("ok: -traces: %d traces read mix_inline (inline) ← hot_heavy ← run_rou
 
 # -raw: a location whose Lines are mix_inline (file:line), then its caller hot_heavy
 raw = open(tmp + "/raw.txt").read()
-pat = r"M=\d+ mix_inline \S*workload-export\.c:(%d|%d) s=0\n\s+hot_heavy \S*workload-export\.c:%d s=0" % (mix_line, mix_line - 1, heavy_line)
+# (pprof of Go 1.26 writes file:line:column, the column 0 when unknown)
+pat = r"M=\d+ mix_inline \S*workload-export\.c:(%d|%d)(:\d+)? s=0\n\s+hot_heavy \S*workload-export\.c:%d(:\d+)? s=0" % (mix_line, mix_line - 1, heavy_line)
 if not re.search(pat, raw):
     fail("-raw: no location with mix_inline at workload-export.c:%d inlined into hot_heavy at :%d" % (mix_line, heavy_line), raw[:4000])
 if not re.search(r"\S*/workload-export %s \[FN\]\[FL\]\[LN\]\[IN\]" % build_id, raw):

@@ -82,7 +82,10 @@ by_pid, comm_of, rootless = by_process(open(folded))
 if rootless:
     sys.exit(f"FAIL: no process root frame in: {rootless[0][:200]}")
 
-GO_OTHER_STACKS = {"runtime.sigtramp.abi0", "runtime.sigreturn.abi0", "time.now"}
+# (Go 1.21+ also preempts and grows stacks on g0 through mcall and
+# morestack, and calls the vdso there: Go's own traceback stops at them)
+GO_OTHER_STACKS = {"runtime.sigtramp.abi0", "runtime.sigreturn.abi0", "time.now",
+                   "runtime.mcall", "runtime.morestack.abi0", "runtime.nanotime1.abi0", "runtime.walltime.abi0"}
 EXEC = {"load_elf_binary [kernel]", "begin_new_exec [kernel]", "bprm_execve [kernel]"}
 ok = True
 
