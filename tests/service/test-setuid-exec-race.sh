@@ -6,12 +6,14 @@
 # deterministically (strace delays it; the exec is done, and seen done,
 # while the open waits), then
 #   - `periscope record -p` (Record) is refused: no sample of the program,
+#   - with Record's snapshot held instead (the maps open, after the events):
+#     the capture has no MAP frame of the program,
 #   - the drop-in's PerfEventOpen refuses, its fd closed,
 #   - the drop-in's GetProcFd refuses (its maps would be the program's);
 # the plain variant next to each: an exec of a program that is not set-id,
 # in the same window, is recorded and served.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
-: "${PERISCOPE:?}" "${DEMO:?}" "${SYSPROF3_CLIENT:?}"
+: "${PERISCOPE:?}" "${DEMO:?}" "${SYSPROF3_CLIENT:?}" "${CAPTURE_JSON:?}"
 [ "$(id -u)" = 0 ] || fail "must run as root (a setuid-root program, strace on periscoped)"
 command -v strace >/dev/null || fail "strace is missing: apt-get install strace (scripts/packages.txt)"
 test_user_require periscope-user
@@ -121,6 +123,40 @@ for kind in setuid plain; do
                 grep >/dev/null inner_c <<<"$report" ||
                         { echo "$report"; fail "periscope-user's own exec'd program was not recorded"; }
                 echo "ok: Record: an exec of a program that is not set-id during the open is recorded"
+        fi
+done
+
+# ---- Record's snapshot: the exec after the events, while the maps open waits ----
+# The kernel takes the events away at that exec; the maps opened after it
+# would be the program's (its files, its layout).
+for kind in setuid plain; do
+        racer_start "$TEST_TMP/$kind-demo"
+        hold_open "$PERISCOPED_PID" openat -P "/proc/$racer/maps"
+        as_user "$PERISCOPE" record --address "$BUS_ADDRESS" -p "$racer" -o "$dir/snap-$kind.syscap" \
+                >"$dir/snap-$kind.out" 2>&1 &
+        rec=$!
+        race "$TEST_TMP/$kind-demo" openat
+        st=0
+        wait $rec || st=$?
+        hold_done "$PERISCOPED_PID"
+        kill "$racer" 2>/dev/null || true
+        cat "$dir/snap-$kind.out"
+        [ $st = 0 ] || fail "record -p of a process that exec'd during the snapshot failed ($kind)"
+        # (its PROCESS frame may come with the exec: its command line is anyone's to read)
+        frames=$("$CAPTURE_JSON" "$dir/snap-$kind.syscap" | grep '"type":"MAP"' || true)
+        report=$("$PERISCOPE" report --no-progress "$dir/snap-$kind.syscap" 2>&1 || true)
+        if [ $kind = setuid ]; then
+                ! grep >/dev/null setuid-demo <<<"$frames" ||
+                        { grep setuid-demo <<<"$frames" | head -5; fail "periscope-user's capture holds the setuid-root program's maps"; }
+                ! grep >/dev/null inner_c <<<"$report" || fail "periscope-user's capture holds samples of a setuid-root program"
+                grep >/dev/null "maps of process $racer closed: the process is no longer uid $uid's" \
+                        "$TEST_TMP/periscoped.log" || fail "periscoped did not log why it left out the maps"
+                echo "ok: Record's snapshot: a setuid exec while the maps open waits leaves the program out"
+        else
+                grep >/dev/null plain-demo <<<"$frames" || fail "the snapshot lacks the maps of periscope-user's own program"
+                grep >/dev/null inner_c <<<"$report" ||
+                        { echo "$report"; fail "periscope-user's own exec'd program was not recorded"; }
+                echo "ok: Record's snapshot: an exec of a program that is not set-id there is recorded"
         fi
 done
 
