@@ -8,6 +8,8 @@
 #   - `periscope record -p` (Record) is refused: no sample of the program,
 #   - with Record's snapshot held instead (the maps open, after the events):
 #     the capture has no MAP frame of the program,
+#   - a child that inherited the events execs the program while recorded:
+#     no sample of it (the kernel takes inherited events away at that exec),
 #   - the drop-in's PerfEventOpen refuses, its fd closed,
 #   - the drop-in's GetProcFd refuses (its maps would be the program's);
 # the plain variant next to each: an exec of a program that is not set-id,
@@ -157,6 +159,40 @@ for kind in setuid plain; do
                 grep >/dev/null inner_c <<<"$report" ||
                         { echo "$report"; fail "periscope-user's own exec'd program was not recorded"; }
                 echo "ok: Record's snapshot: an exec of a program that is not set-id there is recorded"
+        fi
+done
+
+# ---- a child followed through inherit execs setuid while recorded ----
+# Its inherited events exist before its exec, which takes them away (the
+# kernel: perf_event_exit_task at a non-dumpable exec).
+recordings() { busctl --address="$BUS_ADDRESS" tree --list org.periscope.Profiler1 2>/dev/null | grep '^/org/periscope/Recording/' || true; }
+new_recording() { [ "$(recordings)" != "$1" ] && [ -n "$(recordings)" ]; }
+for kind in setuid plain; do
+        setpriv --reuid="$user" --regid="$user" --clear-groups -- \
+                bash -c 'trap "( exec $0 -t 1500 ); exit 0" USR1; while :; do :; done' "$TEST_TMP/$kind-demo" &
+        racer=$!
+        private_bus_track $racer
+        wait_for 5 owned_by_user "$racer" || fail "periscope-user's shell did not start"
+        before=$(recordings)
+        as_user "$PERISCOPE" record --address "$BUS_ADDRESS" -p "$racer" -o "$dir/child-$kind.syscap" \
+                >"$dir/child-$kind.out" 2>&1 &
+        rec=$!
+        wait_for 20 new_recording "$before" || fail "the recording of process $racer did not start"
+        kill -USR1 "$racer" # its events are open: the child inherits them
+        st=0
+        wait $rec || st=$?
+        cat "$dir/child-$kind.out"
+        [ $st = 0 ] || fail "record -p of a shell whose child execs $kind-demo failed"
+        report=$("$PERISCOPE" report --no-progress "$dir/child-$kind.syscap" 2>&1 || true)
+        if [ $kind = setuid ]; then
+                ! grep >/dev/null inner_c <<<"$report" ||
+                        { echo "$report"; fail "a child's setuid-root program was sampled through inherit"; }
+                grep >/dev/null "exec'd a program that uid $uid may not profile" "$TEST_TMP/periscoped.log" ||
+                        fail "periscoped did not say the kernel stopped sampling the child"
+                echo "ok: inherit: a child's setuid exec ends its sampling"
+        else
+                grep >/dev/null inner_c <<<"$report" || { echo "$report"; fail "the child's own program was not recorded"; }
+                echo "ok: inherit: a child's exec of a program that is not set-id is recorded"
         fi
 done
 
