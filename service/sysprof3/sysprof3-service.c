@@ -365,25 +365,41 @@ static char *read_info_file(int dfd, const char *name) {
         return contents;
 }
 
+typedef struct ProcessInfoRequest {
+        unsigned want; /* PROC_INFO_* */
+        uid_t uid;     /* the caller */
+} ProcessInfoRequest;
+
+#define PROC_INFO_N 6 /* bits up to PROC_INFO_CGROUP */
+_Static_assert(PROC_INFO_CGROUP == 1u << (PROC_INFO_N - 1), "PROC_INFO_N must count the PROC_INFO_* bits");
+
+static void free_info_values(char *(*values)[PROC_INFO_N]) {
+        for (size_t i = 0; i < PROC_INFO_N; i++)
+                free((*values)[i]);
+}
+
 static int append_process_info(sd_bus_message *reply, pid_t pid, void *userdata) {
-        unsigned want = *(const unsigned *) userdata;
+        const ProcessInfoRequest *req = userdata;
         char dir[32];
         snprintf(dir, sizeof(dir), "/proc/%d", (int) pid);
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0)
                 return 0; /* gone meanwhile */
+        _cleanup_(free_info_values) char *values[PROC_INFO_N] = {};
+        for (unsigned i = 0; i < PROC_INFO_N; i++)
+                if (req->want & (1u << i))
+                        values[i] = read_info_file(dfd, proc_info_attribute_name(1u << i));
+        /* Listed as the caller's before the files were read: still so now
+         * (maps of a set-id program it exec'd meanwhile are not its). */
+        if (req->uid != 0 && process_recheck_after_open(req->uid, pid, "/proc files") < 0)
+                return 0;
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");
         if (r < 0)
                 return r;
         r = sd_bus_message_append(reply, "{sv}", "pid", "i", (int32_t) pid);
-        for (unsigned bit = 1; r >= 0 && bit <= PROC_INFO_CGROUP; bit <<= 1) {
-                if (!(want & bit))
-                        continue;
-                const char *name = proc_info_attribute_name(bit);
-                _cleanup_free_ char *value = read_info_file(dfd, name);
-                if (value)
-                        r = sd_bus_message_append(reply, "{sv}", name, "s", value);
-        }
+        for (unsigned i = 0; r >= 0 && i < PROC_INFO_N; i++)
+                if (values[i])
+                        r = sd_bus_message_append(reply, "{sv}", proc_info_attribute_name(1u << i), "s", values[i]);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(reply);
@@ -401,7 +417,8 @@ static int method_get_process_info(sd_bus_message *m, void *userdata, sd_bus_err
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "unknown process attribute '%s' (known: pid, cmdline, comm, maps, statm, "
                                          "mountinfo, cgroup)", bad);
-        return caller_processes_reply(m, &caller, append_process_info, NULL, &want);
+        return caller_processes_reply(m, &caller, append_process_info, NULL,
+                                      &(ProcessInfoRequest) { .want = want, .uid = caller.uid });
 }
 
 /* ---- SetGovernor, SetParanoid ---- */
