@@ -11,7 +11,8 @@
 #   - a child that inherited the events execs the program while recorded:
 #     no sample of it (the kernel takes inherited events away at that exec),
 #   - the drop-in's PerfEventOpen refuses, its fd closed,
-#   - the drop-in's GetProcFd refuses (its maps would be the program's);
+#   - the drop-in's GetProcFd refuses (its maps would be the program's),
+#     and GetProcFile, whose read (of io, made at read time) is held;
 # the plain variant next to each: an exec of a program that is not set-id,
 # in the same window, is recorded and served.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
@@ -40,10 +41,10 @@ cp "$DEMO" "$TEST_TMP/setuid-demo" && chown root:root "$TEST_TMP/setuid-demo" &&
 cp "$DEMO" "$TEST_TMP/plain-demo" && chmod 755 "$TEST_TMP/plain-demo"
 
 # racer_start PROGRAM: a busy shell of periscope-user (pid in $racer) that
-# execs PROGRAM -t 2000 (2 s of CPU time) on SIGUSR1.
+# execs PROGRAM -t 1000 (1 s of CPU time) on SIGUSR1.
 racer_start() {
         setpriv --reuid="$user" --regid="$user" --clear-groups -- \
-                bash -c 'trap "exec $0 -t 2000" USR1; while :; do :; done' "$1" &
+                bash -c 'trap "exec $0 -t 1000" USR1; while :; do :; done' "$1" &
         racer=$!
         private_bus_track $racer
         wait_for 5 owned_by_user "$racer" || fail "periscope-user's shell did not start"
@@ -169,7 +170,7 @@ recordings() { busctl --address="$BUS_ADDRESS" tree --list org.periscope.Profile
 new_recording() { [ "$(recordings)" != "$1" ] && [ -n "$(recordings)" ]; }
 for kind in setuid plain; do
         setpriv --reuid="$user" --regid="$user" --clear-groups -- \
-                bash -c 'trap "( exec $0 -t 1500 ); exit 0" USR1; while :; do :; done' "$TEST_TMP/$kind-demo" &
+                bash -c 'trap "( exec $0 -t 1000 ); exit 0" USR1; while :; do :; done' "$TEST_TMP/$kind-demo" &
         racer=$!
         private_bus_track $racer
         wait_for 5 owned_by_user "$racer" || fail "periscope-user's shell did not start"
@@ -240,5 +241,31 @@ for kind in setuid plain; do
                 [ $st = 0 ] || fail "GetProcFd of periscope-user's own exec'd program failed"
                 grep >/dev/null "plain-demo" "$dir/proc-fd-$kind.out" || fail "GetProcFd did not serve the new program's maps"
                 echo "ok: GetProcFd: an exec of a program that is not set-id during the open is served"
+        fi
+done
+
+# ---- the drop-in: GetProcFile (the daemon's read of io held) ----
+# io is made at read time, with the reader's rights checked then: the
+# daemon's (root's) here, so the process is checked again after the read.
+for kind in setuid plain; do
+        racer_start "$TEST_TMP/$kind-demo"
+        hold_open "$sysprofd_pid" read -P "/proc/$racer/io"
+        as_user "$SYSPROF3_CLIENT" proc-file "/proc/$racer/io" >"$dir/proc-file-$kind.out" 2>&1 &
+        client=$!
+        race "$TEST_TMP/$kind-demo" read
+        st=0
+        wait $client || st=$?
+        hold_done "$sysprofd_pid"
+        kill "$racer" 2>/dev/null || true
+        cat "$dir/proc-file-$kind.out"
+        if [ $kind = setuid ]; then
+                [ $st != 0 ] || fail "GetProcFile served the io of a setuid-root program"
+                grep >/dev/null "process $racer is not yours (any more)" "$dir/proc-file-$kind.out" ||
+                        fail "GetProcFile's refusal does not say why"
+                echo "ok: GetProcFile: a setuid exec during the read is refused"
+        else
+                [ $st = 0 ] || fail "GetProcFile of periscope-user's own exec'd program failed"
+                grep >/dev/null "contents: rchar:" "$dir/proc-file-$kind.out" || fail "GetProcFile did not serve io"
+                echo "ok: GetProcFile: an exec of a program that is not set-id during the read is served"
         fi
 done
