@@ -41,23 +41,26 @@ cp "$DEMO" "$TEST_TMP/setuid-demo" && chown root:root "$TEST_TMP/setuid-demo" &&
 cp "$DEMO" "$TEST_TMP/plain-demo" && chmod 755 "$TEST_TMP/plain-demo"
 
 # racer_start PROGRAM: a busy shell of periscope-user (pid in $racer) that
-# execs PROGRAM -t 1000 (1 s of CPU time) on SIGUSR1.
+# execs PROGRAM -t 3500 on SIGUSR1: 3.5 s of CPU time, so it outlives the
+# 3 s hold below whatever the load (its CPU time cannot pass wall time).
 racer_start() {
         setpriv --reuid="$user" --regid="$user" --clear-groups -- \
-                bash -c 'trap "exec $0 -t 1000" USR1; while :; do :; done' "$1" &
+                bash -c 'trap "exec $0 -t 3500" USR1; while :; do :; done' "$1" &
         racer=$!
         private_bus_track $racer
         wait_for 5 owned_by_user "$racer" || fail "periscope-user's shell did not start"
 }
 
 # hold_open PID SYSCALL [strace filter…]: the next matching SYSCALL of
-# process PID (and its threads) waits 3 s before it runs; strace's log in
-# $TEST_TMP/strace.log, its pid in $strace_pid.
+# process PID's main thread (periscoped and its perf opener run on one)
+# waits 3 s before it runs; strace's log in $TEST_TMP/strace.log, its pid
+# in $strace_pid. Not -f: the children periscoped forks meanwhile (the
+# caller's file opener, the helper's bwrap) must not be traced.
 hold_open() {
         local pid=$1 syscall=$2
         shift 2
         : >"$TEST_TMP/strace.log"
-        strace -qq -f -o "$TEST_TMP/strace.log" "$@" -e trace="$syscall" \
+        strace -qq -o "$TEST_TMP/strace.log" "$@" -e trace="$syscall" \
                 -e inject="$syscall":delay_enter=3000000:when=1 -p "$pid" &
         strace_pid=$!
         private_bus_track $strace_pid
@@ -65,6 +68,7 @@ hold_open() {
 }
 tracing() { [ "$(awk '/^TracerPid:/ {print $2}' /proc/"$1"/status)" != 0 ]; }
 not_tracing() { ! tracing "$1"; }
+not_alive() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '/^State:/ {print $2}' /proc/"$1"/status 2>/dev/null)" = Z ]; }
 owned_by_user() { [ "$(stat -c %u /proc/"$1")" = "$uid" ]; }
 runs() { [ "$(readlink /proc/"$1"/exe)" = "$2" ]; }
 held() { grep >/dev/null "$1(" "$TEST_TMP/strace.log"; }
@@ -83,6 +87,7 @@ race() {
 hold_done() {
         wait_for 10 grep >/dev/null DELAYED "$TEST_TMP/strace.log" || fail "the held call never ran"
         kill "$strace_pid" 2>/dev/null || true
+        wait_for 10 not_alive "$strace_pid" || fail "strace did not end on SIGTERM"
         wait "$strace_pid" 2>/dev/null || true
         wait_for 5 not_tracing "$1" || fail "strace did not detach"
 }

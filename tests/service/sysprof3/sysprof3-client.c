@@ -29,7 +29,7 @@
  *        "session I: B bytes, S samples" for each
  *   sysprof3-client perf-open PID   PerfEventOpen on PID as Sysprof 3.46's perf source (per task)
  *   sysprof3-client proc-file PATH  GetProcFile(PATH): prints the first line
- *   sysprof3-client proc-fd PATH    GetProcFd(PATH): prints the first line read from the fd
+ *   sysprof3-client proc-fd PATH    GetProcFd(PATH): prints what the fd reads
  *
  * Exits 0 when the call or check succeeded, 1 with the reason (the
  * service's error message) otherwise. */
@@ -191,12 +191,14 @@ static int call_get_proc_fd(GDBusConnection *bus, const char *path) {
         int fd = g_unix_fd_list_get(out_fds, handle, &error);
         if (fd < 0)
                 die("GetProcFd answered without an fd: %s", error->message);
+        /* all of it (an ASan program's maps start with its shadow) */
+        printf("contents:\n");
         char buf[4096];
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                fwrite(buf, 1, (size_t) n, stdout);
         if (n < 0)
                 die("reading the fd: %s", strerror(errno));
-        buf[n] = '\0';
-        printf("contents: %.*s\n", (int) strcspn(buf, "\n"), buf);
         close(fd);
         return 0;
 }
