@@ -20,11 +20,6 @@
 [ "$(id -u)" = 0 ] || fail "must run as root (a setuid-root program, strace on periscoped)"
 command -v strace >/dev/null || fail "strace is missing: apt-get install strace (scripts/packages.txt)"
 test_user_require periscope-user
-case $(uname -m) in
-x86_64) nr_perf_event_open=298 ;;
-aarch64) nr_perf_event_open=241 ;;
-*) fail "no perf_event_open syscall number known for $(uname -m)" ;;
-esac
 periscoped_start_for_user periscope-user 755
 # the drop-in on the same bus, with its own perf opener
 "$PERISCOPED" --address="$BUS_ADDRESS" --sysprofd 2>>"$TEST_TMP/periscoped-sysprofd.log" &
