@@ -242,9 +242,9 @@ static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu, int 
                 r = -errno;
         if (r < 0)
                 return r;
-        /* A task added while recording (a process joining a container)
-         * starts sampling at once, into the CPU's existing ring. */
-        if (p->enabled && !(off_cpu & p->switches_paused) && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+        /* A task's events wait for perf_events_start_task(): its process
+         * is checked again once they exist. */
+        if (pid < 0 && p->enabled && !(off_cpu & p->switches_paused) && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
                 return -errno;
         return 0;
 }
@@ -380,6 +380,16 @@ int perf_events_revoke_task(PerfEvents *p, pid_t tid) {
                 n++;
         }
         return n;
+}
+
+int perf_events_start_task(PerfEvents *p, pid_t tid) {
+        if (!p->enabled)
+                return 0;
+        for (size_t i = 0; i < p->n_fds; i++)
+                if (p->fds[i].tid == tid && !p->fds[i].revoked && !(p->fds[i].off_cpu & p->switches_paused) &&
+                    ioctl(p->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+                        return -errno;
+        return 0;
 }
 
 int perf_events_enable(PerfEvents *p) {

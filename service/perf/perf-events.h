@@ -50,10 +50,15 @@ int perf_events_new(const PerfEventsConfig *config, PerfEvents **ret);
 PerfEvents *perf_events_free(PerfEvents *p);
 
 /* Samples task `tid` (and, through inherit, every thread and child it
- * creates later) on every CPU. After perf_events_enable() the new events
- * start enabled, writing into the same per-CPU rings. The config's
- * reserve() is asked first. */
+ * creates later) on every CPU, into the per-CPU rings. The config's
+ * reserve() is asked first. The new events start disabled, also while
+ * recording: perf_events_start_task() starts them once the task was
+ * checked (or perf_events_enable(), all). */
 int perf_events_add_task(PerfEvents *p, pid_t tid);
+
+/* Starts task tid's events if the events are enabled (a task added while
+ * recording); its revoked events stay stopped. */
+int perf_events_start_task(PerfEvents *p, pid_t tid);
 
 /* Stops the events of task tid for good (perf_events_enable() skips them):
  * for a task that turned out not to be the one that was authorized (its

@@ -47,6 +47,15 @@ static void revoke_all(PerfEvents *events, const pid_t *tids, size_t n) {
                 (void) perf_events_revoke_task(events, tids[i]);
 }
 
+static int start_all(PerfEvents *events, const pid_t *tids, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                int r = perf_events_start_task(events, tids[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t owner, bool *ret_not_owner) {
         char path[64];
         if (ret_not_owner)
@@ -88,6 +97,7 @@ int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t
                         break;
                 }
                 bool new_task = false;
+                size_t round_start = n_seen;
                 struct dirent *de;
                 while (r >= 0 && (de = readdir(d))) {
                         pid_t tid;
@@ -115,6 +125,18 @@ int process_attach_events(PerfEvents *events, pid_t pid, bool check_owner, uid_t
                                 r = perf_events_revoke_task(events, tid) < 0 ? -EIO : 0;
                 }
                 closedir(d);
+                /* This scan's events exist, still stopped: checked again
+                 * now, an exec of a set-id program after the first check is
+                 * seen (process_recheck_after_open()); then they start. */
+                if (r >= 0 && new_task && check_owner) {
+                        r = process_recheck_after_open(owner, pid, "perf events");
+                        if (r < 0)
+                                revoke_all(events, seen, n_seen);
+                        if (r == -EPERM && ret_not_owner)
+                                *ret_not_owner = true;
+                }
+                if (r >= 0 && new_task)
+                        r = start_all(events, seen + round_start, n_seen - round_start);
                 if (!new_task)
                         break;
         }

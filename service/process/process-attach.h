@@ -14,7 +14,9 @@
 #include "perf.h"
 
 /* Attaches events to pid's threads. With check_owner, pid must be owner's
- * (process_owned_by(): its uid, or its user namespace's). Returns 0,
+ * (process_owned_by(): its uid, or its user namespace's), before and again
+ * after its events were opened (they start only then; a set-id exec meanwhile
+ * gets them revoked). Returns 0,
  * -ESRCH when the process is gone (nothing of it is sampled), -EPERM when it
  * is not owner's (*ret_not_owner set, if given), or another negative errno
  * from perf_event_open (EPERM and EACCES too: perf_explain_open_error()

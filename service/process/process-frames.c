@@ -16,6 +16,7 @@
 #include "basic.h"
 #include "container-frames.h"
 #include "mapping-identity.h"
+#include "process-ownership.h"
 #include "vdso-image.h"
 
 #define MOUNTINFO_MAX_BYTES (4u << 20)
@@ -184,8 +185,8 @@ static int parse_maps_line(char *line, ProcessMapping *m) {
         return 1;
 }
 
-int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
-                     char **ret_cmdline) {
+int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid, uid_t owner,
+                         char **ret_cmdline) {
         char path[64];
         int r;
 
@@ -196,6 +197,11 @@ int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinne
         _cleanup_(fclosep) FILE *f = fopen(path, "re");
         if (!f)
                 return errno == ENOENT ? -ESRCH : -errno;
+        /* The maps hold the mm the open saw: a set-id program's if the
+         * process exec'd one since its events were checked (or another
+         * process's if its pid was reused). */
+        if (owner != PROCESS_FRAMES_ANY_OWNER && process_recheck_after_open(owner, pid, "maps") < 0)
+                return -ESRCH;
         if (ret_cmdline)
                 *ret_cmdline = TAKE_PTR(cmdline);
         else if ((r = capture_writer_add_process(w, time, -1, pid, cmdline)) < 0)
@@ -298,7 +304,7 @@ int process_frames_write_all(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *p
         int count = 0, r = 0;
         pid_t pid;
         while (proc_dir_next_pid(d, &pid, NULL)) {
-                r = process_frames_write(w, maps, pinned, time, pid, NULL);
+                r = process_frames_write(w, maps, pinned, time, pid, PROCESS_FRAMES_ANY_OWNER, NULL);
                 if (r >= 0 && thread_names)
                         r = process_frames_write_threads(w, thread_names, time, pid);
                 if (between)

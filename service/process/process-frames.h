@@ -15,11 +15,18 @@
 #include "process-maps.h"
 #include "thread-table.h"
 
-/* Snapshots one process. -ESRCH if it is gone. With ret_cmdline, its
- * PROCESS frame is not written but its command line returned (a command
- * held before its exec, whose PROCESS frame comes with the exec). */
-int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid,
-                     char **ret_cmdline);
+/* process_frames_write()'s owner for a caller who may record any process
+ * (root, polkit): no check. */
+#define PROCESS_FRAMES_ANY_OWNER ((uid_t) -1)
+
+/* Snapshots one process. -ESRCH if it is gone, or when it is no longer
+ * owner's once its maps are open (unless PROCESS_FRAMES_ANY_OWNER: see
+ * process_recheck_after_open(); then nothing of it is written). With
+ * ret_cmdline, its PROCESS frame is not written but its command line
+ * returned (a command held before its exec, whose PROCESS frame comes with
+ * the exec). */
+int process_frames_write(CaptureWriter *w, ProcessMaps *maps, PinnedFiles *pinned, int64_t time, pid_t pid, uid_t owner,
+                         char **ret_cmdline);
 
 /* Snapshots every process in /proc; returns how many were written; with
  * thread_names (else NULL) also the name of each of their threads, kept

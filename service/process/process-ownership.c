@@ -178,6 +178,18 @@ bool process_owned_by(pid_t pid, uid_t uid) {
         return o == PROCESS_OWNED || o == PROCESS_OWNED_VIA_USERNS;
 }
 
+int process_recheck_after_open(uid_t caller, pid_t pid, const char *what) {
+        ProcessOwnership o = process_ownership(caller, pid, NULL);
+        if (o == PROCESS_OWNED || o == PROCESS_OWNED_VIA_USERNS)
+                return 0;
+        if (o == PROCESS_GONE)
+                return -ESRCH;
+        log_notice("%s of process %d closed: the process is no longer uid %u's (%s); "
+                   "did it exec a set-id program after the first check?",
+                   what, (int) pid, (unsigned) caller, process_ownership_to_string(o));
+        return -EPERM;
+}
+
 const char *process_ownership_to_string(ProcessOwnership o) {
         switch (o) {
         case PROCESS_OWNED:

@@ -55,5 +55,18 @@ ProcessOwnership process_ownership(uid_t caller, pid_t pid, ProcessCreds *ret_cr
  * included), and it is dumpable. */
 bool process_owned_by(pid_t pid, uid_t uid);
 
+/* The check again, after an fd was opened on pid for a caller that is not
+ * root: a perf event, a /proc file (`what` names it for the log). The
+ * kernel opens both under the target's exec lock (exec_update_lock, held
+ * by an exec from its new mm to its new credentials), so a check made once
+ * the fd exists sees every exec the open did not: with the opener's
+ * CAP_PERFMON and the daemon's CAP_SYS_PTRACE the kernel's own ptrace check
+ * passes for any process, and a set-id program exec'd after the first
+ * check would otherwise be the caller's to watch. Returns 0 when pid is
+ * still caller's (process_owned_by()), -ESRCH when it is gone, -EPERM when
+ * it is not caller's (any more), logged here once; the caller then closes
+ * (or revokes) what it opened. */
+int process_recheck_after_open(uid_t caller, pid_t pid, const char *what);
+
 /* A short explanation for messages ("runs as uid 1001"...). */
 const char *process_ownership_to_string(ProcessOwnership o);

@@ -285,6 +285,11 @@ static int recording_add_process_tasks(Recording *rec, pid_t pid, bool *ret_not_
 static void recording_not_followed(Recording *rec, pid_t pid, const char *what);
 static int recording_watch_rings(Recording *rec);
 
+/* Whose a process must still be when its maps are read (process_frames_write()). */
+static uid_t recording_frames_owner(const Recording *rec) {
+        return rec->check_owner ? rec->owner_uid : PROCESS_FRAMES_ANY_OWNER;
+}
+
 /* An EXIT record of a process that is alive, right after its exec: the
  * kernel removed its events because the exec made it non-dumpable (set-id,
  * a gain of capabilities, a program it may not read: begin_new_exec calls
@@ -325,7 +330,7 @@ static int recording_exec_lost_events(Recording *rec, pid_t pid) {
                 return 0;
         }
         int64_t now = now_monotonic_ns();
-        r = process_frames_write(rec->writer, rec->maps, rec->pinned, now, pid, NULL);
+        r = process_frames_write(rec->writer, rec->maps, rec->pinned, now, pid, PROCESS_FRAMES_ANY_OWNER, NULL);
         if (r >= 0)
                 r = process_frames_write_threads(rec->writer, rec->thread_names, now, pid);
         if (r < 0 && r != -ESRCH)
@@ -452,7 +457,7 @@ static int recording_join_process(pid_t pid, void *userdata) {
                               perf_open_error_hint(rec->perf_opener, r, why, sizeof(why)));
                 return r;
         }
-        r = process_frames_write(rec->writer, rec->maps, rec->pinned, time, pid, NULL);
+        r = process_frames_write(rec->writer, rec->maps, rec->pinned, time, pid, recording_frames_owner(rec), NULL);
         if (r >= 0)
                 r = process_frames_write_threads(rec->writer, rec->thread_names, time, pid);
         if (r < 0 && r != -ESRCH) {
@@ -1252,7 +1257,7 @@ static int recording_snapshot(Recording *rec) {
                  * comes with its exec, or at the end if it never execs. */
                 bool held = i == rec->options.n_pids;
                 r = process_frames_write(rec->writer, rec->maps, rec->pinned, rec->start_time, pid,
-                                         held ? &rec->command_cmdline : NULL);
+                                         recording_frames_owner(rec), held ? &rec->command_cmdline : NULL);
                 /* the command's name comes with its exec */
                 if (r >= 0 && !held)
                         r = process_frames_write_threads(rec->writer, rec->thread_names, rec->start_time, pid);

@@ -180,7 +180,8 @@ static int live_unwind_snapshot(LiveUnwind *u) {
                 pid_t pid = u->pids[i];
                 if (u->setup.uid != 0 && !process_owned_by(pid, u->setup.uid))
                         continue; /* its pid was taken by someone else's process since */
-                int r = process_frames_write(u->writer, u->maps, u->pinned, now, pid, NULL);
+                int r = process_frames_write(u->writer, u->maps, u->pinned, now, pid,
+                                             u->setup.uid != 0 ? u->setup.uid : PROCESS_FRAMES_ANY_OWNER, NULL);
                 if (r < 0 && r != -ESRCH)
                         return r;
                 live_unwind_spill_rings(u);

@@ -162,10 +162,17 @@ int proc_file_open(const ProcFilePath *path, uid_t uid, bool allow_foreign, bool
                 if (proc_dir_inode(path->pid, &now) < 0 || now != st.st_ino)
                         return -ESRCH;
         }
-        int fd = safe_open_beneath(dfd, path->relative, O_RDONLY, true);
-        if (fd == -ENOENT)
-                return -ENOENT;
-        return fd;
+        _cleanup_close_ int fd = safe_open_beneath(dfd, path->relative, O_RDONLY, true);
+        if (fd < 0)
+                return fd;
+        /* Still the caller's once the file is open: maps and smaps hold the
+         * mm the open saw, a set-id program's if it exec'd since the check. */
+        if (uid != 0 && !allow_foreign) {
+                int r = process_recheck_after_open(uid, path->pid, "/proc file");
+                if (r < 0)
+                        return r;
+        }
+        return TAKE_FD(fd);
 }
 
 static const struct {

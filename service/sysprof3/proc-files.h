@@ -27,8 +27,9 @@ int proc_file_path_parse(const char *bytes, size_t len, ProcFilePath *ret, const
 /* Opens the file for caller uid when uid may profile the process (root may
  * always). Returns an O_RDONLY|O_CLOEXEC fd, -ESRCH (no such process),
  * -EPERM (not the caller's: *ret_foreign set when polkit could still
- * allow it), or another negative errno. allow_foreign skips the ownership
- * check (the caller was authorized through polkit). */
+ * allow it), or another negative errno. The ownership is checked before
+ * and again after the open (process_recheck_after_open()). allow_foreign
+ * skips both checks (the caller was authorized through polkit). */
 int proc_file_open(const ProcFilePath *path, uid_t uid, bool allow_foreign, bool *ret_foreign);
 
 /* Whether the attribute list of GetProcessInfo ("pid,maps,cmdline") names

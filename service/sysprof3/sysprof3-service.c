@@ -152,6 +152,18 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
         /* EPERM: alive, and another uid's (periscoped keeps no CAP_KILL) */
         if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno == ESRCH)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended", pid);
+        /* Still the caller's now that the event exists: an exec of a set-id
+         * program since the check is seen (the fd is closed, never sent). */
+        if (pidfd >= 0 && caller->uid != 0 && !auth->via_polkit) {
+                r = process_recheck_after_open(caller->uid, pid, "perf event");
+                if (r == -ESRCH)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended", pid);
+                if (r < 0)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                                 "process %d is not yours any more (did it exec a set-id program?): "
+                                                 "its perf event was closed",
+                                                 pid);
+        }
         OpenedEvent e = {
                 .uid = caller->uid, .pid = pid, .kernel = !attr.exclude_kernel, .sample_type = attr.sample_type,
                 .sample_regs_user = attr.sample_regs_user, .sample_stack_user = attr.sample_stack_user,
@@ -199,29 +211,30 @@ static int read_proc_path(sd_bus_message *m, ProcFilePath *ret, sd_bus_error *er
 }
 
 /* Opens the file the call names, for an authorized caller. */
-static int open_proc_file(sd_bus_message *call, const Caller *caller, const Authorization *auth, sd_bus_error *error) {
-        ProcFilePath path;
+static int open_proc_file(sd_bus_message *call, const Caller *caller, const Authorization *auth, ProcFilePath *path,
+                          sd_bus_error *error) {
         bool foreign;
-        int r = read_proc_path(call, &path, error);
+        int r = read_proc_path(call, path, error);
         if (r < 0)
                 return r;
-        int fd = proc_file_open(&path, caller->uid, auth->via_polkit, &foreign);
+        int fd = proc_file_open(path, caller->uid, auth->via_polkit, &foreign);
         if (fd == -ESRCH)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "there is no process %d",
-                                         (int) path.pid);
+                                         (int) path->pid);
         if (fd == -EPERM)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
-                                         "/proc/%d/%s: process %d is not yours", (int) path.pid, path.relative,
-                                         (int) path.pid);
+                                         "/proc/%d/%s: process %d is not yours (any more)", (int) path->pid,
+                                         path->relative, (int) path->pid);
         if (fd < 0)
-                return sd_bus_error_setf(error, periscope_error_from_errno(fd), "/proc/%d/%s: %s", (int) path.pid,
-                                         path.relative, strerror(-fd));
+                return sd_bus_error_setf(error, periscope_error_from_errno(fd), "/proc/%d/%s: %s", (int) path->pid,
+                                         path->relative, strerror(-fd));
         return fd;
 }
 
 static int get_proc_file_authorized(Sysprof3 *s, sd_bus_message *call, const Caller *caller, const Authorization *auth,
                                     sd_bus_error *error) {
-        _cleanup_close_ int fd = open_proc_file(call, caller, auth, error);
+        ProcFilePath path;
+        _cleanup_close_ int fd = open_proc_file(call, caller, auth, &path, error);
         if (fd < 0)
                 return fd;
         _cleanup_free_ char *contents = NULL;
@@ -229,6 +242,18 @@ static int get_proc_file_authorized(Sysprof3 *s, sd_bus_message *call, const Cal
         int r = read_fd_bounded(fd, PROC_FILE_MAX_BYTES, true, &contents, &len);
         if (r < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "reading the file failed: %s", strerror(-r));
+        /* Entries such as status or io are made at read time, read here with
+         * root's rights: the process is checked once more after the read. */
+        if (caller->uid != 0 && !auth->via_polkit) {
+                r = process_recheck_after_open(caller->uid, path.pid, "/proc file's contents");
+                if (r == -ESRCH)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended",
+                                                 (int) path.pid);
+                if (r < 0)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                                 "/proc/%d/%s: process %d is not yours (any more)", (int) path.pid,
+                                                 path.relative, (int) path.pid);
+        }
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         r = sd_bus_message_new_method_return(call, &reply);
         if (r < 0)
@@ -242,7 +267,8 @@ static int get_proc_file_authorized(Sysprof3 *s, sd_bus_message *call, const Cal
 
 static int get_proc_fd_authorized(Sysprof3 *s, sd_bus_message *call, const Caller *caller, const Authorization *auth,
                                   sd_bus_error *error) {
-        _cleanup_close_ int fd = open_proc_file(call, caller, auth, error);
+        ProcFilePath path;
+        _cleanup_close_ int fd = open_proc_file(call, caller, auth, &path, error);
         if (fd < 0)
                 return fd;
         return sd_bus_reply_method_return(call, "h", fd);
@@ -339,25 +365,41 @@ static char *read_info_file(int dfd, const char *name) {
         return contents;
 }
 
+typedef struct ProcessInfoRequest {
+        unsigned want; /* PROC_INFO_* */
+        uid_t uid;     /* the caller */
+} ProcessInfoRequest;
+
+#define PROC_INFO_N 6 /* bits up to PROC_INFO_CGROUP */
+_Static_assert(PROC_INFO_CGROUP == 1u << (PROC_INFO_N - 1), "PROC_INFO_N must count the PROC_INFO_* bits");
+
+static void free_info_values(char *(*values)[PROC_INFO_N]) {
+        for (size_t i = 0; i < PROC_INFO_N; i++)
+                free((*values)[i]);
+}
+
 static int append_process_info(sd_bus_message *reply, pid_t pid, void *userdata) {
-        unsigned want = *(const unsigned *) userdata;
+        const ProcessInfoRequest *req = userdata;
         char dir[32];
         snprintf(dir, sizeof(dir), "/proc/%d", (int) pid);
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0)
                 return 0; /* gone meanwhile */
+        _cleanup_(free_info_values) char *values[PROC_INFO_N] = {};
+        for (unsigned i = 0; i < PROC_INFO_N; i++)
+                if (req->want & (1u << i))
+                        values[i] = read_info_file(dfd, proc_info_attribute_name(1u << i));
+        /* Listed as the caller's before the files were read: still so now
+         * (maps of a set-id program it exec'd meanwhile are not its). */
+        if (req->uid != 0 && process_recheck_after_open(req->uid, pid, "/proc files") < 0)
+                return 0;
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");
         if (r < 0)
                 return r;
         r = sd_bus_message_append(reply, "{sv}", "pid", "i", (int32_t) pid);
-        for (unsigned bit = 1; r >= 0 && bit <= PROC_INFO_CGROUP; bit <<= 1) {
-                if (!(want & bit))
-                        continue;
-                const char *name = proc_info_attribute_name(bit);
-                _cleanup_free_ char *value = read_info_file(dfd, name);
-                if (value)
-                        r = sd_bus_message_append(reply, "{sv}", name, "s", value);
-        }
+        for (unsigned i = 0; r >= 0 && i < PROC_INFO_N; i++)
+                if (values[i])
+                        r = sd_bus_message_append(reply, "{sv}", proc_info_attribute_name(1u << i), "s", values[i]);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(reply);
@@ -375,7 +417,8 @@ static int method_get_process_info(sd_bus_message *m, void *userdata, sd_bus_err
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "unknown process attribute '%s' (known: pid, cmdline, comm, maps, statm, "
                                          "mountinfo, cgroup)", bad);
-        return caller_processes_reply(m, &caller, append_process_info, NULL, &want);
+        return caller_processes_reply(m, &caller, append_process_info, NULL,
+                                      &(ProcessInfoRequest) { .want = want, .uid = caller.uid });
 }
 
 /* ---- SetGovernor, SetParanoid ---- */

@@ -4,7 +4,8 @@
  * then real processes in real user namespaces (runs as root, as ./test.sh
  * does): a process under a "sub-uid" in a namespace owned by uid 1234 is
  * 1234's, also from a nested namespace, but not 1235's, and no longer once it
- * is not dumpable or gone. */
+ * is not dumpable or gone; process_recheck_after_open() says the same as an
+ * errno. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -172,6 +173,9 @@ static void test_live(void) {
         CHECK(process_ownership(OWNER, pid, NULL) == PROCESS_OWNED_VIA_USERNS);
         CHECK(process_ownership(OWNER + 1, pid, NULL) == PROCESS_FOREIGN);
         CHECK(process_ownership(0, pid, NULL) == PROCESS_OWNED);
+        /* The check after an open: the same rule, as an errno. */
+        CHECK(process_recheck_after_open(OWNER, pid, "test fd") == 0);
+        CHECK(process_recheck_after_open(OWNER + 1, pid, "test fd") == -EPERM);
 
         ok = step(down[1], up[0]);
         CHECK(ok);
@@ -188,6 +192,7 @@ static void test_live(void) {
         if (!ok)
                 goto out;
         CHECK(process_ownership(OWNER, pid, NULL) == PROCESS_NOT_DUMPABLE);
+        CHECK(process_recheck_after_open(OWNER, pid, "test fd") == -EPERM);
 
         b = 'g';
         CHECK(write(down[1], &b, 1) == 1);
@@ -202,6 +207,7 @@ out:
         }
         /* Gone (and reaped): nobody's. */
         CHECK(process_ownership(OWNER, pid, NULL) == PROCESS_GONE);
+        CHECK(process_recheck_after_open(OWNER, pid, "test fd") == -ESRCH);
         close(up[0]);
 }
 

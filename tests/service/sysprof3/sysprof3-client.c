@@ -29,6 +29,7 @@
  *        "session I: B bytes, S samples" for each
  *   sysprof3-client perf-open PID   PerfEventOpen on PID as Sysprof 3.46's perf source (per task)
  *   sysprof3-client proc-file PATH  GetProcFile(PATH): prints the first line
+ *   sysprof3-client proc-fd PATH    GetProcFd(PATH): prints what the fd reads
  *
  * Exits 0 when the call or check succeeded, 1 with the reason (the
  * service's error message) otherwise. */
@@ -171,6 +172,34 @@ static int call_get_proc_file(GDBusConnection *bus, const char *path) {
         g_autofree char *contents = NULL;
         g_variant_get(reply, "(^ay)", &contents);
         printf("contents: %.*s\n", (int) strcspn(contents, "\n"), contents);
+        return 0;
+}
+
+static int call_get_proc_fd(GDBusConnection *bus, const char *path) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GUnixFDList) out_fds = NULL;
+        g_autoptr(GVariant) reply = g_dbus_connection_call_with_unix_fd_list_sync(
+                bus, "org.gnome.Sysprof3", "/org/gnome/Sysprof3", "org.gnome.Sysprof3.Service", "GetProcFd",
+                g_variant_new("(^ay)", path), G_VARIANT_TYPE("(h)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &out_fds, NULL,
+                &error);
+        if (!reply) {
+                printf("refused: %s\n", error->message);
+                return 1;
+        }
+        gint32 handle;
+        g_variant_get(reply, "(h)", &handle);
+        int fd = g_unix_fd_list_get(out_fds, handle, &error);
+        if (fd < 0)
+                die("GetProcFd answered without an fd: %s", error->message);
+        /* all of it (an ASan program's maps start with its shadow) */
+        printf("contents:\n");
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                fwrite(buf, 1, (size_t) n, stdout);
+        if (n < 0)
+                die("reading the fd: %s", strerror(errno));
+        close(fd);
         return 0;
 }
 
@@ -415,10 +444,12 @@ int main(int argc, char **argv) {
                 return call_perf_open(bus, atoi(argv[2]));
         if (argc == 3 && strcmp(argv[1], "proc-file") == 0)
                 return call_get_proc_file(bus, argv[2]);
+        if (argc == 3 && strcmp(argv[1], "proc-fd") == 0)
+                return call_get_proc_fd(bus, argv[2]);
         if (argc == 5 && strcmp(argv[1], "sessions") == 0)
                 return run_sessions(bus, atoi(argv[2]), atoi(argv[3]), atof(argv[4]));
         if (argc < 2 || strcmp(argv[1], "unwind") != 0)
-                die("usage: %s unwind|foreign-fd|perf-open PID|proc-file PATH ...", argv[0]);
+                die("usage: %s unwind|foreign-fd|perf-open PID|proc-file PATH|proc-fd PATH ...", argv[0]);
         i = 2;
         bool own = false;
         double hold = 0.3;
