@@ -48,7 +48,9 @@ racer_start() {
 
 # hold_open PID SYSCALL [strace filter…]: the next matching SYSCALL of
 # process PID's main thread (periscoped and its perf opener run on one)
-# waits 3 s before it runs; strace's log in $TEST_TMP/strace.log, its pid
+# waits $hold_us (3 s) before it runs; the opener's calls are held 0.7 s,
+# less than periscoped waits for an answer before it gives
+# the opener up (PERF_OPENER_TIMEOUT_MS); strace's log in $TEST_TMP/strace.log, its pid
 # in $strace_pid. Not -f: the children periscoped forks meanwhile (the
 # caller's file opener, the helper's bwrap) must not be traced.
 hold_open() {
@@ -56,7 +58,7 @@ hold_open() {
         shift 2
         : >"$TEST_TMP/strace.log"
         strace -qq -o "$TEST_TMP/strace.log" "$@" -e trace="$syscall" \
-                -e inject="$syscall":delay_enter=3000000:when=1 -p "$pid" &
+                -e inject="$syscall":delay_enter="${hold_us:-3000000}":when=1 -p "$pid" &
         strace_pid=$!
         private_bus_track $strace_pid
         wait_for 5 tracing "$pid" || fail "strace did not attach to process $pid"
@@ -99,7 +101,7 @@ sysprofd_opener=$(opener_of "$sysprofd_pid")
 # ---- Record ----
 for kind in setuid plain; do
         racer_start "$TEST_TMP/$kind-demo"
-        hold_open "$opener" perf_event_open
+        hold_us=700000 hold_open "$opener" perf_event_open
         # until the program exits
         as_user "$PERISCOPE" record --address "$BUS_ADDRESS" -p "$racer" -o "$dir/$kind.syscap" \
                 >"$dir/$kind.out" 2>&1 &
@@ -200,7 +202,7 @@ done
 # ---- the drop-in: PerfEventOpen ----
 for kind in setuid plain; do
         racer_start "$TEST_TMP/$kind-demo"
-        hold_open "$sysprofd_opener" perf_event_open
+        hold_us=700000 hold_open "$sysprofd_opener" perf_event_open
         as_user "$SYSPROF3_CLIENT" perf-open "$racer" >"$dir/perf-open-$kind.out" 2>&1 &
         client=$!
         race "$TEST_TMP/$kind-demo" perf_event_open
