@@ -42,6 +42,7 @@ typedef struct Manager {
         sd_event_source *stop_timer;  /* exiting: hurries, then cuts every recording's stages short */
         bool stop_hurried;            /* the first of its two times went by */
         PerfOpener *perf_opener;      /* opens every perf event (root daemon); NULL: the daemon itself */
+        const char *perf_event_paranoid_file; /* --perf-event-paranoid-file (tests); NULL: the sysctl */
 } Manager;
 
 #define MANAGER_DEFAULT_STOP_BUDGET_MS 10000

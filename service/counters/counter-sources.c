@@ -506,8 +506,14 @@ static int energy_sample(CounterSource *s, int64_t dt_nsec) {
 }
 
 static const CounterSourceOps energy_ops = {
-        .name = "energy", .description = "power per RAPL/powercap zone (/sys/class/powercap)",
-        .open = energy_open, .sample = energy_sample, .close = free_state,
+        .name = "energy",
+        .description = "power per RAPL/powercap zone (/sys/class/powercap)",
+        .open = energy_open,
+        .sample = energy_sample,
+        .close = free_state,
+        /* energy_uj is 0400 since CVE-2020-8694 (Platypus): power draw
+         * tells apart the data other users' code computes on */
+        .root_only = true,
 };
 
 static void battery_add(CounterSource *s, FileState *st, const char *dir, const char *entry) {
