@@ -291,7 +291,12 @@ static int disk_read(DeviceState *st, bool adding) {
 }
 
 static int net_read(DeviceState *st, bool adding) {
-        ssize_t k = read_small_file("/proc/net/dev", st->buf, sizeof(st->buf));
+        /* The machine's interfaces are those of PID 1's network namespace:
+         * under its unit (PrivateNetwork=yes) the daemon's own has only
+         * loopback. A daemon that cannot see PID 1 (hidepid=) reads its own. */
+        ssize_t k = read_small_file("/proc/1/net/dev", st->buf, sizeof(st->buf));
+        if (k < 0)
+                k = read_small_file("/proc/net/dev", st->buf, sizeof(st->buf));
         if (k < 0)
                 return (int) k;
         memset(st->seen, 0, sizeof(st->seen));
