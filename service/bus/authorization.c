@@ -174,7 +174,7 @@ static int authorize_locally(const Caller *caller, const RecordOptions *options,
                         describe_foreign(options, foreign, from_container, what, what_size);
                 else
                         snprintf(what, what_size,
-                                 "option 'counters': '%s' (RAPL power readings, which the kernel "
+                                 "reading the '%s' counters (RAPL power readings, which the kernel "
                                  "gives root alone since CVE-2020-8694)",
                                  root_only);
                 if (!caller->sender)
