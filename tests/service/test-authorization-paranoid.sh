@@ -24,6 +24,7 @@ grep >/dev/null 'org.periscope.profile-own' /usr/share/polkit-1/actions/org.peri
         fail "polkit action org.periscope.profile-own not installed: run scripts/setup.d/30-periscope-users.sh"
 rule=/etc/polkit-1/rules.d/49-periscope-test-profile-own-$$.rules
 trap 'st=$?; rm -f "$rule"; (exit $st); _periscoped_bus_cleanup' EXIT
+trap 'exit 143' TERM INT
 
 private_bus_start
 private_polkit_start || fail "polkitd did not start on the private bus"
