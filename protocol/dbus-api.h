@@ -12,6 +12,9 @@
 #define RECORDING_PATH_PREFIX "/org/periscope/Recording"
 
 #define PERISCOPE_POLKIT_ACTION "org.periscope.profile-system"
+/* Recording one's own processes where kernel.perf_event_paranoid >= 3
+ * (Debian's kernels): the kernel gives perf to no user there. */
+#define PERISCOPE_POLKIT_ACTION_OWN "org.periscope.profile-own"
 
 #define PERISCOPE_ERROR_INVALID_OPTION "org.periscope.Error.InvalidOption"
 #define PERISCOPE_ERROR_NO_SUCH_PROCESS "org.periscope.Error.NoSuchProcess"

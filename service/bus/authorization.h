@@ -3,8 +3,13 @@
  * anything; other users their own dumpable processes (their rootless
  * containers' included, see process-ownership.h), without kernel
  * addresses unless perf_event_paranoid <= 1 and kptr_restrict == 0; the whole
- * system or other users' processes need polkit's
- * org.periscope.profile-system (asked over D-Bus; no polkit means no). */
+ * system, other users' processes and root-only counters (RAPL energy) need
+ * polkit's org.periscope.profile-system (asked over D-Bus; no polkit means
+ * no). Where kernel.perf_event_paranoid >= 3 (Debian's kernels, where the
+ * kernel gives perf to no user), a root daemon records a user's own
+ * processes only with polkit's org.periscope.profile-own. A process the
+ * caller may not record on its own is described alike whether it exists
+ * or not. */
 #pragma once
 
 #include <stdbool.h>
@@ -30,10 +35,13 @@ typedef struct Authorization {
         bool via_polkit;
 } Authorization;
 
-/* Decides whether caller may record what options ask for. Fills error with
- * org.periscope.Error.NotAuthorized saying why and returns negative when not. */
-int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *options, Authorization *ret,
-                        sd_bus_error *error);
+/* Decides whether caller may record what options ask for; paranoid_path
+ * names the file kernel.perf_event_paranoid is read from (NULL: the
+ * sysctl; periscoped --perf-event-paranoid-file, for tests). Fills error
+ * with org.periscope.Error.NotAuthorized saying why and returns negative
+ * when not. Blocks on polkit: authorize_recording_async() does not. */
+int authorize_recording(sd_bus *bus, const Caller *caller, const RecordOptions *options, const char *paranoid_path,
+                        Authorization *ret, sd_bus_error *error);
 
 /* Called once polkit answered: error is NULL when authorized (auth filled),
  * else says why not. */
@@ -47,9 +55,13 @@ typedef void (*AuthorizationDone)(const Authorization *auth, const sd_bus_error 
  * the caller's USER_RESOURCE_PENDING_AUTHORIZATIONS in limits (may be NULL)
  * until the slot goes away; past the limit the call is refused with
  * org.periscope.Error.LimitExceeded and polkit is not asked. */
-int authorize_recording_async(sd_bus *bus, UserLimits *limits, const Caller *caller, const RecordOptions *options,
-                              Authorization *ret, AuthorizationDone done, void *userdata,
+int authorize_recording_async(sd_bus *bus, UserLimits *limits, const char *paranoid_path, const Caller *caller,
+                              const RecordOptions *options, Authorization *ret, AuthorizationDone done, void *userdata,
                               void (*userdata_free)(void *), sd_bus_slot **ret_slot, sd_bus_error *error);
+
+/* kernel.perf_event_paranoid read from path (NULL: the sysctl); 3, the
+ * strictest level, when it cannot be read. */
+int authorization_perf_event_paranoid(const char *path);
 
 /* Whether the system lets unprivileged users see kernel addresses. */
 bool kernel_addresses_allowed_for_users(void);

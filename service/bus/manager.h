@@ -44,6 +44,7 @@ typedef struct Manager {
         PerfOpener *perf_opener;      /* opens every perf event (root daemon); NULL: the daemon itself */
         sd_event_source *perf_opener_watch; /* its socket hanging up */
         bool perf_opener_lost;              /* it died: exiting (with a failure) to be started again */
+        const char *perf_event_paranoid_file; /* --perf-event-paranoid-file (tests); NULL: the sysctl */
 } Manager;
 
 #define MANAGER_DEFAULT_STOP_BUDGET_MS 10000

@@ -35,15 +35,20 @@ static void pending_record_free(void *p) {
         free(pr);
 }
 
-/* Starts the recording for an authorized call and answers it. */
+/* Starts the recording for an authorized call and answers it. Only now is
+ * the caller told that a pid it gave does not exist or is a zombie: before
+ * authorization that would tell anyone about other users' processes. */
 static int start_and_reply(Manager *mgr, sd_bus_message *call, const Caller *caller, RecordOptions *options,
                            const Authorization *auth, int fd, sd_bus_error *error) {
         RecordingBus *rb;
+        int r = record_options_check_targets(options, error);
+        if (r < 0)
+                return r;
         _cleanup_close_ int wfd = capture_fd_for_writer(fd);
         if (wfd < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
                                          strerror(-wfd));
-        int r = manager_start_recording(mgr, call, caller, options, auth, wfd, &rb, error);
+        r = manager_start_recording(mgr, call, caller, options, auth, wfd, &rb, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(call, "o", recording_bus_get_path(rb));
@@ -73,8 +78,8 @@ static int authorize_and_start(Manager *mgr, sd_bus_message *m, const Caller *ca
                 return -ENOMEM;
         Authorization auth;
         sd_bus_slot *slot = NULL;
-        int r = authorize_recording_async(mgr->bus, mgr->limits, caller, options, &auth, on_authorized, pr,
-                                          pending_record_free, &slot, error);
+        int r = authorize_recording_async(mgr->bus, mgr->limits, mgr->perf_event_paranoid_file, caller, options, &auth,
+                                          on_authorized, pr, pending_record_free, &slot, error);
         if (r == 1) {
                 /* polkit is being asked; the slot owns pr from now on. */
                 pr->options = *options;

@@ -61,7 +61,8 @@ static bool process_is_zombie(int32_t pid, char comm[static 64], int *ret_ppid) 
         return state == 'Z' || state == 'X';
 }
 
-/* A target that exists and is not a zombie, or error says which it is. */
+/* A target that exists and is not a zombie, or error says which it is
+ * (with its command and parent: only for callers who may record it). */
 static int check_target(int32_t pid, const char *key, sd_bus_error *error) {
         char comm[64];
         int ppid = 0;
@@ -100,8 +101,6 @@ static int parse_pids(sd_bus_message *m, RecordOptions *o, const RecordOptionSpe
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                                  "option 'pids': %d is not a process id (must be > 0)",
                                                  (int) o->pids[i]);
-                if ((r = check_target(o->pids[i], spec->key, error)) < 0)
-                        return r;
         }
         return 0;
 }
@@ -166,8 +165,6 @@ static int parse_command_pid(sd_bus_message *m, RecordOptions *o, const RecordOp
         if (pid <= 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "option 'command-pid': %d is not a process id (must be > 0)", (int) pid);
-        if ((r = check_target(pid, spec->key, error)) < 0)
-                return r;
         o->command_pid = pid;
         return 0;
 }
@@ -375,6 +372,16 @@ static const RecordOptionSpec option_table[] = {
         { "off-cpu", "b", parse_off_cpu },
         { "off-cpu-min-ns", "t", parse_off_cpu_min },
 };
+
+int record_options_check_targets(const RecordOptions *o, sd_bus_error *error) {
+        int r;
+        for (size_t i = 0; i < o->n_given_pids; i++)
+                if ((r = check_target(o->pids[i], "pids", error)) < 0)
+                        return r;
+        if (o->command_pid > 0 && (r = check_target(o->command_pid, "command-pid", error)) < 0)
+                return r;
+        return 0;
+}
 
 const char *record_options_known_keys(void) {
         static char buf[512];

@@ -16,9 +16,18 @@
 
 /* Reads the a{sv} at the message's read position into *ret (defaults for
  * what is absent) and checks every value but "container"'s processes
- * (record_options_expand_container()). On failure fills error with an
- * org.periscope.Error.* naming the option and why, and returns negative. */
+ * (record_options_expand_container()) and whether the given pids exist
+ * (record_options_check_targets(), once the caller is authorized). On
+ * failure fills error with an org.periscope.Error.* naming the option and
+ * why, and returns negative. */
 int record_options_parse(sd_bus_message *m, RecordOptions *ret, sd_bus_error *error);
+
+/* Whether every process given in 'pids' and 'command-pid' exists and is
+ * not a zombie; error (NoSuchProcess) says which is not, with its command
+ * and parent. Only for a caller authorized to record them: told before,
+ * a caller would learn that another user's process exists and what it
+ * runs (authorization.h says the same for both). */
+int record_options_check_targets(const RecordOptions *o, sd_bus_error *error);
 
 /* "container": adds the processes of every running container/app matching
  * it to o->pids (when some of the matches are caller_uid's own, only those),

@@ -291,7 +291,12 @@ static int disk_read(DeviceState *st, bool adding) {
 }
 
 static int net_read(DeviceState *st, bool adding) {
-        ssize_t k = read_small_file("/proc/net/dev", st->buf, sizeof(st->buf));
+        /* The machine's interfaces are those of PID 1's network namespace:
+         * under its unit (PrivateNetwork=yes) the daemon's own has only
+         * loopback. A daemon that cannot see PID 1 (hidepid=) reads its own. */
+        ssize_t k = read_small_file("/proc/1/net/dev", st->buf, sizeof(st->buf));
+        if (k < 0)
+                k = read_small_file("/proc/net/dev", st->buf, sizeof(st->buf));
         if (k < 0)
                 return (int) k;
         memset(st->seen, 0, sizeof(st->seen));
@@ -506,8 +511,14 @@ static int energy_sample(CounterSource *s, int64_t dt_nsec) {
 }
 
 static const CounterSourceOps energy_ops = {
-        .name = "energy", .description = "power per RAPL/powercap zone (/sys/class/powercap)",
-        .open = energy_open, .sample = energy_sample, .close = free_state,
+        .name = "energy",
+        .description = "power per RAPL/powercap zone (/sys/class/powercap)",
+        .open = energy_open,
+        .sample = energy_sample,
+        .close = free_state,
+        /* energy_uj is 0400 since CVE-2020-8694 (Platypus): power draw
+         * tells apart the data other users' code computes on */
+        .root_only = true,
 };
 
 static void battery_add(CounterSource *s, FileState *st, const char *dir, const char *entry) {

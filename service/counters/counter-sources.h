@@ -17,6 +17,9 @@ typedef struct CounterSource CounterSource;
 typedef struct CounterSourceOps {
         const char *name;           /* as the `counters` option spells it */
         const char *description;
+        /* What the source reads is root's only: it is recorded for root and
+         * polkit's org.periscope.profile-system alone (authorization.h). */
+        bool root_only;
         /* Fills defs (ids left 0) and private state; -ENOENT when the
          * machine has nothing for this source. */
         int (*open)(CounterSource *s);

@@ -50,6 +50,15 @@ bool counters_source_available(const char *name) {
         return ok;
 }
 
+const char *counters_root_only_source(char *const *sources) {
+        for (size_t i = 0; sources && sources[i]; i++) {
+                const CounterSourceOps *ops = counter_source_lookup(sources[i]);
+                if (ops && ops->root_only)
+                        return ops->name;
+        }
+        return NULL;
+}
+
 int counters_validate(char *const *sources, uint32_t interval_ms, char **ret_error) {
         if (interval_ms != 0 && (interval_ms < COUNTERS_MIN_INTERVAL_MS || interval_ms > COUNTERS_MAX_INTERVAL_MS)) {
                 if (ret_error && asprintf(ret_error, "counter-interval-ms must be between %d and %d, not %u",

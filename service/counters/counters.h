@@ -32,6 +32,12 @@ const char *const *counters_default_sources(void);
  * Capabilities; an unknown name is false). */
 bool counters_source_available(const char *name);
 
+/* The first of sources whose files the kernel gives root alone (energy:
+ * RAPL, CVE-2020-8694), or NULL; the defaults have none. Such a source is
+ * recorded only for root and polkit's org.periscope.profile-system
+ * (service/bus/authorization.c; the sysprofd drop-in's RAPL profiler too). */
+const char *counters_root_only_source(char *const *sources);
+
 /* Checks the option values: every name known, interval within bounds.
  * Returns 0 or -EINVAL with a malloc'ed message saying what to pass. */
 int counters_validate(char *const *sources, uint32_t interval_ms, char **ret_error);

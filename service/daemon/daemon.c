@@ -230,6 +230,7 @@ int daemon_run(const DaemonOptions *o) {
         m->max_addresses = o->max_addresses;
         m->symbolize_budget_ms = o->symbolize_budget_ms;
         m->stop_budget_ms = o->stop_budget_ms;
+        m->perf_event_paranoid_file = o->perf_event_paranoid_file;
         m->rlimit_files = raise_fd_limit();
         raise_priority();
         int r = take_perf_then_drop_capabilities(m);

@@ -22,6 +22,7 @@ typedef struct DaemonOptions {
         size_t max_addresses;         /* 0: the default */
         unsigned symbolize_budget_ms; /* 0: the default */
         unsigned stop_budget_ms;
+        const char *perf_event_paranoid_file; /* tests: read in place of the sysctl for authorization */
         UserLimitsConfig limits;
 } DaemonOptions;
 

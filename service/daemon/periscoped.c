@@ -56,6 +56,8 @@ static void usage(FILE *out) {
                 "                     (default 120; 0.001…%d)\n"
                 "  --stop-budget=SECONDS  at SIGTERM, time every recording's post-stop stages get in\n"
                 "                     all before they are cut short (default 10; 0…%d, 0 = none)\n"
+                "  --perf-event-paranoid-file=PATH  tests only: read the kernel.perf_event_paranoid\n"
+                "                     that authorization goes by from PATH, not the sysctl\n"
                 "  --version          print the version\n",
                 PROFILER_NAME, MAX_IDLE_TIMEOUT_S, USER_LIMITS_DEFAULT_RECORDINGS,
                 (unsigned long long) (USER_LIMITS_DEFAULT_LOCKED_MEMORY >> 20), USER_LIMITS_DEFAULT_CONTROL_RINGS,
@@ -113,6 +115,7 @@ static int parse_argv(int argc, char **argv, DaemonOptions *o) {
                 ARG_MAX_ADDRESSES,
                 ARG_SYMBOLIZE_BUDGET,
                 ARG_STOP_BUDGET,
+                ARG_PERF_EVENT_PARANOID_FILE,
                 ARG_VERSION,
         };
         static const struct option options[] = {
@@ -131,6 +134,7 @@ static int parse_argv(int argc, char **argv, DaemonOptions *o) {
                 { "max-addresses", required_argument, NULL, ARG_MAX_ADDRESSES },
                 { "symbolize-budget", required_argument, NULL, ARG_SYMBOLIZE_BUDGET },
                 { "stop-budget", required_argument, NULL, ARG_STOP_BUDGET },
+                { "perf-event-paranoid-file", required_argument, NULL, ARG_PERF_EVENT_PARANOID_FILE },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -200,6 +204,9 @@ static int parse_argv(int argc, char **argv, DaemonOptions *o) {
                 case ARG_STOP_BUDGET:
                         r = parse_seconds_ms("stop-budget", optarg, 0, MANAGER_MAX_STOP_BUDGET_S, " (0 = none)",
                                              &o->stop_budget_ms);
+                        break;
+                case ARG_PERF_EVENT_PARANOID_FILE:
+                        o->perf_event_paranoid_file = optarg;
                         break;
                 case ARG_VERSION:
                         printf("periscoped %s\n", PERISCOPE_VERSION);

@@ -5,7 +5,8 @@
  * energy counters (service/counters/, source "energy") as a capture into
  * fd until Stop() or until the caller leaves the bus. RAPL energy readings
  * are a known side channel (which is why the kernel gives them to root
- * only), so Start needs root or polkit, as the whole system does. */
+ * only), so Start needs root or polkit, as Record's 'energy' counters do:
+ * one decision (counters_root_only_source(), authorization.c). */
 #include "sysprof3-profiler.h"
 
 #include <errno.h>
@@ -105,7 +106,10 @@ static int method_start(sd_bus_message *m, void *userdata, sd_bus_error *error) 
         if (sd_bus_message_enter_container(m, 'e', "sv") > 0 && sd_bus_message_read(m, "s", &key) >= 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "unknown option '%.64s': the energy profiler takes none", key);
-        return sysprof3_authorize(userdata, m, &caller, -1, start_authorized, error);
+        /* Authorized as Record's counters=["energy"]: root-only files. */
+        char *sources[] = { (char *) "energy", NULL };
+        RecordOptions options = { .kernel = -1, .counters = sources };
+        return sysprof3_authorize_options(userdata, m, &caller, &options, start_authorized, error);
 }
 
 static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {

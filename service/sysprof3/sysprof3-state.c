@@ -74,13 +74,18 @@ int sysprof3_authorize(Sysprof3 *s, sd_bus_message *call, const Caller *caller, 
                 options.pids = pids;
                 options.n_pids = options.n_given_pids = 1;
         }
+        return sysprof3_authorize_options(s, call, caller, &options, next, error);
+}
+
+int sysprof3_authorize_options(Sysprof3 *s, sd_bus_message *call, const Caller *caller, const RecordOptions *options,
+                               Sysprof3Continue next, sd_bus_error *error) {
         PendingCall *pc = calloc(1, sizeof(PendingCall));
         if (!pc)
                 return -ENOMEM;
         Authorization auth;
         sd_bus_slot *slot = NULL;
-        int r = authorize_recording_async(s->mgr->bus, s->mgr->limits, caller, &options, &auth, on_authorized, pc,
-                                          pending_call_free, &slot, error);
+        int r = authorize_recording_async(s->mgr->bus, s->mgr->limits, s->mgr->perf_event_paranoid_file, caller,
+                                          options, &auth, on_authorized, pc, pending_call_free, &slot, error);
         if (r == 1) {
                 /* polkit is being asked; the slot owns pc from now on. */
                 pc->s = s;

@@ -68,3 +68,8 @@ typedef int (*Sysprof3Continue)(Sysprof3 *s, sd_bus_message *call, const Caller 
  * returns. */
 int sysprof3_authorize(Sysprof3 *s, sd_bus_message *call, const Caller *caller, int32_t pid, Sysprof3Continue next,
                        sd_bus_error *error);
+
+/* The same for options built by the caller (the RAPL profiler: its
+ * counters, which Record's 'counters' are authorized by alike). */
+int sysprof3_authorize_options(Sysprof3 *s, sd_bus_message *call, const Caller *caller, const RecordOptions *options,
+                               Sysprof3Continue next, sd_bus_error *error);

@@ -12,6 +12,10 @@
 #  2. systemd as PID 1: Periscope installed on the running system, and
 #     through the D-Bus-activated unit (guest-systemd.sh), with the
 #     assertions of the private-daemon and installed-service tests:
+#     - the user, in no active local session, is refused by polkit
+#       (org.periscope.profile-own, asked at paranoid 3) and told how to
+#       allow it; a rules file for a group, as an administrator writes
+#       it, lets the user in (docs/security.md);
 #     - root and an unprivileged user record the workload: every function
 #       named, >= 95% of stacks reach main; the user's has no kernel frame
 #       nor kernel address (docs/security.md: paranoid 3 > 1);
@@ -135,6 +139,17 @@ require_step install "copying the staged Periscope into the VM"
 [ "$VM_STATUS" = 0 ] || fail "the systemd boot's script exited $VM_STATUS"
 require_step activate "systemd-sysusers, systemd-tmpfiles, daemon-reload and D-Bus reload after the install"
 require_step useradd "adding the unprivileged user"
+# Debian's paranoid 3: a user outside an active local session records their
+# own processes only once polkit grants org.periscope.profile-own.
+cat "$share/out/refused-own.log"
+case $(step_status refused-own) in
+0) fail "the user recorded through the unit at perf_event_paranoid=3 without a session or a polkit rule" ;;
+missing) fail "the user's recording without a polkit rule did not run" ;;
+esac
+grep "polkit denied action org\.periscope\.profile-own" "$share/out/refused-own.log" | grep >/dev/null "/etc/polkit-1/rules.d/" ||
+        fail "the user's refusal does not name org.periscope.profile-own and /etc/polkit-1/rules.d/"
+require_step grant-own "letting the user record with a polkit rules file for org.periscope.profile-own"
+echo "ok: at paranoid 3 the user is refused until a polkit rule grants org.periscope.profile-own"
 for who in root user; do
         require_step "record-$who" "periscope record as $who through periscoped.service"
         if grep "private periscoped" "$share/out/record-$who.log"; then

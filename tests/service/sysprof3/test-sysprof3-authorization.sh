@@ -44,6 +44,15 @@ fi
 cat "$OUT/foreign-maps.out"
 grep -q "polkit denied" "$OUT/foreign-maps.out" || fail "no clear refusal of root's maps"
 echo "ok: periscope-user refused root's process, with the reason"
+# The RAPL profiler: root-only readings, authorized as Record's counters=["energy"].
+if out=$(as_user gdbus call --system --dest org.gnome.Sysprof3 --object-path /org/gnome/Sysprof3/RAPL \
+        --method org.gnome.Sysprof3.Profiler.Start "{}" 3 3>"$OUT/rapl.syscap" 2>&1); then
+        fail "periscope-user started the RAPL profiler: $out"
+fi
+echo "$out"
+grep >/dev/null "reading the 'energy' counters.*polkit denied action org.periscope.profile-system" <<<"$out" ||
+        fail "the RAPL profiler's refusal does not name the energy counters and the action"
+echo "ok: periscope-user refused the RAPL profiler, naming the action"
 
 for who in user root; do
         if [ $who = user ]; then
