@@ -118,9 +118,10 @@ kill $pid
 kill -TERM "$PERISCOPED_PID"
 periscoped_wait_exit 20 "periscoped did not stop"
 periscoped_start --max-threads-per-user=1
+# (the program outlives --duration whatever the load: it ends by duration)
 mkfifo "$TEST_TMP/go"
 log_lines=$(wc -l <"$TEST_TMP/periscoped.log")
-sh -c 'read -r _ <"$0"; exec "$1" "$2" -t 1500' "$TEST_TMP/go" "$EXEC_GAINS_CAPS" "$DEMO" & shell=$!
+sh -c 'read -r _ <"$0"; exec "$1" "$2" -t 6000' "$TEST_TMP/go" "$EXEC_GAINS_CAPS" "$DEMO" & shell=$!
 private_bus_track $shell
 runuser -u periscope-admin -- "$PERISCOPE" record --address "$BUS_ADDRESS" -p $shell --duration 4 \
         -o "$TEST_TMP/grow.syscap" >"$TEST_TMP/grow.out" 2>&1 & rec=$!
