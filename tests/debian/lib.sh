@@ -5,7 +5,8 @@
 #       builds periscope_*.deb with `dpkg-buildpackage -us -uc -b` from a
 #       clean `git clone` of SOURCE_ROOT's HEAD (uncommitted changes are
 #       not in it, as they would not be in a release); sets DEB_DIR to the
-#       directory holding the .debs, the .changes and build.log. Kept per
+#       directory holding the .debs, the .changes and build.log, and
+#       DEB_COMMIT to the commit built. Kept per
 #       commit under $PERISCOPE_TEST_CACHE/debian-packages, built once under
 #       a lock for the tests that share it.
 
@@ -21,6 +22,7 @@ deb_build() {
         exec {lock}>"$top/lock"
         flock "$lock"
         DEB_DIR=$top/$commit
+        DEB_COMMIT=$commit
         if [ ! -e "$DEB_DIR/complete" ]; then
                 # older commits' packages go: one kept at a time
                 find "$top" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
