@@ -3,7 +3,7 @@
 # The Debian package (debian/): `dpkg-buildpackage -us -uc -b` from a clean
 # clone of HEAD builds periscope and periscope-dbgsym; periscope holds what
 # a user needs (CLI, daemon, helper, fetcher, unit, D-Bus and polkit files,
-# sysusers and tmpfiles entries, man pages, bash completion); its maintainer
+# sysusers and tmpfiles entries, man pages, completions); its maintainer
 # scripts are debhelper's (sysusers, tmpfiles, systemd); lintian reports
 # no error and no warning that debian/ does not explain (an override).
 set -euo pipefail
@@ -29,10 +29,11 @@ for f in /usr/bin/periscope /usr/libexec/periscoped /usr/libexec/periscope-helpe
          /usr/share/polkit-1/actions/org.periscope.policy \
          /usr/lib/sysusers.d/periscope.conf /usr/lib/tmpfiles.d/periscope.conf \
          /usr/share/man/man1/periscope.1.gz /usr/share/man/man8/periscoped.8.gz \
-         /usr/share/bash-completion/completions/periscope /usr/share/doc/periscope/copyright; do
+         /usr/share/bash-completion/completions/periscope /usr/share/zsh/vendor-completions/_periscope \
+         /usr/share/doc/periscope/copyright; do
         grep -qx "$f" "$tmp/contents" || { cat "$tmp/contents"; fail "the package lacks $f"; }
 done
-echo "ok: the package holds the programs, unit, D-Bus and polkit files, man pages, bash completion"
+echo "ok: the package holds the programs, unit, D-Bus and polkit files, man pages, bash and zsh completions"
 
 mkdir "$tmp/control"
 dpkg-deb --control "$deb" "$tmp/control"
