@@ -9,11 +9,13 @@ if [ "$(id -u)" != 0 ]; then
         echo "run.sh: run as root (it installs packages; recording needs perf access)" >&2
         exit 1
 fi
-scripts/install-deps.sh
+# what building and recording need, no more (scripts/packages.txt);
+# test.sh installs the rest and turns the test suite on in the same tree
+scripts/install-deps.sh build run
 if [ ! -f build/build.ninja ]; then
-        meson setup build -Dwerror=true >/dev/null
+        meson setup build -Dwerror=true -Dtests=false -Dman_pages=disabled >/dev/null
 fi
-ninja -C build
+ninja -C build >build/run-ninja.log 2>&1 || { tail -n 30 build/run-ninja.log; echo "run.sh: the build failed (log: build/run-ninja.log)" >&2; exit 1; }
 
 out=$top/demo.syscap
 echo

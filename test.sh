@@ -26,6 +26,8 @@ configure() { # dir, extra args
         local dir=$1; shift
         if [ ! -f "$dir/build.ninja" ]; then
                 meson setup "$dir" -Dwerror=true "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+        else # a tree run.sh set up (no tests, no man pages) gets them now
+                meson configure "$dir" -Dtests=true -Dman_pages=enabled >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
         fi
         ninja -C "$dir" || return 1
 }

@@ -66,6 +66,8 @@ void report_print_summary(FILE *out, const ReportProfile *p, const ReportCallGra
                 fprintf(out, "Symbols: %s\n",
                         symbol_table_get_kind(p->symbols) == SYMBOL_TABLE_PERISCOPE
                                 ? "embedded Periscope table (inline frames, source lines)"
+                        : symbol_table_get_kind(p->symbols) == SYMBOL_TABLE_SYSPROF_GZ
+                                ? "embedded Sysprof 45+ table (__symbols__.gz)"
                                 : "embedded Sysprof table (__symbols__)");
         else {
                 g_autofree char *why = report_printable(p->symbols_error);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "gzip-inflate.h"
 
 /* "__periscope/symbols" layout, version 1 (all little-endian). */
 #define PSYM_MAGIC "PSCPSYMB"
@@ -788,8 +789,12 @@ int symbol_table_parse_periscope(const uint8_t *data, size_t len, SymbolTable **
         return 0;
 }
 
-int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endian, SymbolTable **ret,
-                               char **error) {
+/* The entries of Sysprof's table; path names the table in messages. Sysprof
+ * 3.46's ends are inclusive, 45+'s exclusive. */
+static int parse_sysprof_entries(const uint8_t *data, size_t len, bool little_endian, SymbolTableKind kind,
+                                 SymbolTable **ret, char **error) {
+        const char *path = kind == SYMBOL_TABLE_SYSPROF_GZ ? SYMBOLS_SYSPROF_GZ_PATH : path;
+        bool exclusive = kind == SYMBOL_TABLE_SYSPROF_GZ;
         /* Like Sysprof: entries run up to the first entry whose begin, end,
          * pid and offset are all zero, and that entry must not end the blob. */
         size_t n = 0;
@@ -803,15 +808,14 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
                 }
         }
         if (!found)
-                return table_fail(error, -EBADMSG, "%s: no end-of-entries marker in %zu bytes", SYMBOLS_SYSPROF_PATH,
-                                  len);
+                return table_fail(error, -EBADMSG, "%s: no end-of-entries marker in %zu bytes", path, len);
 
         _cleanup_(symbol_table_freep) SymbolTable *t = calloc(1, sizeof(*t));
         if (!t || !(t->blob = malloc(len)))
                 return -ENOMEM;
         memcpy(t->blob, data, len);
         t->blob[len - 1] = 0; /* Sysprof forces a final NUL too */
-        t->kind = SYMBOL_TABLE_SYSPROF;
+        t->kind = kind;
         t->ranges = calloc(n ? n : 1, sizeof(SymbolRange));
         t->frames = calloc(n ? n : 1, sizeof(SymbolFrame));
         t->mappings = calloc(1, sizeof(SymbolMapping));
@@ -829,14 +833,18 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
                 if (off == 0)
                         continue; /* Sysprof: no name */
                 if (off < strings_start || off >= len)
-                        return table_fail(error, -EBADMSG, "%s: entry %zu names offset %u outside the strings (%zu-%zu)",
-                                          SYMBOLS_SYSPROF_PATH, i, off, strings_start, len);
+                        return table_fail(error, -EBADMSG,
+                                          "%s: entry %zu names offset %u outside the strings (%zu-%zu)", path, i, off,
+                                          strings_start, len);
                 if (tag && (tag < strings_start || tag >= len))
-                        return table_fail(error, -EBADMSG, "%s: entry %zu has tag offset %u outside the strings",
-                                          SYMBOLS_SYSPROF_PATH, i, tag);
+                        return table_fail(error, -EBADMSG, "%s: entry %zu has tag offset %u outside the strings", path,
+                                          i, tag);
                 if (end < begin)
-                        return table_fail(error, -EBADMSG, "%s: entry %zu ends (%#" PRIx64 ") before it begins (%#" PRIx64 ")",
-                                          SYMBOLS_SYSPROF_PATH, i, end, begin);
+                        return table_fail(error, -EBADMSG,
+                                          "%s: entry %zu ends (%#" PRIx64 ") before it begins (%#" PRIx64 ")", path, i,
+                                          end, begin);
+                if (exclusive && end == begin)
+                        continue; /* an empty range: Sysprof never finds it either */
                 const char *name = (const char *) t->blob + off;
                 if (!*name)
                         continue;
@@ -845,10 +853,10 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
                         .function = name,
                         .flags = strncmp(name, "[unresolved", 11) == 0 ? SYMBOL_FRAME_UNRESOLVED : 0,
                 };
-                t->ranges[out] = (SymbolRange) {
+                t->ranges[out] = (SymbolRange){
                         .pid = pid,
                         .begin = begin,
-                        .end = end == UINT64_MAX ? UINT64_MAX : end + 1,
+                        .end = exclusive || end == UINT64_MAX ? end : end + 1,
                         .n_frames = 1,
                         .frames = &t->frames[out],
                         .module = tag && t->blob[tag] ? (const char *) t->blob + tag : NULL,
@@ -860,6 +868,23 @@ int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endi
         table_normalize(t);
         *ret = TAKE_PTR(t);
         return 0;
+}
+
+int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endian, SymbolTable **ret, char **error) {
+        return parse_sysprof_entries(data, len, little_endian, SYMBOL_TABLE_SYSPROF, ret, error);
+}
+
+int symbol_table_parse_sysprof_gz(const uint8_t *data, size_t len, bool little_endian, SymbolTable **ret,
+                                  char **error) {
+        _cleanup_free_ uint8_t *plain = NULL;
+        _cleanup_free_ char *why = NULL;
+        size_t plain_len;
+        int r = gzip_inflate(data, len, SYMBOLS_MAX_INFLATED_BYTES, &plain, &plain_len, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return table_fail(error, r, "%s: %s", SYMBOLS_SYSPROF_GZ_PATH, why ? why : strerror(-r));
+        return parse_sysprof_entries(plain, plain_len, little_endian, SYMBOL_TABLE_SYSPROF_GZ, ret, error);
 }
 
 /* Whether one of ranges[0, n) (sorted by pid, as table_normalize leaves
@@ -934,18 +959,17 @@ static int table_absorb(SymbolTable *into, SymbolTable *from, bool all_pids) {
 /* One copy of an embedded table, read and parsed: 0 and *ret, or a read
  * error (*ret_read_failed; -ENOENT past the last copy; *ret_read_why may
  * say more), or the parser's error and its message in *ret_why. */
-typedef int (*TableGetFunc)(void *userdata, const char *path, bool periscope, size_t index, SymbolTable **ret,
-                            char **ret_why, const char **ret_read_why, bool *ret_read_failed);
+typedef int (*TableGetFunc)(void *userdata, const char *path, size_t index, SymbolTable **ret, char **ret_why,
+                            const char **ret_read_why, bool *ret_read_failed);
 
-static int load_tables(TableGetFunc get, void *userdata, const char *path, bool periscope, SymbolTable **table,
-                       char **error) {
+static int load_tables(TableGetFunc get, void *userdata, const char *path, SymbolTable **table, char **error) {
         int loaded = 0;
         for (size_t i = 0;; i++) {
                 _cleanup_free_ char *why = NULL;
                 const char *read_why = NULL;
                 bool read_failed = false;
                 SymbolTable *t = NULL;
-                int r = get(userdata, path, periscope, i, &t, &why, &read_why, &read_failed);
+                int r = get(userdata, path, i, &t, &why, &read_why, &read_failed);
                 if (r == -ENOENT && read_failed)
                         return loaded > 0 || i > 0 ? loaded : -ENOENT;
                 if (r < 0 && read_failed) {
@@ -973,10 +997,18 @@ static int load_tables(TableGetFunc get, void *userdata, const char *path, bool 
 }
 
 static int load_from(TableGetFunc get, void *userdata, SymbolTable **ret, char **error) {
-        _cleanup_(symbol_table_freep) SymbolTable *periscope = NULL, *sysprof = NULL;
-        _cleanup_free_ char *periscope_error = NULL, *sysprof_error = NULL;
-        int pk = load_tables(get, userdata, SYMBOLS_PERISCOPE_PATH, true, &periscope, &periscope_error);
-        int sk = load_tables(get, userdata, SYMBOLS_SYSPROF_PATH, false, &sysprof, &sysprof_error);
+        _cleanup_(symbol_table_freep) SymbolTable *periscope = NULL, *sysprof = NULL, *sysprof_gz = NULL;
+        _cleanup_free_ char *periscope_error = NULL, *sysprof_error = NULL, *gz_error = NULL;
+        int pk = load_tables(get, userdata, SYMBOLS_PERISCOPE_PATH, &periscope, &periscope_error);
+        int sk = load_tables(get, userdata, SYMBOLS_SYSPROF_PATH, &sysprof, &sysprof_error);
+        int gk = load_tables(get, userdata, SYMBOLS_SYSPROF_GZ_PATH, &sysprof_gz, &gz_error);
+        /* Sysprof writes one of its two; a merged capture may hold both. */
+        if (sysprof && sysprof_gz) {
+                int r = table_absorb(sysprof, TAKE_PTR(sysprof_gz), false);
+                if (r < 0)
+                        return table_fail(error, r, "merging the symbol tables: %s", strerror(-r));
+        } else if (sysprof_gz)
+                sysprof = TAKE_PTR(sysprof_gz);
         if (periscope) {
                 /* a merged capture's parts that only Sysprof's table names */
                 if (sysprof) {
@@ -991,23 +1023,35 @@ static int load_from(TableGetFunc get, void *userdata, SymbolTable **ret, char *
                 *ret = TAKE_PTR(sysprof);
                 return 0;
         }
-        if (pk == -ENOENT && sk == -ENOENT)
-                return table_fail(error, -ENOENT, "the capture embeds no symbols (neither %s nor %s)",
-                                  SYMBOLS_PERISCOPE_PATH, SYMBOLS_SYSPROF_PATH);
+        if (pk == -ENOENT && sk == -ENOENT && gk == -ENOENT)
+                return table_fail(error, -ENOENT, "the capture embeds no symbols (neither %s nor %s nor %s)",
+                                  SYMBOLS_PERISCOPE_PATH, SYMBOLS_SYSPROF_PATH, SYMBOLS_SYSPROF_GZ_PATH);
         if (error) {
                 free(*error);
-                *error = pk != -ENOENT ? TAKE_PTR(periscope_error) : TAKE_PTR(sysprof_error);
+                *error = pk != -ENOENT   ? TAKE_PTR(periscope_error)
+                         : sk != -ENOENT ? TAKE_PTR(sysprof_error)
+                                         : TAKE_PTR(gz_error);
         }
-        return pk != -ENOENT ? pk : sk;
+        return pk != -ENOENT ? pk : sk != -ENOENT ? sk : gk;
 }
 
-static int parse_table(const uint8_t *data, size_t len, bool periscope, bool little_endian, SymbolTable **ret,
+/* Whether path is one of the embedded tables' names. */
+static bool is_table_path(const char *path) {
+        return strcmp(path, SYMBOLS_PERISCOPE_PATH) == 0 || strcmp(path, SYMBOLS_SYSPROF_PATH) == 0 ||
+               strcmp(path, SYMBOLS_SYSPROF_GZ_PATH) == 0;
+}
+
+/* Decodes the table embedded as path. */
+static int parse_table(const char *path, const uint8_t *data, size_t len, bool little_endian, SymbolTable **ret,
                        char **ret_why) {
-        return periscope ? symbol_table_parse_periscope(data, len, ret, ret_why)
-                         : symbol_table_parse_sysprof(data, len, little_endian, ret, ret_why);
+        if (strcmp(path, SYMBOLS_PERISCOPE_PATH) == 0)
+                return symbol_table_parse_periscope(data, len, ret, ret_why);
+        if (strcmp(path, SYMBOLS_SYSPROF_GZ_PATH) == 0)
+                return symbol_table_parse_sysprof_gz(data, len, little_endian, ret, ret_why);
+        return symbol_table_parse_sysprof(data, len, little_endian, ret, ret_why);
 }
 
-static int reader_get(void *userdata, const char *path, bool periscope, size_t index, SymbolTable **ret, char **ret_why,
+static int reader_get(void *userdata, const char *path, size_t index, SymbolTable **ret, char **ret_why,
                       const char **ret_read_why, bool *ret_read_failed) {
         CaptureReader *reader = userdata;
         _cleanup_free_ uint8_t *data = NULL;
@@ -1018,7 +1062,7 @@ static int reader_get(void *userdata, const char *path, bool periscope, size_t i
                 *ret_read_why = capture_reader_error(reader);
                 return r;
         }
-        return parse_table(data, len, periscope, capture_reader_get_header(reader)->little_endian, ret, ret_why);
+        return parse_table(path, data, len, capture_reader_get_header(reader)->little_endian, ret, ret_why);
 }
 
 int symbol_table_load(CaptureReader *reader, SymbolTable **ret, char **error) {
@@ -1094,17 +1138,15 @@ static void copy_parse(SymbolChunks *c, ChunkCopy *copy) {
         if (copy->parsed || copy->too_big)
                 return;
         static const uint8_t empty[1];
-        copy->parse_result =
-                parse_table(copy->data ? copy->data : empty, copy->len, strcmp(copy->path, SYMBOLS_PERISCOPE_PATH) == 0,
-                            c->little_endian, &copy->table, &copy->why);
+        copy->parse_result = parse_table(copy->path, copy->data ? copy->data : empty, copy->len, c->little_endian,
+                                         &copy->table, &copy->why);
         copy->parsed = true;
         free(copy->data);
         copy->data = NULL;
 }
 
 int symbol_chunks_add(SymbolChunks *c, const CaptureFrame *f) {
-        if (f->type != CAPTURE_FRAME_FILE_CHUNK || (strcmp(f->file_chunk.path, SYMBOLS_PERISCOPE_PATH) != 0 &&
-                                                    strcmp(f->file_chunk.path, SYMBOLS_SYSPROF_PATH) != 0))
+        if (f->type != CAPTURE_FRAME_FILE_CHUNK || !is_table_path(f->file_chunk.path))
                 return 0;
         ChunkCopy *copy = chunks_current(c, f->file_chunk.path);
         if (!copy)
@@ -1138,7 +1180,7 @@ int symbol_chunks_set_read_error(SymbolChunks *c, int error, const char *why) {
 }
 
 /* reader_get() over the copies collected. */
-static int chunks_get(void *userdata, const char *path, bool periscope, size_t index, SymbolTable **ret, char **ret_why,
+static int chunks_get(void *userdata, const char *path, size_t index, SymbolTable **ret, char **ret_why,
                       const char **ret_read_why, bool *ret_read_failed) {
         SymbolChunks *c = userdata;
         ChunkCopy *copy = NULL;

@@ -7,6 +7,8 @@
  *   - "__symbols__": exactly the layout Sysprof 3.46 reads
  *     (sysprof-symbol-map.c), one name per address range, so the Sysprof GUI
  *     shows our names;
+ *     (Sysprof 45 and later write the same entries gzip'ed as
+ *     "__symbols__.gz", their ends exclusive; read, never written);
  *   - "__periscope/symbols": Periscope's own versioned table with the whole
  *     inline chain of every range (innermost first), source file and line,
  *     and for each mapping which file was used, how it was found and how its
@@ -14,7 +16,8 @@
  *
  * Writer side: the service's symbolize stage fills a SymbolTableBuilder and calls
  * symbol_table_builder_write(). Reader side: symbol_table_load() prefers the
- * Periscope table and falls back to "__symbols__" (captures from Sysprof).
+ * Periscope table and falls back to "__symbols__" and "__symbols__.gz"
+ * (captures from Sysprof).
  * Every length, count and offset read from a capture is checked; a malformed
  * table is refused with -EBADMSG and a message, never half-used.
  *
@@ -31,12 +34,18 @@
 /* Embedded file names of the two tables. */
 #define SYMBOLS_SYSPROF_PATH "__symbols__"
 #define SYMBOLS_PERISCOPE_PATH "__periscope/symbols"
+/* Sysprof 45 and later: the same entries gzip'ed, with exclusive ends. */
+#define SYMBOLS_SYSPROF_GZ_PATH "__symbols__.gz"
 
 /* pid of ranges valid in every process: kernel symbols. */
 #define SYMBOLS_PID_ANY ((int32_t) -1)
 
 /* Largest embedded table symbol_table_load() accepts. */
 #define SYMBOLS_MAX_TABLE_BYTES (1024ull << 20)
+
+/* Largest table a "__symbols__.gz" may inflate to (more is refused as a
+ * compression bomb). */
+#define SYMBOLS_MAX_INFLATED_BYTES (256ull << 20)
 
 /* SymbolFrame.flags */
 #define SYMBOL_FRAME_INLINED 0x1u    /* inlined into the next (outer) frame */
@@ -136,7 +145,8 @@ int symbol_table_builder_write(SymbolTableBuilder *b, CaptureWriter *w, int64_t 
 
 typedef enum SymbolTableKind {
         SYMBOL_TABLE_PERISCOPE,
-        SYMBOL_TABLE_SYSPROF,
+        SYMBOL_TABLE_SYSPROF,    /* "__symbols__" */
+        SYMBOL_TABLE_SYSPROF_GZ, /* "__symbols__.gz" (Sysprof 45+) */
 } SymbolTableKind;
 
 typedef struct SymbolTable SymbolTable;
@@ -151,8 +161,14 @@ int symbol_table_parse_periscope(const uint8_t *data, size_t len, SymbolTable **
 int symbol_table_parse_sysprof(const uint8_t *data, size_t len, bool little_endian, SymbolTable **ret,
                                char **error);
 
+/* Decodes a "__symbols__.gz" blob as Sysprof 45+ writes it: one gzip member
+ * that inflates (to at most SYMBOLS_MAX_INFLATED_BYTES) to the entries of
+ * "__symbols__" with exclusive ends, the all-zero entry inside the array and
+ * the strings after it. */
+int symbol_table_parse_sysprof_gz(const uint8_t *data, size_t len, bool little_endian, SymbolTable **ret, char **error);
+
 /* Loads the capture's symbols: the Periscope table if present and valid,
- * else "__symbols__". -ENOENT when the capture has neither; when a table is
+ * else "__symbols__" and "__symbols__.gz". -ENOENT when the capture has neither; when a table is
  * malformed and no other is usable, that table's error. The reader's
  * position is unchanged. */
 int symbol_table_load(CaptureReader *r, SymbolTable **ret, char **error);

@@ -56,6 +56,8 @@ typedef struct Info {
         char arch[40];                /* periscope.machine's arch, "" when none */
         GHashTable *threads;          /* pid → GArray of InfoThread (thread-name frames) */
         uint64_t sample_addresses;
+        SymbolChunks *symbols; /* the symbol tables, read as report reads them */
+        int symbols_add_error; /* negative errno once gathering them failed */
 } Info;
 
 /* One name of one thread. */
@@ -95,8 +97,11 @@ static void info_mark_free(void *p) {
         g_free(m);
 }
 
-static void info_init(Info *info) {
+static int info_init(Info *info, bool little_endian) {
         memset(info, 0, sizeof(*info));
+        info->symbols = symbol_chunks_new(little_endian);
+        if (!info->symbols)
+                return -ENOMEM;
         info->processes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         info->counters = g_array_new(FALSE, TRUE, sizeof(InfoCounter));
         g_array_set_clear_func(info->counters, info_counter_clear);
@@ -106,6 +111,7 @@ static void info_init(Info *info) {
         info->files = g_ptr_array_new_with_free_func(info_file_free);
         info->file_index = g_hash_table_new(g_str_hash, g_str_equal);
         info->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
+        return 0;
 }
 
 static void info_clear(Info *info) {
@@ -118,6 +124,7 @@ static void info_clear(Info *info) {
         g_ptr_array_unref(info->files);
         g_free(info->stats);
         g_hash_table_unref(info->threads);
+        symbol_chunks_free(info->symbols);
 }
 
 /* True if name is just the kernel's short task name (comm, at most 15
@@ -176,6 +183,8 @@ static void print_threads(GArray *a, bool full) {
 }
 
 static void info_add_frame(Info *info, const CaptureFrame *f) {
+        if (info->symbols_add_error == 0)
+                info->symbols_add_error = MIN(symbol_chunks_add(info->symbols, f), 0);
         info->frames[f->type]++;
         info->total_frames++;
         if (frame_is_event(f)) {
@@ -290,6 +299,25 @@ static int compare_pids(const void *a, const void *b) {
 
 static bool is_symbol_file(const char *path) {
         return g_str_has_prefix(path, "__symbols__") || g_str_has_prefix(path, "__periscope/");
+}
+
+/* What report makes of the embedded tables: the same loader. */
+static void info_print_symbols_usable(const Info *info) {
+        g_autoptr(SymbolTable) table = NULL;
+        g_autofree char *why = NULL;
+        int r = info->symbols_add_error;
+        if (r == 0)
+                r = symbol_chunks_load(info->symbols, &table, &why);
+        if (r < 0) {
+                g_autofree char *shown = g_utf8_make_valid(why ? why : g_strerror(-r), -1);
+                printf("Symbols usable: no (%s)\n", shown);
+                return;
+        }
+        SymbolTableKind kind = symbol_table_get_kind(table);
+        printf("Symbols usable: yes, %zu address ranges (%s)\n", symbol_table_get_n_ranges(table),
+               kind == SYMBOL_TABLE_PERISCOPE    ? SYMBOLS_PERISCOPE_PATH
+               : kind == SYMBOL_TABLE_SYSPROF_GZ ? SYMBOLS_SYSPROF_GZ_PATH
+                                                 : SYMBOLS_SYSPROF_PATH);
 }
 
 static void info_print(const Info *info, const char *path, CaptureReader *reader, gboolean full) {
@@ -410,6 +438,7 @@ static void info_print(const Info *info, const char *path, CaptureReader *reader
                         first = false;
                 }
                 printf(")\n");
+                info_print_symbols_usable(info);
         } else
                 printf("Symbols embedded: no\n");
 
@@ -448,10 +477,16 @@ int cmd_info(int argc, char **argv) {
                 return 1;
 
         Info info;
-        info_init(&info);
+        if (info_init(&info, capture_reader_get_header(reader)->little_endian) < 0) {
+                fprintf(stderr, "periscope info: %s\n", g_strerror(ENOMEM));
+                return 1;
+        }
         CaptureFrame f;
         while ((r = capture_reader_next(reader, &f)) > 0)
                 info_add_frame(&info, &f);
+        if (r < 0 && info.symbols_add_error == 0)
+                info.symbols_add_error =
+                        MIN(symbol_chunks_set_read_error(info.symbols, r, capture_reader_error(reader)), 0);
         info_print(&info, path, reader, full);
         info_clear(&info);
         fflush(stdout);

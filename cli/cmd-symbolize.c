@@ -30,7 +30,6 @@
 #include "basic.h"
 #include "capture.h"
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(SymbolTable, symbol_table_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SymbolTableBuilder, symbol_table_builder_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HelperClient, helper_client_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HelperSymbols, helper_symbols_free)

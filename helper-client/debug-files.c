@@ -219,14 +219,16 @@ static int find_by_debuglink(Lookup *l, const char *root, int fd, const char *pa
         _cleanup_free_ char *dir = dir_of(path);
         if (!dir)
                 return -ENOMEM;
-        const char *fmts[] = { "%2$s/%3$s", "%2$s/.debug/%3$s", "%1$s%2$s/%3$s" };
-        for (size_t i = 0; i < ELEMENTSOF(fmts); i++) {
+        /* DIR/LINK, DIR/.debug/LINK, ROOT/DIR/LINK: literal formats, as
+         * glibc's _FORTIFY_SOURCE (Debian's package build) aborts on a
+         * positional format that leaves an argument out. */
+        for (size_t i = 0; i < 3; i++) {
                 _cleanup_free_ char *cand = NULL;
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-                if (asprintf(&cand, fmts[i], root, dir, id->debuglink) < 0)
+                int k = i == 0   ? asprintf(&cand, "%s/%s", dir, id->debuglink)
+                        : i == 1 ? asprintf(&cand, "%s/.debug/%s", dir, id->debuglink)
+                                 : asprintf(&cand, "%s%s/%s", root, dir, id->debuglink);
+                if (k < 0)
                         return -ENOMEM;
-#pragma GCC diagnostic pop
                 /* beside the binary: where its owner writes; under the debug root */
                 int cfd = i == 2            ? open_under_debug_root(l->o, cand, &self)
                           : l->o->as_caller ? open_candidate_as_caller(l->o, l->o->pid, cand, &self)

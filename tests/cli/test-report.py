@@ -254,6 +254,40 @@ def test_sysprof(tmp):
           f"same names: {outer_names(ours)} vs {outer_names(folded)}")
     head, rows = neighbours(run("--callers", "compute", cap).stdout)
     check(rows == [(80, "72.73", "main"), (30, "27.27", "worker_loop")], f"sysprof callers: {rows}")
+    test_sysprof_gz(tmp)
+
+
+def info(*args):
+    p = subprocess.run([PERISCOPE, "info", *args], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"periscope info {' '.join(args)} exited {p.returncode}: {p.stderr}")
+    return p.stdout
+
+
+def test_sysprof_gz(tmp):
+    # Sysprof 45+ (Debian 13's 48): the table gzip'ed as __symbols__.gz,
+    # exclusive ends. Read like 3.46's: the same names, and info agrees.
+    cap = os.path.join(tmp, "sysprof-gz.capture")
+    subprocess.run([MAKE_SYSPROF, cap, "gz"], check=True)
+    out = run(cap).stdout
+    check("Symbols: embedded Sysprof 45+ table (__symbols__.gz)" in out, "uses __symbols__.gz:\n" + out)
+    folded = run("--folded", cap).stdout
+    # main's neighbour ends where main begins: read inclusive, main would be it.
+    check(folded == SYSPROF_FOLDED, "__symbols__.gz folded:\n" + folded)
+    text = info(cap)
+    check("Symbols embedded: yes (__symbols__.gz)" in text and
+          re.search(r"^Symbols usable: yes, \d+ address ranges \(__symbols__\.gz\)$", text, re.M),
+          "info on __symbols__.gz:\n" + text)
+    # Hostile tables: cut short, and a bomb past the bound. A clear error,
+    # the report of addresses still printed, exit 0; info says the same.
+    for mode, why in (("gz-truncated", "__symbols__.gz: gzip stream cut short"),
+                      ("gz-bomb", "__symbols__.gz: inflates to more than 268435456 bytes")):
+        bad = os.path.join(tmp, f"sysprof-{mode}.capture")
+        subprocess.run([MAKE_SYSPROF, bad, mode], check=True)
+        p = run(bad)
+        check(f"Symbols: none ({why}" in p.stdout, f"{mode}: the error in the report:\n" + p.stdout)
+        check("app+0x1100" in run("--folded", bad).stdout, f"{mode}: the rest of the report")
+        text = info(bad)
+        check(f"Symbols usable: no ({why}" in text, f"{mode}: info says why:\n" + text)
 
 
 def test_hostile(tmp):

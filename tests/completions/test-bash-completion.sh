@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The bash completion (completions/periscope.bash) as bash runs it: the
+# function `complete -p periscope` names, called with COMP_WORDS and
+# COMP_CWORD as bash sets them for a command line. It completes the
+# commands, every long option each command's --help lists (so an option
+# added to a table is covered, or this fails), record's options by prefix,
+# PIDs after --pid, and commands after "--".
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/test-lib.sh"
+: "${PERISCOPE:?}" "${COMPLETION:?}"
+
+# complete WORDS…: what the completion offers for the command line WORDS
+# (the last word is the one being completed), one a line
+complete_line() {
+        env -i PATH="$PATH" bash --norc --noprofile -c '
+                set -u
+                . "$1"
+                shift
+                spec=$(complete -p periscope) || { echo "no completion for periscope" >&2; exit 1; }
+                func=$(sed -n -E "s/.*-F ([^ ]+).*/\1/p" <<<"$spec")
+                [ -n "$func" ] || { echo "complete -p: $spec" >&2; exit 1; }
+                COMP_WORDS=("$@")
+                COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+                COMP_LINE="$*"
+                COMP_POINT=${#COMP_LINE}
+                COMPREPLY=()
+                "$func" periscope "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+                printf "%s\n" "${COMPREPLY[@]}"' complete-test "$COMPLETION" "$@"
+}
+
+got=$(complete_line "$PERISCOPE" "" | sort | paste -sd' ')
+[ "$got" = "--help dump export info list record report symbolize" ] || fail "commands: '$got'"
+got=$(complete_line "$PERISCOPE" rep)
+[ "$got" = report ] || fail "'periscope rep' gave '$got'"
+echo "ok: commands"
+
+# every long option of every command, as its --help lists it
+n=0
+for cmd in record list info dump report export symbolize; do
+        mapfile -t want < <("$PERISCOPE" "$cmd" --help | grep -oE '^ +(-[[:alnum:]], )?--[[:alnum:]-]+' | grep -oE -- '--[[:alnum:]-]+')
+        [ ${#want[@]} -gt 1 ] || fail "periscope $cmd --help lists ${#want[@]} options"
+        offered=$(complete_line "$PERISCOPE" "$cmd" --)
+        for o in "${want[@]}"; do
+                grep -qxE -- "$o=?" <<<"$offered" || fail "'periscope $cmd --<TAB>' does not offer $o (offered: $(paste -sd' ' <<<"$offered"))"
+                n=$((n + 1))
+        done
+done
+echo "ok: all $n long options of the 7 commands offered"
+
+record=$(complete_line "$PERISCOPE" record --)
+for o in --output= --frequency= --system --pid= --container= --duration= --no-kernel --unwind= --off-cpu --memory; do
+        grep -qx -- "$o" <<<"$record" || fail "record: $o not offered"
+done
+[ "$(grep -c . <<<"$record")" -ge 20 ] || fail "record offers only $(grep -c . <<<"$record") options"
+got=$(complete_line "$PERISCOPE" record --freq)
+[ "$got" = --frequency= ] || fail "'record --freq' gave '$got'"
+got=$(complete_line "$PERISCOPE" record -o out.syscap --off)
+[ "$(paste -sd' ' <<<"$got")" = "--off-cpu --off-cpu-min=" ] || fail "'record -o out.syscap --off' gave '$got'"
+echo "ok: record's options"
+
+sleep 60 &
+sleeper=$!
+at_exit kill "$sleeper"
+complete_line "$PERISCOPE" record --pid "" | grep -qx "$sleeper" || fail "'record --pid <TAB>' does not offer pid $sleeper"
+complete_line "$PERISCOPE" record "--pid=$sleeper" | grep -qx -- "--pid=$sleeper" || fail "'record --pid=$sleeper<TAB>' lost it"
+got=$(complete_line "$PERISCOPE" record -- ech)
+grep -qx echo <<<"$got" || fail "'record -- ech' does not offer echo: '$got'"
+echo "ok: PIDs after --pid, commands after --"
