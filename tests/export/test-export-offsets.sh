@@ -10,9 +10,11 @@
 # binary it finds at the mapping's path.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$SRCDIR/lib.sh"
-command -v go >/dev/null || fail "go missing: apt-get install -y golang-go"
+[ -x /usr/bin/go ] || fail "go missing: apt-get install -y golang-go"
+# Debian's Go (golang-go), whose pprof is built: a newer Go first on PATH
+# (/usr/local/go on some machines) builds its tools anew in every GOCACHE
 export HOME=$TEST_TMP/home GOCACHE=$TEST_TMP/gocache GOPATH=$TEST_TMP/gopath GOTOOLCHAIN=local GOFLAGS= GOPROXY=off
-pprof() { go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.err"; fail "go tool pprof $* failed"; }; }
+pprof() { /usr/bin/go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.err"; fail "go tool pprof $* failed"; }; }
 
 gcc -O2 -g -fno-omit-frame-pointer -o "$TEST_TMP/workload-export" "$SRCDIR/workload-export.c" || fail "cannot build the workload"
 strip -o "$TEST_TMP/workload-stripped" "$TEST_TMP/workload-export" || fail "strip failed"

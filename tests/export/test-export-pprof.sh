@@ -8,10 +8,12 @@
 # bytes).
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$SRCDIR/lib.sh"
-command -v go >/dev/null || fail "go missing: apt-get install -y golang-go"
+[ -x /usr/bin/go ] || fail "go missing: apt-get install -y golang-go"
 # go tool pprof offline, with its caches in the test's directory
+# Debian's Go (golang-go), whose pprof is built: a newer Go first on PATH
+# (/usr/local/go on some machines) builds its tools anew in every GOCACHE
 export HOME=$TEST_TMP/home GOCACHE=$TEST_TMP/gocache GOPATH=$TEST_TMP/gopath GOTOOLCHAIN=local GOFLAGS= GOPROXY=off
-pprof() { go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.err"; fail "go tool pprof $* failed"; }; }
+pprof() { /usr/bin/go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.err"; fail "go tool pprof $* failed"; }; }
 
 record_cpu
 cap=$TEST_TMP/cpu.syscap

@@ -20,7 +20,7 @@
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${SRCDIR:?}" "${SYSPROF_COMPARE:?}"
 [ "$(id -u)" = 0 ] || fail "runs as root (kernel stacks); ./test.sh does"
-command -v go >/dev/null || fail "go is missing (golang-go, scripts/packages.txt)"
+[ -x /usr/bin/go ] || fail "go is missing (golang-go, scripts/packages.txt)"
 gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$TEST_TMP/waits" "$SRCDIR/workload-waits.c" ||
         fail "cannot build workload-waits.c"
 private_bus_start
@@ -124,8 +124,10 @@ ex() { "$PERISCOPE" export "$@" || fail "export $* failed"; }
 ex -F pprof -o "$TEST_TMP/waits.pb.gz" "$cap"
 ex -F speedscope --off-cpu -o "$TEST_TMP/off.speedscope.json" "$cap"
 ex -F folded --off-cpu -o "$TEST_TMP/off.folded" "$cap"
+# Debian's Go (golang-go), whose pprof is built: a newer Go first on PATH
+# (/usr/local/go on some machines) builds its tools anew in every GOCACHE
 export HOME=$TEST_TMP/home GOCACHE=$TEST_TMP/gocache GOPATH=$TEST_TMP/gopath GOTOOLCHAIN=local GOFLAGS= GOPROXY=off
-go tool pprof -sample_index=off_cpu -top "$TEST_TMP/waits.pb.gz" >"$TEST_TMP/pprof.txt" 2>"$TEST_TMP/pprof.err" ||
+/usr/bin/go tool pprof -sample_index=off_cpu -top "$TEST_TMP/waits.pb.gz" >"$TEST_TMP/pprof.txt" 2>"$TEST_TMP/pprof.err" ||
         { cat "$TEST_TMP/pprof.err"; fail "go tool pprof -sample_index=off_cpu failed"; }
 go tool pprof -sample_index=cpu -top "$TEST_TMP/waits.pb.gz" >"$TEST_TMP/pprof-cpu.txt" 2>"$TEST_TMP/pprof.err" ||
         { cat "$TEST_TMP/pprof.err"; fail "go tool pprof -sample_index=cpu failed"; }
