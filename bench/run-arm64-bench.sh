@@ -37,7 +37,7 @@ mkdir -p "$share"
 trap 'vm_stop; rm -rf "$tmp"' EXIT
 arm64_usr_stage "$build" "$top" "$share/stage" "$tmp"
 arm64_workloads "$top" "$share/bin" "$tmp"
-arm64_vm_image "$share/stage"
+arm64_vm_image "$share/stage" linux-perf
 install -m 0644 "$top/tests/vm/guest-lib.sh" "$share/guest-lib.sh"
 install -m 0755 "$top/bench/arm64-guest.sh" "$share/run.sh"
 [ -z "${BENCH_MS:-}" ] || sed -i "s/^ms=.*/ms=$BENCH_MS/" "$share/run.sh"

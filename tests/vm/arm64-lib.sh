@@ -13,8 +13,8 @@
 #       prints, one a line, the Debian packages that ship the shared
 #       libraries STAGE's programs load (their DT_NEEDED, found in the
 #       sysroot's file list)
-#   arm64_vm_image STAGE
-#       the cached arm64 VM image for STAGE (vm-lib.sh: VM_IMAGE…)
+#   arm64_vm_image STAGE [PACKAGE…]
+#       the cached arm64 VM image for STAGE and PACKAGEs (vm-lib.sh: VM_IMAGE…)
 #   arm64_workloads SOURCE_ROOT OUT LOGDIR
 #       builds the test programs for aarch64 into OUT: deep-nofp (-O2
 #       -fomit-frame-pointer), deep-fp (-fno-omit-frame-pointer: GCC still
@@ -83,13 +83,16 @@ arm64_workloads() {
         done
 }
 
-# arm64_vm_image STAGE: the cached arm64 image (tests/vm/vm-lib.sh) with what
-# STAGE's programs load, Debian's python3 (a workload) and perf (the
-# bench's baseline, bench/run-arm64-bench.sh): one image for both.
+# arm64_vm_image STAGE [PACKAGE…]: the cached arm64 image (tests/vm/vm-lib.sh)
+# with what STAGE's programs load, Debian's python3 (a workload) and the
+# PACKAGEs: the bench adds perf, its baseline (bench/run-arm64-bench.sh);
+# the test does without, since perl and its kin cost minutes of the
+# image's emulated second stage on a new machine.
 arm64_vm_image() {
-        local packages
-        mapfile -t packages < <(arm64_runtime_packages "$1")
+        local stage=$1 packages
+        shift
+        mapfile -t packages < <(arm64_runtime_packages "$stage")
         [ ${#packages[@]} -ge 3 ] || fail "the installed programs need ${#packages[@]} packages?"
         vm_arch arm64
-        vm_image "${packages[@]}" python3 linux-perf
+        vm_image "${packages[@]}" python3 "$@"
 }
