@@ -52,7 +52,15 @@ char *sandbox_program_path(const char *explicit_path, const char *env_var, const
         return realpath(p, NULL);
 }
 
+/* No --disable-userns: it writes /proc/sys/user/max_user_namespaces,
+ * read-only in containers (systemd-nspawn, Podman, Docker, toolbox); the
+ * system call filter denies every new namespace, user namespaces too
+ * (sandbox-seccomp.c). No /proc: nothing in a sandbox reads it, and a
+ * container whose /proc/sys is a read-only bind (Podman, Docker) leaves no
+ * procfs the kernel lets a user namespace mount. */
 size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings *strings) {
+        /* option and argument on one line */
+        /* clang-format off */
         static const char *const head[] = {
                 "bwrap",
                 /* every namespace but cgroup's (the unit's RestrictNamespaces=
@@ -65,22 +73,25 @@ size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings
                 "--new-session",
                 "--die-with-parent",
                 "--cap-drop", "ALL",
-                /* no user namespaces inside (bwrap >= 0.8); the system
-                 * call filter denies them too */
-                "--disable-userns",
                 "--clearenv",
                 "--ro-bind", "/usr", "/usr",
                 "--symlink", "usr/lib", "/lib",
                 "--symlink", "usr/lib64", "/lib64",
                 "--symlink", "usr/bin", "/bin",
                 "--symlink", "usr/sbin", "/sbin",
-                "--proc", "/proc",
                 "--dev", "/dev",
                 "--tmpfs", "/tmp",
         };
+        /* clang-format on */
         size_t i = 0;
         for (; i < ELEMENTSOF(head); i++)
                 argv[i] = (char *) head[i];
+#ifdef PERISCOPE_SANITIZED
+        /* sanitizer runtimes read their options from /proc/self/environ and
+         * the process's layout from /proc/self/maps */
+        argv[i++] = "--proc";
+        argv[i++] = "/proc";
+#endif
         if (!l->share_network)
                 argv[i++] = "--unshare-net";
         snprintf(strings->seccomp_fd, sizeof strings->seccomp_fd, "%zu", 3 + l->n_fds);

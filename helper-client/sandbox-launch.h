@@ -14,11 +14,12 @@
 #include "sandbox-seccomp.h"
 
 /* The options every sandbox starts with: new user, IPC, PID, UTS and
- * (unless share_network) network namespaces, no user
- * namespaces inside, all capabilities dropped, a new session, dying with
- * the daemon, an empty environment, /usr read-only as the whole system, its
- * own /proc, /dev and /tmp. Followed by "--seccomp" and the filter's fd
- * number, which sandbox_argv_head() fills in. */
+ * (unless share_network) network namespaces, all capabilities dropped, a
+ * new session, dying with the daemon, an empty environment, /usr read-only
+ * as the whole system, its own /dev and /tmp, no /proc (sanitizer builds:
+ * its own). Followed by "--seccomp" and the filter's fd number, which
+ * sandbox_argv_head() fills in; the filter denies new namespaces of every
+ * kind, user namespaces too. */
 #define SANDBOX_ARGV_HEAD_MAX 48
 
 typedef struct SandboxLaunch {
