@@ -225,6 +225,7 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
                 .memory_limit = 2ull << 30,
                 .cpu_seconds = timeout_s + 5,
                 .max_files = 256,
+                .max_processes = SANDBOX_MAX_PROCESSES,
         };
         _cleanup_free_ char **argv = NULL;
         SandboxArgvStrings strings;

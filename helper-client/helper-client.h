@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "basic.h"
 #include "protocol.h"
@@ -55,6 +56,14 @@ typedef struct HelperClientConfig {
          * time): past it the helper is killed and every later request fails
          * at once with "time budget … spent". 0: no budget. */
         unsigned time_budget_ms;
+        /* Whose files the helper reads: named with its log lines. */
+        uid_t owner;
+        /* Takes the read end of a pipe that is the helper's stderr, at each
+         * start (pid: its bwrap), and owns it from then on: the daemon logs
+         * what comes under the helper's name. NULL: the helper writes to
+         * this process's stderr. */
+        void (*stderr_sink)(int fd, pid_t pid, uid_t owner, void *userdata);
+        void *stderr_sink_userdata;
 } HelperClientConfig;
 
 #define HELPER_CLIENT_WAIT_HOOK_MS 20

@@ -115,11 +115,11 @@ size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings
         return i;
 }
 
-/* Runs in the vfork()ed child: fds first, then the uid, then limits, then
- * exec bwrap. The fds are moved before RLIMIT_NOFILE is lowered: a daemon
- * holding thousands of pinned files has every low number taken, and
- * F_DUPFD past a lowered limit fails with EMFILE. Only async-signal-safe
- * calls. */
+/* Runs in the vfork()ed child: fds first (stderr too, when the caller
+ * reads it), then the uid, then limits, then exec bwrap. The fds are
+ * moved before RLIMIT_NOFILE is lowered: a daemon holding thousands of
+ * pinned files has every low number taken, and F_DUPFD past a lowered
+ * limit fails with EMFILE. Only async-signal-safe calls. */
 static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int seccomp_fd, char *const *argv) {
         int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (devnull < 0)
@@ -138,6 +138,11 @@ static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int s
         int out = fcntl(l->stdout_fd >= 0 ? l->stdout_fd : devnull, F_DUPFD, (int) base);
         if (out < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0)
                 _exit(127);
+        if (l->stderr_fd > 2) {
+                int err = fcntl(l->stderr_fd, F_DUPFD, (int) base);
+                if (err < 0 || dup2(err, 2) < 0)
+                        _exit(127);
+        }
         for (size_t i = 0; i < n; i++)
                 if (dup2(moved[i], (int) (3 + i)) < 0)
                         _exit(127);
@@ -169,6 +174,9 @@ static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int s
                 _exit(127);
         rl = (struct rlimit) { l->max_files, l->max_files };
         if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                _exit(127);
+        rl = (struct rlimit) { l->max_processes, l->max_processes };
+        if (l->uid != (uid_t) -1 && l->max_processes > 0 && setrlimit(RLIMIT_NPROC, &rl) < 0)
                 _exit(127);
         rl = (struct rlimit) { 0, 0 };
         (void) setrlimit(RLIMIT_CORE, &rl);

@@ -29,12 +29,24 @@ typedef struct SandboxLaunch {
         const int *fds;            /* placed at 3, 4, … in this order; -1: /dev/null */
         size_t n_fds;
         int stdout_fd;             /* -1: /dev/null */
+        int stderr_fd;             /* > 2: the sandbox's stderr (a pipe the daemon reads); else the caller's own */
         uid_t uid;                 /* switch to uid/gid before exec; (uid_t) -1: stay */
         gid_t gid;
         uint64_t memory_limit;     /* RLIMIT_AS; 0: none (sanitizer builds never set it) */
         unsigned cpu_seconds;      /* RLIMIT_CPU */
         unsigned max_files;        /* RLIMIT_NOFILE */
+        /* RLIMIT_NPROC, when the sandbox takes a uid of its own (uid above):
+         * the kernel counts every process and thread of that uid (all
+         * sandboxes of that uid together, bwrap's own included), so this
+         * bounds them all. A sandbox that keeps the caller's uid keeps its
+         * limit: there the count is the caller's whole session's. 0: none. */
+        unsigned max_processes;
 } SandboxLaunch;
+
+/* RLIMIT_NPROC of a sandbox under its own system uid: every sandbox of
+ * that uid at once (three processes each: bwrap, its pid 1, the program)
+ * with room for many recordings' helpers, yet a fork bomb stops here. */
+#define SANDBOX_MAX_PROCESSES 512
 
 /* Strings the command line points into; lives as long as the argv. */
 typedef struct SandboxArgvStrings {

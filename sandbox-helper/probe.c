@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -39,6 +40,13 @@ static void probe_credentials(FILE *out) {
                 fprintf(out, "NoNewPrivs: unreadable (%s)\n", strerror(errno));
         else
                 fprintf(out, "NoNewPrivs: %d\n", r);
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NPROC, &rl) < 0)
+                fprintf(out, "RLIMIT_NPROC: unreadable (%s)\n", strerror(errno));
+        else if (rl.rlim_cur == RLIM_INFINITY)
+                fprintf(out, "RLIMIT_NPROC: unlimited\n");
+        else
+                fprintf(out, "RLIMIT_NPROC: %llu\n", (unsigned long long) rl.rlim_cur);
         /* 2 in filter mode (when the filter allows the call itself) */
         r = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
         if (r < 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "helper-log.h"
 #include "user-file-jobs.h"
 #include "protocol.h"
 #include "recording-bus.h"
@@ -206,8 +207,21 @@ void manager_drop_polkit_waits(Manager *m) {
         m->allocated_polkit_waits = 0;
 }
 
+/* A helper's stderr is logged under its name, never as periscoped's. */
+static void manager_helper_stderr(int fd, pid_t pid, uid_t owner, void *userdata) {
+        Manager *m = userdata;
+        int r = helper_log_adopt(m->event, fd, pid, owner);
+        if (r < 0)
+                log_warning_errno(r, "cannot read the stderr of helper pid %d: %m", (int) pid);
+}
+
 void manager_init_helper_config(Manager *m) {
-        m->helper_config = (HelperClientConfig) { .wait_hook = manager_spill_rings, .wait_hook_userdata = m };
+        m->helper_config = (HelperClientConfig) {
+                .wait_hook = manager_spill_rings,
+                .wait_hook_userdata = m,
+                .stderr_sink = manager_helper_stderr,
+                .stderr_sink_userdata = m,
+        };
 }
 
 void manager_spill_rings(void *userdata) {

@@ -185,6 +185,9 @@ def case_probe(tmp):
     check(lines.get("open %s" % fifo) == "ok", "the probe went on once its status was read")
     check(lines.get("CapEff") == "0000000000000000", "no effective capabilities")
     check(lines.get("CapPrm") == "0000000000000000", "no permitted capabilities")
+    # under its own uid: RLIMIT_NPROC bounds every sandbox of that uid
+    # (SANDBOX_MAX_PROCESSES), and the probe's forks below still work
+    check(lines.get("RLIMIT_NPROC") == "512", "RLIMIT_NPROC is 512: %s" % lines.get("RLIMIT_NPROC"))
     check(lines.get("open %s" % secret) not in (None, "ok"), "cannot open a file outside /usr (%s)" % secret)
     check(lines.get("open /etc/passwd") not in (None, "ok"), "cannot open /etc/passwd")
     check(lines.get("open %s" % home) not in (None, "ok"), "no home directory")
