@@ -33,7 +33,7 @@ grep -E "${prefix}\?periscoped: recording 1: finished, \?\[2Jforged$" "$log" >/d
         { grep forged "$log"; fail "the forged line is not logged with its control characters as '?'"; }
 echo "ok: a line posing as periscoped's is the helper's, control characters as '?'"
 
-long=$(grep -E "${prefix}long:" "$log" | head -1)
+long=$(grep -m1 -E "${prefix}long:" "$log")
 [ -n "$long" ] || fail "the long line is not logged"
 text=${long#*long:}
 [ ${#text} -le 520 ] && [ ${#text} -ge 400 ] || fail "the long line is not cut near 512 bytes: ${#text} bytes after 'long:'"
