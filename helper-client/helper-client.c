@@ -215,6 +215,10 @@ bool helper_client_budget_spent(const HelperClient *c) {
         return c->budget_spent;
 }
 
+const HelperClientConfig *helper_client_get_config(const HelperClient *c) {
+        return &c->config;
+}
+
 int helper_client_get_pid(const HelperClient *c) {
         return c->pid;
 }
@@ -226,21 +230,9 @@ static int start_helper(HelperClient *c) {
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
                 return -errno;
         char *args[] = { "--fd", "3", NULL };
-        /* its stderr: a pipe the sink reads (ends above 2, for the launcher) */
+        /* its stderr: a pipe the sink reads */
         int err[2] = { -1, -1 };
-        int r = 0;
-        if (c->config.stderr_sink && pipe2(err, O_CLOEXEC) < 0)
-                r = -errno;
-        for (size_t i = 0; r >= 0 && i < 2; i++)
-                if (err[i] >= 0 && err[i] <= 2) {
-                        int moved = fcntl(err[i], F_DUPFD_CLOEXEC, 3);
-                        if (moved < 0)
-                                r = -errno;
-                        safe_close(err[i]);
-                        err[i] = moved;
-                }
-        if (r >= 0 && err[0] >= 0 && fcntl(err[0], F_SETFL, O_NONBLOCK) < 0)
-                r = -errno;
+        int r = c->config.stderr_sink ? sandbox_stderr_pipe(err) : 0;
         pid_t pid;
         if (r >= 0)
                 r = spawn(&c->config, args, sv[1], -1, err[1], &pid);
@@ -252,7 +244,8 @@ static int start_helper(HelperClient *c) {
                 return r;
         }
         if (err[0] >= 0)
-                c->config.stderr_sink(err[0], pid, c->config.owner, c->config.stderr_sink_userdata);
+                c->config.stderr_sink(err[0], pid, c->config.owner, HELPER_CLIENT_LOG_IDENTIFIER,
+                                      c->config.stderr_sink_userdata);
         c->sock = sv[0];
         c->pid = pid;
         c->starts++;

@@ -214,6 +214,31 @@ void sandbox_user(const char *name, uid_t fallback_id, uid_t *ret_uid, gid_t *re
         }
 }
 
+int sandbox_stderr_pipe(int ret[2]) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return -errno;
+        int r = 0;
+        for (size_t i = 0; i < 2; i++)
+                if (p[i] <= 2) {
+                        int moved = fcntl(p[i], F_DUPFD_CLOEXEC, 3);
+                        if (moved < 0)
+                                r = -errno;
+                        safe_close(p[i]);
+                        p[i] = moved;
+                }
+        if (r >= 0 && fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)
+                r = -errno;
+        if (r < 0) {
+                safe_close(p[0]);
+                safe_close(p[1]);
+                return r;
+        }
+        ret[0] = p[0];
+        ret[1] = p[1];
+        return 0;
+}
+
 int sandbox_spawn(const SandboxLaunch *l, char *const *argv, pid_t *ret) {
         _cleanup_close_ int seccomp_fd = sandbox_seccomp_filter_fd(l->seccomp);
         if (seccomp_fd < 0)

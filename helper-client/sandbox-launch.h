@@ -79,5 +79,9 @@ void sandbox_user(const char *name, uid_t fallback_id, uid_t *ret_uid, gid_t *re
  * or CAP_SETGID). */
 #define SANDBOX_EXIT_NO_UID 126
 
+/* A pipe for a sandbox's stderr: ret[0], non-blocking, for the caller to
+ * read; ret[1] for SandboxLaunch.stderr_fd. Both close-on-exec and above 2. */
+int sandbox_stderr_pipe(int ret[2]);
+
 /* Forks and execs bwrap with argv (NULL-terminated, argv[0] "bwrap"). */
 int sandbox_spawn(const SandboxLaunch *l, char *const *argv, pid_t *ret);

@@ -14,9 +14,8 @@
 
 #include "basic.h"
 
-#define HELPER_LOG_IDENTIFIER "periscope-helper"
-
 typedef struct HelperLog {
+        char *identifier;
         pid_t pid;
         uid_t owner;
         char line[HELPER_LOG_LINE_MAX + 1];
@@ -35,7 +34,7 @@ static uint64_t now_usec(void) {
 
 static void helper_log_say(HelperLog *h, int level, const char *format, ...) __attribute__((format(printf, 3, 4)));
 static void helper_log_say(HelperLog *h, int level, const char *format, ...) {
-        const LogFields fields = { .identifier = HELPER_LOG_IDENTIFIER, .has_uid = true, .uid = h->owner };
+        const LogFields fields = { .identifier = h->identifier, .has_uid = true, .uid = h->owner };
         char text[HELPER_LOG_LINE_MAX + 64];
         va_list ap;
         va_start(ap, format);
@@ -113,12 +112,15 @@ static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userd
 }
 
 static void helper_log_free(void *userdata) {
-        free(userdata);
+        HelperLog *h = userdata;
+        free(h->identifier);
+        free(h);
 }
 
-int helper_log_adopt(sd_event *e, int fd, pid_t pid, uid_t owner) {
+int helper_log_adopt(sd_event *e, int fd, pid_t pid, uid_t owner, const char *identifier) {
         HelperLog *h = calloc(1, sizeof *h);
-        if (!h) {
+        if (!h || !(h->identifier = strdup(identifier))) {
+                free(h);
                 safe_close(fd);
                 return -ENOMEM;
         }
@@ -127,7 +129,7 @@ int helper_log_adopt(sd_event *e, int fd, pid_t pid, uid_t owner) {
         sd_event_source *s = NULL;
         int r = sd_event_add_io(e, &s, fd, EPOLLIN, on_readable, h);
         if (r < 0) {
-                free(h);
+                helper_log_free(h);
                 safe_close(fd);
                 return r;
         }

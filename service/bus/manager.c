@@ -232,10 +232,10 @@ void manager_drop_polkit_waits(Manager *m) {
 
 /* A helper started (logged at debug level, with its owner): its stderr is
  * logged under its name, never as periscoped's. */
-static void manager_helper_stderr(int fd, pid_t pid, uid_t owner, void *userdata) {
+static void manager_helper_stderr(int fd, pid_t pid, uid_t owner, const char *identifier, void *userdata) {
         Manager *m = userdata;
-        log_uid(LOG_DEBUG, owner, "helper pid %d started", (int) pid);
-        int r = helper_log_adopt(m->event, fd, pid, owner);
+        log_uid(LOG_DEBUG, owner, "%s pid %d started", identifier, (int) pid);
+        int r = helper_log_adopt(m->event, fd, pid, owner, identifier);
         if (r < 0)
                 log_warning_errno(r, "cannot read the stderr of helper pid %d: %m", (int) pid);
 }

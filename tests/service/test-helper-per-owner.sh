@@ -3,7 +3,7 @@
 # Issue 27: a helper per owner. While root and periscope-user record at the
 # same time (DWARF unwinding: the daemon's unwind tables compile through
 # helpers), each has helpers started for its own uid (periscoped's debug
-# line "uid UID: helper pid PID started"), never one pid for both; killing
+# line "uid UID: periscope-helper pid PID started"), never one pid for both; killing
 # every helper of root's leaves periscope-user's recording named in full.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}"
@@ -24,7 +24,7 @@ as_user "$PERISCOPE" record --address "$BUS_ADDRESS" --unwind dwarf -o "$dir/use
         >"$TEST_TMP/user.out" 2>&1 &
 user_rec=$!
 
-started() { grep -E "^periscoped: uid $1: helper pid [0-9]+ started$" "$log" | sed -E 's/.*helper pid ([0-9]+) started/\1/'; }
+started() { grep -E "^periscoped: uid $1: periscope-helper pid [0-9]+ started$" "$log" | sed -E 's/.*helper pid ([0-9]+) started/\1/'; }
 both_started() { [ -n "$(started 0)" ] && [ -n "$(started "$uid")" ]; }
 wait_for 20 both_started || { cat "$log"; fail "no helper was started for each of uid 0 and uid $uid while both recorded"; }
 # while both still record (before any symbolize stage): the unwind tables' helpers
