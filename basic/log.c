@@ -22,9 +22,8 @@ int log_get_max_level(void) {
 
 void log_write_stderr(const LogFields *fields, const char *message) {
         /* One fprintf per line of our own, so lines of concurrent writers
-         * (the helper's stderr is the daemon's) do not interleave. */
-        fprintf(stderr, "%s: %s\n", program_invocation_short_name, message);
-        (void) fields;
+         * (a tool's helper writes to the same stderr) do not interleave. */
+        fprintf(stderr, "%s: %s\n", fields->identifier ? fields->identifier : program_invocation_short_name, message);
 }
 
 int log_fieldsv(int level, const LogFields *fields, const char *format, va_list ap) {

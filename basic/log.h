@@ -20,6 +20,7 @@ typedef struct LogFields {
         uid_t uid;              /* that caller's uid */
         const char *message_id; /* 32 hex digits (a journal MESSAGE_ID), or NULL */
         int error;              /* the errno it reports (positive), or 0 */
+        const char *identifier; /* who speaks, if not this program (a helper's stderr): its name */
 } LogFields;
 
 /* Takes every message instead of stderr: level (LOG_ERR ... LOG_DEBUG),

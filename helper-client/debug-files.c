@@ -342,7 +342,15 @@ static int find_by_debuginfod(Lookup *l) {
                 return 0;
         }
         _cleanup_free_ char *why = NULL;
-        DebuginfodWait wait = { o->wait_readable, o->wait_readable_userdata };
+        const HelperClientConfig *hc = helper_client_get_config(l->c);
+        DebuginfodWait wait = {
+                .wait_readable = o->wait_readable,
+                .userdata = o->wait_readable_userdata,
+                /* the fetcher's stderr goes where the helper's goes */
+                .stderr_sink = hc->stderr_sink,
+                .stderr_sink_userdata = hc->stderr_sink_userdata,
+                .owner = hc->owner,
+        };
         int dfd = debuginfod_fetch(urls, id->build_id, id->build_id_size,
                                    o->debuginfod_timeout_s ? o->debuginfod_timeout_s : 30, &wait, &why);
         if (dfd < 0) {

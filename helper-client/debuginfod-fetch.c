@@ -214,17 +214,23 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
                 return -errno;
         _cleanup_close_ int sock = sv[0];
         int fds[3] = { sv[1], binary, cache };
+        /* its stderr: a pipe the caller's sink reads */
+        int err[2] = { -1, -1 };
+        if (wait && wait->stderr_sink && sandbox_stderr_pipe(err) < 0)
+                err[0] = err[1] = -1; /* then it writes to ours */
         const SandboxLaunch l = {
                 .seccomp = SANDBOX_SECCOMP_FETCHER,
                 .share_network = true,
                 .fds = fds,
                 .n_fds = ELEMENTSOF(fds),
                 .stdout_fd = -1,
+                .stderr_fd = err[1],
                 .uid = uid,
                 .gid = gid,
                 .memory_limit = 2ull << 30,
                 .cpu_seconds = timeout_s + 5,
                 .max_files = 256,
+                .max_processes = SANDBOX_MAX_PROCESSES,
         };
         _cleanup_free_ char **argv = NULL;
         SandboxArgvStrings strings;
@@ -233,10 +239,15 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
         if (r >= 0)
                 r = sandbox_spawn(&l, argv, &pid);
         safe_close(sv[1]);
+        safe_close(err[1]);
         if (r < 0) {
+                safe_close(err[0]);
                 *why = strdup_printf("debuginfod: cannot start the fetcher: %s", strerror(-r));
                 return r;
         }
+        if (err[0] >= 0)
+                wait->stderr_sink(err[0], pid, wait->owner, DEBUGINFOD_FETCH_LOG_IDENTIFIER,
+                                  wait->stderr_sink_userdata);
         HelperWriter w;
         helper_writer_init(&w, HELPER_MAX_INLINE_PAYLOAD);
         helper_put_u32(&w, timeout_s);

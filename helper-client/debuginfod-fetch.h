@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The user the fetcher runs as when the caller is root; when the system
  * has no such user, DEBUGINFOD_FETCH_FALLBACK_ID (uid and gid) is used, a
@@ -23,7 +24,14 @@
 typedef struct DebuginfodWait {
         int (*wait_readable)(int fd, unsigned timeout_ms, void *userdata); /* NULL: poll() */
         void *userdata;
+        /* The fetcher's stderr, as HelperClientConfig.stderr_sink (with
+         * DEBUGINFOD_FETCH_LOG_IDENTIFIER); NULL: the caller's stderr. */
+        void (*stderr_sink)(int fd, pid_t pid, uid_t owner, const char *identifier, void *userdata);
+        void *stderr_sink_userdata;
+        uid_t owner;
 } DebuginfodWait;
+
+#define DEBUGINFOD_FETCH_LOG_IDENTIFIER "periscope-debuginfod-fetch"
 
 /* Asks the servers in urls (as $DEBUGINFOD_URLS) for the debug file of
  * build_id, giving up after timeout_s seconds; wait (may be NULL) says how

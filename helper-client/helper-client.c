@@ -117,9 +117,10 @@ static int build_argv(const SandboxLaunch *l, const HelperClientConfig *cfg, cha
         return 0;
 }
 
-/* Starts the helper with child_sock at fd 3 (-1: /dev/null there) and its
- * output to out_fd (-1: /dev/null). */
-static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int child_sock, int out_fd, pid_t *ret) {
+/* Starts the helper with child_sock at fd 3 (-1: /dev/null there), its
+ * output to out_fd (-1: /dev/null) and its stderr to err_fd (-1: ours). */
+static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int child_sock, int out_fd, int err_fd,
+                 pid_t *ret) {
         _cleanup_close_ int binary = open(cfg->helper_path, O_PATH | O_CLOEXEC);
         if (binary < 0)
                 return -errno;
@@ -133,11 +134,13 @@ static int spawn(const HelperClientConfig *cfg, char *const *helper_args, int ch
                 .fds = fds,
                 .n_fds = ELEMENTSOF(fds),
                 .stdout_fd = out_fd,
+                .stderr_fd = err_fd,
                 .uid = uid,
                 .gid = gid,
                 .memory_limit = cfg->memory_limit,
                 .cpu_seconds = cfg->cpu_seconds,
                 .max_files = cfg->max_files,
+                .max_processes = SANDBOX_MAX_PROCESSES,
         };
         _cleanup_free_ char **argv = NULL;
         SandboxArgvStrings strings;
@@ -212,6 +215,10 @@ bool helper_client_budget_spent(const HelperClient *c) {
         return c->budget_spent;
 }
 
+const HelperClientConfig *helper_client_get_config(const HelperClient *c) {
+        return &c->config;
+}
+
 int helper_client_get_pid(const HelperClient *c) {
         return c->pid;
 }
@@ -223,13 +230,22 @@ static int start_helper(HelperClient *c) {
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
                 return -errno;
         char *args[] = { "--fd", "3", NULL };
+        /* its stderr: a pipe the sink reads */
+        int err[2] = { -1, -1 };
+        int r = c->config.stderr_sink ? sandbox_stderr_pipe(err) : 0;
         pid_t pid;
-        int r = spawn(&c->config, args, sv[1], -1, &pid);
+        if (r >= 0)
+                r = spawn(&c->config, args, sv[1], -1, err[1], &pid);
         safe_close(sv[1]);
+        safe_close(err[1]);
         if (r < 0) {
+                safe_close(err[0]);
                 safe_close(sv[0]);
                 return r;
         }
+        if (err[0] >= 0)
+                c->config.stderr_sink(err[0], pid, c->config.owner, HELPER_CLIENT_LOG_IDENTIFIER,
+                                      c->config.stderr_sink_userdata);
         c->sock = sv[0];
         c->pid = pid;
         c->starts++;
@@ -653,7 +669,7 @@ int helper_client_run_probe(const HelperClientConfig *config, char *const *probe
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return -errno;
         pid_t pid;
-        int r = spawn(&cfg, args, -1, pipefd[1], &pid);
+        int r = spawn(&cfg, args, -1, pipefd[1], -1, &pid);
         safe_close(pipefd[1]);
         _cleanup_close_ int rfd = pipefd[0];
         if (r < 0)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "basic.h"
 #include "protocol.h"
@@ -24,6 +25,8 @@ typedef struct HelperClient HelperClient;
  * A client that is not root runs the helper as itself. */
 #define HELPER_CLIENT_USER "periscope-helper"
 #define HELPER_CLIENT_FALLBACK_ID 61871
+/* The name its stderr's lines are logged under. */
+#define HELPER_CLIENT_LOG_IDENTIFIER "periscope-helper"
 
 typedef struct HelperClientConfig {
         const char *helper_path;  /* NULL: $PERISCOPE_HELPER, else LIBEXECDIR/periscope-helper */
@@ -55,6 +58,16 @@ typedef struct HelperClientConfig {
          * time): past it the helper is killed and every later request fails
          * at once with "time budget … spent". 0: no budget. */
         unsigned time_budget_ms;
+        /* Whose files the helper reads: named with its log lines. */
+        uid_t owner;
+        /* Takes the read end of a pipe that is the helper's stderr, at each
+         * start (pid: its bwrap), and owns it from then on: the daemon logs
+         * what comes under the name identifier (HELPER_CLIENT_LOG_IDENTIFIER;
+         * the debuginfod fetcher's: DEBUGINFOD_FETCH_LOG_IDENTIFIER, which
+         * debug_file_find() starts with the same sink). NULL: the helper
+         * writes to this process's stderr. */
+        void (*stderr_sink)(int fd, pid_t pid, uid_t owner, const char *identifier, void *userdata);
+        void *stderr_sink_userdata;
 } HelperClientConfig;
 
 #define HELPER_CLIENT_WAIT_HOOK_MS 20
@@ -170,6 +183,9 @@ unsigned helper_client_get_starts(const HelperClient *c);
  * its time budget (HelperClientConfig.time_budget_ms) ran out. */
 uint64_t helper_client_get_busy_ms(const HelperClient *c);
 bool helper_client_budget_spent(const HelperClient *c);
+
+/* The configuration the client was made with (its defaults filled in). */
+const HelperClientConfig *helper_client_get_config(const HelperClient *c);
 
 /* Pid of the running helper's bwrap, or 0 (for tests that kill it). */
 int helper_client_get_pid(const HelperClient *c);

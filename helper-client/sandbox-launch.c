@@ -52,7 +52,15 @@ char *sandbox_program_path(const char *explicit_path, const char *env_var, const
         return realpath(p, NULL);
 }
 
+/* No --disable-userns: it writes /proc/sys/user/max_user_namespaces,
+ * read-only in containers (systemd-nspawn, Podman, Docker, toolbox); the
+ * system call filter denies every new namespace, user namespaces too
+ * (sandbox-seccomp.c). No /proc: nothing in a sandbox reads it, and a
+ * container whose /proc/sys is a read-only bind (Podman, Docker) leaves no
+ * procfs the kernel lets a user namespace mount. */
 size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings *strings) {
+        /* option and argument on one line */
+        /* clang-format off */
         static const char *const head[] = {
                 "bwrap",
                 /* every namespace but cgroup's (the unit's RestrictNamespaces=
@@ -65,22 +73,25 @@ size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings
                 "--new-session",
                 "--die-with-parent",
                 "--cap-drop", "ALL",
-                /* no user namespaces inside (bwrap >= 0.8); the system
-                 * call filter denies them too */
-                "--disable-userns",
                 "--clearenv",
                 "--ro-bind", "/usr", "/usr",
                 "--symlink", "usr/lib", "/lib",
                 "--symlink", "usr/lib64", "/lib64",
                 "--symlink", "usr/bin", "/bin",
                 "--symlink", "usr/sbin", "/sbin",
-                "--proc", "/proc",
                 "--dev", "/dev",
                 "--tmpfs", "/tmp",
         };
+        /* clang-format on */
         size_t i = 0;
         for (; i < ELEMENTSOF(head); i++)
                 argv[i] = (char *) head[i];
+#ifdef PERISCOPE_SANITIZED
+        /* sanitizer runtimes read their options from /proc/self/environ and
+         * the process's layout from /proc/self/maps */
+        argv[i++] = "--proc";
+        argv[i++] = "/proc";
+#endif
         if (!l->share_network)
                 argv[i++] = "--unshare-net";
         snprintf(strings->seccomp_fd, sizeof strings->seccomp_fd, "%zu", 3 + l->n_fds);
@@ -104,11 +115,11 @@ size_t sandbox_argv_head(const SandboxLaunch *l, char **argv, SandboxArgvStrings
         return i;
 }
 
-/* Runs in the vfork()ed child: fds first, then the uid, then limits, then
- * exec bwrap. The fds are moved before RLIMIT_NOFILE is lowered: a daemon
- * holding thousands of pinned files has every low number taken, and
- * F_DUPFD past a lowered limit fails with EMFILE. Only async-signal-safe
- * calls. */
+/* Runs in the vfork()ed child: fds first (stderr too, when the caller
+ * reads it), then the uid, then limits, then exec bwrap. The fds are
+ * moved before RLIMIT_NOFILE is lowered: a daemon holding thousands of
+ * pinned files has every low number taken, and F_DUPFD past a lowered
+ * limit fails with EMFILE. Only async-signal-safe calls. */
 static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int seccomp_fd, char *const *argv) {
         int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (devnull < 0)
@@ -127,6 +138,11 @@ static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int s
         int out = fcntl(l->stdout_fd >= 0 ? l->stdout_fd : devnull, F_DUPFD, (int) base);
         if (out < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0)
                 _exit(127);
+        if (l->stderr_fd > 2) {
+                int err = fcntl(l->stderr_fd, F_DUPFD, (int) base);
+                if (err < 0 || dup2(err, 2) < 0)
+                        _exit(127);
+        }
         for (size_t i = 0; i < n; i++)
                 if (dup2(moved[i], (int) (3 + i)) < 0)
                         _exit(127);
@@ -158,6 +174,9 @@ static void __attribute__((noreturn)) exec_sandbox(const SandboxLaunch *l, int s
                 _exit(127);
         rl = (struct rlimit) { l->max_files, l->max_files };
         if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                _exit(127);
+        rl = (struct rlimit) { l->max_processes, l->max_processes };
+        if (l->uid != (uid_t) -1 && l->max_processes > 0 && setrlimit(RLIMIT_NPROC, &rl) < 0)
                 _exit(127);
         rl = (struct rlimit) { 0, 0 };
         (void) setrlimit(RLIMIT_CORE, &rl);
@@ -193,6 +212,31 @@ void sandbox_user(const char *name, uid_t fallback_id, uid_t *ret_uid, gid_t *re
                 *ret_uid = fallback_id;
                 *ret_gid = (gid_t) fallback_id;
         }
+}
+
+int sandbox_stderr_pipe(int ret[2]) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return -errno;
+        int r = 0;
+        for (size_t i = 0; i < 2; i++)
+                if (p[i] <= 2) {
+                        int moved = fcntl(p[i], F_DUPFD_CLOEXEC, 3);
+                        if (moved < 0)
+                                r = -errno;
+                        safe_close(p[i]);
+                        p[i] = moved;
+                }
+        if (r >= 0 && fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)
+                r = -errno;
+        if (r < 0) {
+                safe_close(p[0]);
+                safe_close(p[1]);
+                return r;
+        }
+        ret[0] = p[0];
+        ret[1] = p[1];
+        return 0;
 }
 
 int sandbox_spawn(const SandboxLaunch *l, char *const *argv, pid_t *ret) {

@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 /* Tries to open each path, to connect to 127.0.0.1:port (when port > 0), and
- * reads CapEff/NoNewPrivs/Seccomp from /proc/self/status, and tries system
+ * asks the kernel for CapEff/CapPrm/NoNewPrivs/Seccomp (capget, prctl: the
+ * sandbox has no /proc) and RLIMIT_NPROC, and tries system
  * calls the sandbox's filter denies; writes one line per check to out:
  * "open PATH: ok|<error>", "connect 127.0.0.1:PORT: ok|<error>",
  * "CapEff: HEX", "uid: N", "syscall CALL: allowed|<error>|killed".

@@ -38,7 +38,8 @@ static void journal_sink(int level, const LogFields *fields, const char *message
         iov[n++] = (struct iovec) { text, strlen(text) };
         snprintf(priority, sizeof(priority), "PRIORITY=%d", level);
         iov[n++] = (struct iovec) { priority, strlen(priority) };
-        snprintf(identifier, sizeof(identifier), "SYSLOG_IDENTIFIER=%s", program_invocation_short_name);
+        snprintf(identifier, sizeof(identifier), "SYSLOG_IDENTIFIER=%s",
+                 fields->identifier ? fields->identifier : program_invocation_short_name);
         iov[n++] = (struct iovec) { identifier, strlen(identifier) };
         if (fields->recording_id > 0) {
                 snprintf(recording, sizeof(recording), "RECORDING=%u", fields->recording_id);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "helper-log.h"
 #include "user-file-jobs.h"
 #include "protocol.h"
 #include "recording-bus.h"
@@ -27,6 +28,26 @@ static void manager_maybe_exit(Manager *m) {
         (void) sd_event_exit(m->event, 0);
 }
 
+/* A user-file helper and whose it is. */
+struct OwnerHelper {
+        uid_t owner;
+        HelperClient *helper;
+};
+
+/* owner's last recording is gone: its helpers go too. */
+static void manager_release_owner(Manager *m, uid_t owner) {
+        for (size_t i = 0; i < m->n_recordings; i++)
+                if (recording_bus_get_owner(m->recordings[i]) == owner)
+                        return;
+        for (size_t i = 0; i < m->n_user_file_helpers; i++)
+                if (m->user_file_helpers[i].owner == owner) {
+                        helper_client_free(m->user_file_helpers[i].helper);
+                        m->user_file_helpers[i] = m->user_file_helpers[--m->n_user_file_helpers];
+                        break;
+                }
+        unwind_tables_release_owner(m->unwind_tables, owner);
+}
+
 /* The face of a recording is freed: the list forgets it (RecordingBusHost.released). */
 static void manager_remove_recording(RecordingBus *rb, void *userdata) {
         Manager *m = userdata;
@@ -37,6 +58,7 @@ static void manager_remove_recording(RecordingBus *rb, void *userdata) {
                         m->n_recordings--;
                         break;
                 }
+        manager_release_owner(m, recording_bus_get_owner(rb));
         manager_maybe_exit(m);
 }
 
@@ -75,7 +97,7 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                                          : NULL,
                 .helper = m->helper_config,
                 .limits = m->limits,
-                .user_file_helper = manager_get_user_file_helper(m),
+                .user_file_helper = manager_get_user_file_helper(m, caller->uid),
                 .budgets = { .max_addresses = m->max_addresses, .symbolize_ms = m->symbolize_budget_ms },
                 .perf_opener = m->perf_opener,
                 .released = manager_remove_recording,
@@ -84,8 +106,10 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
         };
         RecordingBus *rb;
         int r = recording_bus_start(&host, call, caller, options, auth, capture_fd, &rb, error);
-        if (r < 0)
+        if (r < 0) {
+                manager_release_owner(m, caller->uid); /* a helper started for nothing */
                 return r;
+        }
         m->recordings[m->n_recordings++] = rb;
         *ret = rb;
         return 0;
@@ -212,8 +236,23 @@ void manager_drop_polkit_waits(Manager *m) {
         m->allocated_polkit_waits = 0;
 }
 
+/* A helper started (logged at debug level, with its owner): its stderr is
+ * logged under its name, never as periscoped's. */
+static void manager_helper_stderr(int fd, pid_t pid, uid_t owner, const char *identifier, void *userdata) {
+        Manager *m = userdata;
+        log_uid(LOG_DEBUG, owner, "%s pid %d started", identifier, (int) pid);
+        int r = helper_log_adopt(m->event, fd, pid, owner, identifier);
+        if (r < 0)
+                log_warning_errno(r, "cannot read the stderr of helper pid %d: %m", (int) pid);
+}
+
 void manager_init_helper_config(Manager *m) {
-        m->helper_config = (HelperClientConfig) { .wait_hook = manager_spill_rings, .wait_hook_userdata = m };
+        m->helper_config = (HelperClientConfig) {
+                .wait_hook = manager_spill_rings,
+                .wait_hook_userdata = m,
+                .stderr_sink = manager_helper_stderr,
+                .stderr_sink_userdata = m,
+        };
 }
 
 void manager_spill_rings(void *userdata) {
@@ -227,14 +266,28 @@ void manager_spill_rings(void *userdata) {
 /* Users' files are small: a helper that takes longer is hung. */
 #define USER_FILE_TIMEOUT_MS 5000
 
-HelperClient *manager_get_user_file_helper(Manager *m) {
-        if (!m->user_file_helper) {
-                HelperClientConfig c = m->helper_config;
-                c.timeout_ms = USER_FILE_TIMEOUT_MS;
-                if (helper_client_new(&c, &m->user_file_helper) < 0)
-                        m->user_file_helper = NULL;
-        }
-        return m->user_file_helper;
+HelperClient *manager_get_user_file_helper(Manager *m, uid_t owner) {
+        for (size_t i = 0; i < m->n_user_file_helpers; i++)
+                if (m->user_file_helpers[i].owner == owner)
+                        return m->user_file_helpers[i].helper;
+        if (GROW_ARRAY(m->user_file_helpers, m->allocated_user_file_helpers, m->n_user_file_helpers + 1, 4) < 0)
+                return NULL;
+        HelperClientConfig c = m->helper_config;
+        c.timeout_ms = USER_FILE_TIMEOUT_MS;
+        c.owner = owner;
+        HelperClient *h;
+        if (helper_client_new(&c, &h) < 0)
+                return NULL;
+        m->user_file_helpers[m->n_user_file_helpers++] = (struct OwnerHelper) { .owner = owner, .helper = h };
+        return h;
+}
+
+void manager_free_user_file_helpers(Manager *m) {
+        for (size_t i = 0; i < m->n_user_file_helpers; i++)
+                helper_client_free(m->user_file_helpers[i].helper);
+        free(m->user_file_helpers);
+        m->user_file_helpers = NULL;
+        m->n_user_file_helpers = m->allocated_user_file_helpers = 0;
 }
 
 struct UserFileJobs *manager_get_user_file_jobs(Manager *m) {

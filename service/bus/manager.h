@@ -34,7 +34,8 @@ typedef struct Manager {
         HelperClientConfig helper_config; /* every helper the daemon starts (wait hook: manager_spill_rings) */
         void (*spill_others)(void *userdata); /* other rings to spill while waiting (the sysprofd drop-in's) */
         void *spill_others_userdata;
-        HelperClient *user_file_helper;   /* parses Podman JSON and /.flatpak-info for every resolver (first use) */
+        struct OwnerHelper *user_file_helpers; /* parse Podman JSON and /.flatpak-info: one per owner (first use) */
+        size_t n_user_file_helpers, allocated_user_file_helpers;
         struct UserFileJobs *user_file_jobs; /* calls' parses of users' files, on a fiber (first use) */
         size_t max_addresses;      /* per recording (--max-addresses); 0: the default */
         unsigned symbolize_budget_ms; /* per recording (--symbolize-budget); 0: the default */
@@ -58,10 +59,16 @@ void manager_init_helper_config(Manager *m);
  * hook: the single-threaded daemon is waiting for the helper). */
 void manager_spill_rings(void *userdata);
 
-/* The daemon's helper for the files users write (Podman's storage JSON,
- * /.flatpak-info), shared by every resolver and kept running, so a lookup
- * does not wait for a sandbox to start; NULL when it cannot be made. */
-HelperClient *manager_get_user_file_helper(Manager *m);
+/* The helper for the files users write (Podman's storage JSON,
+ * /.flatpak-info) of owner's recordings: one per owner (uid), never lent
+ * to another's, kept running while owner has a recording, so a lookup does
+ * not wait for a sandbox to start; NULL when it cannot be made. Once the
+ * owner's last recording is freed, its helper, and its unwind tables'
+ * helper, are stopped. */
+HelperClient *manager_get_user_file_helper(Manager *m, uid_t owner);
+
+/* Stops every owner's user-file helper (at exit). */
+void manager_free_user_file_helpers(Manager *m);
 
 /* The daemon's queue of calls whose users' files the helper parses
  * (user-file-jobs.h), created on first use; NULL when out of memory. */

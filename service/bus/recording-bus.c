@@ -43,6 +43,10 @@ Recording *recording_bus_get_recording(const RecordingBus *rb) {
         return rb->recording;
 }
 
+uid_t recording_bus_get_owner(const RecordingBus *rb) {
+        return rb->owner_uid;
+}
+
 static int on_free_deferred(sd_event_source *s, void *userdata) {
         recording_bus_free(userdata); /* unrefs s */
         return 0;

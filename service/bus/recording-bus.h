@@ -48,3 +48,5 @@ RecordingBus *recording_bus_free(RecordingBus *rb);
 
 const char *recording_bus_get_path(const RecordingBus *rb);
 Recording *recording_bus_get_recording(const RecordingBus *rb);
+/* Who asked for it (valid until the face is freed, in released too). */
+uid_t recording_bus_get_owner(const RecordingBus *rb);

@@ -22,8 +22,9 @@ typedef struct UserFileJob {
 struct UserFileJobs {
         sd_event *event;
         HelperClientConfig helper_config;
-        HelperClient *helper; /* asked on the fiber only */
-        bool helper_tried;
+        HelperClient *helper; /* the running job's uid's; asked on the fiber only */
+        uid_t helper_owner;
+        bool helper_tried; /* for helper_owner */
         Fiber *fiber; /* running jobs[0] */
         UserFileJob jobs[USER_FILE_JOBS_MAX];
         size_t n_jobs;
@@ -62,9 +63,18 @@ int user_file_jobs_new(sd_event *e, const HelperClientConfig *helper_config, Use
 
 int user_file_jobs_resolver_new(UserFileJobs *j, Resolver **ret) {
         int r;
+        /* a helper of the job's uid's own: never one that parsed another
+         * user's files */
+        if (j->helper_tried && j->helper_owner != j->jobs[0].uid) {
+                j->helper = helper_client_free(j->helper);
+                j->helper_tried = false;
+        }
         if (!j->helper_tried) {
                 j->helper_tried = true;
-                r = helper_client_new(&j->helper_config, &j->helper);
+                j->helper_owner = j->jobs[0].uid;
+                HelperClientConfig c = j->helper_config;
+                c.owner = j->helper_owner;
+                r = helper_client_new(&c, &j->helper);
                 if (r < 0) {
                         j->helper = NULL; /* then each file's rejection says why */
                         log_warning_errno(r, "no sandboxed helper for users' files: %m");
@@ -99,8 +109,17 @@ static void job_done(int result, void *userdata) {
         UserFileJob job = take_first(j);
         /* cut short by the end of the daemon: whatever the job made of it */
         job.done(j->freeing ? -ECANCELED : result, job.userdata);
-        if (!j->freeing)
-                start_next(j);
+        if (j->freeing)
+                return;
+        /* the uid has no job left: its helper stops */
+        bool more = false;
+        for (size_t i = 0; i < j->n_jobs; i++)
+                more = more || j->jobs[i].uid == j->helper_owner;
+        if (j->helper_tried && !more) {
+                j->helper = helper_client_free(j->helper);
+                j->helper_tried = false;
+        }
+        start_next(j);
 }
 
 static void start_next(UserFileJobs *j) {

@@ -4,7 +4,9 @@
  * call: ListTargets' containers, Record's 'container'. One job at a time
  * runs on a fiber (service/fiber) with a helper of its own whose waits give
  * the event loop back, so no caller waits for another user's files; the
- * call is answered from the job's done callback. */
+ * call is answered from the job's done callback. The helper is the job's
+ * uid's own: started for its first job, stopped when that uid has no job
+ * left or another uid's job runs. */
 #pragma once
 
 #include <sys/types.h>

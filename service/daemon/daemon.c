@@ -208,7 +208,7 @@ static void daemon_done(Daemon *d) {
         sd_event_source_disable_unref(m->perf_opener_watch);
         unwind_tables_free(m->unwind_tables);
         user_file_jobs_free(m->user_file_jobs);
-        helper_client_free(m->user_file_helper);
+        manager_free_user_file_helpers(m);
         sd_bus_slot_unref(m->profiler_slot);
         manager_drop_polkit_waits(m);
         sd_bus_flush_close_unref(m->bus);

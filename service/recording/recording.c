@@ -1334,6 +1334,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if (rec->unwind_tables)
                 rec->unwind_helper_failures_start = unwind_tables_get_stats(rec->unwind_tables).helper_failures;
         rec->helper = setup->helper;
+        rec->helper.owner = setup->owner_uid; /* its helpers parse the owner's files, named so in the log */
         rec->budgets = setup->budgets;
         rec->perf_opener = setup->perf_opener;
         if (rec->budgets.max_addresses == 0)

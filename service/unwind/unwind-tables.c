@@ -44,6 +44,17 @@ typedef struct OwnerTurn {
         uint64_t served;            /* UnwindTables.turns when served; 0: never */
 } OwnerTurn;
 
+/* An owner's own helper: one user's files never reach a helper that
+ * parsed another user's. */
+typedef struct OwnerHelper {
+        uint32_t owner;
+        HelperClient *helper;
+        uint64_t last_used; /* CLOCK_MONOTONIC usec of its last compile */
+} OwnerHelper;
+
+/* A helper whose owner asked for nothing this long is stopped. */
+#define HELPER_IDLE_USEC (30 * 1000000ULL)
+
 typedef struct Listener {
         UnwindTablesNotify notify;
         void *userdata;
@@ -52,7 +63,10 @@ typedef struct Listener {
 struct UnwindTables {
         sd_event *event;              /* NULL: compiles happen in unwind_tables_request() */
         HelperClientConfig helper_config;
-        HelperClient *helper;
+        OwnerHelper *helpers; /* by owner, started on first use */
+        size_t n_helpers, allocated_helpers;
+        HelperClient *helper;        /* the current request's owner's (in helpers) */
+        sd_event_source *idle_timer; /* stops idle owners' helpers */
         UnwindTableCache cache;
         /* Pins that are not the mapped file (by pin_key): decided, no table. */
         UnwindTableCache mismatched;
@@ -124,8 +138,10 @@ UnwindTables *unwind_tables_free(UnwindTables *t) {
                 compile_request_free(t->queue[i]);
         free(t->owner_turns);
         free(t->queue);
-        if (t->helper)
-                helper_client_free(t->helper);
+        for (size_t i = 0; i < t->n_helpers; i++)
+                helper_client_free(t->helpers[i].helper);
+        free(t->helpers);
+        sd_event_source_disable_unref(t->idle_timer);
         unwind_table_cache_clear(&t->cache);
         unwind_table_cache_clear(&t->mismatched);
         sd_event_source_disable_unref(t->notify_source);
@@ -146,15 +162,87 @@ static bool is_vdso(const ProcessMapping *m) {
         return vdso_is_mapping(m->filename);
 }
 
-static int ensure_helper(UnwindTables *t) {
-        if (t->helper)
-                return 0;
+static uint64_t now_usec(void) {
+        return (uint64_t) now_monotonic_ms() * 1000;
+}
+
+static void stop_helper_at(UnwindTables *t, size_t i) {
+        if (t->helper == t->helpers[i].helper)
+                t->helper = NULL;
+        helper_client_free(t->helpers[i].helper);
+        t->helpers[i] = t->helpers[--t->n_helpers];
+}
+
+/* Stops the helpers of owners that asked for nothing for HELPER_IDLE_USEC
+ * (never the one compiling now); re-armed while any is left. */
+static int on_idle_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        UnwindTables *t = userdata;
+        uint64_t now = now_usec();
+        for (size_t i = t->n_helpers; i > 0; i--)
+                if (t->helpers[i - 1].helper != t->helper && now - t->helpers[i - 1].last_used >= HELPER_IDLE_USEC)
+                        stop_helper_at(t, i - 1);
+        if (t->n_helpers > 0)
+                (void) sd_event_source_set_time_relative(s, HELPER_IDLE_USEC);
+        (void) sd_event_source_set_enabled(s, t->n_helpers > 0 ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
+        return 0;
+}
+
+static void arm_idle_timer(UnwindTables *t) {
+        if (!t->event)
+                return;
+        if (!t->idle_timer && sd_event_add_time_relative(t->event, &t->idle_timer, CLOCK_MONOTONIC, HELPER_IDLE_USEC, 0,
+                                                         on_idle_timer, t) < 0) {
+                t->idle_timer = NULL; /* then helpers stop with their owners' recordings only */
+                return;
+        }
+        if (sd_event_source_get_enabled(t->idle_timer, NULL) == 0) {
+                (void) sd_event_source_set_time_relative(t->idle_timer, HELPER_IDLE_USEC);
+                (void) sd_event_source_set_enabled(t->idle_timer, SD_EVENT_ONESHOT);
+        }
+}
+
+/* The helper of owner (started by the client on its first request). */
+static int ensure_helper(UnwindTables *t, uint32_t owner) {
+        t->helper = NULL;
+        for (size_t i = 0; i < t->n_helpers; i++)
+                if (t->helpers[i].owner == owner) {
+                        t->helpers[i].last_used = now_usec();
+                        t->helper = t->helpers[i].helper;
+                        return 0;
+                }
         if (t->helper_broken)
                 return -ENOTCONN;
-        int r = helper_client_new(&t->helper_config, &t->helper);
-        if (r < 0)
+        if (GROW_ARRAY(t->helpers, t->allocated_helpers, t->n_helpers + 1, 4) < 0)
+                return -ENOMEM;
+        HelperClientConfig c = t->helper_config;
+        c.owner = owner;
+        HelperClient *h;
+        int r = helper_client_new(&c, &h);
+        if (r < 0) {
                 t->helper_broken = true;
-        return r;
+                return r;
+        }
+        t->helpers[t->n_helpers++] = (OwnerHelper) { .owner = owner, .helper = h, .last_used = now_usec() };
+        t->helper = h;
+        arm_idle_timer(t);
+        return 0;
+}
+
+void unwind_tables_release_owner(UnwindTables *t, uint32_t owner) {
+        if (!t)
+                return;
+        for (size_t i = 0; i < t->n_helpers; i++)
+                if (t->helpers[i].owner == owner && t->helpers[i].helper != t->helper) {
+                        stop_helper_at(t, i);
+                        return;
+                }
+}
+
+int unwind_tables_get_helper_pid(const UnwindTables *t, uint32_t owner) {
+        for (size_t i = 0; i < t->n_helpers; i++)
+                if (t->helpers[i].owner == owner)
+                        return helper_client_get_pid(t->helpers[i].helper);
+        return 0;
 }
 
 /* The cache key of the file behind m; false for code without a file. */
@@ -264,7 +352,7 @@ static void compile_request(UnwindTables *t, const CompileRequest *q) {
         const UnwindTable *table = NULL;
         int64_t t0 = now_monotonic_ms();
 
-        int r = ensure_helper(t);
+        int r = ensure_helper(t, q->owner);
         bool no_helper = r < 0; /* it cannot start: this file gets no table either */
         if (r >= 0 && q->check_build_id && !request_build_id_matches(t, q))
                 return; /* not cached under the key: it may be right for another file */
@@ -387,6 +475,7 @@ static int compile_body(Fiber *f, void *userdata) {
                 }
                 t->current = q;
                 compile_request(t, q);
+                t->helper = NULL; /* its owner's helper may be stopped from now on */
                 t->current = compile_request_free(q);
                 schedule_notify(t);
                 /* the listeners run first: the samples they flush may ask
@@ -496,6 +585,7 @@ int unwind_tables_request(UnwindTables *t, uint32_t owner, int32_t pid, const Pr
                 return r;
         if (!t->event) {
                 compile_request(t, q);
+                t->helper = NULL;
                 compile_request_free(q);
                 (void) unwind_tables_peek(t, m, &known);
                 return 1;

@@ -72,5 +72,15 @@ typedef void (*UnwindTablesNotify)(void *userdata);
 int unwind_tables_add_listener(UnwindTables *t, UnwindTablesNotify notify, void *userdata);
 void unwind_tables_remove_listener(UnwindTables *t, UnwindTablesNotify notify, void *userdata);
 
+/* Each owner's compiles go to a helper of that owner's own (started on
+ * its first compile, HelperClientConfig.owner set): what one user's files
+ * did to a helper never reaches another user's. A helper is stopped when
+ * its owner asked for nothing for 30 s, or here: the owner has no
+ * recording left (not while it compiles). */
+void unwind_tables_release_owner(UnwindTables *t, uint32_t owner);
+
+/* The pid of owner's helper's bwrap, 0 when none runs (tests, logs). */
+int unwind_tables_get_helper_pid(const UnwindTables *t, uint32_t owner);
+
 /* Counters for statistics and logs. */
 UnwindTablesStats unwind_tables_get_stats(const UnwindTables *t);

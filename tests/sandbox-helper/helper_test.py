@@ -152,7 +152,7 @@ def case_probe(tmp):
         os.mkfifo(fifo, 0o644)
         p = subprocess.Popen([TOOL, "probe", "--open", secret, "--open", "/etc/passwd", "--open", home,
                               "--open", "/usr/bin/env", "--open", exec_only, "--connect", str(port),
-                              "--open", fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              "--open", "/proc/self/status", "--open", fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         uids = None
         deadline = time.monotonic() + 20
         while uids is None and time.monotonic() < deadline and p.poll() is None:
@@ -185,12 +185,23 @@ def case_probe(tmp):
     check(lines.get("open %s" % fifo) == "ok", "the probe went on once its status was read")
     check(lines.get("CapEff") == "0000000000000000", "no effective capabilities")
     check(lines.get("CapPrm") == "0000000000000000", "no permitted capabilities")
+    # under its own uid: RLIMIT_NPROC bounds every sandbox of that uid
+    # (SANDBOX_MAX_PROCESSES), and the probe's forks below still work
+    check(lines.get("RLIMIT_NPROC") == "512", "RLIMIT_NPROC is 512: %s" % lines.get("RLIMIT_NPROC"))
     check(lines.get("open %s" % secret) not in (None, "ok"), "cannot open a file outside /usr (%s)" % secret)
     check(lines.get("open /etc/passwd") not in (None, "ok"), "cannot open /etc/passwd")
     check(lines.get("open %s" % home) not in (None, "ok"), "no home directory")
     check(lines.get("open /usr/bin/env") == "ok", "/usr is readable (the probe is not just broken)")
+    # no procfs: a container's read-only /proc/sys may leave none to mount
+    # (sanitizer builds mount one: their runtimes read it)
+    if os.environ.get("SANITIZED") == "1":
+        check(lines.get("open /proc/self/status") == "ok", "sanitizer build: the sandbox has its own /proc")
+    else:
+        check(lines.get("open /proc/self/status") == "No such file or directory",
+              "the sandbox has no /proc: %s" % lines.get("open /proc/self/status"))
     check(lines.get("connect 127.0.0.1:%d" % port) not in (None, "ok"), "cannot reach a listening host port")
-    # the system call filter (bwrap --seccomp) and --disable-userns
+    # the system call filter (bwrap --seccomp), which stands in for
+    # bwrap's --disable-userns too
     check(lines.get("Seccomp") == "2", "a seccomp filter is loaded (Seccomp: %s)" % lines.get("Seccomp"))
     for call in ("unshare(CLONE_NEWUSER)", "clone(CLONE_NEWUSER)", "ptrace(PTRACE_TRACEME)", "mount", "bpf",
                  "perf_event_open", "keyctl", "socket(AF_INET)", "socket(AF_NETLINK)"):

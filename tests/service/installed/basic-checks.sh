@@ -97,7 +97,7 @@ check_system() {
 # the same.)
 check_service_journal() {
         in_ct journalctl --no-pager -b -u periscoped.service >"$tmp/periscoped.journal" 2>&1 || true
-        grep -E 'periscoped\[[0-9]+\]|bwrap' "$tmp/periscoped.journal" >"$tmp/periscoped.own" || true
+        grep -E 'periscoped\[[0-9]+\]|periscope-helper\[[0-9]+\]|bwrap' "$tmp/periscoped.journal" >"$tmp/periscoped.own" || true
         if grep -n -i "helper failed\|bwrap:\|exited with status\|not permitted" "$tmp/periscoped.own"; then
                 fail "periscoped's journal reports helper failures (lines above)"
         fi
