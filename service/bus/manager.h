@@ -43,8 +43,8 @@ typedef struct Manager {
         sd_event_source *stop_timer;  /* exiting: hurries, then cuts every recording's stages short */
         bool stop_hurried;            /* the first of its two times went by */
         PerfOpener *perf_opener;      /* opens every perf event (root daemon); NULL: the daemon itself */
-        sd_event_source *perf_opener_watch; /* its socket hanging up */
-        bool perf_opener_lost;              /* it died: exiting (with a failure) to be started again */
+        sd_event_source *perf_opener_watch;   /* its socket hanging up */
+        bool perf_opener_lost;                /* it died: exiting (with a failure) to be started again */
         const char *perf_event_paranoid_file; /* --perf-event-paranoid-file (tests); NULL: the sysctl */
 } Manager;
 
