@@ -29,6 +29,10 @@
  * the kernel's text: milliseconds); an opener that takes a second is
  * stopped or hung, and is given up (the daemon then restarts). */
 #define PERF_OPENER_TIMEOUT_MS 1000
+/* The same off the event loop's stack (a PerfOpenerWait, on a fiber): only
+ * the caller that asked waits, and every other caller is served meanwhile;
+ * an opener stopped (SIGSTOP, a debugger) for this long is given up. */
+#define PERF_OPENER_WAIT_TIMEOUT_MS 10000
 /* After its socket hung up, how long the opener may take to be reaped. */
 #define PERF_OPENER_EXIT_TIMEOUT_MS 1000
 #define PERF_OPENER_SOCKET_FD 3
@@ -38,6 +42,8 @@ struct PerfOpener {
         int sock;
         bool sys_admin;
         bool gone;
+        bool busy;          /* a request's answer is awaited by a PerfOpenerWait */
+        unsigned unclaimed; /* answers to requests whose wait gave up (-ECANCELED): read and dropped */
         char gone_reason[96];
 };
 
@@ -335,23 +341,36 @@ static bool fd_table_full(int fd) {
         return false;
 }
 
-int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
-        if (o->gone)
-                return -PERF_OPENER_GONE;
-        int r = fd_send_with_data(o->sock, q, sizeof(*q), -1, MSG_NOSIGNAL);
-        if (r == -EPIPE || r == -ECONNRESET) /* its end closed: it died */
-                return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
-        if (r < 0)
-                return perf_opener_lost(o, "did not take a request");
+/* Waits until the socket is readable (1), for timeout_ms (0), or gives up
+ * (negative): with wait on a duplicate of the socket (the daemon's hang-up
+ * watch has the socket itself in the event loop), or right here. */
+static int wait_readable(PerfOpener *o, unsigned timeout_ms, PerfOpenerWait wait, void *userdata) {
+        if (wait) {
+                _cleanup_close_ int fd = fcntl(o->sock, F_DUPFD_CLOEXEC, 3);
+                if (fd < 0)
+                        return -errno;
+                return wait(fd, timeout_ms, userdata);
+        }
         struct pollfd p = { .fd = o->sock, .events = POLLIN };
+        int r;
         do
-                r = poll(&p, 1, PERF_OPENER_TIMEOUT_MS);
+                r = poll(&p, 1, (int) timeout_ms);
         while (r < 0 && errno == EINTR);
-        if (r <= 0)
-                return perf_opener_lost(o, "did not answer within 1 s");
+        return r < 0 ? -errno : r > 0;
+}
+
+/* Receives the next answer: its fd or negative errno, as the request's. */
+static int receive_answer(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
+        int r = wait_readable(o, wait ? PERF_OPENER_WAIT_TIMEOUT_MS : PERF_OPENER_TIMEOUT_MS, wait, userdata);
+        if (r < 0)
+                return r;
+        if (o->gone) /* the hang-up watch saw it go meanwhile */
+                return -PERF_OPENER_GONE;
+        if (r == 0)
+                return perf_opener_lost(o, wait ? "did not answer within 10 s" : "did not answer within 1 s");
         PerfOpenerAnswer a;
         int fd = -1;
-        ssize_t k = fd_receive_with_data(o->sock, &a, sizeof(a), MSG_CMSG_CLOEXEC, &fd);
+        ssize_t k = fd_receive_with_data(o->sock, &a, sizeof(a), MSG_CMSG_CLOEXEC | MSG_DONTWAIT, &fd);
         if (k == 0 || k == -ECONNRESET) /* its end closed: it died */
                 return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
         /* The opener opened the event, this process could not take it:
@@ -365,7 +384,45 @@ int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
         return a.error < 0 ? a.error : fd;
 }
 
-int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu) {
+int perf_opener_request_wait(PerfOpener *o, const PerfOpenerRequest *q, PerfOpenerWait wait, void *userdata) {
+        /* One request at a time: another caller's answer is awaited on a
+         * fiber. A waiting caller waits its turn (woken when that answer
+         * arrives, or the opener goes); one on the loop's stack may not. */
+        while (o->busy && !o->gone) {
+                if (!wait)
+                        return -EBUSY;
+                int r = wait_readable(o, PERF_OPENER_WAIT_TIMEOUT_MS, wait, userdata);
+                if (r < 0)
+                        return r;
+        }
+        if (o->gone)
+                return -PERF_OPENER_GONE;
+        int r = fd_send_with_data(o->sock, q, sizeof(*q), -1, MSG_NOSIGNAL);
+        if (r == -EPIPE || r == -ECONNRESET) /* its end closed: it died */
+                return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
+        if (r < 0)
+                return perf_opener_lost(o, "did not take a request");
+        o->busy = true;
+        /* answers come in order: first those whose callers gave up */
+        for (;;) {
+                r = receive_answer(o, wait, userdata);
+                if (r == -ECANCELED || o->unclaimed == 0 || o->gone)
+                        break;
+                o->unclaimed--;
+                safe_close(r);
+        }
+        if (r == -ECANCELED) /* its answer comes later, to the next request */
+                o->unclaimed++;
+        o->busy = false;
+        return r;
+}
+
+int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
+        return perf_opener_request_wait(o, q, NULL, NULL);
+}
+
+int perf_open_wait(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu, PerfOpenerWait wait,
+                   void *userdata) {
         if (!o) {
                 struct perf_event_attr copy = *attr;
                 long fd = syscall(SYS_perf_event_open, &copy, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -378,7 +435,11 @@ int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int 
                 .flags = PERF_FLAG_FD_CLOEXEC,
                 .attr = *attr,
         };
-        return perf_opener_request(o, &q);
+        return perf_opener_request_wait(o, &q, wait, userdata);
+}
+
+int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu) {
+        return perf_open_wait(o, attr, pid, cpu, NULL, NULL);
 }
 
 /* Why an open failed with err, in env as the process that called
@@ -392,6 +453,12 @@ static const char *explain(const PerfOpener *o, PerfOpenEnvironment *env, int er
                          "is gone (%s); periscoped ends its recordings and exits to be started again: "
                          "try again in a few seconds",
                          o->gone_reason);
+                return buf;
+        }
+        if (err == -EBUSY && o) {
+                snprintf(buf, size,
+                         "periscoped's perf opener was answering another caller's request (a recording being "
+                         "started): try again");
                 return buf;
         }
         if (err == -EBADRQC) {
