@@ -197,6 +197,8 @@ static int serve(Daemon *d, const DaemonOptions *o) {
  * it holds of the others. */
 static void daemon_done(Daemon *d) {
         Manager *m = &d->m;
+        manager_cancel_starts(m);
+        free(m->starts);
         /* Anything still alive is finalized without stages; each free
          * removes it from the list. */
         while (m->n_recordings > 0)
