@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -44,6 +45,8 @@ struct PerfOpener {
         bool gone;
         bool busy;          /* a request's answer is awaited by a PerfOpenerWait */
         unsigned unclaimed; /* answers to requests whose wait gave up (-ECANCELED): read and dropped */
+        int *turns;         /* eventfds of the callers waiting for their turn, first come first */
+        size_t n_turns, allocated_turns;
         char gone_reason[96];
 };
 
@@ -260,6 +263,7 @@ PerfOpener *perf_opener_free(PerfOpener *o) {
         if (!o)
                 return NULL;
         safe_close(o->sock);
+        free(o->turns);
         if (o->pid > 0)
                 kill_and_reap(o->pid, NULL);
         free(o);
@@ -384,14 +388,52 @@ static int receive_answer(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
         return a.error < 0 ? a.error : fd;
 }
 
+/* The request under way is answered (or given up): the first caller
+ * waiting for its turn is woken. */
+static void release_turn(PerfOpener *o) {
+        o->busy = false;
+        if (o->n_turns > 0)
+                (void) eventfd_write(o->turns[0], 1);
+}
+
+/* Waits, through wait, until no request is under way: each caller on an
+ * eventfd of its own, woken in turn. 0, or wait's error. */
+static int wait_turn(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
+        _cleanup_close_ int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (efd < 0)
+                return -errno;
+        if (GROW_ARRAY(o->turns, o->allocated_turns, o->n_turns + 1, 4) < 0)
+                return -ENOMEM;
+        o->turns[o->n_turns++] = efd;
+        int r = 0;
+        /* a timeout while another's request is under way: that request's
+         * own wait is bounded, the turn comes */
+        while (o->busy && !o->gone && r >= 0) {
+                r = wait(efd, PERF_OPENER_WAIT_TIMEOUT_MS, userdata);
+                eventfd_t v;
+                if (r > 0)
+                        (void) eventfd_read(efd, &v);
+        }
+        for (size_t i = 0; i < o->n_turns; i++)
+                if (o->turns[i] == efd) {
+                        memmove(o->turns + i, o->turns + i + 1, (o->n_turns - i - 1) * sizeof(int));
+                        o->n_turns--;
+                        break;
+                }
+        /* a turn it was given and does not take goes on to the next */
+        if (r < 0 && !o->busy)
+                release_turn(o);
+        return r < 0 ? r : 0;
+}
+
 int perf_opener_request_wait(PerfOpener *o, const PerfOpenerRequest *q, PerfOpenerWait wait, void *userdata) {
         /* One request at a time: another caller's answer is awaited on a
-         * fiber. A waiting caller waits its turn (woken when that answer
-         * arrives, or the opener goes); one on the loop's stack may not. */
-        while (o->busy && !o->gone) {
+         * fiber. A waiting caller waits for its turn; one on the loop's
+         * stack may not. */
+        if (o->busy && !o->gone) {
                 if (!wait)
                         return -EBUSY;
-                int r = wait_readable(o, PERF_OPENER_WAIT_TIMEOUT_MS, wait, userdata);
+                int r = wait_turn(o, wait, userdata);
                 if (r < 0)
                         return r;
         }
@@ -413,7 +455,7 @@ int perf_opener_request_wait(PerfOpener *o, const PerfOpenerRequest *q, PerfOpen
         }
         if (r == -ECANCELED) /* its answer comes later, to the next request */
                 o->unclaimed++;
-        o->busy = false;
+        release_turn(o);
         return r;
 }
 

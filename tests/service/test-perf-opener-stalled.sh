@@ -4,8 +4,9 @@
 # perf opener takes its time, every other caller is served (issue 27).
 #  A: the opener is stopped (SIGSTOP) with a Record's request in its
 #     socket: another client's Properties.Get and ListTargets are answered
-#     while it is still stopped and the Record still waits; after SIGCONT
-#     the recording starts and ends with named stacks.
+#     while it is still stopped and the Record still waits (a second
+#     Record waits for its turn); after SIGCONT both recordings start and
+#     end with named stacks.
 #  B: each perf_event_open in the opener takes 0.3 s (strace's fault
 #     injection): Version is answered after the first of the Record's
 #     events is open and before the last (the start logged), and the
@@ -39,12 +40,15 @@ kill -STOP "$opener"
 "$PERISCOPE" record --address "$BUS_ADDRESS" -p $work --duration 2 -o "$TEST_TMP/stopped.syscap" \
         >"$TEST_TMP/stopped.out" 2>&1 & rec=$!
 wait_for 20 request_queued || fail "Record's first request never reached the stopped perf opener"
+"$PERISCOPE" record --address "$BUS_ADDRESS" -p $work --duration 2 -o "$TEST_TMP/second.syscap" \
+        >"$TEST_TMP/second.out" 2>&1 & rec2=$!
 version >"$TEST_TMP/version" || fail "Properties.Get of Version failed while the perf opener is stopped"
 pcall /org/periscope/Profiler1 org.periscope.Profiler1 ListTargets >"$TEST_TMP/targets" ||
         fail "ListTargets failed while the perf opener is stopped"
 [ "$(opener_state)" = T ] || fail "the perf opener is no longer stopped (state $(opener_state)): it was given up"
 [ "$(started 1)" = 0 ] || fail "the Record started although the perf opener is stopped"
 kill -0 $rec 2>/dev/null || fail "periscope record ended while the perf opener is stopped"
+kill -0 $rec2 2>/dev/null || fail "the second periscope record ended while the perf opener is stopped"
 grep -q '^s "' "$TEST_TMP/version" || fail "Version reads '$(cat "$TEST_TMP/version")'"
 grep -q "\"pid\" i $work" "$TEST_TMP/targets" || fail "ListTargets does not list the demo ($work)"
 echo "ok: Version and ListTargets answered while the perf opener is stopped and a Record waits for it"
@@ -54,7 +58,12 @@ wait $rec || st=$?
 cat "$TEST_TMP/stopped.out"
 [ $st = 0 ] || fail "the recording that waited for the stopped opener failed ($st)"
 check "$TEST_TMP/stopped.syscap" callchains "$DEMO" || fail "the capture lacks named stacks of the demo"
-echo "ok: after SIGCONT the recording started and completed with named stacks"
+st=0
+wait $rec2 || st=$?
+cat "$TEST_TMP/second.out"
+[ $st = 0 ] || fail "the Record that waited for its turn failed ($st)"
+check "$TEST_TMP/second.syscap" callchains "$DEMO" || fail "the second capture lacks named stacks of the demo"
+echo "ok: after SIGCONT both recordings started and completed with named stacks"
 
 # B. Every perf_event_open delayed 0.3 s.
 strace -f -qq -o "$TEST_TMP/strace.out" -e trace=perf_event_open -e inject=perf_event_open:delay_enter=300000 -p "$opener" &
@@ -67,7 +76,7 @@ wait_for 10 eval '[ "$(awk "/TracerPid/ { print \$2 }" /proc/$opener/status)" !=
 wait_for 20 grep -q perf_event_open "$TEST_TMP/strace.out" ||
         fail "the second Record's requests never reached the perf opener"
 version >/dev/null || fail "Properties.Get of Version failed while the perf opener is slow"
-[ "$(started 2)" = 0 ] || fail "Version was answered only after the Record's events were all open"
+[ "$(started 3)" = 0 ] || fail "Version was answered only after the Record's events were all open"
 echo "ok: Version answered while the Record's events are being opened"
 st=0
 wait $rec || st=$?
