@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -47,6 +48,12 @@ struct PerfOpener {
         unsigned unclaimed; /* answers to requests whose wait gave up (-ECANCELED): read and dropped */
         int *turns;         /* eventfds of the callers waiting for their turn, first come first */
         size_t n_turns, allocated_turns;
+        /* The busy caller waits on wait_ep: the socket, and wake_efd, set
+         * when a caller on the loop's stack, which cannot wait its turn,
+         * read the busy caller's answer into stash for it. */
+        int wait_ep, wake_efd;
+        bool stashed;
+        int stash;
         char gone_reason[96];
 };
 
@@ -254,7 +261,7 @@ int perf_opener_start(PerfOpener **ret) {
                 kill_and_reap(pid, NULL);
                 return ready.error;
         }
-        *o = (PerfOpener){ .pid = pid, .sock = sock, .sys_admin = sys_admin };
+        *o = (PerfOpener){ .pid = pid, .sock = sock, .sys_admin = sys_admin, .wait_ep = -1, .wake_efd = -1 };
         *ret = TAKE_PTR(o);
         return 0;
 }
@@ -264,6 +271,10 @@ PerfOpener *perf_opener_free(PerfOpener *o) {
                 return NULL;
         safe_close(o->sock);
         free(o->turns);
+        safe_close(o->wait_ep);
+        safe_close(o->wake_efd);
+        if (o->stashed)
+                safe_close(o->stash);
         if (o->pid > 0)
                 kill_and_reap(o->pid, NULL);
         free(o);
@@ -345,36 +356,34 @@ static bool fd_table_full(int fd) {
         return false;
 }
 
-/* Waits until the socket is readable (1), for timeout_ms (0), or gives up
- * (negative): with wait on a duplicate of the socket (the daemon's hang-up
- * watch has the socket itself in the event loop), or right here. */
-static int wait_readable(PerfOpener *o, unsigned timeout_ms, PerfOpenerWait wait, void *userdata) {
-        if (wait) {
-                _cleanup_close_ int fd = fcntl(o->sock, F_DUPFD_CLOEXEC, 3);
-                if (fd < 0)
-                        return -errno;
-                return wait(fd, timeout_ms, userdata);
-        }
-        struct pollfd p = { .fd = o->sock, .events = POLLIN };
-        int r;
-        do
-                r = poll(&p, 1, (int) timeout_ms);
-        while (r < 0 && errno == EINTR);
-        return r < 0 ? -errno : r > 0;
+/* The fd the busy caller waits on (epoll: the socket and wake_efd). The
+ * daemon's hang-up watch has the socket itself in the event loop, which
+ * cannot hold it twice. */
+static int wait_fd(PerfOpener *o) {
+        if (o->wait_ep >= 0)
+                return o->wait_ep;
+        _cleanup_close_ int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (efd < 0)
+                return -errno;
+        _cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
+        if (ep < 0)
+                return -errno;
+        struct epoll_event ev = { .events = EPOLLIN };
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, o->sock, &ev) < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev) < 0)
+                return -errno;
+        o->wake_efd = TAKE_FD(efd);
+        o->wait_ep = TAKE_FD(ep);
+        return o->wait_ep;
 }
 
-/* Receives the next answer: its fd or negative errno, as the request's. */
-static int receive_answer(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
-        int r = wait_readable(o, wait ? PERF_OPENER_WAIT_TIMEOUT_MS : PERF_OPENER_TIMEOUT_MS, wait, userdata);
-        if (r < 0)
-                return r;
-        if (o->gone) /* the hang-up watch saw it go meanwhile */
-                return -PERF_OPENER_GONE;
-        if (r == 0)
-                return perf_opener_lost(o, wait ? "did not answer within 10 s" : "did not answer within 1 s");
+/* Receives the next answer: its fd or negative errno, as the request's;
+ * -EAGAIN when there is none yet. */
+static int receive_answer(PerfOpener *o) {
         PerfOpenerAnswer a;
         int fd = -1;
         ssize_t k = fd_receive_with_data(o->sock, &a, sizeof(a), MSG_CMSG_CLOEXEC | MSG_DONTWAIT, &fd);
+        if (k == -EAGAIN)
+                return -EAGAIN;
         if (k == 0 || k == -ECONNRESET) /* its end closed: it died */
                 return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
         /* The opener opened the event, this process could not take it:
@@ -386,6 +395,64 @@ static int receive_answer(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
                 return perf_opener_lost(o, "answered nonsense");
         }
         return a.error < 0 ? a.error : fd;
+}
+
+/* The answer to the oldest request still awaited, on this stack (at most
+ * a second), after those whose callers gave up. */
+static int receive_here(PerfOpener *o) {
+        for (;;) {
+                struct pollfd p = { .fd = o->sock, .events = POLLIN };
+                int r;
+                do
+                        r = poll(&p, 1, PERF_OPENER_TIMEOUT_MS);
+                while (r < 0 && errno == EINTR);
+                if (r < 0)
+                        return -errno;
+                if (r == 0)
+                        return perf_opener_lost(o, "did not answer within 1 s");
+                r = receive_answer(o);
+                if (r == -EAGAIN)
+                        continue;
+                if (o->unclaimed == 0 || o->gone)
+                        return r;
+                o->unclaimed--;
+                safe_close(r);
+        }
+}
+
+/* The same through wait (the busy caller's), for up to 10 s, or its
+ * answer from the stash. -ECANCELED and other errors of wait as they are. */
+static int receive_waiting(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
+        int fd = wait_fd(o);
+        if (fd < 0)
+                return fd;
+        for (;;) {
+                int r = wait(fd, PERF_OPENER_WAIT_TIMEOUT_MS, userdata);
+                if (o->stashed) {
+                        eventfd_t v;
+                        (void) eventfd_read(o->wake_efd, &v);
+                        o->stashed = false;
+                        if (r >= 0)
+                                return o->stash;
+                        safe_close(o->stash); /* given up, answered meanwhile */
+                        return r;
+                }
+                if (r < 0) {
+                        o->unclaimed++; /* its answer comes later, to the next request */
+                        return r;
+                }
+                if (o->gone) /* the hang-up watch saw it go meanwhile */
+                        return -PERF_OPENER_GONE;
+                if (r == 0)
+                        return perf_opener_lost(o, "did not answer within 10 s");
+                r = receive_answer(o);
+                if (r == -EAGAIN)
+                        continue;
+                if (o->unclaimed == 0 || o->gone)
+                        return r;
+                o->unclaimed--;
+                safe_close(r);
+        }
 }
 
 /* The request under way is answered (or given up): the first caller
@@ -427,15 +494,21 @@ static int wait_turn(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
 }
 
 int perf_opener_request_wait(PerfOpener *o, const PerfOpenerRequest *q, PerfOpenerWait wait, void *userdata) {
-        /* One request at a time: another caller's answer is awaited on a
-         * fiber. A waiting caller waits for its turn; one on the loop's
-         * stack may not. */
-        if (o->busy && !o->gone) {
-                if (!wait)
-                        return -EBUSY;
+        /* One request at a time. A caller with a wait waits for its turn;
+         * one on the loop's stack reads the busy caller's answer for it
+         * (which is woken to take it) and goes first. */
+        bool for_other = false;
+        if (o->busy && !o->gone && wait) {
                 int r = wait_turn(o, wait, userdata);
                 if (r < 0)
                         return r;
+        } else if (o->busy && !o->gone) {
+                for_other = true;
+                if (!o->stashed) {
+                        o->stash = receive_here(o);
+                        o->stashed = true;
+                        (void) eventfd_write(o->wake_efd, 1);
+                }
         }
         if (o->gone)
                 return -PERF_OPENER_GONE;
@@ -444,17 +517,10 @@ int perf_opener_request_wait(PerfOpener *o, const PerfOpenerRequest *q, PerfOpen
                 return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
         if (r < 0)
                 return perf_opener_lost(o, "did not take a request");
+        if (for_other) /* still the other's turn: it takes its answer */
+                return receive_here(o);
         o->busy = true;
-        /* answers come in order: first those whose callers gave up */
-        for (;;) {
-                r = receive_answer(o, wait, userdata);
-                if (r == -ECANCELED || o->unclaimed == 0 || o->gone)
-                        break;
-                o->unclaimed--;
-                safe_close(r);
-        }
-        if (r == -ECANCELED) /* its answer comes later, to the next request */
-                o->unclaimed++;
+        r = wait ? receive_waiting(o, wait, userdata) : receive_here(o);
         release_turn(o);
         return r;
 }
@@ -495,12 +561,6 @@ static const char *explain(const PerfOpener *o, PerfOpenEnvironment *env, int er
                          "is gone (%s); periscoped ends its recordings and exits to be started again: "
                          "try again in a few seconds",
                          o->gone_reason);
-                return buf;
-        }
-        if (err == -EBUSY && o) {
-                snprintf(buf, size,
-                         "periscoped's perf opener was answering another caller's request (a recording being "
-                         "started): try again");
                 return buf;
         }
         if (err == -EBADRQC) {

@@ -96,9 +96,10 @@ typedef int (*PerfOpenerWait)(int fd, unsigned timeout_ms, void *userdata);
 /* perf_open() whose wait for the opener goes through wait (NULL: as
  * perf_open()): the event loop serves every other caller meanwhile, for
  * up to 10 s (an opener stopped for longer is given up). One request is
- * answered at a time: a waiting caller waits for its turn; a caller
- * without wait gets -EBUSY while another's answer is awaited. A wait that
- * gives up returns its error (its answer is dropped when it comes). */
+ * answered at a time: a waiting caller waits for its turn (woken in
+ * order); a caller without wait, which cannot, reads the answer under way
+ * for its caller (at most a second) and goes next. A wait that gives up
+ * returns its error (its answer is dropped when it comes). */
 int perf_open_wait(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu, PerfOpenerWait wait,
                    void *userdata);
 
