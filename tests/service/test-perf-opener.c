@@ -391,13 +391,17 @@ typedef struct TestWait {
         const struct perf_event_attr *nested_attr; /* NULL: none */
         unsigned calls;
         int fd_seen;
-        int nested; /* what that caller got */
+        int nested;        /* what that caller got */
+        bool woken_nested; /* the fd was readable at once after it (the answer kept for this caller) */
 } TestWait;
 
 static int test_wait(int fd, unsigned timeout_ms, void *userdata) {
         TestWait *w = userdata;
-        if (w->calls++ == 0 && w->nested_attr)
+        if (w->calls++ == 0 && w->nested_attr) {
                 w->nested = perf_open(w->o, w->nested_attr, w->spinner, -1);
+                struct pollfd now = { .fd = fd, .events = POLLIN };
+                w->woken_nested = poll(&now, 1, 0) == 1;
+        }
         w->fd_seen = fd;
         if (w->cancel)
                 return -ECANCELED;
@@ -420,6 +424,7 @@ static void check_wait(PerfOpener *o, pid_t spinner) {
         w = (TestWait){ .o = o, .spinner = spinner, .nested_attr = &refused };
         fd = perf_open_wait(o, &a, spinner, -1, test_wait, &w);
         CHECK_MSG(fd >= 0 && w.nested == -EBADRQC, "waiting: %d (an event), meanwhile: %d (a refusal)", fd, w.nested);
+        CHECK_MSG(w.woken_nested, "the waiting caller was not woken for the answer kept for it");
         safe_close(fd);
         w = (TestWait){ .o = o, .spinner = spinner, .nested_attr = &a };
         fd = perf_open_wait(o, &refused, spinner, -1, test_wait, &w);
