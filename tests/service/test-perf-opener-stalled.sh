@@ -11,6 +11,9 @@
 #     injection): Version is answered after the first of the Record's
 #     events is open and before the last (the start logged), and the
 #     recording completes.
+#  C: a client that leaves the bus while its Record waits for the stopped
+#     opener: its recording (no duration) ends as it starts, after SIGCONT
+#     (its face cannot watch a sender that is gone).
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${PERISCOPE:?}" "${DEMO:?}" "${CAPTURE_JSON:?}"
 [ "$(id -u)" = 0 ] || fail "periscoped starts its perf opener as root: run this test as root"
@@ -86,5 +89,18 @@ cat "$TEST_TMP/slow.out"
 [ $st = 0 ] || fail "the recording through the slow opener failed ($st)"
 check "$TEST_TMP/slow.syscap" callchains "$DEMO" || fail "the slow opener's capture lacks named stacks"
 echo "ok: the recording through the slow opener completed with named stacks"
+
+# C. The caller leaves while its Record waits.
+kill -STOP "$opener"
+gdbus call --address "$BUS_ADDRESS" -d org.periscope.Profiler1 -o /org/periscope/Profiler1 \
+        -m org.periscope.Profiler1.Record "{'pids': <[$work]>}" 3 3>"$TEST_TMP/gone.syscap" >/dev/null 2>&1 & client=$!
+wait_for 20 request_queued || fail "the third Record's request never reached the stopped perf opener"
+kill -KILL $client
+wait $client 2>/dev/null || true
+version >/dev/null || fail "Properties.Get of Version failed while the perf opener is stopped"
+kill -CONT "$opener"
+wait_for 30 grep -qE "recording 4: finished \((shutdown|client-vanished)\)" "$TEST_TMP/periscoped.log" ||
+        fail "the recording of a client that left during its start did not end as it started"
+echo "ok: a client that left while its recording started: the recording ended as it started"
 kill -0 "$PERISCOPED_PID" || fail "periscoped exited"
 echo PASS
