@@ -487,8 +487,9 @@ static int wait_turn(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
                         o->n_turns--;
                         break;
                 }
-        /* a turn it was given and does not take goes on to the next */
-        if (r < 0 && !o->busy)
+        /* a turn it was given and does not take goes on to the next (the
+         * opener gone: each tells the next) */
+        if ((r < 0 || o->gone) && !o->busy)
                 release_turn(o);
         return r < 0 ? r : 0;
 }
@@ -512,6 +513,13 @@ int perf_opener_request_wait(PerfOpener *o, const PerfOpenerRequest *q, PerfOpen
         }
         if (o->gone)
                 return -PERF_OPENER_GONE;
+        /* what it waits on, before the request: an answer nobody awaits
+         * would be taken for the next request's */
+        if (wait && !for_other) {
+                int fd = wait_fd(o);
+                if (fd < 0)
+                        return fd;
+        }
         int r = fd_send_with_data(o->sock, q, sizeof(*q), -1, MSG_NOSIGNAL);
         if (r == -EPIPE || r == -ECONNRESET) /* its end closed: it died */
                 return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
