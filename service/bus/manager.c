@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "basic.h"
+#include "bus-refusal.h"
+#include "fiber.h"
 #include "helper-log.h"
 #include "user-file-jobs.h"
 #include "protocol.h"
@@ -16,7 +18,7 @@
 /* Exiting and no recording is still finishing: the event loop ends (the
  * finished ones that linger for their owners are freed on the way out). */
 static void manager_maybe_exit(Manager *m) {
-        if (!m->exiting)
+        if (!m->exiting || m->n_starts > 0)
                 return;
         for (size_t i = 0; i < m->n_recordings; i++) {
                 RecordingStats st;
@@ -74,7 +76,8 @@ static size_t max_pinned_files(const Manager *m) {
 }
 
 int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
-                            const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error) {
+                            const Authorization *auth, int capture_fd, PerfOpenerWait perf_wait,
+                            void *perf_wait_userdata, RecordingBus **ret, sd_bus_error *error) {
         if (m->exiting && m->perf_opener_lost)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
                                          "periscoped's perf opener is gone (%s): periscoped finishes its recordings "
@@ -84,8 +87,10 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                 return sd_bus_error_set(error, PERISCOPE_ERROR_FAILED,
                                         "periscoped is stopping (service stop or restart): no new recording; try "
                                         "again once it is back");
-        if (GROW_ARRAY(m->recordings, m->allocated_recordings, m->n_recordings + 1, 8) < 0)
-                return -ENOMEM; /* room first: a started recording is never left out of the list */
+        /* room first: a started recording is never left out of the list
+         * (nor one that others starting on fibers meanwhile took room from) */
+        if (GROW_ARRAY(m->recordings, m->allocated_recordings, m->n_recordings + m->n_starts + 1, 8) < 0)
+                return -ENOMEM;
         RecordingBusHost host = {
                 .event = m->event,
                 .bus = m->bus,
@@ -100,6 +105,8 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
                 .user_file_helper = manager_get_user_file_helper(m, caller->uid),
                 .budgets = { .max_addresses = m->max_addresses, .symbolize_ms = m->symbolize_budget_ms },
                 .perf_opener = m->perf_opener,
+                .perf_wait = perf_wait,
+                .perf_wait_userdata = perf_wait_userdata,
                 .released = manager_remove_recording,
                 .finished = manager_recording_finished,
                 .userdata = m,
@@ -113,6 +120,84 @@ int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *call
         m->recordings[m->n_recordings++] = rb;
         *ret = rb;
         return 0;
+}
+
+/* A Record call whose recording starts on a fiber. */
+typedef struct RecordingStart {
+        Manager *mgr;
+        sd_bus_message *call;
+        Caller caller; /* sender points into call */
+        RecordOptions options;
+        Authorization auth;
+        int fd;
+        Fiber *fiber;
+} RecordingStart;
+
+static int start_on_fiber(Fiber *f, void *userdata) {
+        RecordingStart *s = userdata;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        RecordingBus *rb;
+        /* cancelled before it began: the daemon is exiting */
+        int r = fiber_yield(f);
+        if (r < 0)
+                sd_bus_error_set(&e, PERISCOPE_ERROR_FAILED,
+                                 "periscoped is stopping (service stop or restart): no new recording; try again "
+                                 "once it is back");
+        else
+                r = manager_start_recording(s->mgr, s->call, &s->caller, &s->options, &s->auth, s->fd,
+                                            fiber_wait_readable, f, &rb, &e);
+        if (r >= 0)
+                r = sd_bus_reply_method_return(s->call, "o", recording_bus_get_path(rb));
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&e))
+                        sd_bus_error_set_errno(&e, r);
+                (void) bus_reply_refused(s->call, &s->caller, 0, &e);
+        }
+        return r;
+}
+
+static void start_done(int result, void *userdata) {
+        RecordingStart *s = userdata;
+        Manager *m = s->mgr;
+        for (size_t i = 0; i < m->n_starts; i++)
+                if (m->starts[i] == s) {
+                        memmove(m->starts + i, m->starts + i + 1, (m->n_starts - i - 1) * sizeof(RecordingStart *));
+                        m->n_starts--;
+                        break;
+                }
+        record_options_done(&s->options);
+        safe_close(s->fd);
+        sd_bus_message_unref(s->call);
+        free(s);
+        manager_maybe_exit(m);
+}
+
+int manager_start_recording_async(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
+                                  const Authorization *auth, int capture_fd, sd_bus_error *error) {
+        _cleanup_close_ int fd = capture_fd;
+        if (GROW_ARRAY(m->starts, m->allocated_starts, m->n_starts + 1, 8) < 0)
+                return -ENOMEM;
+        RecordingStart *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        *s = (RecordingStart){ .mgr = m, .call = call, .caller = *caller, .auth = *auth, .fd = fd };
+        int r = fiber_start(m->event, "opening a recording's perf events", start_on_fiber, start_done, s, &s->fiber);
+        if (r < 0) {
+                free(s);
+                return r;
+        }
+        s->call = sd_bus_message_ref(call);
+        s->options = *options;
+        *options = (RecordOptions){};
+        TAKE_FD(fd);
+        m->starts[m->n_starts++] = s;
+        return 1;
+}
+
+void manager_cancel_starts(Manager *m) {
+        /* each ends inside fiber_cancel(), and its done forgets it */
+        while (m->n_starts > 0)
+                fiber_cancel(m->starts[0]->fiber);
 }
 
 /* A copy of the list: ending or cutting a recording short may free (and so
@@ -190,6 +275,7 @@ void manager_end_all(Manager *m) {
                 return;
         }
         m->exiting = true;
+        manager_cancel_starts(m);
         if (!manager_each(m, end_one, false))
                 return;
         uint64_t budget = m->stop_budget_ms;

@@ -46,6 +46,8 @@ typedef struct Manager {
         sd_event_source *perf_opener_watch;   /* its socket hanging up */
         bool perf_opener_lost;                /* it died: exiting (with a failure) to be started again */
         const char *perf_event_paranoid_file; /* --perf-event-paranoid-file (tests); NULL: the sysctl */
+        struct RecordingStart **starts;       /* recordings starting on a fiber (manager_start_recording_async) */
+        size_t n_starts, allocated_starts;
 } Manager;
 
 #define MANAGER_DEFAULT_STOP_BUDGET_MS 10000
@@ -82,7 +84,21 @@ struct UnwindTables *manager_get_unwind_tables(Manager *m);
  * is freed; when the daemon is exiting and none is left, the event loop
  * exits. Takes over *options. On failure error says why. */
 int manager_start_recording(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
-                            const Authorization *auth, int capture_fd, RecordingBus **ret, sd_bus_error *error);
+                            const Authorization *auth, int capture_fd, PerfOpenerWait perf_wait,
+                            void *perf_wait_userdata, RecordingBus **ret, sd_bus_error *error);
+
+/* As manager_start_recording(), on a fiber of its own: the perf opener's
+ * answers for its events (CPUs x events x threads of them) are awaited off
+ * the event loop's stack, so every other caller is served meanwhile; call
+ * is answered from there (the recording's path, or the refusal). Takes
+ * over *options and capture_fd. Returns 1 (answered later), or negative
+ * with error set (call not answered). */
+int manager_start_recording_async(Manager *m, sd_bus_message *call, const Caller *caller, RecordOptions *options,
+                                  const Authorization *auth, int capture_fd, sd_bus_error *error);
+
+/* Ends every recording still starting on its fiber: its waits for the
+ * perf opener give up, its call is refused (the daemon exits). */
+void manager_cancel_starts(Manager *m);
 
 /* What every call waiting for polkit keeps (Record, a sysprofd drop-in
  * call): the first member of its own state, which the slot of

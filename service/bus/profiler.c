@@ -35,23 +35,20 @@ static void pending_record_free(void *p) {
         free(pr);
 }
 
-/* Starts the recording for an authorized call and answers it. Only now is
- * the caller told that a pid it gave does not exist or is a zombie: before
- * authorization that would tell anyone about other users' processes. */
+/* Starts the recording for an authorized call, on a fiber that answers it
+ * (its perf events wait for the opener off the event loop's stack). Only
+ * now is the caller told that a pid it gave does not exist or is a zombie:
+ * before authorization that would tell anyone about other users' processes. */
 static int start_and_reply(Manager *mgr, sd_bus_message *call, const Caller *caller, RecordOptions *options,
                            const Authorization *auth, int fd, sd_bus_error *error) {
-        RecordingBus *rb;
         int r = record_options_check_targets(options, error);
         if (r < 0)
                 return r;
-        _cleanup_close_ int wfd = capture_fd_for_writer(fd);
+        int wfd = capture_fd_for_writer(fd);
         if (wfd < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
                                          strerror(-wfd));
-        r = manager_start_recording(mgr, call, caller, options, auth, wfd, &rb, error);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(call, "o", recording_bus_get_path(rb));
+        return manager_start_recording_async(mgr, call, caller, options, auth, wfd, error);
 }
 
 static void on_authorized(const Authorization *auth, const sd_bus_error *error, void *userdata) {

@@ -460,6 +460,8 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 .user_file_helper = host->user_file_helper,
                 .budgets = host->budgets,
                 .perf_opener = host->perf_opener,
+                .perf_wait = host->perf_wait,
+                .perf_wait_userdata = host->perf_wait_userdata,
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };

@@ -28,6 +28,8 @@ typedef struct RecordingBusHost {
         HelperClient *user_file_helper;     /* the daemon's, for Podman JSON and /.flatpak-info */
         RecordingBudgets budgets;           /* per recording (--max-addresses, --symbolize-budget) */
         PerfOpener *perf_opener;            /* the daemon's (borrowed); NULL: events opened by the daemon */
+        PerfOpenerWait perf_wait;           /* the start runs on a fiber: how it awaits the opener (NULL: here) */
+        void *perf_wait_userdata;
         /* Called once when the face is freed (the host forgets it). */
         void (*released)(RecordingBus *rb, void *userdata);
         /* Called once when its recording finished (Finished was sent); may be NULL. */

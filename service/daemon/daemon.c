@@ -43,7 +43,7 @@ static int on_idle_check(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = &d->m;
         uint64_t now;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        if (m->n_recordings > 0 || m->n_polkit_waits > 0 || sysprof3_busy(d->sysprof3) ||
+        if (m->n_recordings > 0 || m->n_starts > 0 || m->n_polkit_waits > 0 || sysprof3_busy(d->sysprof3) ||
             sd_bus_get_n_queued_read(m->bus, NULL) > 0)
                 m->busy_until = now;
         else if (now - m->busy_until >= m->idle_timeout_usec) {
@@ -197,6 +197,8 @@ static int serve(Daemon *d, const DaemonOptions *o) {
  * it holds of the others. */
 static void daemon_done(Daemon *d) {
         Manager *m = &d->m;
+        manager_cancel_starts(m);
+        free(m->starts);
         /* Anything still alive is finalized without stages; each free
          * removes it from the list. */
         while (m->n_recordings > 0)

@@ -252,12 +252,12 @@ static int perf_events_attach_fd(PerfEvents *p, int fd, pid_t pid, int cpu, int 
 static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inherit) {
         struct perf_event_attr attr;
         perf_events_fill_attr(p, inherit, &attr);
-        int fd = perf_open(p->config.opener, &attr, pid, cpu);
+        int fd = perf_open_wait(p->config.opener, &attr, pid, cpu, p->config.wait, p->config.wait_userdata);
         if (fd == -EINVAL && p->build_ids) {
                 /* Kernels before 5.12 do not know attr.build_id. */
                 p->build_ids = false;
                 perf_events_fill_attr(p, inherit, &attr);
-                fd = perf_open(p->config.opener, &attr, pid, cpu);
+                fd = perf_open_wait(p->config.opener, &attr, pid, cpu, p->config.wait, p->config.wait_userdata);
         }
         if (fd < 0)
                 return fd;
@@ -267,7 +267,7 @@ static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inher
         /* after the sampling event: the CPU's ring exists, these join it */
         for (int kind = PERF_EVENTS_SWITCH_RECORDS; kind <= PERF_EVENTS_SWITCH_STACKS; kind <<= 1) {
                 perf_events_fill_switch_attr(p, inherit, kind, &attr);
-                fd = perf_open(p->config.opener, &attr, pid, cpu);
+                fd = perf_open_wait(p->config.opener, &attr, pid, cpu, p->config.wait, p->config.wait_userdata);
                 if (fd < 0)
                         return fd;
                 if (kind == PERF_EVENTS_SWITCH_STACKS) {
@@ -282,6 +282,11 @@ static int perf_events_open_on_cpu(PerfEvents *p, pid_t pid, int cpu, bool inher
                         return r;
         }
         return 0;
+}
+
+void perf_events_set_wait(PerfEvents *p, PerfOpenerWait wait, void *userdata) {
+        p->config.wait = wait;
+        p->config.wait_userdata = userdata;
 }
 
 int perf_events_adopt(PerfEvents *p, int fd, int cpu) {

@@ -26,6 +26,8 @@ typedef struct PerfEventsConfig {
         bool exclude_callchain_user; /* kernel part only in the callchain (user part unwound from the copy) */
         unsigned ring_pages;       /* data pages per CPU ring (power of two); 0: default */
         PerfOpener *opener;        /* the daemon's perf opener (borrowed); NULL: open them here */
+        PerfOpenerWait wait;       /* how the opener's answers are awaited (perf_open_wait()); NULL: here */
+        void *wait_userdata;
         /* Off-CPU (docs/off-cpu.md): beside each sampling event a
          * context-switches event with context_switch=1 writing into the same
          * ring: PERF_RECORD_SWITCH records at every switch and, at most
@@ -65,6 +67,11 @@ int perf_events_start_task(PerfEvents *p, pid_t tid);
  * process ended and the pid was reused while the events were opened).
  * Returns how many events were revoked. */
 int perf_events_revoke_task(PerfEvents *p, pid_t tid);
+
+/* From now on the opener's answers are awaited through wait (NULL: on
+ * this stack, perf_open()): a recording opens its first events on a fiber,
+ * the later ones (a process joining a container) on the loop. */
+void perf_events_set_wait(PerfEvents *p, PerfOpenerWait wait, void *userdata);
 
 /* Samples everything on every CPU. */
 int perf_events_add_system(PerfEvents *p);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -29,6 +31,10 @@
  * the kernel's text: milliseconds); an opener that takes a second is
  * stopped or hung, and is given up (the daemon then restarts). */
 #define PERF_OPENER_TIMEOUT_MS 1000
+/* The same off the event loop's stack (a PerfOpenerWait, on a fiber): only
+ * the caller that asked waits, and every other caller is served meanwhile;
+ * an opener stopped (SIGSTOP, a debugger) for this long is given up. */
+#define PERF_OPENER_WAIT_TIMEOUT_MS 10000
 /* After its socket hung up, how long the opener may take to be reaped. */
 #define PERF_OPENER_EXIT_TIMEOUT_MS 1000
 #define PERF_OPENER_SOCKET_FD 3
@@ -38,6 +44,16 @@ struct PerfOpener {
         int sock;
         bool sys_admin;
         bool gone;
+        bool busy;          /* a request's answer is awaited by a PerfOpenerWait */
+        unsigned unclaimed; /* answers to requests whose wait gave up (-ECANCELED): read and dropped */
+        int *turns;         /* eventfds of the callers waiting for their turn, first come first */
+        size_t n_turns, allocated_turns;
+        /* The busy caller waits on wait_ep: the socket, and wake_efd, set
+         * when a caller on the loop's stack, which cannot wait its turn,
+         * read the busy caller's answer into stash for it. */
+        int wait_ep, wake_efd;
+        bool stashed;
+        int stash;
         char gone_reason[96];
 };
 
@@ -245,7 +261,7 @@ int perf_opener_start(PerfOpener **ret) {
                 kill_and_reap(pid, NULL);
                 return ready.error;
         }
-        *o = (PerfOpener){ .pid = pid, .sock = sock, .sys_admin = sys_admin };
+        *o = (PerfOpener){ .pid = pid, .sock = sock, .sys_admin = sys_admin, .wait_ep = -1, .wake_efd = -1 };
         *ret = TAKE_PTR(o);
         return 0;
 }
@@ -254,6 +270,11 @@ PerfOpener *perf_opener_free(PerfOpener *o) {
         if (!o)
                 return NULL;
         safe_close(o->sock);
+        free(o->turns);
+        safe_close(o->wait_ep);
+        safe_close(o->wake_efd);
+        if (o->stashed)
+                safe_close(o->stash);
         if (o->pid > 0)
                 kill_and_reap(o->pid, NULL);
         free(o);
@@ -335,23 +356,34 @@ static bool fd_table_full(int fd) {
         return false;
 }
 
-int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
-        if (o->gone)
-                return -PERF_OPENER_GONE;
-        int r = fd_send_with_data(o->sock, q, sizeof(*q), -1, MSG_NOSIGNAL);
-        if (r == -EPIPE || r == -ECONNRESET) /* its end closed: it died */
-                return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
-        if (r < 0)
-                return perf_opener_lost(o, "did not take a request");
-        struct pollfd p = { .fd = o->sock, .events = POLLIN };
-        do
-                r = poll(&p, 1, PERF_OPENER_TIMEOUT_MS);
-        while (r < 0 && errno == EINTR);
-        if (r <= 0)
-                return perf_opener_lost(o, "did not answer within 1 s");
+/* The fd the busy caller waits on (epoll: the socket and wake_efd). The
+ * daemon's hang-up watch has the socket itself in the event loop, which
+ * cannot hold it twice. */
+static int wait_fd(PerfOpener *o) {
+        if (o->wait_ep >= 0)
+                return o->wait_ep;
+        _cleanup_close_ int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (efd < 0)
+                return -errno;
+        _cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
+        if (ep < 0)
+                return -errno;
+        struct epoll_event ev = { .events = EPOLLIN };
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, o->sock, &ev) < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev) < 0)
+                return -errno;
+        o->wake_efd = TAKE_FD(efd);
+        o->wait_ep = TAKE_FD(ep);
+        return o->wait_ep;
+}
+
+/* Receives the next answer: its fd or negative errno, as the request's;
+ * -EAGAIN when there is none yet. */
+static int receive_answer(PerfOpener *o) {
         PerfOpenerAnswer a;
         int fd = -1;
-        ssize_t k = fd_receive_with_data(o->sock, &a, sizeof(a), MSG_CMSG_CLOEXEC, &fd);
+        ssize_t k = fd_receive_with_data(o->sock, &a, sizeof(a), MSG_CMSG_CLOEXEC | MSG_DONTWAIT, &fd);
+        if (k == -EAGAIN)
+                return -EAGAIN;
         if (k == 0 || k == -ECONNRESET) /* its end closed: it died */
                 return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
         /* The opener opened the event, this process could not take it:
@@ -365,7 +397,148 @@ int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
         return a.error < 0 ? a.error : fd;
 }
 
-int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu) {
+/* The answer to the oldest request still awaited, on this stack (at most
+ * a second), after those whose callers gave up. */
+static int receive_here(PerfOpener *o) {
+        for (;;) {
+                struct pollfd p = { .fd = o->sock, .events = POLLIN };
+                int r;
+                do
+                        r = poll(&p, 1, PERF_OPENER_TIMEOUT_MS);
+                while (r < 0 && errno == EINTR);
+                if (r < 0)
+                        return -errno;
+                if (r == 0)
+                        return perf_opener_lost(o, "did not answer within 1 s");
+                r = receive_answer(o);
+                if (r == -EAGAIN)
+                        continue;
+                if (o->unclaimed == 0 || o->gone)
+                        return r;
+                o->unclaimed--;
+                safe_close(r);
+        }
+}
+
+/* The same through wait (the busy caller's), for up to 10 s, or its
+ * answer from the stash. -ECANCELED and other errors of wait as they are. */
+static int receive_waiting(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
+        int fd = wait_fd(o);
+        if (fd < 0)
+                return fd;
+        for (;;) {
+                int r = wait(fd, PERF_OPENER_WAIT_TIMEOUT_MS, userdata);
+                if (o->stashed) {
+                        eventfd_t v;
+                        (void) eventfd_read(o->wake_efd, &v);
+                        o->stashed = false;
+                        if (r >= 0)
+                                return o->stash;
+                        safe_close(o->stash); /* given up, answered meanwhile */
+                        return r;
+                }
+                if (r < 0) {
+                        o->unclaimed++; /* its answer comes later, to the next request */
+                        return r;
+                }
+                if (o->gone) /* the hang-up watch saw it go meanwhile */
+                        return -PERF_OPENER_GONE;
+                if (r == 0)
+                        return perf_opener_lost(o, "did not answer within 10 s");
+                r = receive_answer(o);
+                if (r == -EAGAIN)
+                        continue;
+                if (o->unclaimed == 0 || o->gone)
+                        return r;
+                o->unclaimed--;
+                safe_close(r);
+        }
+}
+
+/* The request under way is answered (or given up): the first caller
+ * waiting for its turn is woken. */
+static void release_turn(PerfOpener *o) {
+        o->busy = false;
+        if (o->n_turns > 0)
+                (void) eventfd_write(o->turns[0], 1);
+}
+
+/* Waits, through wait, until no request is under way: each caller on an
+ * eventfd of its own, woken in turn. 0, or wait's error. */
+static int wait_turn(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
+        _cleanup_close_ int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (efd < 0)
+                return -errno;
+        if (GROW_ARRAY(o->turns, o->allocated_turns, o->n_turns + 1, 4) < 0)
+                return -ENOMEM;
+        o->turns[o->n_turns++] = efd;
+        int r = 0;
+        /* a timeout while another's request is under way: that request's
+         * own wait is bounded, the turn comes */
+        while (o->busy && !o->gone && r >= 0) {
+                r = wait(efd, PERF_OPENER_WAIT_TIMEOUT_MS, userdata);
+                eventfd_t v;
+                if (r > 0)
+                        (void) eventfd_read(efd, &v);
+        }
+        for (size_t i = 0; i < o->n_turns; i++)
+                if (o->turns[i] == efd) {
+                        memmove(o->turns + i, o->turns + i + 1, (o->n_turns - i - 1) * sizeof(int));
+                        o->n_turns--;
+                        break;
+                }
+        /* a turn it was given and does not take goes on to the next (the
+         * opener gone: each tells the next) */
+        if ((r < 0 || o->gone) && !o->busy)
+                release_turn(o);
+        return r < 0 ? r : 0;
+}
+
+int perf_opener_request_wait(PerfOpener *o, const PerfOpenerRequest *q, PerfOpenerWait wait, void *userdata) {
+        /* One request at a time. A caller with a wait waits for its turn;
+         * one on the loop's stack reads the busy caller's answer for it
+         * (which is woken to take it) and goes first. */
+        bool for_other = false;
+        if (o->busy && !o->gone && wait) {
+                int r = wait_turn(o, wait, userdata);
+                if (r < 0)
+                        return r;
+        } else if (o->busy && !o->gone) {
+                for_other = true;
+                if (!o->stashed) {
+                        o->stash = receive_here(o);
+                        o->stashed = true;
+                        (void) eventfd_write(o->wake_efd, 1);
+                }
+        }
+        if (o->gone)
+                return -PERF_OPENER_GONE;
+        /* what it waits on, before the request: an answer nobody awaits
+         * would be taken for the next request's */
+        if (wait && !for_other) {
+                int fd = wait_fd(o);
+                if (fd < 0)
+                        return fd;
+        }
+        int r = fd_send_with_data(o->sock, q, sizeof(*q), -1, MSG_NOSIGNAL);
+        if (r == -EPIPE || r == -ECONNRESET) /* its end closed: it died */
+                return perf_opener_lost_after(o, "closed its socket", PERF_OPENER_EXIT_TIMEOUT_MS);
+        if (r < 0)
+                return perf_opener_lost(o, "did not take a request");
+        if (for_other) /* still the other's turn: it takes its answer */
+                return receive_here(o);
+        o->busy = true;
+        r = wait ? receive_waiting(o, wait, userdata) : receive_here(o);
+        release_turn(o);
+        return r;
+}
+
+int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q) {
+        return perf_opener_request_wait(o, q, NULL, NULL);
+}
+
+int perf_open_wait(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu, PerfOpenerWait wait,
+                   void *userdata) {
         if (!o) {
                 struct perf_event_attr copy = *attr;
                 long fd = syscall(SYS_perf_event_open, &copy, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -378,7 +551,11 @@ int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int 
                 .flags = PERF_FLAG_FD_CLOEXEC,
                 .attr = *attr,
         };
-        return perf_opener_request(o, &q);
+        return perf_opener_request_wait(o, &q, wait, userdata);
+}
+
+int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu) {
+        return perf_open_wait(o, attr, pid, cpu, NULL, NULL);
 }
 
 /* Why an open failed with err, in env as the process that called

@@ -84,13 +84,29 @@ const char *perf_opener_gone_reason(const PerfOpener *o);
  * or a negative errno: the kernel's, -EBADRQC for an event the opener does
  * not serve, -EMFILE when this process could not take the fd the opener
  * sent (its fd limit; the opener goes on), -PERF_OPENER_GONE when the
- * opener has gone (it did not answer within a second, answered nonsense,
- * or died). The wait is synchronous: at most a second, once. */
+ * opener has gone (it did not answer in time, answered nonsense, or
+ * died). The wait is synchronous: at most a second, once. */
 int perf_open(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu);
+
+/* How a caller off the event loop's stack waits for the opener's answer:
+ * until fd is readable (1), timeout_ms passed (0), or it gives up
+ * (negative, -ECANCELED). fiber_wait_readable() (service/fiber/) is one. */
+typedef int (*PerfOpenerWait)(int fd, unsigned timeout_ms, void *userdata);
+
+/* perf_open() whose wait for the opener goes through wait (NULL: as
+ * perf_open()): the event loop serves every other caller meanwhile, for
+ * up to 10 s (an opener stopped for longer is given up). One request is
+ * answered at a time: a waiting caller waits for its turn (woken in
+ * order); a caller without wait, which cannot, reads the answer under way
+ * for its caller (at most a second) and goes next. A wait that gives up
+ * returns its error (its answer is dropped when it comes). */
+int perf_open_wait(PerfOpener *o, const struct perf_event_attr *attr, pid_t pid, int cpu, PerfOpenerWait wait,
+                   void *userdata);
 
 /* Sends one request as is and returns the opener's answer: the fd, or
  * its negative errno (tests ask what perf_open never would). */
 int perf_opener_request(PerfOpener *o, const PerfOpenerRequest *q);
+int perf_opener_request_wait(PerfOpener *o, const PerfOpenerRequest *q, PerfOpenerWait wait, void *userdata);
 
 /* The daemon's end of the socket (tests send malformed datagrams). */
 int perf_opener_socket(const PerfOpener *o);

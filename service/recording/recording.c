@@ -1107,6 +1107,8 @@ static int recording_arm_perf(Recording *rec, RecordingError *error) {
                 .sample_type =
                         PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN,
                 .opener = rec->perf_opener,
+                .wait = rec->perf_wait,
+                .wait_userdata = rec->perf_wait_userdata,
                 .reserve = recording_reserve_events,
                 .reserve_userdata = rec,
         };
@@ -1337,6 +1339,8 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         rec->helper.owner = setup->owner_uid; /* its helpers parse the owner's files, named so in the log */
         rec->budgets = setup->budgets;
         rec->perf_opener = setup->perf_opener;
+        rec->perf_wait = setup->perf_wait;
+        rec->perf_wait_userdata = setup->perf_wait_userdata;
         if (rec->budgets.max_addresses == 0)
                 rec->budgets.max_addresses = RECORDING_DEFAULT_MAX_ADDRESSES;
         if (rec->budgets.symbolize_ms == 0)
@@ -1388,6 +1392,10 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         r = recording_arm_perf(rec, error);
         if (r < 0)
                 goto fail;
+        /* later events (processes joining a container, an exec) are
+         * opened on the loop: the start's fiber is done with them */
+        rec->perf_wait = NULL;
+        perf_events_set_wait(rec->perf, NULL, NULL);
         r = recording_follow_start(rec);
         if (r < 0)
                 goto fail;

@@ -90,6 +90,8 @@ typedef struct RecordingSetup {
         HelperClient *user_file_helper;  /* the daemon's helper for Podman JSON and /.flatpak-info (borrowed) */
         RecordingBudgets budgets;        /* what it may cost the service (0s: the defaults) */
         PerfOpener *perf_opener;         /* the daemon's (borrowed); NULL: events opened here */
+        PerfOpenerWait perf_wait;        /* recording_start() on a fiber: how it awaits the opener */
+        void *perf_wait_userdata;
         const RecordingObserver *observer;
         void *observer_userdata;
 } RecordingSetup;
@@ -117,6 +119,8 @@ struct Recording {
         HelperClientConfig helper;
         RecordingBudgets budgets;
         PerfOpener *perf_opener; /* borrowed; NULL: events opened here */
+        PerfOpenerWait perf_wait; /* during recording_start() only (RecordingSetup) */
+        void *perf_wait_userdata;
         const RecordingObserver *observer;
         void *observer_userdata;
 

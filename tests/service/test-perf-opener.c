@@ -11,13 +11,19 @@
  *     PMU events, a group fd, flags, bits periscoped never sets, pid 0 or
  *     its own pid, with -EBADRQC; malformed datagrams (short, long, empty,
  *     with an fd) with -EBADMSG, and goes on serving;
+ *   - awaited through a wait hook (a fiber's): the hook waits, not on the
+ *     socket itself; a caller without one meanwhile gets its own answer
+ *     and the waiting one its own; the answer of a wait that gave up is
+ *     dropped, not handed to the next;
  *   - a refusal's message names the sysctl and the capability;
  *   - killed, every open fails with -ENOLINK and the hint says so. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/hw_breakpoint.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,6 +382,73 @@ static void check_hints(PerfOpener *o) {
         CHECK_MSG(strstr(h, "refused the event"), "a refusal of the opener: %s", h);
 }
 
+/* A PerfOpenerWait as a fiber's: it polls, or gives up (-ECANCELED);
+ * meanwhile (as the loop would) a caller without a wait opens nested. */
+typedef struct TestWait {
+        PerfOpener *o;
+        pid_t spinner;
+        bool cancel;
+        const struct perf_event_attr *nested_attr; /* NULL: none */
+        unsigned calls;
+        int fd_seen;
+        int nested;        /* what that caller got */
+        bool woken_nested; /* the fd was readable at once after it (the answer kept for this caller) */
+} TestWait;
+
+static int test_wait(int fd, unsigned timeout_ms, void *userdata) {
+        TestWait *w = userdata;
+        if (w->calls++ == 0 && w->nested_attr) {
+                w->nested = perf_open(w->o, w->nested_attr, w->spinner, -1);
+                struct pollfd now = { .fd = fd, .events = POLLIN };
+                w->woken_nested = poll(&now, 1, 0) == 1;
+        }
+        w->fd_seen = fd;
+        if (w->cancel)
+                return -ECANCELED;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int r = poll(&p, 1, (int) timeout_ms);
+        return r < 0 ? -errno : r > 0;
+}
+
+static void check_wait(PerfOpener *o, pid_t spinner) {
+        struct perf_event_attr a = cpu_clock();
+        struct perf_event_attr refused = a;
+        refused.type = PERF_TYPE_BREAKPOINT;
+        TestWait w = { .o = o, .spinner = spinner };
+        int fd = perf_open_wait(o, &a, spinner, -1, test_wait, &w);
+        CHECK_MSG(fd >= 0, "an open through a wait hook: %d", fd);
+        safe_close(fd);
+        CHECK_MSG(w.calls >= 1 && w.fd_seen >= 0 && w.fd_seen != perf_opener_socket(o),
+                  "the hook waited %u times, on fd %d (the socket is %d)", w.calls, w.fd_seen, perf_opener_socket(o));
+        /* a caller on the loop's stack meanwhile: each gets its own answer */
+        w = (TestWait){ .o = o, .spinner = spinner, .nested_attr = &refused };
+        fd = perf_open_wait(o, &a, spinner, -1, test_wait, &w);
+        CHECK_MSG(fd >= 0 && w.nested == -EBADRQC, "waiting: %d (an event), meanwhile: %d (a refusal)", fd, w.nested);
+        CHECK_MSG(w.woken_nested, "the waiting caller was not woken for the answer kept for it");
+        safe_close(fd);
+        w = (TestWait){ .o = o, .spinner = spinner, .nested_attr = &a };
+        fd = perf_open_wait(o, &refused, spinner, -1, test_wait, &w);
+        CHECK_MSG(fd == -EBADRQC && w.nested >= 0, "waiting: %d (a refusal), meanwhile: %d (an event)", fd, w.nested);
+        safe_close(w.nested);
+        /* given up: the answer (a refusal) comes later, and is not the
+         * next one's; likewise when it came meanwhile */
+        w = (TestWait){ .o = o, .spinner = spinner, .cancel = true };
+        fd = perf_open_wait(o, &refused, spinner, -1, test_wait, &w);
+        CHECK_MSG(fd == -ECANCELED, "a wait that gave up: %d", fd);
+        fd = perf_open(o, &a, spinner, -1);
+        CHECK_MSG(fd >= 0, "the open after a wait that gave up got %d (the earlier answer?)", fd);
+        safe_close(fd);
+        w = (TestWait){ .o = o, .spinner = spinner, .cancel = true, .nested_attr = &a };
+        fd = perf_open_wait(o, &refused, spinner, -1, test_wait, &w);
+        CHECK_MSG(fd == -ECANCELED && w.nested >= 0, "a wait that gave up: %d, meanwhile: %d", fd, w.nested);
+        safe_close(w.nested);
+        fd = perf_open(o, &a, spinner, -1);
+        CHECK_MSG(fd >= 0, "the open after a wait that gave up (answered meanwhile) got %d", fd);
+        safe_close(fd);
+        CHECK(!perf_opener_gone(o));
+        printf("ok: through a wait hook; a caller without one meanwhile; given-up answers dropped\n");
+}
+
 static void check_death(PerfOpener *o, pid_t spinner) {
         pid_t pid = perf_opener_pid(o);
         CHECK(kill(pid, SIGKILL) == 0);
@@ -423,6 +496,7 @@ int main(void) {
         check_refusals(o, spinner);
         check_off_cpu(o, spinner);
         check_malformed(o, spinner);
+        check_wait(o, spinner);
         check_hints(o);
         check_death(o, spinner);
         perf_opener_free(o);
