@@ -793,7 +793,7 @@ int symbol_table_parse_periscope(const uint8_t *data, size_t len, SymbolTable **
  * 3.46's ends are inclusive, 45+'s exclusive. */
 static int parse_sysprof_entries(const uint8_t *data, size_t len, bool little_endian, SymbolTableKind kind,
                                  SymbolTable **ret, char **error) {
-        const char *path = kind == SYMBOL_TABLE_SYSPROF_GZ ? SYMBOLS_SYSPROF_GZ_PATH : path;
+        const char *path = kind == SYMBOL_TABLE_SYSPROF_GZ ? SYMBOLS_SYSPROF_GZ_PATH : SYMBOLS_SYSPROF_PATH;
         bool exclusive = kind == SYMBOL_TABLE_SYSPROF_GZ;
         /* Like Sysprof: entries run up to the first entry whose begin, end,
          * pid and offset are all zero, and that entry must not end the blob. */

@@ -78,6 +78,19 @@ static int open_cache(bool as_root, uid_t uid, gid_t gid, char **why) {
         return fd;
 }
 
+int debuginfod_fetch_prepare_root_cache(char **why) {
+        if (geteuid() != 0)
+                return 0;
+        uid_t uid;
+        gid_t gid;
+        sandbox_user(DEBUGINFOD_FETCH_USER, DEBUGINFOD_FETCH_FALLBACK_ID, &uid, &gid);
+        int fd = open_cache(true, uid, gid, why);
+        if (fd < 0)
+                return fd;
+        safe_close(fd);
+        return 0;
+}
+
 static int build_argv(const SandboxLaunch *l, const char *urls, SandboxArgvStrings *strings, char ***ret) {
         size_t max = SANDBOX_ARGV_HEAD_MAX + 3 * ELEMENTSOF(network_files) + 32;
         _cleanup_free_ char **argv = calloc(max, sizeof(char *));

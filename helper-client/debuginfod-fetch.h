@@ -33,6 +33,13 @@ typedef struct DebuginfodWait {
 
 #define DEBUGINFOD_FETCH_LOG_IDENTIFIER "periscope-debuginfod-fetch"
 
+/* A root process: makes root's fetcher cache (DEBUGINFOD_FETCH_ROOT_CACHE)
+ * the fetcher user's, 0700, as systemd/periscope.tmpfiles does for the
+ * installed service; periscoped calls it before it drops CAP_CHOWN, so a
+ * root daemon that was never installed fetches on a new machine too.
+ * 0 (nothing to do as another user), or a negative errno with *why. */
+int debuginfod_fetch_prepare_root_cache(char **why);
+
 /* Asks the servers in urls (as $DEBUGINFOD_URLS) for the debug file of
  * build_id, giving up after timeout_s seconds; wait (may be NULL) says how
  * to wait for the answer. Returns an fd of a regular file, or a negative

@@ -12,6 +12,7 @@
 
 #include "basic.h"
 #include "bus.h"
+#include "helper-client.h"
 #include "protocol.h"
 #include "sysprof3.h"
 #include "unwind.h"
@@ -235,6 +236,10 @@ int daemon_run(const DaemonOptions *o) {
         m->perf_event_paranoid_file = o->perf_event_paranoid_file;
         m->rlimit_files = raise_fd_limit();
         raise_priority();
+        /* while CAP_CHOWN is still ours: the debuginfod fetcher's cache */
+        _cleanup_free_ char *why = NULL;
+        if (debuginfod_fetch_prepare_root_cache(&why) < 0)
+                log_warning("%s: debug files will not be fetched", why);
         int r = take_perf_then_drop_capabilities(m);
         if (r >= 0) {
                 manager_init_helper_config(m);
