@@ -70,6 +70,10 @@ rec svc-root-nofp /root -- "$w/deep-nofp" "$ms"
 rec svc-root-fp /root --unwind fp -- "$w/deep-fp" "$ms"
 rec svc-root-kernel /root -- bash -c kernel_load
 home=/home/$user
+as_user() { runuser -u "$user" -- env HOME="$home" "$@"; }
+# at perf_event_paranoid 3 a user outside an active session needs polkit's
+# org.periscope.profile-own (docs/security.md): granted as an admin would
+step grant-own grant_profile_own
 rec_user() {
         local name=$1
         shift

@@ -7,6 +7,9 @@
 #                           "NAME STATUS MILLISECONDS" to out/steps
 #   facts                   out/uptime (when the script started),
 #                           out/kernel (uname -r), out/paranoid
+#   grant_profile_own       a polkit rule granting org.periscope.profile-own
+#                           to a group with $user in it, as an admin would
+#                           at perf_event_paranoid 3; waits until it applies
 #   install_periscope       the staged `meson install` (SHARE/stage) into /,
 #                           SHARE/deep-nofp and the programs in SHARE/bin/
 #                           (if any) into /usr/local/bin
@@ -52,4 +55,22 @@ activate_periscope() {
 report() {
         periscope report --no-progress --folded "$2" >"$out/$1.folded" &&
                 periscope report --no-progress "$2" >"$out/$1.report"
+}
+
+# What an administrator of a Debian machine does to let users outside an
+# active local session (ssh, cron, services) record their own processes
+# at perf_event_paranoid 3 (docs/security.md): a polkit rule for a group.
+grant_profile_own() { # (uses $user, $home, as_user)
+        local i
+        groupadd --system profiling && usermod -a -G profiling "$user" && mkdir -p /etc/polkit-1/rules.d &&
+                printf '%s\n' 'polkit.addRule(function(action, subject) {' \
+                        '    if (action.id == "org.periscope.profile-own" && subject.isInGroup("profiling")) {' \
+                        '        return polkit.Result.YES;' '    }' '});' \
+                        >/etc/polkit-1/rules.d/50-periscope-profile-own.rules || return 1
+        # polkitd reads its rules again when the directory changes
+        for i in $(seq 40); do
+                as_user periscope record -o "$home/granted.syscap" -- true && return 0
+                sleep 0.5
+        done
+        return 1
 }

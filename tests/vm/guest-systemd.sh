@@ -21,23 +21,6 @@ add_user() {
                 install -o "$user" -g "$user" -m 0755 "$w/deep-nofp" "$w/waits" "$home/"
 }
 as_user() { runuser -u "$user" -- env HOME="$home" "$@"; }
-# What an administrator of a Debian machine does to let users outside an
-# active local session (ssh, cron, services) record their own processes
-# at perf_event_paranoid 3 (docs/security.md): a polkit rule for a group.
-grant_profile_own() {
-        local i
-        groupadd --system profiling && usermod -a -G profiling "$user" && mkdir -p /etc/polkit-1/rules.d &&
-                printf '%s\n' 'polkit.addRule(function(action, subject) {' \
-                        '    if (action.id == "org.periscope.profile-own" && subject.isInGroup("profiling")) {' \
-                        '        return polkit.Result.YES;' '    }' '});' \
-                        >/etc/polkit-1/rules.d/50-periscope-profile-own.rules || return 1
-        # polkitd reads its rules again when the directory changes
-        for i in $(seq 40); do
-                as_user periscope record -o "$home/granted.syscap" -- true && return 0
-                sleep 0.5
-        done
-        return 1
-}
 # keep CAPTURE NAME: the capture where the host reads it
 keep() { cp "$1" "$out/$2.syscap"; }
 
