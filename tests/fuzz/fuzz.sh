@@ -32,8 +32,8 @@ clang=$(command -v clang || command -v clang-14 || true)
 [ -d "$corpus" ] || { echo "FAIL: no seed corpus at $corpus"; exit 1; }
 
 basic=("$src"/basic/*.c)
-capture=("$src/capture/capture-reader.c" "$src/capture/capture-writer.c" "$src/capture/symbols.c" "$src/capture/thread-names.c"
-         "$src/capture/off-cpu-frames.c" "$src/capture/machine.c")
+# the whole capture library (zlib for Sysprof's __symbols__.gz)
+capture=("$src"/capture/*.c)
 h=$src/sandbox-helper
 # the helper's parsing core: every source of the helper but its main()
 helper=()
@@ -108,6 +108,7 @@ export)
 *)
         echo "FAIL: unknown target '$target'"; exit 1 ;;
 esac
+case " ${sources[*]} " in *" $src/capture/symbols.c "*) libs+=(-lz) ;; esac
 
 tmp=$(mktemp -d /tmp/periscope-fuzz-$target.XXXXXX)
 keep=0
