@@ -1363,8 +1363,10 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         address_set_set_limit(rec->addresses, rec->budgets.max_addresses);
         pinned_files_set_resolver(rec->pinned, rec->resolver);
         jit_files_set_resolver(rec->jit_files, rec->resolver);
-        if (rec->check_owner)
+        if (rec->check_owner) {
                 jit_files_set_owner(rec->jit_files, rec->owner_uid);
+                pinned_files_set_owner(rec->pinned, rec->owner_uid);
+        }
         /* A caller other than root: what it names is opened with its rights
          * (debug files, pins by path; docs/security.md). */
         if (geteuid() == 0 && rec->owner_uid != 0) {

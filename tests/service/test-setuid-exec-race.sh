@@ -8,6 +8,8 @@
 #   - `periscope record -p` (Record) is refused: no sample of the program,
 #   - with Record's snapshot held instead (the maps open, after the events):
 #     the capture has no MAP frame of the program,
+#   - with the snapshot's read of the vdso held (its /proc/PID/mem open):
+#     the memory of the program is not read (the re-check after the open),
 #   - a child that inherited the events execs the program while recorded:
 #     no sample of it (the kernel takes inherited events away at that exec),
 #   - the drop-in's PerfEventOpen refuses, its fd closed,
@@ -162,6 +164,38 @@ for kind in setuid plain; do
                 grep >/dev/null inner_c <<<"$report" ||
                         { echo "$report"; fail "periscope-user's own exec'd program was not recorded"; }
                 echo "ok: Record's snapshot: an exec of a program that is not set-id there is recorded"
+        fi
+done
+
+# ---- Record's snapshot: the exec while the vdso's memory open waits ----
+# The maps were read and checked before it; /proc/PID/mem opened after it
+# would be the program's memory (vdso-image.c reads the vdso's range).
+for kind in setuid plain; do
+        racer_start "$TEST_TMP/$kind-demo"
+        hold_open "$PERISCOPED_PID" openat -P "/proc/$racer/mem"
+        as_user "$PERISCOPE" record --address "$BUS_ADDRESS" -p "$racer" -o "$dir/vdso-$kind.syscap" \
+                >"$dir/vdso-$kind.out" 2>&1 &
+        rec=$!
+        race "$TEST_TMP/$kind-demo" openat
+        st=0
+        wait $rec || st=$?
+        hold_done "$PERISCOPED_PID"
+        kill "$racer" 2>/dev/null || true
+        cat "$dir/vdso-$kind.out"
+        [ $st = 0 ] || fail "record -p of a process that exec'd while its vdso was read failed ($kind)"
+        report=$("$PERISCOPE" report --no-progress "$dir/vdso-$kind.syscap" 2>&1 || true)
+        refused="vdso image (/proc/PID/mem) of process $racer closed: the process is no longer uid $uid's"
+        if [ $kind = setuid ]; then
+                grep >/dev/null -F "$refused" "$TEST_TMP/periscoped.log" ||
+                        fail "periscoped read the vdso out of a process that became setuid root"
+                ! grep >/dev/null inner_c <<<"$report" || fail "periscope-user's capture holds samples of a setuid-root program"
+                echo "ok: Record's snapshot: a setuid exec while the vdso's memory opens leaves its bytes unread"
+        else
+                ! grep >/dev/null -F "$refused" "$TEST_TMP/periscoped.log" ||
+                        fail "the vdso of periscope-user's own exec'd program was refused"
+                grep >/dev/null inner_c <<<"$report" ||
+                        { echo "$report"; fail "periscope-user's own exec'd program was not recorded"; }
+                echo "ok: Record's snapshot: an exec of a program that is not set-id while the vdso's memory opens is recorded"
         fi
 done
 
