@@ -292,6 +292,8 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
                 return r;
         }
         s->openings[s->n_openings++] = o;
+        log_debug("sysprof3: PerfEventOpen of uid %u waits for the perf opener (%zu of theirs)", (unsigned) caller->uid,
+                  mine + 1);
         return 1;
 }
 

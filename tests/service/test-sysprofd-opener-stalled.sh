@@ -10,12 +10,16 @@
 #  B: a client that leaves the bus while its PerfEventOpen waits: after
 #     SIGCONT the event is closed, never remembered for it (the daemon
 #     holds no perf event fd), and the next client's call gets its fd.
+#  C: the hostile variant: 64 calls of one user wait for the stopped
+#     opener (each on a fiber); the 65th is refused at once with
+#     LimitExceeded, Peer.Ping is still answered, and after SIGCONT all 64
+#     get their fds.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 : "${DEMO:?}" "${SYSPROF3_CLIENT:?}"
 [ "$(id -u)" = 0 ] || fail "periscoped starts its perf opener as root: run this test as root"
 command -v ss >/dev/null || fail "ss is missing: apt-get install iproute2"
 private_bus_start
-"$PERISCOPED" --address="$BUS_ADDRESS" --sysprofd 2>>"$TEST_TMP/periscoped.log" &
+PERISCOPE_DEBUG=1 "$PERISCOPED" --address="$BUS_ADDRESS" --sysprofd 2>>"$TEST_TMP/periscoped.log" &
 PERISCOPED_PID=$!
 private_bus_track $PERISCOPED_PID
 private_bus_wait_name org.gnome.Sysprof3 10 $PERISCOPED_PID || fail "periscoped --sysprofd did not take org.gnome.Sysprof3"
@@ -77,5 +81,34 @@ wait_for 20 grep >/dev/null "left while its perf event (pid $work cpu -1) was op
 wait_for 10 no_perf_fds || fail "periscoped still holds $(perf_fds) perf event fd(s) after the client left"
 "$SYSPROF3_CLIENT" perf-open $work >"$TEST_TMP/after.out" 2>&1 || { cat "$TEST_TMP/after.out"; fail "the next PerfEventOpen failed"; }
 echo "ok: a client that left while its PerfEventOpen waited: its event closed, the next client served"
+
+# C. One user's 65th waiting call.
+waiting() { grep -c "PerfEventOpen of uid 0 waits for the perf opener" "$TEST_TMP/periscoped.log" || true; }
+base=$(waiting)
+kill -STOP "$opener"
+clients=()
+for i in $(seq 64); do
+        "$SYSPROF3_CLIENT" perf-open $work >"$TEST_TMP/many-$i.out" 2>&1 &
+        clients+=($!)
+done
+wait_for 60 eval '[ "$(waiting)" -ge $((base + 64)) ]' ||
+        fail "only $(($(waiting) - base)) of the 64 PerfEventOpen calls wait for the stopped opener"
+st=0
+"$SYSPROF3_CLIENT" perf-open $work >"$TEST_TMP/65th.out" 2>&1 || st=$?
+cat "$TEST_TMP/65th.out"
+[ $st != 0 ] || fail "a 65th PerfEventOpen of one user was served while 64 wait"
+grep >/dev/null "LimitExceeded" "$TEST_TMP/65th.out" || fail "the 65th PerfEventOpen was not refused with LimitExceeded"
+grep >/dev/null "has 64 PerfEventOpen calls waiting for the perf opener" "$TEST_TMP/65th.out" ||
+        fail "the 65th PerfEventOpen's refusal does not say why"
+others_served
+echo "ok: one user's 65th PerfEventOpen waiting for the opener refused with LimitExceeded, others served"
+kill -CONT "$opener"
+for i in $(seq 64); do
+        st=0
+        wait "${clients[$((i - 1))]}" || st=$?
+        [ $st = 0 ] && grep >/dev/null "opened: perf event fd" "$TEST_TMP/many-$i.out" ||
+                { cat "$TEST_TMP/many-$i.out"; fail "waiting PerfEventOpen $i of 64 failed ($st)"; }
+done
+echo "ok: after SIGCONT the 64 waiting PerfEventOpen calls got their fds"
 kill -0 "$PERISCOPED_PID" || fail "periscoped exited"
 echo PASS
