@@ -315,8 +315,8 @@ static int recording_exec_lost_events(Recording *rec, pid_t pid) {
                 return 0;
         }
         int r = recording_add_process_tasks(rec, pid, NULL);
-        if (r == -ESRCH)
-                return 0; /* gone meanwhile: its pidfd-held check saw it end */
+        if (r == -ESRCH || r == -ECANCELED)
+                return 0; /* gone meanwhile: its pidfd-held check saw it end; or sampling ended */
         if (r == -EDQUOT) {
                 recording_not_followed(rec, pid, "process (exec'd a program with other privileges)");
                 return 0;
@@ -462,6 +462,8 @@ static int recording_join_process(pid_t pid, void *userdata) {
                 recording_not_followed(rec, pid, "process (joined the container)");
                 return r;
         }
+        if (r == -ECANCELED)
+                return r; /* sampling ended while its events waited for the opener */
         if (r < 0) {
                 char why[640];
                 log_recording(LOG_WARNING, rec->id,
