@@ -315,8 +315,15 @@ static int recording_exec_lost_events(Recording *rec, pid_t pid) {
                 return 0;
         }
         int r = recording_add_process_tasks(rec, pid, NULL);
-        if (r == -ESRCH || r == -ECANCELED)
-                return 0; /* gone meanwhile: its pidfd-held check saw it end; or sampling ended */
+        if (r == -ESRCH)
+                return 0; /* gone meanwhile: its pidfd-held check saw it end */
+        if (r == -ECANCELED) {
+                log_recording(LOG_INFO, rec->id,
+                              "process %d exec'd a program with other privileges; sampling ended before its "
+                              "events were open again",
+                              (int) pid);
+                return 0;
+        }
         if (r == -EDQUOT) {
                 recording_not_followed(rec, pid, "process (exec'd a program with other privileges)");
                 return 0;
