@@ -69,8 +69,9 @@ int perf_events_start_task(PerfEvents *p, pid_t tid);
 int perf_events_revoke_task(PerfEvents *p, pid_t tid);
 
 /* From now on the opener's answers are awaited through wait (NULL: on
- * this stack, perf_open()): a recording opens its first events on a fiber,
- * the later ones (a process joining a container) on the loop. */
+ * this stack, perf_open()): a recording opens its first events on its
+ * start's fiber, the later ones (a process joining a container, a
+ * re-attach after an exec) on its attach fiber. */
 void perf_events_set_wait(PerfEvents *p, PerfOpenerWait wait, void *userdata);
 
 /* Samples everything on every CPU. */

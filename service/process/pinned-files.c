@@ -37,6 +37,7 @@ struct PinnedFiles {
         size_t n_reasons;
         VdsoPin *vdsos;            /* the distinct vdso images pinned */
         size_t n_vdsos;
+        uid_t owner; /* whose a process must be when its vdso is read (VDSO_IMAGE_ANY_OWNER) */
 };
 
 int pinned_files_new(size_t max_files, PinnedFiles **ret) {
@@ -44,8 +45,13 @@ int pinned_files_new(size_t max_files, PinnedFiles **ret) {
         if (!f)
                 return -ENOMEM;
         f->max_files = max_files;
+        f->owner = VDSO_IMAGE_ANY_OWNER;
         *ret = f;
         return 0;
+}
+
+void pinned_files_set_owner(PinnedFiles *f, uid_t owner_uid) {
+        f->owner = owner_uid;
 }
 
 static void pinned_file_free(PinnedFile *p) {
@@ -358,7 +364,7 @@ int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t
 int pinned_files_pin_vdso(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t end, PinnedFile **ret) {
         _cleanup_free_ uint8_t *image = NULL;
         size_t size = 0;
-        int r = vdso_image_read(pid, start, end, VDSO_IMAGE_MAX, &image, &size);
+        int r = vdso_image_read(pid, f->owner, start, end, VDSO_IMAGE_MAX, &image, &size);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < f->n_vdsos; i++)

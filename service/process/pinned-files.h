@@ -68,6 +68,10 @@ PinnedFiles *pinned_files_free(PinnedFiles *f);
 int pinned_files_pin_mapping(PinnedFiles *f, pid_t pid, uint64_t start, uint64_t end, const char *path,
                              uint64_t dev, uint64_t inode, PinnedFile **ret);
 
+/* A caller who is not root records: a vdso is read only out of a process
+ * that is still owner_uid's once its memory is open (vdso_image_read()). */
+void pinned_files_set_owner(PinnedFiles *f, uid_t owner_uid);
+
 /* Pins the vdso mapped at [start, end) in pid: its image, read out of the
  * process into a sealed memfd, so it is symbolized like a file. One pin
  * per distinct image (every process of an ABI shares it). */

@@ -317,6 +317,13 @@ static int recording_exec_lost_events(Recording *rec, pid_t pid) {
         int r = recording_add_process_tasks(rec, pid, NULL);
         if (r == -ESRCH)
                 return 0; /* gone meanwhile: its pidfd-held check saw it end */
+        if (r == -ECANCELED) {
+                log_recording(LOG_INFO, rec->id,
+                              "process %d exec'd a program with other privileges; sampling ended before its "
+                              "events were open again",
+                              (int) pid);
+                return 0;
+        }
         if (r == -EDQUOT) {
                 recording_not_followed(rec, pid, "process (exec'd a program with other privileges)");
                 return 0;
@@ -344,6 +351,20 @@ static int recording_exec_lost_events(Recording *rec, pid_t pid) {
         return 0;
 }
 
+static void recording_attach_later(Recording *rec);
+
+/* recording_exec_lost_events() on the attach fiber: its events wait for
+ * the perf opener off the loop's stack. */
+static int recording_exec_lost_events_later(Recording *rec, pid_t pid) {
+        if (rec->check_owner)
+                return recording_exec_lost_events(rec, pid); /* nothing opened */
+        if (GROW_ARRAY(rec->attach_execs, rec->allocated_attach_execs, rec->n_attach_execs + 1, 8) < 0)
+                return -ENOMEM;
+        rec->attach_execs[rec->n_attach_execs++] = pid;
+        recording_attach_later(rec);
+        return 0;
+}
+
 static int recording_handle_task(const PerfTask *t, bool fork, void *userdata) {
         Recording *rec = userdata;
         /* A new process has inherited events: the rescan must not add it again. */
@@ -362,7 +383,7 @@ static int recording_handle_task(const PerfTask *t, bool fork, void *userdata) {
                  * non-dumpable. Per-CPU events (--system) are not removed
                  * and go on sampling it: it did not exit. */
                 if (recording_events_removed_at_exec(rec, (pid_t) t->pid, (int64_t) t->time))
-                        return rec->options.system ? 0 : recording_exec_lost_events(rec, (pid_t) t->pid);
+                        return rec->options.system ? 0 : recording_exec_lost_events_later(rec, (pid_t) t->pid);
                 int r = jit_files_exited(rec->jit_files, (pid_t) t->pid);
                 if (r < 0)
                         return r;
@@ -448,6 +469,8 @@ static int recording_join_process(pid_t pid, void *userdata) {
                 recording_not_followed(rec, pid, "process (joined the container)");
                 return r;
         }
+        if (r == -ECANCELED)
+                return r; /* sampling ended while its events waited for the opener */
         if (r < 0) {
                 char why[640];
                 log_recording(LOG_WARNING, rec->id,
@@ -500,14 +523,69 @@ static void recording_follow_container(Recording *rec) {
         recording_describe_later(rec);
 }
 
+/* ---- the later events, opened on a fiber ---- */
+
+/* Processes joining the container and re-attaches after an exec open
+ * their events here, one at a time: each wait for the perf opener goes
+ * back to the event loop, which serves every other caller meanwhile. Only
+ * this fiber opens rec->perf's events once the recording started, so
+ * their wait hook is its own while it runs. */
+static int attach_on_fiber(Fiber *f, void *userdata) {
+        Recording *rec = userdata;
+        perf_events_set_wait(rec->perf, fiber_wait_readable, f);
+        while (fiber_yield(f) >= 0 && !rec->error && rec->state == RECORDING_STATE_RECORDING) {
+                if (rec->n_attach_execs > 0) {
+                        pid_t pid = rec->attach_execs[0];
+                        memmove(rec->attach_execs, rec->attach_execs + 1, --rec->n_attach_execs * sizeof(pid_t));
+                        int r = recording_exec_lost_events(rec, pid);
+                        if (r < 0 && !rec->error)
+                                recording_fail(rec, r, "writing the capture failed: %m");
+                } else if (rec->attach_scan) {
+                        rec->attach_scan = false;
+                        recording_follow_container(rec);
+                } else
+                        break;
+        }
+        if (rec->perf)
+                perf_events_set_wait(rec->perf, NULL, NULL);
+        return 0;
+}
+
+static void attach_done(int result, void *userdata) {
+        Recording *rec = userdata;
+        rec->attach_fiber = NULL;
+        recording_attach_later(rec); /* queued as it ended */
+}
+
+static void recording_attach_later(Recording *rec) {
+        if (rec->attach_fiber || rec->error || rec->state != RECORDING_STATE_RECORDING || !rec->perf ||
+            (rec->n_attach_execs == 0 && !rec->attach_scan))
+                return;
+        int r = fiber_start(rec->event, "opening a recording's later perf events", attach_on_fiber, attach_done, rec,
+                            &rec->attach_fiber);
+        if (r < 0)
+                recording_fail(rec, r, "cannot open the events of joining processes: %m");
+}
+
+/* At the end of sampling: what waits for the opener gives up (its
+ * processes are not sampled again, nor joined). */
+static void recording_attach_end(Recording *rec) {
+        if (rec->attach_fiber)
+                fiber_cancel(rec->attach_fiber);
+        rec->n_attach_execs = 0;
+        rec->attach_scan = false;
+}
+
 /* ---- event sources ---- */
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Recording *rec = userdata;
         recording_drain(rec, false);
         /* After the drain: every FORK record of a child inherit follows is in. */
-        if (rec->follow && rec->ticks % RECORDING_FOLLOW_TICKS == 0)
-                recording_follow_container(rec);
+        if (rec->follow && rec->ticks % RECORDING_FOLLOW_TICKS == 0) {
+                rec->attach_scan = true;
+                recording_attach_later(rec);
+        }
         if (jit_files_look_all(rec->jit_files, rec->maps, now_monotonic_ms(), false) < 0)
                 recording_fail(rec, -ENOMEM, "out of memory");
         recording_flush(rec);
@@ -969,6 +1047,7 @@ void recording_end(Recording *rec, RecordingEndReason reason, int error, const c
          * of unknown length */
         bool switches_paused = rec->off_cpu_governor.records.paused;
         off_cpu_governor_end(&rec->off_cpu_governor, (uint64_t) rec->sampling_end_time);
+        recording_attach_end(rec);
         if (rec->perf) {
                 (void) perf_events_disable(rec->perf);
                 recording_drain(rec, false);
@@ -1363,8 +1442,10 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         address_set_set_limit(rec->addresses, rec->budgets.max_addresses);
         pinned_files_set_resolver(rec->pinned, rec->resolver);
         jit_files_set_resolver(rec->jit_files, rec->resolver);
-        if (rec->check_owner)
+        if (rec->check_owner) {
                 jit_files_set_owner(rec->jit_files, rec->owner_uid);
+                pinned_files_set_owner(rec->pinned, rec->owner_uid);
+        }
         /* A caller other than root: what it names is opened with its rights
          * (debug files, pins by path; docs/security.md). */
         if (geteuid() == 0 && rec->owner_uid != 0) {
@@ -1393,7 +1474,7 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         if (r < 0)
                 goto fail;
         /* later events (processes joining a container, an exec) are
-         * opened on the loop: the start's fiber is done with them */
+         * opened on the attach fiber: the start's is done with them */
         rec->perf_wait = NULL;
         perf_events_set_wait(rec->perf, NULL, NULL);
         r = recording_follow_start(rec);
@@ -1508,6 +1589,8 @@ Recording *recording_free(Recording *rec) {
         }
         if (rec->describe_fiber)
                 fiber_cancel(rec->describe_fiber);
+        recording_attach_end(rec);
+        free(rec->attach_execs);
         helper_client_free(rec->describe_helper);
         /* Freed while finishing: the capture is still closed. */
         recording_cancel_stages(rec);

@@ -143,6 +143,10 @@ struct Recording {
         CallerOpener *as_caller;   /* owner other than root: opens with its rights; NULL for root */
         AddressSet *addresses;
         ContainerFollow *follow;   /* `container`: processes joining it are added on the tick */
+        struct Fiber *attach_fiber; /* opens the later events (joins, re-attaches), awaiting the opener */
+        bool attach_scan;           /* a container rescan waits for it */
+        pid_t *attach_execs;        /* processes to sample again after an exec, waiting for it */
+        size_t n_attach_execs, allocated_attach_execs;
 
         sd_event_source *tick;     /* drain + flush */
         sd_event_source **ring_sources;

@@ -285,6 +285,8 @@ int live_unwind_start(const LiveUnwindSetup *setup, int *perf_fds, const int *cp
         }
         if (r >= 0)
                 r = pinned_files_new(setup->max_pinned_files, &u->pinned);
+        if (r >= 0 && setup->uid != 0 && !setup->system)
+                pinned_files_set_owner(u->pinned, setup->uid); /* as its processes' maps are read */
         if (r >= 0)
                 r = capture_writer_flush(u->writer);
         if (r >= 0) {

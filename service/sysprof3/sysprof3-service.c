@@ -18,6 +18,7 @@
 
 #include "basic.h"
 #include "bus.h"
+#include "fiber.h"
 #include "protocol.h"
 #include "perf-open-options.h"
 #include "proc-files.h"
@@ -119,6 +120,117 @@ static int read_perf_open(sd_bus_message *m, struct perf_event_attr *attr, int32
         return r == -EBADMSG ? 0 : r;
 }
 
+/* A PerfEventOpen call whose event is opened on a fiber: the perf opener's
+ * answer is awaited off the event loop's stack, so every other caller is
+ * served meanwhile (a stopped opener stalls only this call). */
+typedef struct PerfOpening {
+        Sysprof3 *s;
+        sd_bus_message *call;
+        Caller caller; /* sender points into call */
+        Authorization auth;
+        struct perf_event_attr attr;
+        int32_t pid, cpu;
+        int pidfd;            /* the authorized process; -1 for a CPU of the whole system */
+        sd_bus_track *client; /* the caller (NULL on a peer-to-peer connection): left meanwhile? */
+        Fiber *fiber;
+} PerfOpening;
+
+/* On the fiber: opens the event, checks the process again and answers. */
+static int perf_open_finish(PerfOpening *o, Fiber *f, sd_bus_error *error) {
+        Sysprof3 *s = o->s;
+        int32_t pid = o->pid, cpu = o->cpu;
+        _cleanup_close_ int fd = perf_open_wait(s->mgr->perf_opener, &o->attr, pid, cpu, fiber_wait_readable, f);
+        if (fd == -ECANCELED)
+                return sd_bus_error_set(error, PERISCOPE_ERROR_FAILED,
+                                        "periscoped is stopping (service stop or restart): try again once it is back");
+        if (fd < 0) {
+                char cause[640];
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_PERF_FAILED,
+                                         "perf_event_open (type %u, config %llu, pid %d, cpu %d) failed: %s",
+                                         o->attr.type, (unsigned long long) o->attr.config, pid, cpu,
+                                         perf_open_error_hint(s->mgr->perf_opener, fd, cause, sizeof(cause)));
+        }
+        /* EPERM: alive, and another uid's (periscoped keeps no CAP_KILL) */
+        if (o->pidfd >= 0 && syscall(SYS_pidfd_send_signal, o->pidfd, 0, NULL, 0) < 0 && errno == ESRCH)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended", pid);
+        /* Still the caller's now that the event exists: an exec of a set-id
+         * program since the check is seen (the fd is closed, never sent). */
+        if (o->pidfd >= 0 && o->caller.uid != 0 && !o->auth.via_polkit) {
+                int r = process_recheck_after_open(o->caller.uid, pid, "perf event");
+                if (r == -ESRCH)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended", pid);
+                if (r < 0)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
+                                                 "process %d is not yours any more (did it exec a set-id program?): "
+                                                 "its perf event was closed",
+                                                 pid);
+        }
+        if (o->client && sd_bus_track_count_sender(o->client, o->call) <= 0) {
+                log_info("sysprof3: uid %u left while its perf event (pid %d cpu %d) was opened: closed",
+                         (unsigned) o->caller.uid, pid, cpu);
+                return 0;
+        }
+        OpenedEvent e = {
+                .uid = o->caller.uid,
+                .pid = pid,
+                .kernel = !o->attr.exclude_kernel,
+                .sample_type = o->attr.sample_type,
+                .sample_regs_user = o->attr.sample_regs_user,
+                .sample_stack_user = o->attr.sample_stack_user,
+        };
+        if (ioctl(fd, PERF_EVENT_IOC_ID, &e.id) < 0)
+                return -errno;
+        int r = sysprof3_remember_event(s, &e);
+        if (r < 0)
+                return r;
+        log_debug("sysprof3: PerfEventOpen for uid %u: pid %d cpu %d type %u%s", (unsigned) o->caller.uid, pid, cpu,
+                  o->attr.type, o->attr.exclude_kernel ? " (user only)" : "");
+        return sd_bus_reply_method_return(o->call, "h", fd);
+}
+
+static int perf_open_on_fiber(Fiber *f, void *userdata) {
+        PerfOpening *o = userdata;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        /* cancelled before it began: the daemon is exiting */
+        int r = fiber_yield(f);
+        if (r < 0)
+                sd_bus_error_set(&e, PERISCOPE_ERROR_FAILED,
+                                 "periscoped is stopping (service stop or restart): try again once it is back");
+        else
+                r = perf_open_finish(o, f, &e);
+        if (r < 0 || sd_bus_error_is_set(&e)) {
+                if (!sd_bus_error_is_set(&e))
+                        sd_bus_error_set_errno(&e, r);
+                (void) bus_reply_refused(o->call, &o->caller, 0, &e);
+        }
+        return r;
+}
+
+static void perf_opening_free(PerfOpening *o) {
+        safe_close(o->pidfd);
+        sd_bus_track_unref(o->client);
+        sd_bus_message_unref(o->call);
+        free(o);
+}
+
+static void perf_open_done(int result, void *userdata) {
+        PerfOpening *o = userdata;
+        Sysprof3 *s = o->s;
+        for (size_t i = 0; i < s->n_openings; i++)
+                if (s->openings[i] == o) {
+                        memmove(s->openings + i, s->openings + i + 1, (s->n_openings - i - 1) * sizeof(PerfOpening *));
+                        s->n_openings--;
+                        break;
+                }
+        perf_opening_free(o);
+}
+
+void sysprof3_cancel_openings(Sysprof3 *s) {
+        /* each ends inside fiber_cancel(), and its done forgets it */
+        while (s->n_openings > 0)
+                fiber_cancel(s->openings[0]->fiber);
+}
+
 static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller *caller, const Authorization *auth,
                                 sd_bus_error *error) {
         struct perf_event_attr attr;
@@ -129,6 +241,14 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
                 return r < 0 ? r : -EINVAL;
         if (perf_open_attr_restrict(&attr, auth->kernel, why, sizeof(why)) < 0)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
+        size_t mine = 0;
+        for (size_t i = 0; i < s->n_openings; i++)
+                mine += s->openings[i]->caller.uid == caller->uid;
+        if (mine >= SYSPROF3_MAX_OPENINGS_PER_USER)
+                return sd_bus_error_setf(error, PERISCOPE_ERROR_LIMIT_EXCEEDED,
+                                         "uid %u has %zu PerfEventOpen calls waiting for the perf opener already: "
+                                         "wait for their answers",
+                                         (unsigned) caller->uid, mine);
         /* The process stays the authorized one: held by a pidfd, checked
          * again, and alive after the event was opened. */
         _cleanup_close_ int pidfd = -1;
@@ -141,41 +261,40 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                                  "process %d is not yours (any more)", pid);
         }
-        _cleanup_close_ int fd = perf_open(s->mgr->perf_opener, &attr, pid, cpu);
-        if (fd < 0) {
-                char cause[640];
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_PERF_FAILED,
-                                         "perf_event_open (type %u, config %llu, pid %d, cpu %d) failed: %s", attr.type,
-                                         (unsigned long long) attr.config, pid, cpu,
-                                         perf_open_error_hint(s->mgr->perf_opener, fd, cause, sizeof(cause)));
-        }
-        /* EPERM: alive, and another uid's (periscoped keeps no CAP_KILL) */
-        if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno == ESRCH)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended", pid);
-        /* Still the caller's now that the event exists: an exec of a set-id
-         * program since the check is seen (the fd is closed, never sent). */
-        if (pidfd >= 0 && caller->uid != 0 && !auth->via_polkit) {
-                r = process_recheck_after_open(caller->uid, pid, "perf event");
-                if (r == -ESRCH)
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d ended", pid);
-                if (r < 0)
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
-                                                 "process %d is not yours any more (did it exec a set-id program?): "
-                                                 "its perf event was closed",
-                                                 pid);
-        }
-        OpenedEvent e = {
-                .uid = caller->uid, .pid = pid, .kernel = !attr.exclude_kernel, .sample_type = attr.sample_type,
-                .sample_regs_user = attr.sample_regs_user, .sample_stack_user = attr.sample_stack_user,
+        if (GROW_ARRAY(s->openings, s->allocated_openings, s->n_openings + 1, 8) < 0)
+                return -ENOMEM;
+        PerfOpening *o = calloc(1, sizeof(*o));
+        if (!o)
+                return -ENOMEM;
+        *o = (PerfOpening) {
+                .s = s,
+                .call = sd_bus_message_ref(call),
+                .caller = *caller,
+                .auth = *auth,
+                .attr = attr,
+                .pid = pid,
+                .cpu = cpu,
+                .pidfd = TAKE_FD(pidfd),
         };
-        if (ioctl(fd, PERF_EVENT_IOC_ID, &e.id) < 0)
-                return -errno;
-        r = sysprof3_remember_event(s, &e);
-        if (r < 0)
+        if (caller->sender) {
+                r = sd_bus_track_new(s->mgr->bus, &o->client, NULL, NULL);
+                if (r >= 0)
+                        r = sd_bus_track_add_sender(o->client, call);
+                if (r < 0) {
+                        perf_opening_free(o);
+                        return r;
+                }
+        }
+        r = fiber_start(s->mgr->event, "opening a drop-in perf event", perf_open_on_fiber, perf_open_done, o,
+                        &o->fiber);
+        if (r < 0) {
+                perf_opening_free(o);
                 return r;
-        log_debug("sysprof3: PerfEventOpen for uid %u: pid %d cpu %d type %u%s", (unsigned) caller->uid, pid, cpu,
-                  attr.type, attr.exclude_kernel ? " (user only)" : "");
-        return sd_bus_reply_method_return(call, "h", fd);
+        }
+        s->openings[s->n_openings++] = o;
+        log_debug("sysprof3: PerfEventOpen of uid %u waits for the perf opener (%zu of theirs)", (unsigned) caller->uid,
+                  mine + 1);
+        return 1;
 }
 
 static int method_perf_event_open(sd_bus_message *m, void *userdata, sd_bus_error *error) {

@@ -49,7 +49,17 @@ struct Sysprof3 {
         size_t n_unwinds, allocated_unwinds;
         unsigned next_unwind_id;
         EnergyProfile *energy; /* the one Profiler session (Start ... Stop), or NULL */
+        struct PerfOpening **openings; /* PerfEventOpen calls awaiting the perf opener on their fibers */
+        size_t n_openings, allocated_openings;
 };
+
+/* PerfEventOpen calls of one user that may await the perf opener at once;
+ * more are refused (each holds a fiber's stack). */
+#define SYSPROF3_MAX_OPENINGS_PER_USER 64u
+
+/* Ends the PerfEventOpen calls still awaiting the perf opener: each is
+ * refused (the daemon exits) and forgotten (sysprof3-service.c). */
+void sysprof3_cancel_openings(Sysprof3 *s);
 
 /* Remembers an event handed out (sysprof3-service.c). */
 int sysprof3_remember_event(Sysprof3 *s, const OpenedEvent *e);

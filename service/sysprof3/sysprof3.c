@@ -60,6 +60,8 @@ Sysprof3 *sysprof3_free(Sysprof3 *s) {
         if (!s)
                 return NULL;
         s->mgr->spill_others = NULL;
+        sysprof3_cancel_openings(s);
+        free(s->openings);
         sysprof3_unwinder_end_all(s);
         sysprof3_profiler_end(s);
         free(s->unwinds);
@@ -73,5 +75,5 @@ Sysprof3 *sysprof3_free(Sysprof3 *s) {
 }
 
 bool sysprof3_busy(const Sysprof3 *s) {
-        return s && (s->n_unwinds > 0 || s->energy);
+        return s && (s->n_unwinds > 0 || s->energy || s->n_openings > 0);
 }

@@ -30,5 +30,6 @@ int sysprof3_new(Manager *mgr, Sysprof3 **ret);
 /* Ends every session and unregisters. NULL is a no-op. */
 Sysprof3 *sysprof3_free(Sysprof3 *s);
 
-/* Whether a session is running (the daemon is not idle). */
+/* Whether a session is running or a PerfEventOpen awaits the perf opener
+ * (the daemon is not idle). */
 bool sysprof3_busy(const Sysprof3 *s);

@@ -537,7 +537,7 @@ static void promote(UnwindTables *t, size_t index) {
         q->needed = true;
 }
 
-static int request_new(uint32_t owner, int32_t pid, const ProcessMapping *m, const UnwindFileKey *key, bool needed,
+static int request_new(uint32_t owner, const ProcessMapping *m, const UnwindFileKey *key, bool needed,
                        CompileRequest **ret) {
         _cleanup_(compile_request_freep) CompileRequest *q = calloc(1, sizeof(*q));
         if (!q)
@@ -546,10 +546,14 @@ static int request_new(uint32_t owner, int32_t pid, const ProcessMapping *m, con
         if (m->filename && !(q->filename = strdup(m->filename)))
                 return -ENOMEM;
         if (is_vdso(m)) {
-                /* its bytes now, while the process lives */
-                int r = vdso_image_read(pid, m->start, m->end, HELPER_MAX_UNWIND_IMAGE, &q->image, &q->image_size);
+                /* its bytes as pinned when the mapping was seen, under its
+                 * owner's check (not the process's memory of now, which a
+                 * set-id exec since may have made another's) */
+                if (!m->pinned)
+                        return -ESRCH; /* its process was gone (or not its owner's) then */
+                int r = vdso_image_from_memfd(m->pinned->fd, HELPER_MAX_UNWIND_IMAGE, &q->image, &q->image_size);
                 if (r < 0)
-                        return r; /* the process is gone: asked again with the next one */
+                        return r;
         } else {
                 q->fd = fcntl(m->pinned->fd, F_DUPFD_CLOEXEC, 3);
                 if (q->fd < 0)
@@ -580,7 +584,7 @@ int unwind_tables_request(UnwindTables *t, uint32_t owner, int32_t pid, const Pr
         if (!needed && t->n_queue - t->n_needed >= UNWIND_TABLES_MAX_AHEAD)
                 return 0; /* its first sample asks again */
         CompileRequest *q = NULL;
-        int r = request_new(owner, pid, m, &key, needed, &q);
+        int r = request_new(owner, m, &key, needed, &q);
         if (r < 0)
                 return r;
         if (!t->event) {

@@ -55,8 +55,9 @@ UnwindTables *unwind_tables_free(UnwindTables *t);
  * owners, so one user's many files do not hold back another user's table. Returns 1 when the file's fate is decided
  * already (unwind_tables_peek() says it), 0 when it is queued or compiling
  * (listeners hear when it is decided), or a negative errno when it cannot
- * be asked for now (the vdso of a process that is gone, out of memory): the
- * caller goes on without a table for this sample. */
+ * be asked for now (a vdso without a pin: its image is taken from the pin,
+ * never read out of pid again; out of memory): the caller goes on without
+ * a table for this sample. */
 int unwind_tables_request(UnwindTables *t, uint32_t owner, int32_t pid, const ProcessMapping *m, bool needed);
 
 /* The validated table of the file m maps, never compiling: *known says

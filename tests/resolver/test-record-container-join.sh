@@ -11,12 +11,14 @@
 # and none is attached a second time by a rescan; periscope.stats and the
 # summary count the joined ones. Then the container is killed during a
 # second recording (periscoped on a private system bus): its Processes
-# property grows with a joined process; it goes on until Stop and says the
-# container stopped.
+# property grows with a joined process, and with one that joins while the
+# perf opener is stopped (SIGSTOP: Version is answered meanwhile, the join
+# completes after SIGCONT); it goes on until Stop and says the container
+# stopped.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}"
-need podman runc nm python3 pgrep busctl dbus-daemon
+need podman runc nm python3 pgrep busctl dbus-daemon ss
 [ -x /bin/busybox ] || fail "busybox missing: apt-get install -y busybox-static"
 
 spin_sh_image
@@ -132,6 +134,31 @@ after=$before
 for _ in $(seq 100); do after=$(processes); [ "$after" -gt "$before" ] && break; sleep 0.05; done
 [ "$after" -gt "$before" ] || { cat "$log"; fail "Processes stayed $before after podman exec"; }
 echo "ok: Processes property $before before podman exec, $after after"
+# A process joining while the perf opener is stopped: its events wait for
+# it on the recording's attach fiber, and periscoped answers meanwhile.
+daemon=$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+        GetConnectionUnixProcessID s org.periscope.Profiler1 | awk '{ print $2 }')
+opener=
+for c in $(tr -s ' ' '\n' </proc/"$daemon"/task/"$daemon"/children); do
+        [ "$(cat /proc/"$c"/comm 2>/dev/null)" = periscoped ] && opener="$opener $c"
+done
+[ "$(echo $opener | wc -w)" = 1 ] || fail "periscoped $daemon should have one periscoped child, its perf opener: '$opener'"
+opener=$(echo $opener)
+opener_queued() { ss -x -a -p 2>/dev/null | awk -v p="pid=$opener," 'index($0, p) { print $3; exit }'; }
+request_queued() { [ "$(opener_queued)" -gt 0 ] 2>/dev/null; }
+before=$after
+kill -STOP "$opener"
+podman exec -d "$name" /bin/app >/dev/null 2>&1 || { kill -CONT "$opener"; fail "podman exec failed"; }
+for _ in $(seq 200); do request_queued && break; sleep 0.05; done
+request_queued || { kill -CONT "$opener"; cat "$log"; fail "the joining process's request never reached the stopped perf opener"; }
+busctl --system get-property org.periscope.Profiler1 /org/periscope/Profiler1 org.periscope.Profiler1 Version >/dev/null ||
+        { kill -CONT "$opener"; fail "Version was not answered while a joining process waits for the stopped opener"; }
+[ "$(awk '{ print $3 }' /proc/"$opener"/stat)" = T ] || fail "the perf opener is no longer stopped: it was given up"
+echo "ok: a process joining while the perf opener is stopped waits for it; Version answered meanwhile"
+kill -CONT "$opener"
+for _ in $(seq 100); do after=$(processes); [ "$after" -gt "$before" ] && break; sleep 0.05; done
+[ "$after" -gt "$before" ] || { cat "$log"; fail "Processes stayed $before after the stopped opener went on"; }
+echo "ok: after SIGCONT the joining process is recorded: Processes $before, then $after"
 sleep 1
 podman kill "$name" >/dev/null 2>&1 || fail "podman kill failed"
 for _ in $(seq 100); do grep -q "container '$name' has no process left" "$log" && break; sleep 0.05; done

@@ -8,8 +8,12 @@
 #   - `periscope record -p` (Record) is refused: no sample of the program,
 #   - with Record's snapshot held instead (the maps open, after the events):
 #     the capture has no MAP frame of the program,
+#   - with the snapshot's read of the vdso held (its /proc/PID/mem open):
+#     the memory of the program is not read (the re-check after the open),
 #   - a child that inherited the events execs the program while recorded:
 #     no sample of it (the kernel takes inherited events away at that exec),
+#   - root's recording opens the events again after that exec on a fiber:
+#     with the perf opener stopped, Version is answered meanwhile,
 #   - the drop-in's PerfEventOpen refuses, its fd closed,
 #   - the drop-in's GetProcFd refuses (its maps would be the program's),
 #     and GetProcFile, whose read (of io, made at read time) is held;
@@ -19,6 +23,7 @@
 : "${PERISCOPE:?}" "${DEMO:?}" "${SYSPROF3_CLIENT:?}" "${CAPTURE_JSON:?}"
 [ "$(id -u)" = 0 ] || fail "must run as root (a setuid-root program, strace on periscoped)"
 command -v strace >/dev/null || fail "strace is missing: apt-get install strace (scripts/packages.txt)"
+command -v ss >/dev/null || fail "ss is missing: apt-get install iproute2"
 test_user_require periscope-user
 periscoped_start_for_user periscope-user 755
 # the drop-in on the same bus, with its own perf opener
@@ -165,6 +170,38 @@ for kind in setuid plain; do
         fi
 done
 
+# ---- Record's snapshot: the exec while the vdso's memory open waits ----
+# The maps were read and checked before it; /proc/PID/mem opened after it
+# would be the program's memory (vdso-image.c reads the vdso's range).
+for kind in setuid plain; do
+        racer_start "$TEST_TMP/$kind-demo"
+        hold_open "$PERISCOPED_PID" openat -P "/proc/$racer/mem"
+        as_user "$PERISCOPE" record --address "$BUS_ADDRESS" -p "$racer" -o "$dir/vdso-$kind.syscap" \
+                >"$dir/vdso-$kind.out" 2>&1 &
+        rec=$!
+        race "$TEST_TMP/$kind-demo" openat
+        st=0
+        wait $rec || st=$?
+        hold_done "$PERISCOPED_PID"
+        kill "$racer" 2>/dev/null || true
+        cat "$dir/vdso-$kind.out"
+        [ $st = 0 ] || fail "record -p of a process that exec'd while its vdso was read failed ($kind)"
+        report=$("$PERISCOPE" report --no-progress "$dir/vdso-$kind.syscap" 2>&1 || true)
+        refused="vdso image (/proc/PID/mem) of process $racer closed: the process is no longer uid $uid's"
+        if [ $kind = setuid ]; then
+                grep >/dev/null -F "$refused" "$TEST_TMP/periscoped.log" ||
+                        fail "periscoped read the vdso out of a process that became setuid root"
+                ! grep >/dev/null inner_c <<<"$report" || fail "periscope-user's capture holds samples of a setuid-root program"
+                echo "ok: Record's snapshot: a setuid exec while the vdso's memory opens leaves its bytes unread"
+        else
+                ! grep >/dev/null -F "$refused" "$TEST_TMP/periscoped.log" ||
+                        fail "the vdso of periscope-user's own exec'd program was refused"
+                grep >/dev/null inner_c <<<"$report" ||
+                        { echo "$report"; fail "periscope-user's own exec'd program was not recorded"; }
+                echo "ok: Record's snapshot: an exec of a program that is not set-id while the vdso's memory opens is recorded"
+        fi
+done
+
 # ---- a child followed through inherit execs setuid while recorded ----
 # Its inherited events exist before its exec, which takes them away (the
 # kernel: perf_event_exit_task at a non-dumpable exec).
@@ -198,6 +235,37 @@ for kind in setuid plain; do
                 echo "ok: inherit: a child's exec of a program that is not set-id is recorded"
         fi
 done
+
+# ---- root's recording: its events again after the exec, the opener stopped ----
+# Root may record the program: the events the kernel took away at the exec
+# are opened again, on the recording's attach fiber, so a stopped perf
+# opener stalls only them while periscoped serves everyone else.
+opener_queued() { ss -x -a -p 2>/dev/null | awk -v p="pid=$opener," 'index($0, p) { print $3; exit }'; }
+request_queued() { [ "$(opener_queued)" -gt 0 ] 2>/dev/null; }
+racer_start "$TEST_TMP/setuid-demo"
+before=$(recordings)
+"$PERISCOPE" record --address "$BUS_ADDRESS" -p "$racer" -o "$dir/reattach.syscap" >"$dir/reattach.out" 2>&1 &
+rec=$!
+wait_for 20 new_recording "$before" || fail "root's recording of process $racer did not start"
+kill -STOP "$opener"
+kill -USR1 "$racer"
+wait_for 5 runs "$racer" "$TEST_TMP/setuid-demo" || fail "the racer did not exec setuid-demo"
+wait_for 20 request_queued || fail "the re-attach after the exec never reached the stopped perf opener"
+busctl --address="$BUS_ADDRESS" get-property org.periscope.Profiler1 /org/periscope/Profiler1 \
+        org.periscope.Profiler1 Version >/dev/null || fail "Version was not answered while the re-attach waits"
+[ "$(awk '{ print $3 }' /proc/"$opener"/stat)" = T ] || fail "the perf opener is no longer stopped: it was given up"
+echo "ok: root's re-attach after a setuid exec waits for the stopped opener; Version answered meanwhile"
+kill -CONT "$opener"
+st=0
+wait $rec || st=$?
+kill "$racer" 2>/dev/null || true
+cat "$dir/reattach.out"
+[ $st = 0 ] || fail "root's recording of a process that exec'd setuid-demo failed ($st)"
+grep >/dev/null "process $racer exec'd a program with other privileges (the kernel stopped sampling it): sampled again" \
+        "$TEST_TMP/periscoped.log" || fail "periscoped did not sample process $racer again after its exec"
+report=$("$PERISCOPE" report --no-progress "$dir/reattach.syscap" 2>&1 || true)
+grep >/dev/null inner_c <<<"$report" || { echo "$report"; fail "root's capture lacks the exec'd program's samples"; }
+echo "ok: after SIGCONT root's recording samples the exec'd program again"
 
 # ---- the drop-in: PerfEventOpen ----
 for kind in setuid plain; do
