@@ -36,13 +36,28 @@ configure build || build_ok=0
 configure build-asan -Db_sanitize=address,undefined -Db_lundef=false || build_ok=0
 
 # ASAN/UBSAN/LSAN options: the default test setup in meson.build.
-rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+# The emulated machines (suite vm: Debian's kernels under qemu, niced, a
+# quarter of an hour on a new machine) run beside everything else, one at a
+# time, with their own log: in the same run, the tests that must run alone
+# (is_parallel: false) would wait for them.
+rm -f build/meson-logs/testlog.json build/meson-logs/vmlog.json build-asan/meson-logs/testlog.json
+no_vm=()
 if [ $build_ok = 1 ]; then
-        meson test -C build --no-suite sanitize --print-errorlogs --num-processes 2 "${@}"
-        meson test -C build-asan --suite sanitize --print-errorlogs --num-processes 2 "${@}"
+        if [ $# = 0 ]; then
+                meson test -C build --no-rebuild --suite vm --logbase vmlog --print-errorlogs --num-processes 1 \
+                        >build/meson-logs/vm-run.txt 2>&1 &
+                vm_run=$!
+                no_vm=(--no-suite vm)
+        fi
+        meson test -C build --no-rebuild --no-suite sanitize "${no_vm[@]}" --print-errorlogs --num-processes 2 "${@}"
+        meson test -C build-asan --no-rebuild --suite sanitize --print-errorlogs --num-processes 2 "${@}"
+        if [ -n "${vm_run:-}" ]; then
+                wait "$vm_run" || true
+                cat build/meson-logs/vm-run.txt
+        fi
 fi
 
-python3 - "$build_ok" build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+python3 - "$build_ok" build/meson-logs/testlog.json build/meson-logs/vmlog.json build-asan/meson-logs/testlog.json <<'PY'
 import json, sys
 passed = failed = skipped = 0
 durations = []
