@@ -63,8 +63,8 @@ echo "ok: record's options"
 sleep 60 &
 sleeper=$!
 at_exit kill "$sleeper"
-complete_line "$PERISCOPE" record --pid "" | grep -qx "$sleeper" || fail "'record --pid <TAB>' does not offer pid $sleeper"
-complete_line "$PERISCOPE" record "--pid=$sleeper" | grep -qx -- "--pid=$sleeper" || fail "'record --pid=$sleeper<TAB>' lost it"
+complete_line "$PERISCOPE" record --pid "" | grep >/dev/null -x "$sleeper" || fail "'record --pid <TAB>' does not offer pid $sleeper"
+complete_line "$PERISCOPE" record "--pid=$sleeper" | grep >/dev/null -x -- "--pid=$sleeper" || fail "'record --pid=$sleeper<TAB>' lost it"
 got=$(complete_line "$PERISCOPE" record -- ech)
 grep -qx echo <<<"$got" || fail "'record -- ech' does not offer echo: '$got'"
 echo "ok: PIDs after --pid, commands after --"

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v zsh >/dev/null || fail "zsh missing: apt-get install -y zsh"
 
 zsh -n "$ZSH_COMPLETION" || fail "zsh cannot parse $ZSH_COMPLETION"
-head -n1 "$ZSH_COMPLETION" | grep -qx '#compdef periscope' || fail "$ZSH_COMPLETION lacks its #compdef line"
+head -n1 "$ZSH_COMPLETION" | grep >/dev/null -x '#compdef periscope' || fail "$ZSH_COMPLETION lacks its #compdef line"
 
 specs() { # command
         env -i PATH="$PATH" zsh -f -c '_periscope() { :; }; source "$1" 2>/dev/null; _periscope_specs "$2" "$3"' \

@@ -50,7 +50,7 @@ mkdir -p "$tmp/upper" "$tmp/work" "$root"
 mount -t overlay overlay -o "lowerdir=$cache/root,upperdir=$tmp/upper,workdir=$tmp/work" "$root" ||
         fail "cannot mount an overlay on $cache/root"
 for p in bubblewrap polkitd periscope; do
-        ! chroot "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+        ! chroot "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep >/dev/null 'ok installed' ||
                 fail "the fresh tree already has $p"
 done
 chroot "$root" useradd --create-home --shell /bin/sh "$user"
@@ -76,7 +76,7 @@ in_ct env DEBIAN_FRONTEND=noninteractive apt-get install -y /var/tmp/debs/"$(bas
         >"$tmp/apt-install.log" 2>&1 || { tail -n 30 "$tmp/apt-install.log"; fail "apt install ./$(basename "${debs[0]}") failed"; }
 tail -n 3 "$tmp/apt-install.log"
 for p in periscope bubblewrap polkitd; do
-        in_ct dpkg-query -W -f='${Status}\n' "$p" | grep -q 'install ok installed' ||
+        in_ct dpkg-query -W -f='${Status}\n' "$p" | grep >/dev/null 'install ok installed' ||
                 fail "$p is not installed after apt install ./$(basename "${debs[0]}")"
 done
 in_ct dpkg-query -W -f='${Package}\n' | sort >"$tmp/packages.installed"
@@ -95,7 +95,7 @@ ct_record root "$tmp/record.log" -o /var/tmp/root.syscap -- dd if=/dev/zero of=/
 in_ct periscope report --no-progress --folded /var/tmp/root.syscap >"$tmp/root.folded" ||
         fail "periscope report of root's recording failed"
 grep -q '^dd' "$tmp/root.folded" || { head "$tmp/root.folded"; fail "root's recording has no stack of dd"; }
-in_ct journalctl --no-pager -b -u periscoped.service | grep -q 'Started periscoped.service\|Started Periscope' ||
+in_ct journalctl --no-pager -b -u periscoped.service | grep >/dev/null 'Started periscoped.service\|Started Periscope' ||
         { service_state; fail "the recording did not go through periscoped.service (D-Bus activation)"; }
 mkdir -p "$root/home/$user/out"
 chroot "$root" chown "$user:" "/home/$user/out"
