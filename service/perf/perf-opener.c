@@ -397,6 +397,22 @@ static int receive_answer(PerfOpener *o) {
         return a.error < 0 ? a.error : fd;
 }
 
+/* Reads what the opener sent: true with *ret the awaited answer (an fd or
+ * an error); false to wait on (a message not complete yet, or the answer
+ * of a request whose caller gave up, closed). */
+static bool take_answer(PerfOpener *o, int *ret) {
+        int r = receive_answer(o);
+        if (r == -EAGAIN)
+                return false;
+        if (o->unclaimed == 0 || o->gone) {
+                *ret = r;
+                return true;
+        }
+        o->unclaimed--;
+        safe_close(r);
+        return false;
+}
+
 /* The answer to the oldest request still awaited, on this stack (at most
  * a second), after those whose callers gave up. */
 static int receive_here(PerfOpener *o) {
@@ -410,13 +426,8 @@ static int receive_here(PerfOpener *o) {
                         return -errno;
                 if (r == 0)
                         return perf_opener_lost(o, "did not answer within 1 s");
-                r = receive_answer(o);
-                if (r == -EAGAIN)
-                        continue;
-                if (o->unclaimed == 0 || o->gone)
+                if (take_answer(o, &r))
                         return r;
-                o->unclaimed--;
-                safe_close(r);
         }
 }
 
@@ -445,13 +456,8 @@ static int receive_waiting(PerfOpener *o, PerfOpenerWait wait, void *userdata) {
                         return -PERF_OPENER_GONE;
                 if (r == 0)
                         return perf_opener_lost(o, "did not answer within 10 s");
-                r = receive_answer(o);
-                if (r == -EAGAIN)
-                        continue;
-                if (o->unclaimed == 0 || o->gone)
+                if (take_answer(o, &r))
                         return r;
-                o->unclaimed--;
-                safe_close(r);
         }
 }
 
