@@ -9,6 +9,7 @@
 
 #include "capture-autoptr.h"
 #include "capture-open.h"
+#include "addr-key.h"
 #include "crash-symbols.h"
 #include "dump-frame.h"
 #include "export-formats.h"

@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "addr-key.h"
 #include "basic.h"
 
 #define FORK_DEPTH_MAX 64
@@ -50,21 +51,6 @@ typedef struct Pass {
         GHashTable *addrs;       /* (pid, addr) -> is a return address */
         GHashTable *pids;
 } Pass;
-
-typedef struct AddrKey {
-        int32_t pid;
-        uint64_t addr;
-} AddrKey;
-
-static guint addr_key_hash(gconstpointer v) {
-        const AddrKey *k = v;
-        return (guint) (k->addr ^ (k->addr >> 31)) ^ (guint) k->pid * 40503u;
-}
-
-static gboolean addr_key_equal(gconstpointer a, gconstpointer b) {
-        const AddrKey *x = a, *y = b;
-        return x->pid == y->pid && x->addr == y->addr;
-}
 
 static void map_rec_clear(gpointer p) {
         g_free(((MapRec *) p)->filename);

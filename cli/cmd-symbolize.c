@@ -34,12 +34,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SymbolTableBuilder, symbol_table_builder_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HelperClient, helper_client_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HelperSymbols, helper_symbols_free)
 
-/* An address as the samples show it. */
-typedef struct AddrKey {
-        int32_t pid;
-        uint64_t addr;
-} AddrKey;
-
 /* A MAP frame. */
 typedef struct MapRecord {
         int32_t pid;
@@ -72,16 +66,6 @@ static void module_free(gpointer p) {
         helper_symbols_free(m->syms);
         g_free(m->used);
         g_free(m);
-}
-
-static guint addr_key_hash(gconstpointer v) {
-        const AddrKey *k = v;
-        return (guint) (k->addr ^ (k->addr >> 31)) ^ (guint) k->pid * 40503u;
-}
-
-static gboolean addr_key_equal(gconstpointer a, gconstpointer b) {
-        const AddrKey *x = a, *y = b;
-        return x->pid == y->pid && x->addr == y->addr;
 }
 
 /* Notes which sampled addresses are return addresses (not the innermost
