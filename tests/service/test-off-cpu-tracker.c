@@ -51,70 +51,137 @@ static int sw(OffCpuTracker *t, uint32_t tid, uint64_t time, bool out, bool pree
         return off_cpu_tracker_switch(t, &s, iv, held, held_size);
 }
 
-int main(void) {
-        OffCpuTracker t = { .min_ns = MIN_NS, .layout = layout };
+/* A tracker of its own for each case. */
+static OffCpuTracker tracker(void) {
+        return (OffCpuTracker) { .min_ns = MIN_NS, .layout = layout };
+}
+
+/* blocked 1 s: its stack, cut to the valid 16 bytes, parses again */
+TEST(blocked_wait_keeps_stack) {
+        OffCpuTracker t = tracker();
         OffCpuInterval iv;
         const struct perf_event_header *held;
         size_t held_size;
-
-        /* blocked 1 s: its stack, cut to the valid 16 bytes, parses again */
         hold(&t, 10, 1000);
         CHECK(sw(&t, 10, 1100, true, false, &iv, &held, &held_size) == 0);
         CHECK(sw(&t, 10, 1000001100, false, false, &iv, &held, &held_size) == 1);
         CHECK(iv.state == PERF_OFF_CPU_BLOCKED && iv.duration_ns == 1000000000 && iv.tid == 10 && iv.time == 1100);
         CHECK(held != NULL);
         PerfSample s;
-        CHECK(perf_record_parse_sample(&layout, held, held_size, &s) == 0);
+        CHECK(held && perf_record_parse_sample(&layout, held, held_size, &s) == 0);
         CHECK(s.tid == 10 && s.time == 1000 && s.stack_size == 16 && s.stack_dyn_size == 16);
         CHECK(memcmp(s.stack, "\x00\x10\0\0\0\0\0\0", 8) == 0);
+        CHECK(t.total.blocked == 1 && t.total.stacks == 1 && t.total.runnable == 0);
+        off_cpu_tracker_done(&t);
+}
 
-        /* blocked 50 us: counted, no interval */
+/* blocked 50 us: counted, no interval */
+TEST(short_wait_counted) {
+        OffCpuTracker t = tracker();
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
         hold(&t, 10, 2000000000);
         CHECK(sw(&t, 10, 2000000100, true, false, &iv, &held, &held_size) == 0);
         CHECK(sw(&t, 10, 2000050100, false, false, &iv, &held, &held_size) == 0);
         CHECK(t.total.blocked_short == 1 && t.total.blocked_short_ns == 50000);
+        CHECK(t.total.blocked == 0 && t.total.stacks == 0);
+        off_cpu_tracker_done(&t);
+}
 
-        /* preempted 1 ms: runnable, no stack */
+/* preempted 1 ms: runnable, no stack */
+TEST(preemption_runnable_without_stack) {
+        OffCpuTracker t = tracker();
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
         hold(&t, 10, 3000000000);
         CHECK(sw(&t, 10, 3000000100, true, true, &iv, &held, &held_size) == 0);
         CHECK(sw(&t, 10, 3001000100, false, false, &iv, &held, &held_size) == 1);
         CHECK(iv.state == PERF_OFF_CPU_RUNNABLE && held == NULL && iv.duration_ns == 1000000);
+        CHECK(t.total.runnable == 1 && t.total.blocked == 0 && t.total.stacks == 0);
+        off_cpu_tracker_done(&t);
+}
 
-        /* a stack from long before this switch-out is not its stack */
+/* a stack from long before this switch-out is not its stack */
+TEST(stale_stack_not_used) {
+        OffCpuTracker t = tracker();
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
         hold(&t, 10, 4000000000);
         CHECK(sw(&t, 10, 5000000000, true, false, &iv, &held, &held_size) == 0);
         CHECK(sw(&t, 10, 6000000000, false, false, &iv, &held, &held_size) == 1);
         CHECK(held == NULL && iv.duration_ns == 1000000000);
+        CHECK(t.total.blocked == 1 && t.total.stacks == 0);
+        off_cpu_tracker_done(&t);
+}
 
-        /* out before a pause, in after it: dropped */
+/* out before a pause, in after it: dropped */
+TEST(wait_across_pause_dropped) {
+        OffCpuTracker t = tracker();
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
         CHECK(sw(&t, 11, 7000000000, true, false, &iv, &held, &held_size) == 0);
         t.resumed_at = 7500000000;
         CHECK(sw(&t, 11, 8000000000, false, false, &iv, &held, &held_size) == 0);
         CHECK(t.spanned_pause == 1);
+        CHECK(t.total.blocked == 0 && t.total.runnable == 0);
+        off_cpu_tracker_done(&t);
+}
 
-        /* an exiting thread's (u32) -1 and an idle task's 0: ignored */
+/* an exiting thread's (u32) -1 and an idle task's 0: ignored */
+TEST(exiting_and_idle_ignored) {
+        OffCpuTracker t = tracker();
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
         hold(&t, UINT32_MAX, 9000000000);
         CHECK(sw(&t, UINT32_MAX, 9000000100, true, false, &iv, &held, &held_size) == 0);
         CHECK(sw(&t, 0, 9000000100, true, false, &iv, &held, &held_size) == 0);
         CHECK(sw(&t, 0, 9900000100, false, false, &iv, &held, &held_size) == 0);
+        CHECK(t.total.blocked == 0 && t.total.runnable == 0 && t.total.stacks == 0);
+        off_cpu_tracker_done(&t);
+}
 
-        /* a switch-in without its switch-out: unpaired */
-        uint64_t unpaired = t.unpaired;
+/* a switch-in without its switch-out: unpaired */
+TEST(unpaired_switch_in_counted) {
+        OffCpuTracker t = tracker();
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
         CHECK(sw(&t, 12, 9900000100, false, false, &iv, &held, &held_size) == 0);
-        CHECK(t.unpaired == unpaired + 1);
-        CHECK(t.total.blocked == 2 && t.total.stacks == 1 && t.total.runnable == 1);
+        CHECK(t.unpaired == 1);
+        off_cpu_tracker_done(&t);
+}
 
-        /* the end of sampling at 20 s: thread 20 blocked since 19 s (its
-         * stack held), thread 21 preempted since 19.5 s, thread 22 exited
-         * (its EXIT before its last switch-out), thread 23 exited (after),
-         * thread 24 out after the end, thread 25 blocked 50 us (short) */
+/* Thread 22 goes out and in (short), exits, and its EXIT comes before its
+ * last switch-out. */
+static void exit_before_switch_out(OffCpuTracker *t) {
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
+        CHECK(sw(t, 22, 19000000000, true, false, &iv, &held, &held_size) == 0);
+        CHECK(sw(t, 22, 19000001000, false, false, &iv, &held, &held_size) == 0); /* in, short */
+        off_cpu_tracker_exit(t, 22);
+        CHECK(sw(t, 22, 19000002000, true, false, &iv, &held, &held_size) == 0);
+}
+
+/* the end of sampling at 20 s: thread 20 blocked since 19 s (its stack
+ * held), thread 21 preempted since 19.5 s, thread 22 exited (its EXIT
+ * before its last switch-out), thread 23 exited (after), thread 24 out
+ * after the end, thread 25 blocked 50 us (short) */
+TEST(end_cuts_open_waits) {
+        OffCpuTracker t = tracker();
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
+        PerfSample s;
         hold(&t, 20, 19000000000);
         CHECK(sw(&t, 20, 19000000100, true, false, &iv, &held, &held_size) == 0);
         CHECK(sw(&t, 21, 19500000000, true, true, &iv, &held, &held_size) == 0);
-        CHECK(sw(&t, 22, 19000000000, true, false, &iv, &held, &held_size) == 0);
-        CHECK(sw(&t, 22, 19000001000, false, false, &iv, &held, &held_size) == 0); /* in, short */
-        off_cpu_tracker_exit(&t, 22);
-        CHECK(sw(&t, 22, 19000002000, true, false, &iv, &held, &held_size) == 0);
+        exit_before_switch_out(&t);
         CHECK(sw(&t, 23, 19100000000, true, false, &iv, &held, &held_size) == 0);
         off_cpu_tracker_exit(&t, 23);
         CHECK(sw(&t, 24, 20000000001, true, false, &iv, &held, &held_size) == 0);
@@ -128,18 +195,31 @@ int main(void) {
                 if (iv.tid == 20) {
                         seen20 = true;
                         CHECK(iv.state == PERF_OFF_CPU_BLOCKED && iv.duration_ns == 999999900 && held != NULL);
-                        CHECK(perf_record_parse_sample(&layout, held, held_size, &s) == 0 && s.tid == 20);
+                        CHECK(held && perf_record_parse_sample(&layout, held, held_size, &s) == 0 && s.tid == 20);
                 } else if (iv.tid == 21) {
                         seen21 = true;
                         CHECK(iv.state == PERF_OFF_CPU_RUNNABLE && iv.duration_ns == 500000000 && held == NULL);
                 }
         }
         CHECK_MSG(n == 2 && seen20 && seen21, "%d intervals at the end", n);
-        CHECK(t.in_progress == 2 && t.total.blocked == 3 && t.total.stacks == 2 && t.total.blocked_short == 2);
-        /* tid 22 used again: a new thread, its waits count */
+        /* thread 20's wait, cut; the short ones: thread 22's before its exit, thread 25's */
+        CHECK(t.in_progress == 2 && t.total.blocked == 1 && t.total.stacks == 1 && t.total.blocked_short == 2);
+        off_cpu_tracker_done(&t);
+}
+
+/* tid 22 used again after its exit: a new thread, its waits count */
+TEST(reused_tid_new_thread) {
+        OffCpuTracker t = tracker();
+        OffCpuInterval iv;
+        const struct perf_event_header *held;
+        size_t held_size;
+        exit_before_switch_out(&t);
         CHECK(sw(&t, 22, 21000000000, false, false, &iv, &held, &held_size) == 0);
         CHECK(sw(&t, 22, 21000000100, true, false, &iv, &held, &held_size) == 0);
         CHECK(sw(&t, 22, 22000000100, false, false, &iv, &held, &held_size) == 1 && iv.duration_ns == 1000000000);
         off_cpu_tracker_done(&t);
-        return 0;
+}
+
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

@@ -30,17 +30,23 @@ static const char *explain(int err, PerfOpenEnvironment env) {
 
 /* Whether text says part (want) or not (!want); a failure names the line. */
 static void check_says(const char *text, const char *part, bool want, int line) {
+        if (!text) {
+                fail("line %d: no text", line);
+                return;
+        }
         if ((strstr(text, part) != NULL) != want)
                 fail("line %d: '%s' %s '%s'", line, text, want ? "does not say" : "says", part);
 }
 #define CHECK_HAS(text, part) check_says((text), (part), true, __LINE__)
 #define CHECK_LACKS(text, part) check_says((text), (part), false, __LINE__)
 
-static void test_decisions(void) {
-        PerfOpenEnvironment debian = {
-                .paranoid_known = true, .paranoid = 3, .caps_known = true, .cap_perfmon = true, .seccomp = 2
-        };
-        /* Debian's kernel at its default: CAP_PERFMON is not enough. */
+/* Debian's kernel at its default, periscoped with CAP_PERFMON under its filter. */
+static const PerfOpenEnvironment debian = {
+        .paranoid_known = true, .paranoid = 3, .caps_known = true, .cap_perfmon = true, .seccomp = 2
+};
+
+/* Debian's kernel at its default: CAP_PERFMON is not enough. */
+TEST(paranoid_3_needs_sys_admin) {
         const char *t = explain(-EACCES, debian);
         CHECK_HAS(t, "Permission denied: ");
         CHECK_HAS(t, "kernel.perf_event_paranoid=3");
@@ -62,8 +68,11 @@ static void test_decisions(void) {
         t = explain(-EACCES, unknown);
         CHECK_HAS(t, "kernel.perf_event_paranoid=4");
         CHECK_HAS(t, "may not have");
+}
 
-        /* Paranoid 2 without CAP_PERFMON (a daemon started without it). */
+/* Paranoid 2 without CAP_PERFMON (a daemon started without it). */
+TEST(paranoid_2_without_perfmon) {
+        const char *t;
         PerfOpenEnvironment nocap = { .paranoid_known = true, .paranoid = 2, .caps_known = true, .seccomp = 0 };
         t = explain(-EACCES, nocap);
         CHECK_HAS(t, "no CAP_PERFMON");
@@ -72,8 +81,11 @@ static void test_decisions(void) {
         /* CAP_SYS_ADMIN alone counts as the privilege (perfmon_capable()). */
         nocap.cap_sys_admin = true;
         CHECK_LACKS(explain(-EACCES, nocap), "no CAP_PERFMON");
+}
 
-        /* Capabilities there, paranoid 2: a seccomp filter, or not. */
+/* Capabilities there, paranoid 2: a seccomp filter, or not. */
+TEST(seccomp_or_security_module) {
+        const char *t;
         PerfOpenEnvironment filtered = {
                 .paranoid_known = true, .paranoid = 2, .caps_known = true, .cap_perfmon = true, .seccomp = 2
         };
@@ -86,19 +98,25 @@ static void test_decisions(void) {
         t = explain(-EPERM, filtered);
         CHECK_LACKS(t, "seccomp");
         CHECK_HAS(t, "security module");
-        /* paranoid unreadable */
+}
+
+TEST(paranoid_unreadable) {
         PerfOpenEnvironment blind = { .caps_known = true, .cap_perfmon = true, .seccomp = 2 };
         CHECK_HAS(explain(-EACCES, blind), "kernel.perf_event_paranoid (unreadable)");
+}
 
-        /* Other errors keep their own causes. */
+/* Other errors keep their own causes. */
+TEST(other_errors_own_causes) {
         CHECK_HAS(explain(-EMFILE, debian), "record fewer threads");
         CHECK_HAS(explain(-ESRCH, debian), "exited");
         CHECK_HAS(explain(-ENOENT, debian), "does not support");
         CHECK_HAS(explain(-EINVAL, debian), "perf_event_max_sample_rate");
         CHECK_HAS(explain(-ENOSYS, debian), "seccomp");
         CHECK(strcmp(explain(-ENOMEM, debian), strerror(ENOMEM)) == 0);
+}
 
-        /* A short buffer is cut, NUL-terminated. */
+/* A short buffer is cut, NUL-terminated. */
+TEST(short_buffer_cut) {
         char small[16];
         memset(small, 'x', sizeof(small));
         perf_explain_open_error_env(-EACCES, &debian, small, sizeof(small));
@@ -107,7 +125,7 @@ static void test_decisions(void) {
 
 /* This process's own state as the wrapper reads it (root: every capability,
  * as ./test.sh runs it; the paranoid value as /proc says). */
-static void test_environment(void) {
+TEST(own_environment) {
         PerfOpenEnvironment env;
         perf_open_environment_read(&env);
         FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
@@ -180,11 +198,11 @@ static void refuse_in_child(int how, pid_t target, char *out, size_t n) {
         CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-static void test_real_refusals(void) {
+/* uid 65534 without capabilities, asking for pid 1 (root's): the kernel's
+ * ptrace check refuses; the cause is the missing CAP_PERFMON (or Debian's
+ * paranoid 3, where that comes first). */
+TEST(real_refusal_without_capabilities) {
         char out[1024];
-        /* uid 65534 without capabilities, asking for pid 1 (root's): the
-         * kernel's ptrace check refuses; the cause is the missing CAP_PERFMON
-         * (or Debian's paranoid 3, where that comes first). */
         refuse_in_child(0, 1, out, sizeof(out));
         printf("no capabilities: %s\n", out);
         CHECK_HAS(out, "Permission denied: ");
@@ -192,7 +210,13 @@ static void test_real_refusals(void) {
         perf_open_environment_read(&env);
         CHECK_HAS(out, env.paranoid > 2 ? "CAP_SYS_ADMIN" : "no CAP_PERFMON");
         CHECK_LACKS(out, "seccomp");
-        /* root with every capability, under a filter answering EPERM. */
+}
+
+/* root with every capability, under a filter answering EPERM. */
+TEST(real_refusal_under_seccomp) {
+        char out[1024];
+        PerfOpenEnvironment env;
+        perf_open_environment_read(&env);
         refuse_in_child(1, getpid(), out, sizeof(out));
         printf("seccomp filter: %s\n", out);
         CHECK_HAS(out, "Operation not permitted: ");
@@ -201,13 +225,10 @@ static void test_real_refusals(void) {
         CHECK_LACKS(out, "no CAP_PERFMON");
 }
 
-int main(void) {
+int main(int argc, char **argv) {
         if (geteuid() != 0) {
                 fprintf(stderr, "FAIL: needs root (uid changes and every capability), as ./test.sh runs it\n");
                 return 1;
         }
-        test_decisions();
-        test_environment();
-        test_real_refusals();
-        return failures ? 1 : 0;
+        return test_main(argc, argv);
 }

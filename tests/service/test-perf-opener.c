@@ -110,7 +110,7 @@ static void check_process(PerfOpener *o) {
                 }
         }
         CHECK_MSG(n == 2, "the opener holds %d fds, expected stderr and its socket", n);
-        printf("ok: opener pid %d: CAP_PERFMON only, no new privileges, fds 2 and 3\n", (int) pid);
+        printf("  opener pid %d: CAP_PERFMON only, no new privileges, fds 2 and 3\n", (int) pid);
 }
 
 static void check_counts(PerfOpener *o, pid_t spinner) {
@@ -127,7 +127,7 @@ static void check_counts(PerfOpener *o, pid_t spinner) {
         CHECK(read(fd, &ns, sizeof(ns)) == sizeof(ns));
         /* the machine may be busy: any CPU time counted will do */
         CHECK_MSG(ns > 1000 * 1000, "the spinner ran %llu ns in 200 ms", (unsigned long long) ns);
-        printf("ok: the opener's cpu-clock fd counted %llu ms of the spinner's 200\n",
+        printf("  the opener's cpu-clock fd counted %llu ms of the spinner's 200\n",
                (unsigned long long) (ns / 1000000));
         close(fd);
 }
@@ -166,8 +166,7 @@ static void check_recording_events(PerfOpener *o, pid_t spinner, bool dwarf) {
         (void) perf_events_drain(p, count_samples, &samples);
         CHECK_MSG(samples >= 5, "%d samples in 300 ms at 999 Hz", samples);
         CHECK(perf_events_get_bad_records(p) == 0);
-        printf("ok: a recording's %s events through the opener: %d samples in 300 ms\n", dwarf ? "DWARF" : "fp",
-               samples);
+        printf("  a recording's %s events through the opener: %d samples in 300 ms\n", dwarf ? "DWARF" : "fp", samples);
         perf_events_free(p);
 }
 
@@ -203,7 +202,7 @@ static void check_drop_in_attrs(PerfOpener *o, pid_t spinner) {
                                 close(fd);
                 }
         }
-        printf("ok: the drop-in's cpu-clock and cycles attrs pass the opener\n");
+        printf("  the drop-in's cpu-clock and cycles attrs pass the opener\n");
 }
 
 static void expect_refused(PerfOpener *o, const char *what, PerfOpenerRequest q) {
@@ -293,7 +292,7 @@ static void check_refusals(PerfOpener *o, pid_t spinner) {
         expect_refused(o, "pid -1 without a cpu", q);
         q = request(-1), q.cpu = 0, q.attr.inherit = 1;
         expect_refused(o, "inherit on a CPU", q);
-        printf("ok: the opener refused 31 requests periscoped never makes\n");
+        printf("  the opener refused 31 requests periscoped never makes\n");
 }
 
 /* Off-CPU's two events (docs/off-cpu.md) are served, and only they get
@@ -316,7 +315,7 @@ static void check_off_cpu(PerfOpener *o, pid_t spinner) {
         expect_refused(o, "cpu-clock at a period of 1 ns", q);
         q = request(spinner), q.attr.config = PERF_COUNT_SW_PAGE_FAULTS, q.attr.freq = 0, q.attr.sample_period = 1;
         expect_refused(o, "page faults at a period of 1", q);
-        printf("ok: off-CPU's dummy and context-switches events are served, nothing else gets what they get\n");
+        printf("  off-CPU's dummy and context-switches events are served, nothing else gets what they get\n");
 }
 
 /* Sends a raw datagram (with fd when >= 0) and returns the answer's error,
@@ -361,7 +360,7 @@ static void check_malformed(PerfOpener *o, pid_t spinner) {
         r = raw_exchange(o, &q, sizeof(q), -1);
         CHECK_MSG(r == 1, "a valid request after the garbage: %d", r);
         CHECK(!perf_opener_gone(o));
-        printf("ok: malformed requests answered -EBADMSG; the opener still serves\n");
+        printf("  malformed requests answered -EBADMSG; the opener still serves\n");
 }
 
 /* What a refusal says, at Debian's level 3 and below (the wording of every
@@ -373,7 +372,7 @@ static void check_hints(PerfOpener *o) {
                           strstr(h, "CAP_SYS_ADMIN, which periscoped's perf opener") &&
                           strstr(h, "CapabilityBoundingSet="),
                   "level 3, an opener without CAP_SYS_ADMIN: %s", h);
-        printf("ok: %s\n", h);
+        printf("  %s\n", h);
         perf_open_error_hint_at(o, 2, -EACCES, h, sizeof(h));
         CHECK_MSG(strstr(h, "periscoped's perf opener has CAP_PERFMON") && strstr(h, "kernel.perf_event_paranoid=2") &&
                           (strstr(h, "seccomp") || strstr(h, "security module")),
@@ -446,7 +445,7 @@ static void check_wait(PerfOpener *o, pid_t spinner) {
         CHECK_MSG(fd >= 0, "the open after a wait that gave up (answered meanwhile) got %d", fd);
         safe_close(fd);
         CHECK(!perf_opener_gone(o));
-        printf("ok: through a wait hook; a caller without one meanwhile; given-up answers dropped\n");
+        printf("  through a wait hook; a caller without one meanwhile; given-up answers dropped\n");
 }
 
 static void check_death(PerfOpener *o, pid_t spinner) {
@@ -470,40 +469,102 @@ static void check_death(PerfOpener *o, pid_t spinner) {
                 perf_events_free(p);
         }
         CHECK(kill(pid, 0) < 0 && errno == ESRCH); /* reaped */
-        printf("ok: after its death: %s\n", hint);
+        printf("  after its death: %s\n", hint);
 }
 
-int main(void) {
+/* Each case has an opener and a spinning child of its own. */
+typedef struct Fixture {
+        PerfOpener *o;
+        pid_t spinner;
+} Fixture;
+
+static Fixture fixture_init(void) {
+        Fixture fx = {};
+        MUST(perf_opener_start(&fx.o));
+        fx.spinner = spawn_spinner();
+        MUST(fx.spinner);
+        return fx;
+}
+
+static void fixture_done(Fixture *fx) {
+        perf_opener_free(fx->o);
+        kill(fx->spinner, SIGKILL);
+        waitpid(fx->spinner, NULL, 0);
+}
+
+TEST(capabilities_and_fds) {
+        Fixture fx = fixture_init();
+        if (perf_event_paranoid() <= 2)
+                check_process(fx.o);
+        else
+                fail("kernel.perf_event_paranoid is above 2 here: the checks assume CAP_PERFMON alone");
+        fixture_done(&fx);
+}
+
+TEST(cpu_clock_counts) {
+        Fixture fx = fixture_init();
+        check_counts(fx.o, fx.spinner);
+        fixture_done(&fx);
+}
+
+TEST(recording_events_fp) {
+        Fixture fx = fixture_init();
+        check_recording_events(fx.o, fx.spinner, false);
+        fixture_done(&fx);
+}
+
+TEST(recording_events_dwarf) {
+        Fixture fx = fixture_init();
+        check_recording_events(fx.o, fx.spinner, true);
+        fixture_done(&fx);
+}
+
+TEST(drop_in_attrs_served) {
+        Fixture fx = fixture_init();
+        check_drop_in_attrs(fx.o, fx.spinner);
+        fixture_done(&fx);
+}
+
+TEST(refusals) {
+        Fixture fx = fixture_init();
+        check_refusals(fx.o, fx.spinner);
+        fixture_done(&fx);
+}
+
+TEST(off_cpu_events) {
+        Fixture fx = fixture_init();
+        check_off_cpu(fx.o, fx.spinner);
+        fixture_done(&fx);
+}
+
+TEST(malformed_datagrams) {
+        Fixture fx = fixture_init();
+        check_malformed(fx.o, fx.spinner);
+        fixture_done(&fx);
+}
+
+TEST(wait_hook) {
+        Fixture fx = fixture_init();
+        check_wait(fx.o, fx.spinner);
+        fixture_done(&fx);
+}
+
+TEST(refusal_hints) {
+        Fixture fx = fixture_init();
+        check_hints(fx.o);
+        fixture_done(&fx);
+}
+
+TEST(death) {
+        Fixture fx = fixture_init();
+        check_death(fx.o, fx.spinner);
+        fixture_done(&fx);
+}
+
+int main(int argc, char **argv) {
         if (geteuid() != 0) {
                 fprintf(stderr, "FAIL: run as root (the opener keeps root's CAP_PERFMON), as ./test.sh does\n");
                 return 1;
         }
-        PerfOpener *o = NULL;
-        int r = perf_opener_start(&o);
-        if (r < 0) {
-                fprintf(stderr, "FAIL: perf_opener_start: %s\n", strerror(-r));
-                return 1;
-        }
-        pid_t spinner = spawn_spinner();
-        if (perf_event_paranoid() <= 2)
-                check_process(o);
-        else
-                fail("kernel.perf_event_paranoid is above 2 here: the checks assume CAP_PERFMON alone");
-        check_counts(o, spinner);
-        check_recording_events(o, spinner, false);
-        check_recording_events(o, spinner, true);
-        check_drop_in_attrs(o, spinner);
-        check_refusals(o, spinner);
-        check_off_cpu(o, spinner);
-        check_malformed(o, spinner);
-        check_wait(o, spinner);
-        check_hints(o);
-        check_death(o, spinner);
-        perf_opener_free(o);
-        kill(spinner, SIGKILL);
-        waitpid(spinner, NULL, 0);
-        if (failures)
-                return 1;
-        printf("PASS\n");
-        return 0;
+        return test_main(argc, argv);
 }

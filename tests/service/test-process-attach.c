@@ -78,47 +78,82 @@ static Count run_for(PerfEvents *p, pid_t pid, int ms) {
         return c;
 }
 
-int main(void) {
-        pid_t child = spawn_spinner();
-        if (child < 0)
-                return 1;
+/* What every case starts from: a two-threaded spinner and no events yet. */
+typedef struct Fixture {
+        pid_t child;
+        PerfEvents *p;
+} Fixture;
+
+static void fixture_init(Fixture *fx) {
+        fx->child = spawn_spinner();
+        MUST(fx->child);
         usleep(50000); /* its thread exists */
-
         PerfEventsConfig cfg = { .frequency = 1000, .sample_type = SAMPLE_TYPE };
-        PerfEvents *p = NULL;
-        CHECK(perf_events_new(&cfg, &p) == 0);
-        if (!p)
-                return 1;
+        MUST(perf_events_new(&cfg, &fx->p));
+}
 
-        /* Not the owner's: refused, nothing opened. */
-        bool not_owner = false;
-        CHECK(process_attach_events(p, child, true, 65534, &not_owner) == -EPERM);
-        CHECK(not_owner);
-        CHECK(perf_events_get_n_events(p) == 0);
+static void fixture_done(Fixture *fx) {
+        if (fx->child > 0) {
+                kill(fx->child, SIGKILL);
+                waitpid(fx->child, NULL, 0);
+        }
+        fx->p = perf_events_free(fx->p);
+}
 
-        CHECK(process_attach_events(p, child, true, 0, NULL) == 0);
-        CHECK(perf_events_enable(p) == 0);
-        Count c = run_for(p, child, 400);
+/* The child's events attached and enabled, 400 ms of its samples counted. */
+static Count attach_and_sample(Fixture *fx) {
+        CHECK(process_attach_events(fx->p, fx->child, true, 0, NULL) == 0);
+        CHECK(perf_events_enable(fx->p) == 0);
+        Count c = run_for(fx->p, fx->child, 400);
         printf("attached: %d samples from %d threads\n", c.samples, c.n_tids);
-        CHECK(c.samples > 50 && c.n_tids == 2);
+        return c;
+}
 
-        /* Revoked (both threads): silent, even after enabling everything again. */
+/* Not the owner's: refused, nothing opened. */
+TEST(other_owner_refused) {
+        Fixture fx;
+        fixture_init(&fx);
+        bool not_owner = false;
+        CHECK(process_attach_events(fx.p, fx.child, true, 65534, &not_owner) == -EPERM);
+        CHECK(not_owner);
+        CHECK(perf_events_get_n_events(fx.p) == 0);
+        fixture_done(&fx);
+}
+
+TEST(every_thread_sampled) {
+        Fixture fx;
+        fixture_init(&fx);
+        Count c = attach_and_sample(&fx);
+        CHECK(c.samples > 50 && c.n_tids == 2);
+        fixture_done(&fx);
+}
+
+/* Revoked (both threads): silent, even after enabling everything again. */
+TEST(revoked_task_silent) {
+        Fixture fx;
+        fixture_init(&fx);
+        Count c = attach_and_sample(&fx);
+        CHECK(c.n_tids == 2);
         for (int i = 0; i < c.n_tids; i++)
-                CHECK(perf_events_revoke_task(p, c.tids[i]) > 0);
-        Count after = run_for(p, child, 300);
-        CHECK(perf_events_enable(p) == 0);
-        Count again = run_for(p, child, 300);
+                CHECK(perf_events_revoke_task(fx.p, c.tids[i]) > 0);
+        Count after = run_for(fx.p, fx.child, 300);
+        CHECK(perf_events_enable(fx.p) == 0);
+        Count again = run_for(fx.p, fx.child, 300);
         printf("revoked: %d samples, after enabling all: %d\n", after.samples, again.samples);
         CHECK(after.samples == 0 && again.samples == 0);
+        fixture_done(&fx);
+}
 
-        /* Gone. */
-        kill(child, SIGKILL);
-        waitpid(child, NULL, 0);
-        CHECK(process_attach_events(p, child, false, 0, NULL) == -ESRCH);
+TEST(reaped_pid_gone) {
+        Fixture fx;
+        fixture_init(&fx);
+        kill(fx.child, SIGKILL);
+        waitpid(fx.child, NULL, 0);
+        CHECK(process_attach_events(fx.p, fx.child, false, 0, NULL) == -ESRCH);
+        fx.child = 0;
+        fixture_done(&fx);
+}
 
-        perf_events_free(p);
-        if (failures)
-                return 1;
-        printf("ok: a process's events sample its threads, revoked ones stay silent, others' pids are refused\n");
-        return 0;
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

@@ -28,19 +28,23 @@ static ProcessCreds creds(uid_t r, uid_t e, uid_t s, uid_t f, uid_t dump, bool c
                                 .in_child_userns = child, .userns_owner = owner };
 }
 
-static void test_decide(void) {
+/* The caller's own process on the host; not dumpable (setuid exec, prctl):
+ * /proc/PID belongs to root; a setuid program started by the caller. */
+TEST(decide_host_process) {
         ProcessCreds c;
-        /* The caller's own process on the host. */
         c = creds(OWNER, OWNER, OWNER, OWNER, OWNER, false, 0);
         CHECK(process_ownership_decide(OWNER, &c) == PROCESS_OWNED);
         CHECK(process_ownership_decide(OWNER + 1, &c) == PROCESS_FOREIGN);
-        /* Not dumpable (setuid exec, prctl): /proc/PID belongs to root. */
         c.dump_owner = 0;
         CHECK(process_ownership_decide(OWNER, &c) == PROCESS_NOT_DUMPABLE);
         /* Setuid program started by the caller: euid root. */
         c = creds(OWNER, 0, 0, 0, 0, false, 0);
         CHECK(process_ownership_decide(OWNER, &c) == PROCESS_FOREIGN);
-        /* A sub-uid process in the caller's rootless container. */
+}
+
+/* A sub-uid process in the caller's rootless container. */
+TEST(decide_rootless_container) {
+        ProcessCreds c;
         c = creds(SUBUID, SUBUID, SUBUID, SUBUID, SUBUID, true, OWNER);
         CHECK(process_ownership_decide(OWNER, &c) == PROCESS_OWNED_VIA_USERNS);
         CHECK(process_ownership_decide(OWNER + 1, &c) == PROCESS_FOREIGN);
@@ -50,6 +54,12 @@ static void test_decide(void) {
         /* Mixed sub-uids (a program switching users inside the container). */
         c = creds(SUBUID, SUBUID + 5, SUBUID, SUBUID + 5, SUBUID + 5, true, OWNER);
         CHECK(process_ownership_decide(OWNER, &c) == PROCESS_OWNED_VIA_USERNS);
+}
+
+/* Sub-uids that are not the caller's: in someone else's namespace, on the
+ * host, or host root mapped into the caller's namespace. */
+TEST(decide_foreign_sub_uids) {
+        ProcessCreds c;
         /* The same sub-uids in someone else's namespace (e.g. root's). */
         c = creds(SUBUID, SUBUID, SUBUID, SUBUID, SUBUID, true, 0);
         CHECK(process_ownership_decide(OWNER, &c) == PROCESS_FOREIGN);
@@ -80,7 +90,10 @@ static void write_file(const char *path, const char *text) {
 /* The child's side: waits for the parent's byte that starts the next step. */
 static void child_step(int in) {
         char b;
-        if (read(in, &b, 1) != 1)
+        ssize_t n = read(in, &b, 1);
+        if (n == 0)
+                _exit(0); /* the parent is done with it */
+        if (n != 1)
                 _exit(1);
 }
 
@@ -118,24 +131,24 @@ static bool step(int to_child, int from_child) {
         return write(to_child, &b, 1) == 1 && read(from_child, &b, 1) == 1;
 }
 
-static void test_live(void) {
-        ProcessCreds c;
-        /* Ourselves: on the host, no namespace below the initial one. */
-        CHECK(process_creds_read(getpid(), &c) == 0);
-        CHECK(!c.in_child_userns);
-        CHECK(process_ownership(getuid(), getpid(), NULL) == PROCESS_OWNED);
+/* A child of this test in a user namespace, driven step by step (child()). */
+typedef struct NsChild {
+        pid_t pid;
+        int down, up;
+} NsChild;
 
+/* Starts the child and maps its namespace as newuidmap does for a rootless
+ * container (ns root = OWNER, 1.. = sub-uids): it runs as SUBUID in
+ * OWNER's namespace, or the case fails (returns false). */
+static bool ns_child_start(NsChild *ch) {
+        *ch = (NsChild) { .pid = -1, .down = -1, .up = -1 };
         if (getuid() != 0) {
-                fprintf(stderr, "FAIL: the live part needs root (to map sub-uids as newuidmap does); run as root\n");
-                failures++;
-                return;
+                fail("the live part needs root (to map sub-uids as newuidmap does); run as root");
+                return false;
         }
         int down[2], up[2];
-        if (pipe2(down, O_CLOEXEC) < 0 || pipe2(up, O_CLOEXEC) < 0) {
-                perror("pipe");
-                failures++;
-                return;
-        }
+        MUST(pipe2(down, O_CLOEXEC) < 0 ? -errno : 0);
+        MUST(pipe2(up, O_CLOEXEC) < 0 ? -errno : 0);
         pid_t pid = fork();
         if (pid == 0) {
                 close(down[1]);
@@ -144,80 +157,110 @@ static void test_live(void) {
         }
         close(down[0]);
         close(up[1]);
-        if (pid < 0) {
-                perror("fork");
-                failures++;
-                close(down[1]);
-                close(up[0]);
-                return;
-        }
+        *ch = (NsChild) { .pid = pid, .down = down[1], .up = up[0] };
+        MUST(pid < 0 ? -errno : 0);
         char b;
-        bool ok = read(up[0], &b, 1) == 1;
+        bool ok = read(ch->up, &b, 1) == 1;
         CHECK(ok);
         if (!ok)
-                goto out;
-        /* As newuidmap does for a rootless container: ns root = OWNER, 1.. = sub-uids. */
+                return false;
         char path[64], map[64];
         snprintf(map, sizeof(map), "0 %u 1\n1 %u 10\n", OWNER, SUBUID);
         snprintf(path, sizeof(path), "/proc/%d/uid_map", (int) pid);
         write_file(path, map);
         snprintf(path, sizeof(path), "/proc/%d/gid_map", (int) pid);
         write_file(path, map);
-        ok = step(down[1], up[0]);
+        ok = step(ch->down, ch->up);
         CHECK(ok);
-        if (!ok)
-                goto out;
-        /* A sub-uid process in OWNER's namespace. */
-        CHECK(process_creds_read(pid, &c) == 0);
-        CHECK(c.euid == SUBUID && c.dump_owner == SUBUID && c.in_child_userns && c.userns_owner == OWNER);
-        CHECK(process_ownership(OWNER, pid, NULL) == PROCESS_OWNED_VIA_USERNS);
-        CHECK(process_ownership(OWNER + 1, pid, NULL) == PROCESS_FOREIGN);
-        CHECK(process_ownership(0, pid, NULL) == PROCESS_OWNED);
-        /* The check after an open: the same rule, as an errno. */
-        CHECK(process_recheck_after_open(OWNER, pid, "test fd") == 0);
-        CHECK(process_recheck_after_open(OWNER + 1, pid, "test fd") == -EPERM);
-
-        ok = step(down[1], up[0]);
-        CHECK(ok);
-        if (!ok)
-                goto out;
-        /* Nested: the top namespace below the initial one decides. */
-        CHECK(process_creds_read(pid, &c) == 0);
-        CHECK(c.in_child_userns && c.userns_owner == OWNER);
-        CHECK(process_ownership(OWNER, pid, NULL) == PROCESS_OWNED_VIA_USERNS);
-        CHECK(process_ownership(SUBUID + 1, pid, NULL) == PROCESS_FOREIGN);
-
-        ok = step(down[1], up[0]);
-        CHECK(ok);
-        if (!ok)
-                goto out;
-        CHECK(process_ownership(OWNER, pid, NULL) == PROCESS_NOT_DUMPABLE);
-        CHECK(process_recheck_after_open(OWNER, pid, "test fd") == -EPERM);
-
-        b = 'g';
-        CHECK(write(down[1], &b, 1) == 1);
-out:
-        close(down[1]);
-        int status = 0;
-        CHECK(waitpid(pid, &status, 0) == pid);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                fprintf(stderr, "FAIL: the namespace child failed at step %d\n",
-                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-                failures++;
-        }
-        /* Gone (and reaped): nobody's. */
-        CHECK(process_ownership(OWNER, pid, NULL) == PROCESS_GONE);
-        CHECK(process_recheck_after_open(OWNER, pid, "test fd") == -ESRCH);
-        close(up[0]);
+        return ok;
 }
 
-int main(void) {
-        test_decide();
-        test_live();
-        if (failures) {
-                fprintf(stderr, "%d failure(s)\n", failures);
-                return 1;
+/* The child's next step: 3 a nested namespace, 4 not dumpable. */
+static bool ns_child_step(NsChild *ch) {
+        bool ok = step(ch->down, ch->up);
+        CHECK(ok);
+        return ok;
+}
+
+/* Lets the child exit, reaps it and checks it did every step it was told. */
+static void ns_child_finish(NsChild *ch) {
+        if (ch->down >= 0)
+                close(ch->down);
+        if (ch->pid > 0) {
+                int status = 0;
+                CHECK(waitpid(ch->pid, &status, 0) == ch->pid);
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                        fail("the namespace child failed at step %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         }
-        printf("ok: process ownership by uid and user namespace\n");
-        return 0;
+        if (ch->up >= 0)
+                close(ch->up);
+}
+
+/* Ourselves: on the host, no namespace below the initial one. */
+TEST(own_process_owned) {
+        ProcessCreds c;
+        CHECK(process_creds_read(getpid(), &c) == 0);
+        CHECK(!c.in_child_userns);
+        CHECK(process_ownership(getuid(), getpid(), NULL) == PROCESS_OWNED);
+}
+
+/* A sub-uid process in OWNER's namespace. */
+TEST(sub_uid_in_owners_namespace) {
+        NsChild ch;
+        if (ns_child_start(&ch)) {
+                ProcessCreds c;
+                CHECK(process_creds_read(ch.pid, &c) == 0);
+                CHECK(c.euid == SUBUID && c.dump_owner == SUBUID && c.in_child_userns && c.userns_owner == OWNER);
+                CHECK(process_ownership(OWNER, ch.pid, NULL) == PROCESS_OWNED_VIA_USERNS);
+                CHECK(process_ownership(OWNER + 1, ch.pid, NULL) == PROCESS_FOREIGN);
+                CHECK(process_ownership(0, ch.pid, NULL) == PROCESS_OWNED);
+        }
+        ns_child_finish(&ch);
+}
+
+/* The check after an open: the same rule, as an errno. */
+TEST(recheck_after_open) {
+        NsChild ch;
+        if (ns_child_start(&ch)) {
+                CHECK(process_recheck_after_open(OWNER, ch.pid, "test fd") == 0);
+                CHECK(process_recheck_after_open(OWNER + 1, ch.pid, "test fd") == -EPERM);
+        }
+        ns_child_finish(&ch);
+}
+
+/* Nested: the top namespace below the initial one decides. */
+TEST(nested_namespace) {
+        NsChild ch;
+        if (ns_child_start(&ch) && ns_child_step(&ch)) {
+                ProcessCreds c;
+                CHECK(process_creds_read(ch.pid, &c) == 0);
+                CHECK(c.in_child_userns && c.userns_owner == OWNER);
+                CHECK(process_ownership(OWNER, ch.pid, NULL) == PROCESS_OWNED_VIA_USERNS);
+                CHECK(process_ownership(SUBUID + 1, ch.pid, NULL) == PROCESS_FOREIGN);
+        }
+        ns_child_finish(&ch);
+}
+
+TEST(not_dumpable) {
+        NsChild ch;
+        if (ns_child_start(&ch) && ns_child_step(&ch) && ns_child_step(&ch)) {
+                CHECK(process_ownership(OWNER, ch.pid, NULL) == PROCESS_NOT_DUMPABLE);
+                CHECK(process_recheck_after_open(OWNER, ch.pid, "test fd") == -EPERM);
+        }
+        ns_child_finish(&ch);
+}
+
+/* Gone (and reaped): nobody's. */
+TEST(gone) {
+        NsChild ch;
+        bool started = ns_child_start(&ch);
+        ns_child_finish(&ch);
+        if (started) {
+                CHECK(process_ownership(OWNER, ch.pid, NULL) == PROCESS_GONE);
+                CHECK(process_recheck_after_open(OWNER, ch.pid, "test fd") == -ESRCH);
+        }
+}
+
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

@@ -261,13 +261,21 @@ TEST(spill_in_slices) {
         CHECK(sample_pump_drain(p, NULL, false) == 0);
         sample_pump_get_stats(p, &st);
         CHECK(st.lost_samples == 201);
+        free_pump(&f);
+}
 
-        /* the last drain hands everything at once */
+/* the last drain hands everything at once, and asks for no slice */
+TEST(last_drain_hands_all) {
+        FakeSink f = {};
+        SamplePump *p = new_pump(&f, 1000 * 40);
         spill_samples(p, 42, 2001, 2600);
         CHECK(sample_pump_drain(p, NULL, true) == 0);
-        CHECK(f.samples == 1600 && f.last_tid == 2600 && !f.out_of_order);
+        CHECK(f.samples == 600 && f.last_tid == 2600 && !f.out_of_order);
         run_until_idle(f.event);
-        CHECK(f.wakes == 3);
+        CHECK(f.wakes == 0);
+        SamplePumpStats st;
+        sample_pump_get_stats(p, &st);
+        CHECK(!st.waiting && !st.sliced && st.lost_samples == 0);
         free_pump(&f);
 }
 

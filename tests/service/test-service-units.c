@@ -65,7 +65,7 @@ static int consume_ring(uint8_t *ring, uint64_t size, uint64_t head, uint64_t *t
         return n;
 }
 
-static void test_ring(void) {
+TEST(ring_records) {
         uint8_t ring[256] = {}, copy[65536];
         uint64_t bad = 0, tail = 0;
         Seen s = {};
@@ -74,17 +74,25 @@ static void test_ring(void) {
         put_record(ring, sizeof(ring), 16, PERF_RECORD_COMM, 32, 222);
         CHECK(consume_ring(ring, sizeof(ring), 48, &tail, copy, &s, &bad) == 2);
         CHECK(tail == 48 && bad == 0 && s.types[1] == PERF_RECORD_COMM && s.first_word[1] == 222);
+}
 
-        /* A record that wraps around the end comes out contiguous. */
-        memset(&s, 0, sizeof(s));
-        tail = 240;
+/* A record that wraps around the end comes out contiguous. */
+TEST(ring_wrapped_record) {
+        uint8_t ring[256] = {}, copy[65536];
+        uint64_t bad = 0, tail = 240;
+        Seen s = {};
         put_record(ring, sizeof(ring), 240, PERF_RECORD_MMAP2, 32, 0xabcdef);
         CHECK(consume_ring(ring, sizeof(ring), 272, &tail, copy, &s, &bad) == 1);
         CHECK(s.sizes[0] == 32 && s.first_word[0] == 0xabcdef && tail == 272 && bad == 0);
+}
+
+/* Hostile headers are dropped and counted, and the reader moves on. */
+TEST(ring_bad_records) {
+        uint8_t ring[256] = {}, copy[65536];
+        uint64_t bad = 0, tail = 0;
+        Seen s = {};
 
         /* A header of size 0 would loop forever: dropped, counted. */
-        memset(&s, 0, sizeof(s));
-        tail = 0;
         put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 0, 1);
         CHECK(consume_ring(ring, sizeof(ring), 64, &tail, copy, &s, &bad) == 0);
         CHECK(bad == 1 && tail == 64);
@@ -117,7 +125,7 @@ static uint64_t first_word_time(const struct perf_event_header *h, size_t size, 
  * by ring, the samples at 20 and 40 would come before the mmap at 15 that
  * they need; merged, every record comes in time order, a wrapped record
  * included, and a ring that turns out bad ends alone. */
-static void test_ring_merge(void) {
+TEST(rings_merged_in_time_order) {
         uint8_t a[256] = {}, b[256] = {}, c[256] = {}, copy_a[65536], copy_b[65536], copy_c[65536];
         Seen s = {};
 
@@ -169,7 +177,7 @@ static size_t build_sample(uint64_t *buf, uint64_t nr, size_t real_ips) {
         return i * 8;
 }
 
-static void test_parse(void) {
+TEST(parse_sample) {
         uint64_t buf[64];
         PerfSample s;
         size_t size = build_sample(buf, 4, 4);
@@ -179,17 +187,24 @@ static void test_parse(void) {
         /* The time rings are merged by: from the sample, or 0 when cut short. */
         CHECK(perf_record_time(&layout, (void *) buf, size) == 123456789);
         CHECK(perf_record_time(&layout, (void *) buf, 8 + 16) == 0);
+}
 
+TEST(parse_sample_hostile) {
+        uint64_t buf[64];
+        PerfSample s;
         /* nr larger than the record: rejected, not read past the end. */
-        size = build_sample(buf, 1u << 30, 4);
+        size_t size = build_sample(buf, 1u << 30, 4);
         CHECK(perf_record_parse_sample(&layout, (void *) buf, size, &s) == -EBADMSG);
         size = build_sample(buf, UINT64_MAX / 4, 4);
         CHECK(perf_record_parse_sample(&layout, (void *) buf, size, &s) == -EBADMSG);
 
         /* Truncated before the callchain. */
         CHECK(perf_record_parse_sample(&layout, (void *) buf, 8 + 16, &s) == -EBADMSG);
+}
 
-        /* Stack dump with dyn_size > size. */
+/* Stack dump with dyn_size > size. */
+TEST(parse_stack_dump) {
+        PerfSample s;
         PerfRecordLayout l2 = { .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER };
         uint64_t st[8] = {};
         st[1] = 7;          /* pid/tid */
@@ -200,8 +215,10 @@ static void test_parse(void) {
         CHECK(perf_record_parse_sample(&l2, (void *) st, 48, &s) == -EBADMSG);
         st[5] = 8;
         CHECK(perf_record_parse_sample(&l2, (void *) st, 48, &s) == 0 && s.stack_size == 16 && s.stack_dyn_size == 8);
+}
 
-        /* MMAP2: the filename must be NUL-terminated inside the record. */
+/* MMAP2: the filename must be NUL-terminated inside the record. */
+TEST(parse_mmap2) {
         uint8_t m[128];
         memset(m, 'A', sizeof(m));
         struct perf_event_header mh = { .type = PERF_RECORD_MMAP2, .size = 8 + 8 + 24 + 24 + 8 + 16 + 24 };
@@ -236,7 +253,9 @@ static void test_parse(void) {
         addr[0] = UINT64_MAX - 10;
         memcpy(m + 16, addr, 24);
         CHECK(perf_record_parse_mmap2(&layout, (void *) m, mh.size, &mm) == -EBADMSG);
+}
 
+TEST(parse_lost) {
         uint64_t lost_rec[3] = {};
         struct perf_event_header lh = { .type = PERF_RECORD_LOST, .size = 24 };
         memcpy(lost_rec, &lh, sizeof(lh));
@@ -268,6 +287,11 @@ static size_t build_stack_sample(uint64_t *buf, uint64_t stack_size, uint64_t dy
         return n * 8;
 }
 
+/* The samples of build_stack_sample(). */
+static const PerfRecordLayout spill_layout = { .sample_type =
+                                                       PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+                                               .sample_regs_user = (1ull << 6) | (1ull << 7) | (1ull << 8) };
+
 typedef struct Replayed {
         int n, stop_at;
         PerfSample samples[8];
@@ -298,9 +322,8 @@ static int replay_collect(const struct perf_event_header *h, size_t size, void *
         return 0;
 }
 
-static void test_spill(void) {
-        PerfSpill sp = { .layout = { .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
-                                     .sample_regs_user = (1ull << 6) | (1ull << 7) | (1ull << 8) } };
+TEST(spill_cut_and_replayed) {
+        PerfSpill sp = { .layout = spill_layout };
         uint64_t buf[128];
 
         /* A stack copy is cut to its valid bytes (rounded to 8); the sample
@@ -333,8 +356,14 @@ static void test_spill(void) {
         CHECK(perf_spill_replay(&sp, SIZE_MAX, replay_collect, &r) == 1);
         CHECK(r.n == 3 && r.samples[1].pid == 8 && r.samples[1].stack_size == 0 && r.types[2] == PERF_RECORD_LOST);
         CHECK(sp.size == 0);
+        perf_spill_done(&sp);
+}
 
-        /* Bounded: past max_bytes samples are dropped and counted. */
+/* Bounded: past max_bytes samples are dropped and counted. */
+TEST(spill_bounded) {
+        PerfSpill sp = { .layout = spill_layout };
+        uint64_t buf[128];
+        size_t size = 0;
         sp.max_bytes = 4096;
         int dropped = 0;
         for (int i = 0; i < 100; i++) {
@@ -349,7 +378,7 @@ static void test_spill(void) {
 
 /* ---- stacks ---- */
 
-static void test_stack(void) {
+TEST(stack_built) {
         uint64_t chain[] = { CAPTURE_CONTEXT_KERNEL, 0xffffffff81000000ull, 0xffffffff81000010ull,
                              CAPTURE_CONTEXT_USER, 0x401000, 0x401100, CAPTURE_CONTEXT_GUEST, 0x1234 };
         PerfSample s = { .n_callchain = 8, .callchain = chain, .ip = 0xffffffff81000000ull };
@@ -374,7 +403,7 @@ static void test_stack(void) {
 /* ---- tables ---- */
 
 /* aarch64's PAC mask follows the process's highest code mapping. */
-static void test_pac_mask(void) {
+TEST(pac_mask) {
         ProcessMaps *m;
         CHECK(process_maps_new(&m) == 0);
         CHECK(sample_unwind_pac_mask(m, 10) == UNWIND_AARCH64_PAC_MASK_VA48);
@@ -392,13 +421,20 @@ static void test_pac_mask(void) {
         process_maps_free(m);
 }
 
-static void test_process_maps(void) {
+/* Pid 10 maps /a at 0x1000-0x5000, then /b over 0x2000-0x3000. */
+static ProcessMaps *maps_a_and_b(void) {
         ProcessMaps *m;
-        CHECK(process_maps_new(&m) == 0);
+        MUST(process_maps_new(&m));
         ProcessMapping a = { .start = 0x1000, .end = 0x5000, .pgoff = 0, .inode = 7, .filename = "/a" };
         CHECK(process_maps_add(m, 10, &a) == 0);
         ProcessMapping b = { .start = 0x2000, .end = 0x3000, .pgoff = 0x100000, .inode = 8, .filename = "/b" };
         CHECK(process_maps_add(m, 10, &b) == 0);
+        return m;
+}
+
+/* A mapping over another splits it; lookups find the right one. */
+TEST(process_maps_split) {
+        ProcessMaps *m = maps_a_and_b();
         size_t n;
         const ProcessMapping *all = process_maps_get(m, 10, &n);
         CHECK(n == 3);
@@ -406,6 +442,15 @@ static void test_process_maps(void) {
         CHECK(strcmp(process_maps_lookup(m, 10, 0x2fff)->filename, "/b") == 0);
         CHECK(strcmp(process_maps_lookup(m, 10, 0x4000)->filename, "/a") == 0);
         CHECK(process_maps_lookup(m, 10, 0x5000) == NULL && process_maps_lookup(m, 11, 0x2000) == NULL);
+        ProcessMapping bad = { .start = 0x5000, .end = 0x5000, .filename = "/x" };
+        CHECK(process_maps_add(m, 10, &bad) == -EINVAL);
+        process_maps_free(m);
+}
+
+/* A fork copies the maps; an exec clears them and keeps the old image aside. */
+TEST(process_maps_fork_and_exec) {
+        ProcessMaps *m = maps_a_and_b();
+        CHECK(process_maps_lookup(m, 11, 0x2000) == NULL);
         CHECK(process_maps_fork(m, 10, 11, 100) == 0);
         CHECK(process_maps_lookup(m, 11, 0x2000) && process_maps_lookup(m, 11, 0x2000)->inode == 8);
         CHECK(process_maps_exec(m, 10, 200) == 0);
@@ -419,10 +464,16 @@ static void test_process_maps(void) {
         CHECK(process_maps_lookup_at(m, 10, 0x2000, 150) && process_maps_lookup_at(m, 10, 0x2000, 150)->inode == 8);
         CHECK(process_maps_lookup_at(m, 10, 0x2000, 250) == NULL);
         CHECK(process_maps_lookup_at(m, 10, 0x9000, 150) == NULL);
-        /* Per-CPU rings deliver out of time order: the new image's mapping
-         * (t=300) before the exec (t=250) survives it; the old image's
-         * (t=240) seen afterwards is dropped; a late fork (t=150) does not
-         * overwrite a child that already exec'd. */
+        process_maps_free(m);
+}
+
+/* Per-CPU rings deliver out of time order: the new image's mapping (t=300)
+ * before the exec (t=250) survives it; the old image's (t=240) seen
+ * afterwards is dropped; a late fork (t=150, of pid 10 that exec'd at 200)
+ * does not overwrite a child that already exec'd. */
+TEST(process_maps_out_of_order) {
+        ProcessMaps *m = maps_a_and_b();
+        CHECK(process_maps_exec(m, 10, 200) == 0);
         ProcessMapping fresh = { .start = 0x7000, .end = 0x8000, .inode = 9, .filename = "/new", .time = 300 };
         CHECK(process_maps_add(m, 12, &fresh) == 0);
         CHECK(process_maps_exec(m, 12, 250) == 0);
@@ -432,9 +483,13 @@ static void test_process_maps(void) {
         CHECK(process_maps_lookup(m, 12, 0x9000) == NULL);
         CHECK(process_maps_fork(m, 10, 12, 150) == 0);
         CHECK(process_maps_lookup(m, 12, 0x7000) && process_maps_lookup(m, 12, 0x2000) == NULL);
-        ProcessMapping bad = { .start = 0x5000, .end = 0x5000, .filename = "/x" };
-        CHECK(process_maps_add(m, 10, &bad) == -EINVAL);
-        /* Many processes and mappings stay sorted. */
+        process_maps_free(m);
+}
+
+/* Many processes and mappings stay sorted. */
+TEST(process_maps_many_sorted) {
+        ProcessMaps *m = maps_a_and_b();
+        size_t n;
         for (int pid = 1000; pid > 100; pid -= 3)
                 for (uint64_t k = 0; k < 20; k++) {
                         ProcessMapping x = { .start = (20 - k) * 0x10000, .end = (20 - k) * 0x10000 + 0x1000, .inode = k, .filename = "/m" };
@@ -447,7 +502,7 @@ static void test_process_maps(void) {
         process_maps_free(m);
 }
 
-static void test_address_set(void) {
+TEST(address_set) {
         AddressSet *s;
         CHECK(address_set_new(&s) == 0);
         CHECK(address_set_add(s, 1, 0x1000, false) == 1);
@@ -468,7 +523,7 @@ static void test_address_set(void) {
 }
 
 /* The budget of distinct addresses: full is full, and what did not fit is counted. */
-static void test_address_budget(void) {
+TEST(address_budget) {
         AddressSet *s;
         CHECK(address_set_new(&s) == 0);
         address_set_set_limit(s, 1000);
@@ -493,7 +548,7 @@ static void count_yield(void *userdata) {
 }
 
 /* sort_in_slices() sorts what qsort() sorts, giving way between slices. */
-static void test_sort_in_slices(void) {
+TEST(sort_in_slices) {
         size_t n = 10 * SORT_SLICE_ELEMENTS + 123;
         uint64_t *v = malloc(n * sizeof *v), *w = malloc(n * sizeof *w);
         CHECK(v && w);
@@ -516,7 +571,7 @@ static void test_sort_in_slices(void) {
         free(w);
 }
 
-static void test_pinned_files(void) {
+TEST(pinned_files) {
         PinnedFiles *f;
         CHECK(pinned_files_new(16, &f) == 0);
         /* Our own executable's text, as a snapshot would see it. */
@@ -548,7 +603,7 @@ static void test_pinned_files(void) {
         pinned_files_free(f);
 }
 
-static void test_thread_table(void) {
+TEST(thread_names) {
         ThreadTable *t;
         CHECK(thread_table_new(&t) == 0);
         for (int32_t tid = 1000; tid > 0; tid -= 7) { /* inserted out of order */
@@ -564,10 +619,15 @@ static void test_thread_table(void) {
         thread_table_remove(t, 6);
         thread_table_remove(t, 7); /* unknown: nothing */
         CHECK(thread_table_get(t, 6) == NULL && strcmp(thread_table_get(t, 13), "t13") == 0);
+        thread_table_free(t);
+}
 
-        /* FORK records: a new thread of a named creator gets its name, in a
-         * thread-name frame at the fork's time; an unknown creator gives
-         * none; an EXIT forgets the thread. */
+/* FORK records: a new thread of a named creator gets its name, in a
+ * thread-name frame at the fork's time; an unknown creator gives none; an
+ * EXIT forgets the thread. */
+TEST(thread_names_of_fork_records) {
+        ThreadTable *t;
+        CHECK(thread_table_new(&t) == 0);
         char path[] = "/tmp/test-thread-table-XXXXXX";
         int fd = mkstemp(path);
         CHECK(fd >= 0);
@@ -612,24 +672,6 @@ static void test_thread_table(void) {
         thread_table_free(t);
 }
 
-int main(void) {
-        test_ring();
-        test_ring_merge();
-        test_parse();
-        test_spill();
-        test_stack();
-        test_pac_mask();
-        test_process_maps();
-        test_address_set();
-        test_address_budget();
-        test_sort_in_slices();
-        test_pinned_files();
-        test_thread_table();
-        if (failures) {
-                fprintf(stderr, "%d checks failed\n", failures);
-                return 1;
-        }
-        printf("ok: ring reader, record decoding, spill, stacks, process maps, address set and its budget, sorting in "
-               "slices, pinned files, thread names\n");
-        return 0;
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

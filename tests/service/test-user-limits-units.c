@@ -23,29 +23,58 @@ static UserLimits *limits_new(uint64_t recordings, uint64_t bytes, uint64_t ring
         return l;
 }
 
-static void test_recordings(void) {
+/* A limit of 2 recordings per user, and uid 1000's two charged on a, b. */
+static UserLimits *two_recordings_held(UserCharge *a, UserCharge *b) {
         UserLimits *l = limits_new(2, 0, 0);
-        UserCharge a, b, c, other, root;
         char msg[512] = "";
-        user_charge_init(&a, l, 1000, USER_RESOURCE_RECORDINGS);
-        user_charge_init(&b, l, 1000, USER_RESOURCE_RECORDINGS);
+        user_charge_init(a, l, 1000, USER_RESOURCE_RECORDINGS);
+        user_charge_init(b, l, 1000, USER_RESOURCE_RECORDINGS);
+        CHECK(user_charge_add(a, 1, msg, sizeof(msg)) == 0);
+        CHECK(user_charge_add(b, 1, msg, sizeof(msg)) == 0);
+        return l;
+}
+
+/* A refusal leaves nothing charged and names the limit and its option. */
+TEST(recordings_refused_at_limit) {
+        UserCharge a, b, c;
+        char msg[512] = "";
+        UserLimits *l = two_recordings_held(&a, &b);
         user_charge_init(&c, l, 1000, USER_RESOURCE_RECORDINGS);
-        CHECK(user_charge_add(&a, 1, msg, sizeof(msg)) == 0);
-        CHECK(user_charge_add(&b, 1, msg, sizeof(msg)) == 0);
         CHECK(user_charge_add(&c, 1, msg, sizeof(msg)) == -EDQUOT);
         CHECK_MSG(strcmp(msg, "per-user limit reached: uid 1000 holds 2 recordings; the limit is 2 recordings per user "
                               "(periscoped --max-recordings-per-user); end a recording of yours first") == 0,
                   "message: %s", msg);
         CHECK(c.amount == 0 && user_limits_get_usage(l, 1000, USER_RESOURCE_RECORDINGS) == 2);
+        user_charge_release(&a);
+        user_charge_release(&b);
+        user_limits_free(l);
+}
 
-        /* another uid has its own room; root is counted, never refused */
+/* another uid has its own room; root is counted, never refused */
+TEST(other_uid_and_root) {
+        UserCharge a, b, other, root;
+        char msg[512] = "";
+        UserLimits *l = two_recordings_held(&a, &b);
         user_charge_init(&other, l, 1001, USER_RESOURCE_RECORDINGS);
         CHECK(user_charge_add(&other, 2, msg, sizeof(msg)) == 0);
         user_charge_init(&root, l, 0, USER_RESOURCE_RECORDINGS);
         CHECK(user_charge_add(&root, 50, msg, sizeof(msg)) == 0);
         CHECK(user_limits_get_usage(l, 0, USER_RESOURCE_RECORDINGS) == 50);
+        user_charge_release(&other);
+        user_charge_release(&root);
+        CHECK(user_limits_get_usage(l, 0, USER_RESOURCE_RECORDINGS) == 0);
+        user_charge_release(&a);
+        user_charge_release(&b);
+        user_limits_free(l);
+}
 
-        /* giving one back makes room for one */
+/* giving one back makes room for one; every charge given back, nothing held */
+TEST(release_makes_room) {
+        UserCharge a, b, c;
+        char msg[512] = "";
+        UserLimits *l = two_recordings_held(&a, &b);
+        user_charge_init(&c, l, 1000, USER_RESOURCE_RECORDINGS);
+        CHECK(user_charge_add(&c, 1, msg, sizeof(msg)) == -EDQUOT);
         user_charge_release(&a);
         CHECK(a.limits == NULL && a.amount == 0);
         CHECK(user_charge_add(&c, 1, msg, sizeof(msg)) == 0);
@@ -53,16 +82,13 @@ static void test_recordings(void) {
         CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_RECORDINGS) == 2);
         user_charge_release(&b);
         user_charge_release(&c);
-        user_charge_release(&other);
-        user_charge_release(&root);
         CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_RECORDINGS) == 0);
-        CHECK(user_limits_get_usage(l, 0, USER_RESOURCE_RECORDINGS) == 0);
         user_limits_free(l);
 }
 
-static void test_memory_and_rings(void) {
+TEST(locked_memory) {
         UserLimits *l = limits_new(0, 10u << 20, 3);
-        UserCharge m, r;
+        UserCharge m;
         char msg[512] = "";
         user_charge_init(&m, l, 1000, USER_RESOURCE_LOCKED_MEMORY);
         CHECK(user_charge_add(&m, 8u << 20, msg, sizeof(msg)) == 0);
@@ -73,8 +99,16 @@ static void test_memory_and_rings(void) {
         /* an amount past the limit on its own, and one that would overflow */
         CHECK(user_charge_add(&m, UINT64_MAX, msg, sizeof(msg)) == -EDQUOT);
         CHECK(m.amount == 8u << 20);
+        user_charge_release(&m);
+        CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_LOCKED_MEMORY) == 0);
+        user_limits_free(l);
+}
 
-        /* rings come and go one by one on one charge */
+/* rings come and go one by one on one charge */
+TEST(control_rings) {
+        UserLimits *l = limits_new(0, 10u << 20, 3);
+        UserCharge r;
+        char msg[512] = "";
         user_charge_init(&r, l, 1000, USER_RESOURCE_CONTROL_RINGS);
         for (int i = 0; i < 3; i++)
                 CHECK(user_charge_add(&r, 1, msg, sizeof(msg)) == 0);
@@ -84,17 +118,24 @@ static void test_memory_and_rings(void) {
         CHECK(user_charge_add(&r, 1, msg, sizeof(msg)) == 0);
         user_charge_sub(&r, 10); /* more than charged: gives back what it has */
         CHECK(r.amount == 0 && user_limits_get_usage(l, 1000, USER_RESOURCE_CONTROL_RINGS) == 0);
-        /* the recordings limit is 0: none */
+        user_limits_free(l);
+}
+
+/* the recordings limit is 0: none */
+TEST(zero_is_no_limit) {
+        UserLimits *l = limits_new(0, 10u << 20, 3);
         UserCharge many;
+        char msg[512] = "";
         user_charge_init(&many, l, 1000, USER_RESOURCE_RECORDINGS);
         CHECK(user_charge_add(&many, 100000, msg, sizeof(msg)) == 0);
         user_charge_release(&many);
-        user_charge_release(&m);
-        CHECK(user_limits_get_usage(l, 1000, USER_RESOURCE_LOCKED_MEMORY) == 0);
         user_limits_free(l);
+}
 
-        /* without limits nothing is counted or refused */
+/* without limits nothing is counted or refused */
+TEST(no_limits_counts_nothing) {
         UserCharge free_charge;
+        char msg[512] = "";
         user_charge_init(&free_charge, NULL, 1000, USER_RESOURCE_RECORDINGS);
         CHECK(user_charge_add(&free_charge, UINT64_MAX, msg, sizeof(msg)) == 0);
         user_charge_release(&free_charge);
@@ -102,7 +143,7 @@ static void test_memory_and_rings(void) {
 
 /* Calls waiting for polkit: their own resource, with their own advice;
  * a charge given back (polkit answered) makes room for the next call. */
-static void test_pending_authorizations(void) {
+TEST(pending_authorizations) {
         UserLimitsConfig c = { .max = { [USER_RESOURCE_PENDING_AUTHORIZATIONS] = 2 } };
         UserLimits *l = NULL;
         CHECK(user_limits_new(&c, &l) == 0 && l);
@@ -132,7 +173,7 @@ static void test_pending_authorizations(void) {
         user_limits_free(l);
 }
 
-static void test_events_and_threads(void) {
+TEST(events_and_threads) {
         UserLimitsConfig c = { .max = { [USER_RESOURCE_PERF_EVENTS] = 12, [USER_RESOURCE_THREADS] = 3 } };
         UserLimits *l = NULL;
         CHECK(user_limits_new(&c, &l) == 0 && l);
@@ -162,7 +203,7 @@ static void test_events_and_threads(void) {
         user_limits_free(l);
 }
 
-static void test_defaults(void) {
+TEST(defaults) {
         UserLimitsConfig c;
         user_limits_config_default(&c);
         struct rlimit rl;
@@ -176,14 +217,6 @@ static void test_defaults(void) {
         CHECK(c.max[USER_RESOURCE_PENDING_AUTHORIZATIONS] == 16);
 }
 
-int main(void) {
-        test_recordings();
-        test_memory_and_rings();
-        test_pending_authorizations();
-        test_events_and_threads();
-        test_defaults();
-        if (failures)
-                return 1;
-        printf("ok: per-uid limits\n");
-        return 0;
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

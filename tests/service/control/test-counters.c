@@ -84,7 +84,8 @@ static void run_loop_until_exit(sd_event *e, pid_t pid) {
         }
 }
 
-static void test_options(void) {
+/* Option errors say what to pass. */
+TEST(options) {
         char *err = NULL;
         char *bad[] = { (char *) "cpu", (char *) "gpu", NULL };
         if (counters_validate(bad, 0, &err) != -EINVAL || !err || !strstr(err, "'gpu'") || !strstr(err, "memory"))
@@ -102,34 +103,39 @@ static void test_options(void) {
                 fail("an unknown source is reported available");
 }
 
-typedef struct Sample {
-        int64_t time;
-        double value;
-} Sample;
+/* One recording of the two phases, made on the first case that asks: the
+ * capture (in tmp, fd) and what /proc said next to it. */
+typedef struct Recorded {
+        FILE *tmp;
+        int fd;
+        unsigned n_counters, n_missing;
+        uint64_t busy0, total0, busy1, total1;
+        int64_t cpu_t0, cpu_t1;
+        int64_t mem0[5], mem1[5], mem_t0[5], mem_t1[5];
+        int rounds;
+} Recorded;
 
-int main(void) {
-        test_options();
-
+static int record(Recorded *rec) {
         sd_event *e = NULL;
-        FILE *tmp = NULL;
         int fd = -1;
         CaptureWriter *w;
-        if (capture_tmp_new(&e, &tmp, &fd, &w) < 0)
-                return 1;
+        int r = capture_tmp_new(&e, &rec->tmp, &fd, &w);
+        if (r < 0)
+                return r;
+        rec->fd = fd;
         CounterIdAllocator ids = {};
         Counters *c;
         char *err = NULL;
-        int r = counters_new(e, w, &ids, (char *const *) counters_known_sources(), INTERVAL_MS, &c, &err);
+        r = counters_new(e, w, &ids, (char *const *) counters_known_sources(), INTERVAL_MS, &c, &err);
         if (r < 0) {
                 fprintf(stderr, "counters_new: %s %s\n", strerror(-r), err ? err : "");
-                return 1;
+                return r;
         }
         run_loop_for(e, 300 * 1000000ll);
 
         /* Phase 1: one CPU busy for 1.5 s. */
-        uint64_t busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
-        int64_t cpu_t0 = now_monotonic_ns();
-        proc_cpu(&busy0, &total0);
+        rec->cpu_t0 = now_monotonic_ns();
+        proc_cpu(&rec->busy0, &rec->total0);
         pid_t pid = fork();
         if (pid == 0) {
                 int64_t end = now_monotonic_ns() + 1500 * 1000000ll;
@@ -139,18 +145,17 @@ int main(void) {
                 _exit(0);
         }
         run_loop_until_exit(e, pid);
-        proc_cpu(&busy1, &total1);
-        int64_t cpu_t1 = now_monotonic_ns();
+        proc_cpu(&rec->busy1, &rec->total1);
+        rec->cpu_t1 = now_monotonic_ns();
 
         /* Phase 2: a child touches 200 MB and holds it; up to five
          * times, since other processes on a shared machine move memory too. */
-        int64_t mem0[5], mem1[5], mem_t0[5], mem_t1[5];
-        int rounds = 0;
+        int64_t *mem0 = rec->mem0, *mem1 = rec->mem1, *mem_t0 = rec->mem_t0, *mem_t1 = rec->mem_t1;
         for (int k = 0; k < 5; k++) {
-                rounds++;
+                rec->rounds++;
                 int pipefd[2], gofd[2];
                 if (pipe(pipefd) < 0 || pipe(gofd) < 0)
-                        return 1;
+                        return -errno;
                 pid = fork();
                 if (pid == 0) {
                         /* volatile: the compiler must not drop stores nobody reads */
@@ -173,7 +178,7 @@ int main(void) {
                 mem_t0[k] = now_monotonic_ns();
                 counters_sample(c);
                 if (write(gofd[1], "g", 1) != 1)
-                        return 1;
+                        return -errno;
                 close(gofd[1]);
                 char byte;
                 while (read(pipefd[0], &byte, 1) != 1)
@@ -188,21 +193,55 @@ int main(void) {
                         break; /* /proc saw it: no need for another round */
         }
 
-        unsigned n_counters = counters_get_n_counters(c), n_missing = counters_get_n_missing(c);
+        rec->n_counters = counters_get_n_counters(c), rec->n_missing = counters_get_n_missing(c);
         if (counters_sample(c) < 0)
                 fail("sampling failed");
         counters_free(c);
         capture_writer_flush(w);
         capture_writer_free(w);
         sd_event_unref(e);
+        return 0;
+}
 
-        /* Read it back. */
-        CaptureReader *rd;
-        lseek(fd, 0, SEEK_SET);
-        if (capture_reader_open_fd(fd, &rd, &err) < 0) {
-                fail("capture unreadable: %s", err);
-                return 1;
+static const Recorded *recorded(void) {
+        static Recorded rec = { .fd = -1 };
+        static int r = 1;
+        if (r > 0) {
+                r = record(&rec);
+                if (r < 0)
+                        fprintf(stderr, "recording the counters failed: %s\n", strerror(-r));
         }
+        if (r < 0) {
+                fail("no recording to check");
+                return NULL;
+        }
+        return &rec;
+}
+
+/* The capture read from its start. */
+static CaptureReader *open_recorded(const Recorded *rec) {
+        CaptureReader *rd = NULL;
+        char *err = NULL;
+        lseek(rec->fd, 0, SEEK_SET);
+        if (capture_reader_open_fd(rec->fd, &rd, &err) < 0) {
+                fail("capture unreadable: %s", err);
+                free(err);
+                return NULL;
+        }
+        return rd;
+}
+
+/* The counters the capture defines. */
+typedef struct Defs {
+        uint32_t combined, used;
+        unsigned n_defs, n_missing_logs, n_cpu_rows;
+        uint64_t n_frames;
+} Defs;
+
+static bool read_defs(const Recorded *rec, Defs *ret) {
+        CaptureReader *rd = open_recorded(rec);
+        if (!rd)
+                return false;
         uint32_t combined = 0, used = 0;
         unsigned n_defs = 0, n_missing_logs = 0, n_cpu_rows = 0;
         uint32_t seen_ids[4096];
@@ -236,20 +275,30 @@ int main(void) {
                                 used = d->id;
                 }
         }
-        if (n_defs != n_counters)
-                fail("%u counters defined, the sampler says %u", n_defs, n_counters);
-        if (n_missing_logs != n_missing)
-                fail("%u LOG frames for %u missing sources", n_missing_logs, n_missing);
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        if (n_cpu_rows != (unsigned) ncpu)
-                fail("%u per-CPU rows for %ld CPUs", n_cpu_rows, ncpu);
-        if (!combined || !used)
-                fail("no CPU Percent/Combined or Memory/Used counter");
+        capture_reader_free(rd);
+        *ret = (Defs) { combined, used, n_defs, n_missing_logs, n_cpu_rows, n_frames };
+        return true;
+}
 
-        /* Collect the values of the two counters we check. */
+typedef struct Sample {
+        int64_t time;
+        double value;
+} Sample;
+
+/* The values of the two counters the cases check. */
+typedef struct Values {
         Sample cpu[1024], mem[1024];
+        size_t n_cpu, n_mem;
+} Values;
+
+static bool read_values(const Recorded *rec, const Defs *d, Values *out) {
+        CaptureReader *rd = open_recorded(rec);
+        if (!rd)
+                return false;
+        uint32_t combined = d->combined, used = d->used;
+        Sample *cpu = out->cpu, *mem = out->mem;
         size_t n_cpu = 0, n_mem = 0;
-        capture_reader_rewind(rd);
+        CaptureFrame f;
         while (capture_reader_next(rd, &f) > 0) {
                 if (f.type != CAPTURE_FRAME_CTRSET)
                         continue;
@@ -264,7 +313,74 @@ int main(void) {
                 }
         }
         capture_reader_free(rd);
+        out->n_cpu = n_cpu, out->n_mem = n_mem;
+        return true;
+}
 
+/* The recording and its counters, read once (NULL when either failed). */
+static const Defs *recorded_defs(const Recorded **ret_rec) {
+        static Defs d;
+        static int state; /* 0: not read, 1: read, -1: failed */
+        const Recorded *rec = recorded();
+        if (!rec)
+                return NULL;
+        if (state == 0)
+                state = read_defs(rec, &d) ? 1 : -1;
+        if (state < 0)
+                return NULL;
+        *ret_rec = rec;
+        return &d;
+}
+
+/* Every source either defines counters or is named in a LOG frame as
+ * missing; no counter id twice; a row per CPU, Combined and Used there. */
+TEST(sources_defined_or_named_missing) {
+        const Recorded *rec;
+        const Defs *defs = recorded_defs(&rec);
+        if (!defs)
+                return;
+        Defs d = *defs;
+        if (d.n_defs != rec->n_counters)
+                fail("%u counters defined, the sampler says %u", d.n_defs, rec->n_counters);
+        if (d.n_missing_logs != rec->n_missing)
+                fail("%u LOG frames for %u missing sources", d.n_missing_logs, rec->n_missing);
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        if (d.n_cpu_rows != (unsigned) ncpu)
+                fail("%u per-CPU rows for %ld CPUs", d.n_cpu_rows, ncpu);
+        if (!d.combined || !d.used)
+                fail("no CPU Percent/Combined or Memory/Used counter");
+}
+
+/* Values the counters and /proc both saw. */
+static const Values *recorded_values(const Recorded **ret_rec) {
+        static Values v;
+        static int state; /* 0: not read, 1: read, -1: failed */
+        const Recorded *rec;
+        const Defs *d = recorded_defs(&rec);
+        if (!d)
+                return NULL;
+        if (!d->combined || !d->used) {
+                fail("no CPU Percent/Combined or Memory/Used counter");
+                return NULL;
+        }
+        if (state == 0)
+                state = read_values(rec, d, &v) ? 1 : -1;
+        if (state < 0)
+                return NULL;
+        *ret_rec = rec;
+        return &v;
+}
+
+TEST(cpu_matches_proc) {
+        const Recorded *rec;
+        const Values *v = recorded_values(&rec);
+        if (!v)
+                return;
+        const Sample *cpu = v->cpu;
+        size_t n_cpu = v->n_cpu;
+        int64_t cpu_t0 = rec->cpu_t0, cpu_t1 = rec->cpu_t1;
+        uint64_t busy0 = rec->busy0, total0 = rec->total0, busy1 = rec->busy1, total1 = rec->total1;
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         /* CPU: each value covers the interval before its time. Average the
          * ones inside the busy phase and compare with /proc over it. */
         double sum = 0;
@@ -283,7 +399,17 @@ int main(void) {
                 fail("CPU counter average %.1f%% vs /proc %.1f%% over the same interval", avg, proc_pct);
         if (avg < 100.0 / (double) ncpu * 0.7)
                 fail("CPU counter %.1f%% while one of %ld CPUs was busy-looping", avg, ncpu);
+}
 
+TEST(memory_matches_proc) {
+        const Recorded *rec;
+        const Values *v = recorded_values(&rec);
+        if (!v)
+                return;
+        const Sample *mem = v->mem;
+        size_t n_mem = v->n_mem;
+        int rounds = rec->rounds;
+        const int64_t *mem0 = rec->mem0, *mem1 = rec->mem1, *mem_t0 = rec->mem_t0, *mem_t1 = rec->mem_t1;
         /* Memory: the last value before the allocation vs the first while
          * held, next to what /proc said at the same moments. In every round
          * the counter must say what /proc said; and where /proc saw the
@@ -318,8 +444,16 @@ int main(void) {
                 printf("memory: /proc never saw the 200 MB in %d rounds (other processes freed memory meanwhile); "
                        "the counter said what /proc said in each\n",
                        rounds);
+}
 
-        /* Sysprof's reader takes the file. */
+/* Sysprof's reader takes the file. */
+TEST(sysprof_reader_accepts) {
+        const Recorded *rec;
+        const Defs *d = recorded_defs(&rec);
+        if (!d)
+                return;
+        uint64_t n_frames = d->n_frames;
+        int fd = rec->fd;
         lseek(fd, 0, SEEK_SET);
         SysprofCaptureReader *sr = sysprof_capture_reader_new_from_fd(dup(fd));
         if (!sr)
@@ -339,8 +473,8 @@ int main(void) {
                         fail("libsysprof-capture read %" PRIu64 " of %" PRIu64 " frames", k, n_frames);
                 sysprof_capture_reader_unref(sr);
         }
-        fclose(tmp);
-        if (failures)
-                fprintf(stderr, "%d failures\n", failures);
-        return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

@@ -143,15 +143,20 @@ static int fill_bytes(int fd, void *userdata) {
         return write(fd, b->data, b->n) == (ssize_t) b->n ? 0 : -1;
 }
 
-/* The bytes a good program leaves behind. */
+/* The bytes a good program leaves behind (NULL, and the case fails, when
+ * libsysprof-capture's writer wrote nothing). */
 static uint8_t *good_file(size_t *ret_n) {
         int fd = memfd_with(NULL, 0);
-        if (fd < 0 || fill_good(fd, NULL) < 0)
+        if (fd < 0 || fill_good(fd, NULL) < 0) {
+                fail("libsysprof-capture's writer wrote nothing");
                 return NULL;
+        }
         off_t n = lseek(fd, 0, SEEK_END);
         uint8_t *data = malloc((size_t) n);
-        if (!data || pread(fd, data, (size_t) n, 0) != n)
+        if (!data || pread(fd, data, (size_t) n, 0) != n) {
+                fail("cannot read back what libsysprof-capture's writer wrote");
                 return NULL;
+        }
         close(fd);
         *ret_n = (size_t) n;
         return data;
@@ -159,7 +164,7 @@ static uint8_t *good_file(size_t *ret_n) {
 
 /* ---- tests ---- */
 
-static void test_good(void) {
+TEST(good_file_merged) {
         CounterIdAllocator ids = { .next = 5 }; /* the service's own counters took 1..4 */
         Result res;
         CHECK(merge(fill_good, NULL, t0, &ids, &res) == 0);
@@ -172,7 +177,7 @@ static void test_good(void) {
         CHECK_MSG(res.in_order, "marks are not in time order");
 }
 
-static void test_two_writers(void) {
+TEST(two_writers_one_fd) {
         CounterIdAllocator ids = {};
         Result res;
         CHECK(merge(fill_two_writers, NULL, t0, &ids, &res) == 0);
@@ -184,7 +189,11 @@ static void test_two_writers(void) {
 
 /* Cut at every byte: the frames before the cut stay, at most the cut one is
  * refused, never more. */
-static void test_cuts(const uint8_t *good, size_t n) {
+TEST(cut_at_every_byte) {
+        size_t n = 0;
+        uint8_t *good = good_file(&n);
+        if (!good)
+                return;
         uint64_t last_copied = 0;
         for (size_t cut = 0; cut <= n; cut++) {
                 CounterIdAllocator ids = {};
@@ -192,6 +201,7 @@ static void test_cuts(const uint8_t *good, size_t n) {
                 Bytes b = { good, cut };
                 if (merge(fill_bytes, &b, t0, &ids, &res) < 0) {
                         fail("cut at %zu: merge failed", cut);
+                        free(good);
                         return;
                 }
                 CHECK_MSG(res.stats.frames_copied >= last_copied && res.stats.frames_refused <= 3,
@@ -200,14 +210,18 @@ static void test_cuts(const uint8_t *good, size_t n) {
                 last_copied = res.stats.frames_copied;
         }
         CHECK(last_copied == 10);
+        free(good);
 }
 
-/* Every byte flipped once, and random tails: whatever the merge makes of
- * them, it copies no more frames than the file had and does no harm. */
-static void test_flips_and_tails(const uint8_t *good, size_t n) {
-        uint8_t *bad = malloc(n + 4096);
+/* Every byte flipped once: whatever the merge makes of them, it copies no
+ * more frames than the file had and does no harm. */
+TEST(flipped_bytes) {
+        size_t n = 0;
+        uint8_t *good = good_file(&n);
+        uint8_t *bad = good ? malloc(n) : NULL;
         if (!bad) {
                 fail("out of memory");
+                free(good);
                 return;
         }
         for (size_t i = 0; i < n; i++) {
@@ -219,6 +233,20 @@ static void test_flips_and_tails(const uint8_t *good, size_t n) {
                 /* a flip may make a refused frame's pid or time acceptable */
                 CHECK_MSG(merge(fill_bytes, &b, t0, &ids, &res) == 0 && res.stats.frames_copied <= 12,
                           "flip at %zu: %" PRIu64 " copied", i, res.stats.frames_copied);
+        }
+        free(bad);
+        free(good);
+}
+
+/* Random tails after the good frames: those stay, the tail is refused. */
+TEST(random_tails) {
+        size_t n = 0;
+        uint8_t *good = good_file(&n);
+        uint8_t *bad = good ? malloc(n + 4096) : NULL;
+        if (!bad) {
+                fail("out of memory");
+                free(good);
+                return;
         }
         srand(1);
         for (int round = 0; round < 200; round++) {
@@ -235,11 +263,12 @@ static void test_flips_and_tails(const uint8_t *good, size_t n) {
                           res.stats.frames_refused);
         }
         free(bad);
+        free(good);
 }
 
 /* At most TRACE_MAX_FDS per recording; each one handed out is merged,
  * empty ones included. */
-static void test_many_fds(void) {
+TEST(many_fds) {
         sd_event *e = NULL;
         FILE *tmp = NULL;
         int capture_fd = -1;
@@ -274,21 +303,7 @@ static void test_many_fds(void) {
         fclose(tmp);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
         t0 = now_monotonic_ns() - 1000000000; /* every frame written is in the past */
-        test_good();
-        test_two_writers();
-        test_many_fds();
-        size_t n = 0;
-        uint8_t *good = good_file(&n);
-        if (!good) {
-                fail("libsysprof-capture's writer wrote nothing");
-                return 1;
-        }
-        test_cuts(good, n);
-        test_flips_and_tails(good, n);
-        free(good);
-        if (!failures)
-                printf("ok: trace fd merge: good, two writers, %d fds, %zu cuts, %zu flips, 200 random tails\n", TRACE_MAX_FDS, n + 1, n);
-        return failures ? 1 : 0;
+        return test_main(argc, argv);
 }

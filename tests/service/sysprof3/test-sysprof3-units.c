@@ -21,7 +21,7 @@ static int parse(const char *path, ProcFilePath *p) {
         return r;
 }
 
-static void test_paths(void) {
+TEST(proc_paths) {
         ProcFilePath p;
         CHECK(parse("/proc/123/maps", &p) == 0 && p.pid == 123 && strcmp(p.relative, "maps") == 0);
         CHECK(parse("/proc/7/task/8/stat", &p) == 0 && p.pid == 7 && strcmp(p.relative, "task/8/stat") == 0);
@@ -40,7 +40,7 @@ static void test_paths(void) {
         CHECK(proc_file_path_parse(embedded, sizeof(embedded), &p, &why) == -EINVAL);
 }
 
-static void test_open(void) {
+TEST(proc_file_open) {
         ProcFilePath p;
         bool foreign;
         char path[64];
@@ -57,7 +57,7 @@ static void test_open(void) {
         CHECK(proc_file_open(&p, 65534, false, &foreign) == -EPERM && foreign);
 }
 
-static void test_attributes(void) {
+TEST(process_info_attributes) {
         unsigned want;
         char bad[80];
         CHECK(proc_info_attributes_parse("pid,maps,mountinfo,cmdline,comm,cgroup", &want, bad, sizeof(bad)) == 0);
@@ -72,22 +72,39 @@ static int apply(struct perf_event_attr *a, const char *key, char type, uint64_t
         return perf_open_option_apply(a, &o, why, sizeof(why));
 }
 
-static void test_perf_attr(void) {
-        char why[256];
+/* A cpu-clock event decoded from the options Sysprof sends. */
+static struct perf_event_attr cpu_clock_attr(void) {
         struct perf_event_attr a = {};
         CHECK(apply(&a, "type", 'u', PERF_TYPE_SOFTWARE) == 0);
         CHECK(apply(&a, "config", 't', PERF_COUNT_SW_CPU_CLOCK) == 0);
         CHECK(apply(&a, "sample_period", 't', 1000000) == 0);
         CHECK(apply(&a, "sample_type", 't', PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN) == 0);
         CHECK(apply(&a, "disabled", 'b', 1) == 0 && a.disabled);
+        return a;
+}
+
+TEST(perf_options_decoded) {
+        struct perf_event_attr a = cpu_clock_attr();
+        CHECK(a.type == PERF_TYPE_SOFTWARE && a.config == PERF_COUNT_SW_CPU_CLOCK && a.sample_period == 1000000);
         CHECK(apply(&a, "type", 't', 1) == -EINVAL);          /* wrong D-Bus type */
         CHECK(apply(&a, "exclude_kernel", 'b', 0) == -EINVAL); /* not the caller's to choose */
         CHECK(apply(&a, "inherit", 'b', 1) == -EINVAL);
+}
+
+/* The kernel's part only for root; never the hypervisor's, never inherit. */
+TEST(perf_attr_narrowed) {
+        char why[256];
+        struct perf_event_attr a = cpu_clock_attr();
         struct perf_event_attr user = a, root = a;
         CHECK(perf_open_attr_restrict(&user, false, why, sizeof(why)) == 0);
         CHECK(user.exclude_kernel && user.exclude_callchain_kernel && user.exclude_hv && !user.inherit);
         CHECK(perf_open_attr_restrict(&root, true, why, sizeof(why)) == 0);
         CHECK(!root.exclude_kernel && root.exclude_hv);
+}
+
+TEST(perf_attr_refused) {
+        char why[256];
+        struct perf_event_attr a = cpu_clock_attr();
         struct perf_event_attr bad = a;
         bad.type = PERF_TYPE_TRACEPOINT;
         CHECK(perf_open_attr_restrict(&bad, true, why, sizeof(why)) == -EINVAL);
@@ -104,7 +121,10 @@ static void test_perf_attr(void) {
         bad.use_clockid = 1;
         bad.clockid = 42;
         CHECK(perf_open_attr_restrict(&bad, true, why, sizeof(why)) == -EINVAL);
+}
 
+TEST(perf_target_checked) {
+        char why[256];
         CHECK(perf_open_target_check(123, -1, 0, 4, why, sizeof(why)) == 0);
         CHECK(perf_open_target_check(-1, 2, PERF_FLAG_FD_CLOEXEC, 4, why, sizeof(why)) == 0);
         CHECK(perf_open_target_check(0, 0, 0, 4, why, sizeof(why)) == -EINVAL);   /* the daemon itself */
@@ -113,12 +133,6 @@ static void test_perf_attr(void) {
         CHECK(perf_open_target_check(5, 0, PERF_FLAG_PID_CGROUP, 4, why, sizeof(why)) == -EINVAL);
 }
 
-int main(void) {
-        test_paths();
-        test_open();
-        test_attributes();
-        test_perf_attr();
-        if (failures == 0)
-                printf("ok\n");
-        return failures ? 1 : 0;
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

@@ -60,13 +60,14 @@ static bool self_offset(uint64_t addr, uint64_t *off) {
         return found;
 }
 
-static void test_real_binaries(void) {
+/* This test's own binary: its .eh_frame and PLT, and the row at a known
+ * function's entry. */
+TEST(own_binary) {
         _cleanup_free_ void *blob = NULL;
-        _cleanup_free_ void *libc_blob = NULL;
         UnwindCompileStats st;
         UnwindTable t;
         const char *reason;
-        size_t size, libc_size;
+        size_t size;
         uint64_t off = 0;
         const UnwindRow *row;
         int r;
@@ -85,8 +86,16 @@ static void test_real_binaries(void) {
                           row->cfa_offset == 8 && unwind_rule_kind(row->ra) == UNWIND_SAVED_AT_CFA && row->ra_offset == -8,
                   "entry row of probe_function is not CFA=SP+8, RA at CFA-8");
         CHECK_MSG(probe_function(1) == 4, "probe");
+}
 
-        r = compile_path("/lib/x86_64-linux-gnu/libc.so.6", &libc_blob, &libc_size, &st);
+/* libc: thousands of rows, few unsupported, __restore_rt as a signal frame. */
+TEST(libc) {
+        _cleanup_free_ void *libc_blob = NULL;
+        UnwindCompileStats st;
+        UnwindTable t;
+        const char *reason;
+        size_t libc_size;
+        int r = compile_path("/lib/x86_64-linux-gnu/libc.so.6", &libc_blob, &libc_size, &st);
         CHECK_MSG(r == 0, "compiling libc: %s", strerror(-r));
         if (r == 0) {
                 r = unwind_table_validate(libc_blob, libc_size, &t, &reason);
@@ -106,8 +115,14 @@ static void test_real_binaries(void) {
                         }
                 CHECK_MSG(found, "libc's signal frame row is not the sigcontext layout");
         }
+}
 
-        /* The vdso, compiled from memory like the service does. */
+/* The vdso, compiled from memory like the service does. */
+TEST(vdso) {
+        UnwindCompileStats st;
+        UnwindTable t;
+        const char *reason;
+        int r;
         const void *vdso = (const void *) getauxval(AT_SYSINFO_EHDR);
         if (vdso) {
                 _cleanup_free_ void *vblob = NULL;
@@ -117,9 +132,14 @@ static void test_real_binaries(void) {
                 if (r == 0)
                         CHECK_MSG(unwind_table_validate(vblob, vsize, &t, &reason) == 0, "vdso table: %s", reason);
         }
+}
 
-        /* aarch64: the vector program (tests/service/unwind/aarch64/) and
-         * Debian's arm64 libc (libc6-arm64-cross). */
+/* aarch64: the vector program (tests/service/unwind/aarch64/). */
+TEST(aarch64_program) {
+        UnwindCompileStats st;
+        UnwindTable t;
+        const char *reason;
+        int r;
         {
                 _cleanup_free_ void *ablob = NULL;
                 size_t asize;
@@ -148,8 +168,18 @@ static void test_real_binaries(void) {
                         CHECK_MSG(leaf, "no aarch64 leaf row (CFA = SP, return address in LR)");
                         CHECK_MSG(sig, "the aarch64 signal row is not the rt_sigframe's sigcontext");
                 }
-                free(ablob);
-                ablob = NULL;
+        }
+}
+
+/* Debian's arm64 libc (libc6-arm64-cross). */
+TEST(aarch64_libc) {
+        UnwindCompileStats st;
+        UnwindTable t;
+        const char *reason;
+        int r;
+        {
+                _cleanup_free_ void *ablob = NULL;
+                size_t asize;
                 r = compile_path("/usr/aarch64-linux-gnu/lib/libc.so.6", &ablob, &asize, &st);
                 CHECK_MSG(r == 0, "compiling arm64 libc (libc6-arm64-cross): %s", strerror(-r));
                 if (r == 0) {
@@ -161,8 +191,10 @@ static void test_real_binaries(void) {
                         printf("arm64 libc: %u rows, %u unsupported\n", st.rows, st.rows_unsupported);
                 }
         }
+}
 
-        /* Not ELF, or no CFI at all. */
+/* Not ELF, or no CFI at all. */
+TEST(not_elf) {
         {
                 _cleanup_free_ void *b = NULL;
                 size_t s;
@@ -204,7 +236,7 @@ static void expect_rejected(const TestTable *t, size_t size, const char *what) {
         CHECK_MSG(r < 0 && reason, "garbage accepted: %s", what);
 }
 
-static void test_validator(void) {
+TEST(validator_lookups) {
         TestTable t = good_table();
         const char *reason;
         UnwindTable out;
@@ -215,7 +247,10 @@ static void test_validator(void) {
         CHECK_MSG(unwind_table_lookup(&out, 0x1003) == &out.rows[0], "lookup inside");
         CHECK_MSG(unwind_table_lookup(&out, 0x1004) == &out.rows[1], "lookup next");
         CHECK_MSG(unwind_table_lookup(&out, 0xffffffffffull) == &out.rows[3], "lookup far beyond");
+}
 
+TEST(validator_rejects) {
+        const char *reason;
 #define MUTATE(what, stmt)                              \
         do {                                            \
                 TestTable m = good_table();             \
@@ -263,8 +298,12 @@ static void test_validator(void) {
                 CHECK_MSG(unwind_table_validate((const uint8_t *) &m + 1, sizeof(m) - 1, NULL, &reason) < 0,
                           "misaligned blob accepted");
         }
+}
 
-        /* aarch64: a frameless leaf keeps its return address in LR. */
+/* aarch64: a frameless leaf keeps its return address in LR. */
+TEST(validator_aarch64_leaf) {
+        const char *reason;
+        UnwindTable out;
         {
                 TestTable m = good_table();
                 m.h.arch = UNWIND_ARCH_AARCH64;
@@ -289,9 +328,13 @@ static void test_validator(void) {
                 m.rows[0].ra_offset = 0;
                 expect_rejected(&m, sizeof(m), "aarch64 return address 'same' in FP");
         }
+}
 
-        /* Random mutations of a valid table: whatever validates must be
-         * internally consistent (lookups stay in the table). */
+/* Random mutations of a valid table: whatever validates must be internally
+ * consistent (lookups stay in the table). */
+TEST(validator_random_mutations) {
+        UnwindTable out;
+        rng_state = 12345; /* the same mutations, run alone or not */
         for (int i = 0; i < 200000; i++) {
                 TestTable m = good_table();
                 uint8_t *b = (uint8_t *) &m;
@@ -310,7 +353,7 @@ static void test_validator(void) {
 /* Compiles copies of a real binary whose .eh_frame bytes are overwritten
  * with garbage: the compiler must not crash, and whatever it produces must
  * validate (what it cannot express is marked, never invented). */
-static void test_hostile_elf(const char *path) {
+static void hostile_elf(const char *path) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         _cleanup_free_ uint8_t *image = NULL;
         off_t size;
@@ -347,6 +390,7 @@ static void test_hostile_elf(const char *path) {
         if (eh_size <= 64)
                 return;
 
+        rng_state = 12345; /* the same garbage, run alone or not */
         for (int round = 0; round < 300; round++) {
                 _cleanup_free_ uint8_t *copy = malloc((size_t) size);
                 _cleanup_free_ void *blob = NULL;
@@ -371,16 +415,15 @@ static void test_hostile_elf(const char *path) {
         }
 }
 
-int main(void) {
-        test_real_binaries();
-        test_validator();
-        test_hostile_elf("/proc/self/exe");
-        /* an aarch64 program (tests/service/unwind/aarch64/) */
-        test_hostile_elf(AARCH64_VECTORS "/chain-pac");
-        if (failures) {
-                fprintf(stderr, "%d failures\n", failures);
-                return 1;
-        }
-        printf("all unwind table checks passed\n");
-        return 0;
+TEST(hostile_cfi) {
+        hostile_elf("/proc/self/exe");
+}
+
+/* an aarch64 program (tests/service/unwind/aarch64/) */
+TEST(hostile_cfi_aarch64) {
+        hostile_elf(AARCH64_VECTORS "/chain-pac");
+}
+
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

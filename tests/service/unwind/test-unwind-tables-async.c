@@ -8,7 +8,7 @@
  * table" the same way; a listener may remove itself and others while it is
  * told; freeing the tables with a compile under way cancels it.
  *
- *   test-unwind-tables-async BINARY OTHER-BINARY */
+ *   test-unwind-tables-async BINARY OTHER-BINARY [CASE...] */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,94 +68,149 @@ static ProcessMapping mapping_of(PinnedFile *pin, const uint8_t *build_id, size_
         return m;
 }
 
+/* The two binaries of the command line. */
+static const char *binary_path, *other_path;
+
+/* What every case starts from: both binaries open, tables on an event loop
+ * with a listener (w) and a 5 ms timer that counts the loop's turns. */
+typedef struct Fixture {
+        int fd, other_fd;
+        sd_event *e;
+        sd_event_source *tick;
+        UnwindTables *tables;
+        Watch w, w2;
+} Fixture;
+
+static bool fixture_init(Fixture *fx) {
+        *fx = (Fixture) {};
+        fx->fd = open(binary_path, O_RDONLY | O_CLOEXEC);
+        fx->other_fd = open(other_path, O_RDONLY | O_CLOEXEC);
+        if (fx->fd < 0 || fx->other_fd < 0) {
+                fail("cannot open %s or %s", binary_path, other_path);
+                return false;
+        }
+        MUST(sd_event_new(&fx->e));
+        MUST(unwind_tables_new(fx->e, NULL, &fx->tables));
+        fx->w.tables = fx->w2.tables = fx->tables;
+        CHECK(unwind_tables_add_listener(fx->tables, on_decided, &fx->w) >= 0);
+        CHECK(sd_event_add_time_relative(fx->e, &fx->tick, CLOCK_MONOTONIC, 5000, 1, on_tick, &fx->w) >= 0);
+        return true;
+}
+
+static void fixture_done(Fixture *fx) {
+        fx->tables = unwind_tables_free(fx->tables);
+        fx->tick = sd_event_source_disable_unref(fx->tick);
+        fx->e = sd_event_unref(fx->e);
+        fx->fd = safe_close(fx->fd);
+        fx->other_fd = safe_close(fx->other_fd);
+}
+
+/* A file ahead of need, then a sample needs it: one compile, off the loop;
+ * the table of m, or NULL. */
+static const UnwindTable *compile_ahead(Fixture *fx, const ProcessMapping *m) {
+        bool known = true;
+        CHECK(unwind_tables_request(fx->tables, 0, 1, m, false) == 0);
+        CHECK(unwind_tables_request(fx->tables, 0, 1, m, true) == 0);
+        CHECK(unwind_tables_peek(fx->tables, m, &known) == NULL && !known);
+        CHECK(unwind_tables_get_stats(fx->tables).queued == 1);
+        CHECK(run_until_notified(fx->e, &fx->w, 1));
+        const UnwindTable *t = unwind_tables_peek(fx->tables, m, &known);
+        CHECK(known && t != NULL);
+        return t;
+}
+
+TEST(compiled_off_the_loop) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                PinnedFile pin = pin_of(binary_path, fx.fd, true);
+                ProcessMapping m = mapping_of(&pin, (const uint8_t *) "\1\2\3\4", 4);
+                (void) compile_ahead(&fx, &m);
+                CHECK(unwind_tables_get_stats(fx.tables).compiled == 1);
+                CHECK(unwind_tables_get_stats(fx.tables).queued == 0);
+                printf("table compiled while the loop ran: %u ticks of 5 ms\n", fx.w.ticks);
+                /* the loop ran while the helper compiled (how often depends on the
+                 * machine's load: no timing is asserted) */
+                CHECK(fx.w.ticks >= 1);
+                CHECK(unwind_tables_request(fx.tables, 0, 1, &m, true) == 1); /* decided: nothing queued */
+        }
+        fixture_done(&fx);
+}
+
+/* Another file under the first one's build-id, its pin unchecked: decided
+ * "no table" off the loop; the first table is untouched. A second listener,
+ * which the first removes (and itself) while told, is not told. */
+TEST(other_file_decided_no_table) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                PinnedFile pin = pin_of(binary_path, fx.fd, true);
+                ProcessMapping m = mapping_of(&pin, (const uint8_t *) "\1\2\3\4", 4);
+                const UnwindTable *t = compile_ahead(&fx, &m);
+
+                PinnedFile wrong = pin_of(other_path, fx.other_fd, false);
+                HelperIdentity id;
+                _cleanup_(helper_client_freep) HelperClient *helper = NULL;
+                _cleanup_free_ char *why = NULL;
+                CHECK(helper_client_new(NULL, &helper) >= 0 &&
+                      helper_client_identify(helper, fx.fd, 0, &id, &why) >= 0);
+                ProcessMapping m_wrong = mapping_of(&wrong, id.build_id, id.build_id_size);
+                fx.w.remove_other = true;
+                fx.w.other = &fx.w2;
+                CHECK(unwind_tables_add_listener(fx.tables, on_decided, &fx.w2) >= 0);
+                unsigned before = fx.w.notified;
+                bool known = false;
+                CHECK(unwind_tables_request(fx.tables, 0, 1, &m_wrong, true) == 0);
+                CHECK(run_until_notified(fx.e, &fx.w, before + 1));
+                CHECK(unwind_tables_peek(fx.tables, &m_wrong, &known) == NULL && known);
+                CHECK(wrong.build_id_check == PINNED_BUILD_ID_DIFFERS);
+                CHECK(fx.w2.notified == 0);
+                CHECK(unwind_tables_peek(fx.tables, &m, &known) == t && known);
+        }
+        fixture_done(&fx);
+}
+
+/* Turns among owners: uid 1000's three files are asked for, then uid 1001's
+ * one; 1001's comes second, not after all of 1000's. */
+TEST(turns_among_owners) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                PinnedFile pin = pin_of(binary_path, fx.fd, true);
+                bool known = false;
+                ProcessMapping heavy[3], light = mapping_of(&pin, (const uint8_t *) "\x20", 1);
+                for (unsigned i = 0; i < 3; i++) {
+                        const uint8_t id_byte = (uint8_t) (0x10 + i);
+                        heavy[i] = mapping_of(&pin, &id_byte, 1);
+                        CHECK(unwind_tables_request(fx.tables, 1000, 1, &heavy[i], true) == 0);
+                }
+                CHECK(unwind_tables_request(fx.tables, 1001, 1, &light, true) == 0);
+                unsigned compiled = unwind_tables_get_stats(fx.tables).compiled;
+                while (unwind_tables_get_stats(fx.tables).compiled < compiled + 2)
+                        CHECK(sd_event_run(fx.e, 10 * 1000 * 1000) >= 0);
+                CHECK(unwind_tables_peek(fx.tables, &heavy[0], &known) != NULL && known);
+                CHECK(unwind_tables_peek(fx.tables, &light, &known) != NULL && known);
+                CHECK(unwind_tables_peek(fx.tables, &heavy[2], &known) == NULL && !known);
+                printf("turns: uid 1001's table came second, before uid 1000's second and third\n");
+        }
+        fixture_done(&fx);
+}
+
+/* Freed with a compile queued: cancelled, nothing left behind (the
+ * sanitizer build checks what is left). */
+TEST(freed_with_compile_queued) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                PinnedFile third = pin_of(other_path, fx.other_fd, true);
+                ProcessMapping m_third = mapping_of(&third, (const uint8_t *) "\5\6", 2);
+                CHECK(unwind_tables_request(fx.tables, 0, 1, &m_third, true) == 0);
+                (void) sd_event_run(fx.e, 0); /* the fiber starts and waits for the helper */
+        }
+        fixture_done(&fx);
+}
+
 int main(int argc, char **argv) {
-        if (argc != 3) {
-                fprintf(stderr, "usage: %s BINARY OTHER-BINARY\n", argv[0]);
+        if (argc < 3) {
+                fprintf(stderr, "usage: %s BINARY OTHER-BINARY [CASE...]\n", argv[0]);
                 return 2;
         }
-        _cleanup_close_ int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
-        _cleanup_close_ int other_fd = open(argv[2], O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || other_fd < 0) {
-                fprintf(stderr, "FAIL: cannot open %s or %s\n", argv[1], argv[2]);
-                return 1;
-        }
-        sd_event *e = NULL;
-        CHECK(sd_event_new(&e) >= 0);
-        UnwindTables *tables = NULL;
-        CHECK(unwind_tables_new(e, NULL, &tables) >= 0);
-        if (!e || !tables)
-                return 1;
-        Watch w = { .tables = tables }, w2 = { .tables = tables };
-        CHECK(unwind_tables_add_listener(tables, on_decided, &w) >= 0);
-        sd_event_source *tick = NULL;
-        CHECK(sd_event_add_time_relative(e, &tick, CLOCK_MONOTONIC, 5000, 1, on_tick, &w) >= 0);
-
-        /* A file ahead of need, then a sample needs it: one compile, off the loop. */
-        PinnedFile pin = pin_of(argv[1], fd, true);
-        ProcessMapping m = mapping_of(&pin, (const uint8_t *) "\1\2\3\4", 4);
-        bool known = true;
-        CHECK(unwind_tables_request(tables, 0, 1, &m, false) == 0);
-        CHECK(unwind_tables_request(tables, 0, 1, &m, true) == 0);
-        CHECK(unwind_tables_peek(tables, &m, &known) == NULL && !known);
-        CHECK(unwind_tables_get_stats(tables).queued == 1);
-        CHECK(run_until_notified(e, &w, 1));
-        const UnwindTable *t = unwind_tables_peek(tables, &m, &known);
-        CHECK(known && t != NULL);
-        CHECK(unwind_tables_get_stats(tables).compiled == 1);
-        CHECK(unwind_tables_get_stats(tables).queued == 0);
-        printf("table compiled while the loop ran: %u ticks of 5 ms\n", w.ticks);
-        /* the loop ran while the helper compiled (how often depends on the
-         * machine's load: no timing is asserted) */
-        CHECK(w.ticks >= 1);
-        CHECK(unwind_tables_request(tables, 0, 1, &m, true) == 1); /* decided: nothing queued */
-
-        /* Another file under the first one's build-id, its pin unchecked:
-         * decided "no table" off the loop; the first table is untouched. */
-        PinnedFile wrong = pin_of(argv[2], other_fd, false);
-        HelperIdentity id;
-        _cleanup_(helper_client_freep) HelperClient *helper = NULL;
-        _cleanup_free_ char *why = NULL;
-        CHECK(helper_client_new(NULL, &helper) >= 0 && helper_client_identify(helper, fd, 0, &id, &why) >= 0);
-        ProcessMapping m_wrong = mapping_of(&wrong, id.build_id, id.build_id_size);
-        /* a second listener, which the first removes (and itself) while told */
-        w.remove_other = true;
-        w.other = &w2;
-        CHECK(unwind_tables_add_listener(tables, on_decided, &w2) >= 0);
-        unsigned before = w.notified;
-        CHECK(unwind_tables_request(tables, 0, 1, &m_wrong, true) == 0);
-        CHECK(run_until_notified(e, &w, before + 1));
-        CHECK(unwind_tables_peek(tables, &m_wrong, &known) == NULL && known);
-        CHECK(wrong.build_id_check == PINNED_BUILD_ID_DIFFERS);
-        CHECK(w2.notified == 0);
-        CHECK(unwind_tables_peek(tables, &m, &known) == t && known);
-
-        /* Turns among owners: uid 1000's three files are asked for, then
-         * uid 1001's one; 1001's comes second, not after all of 1000's. */
-        ProcessMapping heavy[3], light = mapping_of(&pin, (const uint8_t *) "\x20", 1);
-        for (unsigned i = 0; i < 3; i++) {
-                const uint8_t id_byte = (uint8_t) (0x10 + i);
-                heavy[i] = mapping_of(&pin, &id_byte, 1);
-                CHECK(unwind_tables_request(tables, 1000, 1, &heavy[i], true) == 0);
-        }
-        CHECK(unwind_tables_request(tables, 1001, 1, &light, true) == 0);
-        unsigned compiled = unwind_tables_get_stats(tables).compiled;
-        while (unwind_tables_get_stats(tables).compiled < compiled + 2)
-                CHECK(sd_event_run(e, 10 * 1000 * 1000) >= 0);
-        CHECK(unwind_tables_peek(tables, &heavy[0], &known) != NULL && known);
-        CHECK(unwind_tables_peek(tables, &light, &known) != NULL && known);
-        CHECK(unwind_tables_peek(tables, &heavy[2], &known) == NULL && !known);
-        printf("turns: uid 1001's table came second, before uid 1000's second and third\n");
-
-        /* Freed with a compile queued: cancelled, nothing left behind. */
-        PinnedFile third = pin_of(argv[2], other_fd, true);
-        ProcessMapping m_third = mapping_of(&third, (const uint8_t *) "\5\6", 2);
-        CHECK(unwind_tables_request(tables, 0, 1, &m_third, true) == 0);
-        (void) sd_event_run(e, 0); /* the fiber starts and waits for the helper */
-        unwind_tables_free(tables);
-        sd_event_source_disable_unref(tick);
-        sd_event_unref(e);
-        if (failures)
-                return 1;
-        printf("ok: unwind tables compile off the event loop and tell their listeners\n");
-        return 0;
+        binary_path = argv[1], other_path = argv[2];
+        return test_main(argc - 2, argv + 2);
 }

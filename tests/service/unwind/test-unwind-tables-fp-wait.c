@@ -8,7 +8,7 @@
  * without the decision. Without the tables (x86-64's fp mode) nothing
  * waits. Runs on any machine; the decision itself is test-unwinder-aarch64's.
  *
- *   test-unwind-tables-fp-wait BINARY [IGNORED...] */
+ *   test-unwind-tables-fp-wait BINARY OTHER-BINARY [CASE...] (OTHER-BINARY unused) */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,93 +79,162 @@ static void sample_at(Sample *x, uint64_t ip) {
                              .regs = x->regs };
 }
 
-int main(int argc, char **argv) {
-        if (argc < 2) {
-                fprintf(stderr, "usage: %s BINARY\n", argv[0]);
-                return 2;
-        }
-        _cleanup_close_ int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+/* The binary of the command line. */
+static const char *binary_path;
+
+/* What every case starts from: pid 1 maps the binary twice (two build-ids:
+ * "late" at 0x400000, "never" at 0x1000000), tables on an event loop with a
+ * listener, and an fp unwinder that waits for its leaf's table. */
+typedef struct Fixture {
+        PinnedFile pin;
+        sd_event *e;
+        UnwindTables *tables;
+        ProcessMaps *maps;
+        Sink k;
+        ProcessMapping late, never;
+        SampleUnwinder u;
+        bool deferred;
+        SampleStackContext ctx;
+} Fixture;
+
+static bool fixture_init(Fixture *fx) {
+        *fx = (Fixture){};
+        int fd = open(binary_path, O_RDONLY | O_CLOEXEC);
         struct stat st = {};
         if (fd < 0 || fstat(fd, &st) < 0) {
-                fprintf(stderr, "FAIL: cannot open %s\n", argv[1]);
-                return 1;
+                fail("cannot open %s", binary_path);
+                safe_close(fd);
+                return false;
         }
-        PinnedFile pin = { .dev = st.st_dev,
-                           .inode = st.st_ino,
-                           .fd = fd,
-                           .path = argv[1],
-                           .how = PINNED_VIA_PATH,
-                           .identity_checked = true };
-        sd_event *e = NULL;
-        UnwindTables *tables = NULL;
-        ProcessMaps *maps = NULL;
-        CHECK(sd_event_new(&e) >= 0);
-        CHECK(unwind_tables_new(e, NULL, &tables) >= 0);
-        CHECK(process_maps_new(&maps) == 0);
-        if (!e || !tables || !maps)
-                return 1;
-        Sink k = {};
-        CHECK(unwind_tables_add_listener(tables, on_decided, &k) >= 0);
-        ProcessMapping late = mapping_of(&pin, 0x400000, 0x31), never = mapping_of(&pin, 0x1000000, 0x32);
-        CHECK(process_maps_add(maps, 1, &late) == 0 && process_maps_add(maps, 1, &never) == 0);
+        fx->pin = (PinnedFile){ .dev = st.st_dev,
+                                .inode = st.st_ino,
+                                .fd = fd,
+                                .path = (char *) binary_path,
+                                .how = PINNED_VIA_PATH,
+                                .identity_checked = true };
+        MUST(sd_event_new(&fx->e));
+        MUST(unwind_tables_new(fx->e, NULL, &fx->tables));
+        MUST(process_maps_new(&fx->maps));
+        CHECK(unwind_tables_add_listener(fx->tables, on_decided, &fx->k) >= 0);
+        fx->late = mapping_of(&fx->pin, 0x400000, 0x31);
+        fx->never = mapping_of(&fx->pin, 0x1000000, 0x32);
+        CHECK(process_maps_add(fx->maps, 1, &fx->late) == 0 && process_maps_add(fx->maps, 1, &fx->never) == 0);
+        fx->u = (SampleUnwinder){ .tables = fx->tables, .owner = 0 };
+        fx->ctx = (SampleStackContext){ .unwind = RECORD_UNWIND_FP,
+                                        .maps = fx->maps,
+                                        .unwinder = &fx->u,
+                                        .deferred = &fx->deferred,
+                                        .tables = fx->tables };
+        return true;
+}
 
-        SampleUnwinder u = { .tables = tables, .owner = 0 };
-        bool deferred = false;
-        SampleStackContext ctx = {
-                .unwind = RECORD_UNWIND_FP, .maps = maps, .unwinder = &u, .deferred = &deferred, .tables = tables
-        };
-        uint64_t out[16];
-        Sample a, b, c;
+static void fixture_done(Fixture *fx) {
+        sample_unwinder_done(&fx->u);
+        fx->maps = process_maps_free(fx->maps);
+        fx->tables = unwind_tables_free(fx->tables);
+        fx->e = sd_event_unref(fx->e);
+        fx->pin.fd = safe_close(fx->pin.fd);
+}
 
-        /* The leaf's table is not there: the sample waits; the next one,
-         * whose leaf is in no file, waits behind it (order). */
-        sample_at(&a, 0x401000);
-        CHECK(sample_stack_build(&ctx, &a.s, out, ELEMENTSOF(out)) == 0 && deferred);
-        sample_at(&b, 0x900000);
-        CHECK(sample_stack_build(&ctx, &b.s, out, ELEMENTSOF(out)) == 0 && deferred);
-        CHECK(u.n_pending == 2 && u.stats.deferred == 2);
-        /* the copies are the queue's: the caller's buffers may go */
-        memset(&a, 0, sizeof(a));
-        memset(&b, 0, sizeof(b));
-        CHECK(sample_unwinder_flush(&u, maps, false, out, ELEMENTSOF(out), false, SIZE_MAX, on_emit, &k) == 0);
-        CHECK(k.emitted == 0 && u.n_pending == 2);
-
-        /* The table comes (seconds later under emulation): both come out,
-         * in order, with their whole chain. */
+/* Runs the loop until the listener was told (the table comes seconds later
+ * under emulation; at most 30 s); whether late's table is known then. */
+static bool run_until_decided(Fixture *fx) {
         int64_t deadline = now_monotonic_ms() + 30000;
-        while (k.notified == 0 && now_monotonic_ms() < deadline)
-                CHECK(sd_event_run(e, 100 * 1000) >= 0);
+        while (fx->k.notified == 0 && now_monotonic_ms() < deadline)
+                CHECK(sd_event_run(fx->e, 100 * 1000) >= 0);
         bool known = false;
-        CHECK(k.notified >= 1 && unwind_tables_peek(tables, &late, &known) != NULL && known);
-        CHECK(sample_unwinder_flush(&u, maps, false, out, ELEMENTSOF(out), false, SIZE_MAX, on_emit, &k) == 0);
-        CHECK(k.emitted == 2 && u.n_pending == 0 && u.pending_bytes == 0);
-        CHECK(k.n[0] == 4 && k.first_addr[0] == 0x401000);
-        CHECK(k.n[1] == 4 && k.first_addr[1] == 0x900000);
+        return fx->k.notified >= 1 && unwind_tables_peek(fx->tables, &fx->late, &known) != NULL && known;
+}
 
-        /* Decided now: the next sample is built at once. */
-        sample_at(&c, 0x402000);
-        CHECK(sample_stack_build(&ctx, &c.s, out, ELEMENTSOF(out)) == 4 && !deferred && out[1] == 0x402000);
+static int flush(Fixture *fx, bool force) {
+        uint64_t out[16];
+        return sample_unwinder_flush(&fx->u, fx->maps, false, out, ELEMENTSOF(out), force, SIZE_MAX, on_emit, &fx->k);
+}
 
-        /* Without the tables (x86-64's fp mode) nothing waits, even for a
-         * file whose table was never asked for. */
-        SampleStackContext plain = ctx;
-        plain.tables = NULL;
-        sample_at(&c, 0x1001000);
-        CHECK(sample_stack_build(&plain, &c.s, out, ELEMENTSOF(out)) == 4 && !deferred);
-        CHECK(unwind_tables_peek(tables, &never, &known) == NULL && !known);
+/* The leaf's table is not there: the sample waits; the next one, whose leaf
+ * is in no file, waits behind it (order). The table comes: both come out,
+ * in order, with their whole chain. */
+TEST(waiting_samples_come_out_in_order) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                uint64_t out[16];
+                Sample a, b;
+                sample_at(&a, 0x401000);
+                CHECK(sample_stack_build(&fx.ctx, &a.s, out, ELEMENTSOF(out)) == 0 && fx.deferred);
+                sample_at(&b, 0x900000);
+                CHECK(sample_stack_build(&fx.ctx, &b.s, out, ELEMENTSOF(out)) == 0 && fx.deferred);
+                CHECK(fx.u.n_pending == 2 && fx.u.stats.deferred == 2);
+                /* the copies are the queue's: the caller's buffers may go */
+                memset(&a, 0, sizeof(a));
+                memset(&b, 0, sizeof(b));
+                CHECK(flush(&fx, false) == 0);
+                CHECK(fx.k.emitted == 0 && fx.u.n_pending == 2);
 
-        /* The end of a recording that cannot wait: a sample still waiting
-         * comes out without the decision, not dropped. */
-        CHECK(sample_stack_build(&ctx, &c.s, out, ELEMENTSOF(out)) == 0 && deferred && u.n_pending == 1);
-        CHECK(sample_unwinder_flush(&u, maps, false, out, ELEMENTSOF(out), true, SIZE_MAX, on_emit, &k) == 0);
-        CHECK(k.emitted == 3 && k.n[2] == 4 && k.first_addr[2] == 0x1001000 && u.n_pending == 0);
+                CHECK(run_until_decided(&fx));
+                CHECK(flush(&fx, false) == 0);
+                CHECK(fx.k.emitted == 2 && fx.u.n_pending == 0 && fx.u.pending_bytes == 0);
+                CHECK(fx.k.n[0] == 4 && fx.k.first_addr[0] == 0x401000);
+                CHECK(fx.k.n[1] == 4 && fx.k.first_addr[1] == 0x900000);
+        }
+        fixture_done(&fx);
+}
 
-        sample_unwinder_done(&u);
-        process_maps_free(maps);
-        unwind_tables_free(tables);
-        sd_event_unref(e);
-        if (failures)
-                return 1;
-        printf("ok: fp samples waited for their leaf's table and came out in order\n");
-        return 0;
+/* Decided: the next sample is built at once. */
+TEST(decided_builds_at_once) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                uint64_t out[16];
+                Sample a, c;
+                sample_at(&a, 0x401000);
+                CHECK(sample_stack_build(&fx.ctx, &a.s, out, ELEMENTSOF(out)) == 0 && fx.deferred);
+                CHECK(run_until_decided(&fx));
+                CHECK(flush(&fx, false) == 0 && fx.k.emitted == 1);
+                sample_at(&c, 0x402000);
+                CHECK(sample_stack_build(&fx.ctx, &c.s, out, ELEMENTSOF(out)) == 4 && !fx.deferred &&
+                      out[1] == 0x402000);
+        }
+        fixture_done(&fx);
+}
+
+/* Without the tables (x86-64's fp mode) nothing waits, even for a file
+ * whose table was never asked for. */
+TEST(without_tables_nothing_waits) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                uint64_t out[16];
+                Sample c;
+                SampleStackContext plain = fx.ctx;
+                plain.tables = NULL;
+                sample_at(&c, 0x1001000);
+                CHECK(sample_stack_build(&plain, &c.s, out, ELEMENTSOF(out)) == 4 && !fx.deferred);
+                bool known = false;
+                CHECK(unwind_tables_peek(fx.tables, &fx.never, &known) == NULL && !known);
+        }
+        fixture_done(&fx);
+}
+
+/* The end of a recording that cannot wait: a sample still waiting comes
+ * out without the decision, not dropped. */
+TEST(forced_end_emits_waiting) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                uint64_t out[16];
+                Sample c;
+                sample_at(&c, 0x1001000);
+                CHECK(sample_stack_build(&fx.ctx, &c.s, out, ELEMENTSOF(out)) == 0 && fx.deferred &&
+                      fx.u.n_pending == 1);
+                CHECK(flush(&fx, true) == 0);
+                CHECK(fx.k.emitted == 1 && fx.k.n[0] == 4 && fx.k.first_addr[0] == 0x1001000 && fx.u.n_pending == 0);
+        }
+        fixture_done(&fx);
+}
+
+int main(int argc, char **argv) {
+        if (argc < 3) {
+                fprintf(stderr, "usage: %s BINARY OTHER-BINARY [CASE...]\n", argv[0]);
+                return 2;
+        }
+        /* OTHER-BINARY: meson passes the tables tests the same two; this one needs one */
+        binary_path = argv[1];
+        return test_main(argc - 2, argv + 2);
 }

@@ -8,7 +8,7 @@
  * it for good (peek says "known, no table", so samples do not queue
  * forever) and leave the right file's table alone.
  *
- *   test-unwind-tables-pin MAPPED-BINARY OTHER-BINARY */
+ *   test-unwind-tables-pin MAPPED-BINARY OTHER-BINARY [CASE...] */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,70 +48,113 @@ static ProcessMapping mapping_of(PinnedFile *pin, const uint8_t *build_id, size_
         return m;
 }
 
+/* The two binaries of the command line. */
+static const char *mapped_path, *other_path;
+
+/* What every case starts from: both binaries open, the build-id the kernel
+ * would report for the mapped one (from the helper), tables without a loop. */
+typedef struct Fixture {
+        int mapped_fd, other_fd;
+        HelperIdentity id;
+        UnwindTables *tables;
+} Fixture;
+
+static bool fixture_init(Fixture *fx) {
+        *fx = (Fixture) {};
+        fx->mapped_fd = open(mapped_path, O_RDONLY | O_CLOEXEC);
+        fx->other_fd = open(other_path, O_RDONLY | O_CLOEXEC);
+        if (fx->mapped_fd < 0 || fx->other_fd < 0) {
+                fail("cannot open %s or %s", mapped_path, other_path);
+                return false;
+        }
+        _cleanup_(helper_client_freep) HelperClient *helper = NULL;
+        _cleanup_free_ char *why = NULL;
+        if (helper_client_new(NULL, &helper) < 0 ||
+            helper_client_identify(helper, fx->mapped_fd, 0, &fx->id, &why) < 0 || fx->id.build_id_size == 0 ||
+            fx->id.build_id_size > 20) {
+                fail("the helper cannot identify %s (%s); is PERISCOPE_HELPER set?", mapped_path,
+                     why ? why : "no build-id");
+                return false;
+        }
+        CHECK(unwind_tables_new(NULL, NULL, &fx->tables) >= 0);
+        return fx->tables != NULL;
+}
+
+static void fixture_done(Fixture *fx) {
+        fx->tables = unwind_tables_free(fx->tables);
+        fx->mapped_fd = safe_close(fx->mapped_fd);
+        fx->other_fd = safe_close(fx->other_fd);
+}
+
+/* The right file: a table, and the check is remembered. */
+TEST(right_file_gives_table) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                PinnedFile right = unchecked_pin(mapped_path, fx.mapped_fd);
+                ProcessMapping m_right = mapping_of(&right, fx.id.build_id, fx.id.build_id_size);
+                bool known = true;
+                CHECK(unwind_tables_peek(fx.tables, &m_right, &known) == NULL && !known);
+                const UnwindTable *t_right = table_now(fx.tables, &m_right);
+                CHECK(t_right != NULL);
+                CHECK(unwind_tables_peek(fx.tables, &m_right, &known) == t_right && known);
+        }
+        fixture_done(&fx);
+}
+
+/* Another file under the mapped file's build-id: refused for good, and the
+ * right file's table is untouched. */
+TEST(other_file_refused_for_good) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                PinnedFile right = unchecked_pin(mapped_path, fx.mapped_fd);
+                ProcessMapping m_right = mapping_of(&right, fx.id.build_id, fx.id.build_id_size);
+                const UnwindTable *t_right = table_now(fx.tables, &m_right);
+                CHECK(t_right != NULL);
+
+                PinnedFile wrong = unchecked_pin(other_path, fx.other_fd);
+                ProcessMapping m_wrong = mapping_of(&wrong, fx.id.build_id, fx.id.build_id_size);
+                uint64_t failed_before = unwind_tables_get_stats(fx.tables).failed;
+                CHECK(table_now(fx.tables, &m_wrong) == NULL);
+                CHECK(wrong.build_id_check == PINNED_BUILD_ID_DIFFERS);
+                CHECK(unwind_tables_get_stats(fx.tables).failed == failed_before + 1);
+                bool known = false;
+                CHECK(unwind_tables_peek(fx.tables, &m_wrong, &known) == NULL && known);
+                CHECK(table_now(fx.tables, &m_wrong) == NULL);
+                CHECK(unwind_tables_get_stats(fx.tables).failed == failed_before + 1); /* asked the helper once */
+
+                CHECK(unwind_tables_peek(fx.tables, &m_right, &known) == t_right && known);
+        }
+        fixture_done(&fx);
+}
+
+/* A pin whose identity was checked by device/inode needs no build-id; the
+ * right file's table is untouched. */
+TEST(checked_identity_needs_no_build_id) {
+        Fixture fx;
+        if (fixture_init(&fx)) {
+                PinnedFile right = unchecked_pin(mapped_path, fx.mapped_fd);
+                ProcessMapping m_right = mapping_of(&right, fx.id.build_id, fx.id.build_id_size);
+                const UnwindTable *t_right = table_now(fx.tables, &m_right);
+                CHECK(t_right != NULL);
+
+                PinnedFile checked = unchecked_pin(other_path, fx.other_fd);
+                checked.identity_checked = true;
+                ProcessMapping m_checked = mapping_of(&checked, (const uint8_t *) "\1\2\3\4", 4);
+                m_checked.start = 0x1000000;
+                m_checked.end = 0x1400000;
+                CHECK(table_now(fx.tables, &m_checked) != NULL);
+                CHECK(checked.build_id_check == PINNED_BUILD_ID_UNCHECKED);
+                bool known = false;
+                CHECK(unwind_tables_peek(fx.tables, &m_right, &known) == t_right && known);
+        }
+        fixture_done(&fx);
+}
+
 int main(int argc, char **argv) {
-        if (argc != 3) {
-                fprintf(stderr, "usage: %s MAPPED-BINARY OTHER-BINARY\n", argv[0]);
+        if (argc < 3) {
+                fprintf(stderr, "usage: %s MAPPED-BINARY OTHER-BINARY [CASE...]\n", argv[0]);
                 return 2;
         }
-        _cleanup_close_ int mapped_fd = open(argv[1], O_RDONLY | O_CLOEXEC);
-        _cleanup_close_ int other_fd = open(argv[2], O_RDONLY | O_CLOEXEC);
-        if (mapped_fd < 0 || other_fd < 0) {
-                fprintf(stderr, "FAIL: cannot open %s or %s\n", argv[1], argv[2]);
-                return 1;
-        }
-
-        /* The build-id the kernel would report for MAPPED-BINARY. */
-        _cleanup_(helper_client_freep) HelperClient *helper = NULL;
-        HelperIdentity id;
-        _cleanup_free_ char *why = NULL;
-        if (helper_client_new(NULL, &helper) < 0 || helper_client_identify(helper, mapped_fd, 0, &id, &why) < 0 ||
-            id.build_id_size == 0 || id.build_id_size > 20) {
-                fprintf(stderr, "FAIL: the helper cannot identify %s (%s); is PERISCOPE_HELPER set?\n", argv[1],
-                        why ? why : "no build-id");
-                return 1;
-        }
-
-        UnwindTables *tables = NULL;
-        CHECK(unwind_tables_new(NULL, NULL, &tables) >= 0);
-        if (!tables)
-                return 1;
-
-        /* The right file: a table, and the check is remembered. */
-        PinnedFile right = unchecked_pin(argv[1], mapped_fd);
-        ProcessMapping m_right = mapping_of(&right, id.build_id, id.build_id_size);
-        bool known = true;
-        CHECK(unwind_tables_peek(tables, &m_right, &known) == NULL && !known);
-        const UnwindTable *t_right = table_now(tables, &m_right);
-        CHECK(t_right != NULL);
-        CHECK(unwind_tables_peek(tables, &m_right, &known) == t_right && known);
-
-        /* Another file under the mapped file's build-id: refused for good. */
-        PinnedFile wrong = unchecked_pin(argv[2], other_fd);
-        ProcessMapping m_wrong = mapping_of(&wrong, id.build_id, id.build_id_size);
-        uint64_t failed_before = unwind_tables_get_stats(tables).failed;
-        CHECK(table_now(tables, &m_wrong) == NULL);
-        CHECK(wrong.build_id_check == PINNED_BUILD_ID_DIFFERS);
-        CHECK(unwind_tables_get_stats(tables).failed == failed_before + 1);
-        known = false;
-        CHECK(unwind_tables_peek(tables, &m_wrong, &known) == NULL && known);
-        CHECK(table_now(tables, &m_wrong) == NULL);
-        CHECK(unwind_tables_get_stats(tables).failed == failed_before + 1); /* asked the helper once */
-
-        /* A pin whose identity was checked by device/inode needs no build-id. */
-        PinnedFile checked = unchecked_pin(argv[2], other_fd);
-        checked.identity_checked = true;
-        ProcessMapping m_checked = mapping_of(&checked, (const uint8_t *) "\1\2\3\4", 4);
-        m_checked.start = 0x1000000;
-        m_checked.end = 0x1400000;
-        CHECK(table_now(tables, &m_checked) != NULL);
-        CHECK(checked.build_id_check == PINNED_BUILD_ID_UNCHECKED);
-
-        /* The right file's table is untouched. */
-        CHECK(unwind_tables_peek(tables, &m_right, &known) == t_right && known);
-
-        unwind_tables_free(tables);
-        if (failures)
-                return 1;
-        printf("ok: unwind tables come only from a file with the mapped build-id\n");
-        return 0;
+        mapped_path = argv[1], other_path = argv[2];
+        return test_main(argc - 2, argv + 2);
 }

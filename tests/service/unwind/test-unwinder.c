@@ -82,11 +82,10 @@ static void run(const UnwindRegs *regs, const UnwindStack *st, uint64_t *frames,
         unwinder_unwind(regs, st, unwind_maps_find, &maps, frames, max, res);
 }
 
-static void test_chain(void) {
-        uint64_t frames[16];
-        UnwindResult res;
-        UnwindStack st = full_stack();
-        /* leaf (SP = base) ← mid ← fpframe ← realign ← start. */
+/* leaf (SP = base) ← mid ← fpframe ← realign ← start, each frame described
+ * by another kind of row: the registers at the leaf; fpframe's FP in
+ * *ret_fp2. */
+static UnwindRegs chain_stack(uint64_t *ret_fp2) {
         uint64_t sp0 = STACK_BASE;
         uint64_t sp1 = sp0 + 8;             /* mid's SP after leaf returns */
         uint64_t sp2 = sp1 + 48;            /* fpframe's SP */
@@ -105,7 +104,15 @@ static void test_chain(void) {
         put(fp3, 0x1234);                   /* realign saved start's FP at FP+0 */
         put(sp4 - 8, MOD_BASE + 0x1640);    /* realign's RA → start */
 
-        UnwindRegs regs = { .ip = MOD_BASE + 0x1004, .sp = sp0, .fp = 0xdead };
+        *ret_fp2 = fp2;
+        return (UnwindRegs) { .ip = MOD_BASE + 0x1004, .sp = sp0, .fp = 0xdead };
+}
+
+TEST(chain) {
+        uint64_t frames[16], fp2;
+        UnwindResult res;
+        UnwindStack st = full_stack();
+        UnwindRegs regs = chain_stack(&fp2);
         run(&regs, &st, frames, 16, &res);
         CHECK_MSG(res.stop == UNWIND_STOP_END, "chain stopped with %s", unwind_stop_to_string(res.stop));
         CHECK_MSG(res.n_frames == 5, "chain has %zu frames, expected 5", res.n_frames);
@@ -114,19 +121,30 @@ static void test_chain(void) {
                                   frames[3] == MOD_BASE + 0x1330 && frames[4] == MOD_BASE + 0x1640,
                           "wrong frames");
         CHECK_MSG(res.n_fp_frames == 0, "fallback used on a fully described chain");
+}
 
-        /* The same chain with a frame limit. */
+/* The same chain with a frame limit. */
+TEST(chain_frame_limit) {
+        uint64_t frames[16], fp2;
+        UnwindResult res;
+        UnwindStack st = full_stack();
+        UnwindRegs regs = chain_stack(&fp2);
         run(&regs, &st, frames, 3, &res);
         CHECK_MSG(res.stop == UNWIND_STOP_LIMIT && res.n_frames == 3, "limit: %s %zu", unwind_stop_to_string(res.stop), res.n_frames);
+}
 
-        /* Truncated copy: the RA slot of fpframe is beyond the copied bytes. */
+/* Truncated copy: the RA slot of fpframe is beyond the copied bytes. */
+TEST(chain_truncated_copy) {
+        uint64_t frames[16], fp2;
+        UnwindResult res;
+        UnwindRegs regs = chain_stack(&fp2);
         UnwindStack short_st = { STACK_BASE, (const uint8_t *) stack_words, (size_t) (fp2 + 8 - STACK_BASE) };
         run(&regs, &short_st, frames, 16, &res);
         CHECK_MSG(res.stop == UNWIND_STOP_OUT_OF_STACK && res.n_frames == 3, "truncated: %s %zu",
                   unwind_stop_to_string(res.stop), res.n_frames);
 }
 
-static void test_plt_and_signal(void) {
+TEST(plt) {
         uint64_t frames[16];
         UnwindResult res;
         UnwindStack st = full_stack();
@@ -142,10 +160,17 @@ static void test_plt_and_signal(void) {
         regs.ip = MOD_BASE + 0x1406;
         run(&regs, &st, frames, 16, &res);
         CHECK_MSG(res.n_frames == 2 && frames[1] == MOD_BASE + 0x1620, "PLT before push");
+}
 
-        /* Signal frame: handler (leaf row) returns into the trampoline; the
-         * interrupted IP is the first byte of "start" (0x1600): it must be
-         * looked up exactly, not as a return address (0x15ff is the trampoline). */
+/* Signal frame: handler (leaf row) returns into the trampoline; the
+ * interrupted IP is the first byte of "start" (0x1600): it must be looked up
+ * exactly, not as a return address (0x15ff is the trampoline). */
+TEST(signal_frame) {
+        uint64_t frames[16];
+        UnwindResult res;
+        UnwindStack st = full_stack();
+        uint64_t sp = STACK_BASE + 64;
+        UnwindRegs regs;
         memset(stack_words, 0, sizeof(stack_words));
         uint64_t tramp_sp = sp + 8, interrupted_sp = sp + 1024;
         put(sp, MOD_BASE + 0x1501);                       /* handler's RA → trampoline */
@@ -159,7 +184,7 @@ static void test_plt_and_signal(void) {
                   "signal frame: %zu frames, stop %s", res.n_frames, unwind_stop_to_string(res.stop));
 }
 
-static void test_fp_fallback(void) {
+TEST(fp_fallback) {
         uint64_t frames[16];
         UnwindResult res;
         UnwindStack st = full_stack();
@@ -196,7 +221,7 @@ static void test_fp_fallback(void) {
         CHECK_MSG(res.n_frames == 3 && frames[2] == MOD_BASE + 0x1650, "fp walker: %zu", res.n_frames);
 }
 
-static void test_forged(void) {
+TEST(forged_stacks) {
         uint64_t frames[UNWINDER_MAX_FRAMES];
         UnwindResult res;
         size_t total = 0;
@@ -256,7 +281,7 @@ static void test_forged(void) {
         CHECK_MSG(total > 20000, "forged stacks never unwound a frame (%zu)", total);
 }
 
-static void test_maps(void) {
+TEST(maps) {
         UnwindMaps m = {};
         const UnwindTable *t;
         uint64_t off;
@@ -281,7 +306,7 @@ static void test_maps(void) {
         unwind_maps_clear(&m);
 }
 
-static void test_cache(void) {
+TEST(table_cache) {
         UnwindTableCache c = {};
         UnwindFileKey a = { .dev = 1, .ino = 2, .build_id_len = 2, .build_id = { 0xab, 0xcd } };
         UnwindFileKey b = a;
@@ -303,7 +328,7 @@ static void test_cache(void) {
         unwind_table_cache_clear(&c);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
         const char *reason;
 
         if (unwind_table_validate(&module, sizeof(module), &table, &reason) < 0) {
@@ -312,17 +337,7 @@ int main(void) {
         }
         if (unwind_maps_add(&maps, MOD_BASE, MOD_END, 0, &table) < 0)
                 return 1;
-        test_chain();
-        test_plt_and_signal();
-        test_fp_fallback();
-        test_forged();
-        test_maps();
-        test_cache();
+        int r = test_main(argc, argv);
         unwind_maps_clear(&maps);
-        if (failures) {
-                fprintf(stderr, "%d failures\n", failures);
-                return 1;
-        }
-        printf("all unwinder checks passed\n");
-        return 0;
+        return r;
 }
