@@ -24,7 +24,7 @@
 # Needs root, qemu-system-arm, qemu-user-static with binfmt_misc,
 # gcc-aarch64-linux-gnu, golang-go, rustc, debootstrap, and the Debian mirror
 # on the first run (PERISCOPE_DEBIAN_MIRROR; PERISCOPE_TEST_CACHE as in
-# tests/vm/vm-lib.sh). PERISCOPE_VM_KEEP=1 keeps the share. docs/arm64.md
+# tests/vm/vm-lib.sh). PERISCOPE_VM_KEEP=1 keeps the share. tests/README.md
 # says how to run it by hand.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -34,7 +34,7 @@
 #
 # Needs root, qemu-system-x86, debootstrap, and the Debian mirror on the
 # first run (PERISCOPE_DEBIAN_MIRROR, PERISCOPE_TEST_CACHE as in
-# tests/service/installed/). docs/ARCHITECTURE.md, "Tests on
+# tests/service/installed/). tests/README.md, "Tests on
 # Debian's own kernel", says how to run it by hand.
 set -euo pipefail
 . "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
