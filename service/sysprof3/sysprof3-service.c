@@ -31,8 +31,7 @@
 static int caller_or_error(sd_bus_message *m, Caller *caller, sd_bus_error *error) {
         int r = caller_from_message(m, caller);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED, "cannot tell who is calling: %s",
-                                         strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_NOT_AUTHORIZED, r, "cannot tell who is calling: %m");
         return 0;
 }
 
@@ -255,8 +254,8 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
         if (pid > 0) {
                 pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
                 if (pidfd < 0)
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d: %s", pid,
-                                                 strerror(errno));
+                        return bus_error_set_errnof(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, -errno, "process %d: %m",
+                                                    pid);
                 if (caller->uid != 0 && !auth->via_polkit && !process_owned_by(pid, caller->uid))
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                                  "process %d is not yours (any more)", pid);
@@ -345,8 +344,7 @@ static int open_proc_file(sd_bus_message *call, const Caller *caller, const Auth
                                          "/proc/%d/%s: process %d is not yours (any more)", (int) path->pid,
                                          path->relative, (int) path->pid);
         if (fd < 0)
-                return sd_bus_error_setf(error, periscope_error_from_errno(fd), "/proc/%d/%s: %s", (int) path->pid,
-                                         path->relative, strerror(-fd));
+                return bus_error_set_errnof(error, NULL, fd, "/proc/%d/%s: %m", (int) path->pid, path->relative);
         return fd;
 }
 
@@ -360,7 +358,7 @@ static int get_proc_file_authorized(Sysprof3 *s, sd_bus_message *call, const Cal
         size_t len;
         int r = read_fd_bounded(fd, PROC_FILE_MAX_BYTES, true, &contents, &len);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "reading the file failed: %s", strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "reading the file failed: %m");
         /* Entries such as status or io are made at read time, read here with
          * root's rights: the process is checked once more after the read. */
         if (caller->uid != 0 && !auth->via_polkit) {
@@ -574,21 +572,21 @@ static int set_governor_authorized(Sysprof3 *s, sd_bus_message *call, const Call
         r = read_file_bounded(AT_FDCWD, CPUFREQ_DIR "/cpu0/cpufreq/scaling_available_governors", 4096, true,
                               &available, &len);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_SUPPORTED,
-                                         "this machine has no CPU frequency governors (cpufreq): %s", strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_NOT_SUPPORTED, r,
+                                            "this machine has no CPU frequency governors (cpufreq): %m");
         if (!word_in_list(available, governor))
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "governor '%.32s' is not one of this machine's: %s", governor, available);
         r = read_file_bounded(AT_FDCWD, CPUFREQ_DIR "/cpu0/cpufreq/scaling_governor", 4096, true, &previous, &len);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "reading the governor failed: %s", strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "reading the governor failed: %m");
         previous[strcspn(previous, "\n")] = '\0';
         int n_cpus = get_nprocs_conf();
         for (int cpu = 0; cpu < n_cpus; cpu++) {
                 r = write_governor(cpu, governor);
                 if (r < 0 && r != -ENOENT)
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "setting the governor of cpu %d: %s",
-                                                 cpu, strerror(-r));
+                        return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r,
+                                                    "setting the governor of cpu %d: %m", cpu);
         }
         log_info("sysprof3: uid %u set the CPU governor to %s (was %s)", (unsigned) caller->uid, governor, previous);
         return sd_bus_reply_method_return(call, "s", previous);
@@ -623,8 +621,7 @@ static int method_set_paranoid(sd_bus_message *m, void *userdata, sd_bus_error *
         size_t len;
         r = read_file_bounded(AT_FDCWD, "/proc/sys/kernel/perf_event_paranoid", 64, true, &current, &len);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "reading perf_event_paranoid failed: %s",
-                                         strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "reading perf_event_paranoid failed: %m");
         return sd_bus_reply_method_return(m, "i", (int32_t) strtol(current, NULL, 10));
 }
 
