@@ -79,7 +79,7 @@ static int read_option(sd_bus_message *m, PerfOpenOption *o, sd_bus_error *error
 /* Reads PerfEventOpen's arguments: the attr (not yet narrowed), pid and cpu. */
 static int read_perf_open(sd_bus_message *m, struct perf_event_attr *attr, int32_t *pid, int32_t *cpu,
                           sd_bus_error *error) {
-        char why[256];
+        _cleanup_free_ char *why = NULL;
         *attr = (struct perf_event_attr) { .size = sizeof(*attr) };
         int r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r < 0)
@@ -89,8 +89,9 @@ static int read_perf_open(sd_bus_message *m, struct perf_event_attr *attr, int32
                 r = read_option(m, &o, error);
                 if (r < 0 || sd_bus_error_is_set(error))
                         return r < 0 ? r : -EINVAL;
-                if (perf_open_option_apply(attr, &o, why, sizeof(why)) < 0)
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
+                r = perf_open_option_apply(attr, &o, &why);
+                if (r < 0)
+                        return bus_error_set_why(error, PERISCOPE_ERROR_INVALID_OPTION, r, why);
                 r = sd_bus_message_exit_container(m);
                 if (r < 0)
                         return r;
@@ -101,12 +102,14 @@ static int read_perf_open(sd_bus_message *m, struct perf_event_attr *attr, int32
         if (r < 0)
                 return r;
         int n_cpus = get_nprocs_conf();
-        if (perf_open_target_check(*pid, *cpu, 0, n_cpus, why, sizeof(why)) < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
+        r = perf_open_target_check(*pid, *cpu, 0, n_cpus, &why);
+        if (r < 0)
+                return bus_error_set_why(error, PERISCOPE_ERROR_INVALID_OPTION, r, why);
         /* Check the attr now, so that polkit is not asked for nonsense. */
         struct perf_event_attr copy = *attr;
-        if (perf_open_attr_restrict(&copy, false, why, sizeof(why)) < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
+        r = perf_open_attr_restrict(&copy, false, &why);
+        if (r < 0)
+                return bus_error_set_why(error, PERISCOPE_ERROR_INVALID_OPTION, r, why);
         /* group_fd: Sysprof passes the handle -1 without any fd, which
          * sd-bus cannot read as a handle (-EBADMSG): that is "no group", and
          * then the flags cannot be read either; they matter not, as the
@@ -234,12 +237,13 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
                                 sd_bus_error *error) {
         struct perf_event_attr attr;
         int32_t pid, cpu;
-        char why[256];
+        _cleanup_free_ char *why = NULL;
         int r = read_perf_open(call, &attr, &pid, &cpu, error);
         if (r < 0 || sd_bus_error_is_set(error))
                 return r < 0 ? r : -EINVAL;
-        if (perf_open_attr_restrict(&attr, auth->kernel, why, sizeof(why)) < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
+        r = perf_open_attr_restrict(&attr, auth->kernel, &why);
+        if (r < 0)
+                return bus_error_set_why(error, PERISCOPE_ERROR_INVALID_OPTION, r, why);
         size_t mine = 0;
         for (size_t i = 0; i < s->n_openings; i++)
                 mine += s->openings[i]->caller.uid == caller->uid;
