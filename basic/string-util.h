@@ -39,3 +39,30 @@ static inline int why_setf(char **ret_why, int error, const char *format, ...) {
         *ret_why = s;
         return error;
 }
+
+/* Appends the formatted text to the reasons in *why, "; "-separated (the
+ * links a lookup followed, the candidates it refused); without memory
+ * *why stays as it was. Nothing when why is NULL. */
+static inline void why_vappendf(char **why, const char *format, va_list ap) __attribute__((format(printf, 2, 0)));
+static inline void why_vappendf(char **why, const char *format, va_list ap) {
+        if (!why)
+                return;
+        char *add = strdup_vprintf(format, ap);
+        if (add && *why) {
+                char *joined = strdup_printf("%s; %s", *why, add);
+                free(add);
+                add = joined;
+        }
+        if (!add)
+                return;
+        free(*why);
+        *why = add;
+}
+
+static inline void why_appendf(char **why, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static inline void why_appendf(char **why, const char *format, ...) {
+        va_list ap;
+        va_start(ap, format);
+        why_vappendf(why, format, ap);
+        va_end(ap);
+}
