@@ -24,6 +24,16 @@ static inline char *strdup_printf(const char *format, ...) {
         return s;
 }
 
+/* Stores text (malloc'd, taken over; may be NULL) in *ret_why, freeing the
+ * one there, or frees it when ret_why is NULL. */
+static inline void why_set(char **ret_why, char *text) {
+        if (ret_why) {
+                free(*ret_why);
+                *ret_why = text;
+        } else
+                free(text);
+}
+
 /* Stores the reason for error in *ret_why (freeing one already there), when
  * ret_why is not NULL: malloc'd text, or NULL without memory. Returns error,
  * a negative errno. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-string-util.c: the reason a function below the bus gives with its
- * errno (basic/string-util.h: why_setf, why_appendf). */
+ * errno (basic/string-util.h: why_set, why_setf, why_appendf). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +22,15 @@ TEST(why_setf_replaces_an_earlier_reason) {
 
 TEST(why_setf_without_a_place_still_returns_the_errno) {
         CHECK(why_setf(NULL, -ELOOP, "nobody reads %s", "this") == -ELOOP);
+}
+
+TEST(why_set_takes_the_text_over) {
+        _cleanup_free_ char *why = strdup("first");
+        why_set(&why, strdup("second"));
+        CHECK(why && strcmp(why, "second") == 0);
+        why_set(NULL, strdup("freed, not leaked"));
+        why_set(&why, NULL);
+        CHECK(why == NULL);
 }
 
 TEST(why_appendf_joins_reasons_with_a_semicolon) {
