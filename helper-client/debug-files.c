@@ -37,13 +37,8 @@ static void add_note(DebugFile *f, const char *fmt, ...) __attribute__((format(p
 static void add_note(DebugFile *f, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        _cleanup_free_ char *msg = strdup_vprintf(fmt, ap);
+        why_vappendf(&f->notes, fmt, ap);
         va_end(ap);
-        char *joined = !msg ? NULL : f->notes ? strdup_printf("%s; %s", f->notes, msg) : TAKE_PTR(msg);
-        if (joined) {
-                free(f->notes);
-                f->notes = joined;
-        }
 }
 
 /* Opens a candidate: a regular file, not the binary itself. */
@@ -249,14 +244,14 @@ static int find_by_debuglink(Lookup *l, const char *root, int fd, const char *pa
  * itself is never its own debug file. */
 static int open_in_tree(Lookup *l, const DebugFileTree *t, const char *path, const struct stat *self, char *shown,
                         size_t shown_size) {
-        char why[1024] = "";
-        int cfd = t->open(t->userdata, path, shown, shown_size, why, sizeof(why));
+        _cleanup_free_ char *why = NULL;
+        int cfd = t->open(t->userdata, path, shown, shown_size, &why);
         /* absent; ENXIO/ENODEV: an overlay whiteout (a 0:0 character device
          * in an upper layer) says the file was deleted */
         if (cfd == -ENOENT || cfd == -ENOTDIR || cfd == -ESRCH || cfd == -ENXIO || cfd == -ENODEV)
                 return -ENOENT;
         if (cfd < 0) {
-                refuse(l, "%s: %s, not used", shown, why[0] ? why : strerror(-cfd));
+                refuse(l, "%s: %s, not used", shown, why ? why : strerror(-cfd));
                 return cfd;
         }
         struct stat st;

@@ -55,9 +55,9 @@ typedef struct DebugFileTree {
         const char *debug_dirs[DEBUG_FILE_TREE_MAX_DIRS]; /* in the tree ("/usr/lib/debug"; "/" for an extension); NULL ends */
         bool holds_binary;         /* the binary's directory is in this tree (.gnu_debuglink beside it) */
         /* Opens the regular file at path (absolute, in the tree) confined to
-         * the tree: an fd, or a negative errno with why saying why (a link out
-         * of the tree: -EXDEV). shown gets the host path. */
-        int (*open)(void *userdata, const char *path, char *shown, size_t shown_size, char *why, size_t why_size);
+         * the tree: an fd, or a negative errno with *ret_why saying why (a
+         * link out of the tree: -EXDEV). shown gets the host path. */
+        int (*open)(void *userdata, const char *path, char *shown, size_t shown_size, char **ret_why);
         void *userdata;
 } DebugFileTree;
 

@@ -47,7 +47,7 @@ static int make_dirs(const char *path, mode_t mode) {
 
 /* The fetcher's cache: root's belongs to the fetcher's uid (0700 under a
  * root-owned 0755 parent); anyone else's is their own debuginfod cache. */
-static int open_cache(bool as_root, uid_t uid, gid_t gid, char **why) {
+static int open_cache(bool as_root, uid_t uid, gid_t gid, char **ret_why) {
         _cleanup_free_ char *path = NULL;
         if (as_root)
                 path = strdup(DEBUGINFOD_FETCH_ROOT_CACHE);
@@ -58,12 +58,12 @@ static int open_cache(bool as_root, uid_t uid, gid_t gid, char **why) {
         else if (getenv("HOME") && getenv("HOME")[0] == '/')
                 path = strdup_printf("%s/.cache/debuginfod_client", getenv("HOME"));
         if (!path) {
-                *why = strdup("debuginfod: no cache directory ($HOME is not set)");
+                why_set(ret_why, strdup("debuginfod: no cache directory ($HOME is not set)"));
                 return -ENOENT;
         }
         int fd = make_dirs(path, as_root ? 0755 : 0700);
         if (fd < 0) {
-                *why = strdup_printf("debuginfod: cache %s: %s", path, strerror(-fd));
+                why_set(ret_why, strdup_printf("debuginfod: cache %s: %s", path, strerror(-fd)));
                 return fd;
         }
         struct stat st;
@@ -71,20 +71,21 @@ static int open_cache(bool as_root, uid_t uid, gid_t gid, char **why) {
                                               (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0 ||
                                                fchmodat(AT_FDCWD, path, 0700, AT_SYMLINK_NOFOLLOW) < 0)))) {
                 int r = -errno;
-                *why = strdup_printf("debuginfod: cannot give cache %s to uid %u: %s", path, (unsigned) uid, strerror(errno));
+                why_set(ret_why, strdup_printf("debuginfod: cannot give cache %s to uid %u: %s", path, (unsigned) uid,
+                                               strerror(errno)));
                 safe_close(fd);
                 return r;
         }
         return fd;
 }
 
-int debuginfod_fetch_prepare_root_cache(char **why) {
+int debuginfod_fetch_prepare_root_cache(char **ret_why) {
         if (geteuid() != 0)
                 return 0;
         uid_t uid;
         gid_t gid;
         sandbox_user(DEBUGINFOD_FETCH_USER, DEBUGINFOD_FETCH_FALLBACK_ID, &uid, &gid);
-        int fd = open_cache(true, uid, gid, why);
+        int fd = open_cache(true, uid, gid, ret_why);
         if (fd < 0)
                 return fd;
         safe_close(fd);
@@ -143,16 +144,16 @@ static int wait_answer(int sock, int64_t left, const DebuginfodWait *wait) {
 }
 
 /* Reads the answer: the debug file's fd, or the fetcher's error. */
-static int read_answer(int sock, uint32_t id, int64_t deadline, const DebuginfodWait *wait, char **why) {
+static int read_answer(int sock, uint32_t id, int64_t deadline, const DebuginfodWait *wait, char **ret_why) {
         for (;;) {
                 int64_t left = deadline - now_monotonic_ms();
                 if (left <= 0) {
-                        *why = strdup("debuginfod: the fetcher timed out");
+                        why_set(ret_why, strdup("debuginfod: the fetcher timed out"));
                         return -ETIMEDOUT;
                 }
                 int r = wait_answer(sock, left, wait);
                 if (r == -ECANCELED)
-                        *why = strdup("debuginfod: cancelled (the recording was discarded)");
+                        why_set(ret_why, strdup("debuginfod: cancelled (the recording was discarded)"));
                 if (r < 0)
                         return r;
                 if (r > 0)
@@ -163,7 +164,7 @@ static int read_answer(int sock, uint32_t id, int64_t deadline, const Debuginfod
         if (r == -ECONNRESET)
                 return -EIO; /* it ended without an answer: its exit status says why */
         if (r < 0) {
-                *why = strdup("debuginfod: the fetcher sent garbage");
+                why_set(ret_why, strdup("debuginfod: the fetcher sent garbage"));
                 return r;
         }
         HelperReader rd;
@@ -173,7 +174,7 @@ static int read_answer(int sock, uint32_t id, int64_t deadline, const Debuginfod
                 int32_t error = (int32_t) helper_get_u32(&rd);
                 _cleanup_free_ char *msg = helper_get_string(&rd, HELPER_MAX_ERROR_MESSAGE, true);
                 if (helper_reader_finished(&rd) && error < 0 && error >= -4095) {
-                        *why = TAKE_PTR(msg);
+                        why_set(ret_why, TAKE_PTR(msg));
                         r = error;
                 }
         } else if (m.header.request_id == id && m.header.type == HELPER_MSG_DEBUGINFOD_FETCH_REPLY && m.n_fds == 1 &&
@@ -186,7 +187,7 @@ static int read_answer(int sock, uint32_t id, int64_t deadline, const Debuginfod
         }
         helper_message_clear(&m);
         if (r == -EBADMSG)
-                *why = strdup("debuginfod: the fetcher's answer is not a regular file or not valid");
+                why_set(ret_why, strdup("debuginfod: the fetcher's answer is not a regular file or not valid"));
         return r;
 }
 
@@ -200,8 +201,8 @@ static char *describe_failure(int status, bool as_root, uid_t uid) {
 }
 
 int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_size, unsigned timeout_s,
-                     const DebuginfodWait *wait, char **why) {
-        *why = NULL;
+                     const DebuginfodWait *wait, char **ret_why) {
+        why_set(ret_why, NULL);
         if (build_id_size == 0 || build_id_size > HELPER_MAX_BUILD_ID || timeout_s == 0 ||
             timeout_s > HELPER_MAX_FETCH_TIMEOUT)
                 return -EINVAL;
@@ -209,14 +210,14 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
                                                             "debuginfod-fetcher/periscope-debuginfod-fetch",
                                                             PERISCOPE_LIBEXECDIR "/periscope-debuginfod-fetch");
         if (!program) {
-                *why = strdup_printf("debuginfod: no periscope-debuginfod-fetch: %s", strerror(errno));
+                why_set(ret_why, strdup_printf("debuginfod: no periscope-debuginfod-fetch: %s", strerror(errno)));
                 return -ENOENT;
         }
         bool as_root = geteuid() == 0;
         uid_t uid;
         gid_t gid;
         sandbox_user(DEBUGINFOD_FETCH_USER, DEBUGINFOD_FETCH_FALLBACK_ID, &uid, &gid);
-        _cleanup_close_ int cache = open_cache(as_root, uid, gid, why);
+        _cleanup_close_ int cache = open_cache(as_root, uid, gid, ret_why);
         if (cache < 0)
                 return cache;
         _cleanup_close_ int binary = open(program, O_PATH | O_CLOEXEC);
@@ -255,7 +256,7 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
         safe_close(err[1]);
         if (r < 0) {
                 safe_close(err[0]);
-                *why = strdup_printf("debuginfod: cannot start the fetcher: %s", strerror(-r));
+                why_set(ret_why, strdup_printf("debuginfod: cannot start the fetcher: %s", strerror(-r)));
                 return r;
         }
         if (err[0] >= 0)
@@ -269,7 +270,7 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
         r = w.failed ? -ENOMEM : helper_send_message(sock, HELPER_MSG_DEBUGINFOD_FETCH, 1, w.data, w.size, NULL, 0);
         helper_writer_done(&w);
         if (r >= 0)
-                r = read_answer(sock, 1, now_monotonic_ms() + (int64_t) (timeout_s + 5) * 1000, wait, why);
+                r = read_answer(sock, 1, now_monotonic_ms() + (int64_t) (timeout_s + 5) * 1000, wait, ret_why);
         /* Hang up first: the fetcher runs as its own user, so a daemon
          * without CAP_KILL cannot kill it; it gives up within a second
          * of seeing the hang-up (a cancelled wait: the service stopping). */
@@ -278,7 +279,7 @@ int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_
         int status = 0;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
-        if (r < 0 && !*why)
-                *why = describe_failure(status, as_root, uid);
+        if (r < 0 && ret_why && !*ret_why)
+                why_set(ret_why, describe_failure(status, as_root, uid));
         return r;
 }

@@ -37,13 +37,13 @@ typedef struct DebuginfodWait {
  * the fetcher user's, 0700, as systemd/periscope.tmpfiles does for the
  * installed service; periscoped calls it before it drops CAP_CHOWN, so a
  * root daemon that was never installed fetches on a new machine too.
- * 0 (nothing to do as another user), or a negative errno with *why. */
-int debuginfod_fetch_prepare_root_cache(char **why);
+ * 0 (nothing to do as another user), or a negative errno with *ret_why. */
+int debuginfod_fetch_prepare_root_cache(char **ret_why);
 
 /* Asks the servers in urls (as $DEBUGINFOD_URLS) for the debug file of
  * build_id, giving up after timeout_s seconds; wait (may be NULL) says how
  * to wait for the answer. Returns an fd of a regular file, or a negative
- * errno with *why (malloc'ed) saying what failed: -ENOENT when no server
+ * errno with *ret_why (malloc'ed) saying what failed: -ENOENT when no server
  * has it. */
 int debuginfod_fetch(const char *urls, const uint8_t *build_id, size_t build_id_size, unsigned timeout_s,
-                     const DebuginfodWait *wait, char **why);
+                     const DebuginfodWait *wait, char **ret_why);

@@ -76,11 +76,10 @@ int helper_jit_names_reply_decode(const uint8_t *payload, size_t size, const uin
 }
 
 int helper_client_jit_names(HelperClient *c, int fd, HelperJitFormat format, const uint64_t *addresses, size_t n,
-                            HelperJitNames **ret, char **why) {
+                            HelperJitNames **ret, char **ret_why) {
         struct stat st;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                if (why)
-                        *why = strdup("not a regular file");
+                why_set(ret_why, strdup("not a regular file"));
                 return -EBADF;
         }
         for (size_t i = 1; i < n; i++)
@@ -99,14 +98,14 @@ int helper_client_jit_names(HelperClient *c, int fd, HelperJitFormat format, con
                 for (size_t i = 0; i < count; i++)
                         helper_put_u64(&w, addresses[first + i]);
                 HelperMessage m = {};
-                int r = helper_client_request(c, HELPER_MSG_JIT_NAMES, &w, &fd, 1, &m, why);
+                int r = helper_client_request(c, HELPER_MSG_JIT_NAMES, &w, &fd, 1, &m, ret_why);
                 if (r < 0)
                         return r;
                 r = helper_jit_names_reply_decode(m.payload, m.payload_size, addresses + first, count,
                                                   j->names + first, &j->entries, &j->refused);
                 helper_message_clear(&m);
                 if (r < 0)
-                        return helper_client_fail(c, why, strdup("invalid answer to JIT_NAMES"));
+                        return helper_client_fail(c, ret_why, strdup("invalid answer to JIT_NAMES"));
         }
         *ret = TAKE_PTR(j);
         return 0;

@@ -31,9 +31,9 @@ typedef struct HelperJitNames {
 
 /* JIT_NAMES: names of n strictly ascending addresses from the perf map or
  * jitdump (format) open at fd. Batches as needed. Returns 0 with *ret, or
- * < 0 with *why as above (-EINVAL for addresses out of order). */
+ * < 0 with *ret_why as above (-EINVAL for addresses out of order). */
 int helper_client_jit_names(HelperClient *c, int fd, HelperJitFormat format, const uint64_t *addresses, size_t n,
-                            HelperJitNames **ret, char **why);
+                            HelperJitNames **ret, char **ret_why);
 
 /* Validates and decodes one JIT_NAMES reply for `count` addresses into
  * out[0..count); raises *entries and *refused to its counts. -EBADMSG

@@ -40,14 +40,6 @@ struct HelperClient {
         bool cancelled;      /* wait_readable said -ECANCELED: no more requests */
 };
 
-static void set_why(char **why, char *msg) {
-        if (why) {
-                free(*why);
-                *why = msg;
-        } else
-                free(msg);
-}
-
 static void config_defaults(HelperClientConfig *c) {
         if (!c->bwrap_path)
                 c->bwrap_path = "/usr/bin/bwrap";
@@ -259,7 +251,7 @@ static int64_t now_ms(void) {
 }
 
 /* Marks the helper failed: kill it, say why. */
-static int helper_failed(HelperClient *c, char **why, char *reason) {
+static int helper_failed(HelperClient *c, char **ret_why, char *reason) {
         int status = 0;
         bool exited = false;
         if (c->pid > 0 && !reason) {
@@ -280,7 +272,7 @@ static int helper_failed(HelperClient *c, char **why, char *reason) {
                         reason = strdup("closed its socket");
         }
         stop_helper(c);
-        set_why(why, strdup_printf("helper failed: %s", reason ? reason : "out of memory"));
+        why_set(ret_why, strdup_printf("helper failed: %s", reason ? reason : "out of memory"));
         free(reason);
         return HELPER_CLIENT_FAILED;
 }
@@ -304,7 +296,7 @@ static int wait_answer(HelperClient *c, int64_t left) {
 
 /* Waits for the answer to request id: the helper's time for it counts
  * against the client's budget. */
-static int receive_answer(HelperClient *c, uint16_t type, uint32_t id, HelperMessage *reply, char **why) {
+static int receive_answer(HelperClient *c, uint16_t type, uint32_t id, HelperMessage *reply, char **ret_why) {
         int64_t start = now_ms(), deadline = start + c->config.timeout_ms;
         uint64_t busy_before = c->busy_ms, budget = c->config.time_budget_ms;
         bool budget_bound = budget > 0 && (budget <= busy_before || budget - busy_before < c->config.timeout_ms);
@@ -315,31 +307,32 @@ static int receive_answer(HelperClient *c, uint16_t type, uint32_t id, HelperMes
                 c->busy_ms = busy_before + (uint64_t) (now - start);
                 if (left <= 0 && budget_bound) {
                         c->budget_spent = true;
-                        return helper_failed(c, why, strdup_printf("the recording's time budget of %u ms is spent",
-                                                                   c->config.time_budget_ms));
+                        return helper_failed(c, ret_why,
+                                             strdup_printf("the recording's time budget of %u ms is spent",
+                                                           c->config.time_budget_ms));
                 }
                 if (left <= 0)
-                        return helper_failed(c, why, strdup_printf("timed out after %u ms", c->config.timeout_ms));
+                        return helper_failed(c, ret_why, strdup_printf("timed out after %u ms", c->config.timeout_ms));
                 int r = wait_answer(c, left);
                 if (r == -ECANCELED) {
                         c->cancelled = true;
-                        return helper_failed(c, why, strdup("cancelled (the recording was discarded)"));
+                        return helper_failed(c, ret_why, strdup("cancelled (the recording was discarded)"));
                 }
                 if (r < 0)
-                        return helper_failed(c, why, strdup_printf("waiting for an answer: %s", strerror(-r)));
+                        return helper_failed(c, ret_why, strdup_printf("waiting for an answer: %s", strerror(-r)));
                 if (r == 0)
                         continue;
                 c->busy_ms = busy_before + (uint64_t) (now_ms() - start);
                 HelperMessage m;
                 r = helper_receive_message(c->sock, 0, &m);
                 if (r == -ECONNRESET)
-                        return helper_failed(c, why, NULL);
+                        return helper_failed(c, ret_why, NULL);
                 if (r < 0)
-                        return helper_failed(c, why, strdup_printf("invalid answer (%s)", strerror(-r)));
+                        return helper_failed(c, ret_why, strdup_printf("invalid answer (%s)", strerror(-r)));
                 if (m.header.request_id != id ||
                     (m.header.type != (type | HELPER_MSG_REPLY) && m.header.type != HELPER_MSG_ERROR)) {
                         helper_message_clear(&m);
-                        return helper_failed(c, why, strdup("invalid answer (wrong id or type)"));
+                        return helper_failed(c, ret_why, strdup("invalid answer (wrong id or type)"));
                 }
                 *reply = m;
                 return 0;
@@ -348,51 +341,52 @@ static int receive_answer(HelperClient *c, uint16_t type, uint32_t id, HelperMes
 
 /* One request/reply round trip. *reply is the validated header + payload. */
 static int transact(HelperClient *c, uint16_t type, const HelperWriter *req, const int *fds, size_t n_fds,
-                    HelperMessage *reply, char **why) {
+                    HelperMessage *reply, char **ret_why) {
         if (c->cancelled) {
-                set_why(why, strdup("helper failed: cancelled (the recording was discarded)"));
+                why_set(ret_why, strdup("helper failed: cancelled (the recording was discarded)"));
                 return HELPER_CLIENT_FAILED;
         }
         if (c->budget_spent) {
-                set_why(why, strdup_printf("helper failed: the recording's time budget of %u ms is spent",
-                                           c->config.time_budget_ms));
+                why_set(ret_why, strdup_printf("helper failed: the recording's time budget of %u ms is spent",
+                                               c->config.time_budget_ms));
                 return HELPER_CLIENT_FAILED;
         }
         int r = start_helper(c);
         if (r < 0) {
-                set_why(why, strdup_printf("helper failed: cannot start %s: %s", c->config.bwrap_path, strerror(-r)));
+                why_set(ret_why,
+                        strdup_printf("helper failed: cannot start %s: %s", c->config.bwrap_path, strerror(-r)));
                 return HELPER_CLIENT_FAILED;
         }
         uint32_t id = c->next_id++;
         r = helper_send_message(c->sock, type, id, req->data, req->size, fds, n_fds);
         if (r < 0)
-                return helper_failed(c, why, NULL);
-        return receive_answer(c, type, id, reply, why);
+                return helper_failed(c, ret_why, NULL);
+        return receive_answer(c, type, id, reply, ret_why);
 }
 
 /* An ERROR reply: the helper's verdict on this file; it stays up. */
-static int decode_error_reply(HelperClient *c, HelperMessage *m, char **why) {
+static int decode_error_reply(HelperClient *c, HelperMessage *m, char **ret_why) {
         HelperReader rd;
         helper_reader_init(&rd, m->payload, m->payload_size);
         int32_t error = (int32_t) helper_get_u32(&rd);
         _cleanup_free_ char *msg = helper_get_string(&rd, HELPER_MAX_ERROR_MESSAGE, true);
         if (!helper_reader_finished(&rd) || error >= 0 || error < -4095)
-                return helper_failed(c, why, strdup("invalid answer (malformed error)"));
-        set_why(why, TAKE_PTR(msg));
+                return helper_failed(c, ret_why, strdup("invalid answer (malformed error)"));
+        why_set(ret_why, TAKE_PTR(msg));
         return error;
 }
 
 /* Sends one request built in *req (then released) and waits for its answer:
- * 0 with *reply holding a non-error answer, or negative with *why set (an
+ * 0 with *reply holding a non-error answer, or negative with *ret_why set (an
  * encoding failure, a failed helper, or the helper's own error reply). */
 static int request(HelperClient *c, uint16_t type, HelperWriter *req, const int *fds, size_t n_fds,
-                   HelperMessage *reply, char **why) {
-        int r = req->failed ? -ENOMEM : transact(c, type, req, fds, n_fds, reply, why);
+                   HelperMessage *reply, char **ret_why) {
+        int r = req->failed ? -ENOMEM : transact(c, type, req, fds, n_fds, reply, ret_why);
         helper_writer_done(req);
         if (r < 0)
                 return r;
         if (reply->header.type == HELPER_MSG_ERROR) {
-                r = decode_error_reply(c, reply, why);
+                r = decode_error_reply(c, reply, ret_why);
                 helper_message_clear(reply);
                 return r;
         }
@@ -400,12 +394,12 @@ static int request(HelperClient *c, uint16_t type, HelperWriter *req, const int 
 }
 
 int helper_client_request(HelperClient *c, uint16_t type, HelperWriter *req, const int *fds, size_t n_fds,
-                          HelperMessage *reply, char **why) {
-        return request(c, type, req, fds, n_fds, reply, why);
+                          HelperMessage *reply, char **ret_why) {
+        return request(c, type, req, fds, n_fds, reply, ret_why);
 }
 
-int helper_client_fail(HelperClient *c, char **why, char *reason) {
-        return helper_failed(c, why, reason);
+int helper_client_fail(HelperClient *c, char **ret_why, char *reason) {
+        return helper_failed(c, ret_why, reason);
 }
 
 static int check_regular(int fd) {
@@ -444,23 +438,23 @@ bool helper_identify_reply_decode(const uint8_t *payload, size_t size, uint32_t 
         return true;
 }
 
-int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdentity *ret, char **why) {
+int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdentity *ret, char **ret_why) {
         int r = check_regular(fd);
         if (r < 0) {
-                set_why(why, strdup("not a regular file"));
+                why_set(ret_why, strdup("not a regular file"));
                 return r;
         }
         HelperWriter w;
         helper_writer_init(&w, HELPER_MAX_INLINE_PAYLOAD);
         helper_put_u32(&w, flags);
         HelperMessage m = {};
-        r = request(c, HELPER_MSG_IDENTIFY, &w, &fd, 1, &m, why);
+        r = request(c, HELPER_MSG_IDENTIFY, &w, &fd, 1, &m, ret_why);
         if (r < 0)
                 return r;
         bool ok = helper_identify_reply_decode(m.payload, m.payload_size, flags, ret);
         helper_message_clear(&m);
         if (!ok)
-                return helper_failed(c, why, strdup("invalid answer to IDENTIFY"));
+                return helper_failed(c, ret_why, strdup("invalid answer to IDENTIFY"));
         return 0;
 }
 
@@ -529,19 +523,19 @@ static bool decode_symbolize(HelperReader *rd, size_t count, uint32_t *sources, 
         return true;
 }
 
-int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, size_t image_size,
-                                 void **ret_blob, size_t *ret_size, char **why) {
+int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, size_t image_size, void **ret_blob,
+                                 size_t *ret_size, char **ret_why) {
         bool from_image = fd < 0;
         int r;
 
         if (from_image ? !image || image_size == 0 || image_size > HELPER_MAX_UNWIND_IMAGE : image_size != 0) {
-                set_why(why, strdup("invalid ELF image"));
+                why_set(ret_why, strdup("invalid ELF image"));
                 return -EINVAL;
         }
         if (!from_image) {
                 r = check_regular(fd);
                 if (r < 0) {
-                        set_why(why, strdup("not a regular file"));
+                        why_set(ret_why, strdup("not a regular file"));
                         return r;
                 }
         }
@@ -552,7 +546,7 @@ int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, siz
         if (from_image)
                 helper_put_bytes(&w, image, image_size);
         HelperMessage m = {};
-        r = request(c, HELPER_MSG_COMPILE_UNWIND, &w, from_image ? NULL : &fd, from_image ? 0 : 1, &m, why);
+        r = request(c, HELPER_MSG_COMPILE_UNWIND, &w, from_image ? NULL : &fd, from_image ? 0 : 1, &m, ret_why);
         if (r < 0)
                 return r;
         /* receiving a large table took a slice (node's 6 MB: 20 ms), and
@@ -581,7 +575,7 @@ int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, siz
         }
         helper_message_clear(&m);
         if (!ok)
-                return helper_failed(c, why, strdup_printf("invalid answer to COMPILE_UNWIND: %s", reason));
+                return helper_failed(c, ret_why, strdup_printf("invalid answer to COMPILE_UNWIND: %s", reason));
         *ret_blob = TAKE_PTR(blob);
         *ret_size = size;
         return 0;
@@ -603,12 +597,12 @@ int helper_symbolize_reply_decode(const uint8_t *payload, size_t size, size_t co
 }
 
 static int symbolize_with_flags(HelperClient *c, int fd, int debug_fd, uint32_t flags, const uint64_t *offsets,
-                                size_t n, HelperSymbols **ret, char **why) {
+                                size_t n, HelperSymbols **ret, char **ret_why) {
         int r = check_regular(fd);
         if (r == 0 && debug_fd >= 0)
                 r = check_regular(debug_fd);
         if (r < 0) {
-                set_why(why, strdup("not a regular file"));
+                why_set(ret_why, strdup("not a regular file"));
                 return r;
         }
         _cleanup_(helper_symbols_freep) HelperSymbols *s = calloc(1, sizeof *s);
@@ -625,7 +619,7 @@ static int symbolize_with_flags(HelperClient *c, int fd, int debug_fd, uint32_t 
                 for (size_t i = 0; i < count; i++)
                         helper_put_u64(&w, offsets[start + i]);
                 HelperMessage m = {};
-                r = request(c, HELPER_MSG_SYMBOLIZE, &w, fds, debug_fd >= 0 ? 2 : 1, &m, why);
+                r = request(c, HELPER_MSG_SYMBOLIZE, &w, fds, debug_fd >= 0 ? 2 : 1, &m, ret_why);
                 if (r < 0)
                         return r;
                 HelperReader rd;
@@ -633,20 +627,20 @@ static int symbolize_with_flags(HelperClient *c, int fd, int debug_fd, uint32_t 
                 bool ok = decode_symbolize(&rd, count, &s->sources, s->addresses + start) && helper_reader_finished(&rd);
                 helper_message_clear(&m);
                 if (!ok)
-                        return helper_failed(c, why, strdup("invalid answer to SYMBOLIZE"));
+                        return helper_failed(c, ret_why, strdup("invalid answer to SYMBOLIZE"));
         }
         *ret = TAKE_PTR(s);
         return 0;
 }
 
 int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_t *offsets, size_t n,
-                            HelperSymbols **ret, char **why) {
-        return symbolize_with_flags(c, fd, debug_fd, 0, offsets, n, ret, why);
+                            HelperSymbols **ret, char **ret_why) {
+        return symbolize_with_flags(c, fd, debug_fd, 0, offsets, n, ret, ret_why);
 }
 
 int helper_client_symbolize_segment(HelperClient *c, int debug_fd, const uint64_t *offsets, size_t n,
-                                    HelperSymbols **ret, char **why) {
-        return symbolize_with_flags(c, debug_fd, -1, HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets, n, ret, why);
+                                    HelperSymbols **ret, char **ret_why) {
+        return symbolize_with_flags(c, debug_fd, -1, HELPER_SYMBOLIZE_SEGMENT_OFFSETS, offsets, n, ret, ret_why);
 }
 
 int helper_client_run_probe(const HelperClientConfig *config, char *const *probe_args, char **ret_output) {

@@ -96,7 +96,7 @@ typedef struct HelperSymbols {
 } HelperSymbols;
 
 /* Return codes beyond -errno: the helper failed (was killed / will restart);
- * `why` then says how. Any other negative value is the helper's own verdict
+ * `ret_why` then says how. Any other negative value is the helper's own verdict
  * on the file (e.g. not ELF) and the helper stays up. */
 #define HELPER_CLIENT_FAILED (-EPROTO)
 
@@ -105,34 +105,34 @@ int helper_client_new(const HelperClientConfig *config, HelperClient **ret);
 /* Kills the helper (if running) and frees the client. Returns NULL. */
 HelperClient *helper_client_free(HelperClient *c);
 
-/* IDENTIFY the regular file `fd`. On failure returns < 0 and, when why is
+/* IDENTIFY the regular file `fd`. On failure returns < 0 and, when ret_why is
  * not NULL, a malloc'ed reason ("helper failed: timed out after 10000 ms"). */
-int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdentity *ret, char **why);
+int helper_client_identify(HelperClient *c, int fd, uint32_t flags, HelperIdentity *ret, char **ret_why);
 
 /* SYMBOLIZE n file offsets (file offset = address - mapping start + pgoff) of
  * `fd`, with the separate debug file `debug_fd` when >= 0. Batches as needed.
- * *ret holds one entry per offset. Returns 0 or < 0 with *why as above. */
+ * *ret holds one entry per offset. Returns 0 or < 0 with *ret_why as above. */
 int helper_client_symbolize(HelperClient *c, int fd, int debug_fd, const uint64_t *offsets, size_t n,
-                            HelperSymbols **ret, char **why);
+                            HelperSymbols **ret, char **ret_why);
 
 /* As helper_client_symbolize() for a debug file alone (no binary): the
  * offsets are addresses minus the start of the executable mapping, placed
  * through the debug file's executable PT_LOAD. */
 int helper_client_symbolize_segment(HelperClient *c, int debug_fd, const uint64_t *offsets, size_t n,
-                                    HelperSymbols **ret, char **why);
+                                    HelperSymbols **ret, char **ret_why);
 
 /* COMPILE_UNWIND: the unwind table (capture/unwind-table.h) of the regular
  * file `fd`, or, when fd < 0, of the ELF image[0..image_size) (the vdso copied
  * out of a process). The answer is validated here; on success *ret_blob is a
  * malloc'ed table that unwind_table_validate() accepted and *ret_size its size.
  * -ENODATA: the file has no call frame information. Otherwise as IDENTIFY. */
-int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, size_t image_size,
-                                 void **ret_blob, size_t *ret_size, char **why);
+int helper_client_compile_unwind(HelperClient *c, int fd, const void *image, size_t image_size, void **ret_blob,
+                                 size_t *ret_size, char **ret_why);
 
 /* ---- Files users write, parsed by the helper (protocol/helper-protocol.h) ----
  * fd is the file as the caller opened it (beneath its directory, without
  * symlinks). A rejection of the file's content is a negative errno with the
- * helper's reason in *why (-EBADMSG/-EFBIG: the file; -EINVAL: an entry or
+ * helper's reason in *ret_why (-EBADMSG/-EFBIG: the file; -EINVAL: an entry or
  * a layer chain); HELPER_CLIENT_FAILED as for IDENTIFY. */
 typedef struct HelperPodmanContainer {
         char id[65];
@@ -143,15 +143,17 @@ typedef struct HelperPodmanContainer {
 
 /* The containers.json entry that query names (id, name, or unique id
  * prefix of >= 12 digits); -ENOENT when none. */
-int helper_client_podman_container(HelperClient *c, int fd, const char *query, HelperPodmanContainer *ret, char **why);
+int helper_client_podman_container(HelperClient *c, int fd, const char *query, HelperPodmanContainer *ret,
+                                   char **ret_why);
 
 /* The layer chain from layer (first) through its parents in layers.json:
  * ret has room for HELPER_MAX_LAYERS ids. */
-int helper_client_podman_layers(HelperClient *c, int fd, const char *layer, char (*ret)[65], size_t *ret_n, char **why);
+int helper_client_podman_layers(HelperClient *c, int fd, const char *layer, char (*ret)[65], size_t *ret_n,
+                                char **ret_why);
 
 /* The first name of image_id in images.json ("" when none). */
 int helper_client_podman_image_name(HelperClient *c, int fd, const char *image_id, char name[HELPER_MAX_FIELD + 1],
-                                    char **why);
+                                    char **ret_why);
 
 typedef struct HelperFlatpakInfo {
         char name[HELPER_MAX_FIELD + 1];        /* [Application] name, never empty */
@@ -162,7 +164,7 @@ typedef struct HelperFlatpakInfo {
 } HelperFlatpakInfo;
 
 /* The fields of a /.flatpak-info keyfile. */
-int helper_client_flatpak_info(HelperClient *c, int fd, HelperFlatpakInfo *ret, char **why);
+int helper_client_flatpak_info(HelperClient *c, int fd, HelperFlatpakInfo *ret, char **ret_why);
 
 /* Validates and decodes an IDENTIFY reply payload (for the request flags);
  * false when anything is out of spec. Used by the client; public for the

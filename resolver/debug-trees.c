@@ -304,16 +304,17 @@ static int open_live_root(pid_t pid, CallerOpener *as_caller) {
         return TAKE_FD(fd);
 }
 
-static int open_in(TreeContext *c, const char *path, char *shown, size_t shown_size,
-                   char *why, size_t why_size) {
-        return tree_open_following(tree_open_nofollow, c, path, shown, shown_size, why, why_size);
+static int open_in(TreeContext *c, const char *path, char *shown, size_t shown_size, char **ret_why) {
+        return tree_open_following(tree_open_nofollow, c, path, shown, shown_size, ret_why);
 }
 
-int debug_trees_open(Resolver *res, pid_t pid, DebugTree t, const char *path, char *shown, size_t shown_size, char *why,
-                     size_t why_size) {
+int debug_trees_open(Resolver *res, pid_t pid, DebugTree t, const char *path, char *shown, size_t shown_size,
+                     char **ret_why) {
         const ContainerInfo *info = resolver_get_container(res, pid);
-        if (why_size)
-                why[0] = 0;
+        if (ret_why) {
+                free(*ret_why);
+                *ret_why = NULL;
+        }
         snprintf(shown, shown_size, "%s", path);
         if (!info || info->engine == CONTAINER_ENGINE_NONE)
                 return -ENOENT;
@@ -340,7 +341,7 @@ int debug_trees_open(Resolver *res, pid_t pid, DebugTree t, const char *path, ch
                         dir = mine;
                 }
                 TreeContext c = { .kind = TREE_DIR, .dirfd = dir, .base = base, .as_caller = as_caller };
-                int fd = open_in(&c, path, shown, shown_size, why, why_size);
+                int fd = open_in(&c, path, shown, shown_size, ret_why);
                 return as_caller && fd < 0 && fd != -EXDEV && fd != -ELOOP ? -ENOENT : fd;
         }
         /* The live root first: it is exactly what the process sees. */
@@ -348,7 +349,7 @@ int debug_trees_open(Resolver *res, pid_t pid, DebugTree t, const char *path, ch
         if (root >= 0) {
                 snprintf(base, sizeof(base), "/proc/%d/root", (int) pid);
                 TreeContext c = { .kind = TREE_DIR, .dirfd = root, .base = base, .as_caller = as_caller };
-                int fd = open_in(&c, path, shown, shown_size, why, why_size);
+                int fd = open_in(&c, path, shown, shown_size, ret_why);
                 if (as_caller && fd < 0 && fd != -EXDEV && fd != -ELOOP)
                         fd = -ENOENT; /* nothing said about what the caller may not see */
                 if (fd != -EACCES && fd != -EPERM && (!as_caller || fd != -ENOENT))
@@ -360,7 +361,7 @@ int debug_trees_open(Resolver *res, pid_t pid, DebugTree t, const char *path, ch
         const PodmanContainer *container;
         if (info->engine == CONTAINER_ENGINE_PODMAN && resolver_get_podman(res, pid, &storage, &container) >= 0) {
                 TreeContext c = { .kind = TREE_PODMAN, .storage = storage, .container = container };
-                return open_in(&c, path, shown, shown_size, why, why_size);
+                return open_in(&c, path, shown, shown_size, ret_why);
         }
         if (info->engine == CONTAINER_ENGINE_FLATPAK) {
                 _cleanup_close_ int app = open_deployment(info->app_path, "app", info->owner_uid, as_caller);
@@ -369,9 +370,11 @@ int debug_trees_open(Resolver *res, pid_t pid, DebugTree t, const char *path, ch
                 TreeContext c = {
                         .kind = TREE_FLATPAK, .app_fd = app, .runtime_fd = runtime, .info = info, .as_caller = as_caller
                 };
-                int fd = open_in(&c, path, shown, shown_size, why, why_size);
+                int fd = open_in(&c, path, shown, shown_size, ret_why);
                 if (fd == -EPERM)
-                        snprintf(why, why_size, "app-path/runtime-path of /.flatpak-info is outside the Flatpak installations, not opened");
+                        why_setf(ret_why, fd,
+                                 "app-path/runtime-path of /.flatpak-info is outside the Flatpak installations, not "
+                                 "opened");
                 return fd;
         }
         return -ENOENT;

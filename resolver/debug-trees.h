@@ -45,10 +45,11 @@ const char *debug_tree_debug_dir(Resolver *r, pid_t pid, DebugTree t, size_t i);
 
 /* Opens the regular file at path inside tree t of pid, following symlinks
  * only inside it. Returns an fd or a negative errno; shown gets the host path
- * used, why the links followed or why a candidate was refused (a link out of
- * the tree: -EXDEV; the caller reports it). */
-int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char *shown, size_t shown_size, char *why,
-                     size_t why_size);
+ * used, *ret_why (may be NULL) the links followed or why a candidate was
+ * refused, malloc'd or NULL (a link out of the tree: -EXDEV; the caller
+ * reports it). */
+int debug_trees_open(Resolver *r, pid_t pid, DebugTree t, const char *path, char *shown, size_t shown_size,
+                     char **ret_why);
 
 /* Splits a Flatpak ref "runtime/ID/ARCH/BRANCH" or "app/ID/ARCH/BRANCH" (the
  * kind may be missing) into validated parts (each [A-Za-z0-9._-], not "."

@@ -5,9 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,22 +52,9 @@ int tree_path_normalize(const char *path, char *out, size_t out_size) {
         return 0;
 }
 
-static void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t size, const char *fmt, ...) {
-        if (!buf || size == 0)
-                return;
-        size_t l = strnlen(buf, size);
-        if (l + 1 >= size)
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(buf + l, size - l, fmt, ap);
-        va_end(ap);
-}
-
 /* Finds the first symlink on cur and rewrites cur through it. 0 rewritten,
  * < 0 error (-EXDEV: it leads out of the tree). */
-static int follow_first_link(TreeOpenFunc f, void *userdata, char *cur, size_t cur_size, char *why, size_t why_size) {
+static int follow_first_link(TreeOpenFunc f, void *userdata, char *cur, size_t cur_size, char **why) {
         char prefix[PATH_MAX], target[PATH_MAX], next[PATH_MAX];
         size_t len = strlen(cur);
         for (size_t i = 1; i <= len; i++) {
@@ -103,26 +90,27 @@ static int follow_first_link(TreeOpenFunc f, void *userdata, char *cur, size_t c
                         return -ENAMETOOLONG;
                 int r = tree_path_normalize(next, cur, cur_size);
                 if (r == -EXDEV) {
-                        appendf(why, why_size, "%ssymlink %s -> %s leads out of the root, not followed",
-                                why && why[0] ? "; " : "", prefix, target);
+                        why_appendf(why, "symlink %s -> %s leads out of the root, not followed", prefix, target);
                         return r;
                 }
                 if (r < 0)
                         return r;
-                appendf(why, why_size, "%s%s -> %s", why && why[0] ? "; " : "", prefix, target);
+                why_appendf(why, "%s -> %s", prefix, target);
                 return 0;
         }
         return -ELOOP;
 }
 
 int tree_open_following(TreeOpenFunc f, void *userdata, const char *path, char *shown, size_t shown_size,
-                        char *why, size_t why_size) {
+                        char **ret_why) {
         char cur[PATH_MAX];
-        if (why && why_size)
-                why[0] = 0;
+        if (ret_why) {
+                free(*ret_why);
+                *ret_why = NULL;
+        }
         int r = tree_path_normalize(path, cur, sizeof(cur));
         if (r == -EXDEV)
-                appendf(why, why_size, "%s climbs above the root, not followed", path);
+                why_appendf(ret_why, "%s climbs above the root, not followed", path);
         if (r < 0)
                 return r;
         for (unsigned hops = 0;; hops++) {
@@ -157,10 +145,10 @@ int tree_open_following(TreeOpenFunc f, void *userdata, const char *path, char *
                 } else if (pfd != -ELOOP)
                         return pfd;
                 if (hops == TREE_OPEN_MAX_LINKS) {
-                        appendf(why, why_size, "%stoo many symbolic links", why && why[0] ? "; " : "");
+                        why_appendf(ret_why, "too many symbolic links");
                         return -ELOOP;
                 }
-                r = follow_first_link(f, userdata, cur, sizeof(cur), why, why_size);
+                r = follow_first_link(f, userdata, cur, sizeof(cur), ret_why);
                 if (r < 0)
                         return r;
         }

@@ -24,11 +24,11 @@ typedef int (*TreeOpenFunc)(void *userdata, const char *path, int flags, char *s
  * TREE_OPEN_MAX_LINKS symlinks within it. Looks with O_PATH first, so FIFOs
  * and devices are never opened (an overlay whiteout, a 0:0 character
  * device, counts as absent). Returns an fd, or a negative errno:
- * -EXDEV when a link leads out of the tree (why says which), -ELOOP for too
- * many links, -EBADF for a non-regular file. why gets the links followed or
- * the reason for a refusal ("" when none). */
+ * -EXDEV when a link leads out of the tree (ret_why says which), -ELOOP for too
+ * many links, -EBADF for a non-regular file. *ret_why (may be NULL) gets the
+ * links followed or the reason for a refusal, malloc'd (NULL when none). */
 int tree_open_following(TreeOpenFunc open_func, void *userdata, const char *path, char *shown, size_t shown_size,
-                        char *why, size_t why_size);
+                        char **ret_why);
 
 /* Lexically normalizes an absolute path ("//", ".", ".." removed) into out.
  * -EXDEV when ".." climbs above "/", -ENAMETOOLONG, -EINVAL if not absolute. */

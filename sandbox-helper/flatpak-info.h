@@ -9,5 +9,5 @@
 
 #include "protocol.h"
 
-/* Parses the keyfile behind fd into reply; -EBADMSG/-EFBIG with why. */
-int flatpak_info_read(int fd, HelperWriter *reply, char *why, size_t why_size);
+/* Parses the keyfile behind fd into reply; -EBADMSG/-EFBIG with ret_why. */
+int flatpak_info_read(int fd, HelperWriter *reply, char **ret_why);

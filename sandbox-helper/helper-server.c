@@ -145,22 +145,22 @@ static int handle_jit_names(HelperReader *rd, const int *fds, size_t n_fds, Help
 /* Podman storage files and /.flatpak-info: one regular file each; the
  * reason for a rejection is about the file's content. */
 static int handle_user_file(uint16_t type, HelperReader *rd, const int *fds, size_t n_fds, HelperWriter *reply,
-                            const char **what, char *reason, size_t reason_size) {
+                            const char **what, char **ret_why) {
         *what = "user-written file request needs one regular file";
         if (n_fds != 1 || !is_regular_file(fds[0]))
                 return -EBADF;
         switch (type) {
         case HELPER_MSG_PODMAN_CONTAINER:
-                return podman_json_find_container(rd, fds[0], reply, reason, reason_size);
+                return podman_json_find_container(rd, fds[0], reply, ret_why);
         case HELPER_MSG_PODMAN_LAYERS:
-                return podman_json_layer_chain(rd, fds[0], reply, reason, reason_size);
+                return podman_json_layer_chain(rd, fds[0], reply, ret_why);
         case HELPER_MSG_PODMAN_IMAGE:
-                return podman_json_image_name(rd, fds[0], reply, reason, reason_size);
+                return podman_json_image_name(rd, fds[0], reply, ret_why);
         default:
                 *what = "malformed FLATPAK_INFO request";
                 if (!helper_reader_finished(rd))
                         return -EBADMSG;
-                return flatpak_info_read(fds[0], reply, reason, reason_size);
+                return flatpak_info_read(fds[0], reply, ret_why);
         }
 }
 
@@ -170,7 +170,7 @@ void helper_handle_request(HelperServer *server, uint16_t type, const uint8_t *p
         helper_reader_init(&rd, payload, payload_size);
         *reply_type = type | HELPER_MSG_REPLY;
         const char *what = "unknown request type";
-        char reason[HELPER_MAX_ERROR_MESSAGE] = "";
+        _cleanup_free_ char *why = NULL;
         int r = -EOPNOTSUPP;
         switch (type) {
         case HELPER_MSG_IDENTIFY:
@@ -189,11 +189,11 @@ void helper_handle_request(HelperServer *server, uint16_t type, const uint8_t *p
         case HELPER_MSG_PODMAN_LAYERS:
         case HELPER_MSG_PODMAN_IMAGE:
         case HELPER_MSG_FLATPAK_INFO:
-                r = handle_user_file(type, &rd, fds, n_fds, reply, &what, reason, sizeof reason);
+                r = handle_user_file(type, &rd, fds, n_fds, reply, &what, &why);
                 break;
         }
         if (r < 0)
-                reply_error(reply_type, reply, r, what, reason);
+                reply_error(reply_type, reply, r, what, why);
 }
 
 void helper_server_clear(HelperServer *server) {

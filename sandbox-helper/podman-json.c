@@ -4,20 +4,9 @@
 
 #include <errno.h>
 #include <json-glib/json-glib.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "basic.h"
-
-static int fail(char *why, size_t why_size, int error, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *why, size_t why_size, int error, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, why_size, fmt, ap);
-        va_end(ap);
-        return error;
-}
 
 /* Deepest nesting of arrays and objects, counted without parsing (strings
  * skipped with their escapes), so json-glib's recursive parser never sees a
@@ -44,28 +33,28 @@ static size_t nesting_depth(const char *text, size_t len) {
 }
 
 /* Reads and parses one storage file; its top level must be an array. */
-static int load_array(int fd, JsonParser **ret_parser, JsonArray **ret, char *why, size_t why_size) {
+static int load_array(int fd, JsonParser **ret_parser, JsonArray **ret, char **ret_why) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         int r = read_fd_bounded(fd, HELPER_MAX_PODMAN_JSON, false, &text, &len);
         if (r == -EFBIG)
-                return fail(why, why_size, r, "it is larger than the limit (%u bytes)", HELPER_MAX_PODMAN_JSON);
+                return why_setf(ret_why, r, "it is larger than the limit (%u bytes)", HELPER_MAX_PODMAN_JSON);
         if (r < 0)
-                return fail(why, why_size, r, "cannot read it: %s", strerror(-r));
+                return why_setf(ret_why, r, "cannot read it: %s", strerror(-r));
         const char *bad = NULL;
         if (!g_utf8_validate_len(text, len, &bad))
-                return fail(why, why_size, -EBADMSG, "it is not valid JSON / UTF-8 (invalid UTF-8 at byte %zu)",
-                            (size_t) (bad - text));
+                return why_setf(ret_why, -EBADMSG, "it is not valid JSON / UTF-8 (invalid UTF-8 at byte %zu)",
+                                (size_t) (bad - text));
         if (nesting_depth(text, len) > HELPER_MAX_JSON_DEPTH)
-                return fail(why, why_size, -EBADMSG, "it is not valid JSON / UTF-8 (nested deeper than %u levels)",
-                            HELPER_MAX_JSON_DEPTH);
+                return why_setf(ret_why, -EBADMSG, "it is not valid JSON / UTF-8 (nested deeper than %u levels)",
+                                HELPER_MAX_JSON_DEPTH);
         g_autoptr(JsonParser) parser = json_parser_new_immutable();
         g_autoptr(GError) error = NULL;
         if (!json_parser_load_from_data(parser, text, (gssize) len, &error))
-                return fail(why, why_size, -EBADMSG, "it is not valid JSON / UTF-8 (%s)", error->message);
+                return why_setf(ret_why, -EBADMSG, "it is not valid JSON / UTF-8 (%s)", error->message);
         JsonNode *root = json_parser_get_root(parser);
         if (!root || !JSON_NODE_HOLDS_ARRAY(root))
-                return fail(why, why_size, -EBADMSG, "its top level is not an array");
+                return why_setf(ret_why, -EBADMSG, "its top level is not an array");
         *ret = json_node_get_array(root);
         *ret_parser = g_steal_pointer(&parser);
         return 0;
@@ -140,17 +129,17 @@ static void podman_request_clear(PodmanRequest *req) {
 
 /* Reads the request named type (its string must be a 64-hex-digit id when
  * hex_id) and then the JSON array in fd. */
-static int read_request(HelperReader *payload, int fd, const char *type, bool hex_id, PodmanRequest *req, char *why,
-                        size_t why_size) {
+static int read_request(HelperReader *payload, int fd, const char *type, bool hex_id, PodmanRequest *req,
+                        char **ret_why) {
         req->arg = request_string(payload);
         if (!req->arg || (hex_id && !is_hex_id(req->arg, 64)))
-                return fail(why, why_size, -EBADMSG, "malformed %s request", type);
-        return load_array(fd, &req->parser, &req->array, why, why_size);
+                return why_setf(ret_why, -EBADMSG, "malformed %s request", type);
+        return load_array(fd, &req->parser, &req->array, ret_why);
 }
 
-int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size) {
+int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *reply, char **ret_why) {
         _cleanup_(podman_request_clear) PodmanRequest req = {};
-        int r = read_request(payload, fd, "PODMAN_CONTAINER", false, &req, why, why_size);
+        int r = read_request(payload, fd, "PODMAN_CONTAINER", false, &req, ret_why);
         if (r < 0)
                 return r;
         const char *query = req.arg;
@@ -178,7 +167,7 @@ int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *repl
         }
         const char *id = member_string(c, "id"), *layer = member_string(c, "layer"), *image = member_string(c, "image");
         if (!is_hex_id(id, 64) || !is_hex_id(layer, 64))
-                return fail(why, why_size, -EINVAL, "id or layer is not 64 hex digits");
+                return why_setf(ret_why, -EINVAL, "id or layer is not 64 hex digits");
         const char *name = first_name(c);
         helper_put_u8(reply, 1);
         helper_put_string(reply, id, 64);
@@ -188,9 +177,9 @@ int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *repl
         return 0;
 }
 
-int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size) {
+int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, char **ret_why) {
         _cleanup_(podman_request_clear) PodmanRequest req = {};
-        int r = read_request(payload, fd, "PODMAN_LAYERS", true, &req, why, why_size);
+        int r = read_request(payload, fd, "PODMAN_LAYERS", true, &req, ret_why);
         if (r < 0)
                 return r;
         const char *top = req.arg;
@@ -199,20 +188,20 @@ int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, 
         size_t n = 0;
         for (const char *cur = top; cur;) {
                 if (!is_hex_id(cur, 64))
-                        return fail(why, why_size, -EINVAL, "\"%.80s\" is not a layer id", cur);
+                        return why_setf(ret_why, -EINVAL, "\"%.80s\" is not a layer id", cur);
                 for (size_t i = 0; i < n; i++)
                         if (strcmp(chain[i], cur) == 0)
-                                return fail(why, why_size, -EINVAL, "cycle at %s", cur);
+                                return why_setf(ret_why, -EINVAL, "cycle at %s", cur);
                 if (n == HELPER_MAX_LAYERS)
-                        return fail(why, why_size, -EINVAL, "more than %u layers", HELPER_MAX_LAYERS);
+                        return why_setf(ret_why, -EINVAL, "more than %u layers", HELPER_MAX_LAYERS);
                 chain[n++] = cur;
                 JsonNode *l = find_by_id(layers, cur);
                 if (!l)
-                        return fail(why, why_size, -EINVAL, "layer %s is missing", cur);
+                        return why_setf(ret_why, -EINVAL, "layer %s is missing", cur);
                 JsonNode *parent = json_object_get_member(json_node_get_object(l), "parent");
                 cur = member_string(l, "parent");
                 if (parent && !cur && !JSON_NODE_HOLDS_NULL(parent))
-                        return fail(why, why_size, -EINVAL, "the parent of layer %s is not a string", chain[n - 1]);
+                        return why_setf(ret_why, -EINVAL, "the parent of layer %s is not a string", chain[n - 1]);
         }
         helper_put_u32(reply, (uint32_t) n);
         for (size_t i = 0; i < n; i++)
@@ -220,9 +209,9 @@ int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, 
         return 0;
 }
 
-int podman_json_image_name(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size) {
+int podman_json_image_name(HelperReader *payload, int fd, HelperWriter *reply, char **ret_why) {
         _cleanup_(podman_request_clear) PodmanRequest req = {};
-        int r = read_request(payload, fd, "PODMAN_IMAGE", true, &req, why, why_size);
+        int r = read_request(payload, fd, "PODMAN_IMAGE", true, &req, ret_why);
         if (r < 0)
                 return r;
         const char *image = req.arg;

@@ -10,7 +10,7 @@
 
 /* Each takes the request payload and the storage file's fd, writes the
  * reply into reply, and on failure returns a negative errno with a reason
- * in why (-EBADMSG/-EFBIG: the file; -EINVAL: an entry or the chain). */
-int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size);
-int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size);
-int podman_json_image_name(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size);
+ * in ret_why (-EBADMSG/-EFBIG: the file; -EINVAL: an entry or the chain). */
+int podman_json_find_container(HelperReader *payload, int fd, HelperWriter *reply, char **ret_why);
+int podman_json_layer_chain(HelperReader *payload, int fd, HelperWriter *reply, char **ret_why);
+int podman_json_image_name(HelperReader *payload, int fd, HelperWriter *reply, char **ret_why);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "basic.h"
+#include "bus-error.h"
 #include "counters.h"
 #include "protocol.h"
 #include "process.h"
@@ -122,11 +123,16 @@ static int authorize_via_polkit(sd_bus *bus, const Caller *caller, const char *w
         bool authorized = false;
         _cleanup_(sd_bus_error_free) sd_bus_error perror = SD_BUS_ERROR_NULL;
         int r = polkit_check(bus, caller->sender, action, &authorized, &perror);
-        if (r < 0)
+        if (r < 0 && perror.message)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                          "%s needs authorization through polkit (action %s), and polkit "
                                          "could not be asked: %s",
-                                         what, action, perror.message ? perror.message : strerror(-r));
+                                         what, action, perror.message);
+        if (r < 0)
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_NOT_AUTHORIZED, r,
+                                            "%s needs authorization through polkit (action %s), and polkit "
+                                            "could not be asked: %m",
+                                            what, action);
         if (!authorized)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                          "%s is not allowed for uid %u: polkit denied action %s; %s", what,
@@ -276,9 +282,8 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                         q->action, e && e->message ? e->message : "no answer");
         } else if ((r = sd_bus_message_enter_container(reply, 'r', "bba{ss}")) < 0 ||
                    (r = sd_bus_message_read(reply, "bb", &authorized, &challenge)) < 0) {
-                sd_bus_error_setf(&error, PERISCOPE_ERROR_NOT_AUTHORIZED,
-                                  "%s needs authorization through polkit, whose answer was malformed: %s", q->what,
-                                  strerror(-r));
+                bus_error_set_errnof(&error, PERISCOPE_ERROR_NOT_AUTHORIZED, r,
+                                     "%s needs authorization through polkit, whose answer was malformed: %m", q->what);
         } else if (!authorized) {
                 sd_bus_error_setf(&error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                   "%s is not allowed for uid %u: polkit denied action %s; %s", q->what,

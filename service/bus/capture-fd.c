@@ -6,10 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bus-error.h"
 #include "protocol.h"
 
 /* The capture fd must be something we can write a stream to: a regular file
@@ -17,12 +17,12 @@
 int capture_fd_check(int fd, sd_bus_error *error) {
         struct stat st;
         if (fstat(fd, &st) < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
-                                         strerror(errno));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_INVALID_CAPTURE, -errno,
+                                            "the capture fd cannot be used: %m");
         int flags = fcntl(fd, F_GETFL);
         if (flags < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
-                                         strerror(errno));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_INVALID_CAPTURE, -errno,
+                                            "the capture fd cannot be used: %m");
         if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE,
                                          "the capture fd is not open for writing; open the file with O_WRONLY");

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "authorization.h"
+#include "bus-error.h"
 #include "bus-refusal.h"
 #include "caller-processes.h"
 #include "capture-fd.h"
@@ -46,8 +47,8 @@ static int start_and_reply(Manager *mgr, sd_bus_message *call, const Caller *cal
                 return r;
         int wfd = capture_fd_for_writer(fd);
         if (wfd < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
-                                         strerror(-wfd));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_INVALID_CAPTURE, wfd,
+                                            "the capture fd cannot be used: %m");
         return manager_start_recording_async(mgr, call, caller, options, auth, wfd, error);
 }
 
@@ -148,8 +149,7 @@ static int method_record(sd_bus_message *m, void *userdata, sd_bus_error *error)
 
         r = caller_from_message(m, &caller);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
-                                         "cannot tell who is calling: %s", strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_NOT_AUTHORIZED, r, "cannot tell who is calling: %m");
         r = record_options_parse(m, &options, error);
         if (r < 0 || sd_bus_error_is_set(error))
                 return r < 0 ? r : -EINVAL;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "basic.h"
+#include "bus-error.h"
 #include "protocol.h"
 #include "recording.h"
 #include "recording-watchers.h"
@@ -305,7 +306,7 @@ static int reply_new_fd(sd_bus_message *m, RecordingBus *rb, const char *what, i
                                          "(children inherit it)",
                                          rb->id, limit, what);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "cannot create a %s: %s", what, strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "cannot create a %s: %m", what);
         return sd_bus_reply_method_return(m, "h", fd); /* sd-bus dups it */
 }
 
@@ -348,7 +349,7 @@ static int method_add_mark(sd_bus_message *m, void *userdata, sd_bus_error *erro
                                          (long long) time, (long long) start, (long long) now);
         r = recording_add_mark(rb->recording, time, duration, caller.pid, group, name, message);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "writing the mark failed: %s", strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "writing the mark failed: %m");
         return sd_bus_reply_method_return(m, "");
 }
 
@@ -495,7 +496,7 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
         *ret = TAKE_PTR(rb);
         return 0;
 fail:
-        sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "starting the recording failed: %s", strerror(-r));
+        bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "starting the recording failed: %m");
         recording_bus_free(TAKE_PTR(rb));
         return r;
 }

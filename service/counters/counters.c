@@ -59,22 +59,16 @@ const char *counters_root_only_source(char *const *sources) {
         return NULL;
 }
 
-int counters_validate(char *const *sources, uint32_t interval_ms, char **ret_error) {
-        if (interval_ms != 0 && (interval_ms < COUNTERS_MIN_INTERVAL_MS || interval_ms > COUNTERS_MAX_INTERVAL_MS)) {
-                if (ret_error && asprintf(ret_error, "counter-interval-ms must be between %d and %d, not %u",
-                                          COUNTERS_MIN_INTERVAL_MS, COUNTERS_MAX_INTERVAL_MS, interval_ms) < 0)
-                        *ret_error = NULL;
-                return -EINVAL;
-        }
-        for (size_t i = 0; sources && sources[i]; i++) {
-                if (counter_source_lookup(sources[i]))
-                        continue;
-                if (ret_error && asprintf(ret_error,
-                                          "unknown counter source '%s': use cpu, memory, disk, net, cpufreq, energy or battery",
-                                          sources[i]) < 0)
-                        *ret_error = NULL;
-                return -EINVAL;
-        }
+int counters_validate(char *const *sources, uint32_t interval_ms, char **ret_why) {
+        if (interval_ms != 0 && (interval_ms < COUNTERS_MIN_INTERVAL_MS || interval_ms > COUNTERS_MAX_INTERVAL_MS))
+                return why_setf(ret_why, -EINVAL, "counter-interval-ms must be between %d and %d, not %u",
+                                COUNTERS_MIN_INTERVAL_MS, COUNTERS_MAX_INTERVAL_MS, interval_ms);
+        for (size_t i = 0; sources && sources[i]; i++)
+                if (!counter_source_lookup(sources[i]))
+                        return why_setf(
+                                ret_why, -EINVAL,
+                                "unknown counter source '%s': use cpu, memory, disk, net, cpufreq, energy or battery",
+                                sources[i]);
         return 0;
 }
 
@@ -117,8 +111,8 @@ static int on_timer(sd_event_source *source, uint64_t usec, void *userdata) {
 }
 
 int counters_new(sd_event *event, CaptureWriter *writer, CounterIdAllocator *ids, char *const *sources,
-                 uint32_t interval_ms, Counters **ret, char **ret_error) {
-        int r = counters_validate(sources, interval_ms, ret_error);
+                 uint32_t interval_ms, Counters **ret, char **ret_why) {
+        int r = counters_validate(sources, interval_ms, ret_why);
         if (r < 0)
                 return r;
         if (!sources)

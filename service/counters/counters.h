@@ -39,14 +39,15 @@ bool counters_source_available(const char *name);
 const char *counters_root_only_source(char *const *sources);
 
 /* Checks the option values: every name known, interval within bounds.
- * Returns 0 or -EINVAL with a malloc'ed message saying what to pass. */
-int counters_validate(char *const *sources, uint32_t interval_ms, char **ret_error);
+ * Returns 0 or -EINVAL with a malloc'ed message in *ret_why (may be NULL)
+ * saying what to pass. */
+int counters_validate(char *const *sources, uint32_t interval_ms, char **ret_why);
 
 /* Starts sampling sources (NULL: the defaults) every interval_ms (0: the
  * default) into writer, with ids from ids; definitions are written at once.
  * Both writer and ids must outlive the result. */
 int counters_new(sd_event *event, CaptureWriter *writer, CounterIdAllocator *ids, char *const *sources,
-                 uint32_t interval_ms, Counters **ret, char **ret_error);
+                 uint32_t interval_ms, Counters **ret, char **ret_why);
 
 /* Takes one sample now (e.g. on Stop, so the last interval is not lost). */
 int counters_sample(Counters *c);

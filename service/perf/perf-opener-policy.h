@@ -21,11 +21,11 @@
 #define PERF_OPENER_MAX_STACK_USER 65528u
 
 /* Checks q, from a process other than self (the opener's pid: it never
- * samples itself). 0 when served; -EBADRQC with the reason in why
- * (why_size bytes) otherwise: another attr size, an event type or config
+ * samples itself). 0 when served; -EBADRQC with the reason in ret_why
+ * otherwise: another attr size, an event type or config
  * periscoped never opens (breakpoints, tracepoints, raw, cache and PMU
  * events...), sample fields beyond addresses, registers and the user
  * stack, any attr bit or field periscoped never sets (sigtrap,
  * enable_on_exec, pinned, precise_ip, branch stacks, aux...), a group fd,
  * flags but PERF_FLAG_FD_CLOEXEC, pid 0 or self. */
-int perf_opener_check(const PerfOpenerRequest *q, pid_t self, char *why, size_t why_size);
+int perf_opener_check(const PerfOpenerRequest *q, pid_t self, char **ret_why);

@@ -182,10 +182,12 @@ _Noreturn static void child_serve(int sock) {
                         log_warning("perf opener: refused a malformed request (not one %zu-byte datagram without fds)",
                                     sizeof(PerfOpenerRequest));
                 else {
-                        char why[256];
-                        r = perf_opener_check(&q, self, why, sizeof(why));
-                        if (r < 0)
+                        _cleanup_free_ char *why = NULL;
+                        r = perf_opener_check(&q, self, &why);
+                        if (r < 0 && why)
                                 log_warning("perf opener: refused: %s", why);
+                        else if (r < 0)
+                                log_warning_errno(r, "perf opener: refused: %m");
                         else {
                                 struct perf_event_attr attr = q.attr;
                                 long k = syscall(SYS_perf_event_open, &attr, (pid_t) q.pid, (int) q.cpu, -1,

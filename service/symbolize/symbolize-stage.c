@@ -45,9 +45,9 @@ typedef struct StageTrees {
         } slots[STAGE_MAX_TREES];
 } StageTrees;
 
-static int stage_tree_open(void *userdata, const char *path, char *shown, size_t shown_size, char *why, size_t why_size) {
+static int stage_tree_open(void *userdata, const char *path, char *shown, size_t shown_size, char **ret_why) {
         struct StageTreeSlot *s = userdata;
-        return debug_trees_open(s->resolver, s->pid, s->tree, path, shown, shown_size, why, why_size);
+        return debug_trees_open(s->resolver, s->pid, s->tree, path, shown, shown_size, ret_why);
 }
 
 static size_t stage_debug_trees(void *userdata, int32_t pid, DebugFileTree *trees, size_t max) {

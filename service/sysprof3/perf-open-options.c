@@ -3,7 +3,6 @@
 #include "perf-open-options.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -41,20 +40,16 @@ static const struct {
         { "build_id", 'b', FIELD_BUILD_ID },
 };
 
-int perf_open_option_apply(struct perf_event_attr *attr, const PerfOpenOption *o, char *why, size_t why_size) {
+int perf_open_option_apply(struct perf_event_attr *attr, const PerfOpenOption *o, char **ret_why) {
         size_t i;
         for (i = 0; i < ELEMENTSOF(attr_options); i++)
                 if (strcmp(attr_options[i].key, o->key) == 0)
                         break;
-        if (i == ELEMENTSOF(attr_options)) {
-                snprintf(why, why_size, "unknown perf_event_attr option '%.64s'", o->key);
-                return -EINVAL;
-        }
-        if (attr_options[i].type != o->type) {
-                snprintf(why, why_size, "option '%s' must have D-Bus type '%c', not '%c'", o->key,
-                         attr_options[i].type, o->type);
-                return -EINVAL;
-        }
+        if (i == ELEMENTSOF(attr_options))
+                return why_setf(ret_why, -EINVAL, "unknown perf_event_attr option '%.64s'", o->key);
+        if (attr_options[i].type != o->type)
+                return why_setf(ret_why, -EINVAL, "option '%s' must have D-Bus type '%c', not '%c'", o->key,
+                                attr_options[i].type, o->type);
         uint64_t v = o->value;
         switch (attr_options[i].field) {
         case FIELD_TYPE: attr->type = (uint32_t) v; break;
@@ -88,63 +83,49 @@ int perf_open_option_apply(struct perf_event_attr *attr, const PerfOpenOption *o
  * arm64's VG or other extended registers). */
 #define ALLOWED_REGS_MASK PERF_REGS_USER_MASK
 
-int perf_open_attr_restrict(struct perf_event_attr *attr, bool kernel, char *why, size_t why_size) {
+int perf_open_attr_restrict(struct perf_event_attr *attr, bool kernel, char **ret_why) {
         switch (attr->type) {
         case PERF_TYPE_SOFTWARE:
                 if (attr->config != PERF_COUNT_SW_CPU_CLOCK && attr->config != PERF_COUNT_SW_TASK_CLOCK &&
                     attr->config != PERF_COUNT_SW_PAGE_FAULTS && attr->config != PERF_COUNT_SW_CONTEXT_SWITCHES &&
-                    attr->config != PERF_COUNT_SW_CPU_MIGRATIONS && attr->config != PERF_COUNT_SW_DUMMY) {
-                        snprintf(why, why_size, "software event %llu is not served (cpu-clock, task-clock, "
-                                 "page-faults, context-switches, cpu-migrations, dummy are)",
-                                 (unsigned long long) attr->config);
-                        return -EINVAL;
-                }
+                    attr->config != PERF_COUNT_SW_CPU_MIGRATIONS && attr->config != PERF_COUNT_SW_DUMMY)
+                        return why_setf(ret_why, -EINVAL,
+                                        "software event %llu is not served (cpu-clock, task-clock, "
+                                        "page-faults, context-switches, cpu-migrations, dummy are)",
+                                        (unsigned long long) attr->config);
                 break;
         case PERF_TYPE_HARDWARE:
-                if (attr->config >= PERF_COUNT_HW_MAX) {
-                        snprintf(why, why_size, "hardware event %llu does not exist",
-                                 (unsigned long long) attr->config);
-                        return -EINVAL;
-                }
+                if (attr->config >= PERF_COUNT_HW_MAX)
+                        return why_setf(ret_why, -EINVAL, "hardware event %llu does not exist",
+                                        (unsigned long long) attr->config);
                 break;
         default:
-                snprintf(why, why_size, "perf event type %u is not served: only software (1) and hardware (0) "
-                         "sampling events are", attr->type);
-                return -EINVAL;
+                return why_setf(ret_why, -EINVAL,
+                                "perf event type %u is not served: only software (1) and hardware (0) "
+                                "sampling events are",
+                                attr->type);
         }
-        if (attr->sample_type & ~(uint64_t) ALLOWED_SAMPLE_TYPE) {
-                snprintf(why, why_size, "sample_type bits 0x%llx are not served (only ip, tid, time, id, cpu, "
-                         "period, callchain, user registers and user stack)",
-                         (unsigned long long) (attr->sample_type & ~(uint64_t) ALLOWED_SAMPLE_TYPE));
-                return -EINVAL;
-        }
-        if (attr->sample_period != 0 && attr->sample_period < PERF_OPEN_MIN_PERIOD) {
-                snprintf(why, why_size, "sample_period %llu is below the smallest served, %u",
-                         (unsigned long long) attr->sample_period, PERF_OPEN_MIN_PERIOD);
-                return -EINVAL;
-        }
-        if (attr->wakeup_events > PERF_OPEN_MAX_WAKEUP_EVENTS) {
-                snprintf(why, why_size, "wakeup_events %u is above %u", attr->wakeup_events,
-                         PERF_OPEN_MAX_WAKEUP_EVENTS);
-                return -EINVAL;
-        }
-        if (attr->sample_stack_user > PERF_OPEN_MAX_STACK_USER || attr->sample_stack_user % 8 != 0) {
-                snprintf(why, why_size, "sample_stack_user must be a multiple of 8 up to %u, not %u",
-                         PERF_OPEN_MAX_STACK_USER, attr->sample_stack_user);
-                return -EINVAL;
-        }
-        if (attr->sample_regs_user & ~ALLOWED_REGS_MASK) {
-                snprintf(why, why_size, "sample_regs_user 0x%llx names registers perf does not have",
-                         (unsigned long long) attr->sample_regs_user);
-                return -EINVAL;
-        }
+        if (attr->sample_type & ~(uint64_t) ALLOWED_SAMPLE_TYPE)
+                return why_setf(ret_why, -EINVAL,
+                                "sample_type bits 0x%llx are not served (only ip, tid, time, id, cpu, "
+                                "period, callchain, user registers and user stack)",
+                                (unsigned long long) (attr->sample_type & ~(uint64_t) ALLOWED_SAMPLE_TYPE));
+        if (attr->sample_period != 0 && attr->sample_period < PERF_OPEN_MIN_PERIOD)
+                return why_setf(ret_why, -EINVAL, "sample_period %llu is below the smallest served, %u",
+                                (unsigned long long) attr->sample_period, PERF_OPEN_MIN_PERIOD);
+        if (attr->wakeup_events > PERF_OPEN_MAX_WAKEUP_EVENTS)
+                return why_setf(ret_why, -EINVAL, "wakeup_events %u is above %u", attr->wakeup_events,
+                                PERF_OPEN_MAX_WAKEUP_EVENTS);
+        if (attr->sample_stack_user > PERF_OPEN_MAX_STACK_USER || attr->sample_stack_user % 8 != 0)
+                return why_setf(ret_why, -EINVAL, "sample_stack_user must be a multiple of 8 up to %u, not %u",
+                                PERF_OPEN_MAX_STACK_USER, attr->sample_stack_user);
+        if (attr->sample_regs_user & ~ALLOWED_REGS_MASK)
+                return why_setf(ret_why, -EINVAL, "sample_regs_user 0x%llx names registers perf does not have",
+                                (unsigned long long) attr->sample_regs_user);
         if (attr->use_clockid) {
                 if (attr->clockid != CLOCK_MONOTONIC && attr->clockid != CLOCK_MONOTONIC_RAW &&
-                    attr->clockid != CLOCK_REALTIME && attr->clockid != CLOCK_BOOTTIME &&
-                    attr->clockid != CLOCK_TAI) {
-                        snprintf(why, why_size, "clockid %d is not a clock perf samples with", attr->clockid);
-                        return -EINVAL;
-                }
+                    attr->clockid != CLOCK_REALTIME && attr->clockid != CLOCK_BOOTTIME && attr->clockid != CLOCK_TAI)
+                        return why_setf(ret_why, -EINVAL, "clockid %d is not a clock perf samples with", attr->clockid);
         } else
                 attr->clockid = 0;
         /* What the caller never chooses. */
@@ -162,24 +143,19 @@ int perf_open_attr_restrict(struct perf_event_attr *attr, bool kernel, char *why
         return 0;
 }
 
-int perf_open_target_check(int32_t pid, int32_t cpu, uint64_t flags, int n_cpus, char *why, size_t why_size) {
-        if (pid == 0 || pid < -1) {
-                snprintf(why, why_size, "pid must name a process (> 0), or be -1 with a cpu for the whole system; "
-                         "%d is neither", pid);
-                return -EINVAL;
-        }
-        if (cpu < -1 || cpu >= n_cpus) {
-                snprintf(why, why_size, "cpu must be -1 or 0…%d, not %d", n_cpus - 1, cpu);
-                return -EINVAL;
-        }
-        if (pid == -1 && cpu == -1) {
-                snprintf(why, why_size, "pid -1 (the whole system) needs a cpu");
-                return -EINVAL;
-        }
-        if (flags & ~(uint64_t) PERF_FLAG_FD_CLOEXEC) {
-                snprintf(why, why_size, "perf_event_open flags 0x%llx are not served (only PERF_FLAG_FD_CLOEXEC)",
-                         (unsigned long long) flags);
-                return -EINVAL;
-        }
+int perf_open_target_check(int32_t pid, int32_t cpu, uint64_t flags, int n_cpus, char **ret_why) {
+        if (pid == 0 || pid < -1)
+                return why_setf(ret_why, -EINVAL,
+                                "pid must name a process (> 0), or be -1 with a cpu for the whole system; "
+                                "%d is neither",
+                                pid);
+        if (cpu < -1 || cpu >= n_cpus)
+                return why_setf(ret_why, -EINVAL, "cpu must be -1 or 0…%d, not %d", n_cpus - 1, cpu);
+        if (pid == -1 && cpu == -1)
+                return why_setf(ret_why, -EINVAL, "pid -1 (the whole system) needs a cpu");
+        if (flags & ~(uint64_t) PERF_FLAG_FD_CLOEXEC)
+                return why_setf(ret_why, -EINVAL,
+                                "perf_event_open flags 0x%llx are not served (only PERF_FLAG_FD_CLOEXEC)",
+                                (unsigned long long) flags);
         return 0;
 }

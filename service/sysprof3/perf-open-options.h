@@ -29,19 +29,19 @@ typedef struct PerfOpenOption {
 } PerfOpenOption;
 
 /* Sets the attr field `option` names. Unknown keys and wrong types are
- * refused: -EINVAL with a message in why (why_size bytes). */
-int perf_open_option_apply(struct perf_event_attr *attr, const PerfOpenOption *option, char *why, size_t why_size);
+ * refused: -EINVAL with a message in ret_why (docs/ARCHITECTURE.md). */
+int perf_open_option_apply(struct perf_event_attr *attr, const PerfOpenOption *option, char **ret_why);
 
 /* Checks the decoded attr and forces what the caller may not choose:
  * exclude_hv always, exclude_kernel and exclude_callchain_kernel unless
  * `kernel`, no inherit, CLOCK_MONOTONIC unless another clock was asked
- * for. Refuses (-EINVAL/-EPERM with why) event types other than software
+ * for. Refuses (-EINVAL/-EPERM with ret_why) event types other than software
  * and hardware, sample fields that carry more than addresses, registers
  * and stacks, periods below PERF_OPEN_MIN_PERIOD, frequencies, oversized
  * stacks and wakeups. */
-int perf_open_attr_restrict(struct perf_event_attr *attr, bool kernel, char *why, size_t why_size);
+int perf_open_attr_restrict(struct perf_event_attr *attr, bool kernel, char **ret_why);
 
 /* Checks pid, cpu and flags of the call: pid a process (> 0) or -1 with a
  * cpu for the whole system (the daemon's own pid 0 never), cpu -1 or below
  * n_cpus, flags only PERF_FLAG_FD_CLOEXEC. */
-int perf_open_target_check(int32_t pid, int32_t cpu, uint64_t flags, int n_cpus, char *why, size_t why_size);
+int perf_open_target_check(int32_t pid, int32_t cpu, uint64_t flags, int n_cpus, char **ret_why);

@@ -66,8 +66,8 @@ static int start_authorized(Sysprof3 *s, sd_bus_message *call, const Caller *cal
                 return r;
         _cleanup_close_ int wfd = capture_fd_for_writer(fd);
         if (wfd < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
-                                         strerror(-wfd));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_INVALID_CAPTURE, wfd,
+                                            "the capture fd cannot be used: %m");
         EnergyProfile *e = calloc(1, sizeof(EnergyProfile));
         if (!e)
                 return -ENOMEM;
@@ -85,8 +85,11 @@ static int start_authorized(Sysprof3 *s, sd_bus_message *call, const Caller *cal
         }
         if (r < 0) {
                 energy_profile_free(e);
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "starting the energy profiler failed: %s",
-                                         why ? why : strerror(-r));
+                if (why)
+                        return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED,
+                                                 "starting the energy profiler failed: %s", why);
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r,
+                                            "starting the energy profiler failed: %m");
         }
         s->energy = e;
         return sd_bus_reply_method_return(call, "");
@@ -96,8 +99,7 @@ static int method_start(sd_bus_message *m, void *userdata, sd_bus_error *error) 
         Caller caller;
         int r = caller_from_message(m, &caller);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED, "cannot tell who is calling: %s",
-                                         strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_NOT_AUTHORIZED, r, "cannot tell who is calling: %m");
         /* No options are defined: an unknown one is an error, not ignored. */
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r < 0)

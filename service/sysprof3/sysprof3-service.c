@@ -31,8 +31,7 @@
 static int caller_or_error(sd_bus_message *m, Caller *caller, sd_bus_error *error) {
         int r = caller_from_message(m, caller);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED, "cannot tell who is calling: %s",
-                                         strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_NOT_AUTHORIZED, r, "cannot tell who is calling: %m");
         return 0;
 }
 
@@ -80,7 +79,7 @@ static int read_option(sd_bus_message *m, PerfOpenOption *o, sd_bus_error *error
 /* Reads PerfEventOpen's arguments: the attr (not yet narrowed), pid and cpu. */
 static int read_perf_open(sd_bus_message *m, struct perf_event_attr *attr, int32_t *pid, int32_t *cpu,
                           sd_bus_error *error) {
-        char why[256];
+        _cleanup_free_ char *why = NULL;
         *attr = (struct perf_event_attr) { .size = sizeof(*attr) };
         int r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r < 0)
@@ -90,8 +89,9 @@ static int read_perf_open(sd_bus_message *m, struct perf_event_attr *attr, int32
                 r = read_option(m, &o, error);
                 if (r < 0 || sd_bus_error_is_set(error))
                         return r < 0 ? r : -EINVAL;
-                if (perf_open_option_apply(attr, &o, why, sizeof(why)) < 0)
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
+                r = perf_open_option_apply(attr, &o, &why);
+                if (r < 0)
+                        return bus_error_set_why(error, PERISCOPE_ERROR_INVALID_OPTION, r, why);
                 r = sd_bus_message_exit_container(m);
                 if (r < 0)
                         return r;
@@ -102,12 +102,14 @@ static int read_perf_open(sd_bus_message *m, struct perf_event_attr *attr, int32
         if (r < 0)
                 return r;
         int n_cpus = get_nprocs_conf();
-        if (perf_open_target_check(*pid, *cpu, 0, n_cpus, why, sizeof(why)) < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
+        r = perf_open_target_check(*pid, *cpu, 0, n_cpus, &why);
+        if (r < 0)
+                return bus_error_set_why(error, PERISCOPE_ERROR_INVALID_OPTION, r, why);
         /* Check the attr now, so that polkit is not asked for nonsense. */
         struct perf_event_attr copy = *attr;
-        if (perf_open_attr_restrict(&copy, false, why, sizeof(why)) < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
+        r = perf_open_attr_restrict(&copy, false, &why);
+        if (r < 0)
+                return bus_error_set_why(error, PERISCOPE_ERROR_INVALID_OPTION, r, why);
         /* group_fd: Sysprof passes the handle -1 without any fd, which
          * sd-bus cannot read as a handle (-EBADMSG): that is "no group", and
          * then the flags cannot be read either; they matter not, as the
@@ -235,12 +237,13 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
                                 sd_bus_error *error) {
         struct perf_event_attr attr;
         int32_t pid, cpu;
-        char why[256];
+        _cleanup_free_ char *why = NULL;
         int r = read_perf_open(call, &attr, &pid, &cpu, error);
         if (r < 0 || sd_bus_error_is_set(error))
                 return r < 0 ? r : -EINVAL;
-        if (perf_open_attr_restrict(&attr, auth->kernel, why, sizeof(why)) < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION, "%s", why);
+        r = perf_open_attr_restrict(&attr, auth->kernel, &why);
+        if (r < 0)
+                return bus_error_set_why(error, PERISCOPE_ERROR_INVALID_OPTION, r, why);
         size_t mine = 0;
         for (size_t i = 0; i < s->n_openings; i++)
                 mine += s->openings[i]->caller.uid == caller->uid;
@@ -255,8 +258,8 @@ static int perf_open_authorized(Sysprof3 *s, sd_bus_message *call, const Caller 
         if (pid > 0) {
                 pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
                 if (pidfd < 0)
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, "process %d: %s", pid,
-                                                 strerror(errno));
+                        return bus_error_set_errnof(error, PERISCOPE_ERROR_NO_SUCH_PROCESS, -errno, "process %d: %m",
+                                                    pid);
                 if (caller->uid != 0 && !auth->via_polkit && !process_owned_by(pid, caller->uid))
                         return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED,
                                                  "process %d is not yours (any more)", pid);
@@ -345,8 +348,7 @@ static int open_proc_file(sd_bus_message *call, const Caller *caller, const Auth
                                          "/proc/%d/%s: process %d is not yours (any more)", (int) path->pid,
                                          path->relative, (int) path->pid);
         if (fd < 0)
-                return sd_bus_error_setf(error, periscope_error_from_errno(fd), "/proc/%d/%s: %s", (int) path->pid,
-                                         path->relative, strerror(-fd));
+                return bus_error_set_errnof(error, NULL, fd, "/proc/%d/%s: %m", (int) path->pid, path->relative);
         return fd;
 }
 
@@ -360,7 +362,7 @@ static int get_proc_file_authorized(Sysprof3 *s, sd_bus_message *call, const Cal
         size_t len;
         int r = read_fd_bounded(fd, PROC_FILE_MAX_BYTES, true, &contents, &len);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "reading the file failed: %s", strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "reading the file failed: %m");
         /* Entries such as status or io are made at read time, read here with
          * root's rights: the process is checked once more after the read. */
         if (caller->uid != 0 && !auth->via_polkit) {
@@ -574,21 +576,21 @@ static int set_governor_authorized(Sysprof3 *s, sd_bus_message *call, const Call
         r = read_file_bounded(AT_FDCWD, CPUFREQ_DIR "/cpu0/cpufreq/scaling_available_governors", 4096, true,
                               &available, &len);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_SUPPORTED,
-                                         "this machine has no CPU frequency governors (cpufreq): %s", strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_NOT_SUPPORTED, r,
+                                            "this machine has no CPU frequency governors (cpufreq): %m");
         if (!word_in_list(available, governor))
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_OPTION,
                                          "governor '%.32s' is not one of this machine's: %s", governor, available);
         r = read_file_bounded(AT_FDCWD, CPUFREQ_DIR "/cpu0/cpufreq/scaling_governor", 4096, true, &previous, &len);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "reading the governor failed: %s", strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "reading the governor failed: %m");
         previous[strcspn(previous, "\n")] = '\0';
         int n_cpus = get_nprocs_conf();
         for (int cpu = 0; cpu < n_cpus; cpu++) {
                 r = write_governor(cpu, governor);
                 if (r < 0 && r != -ENOENT)
-                        return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "setting the governor of cpu %d: %s",
-                                                 cpu, strerror(-r));
+                        return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r,
+                                                    "setting the governor of cpu %d: %m", cpu);
         }
         log_info("sysprof3: uid %u set the CPU governor to %s (was %s)", (unsigned) caller->uid, governor, previous);
         return sd_bus_reply_method_return(call, "s", previous);
@@ -623,8 +625,7 @@ static int method_set_paranoid(sd_bus_message *m, void *userdata, sd_bus_error *
         size_t len;
         r = read_file_bounded(AT_FDCWD, "/proc/sys/kernel/perf_event_paranoid", 64, true, &current, &len);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "reading perf_event_paranoid failed: %s",
-                                         strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "reading perf_event_paranoid failed: %m");
         return sd_bus_reply_method_return(m, "i", (int32_t) strtol(current, NULL, 10));
 }
 

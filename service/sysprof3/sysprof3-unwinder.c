@@ -175,8 +175,7 @@ static int method_unwind(sd_bus_message *m, void *userdata, sd_bus_error *error)
         Caller caller;
         int r = caller_from_message(m, &caller);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_NOT_AUTHORIZED, "cannot tell who is calling: %s",
-                                         strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_NOT_AUTHORIZED, r, "cannot tell who is calling: %m");
         if (s->n_unwinds >= UNWIND_MAX_SESSIONS)
                 return sd_bus_error_setf(error, PERISCOPE_ERROR_LIMIT_EXCEEDED,
                                          "the service runs %zu unwind sessions, as many as it serves at once (%d, "
@@ -214,8 +213,8 @@ static int method_unwind(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return r;
         _cleanup_close_ int wfd = capture_fd_for_writer(capture_fd);
         if (wfd < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_INVALID_CAPTURE, "the capture fd cannot be used: %s",
-                                         strerror(-wfd));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_INVALID_CAPTURE, wfd,
+                                            "the capture fd cannot be used: %m");
         _cleanup_close_ int efd = fcntl(event_fd, F_DUPFD_CLOEXEC, 3);
         if (efd < 0)
                 return -errno;
@@ -249,8 +248,7 @@ static int method_unwind(sd_bus_message *m, void *userdata, sd_bus_error *error)
         a->n = 0; /* live_unwind_start owns the perf fds now */
         r = live_unwind_start(&setup, a->perf_fds, a->cpus, n, TAKE_FD(efd), wfd, &session.live);
         if (r < 0)
-                return sd_bus_error_setf(error, PERISCOPE_ERROR_FAILED, "starting the unwinder failed: %s",
-                                         strerror(-r));
+                return bus_error_set_errnof(error, PERISCOPE_ERROR_FAILED, r, "starting the unwinder failed: %m");
         s->unwinds[s->n_unwinds++] = session;
         session = (UnwindSession) {}; /* the list's now */
         log_info("sysprof3: unwind session %u for uid %u: %zu perf events, %u-byte stacks%s", setup.id,

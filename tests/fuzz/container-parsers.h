@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "basic.h"
 #include "flatpak-info.h"
 #include "helper-protocol.h"
 #include "podman-json.h"
@@ -34,7 +35,7 @@ static inline int fuzz_memfd(const uint8_t *data, size_t size) {
         return fd;
 }
 
-typedef int (*FuzzPodmanRequest)(HelperReader *payload, int fd, HelperWriter *reply, char *why, size_t why_size);
+typedef int (*FuzzPodmanRequest)(HelperReader *payload, int fd, HelperWriter *reply, char **ret_why);
 
 /* One request over the file: its argument is a 64-hex id, as the client sends. */
 static inline int fuzz_podman_request(FuzzPodmanRequest request, int fd) {
@@ -45,11 +46,10 @@ static inline int fuzz_podman_request(FuzzPodmanRequest request, int fd) {
         helper_writer_init(&reply, HELPER_MAX_PAYLOAD);
         HelperReader payload;
         helper_reader_init(&payload, arg.data, arg.size);
-        char why[256];
-        memset(why, 'x', sizeof(why)); /* no terminator unless the parser writes its reason */
-        int r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : request(&payload, fd, &reply, why, sizeof(why));
-        /* a refusal always says why, in a terminated string */
-        if (r < 0 && !memchr(why, 0, sizeof(why)))
+        _cleanup_free_ char *why = NULL;
+        int r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : request(&payload, fd, &reply, &why);
+        /* a refusal always says why */
+        if (r < 0 && !why)
                 abort();
         helper_writer_done(&reply);
         helper_writer_done(&arg);
@@ -76,10 +76,9 @@ static inline int fuzz_parse_flatpak_info(const uint8_t *data, size_t size) {
                 return fd;
         HelperWriter reply;
         helper_writer_init(&reply, HELPER_MAX_PAYLOAD);
-        char why[256];
-        memset(why, 'x', sizeof(why));
-        int r = flatpak_info_read(fd, &reply, why, sizeof(why));
-        if (r < 0 && !memchr(why, 0, sizeof(why)))
+        _cleanup_free_ char *why = NULL;
+        int r = flatpak_info_read(fd, &reply, &why);
+        if (r < 0 && !why)
                 abort();
         helper_writer_done(&reply);
         close(fd);

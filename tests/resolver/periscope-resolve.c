@@ -280,10 +280,13 @@ int main(int argc, char **argv) {
                 if (nt == 0)
                         printf("debug\t%s\ttree=none\n", debug_paths[i]);
                 for (size_t t = 0; t < nt; t++) {
-                        char shown[RESOLVER_PATH_MAX], why[1024];
-                        _cleanup_close_ int fd = debug_trees_open(r, pid, trees[t], debug_paths[i], shown, sizeof(shown), why, sizeof(why));
+                        char shown[RESOLVER_PATH_MAX];
+                        _cleanup_free_ char *why = NULL;
+                        _cleanup_close_ int fd =
+                                debug_trees_open(r, pid, trees[t], debug_paths[i], shown, sizeof(shown), &why);
                         printf("debug\t%s\ttree=%s\tresult=%s\thost=%s\twhy=%s\n", debug_paths[i],
-                               debug_tree_to_string(r, pid, trees[t]), fd >= 0 ? "ok" : strerrorname_np(-fd), shown, why);
+                               debug_tree_to_string(r, pid, trees[t]), fd >= 0 ? "ok" : strerrorname_np(-fd), shown,
+                               why ? why : "");
                         if (fd >= 0 && copy_to && copy_out(fd, copy_to, debug_paths[i]) < 0)
                                 fprintf(stderr, "periscope-resolve: cannot copy %s\n", debug_paths[i]);
                 }

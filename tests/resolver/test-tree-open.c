@@ -51,7 +51,8 @@ static void test_normalize(void) {
 }
 
 static void test_links(void) {
-        char tmpl[] = "/tmp/periscope-tree-XXXXXX", p[PATH_MAX], why[1024], shown[PATH_MAX], buf[64];
+        char tmpl[] = "/tmp/periscope-tree-XXXXXX", p[PATH_MAX], shown[PATH_MAX], buf[64];
+        _cleanup_free_ char *why = NULL;
         CHECK(mkdtemp(tmpl) != NULL);
         /* outside the tree: a file the tree must never reach */
         snprintf(p, sizeof(p), "%s/outside", tmpl);
@@ -93,59 +94,64 @@ static void test_links(void) {
         snprintf(p, sizeof(p), "%s/root", tmpl);
         _cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
         CHECK(root >= 0);
-        int fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/rel.debug", shown, sizeof(shown), why, sizeof(why));
+        int fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/rel.debug", shown, sizeof(shown),
+                                     &why);
         CHECK(fd >= 0);
         if (fd >= 0) {
                 content(fd, buf, sizeof(buf));
                 CHECK(strcmp(buf, "tree debug") == 0);
                 CHECK(strcmp(shown, "tree/usr/lib/debug/usr/bin/app.debug") == 0);
-                CHECK(strstr(why, "-> ../../usr/bin/app.debug") != NULL);
+                CHECK(why && strstr(why, "-> ../../usr/bin/app.debug") != NULL);
                 close(fd);
         }
-        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/abs.debug", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/abs.debug", shown, sizeof(shown), &why);
         CHECK(fd >= 0);
         if (fd >= 0) {
                 content(fd, buf, sizeof(buf));
                 CHECK(strcmp(buf, "tree debug") == 0);
                 close(fd);
         }
-        fd = tree_open_following(dir_open, &root, "/lib/debug/usr/bin/app.debug", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/lib/debug/usr/bin/app.debug", shown, sizeof(shown), &why);
         CHECK(fd >= 0);
         safe_close(fd);
-        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/escape.debug", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/escape.debug", shown, sizeof(shown),
+                                 &why);
         CHECK(fd == -EXDEV);
-        CHECK(strstr(why, "leads out of the root") != NULL);
+        CHECK(why && strstr(why, "leads out of the root") != NULL);
         safe_close(fd);
-        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/hostabs.debug", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/hostabs.debug", shown, sizeof(shown),
+                                 &why);
         CHECK(fd >= 0);
         if (fd >= 0) {
                 content(fd, buf, sizeof(buf));
                 CHECK(strcmp(buf, "tree's own /outside") == 0); /* never "host secret" */
                 close(fd);
         }
-        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/loop1", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/loop1", shown, sizeof(shown), &why);
         CHECK(fd == -ELOOP);
-        CHECK(strstr(why, "too many symbolic links") != NULL);
-        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/magic.debug", shown, sizeof(shown), why, sizeof(why));
+        CHECK(why && strstr(why, "too many symbolic links") != NULL);
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/magic.debug", shown, sizeof(shown),
+                                 &why);
         CHECK(fd == -ENOENT); /* the tree's own /proc/self/…: nothing there */
         safe_close(fd);
-        fd = tree_open_following(dir_open, &root, "/usr/../../outside", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/../../outside", shown, sizeof(shown), &why);
         CHECK(fd == -EXDEV);
-        fd = tree_open_following(dir_open, &root, "/usr/lib", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/lib", shown, sizeof(shown), &why);
         CHECK(fd == -EBADF); /* a directory is not a debug file */
 
         /* A FIFO must not block us, a device must not be opened, a whiteout is absence. */
         snprintf(p, sizeof(p), "%s/root/usr/lib/debug/.build-id/ab/fifo.debug", tmpl);
         CHECK(mkfifo(p, 0644) == 0);
-        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/fifo.debug", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/fifo.debug", shown, sizeof(shown), &why);
         CHECK(fd == -EBADF);
         snprintf(p, sizeof(p), "%s/root/usr/lib/debug/.build-id/ab/null.debug", tmpl);
         CHECK(mknod(p, S_IFCHR | 0644, makedev(1, 3)) == 0); /* /dev/null's numbers */
-        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/null.debug", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/null.debug", shown, sizeof(shown), &why);
         CHECK(fd == -EBADF);
         snprintf(p, sizeof(p), "%s/root/usr/lib/debug/.build-id/ab/whiteout.debug", tmpl);
         CHECK(mknod(p, S_IFCHR | 0644, makedev(0, 0)) == 0);
-        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/whiteout.debug", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/whiteout.debug", shown, sizeof(shown),
+                                 &why);
         CHECK(fd == -ENOENT);
         /* the resolver's own opens (binaries in layers, app-path…) return at once too */
         fd = safe_open_beneath(root, "usr/lib/debug/.build-id/ab/fifo.debug", O_RDONLY, false);
@@ -154,7 +160,8 @@ static void test_links(void) {
         CHECK(fd >= 0 && fstat(fd, &fst) == 0 && S_ISFIFO(fst.st_mode));
         safe_close(fd);
         LINK("fifo.debug", "usr/lib/debug/.build-id/ab/tofifo.debug");
-        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/tofifo.debug", shown, sizeof(shown), why, sizeof(why));
+        fd = tree_open_following(dir_open, &root, "/usr/lib/debug/.build-id/ab/tofifo.debug", shown, sizeof(shown),
+                                 &why);
         CHECK(fd == -EBADF);
 
         char cmd[PATH_MAX + 16];

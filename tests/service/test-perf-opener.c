@@ -172,7 +172,7 @@ static void check_recording_events(PerfOpener *o, pid_t spinner, bool dwarf) {
 
 /* What Sysprof 3.46 asks PerfEventOpen, narrowed as the drop-in does. */
 static void check_drop_in_attrs(PerfOpener *o, pid_t spinner) {
-        char why[256];
+        _cleanup_free_ char *why = NULL;
         for (int hw = 0; hw < 2; hw++) {
                 for (int kernel = 0; kernel < 2; kernel++) {
                         struct perf_event_attr a = { .size = sizeof(a) };
@@ -187,10 +187,10 @@ static void check_drop_in_attrs(PerfOpener *o, pid_t spinner) {
                         a.disabled = a.mmap = a.mmap2 = a.comm = a.task = a.exclude_idle = a.sample_id_all = 1;
                         a.use_clockid = a.build_id = 1;
                         a.clockid = CLOCK_MONOTONIC;
-                        CHECK(perf_open_attr_restrict(&a, kernel, why, sizeof(why)) == 0);
+                        CHECK(perf_open_attr_restrict(&a, kernel, NULL) == 0);
                         PerfOpenerRequest q = request(spinner);
                         q.attr = a;
-                        CHECK_MSG(perf_opener_check(&q, 1, why, sizeof(why)) == 0,
+                        CHECK_MSG(perf_opener_check(&q, 1, &why) == 0,
                                   "the drop-in's %s attr (kernel %d) is refused: %s", hw ? "cycles" : "cpu-clock",
                                   kernel, why);
                         int fd = perf_opener_request(o, &q);
