@@ -45,16 +45,19 @@ static void put(const char *name, const char *text, mode_t mode, gid_t gid) {
 
 /* What the opener returns for name (relative to dir, as an absolute path):
  * the file's first line, or the error. */
-static int open_as_user(CallerOpener *o, const char *name, uint64_t resolve, char *text, size_t size) {
-        char p[256];
-        snprintf(p, sizeof(p), "%s/%s", dir, name);
-        int fd = caller_opener_openat2(o, -1, p, O_RDONLY | O_NONBLOCK, resolve);
+static int read_text(int fd, char *text, size_t size) {
         if (fd < 0)
                 return fd;
         ssize_t n = read(fd, text, size - 1);
         close(fd);
         text[n > 0 ? n : 0] = 0;
         return 0;
+}
+
+static int open_as_user(CallerOpener *o, const char *name, uint64_t resolve, char *text, size_t size) {
+        char p[256];
+        snprintf(p, sizeof(p), "%s/%s", dir, name);
+        return read_text(caller_opener_openat2(o, -1, p, O_RDONLY | O_NONBLOCK, resolve), text, size);
 }
 
 static long status_field(pid_t pid, const char *key, char *out, size_t size) {
@@ -144,13 +147,7 @@ static CallerOpener *opener(void) {
 static int open_file_text(pid_t pid, const char *name, bool follow, char *text, size_t size) {
         char p[256];
         path_of(p, sizeof(p), name);
-        int fd = caller_opener_open_file(opener(), pid, p, follow);
-        if (fd < 0)
-                return fd;
-        ssize_t n = read(fd, text, size - 1);
-        close(fd);
-        text[n > 0 ? n : 0] = 0;
-        return 0;
+        return read_text(caller_opener_open_file(opener(), pid, p, follow), text, size);
 }
 
 TEST(opens_public_file) {
@@ -287,12 +284,9 @@ TEST(links_followed_inside_container_root) {
                                      { "/up-in-root", "public\n" } };
         char text[64];
         for (size_t i = 0; i < ELEMENTSOF(in_root); i++) {
-                int fd = caller_opener_open_file(opener(), inns, in_root[i][0], true);
-                ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
-                text[n > 0 ? n : 0] = 0;
-                CHECK_MSG(fd >= 0 && strcmp(text, in_root[i][1]) == 0, "%s in the process's root, links followed: %s",
-                          in_root[i][0], fd < 0 ? strerror(-fd) : text);
-                safe_close(fd);
+                int r = read_text(caller_opener_open_file(opener(), inns, in_root[i][0], true), text, sizeof(text));
+                CHECK_MSG(r >= 0 && strcmp(text, in_root[i][1]) == 0, "%s in the process's root, links followed: %s",
+                          in_root[i][0], r < 0 ? strerror(-r) : text);
         }
         kill_and_reap(inns);
 }

@@ -117,36 +117,29 @@ TEST(wrong_magic_rejected) {
         close_pair(sv);
 }
 
-/* A header whose payload_size says 100 (the datagram holds 4, or less than a header). */
-static void encode_lying_header(uint8_t *hdr) {
+/* Sends the first len bytes of a header whose payload_size says 100 (of
+ * a datagram that holds 4 more bytes, or less than a header): refused. */
+static void expect_lying_header_refused(size_t len) {
+        int sv[2];
+        socket_pair(sv);
         HelperMessageHeader h = { .magic = HELPER_PROTOCOL_MAGIC,
                                   .type = HELPER_MSG_IDENTIFY_REPLY,
                                   .payload_size = 100 };
+        uint8_t hdr[HELPER_HEADER_SIZE + 4] = {};
         helper_header_encode(hdr, &h);
+        HelperMessage m;
+        CHECK(send(sv[0], hdr, len, 0) == (ssize_t) len);
+        CHECK(helper_receive_message(sv[1], 0, &m) == -EBADMSG);
+        expect_channel_works(sv[0], sv[1]);
+        close_pair(sv);
 }
 
 TEST(payload_size_mismatch_rejected) {
-        int sv[2];
-        socket_pair(sv);
-        HelperMessage m;
-        uint8_t hdr[HELPER_HEADER_SIZE + 4] = {};
-        encode_lying_header(hdr);
-        CHECK(send(sv[0], hdr, sizeof hdr, 0) == sizeof hdr);
-        CHECK(helper_receive_message(sv[1], 0, &m) == -EBADMSG);
-        expect_channel_works(sv[0], sv[1]);
-        close_pair(sv);
+        expect_lying_header_refused(HELPER_HEADER_SIZE + 4);
 }
 
 TEST(short_datagram_rejected) {
-        int sv[2];
-        socket_pair(sv);
-        HelperMessage m;
-        uint8_t hdr[HELPER_HEADER_SIZE + 4] = {};
-        encode_lying_header(hdr);
-        CHECK(send(sv[0], hdr, 3, 0) == 3);
-        CHECK(helper_receive_message(sv[1], 0, &m) == -EBADMSG);
-        expect_channel_works(sv[0], sv[1]);
-        close_pair(sv);
+        expect_lying_header_refused(3);
 }
 
 TEST(oversized_datagram_rejected) {
