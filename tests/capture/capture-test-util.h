@@ -13,6 +13,9 @@
 
 #include "capture.h"
 
+/* The fatal checks of the helpers here (and of the programs that use them);
+ * a TEST() file includes test-check.h first and counts its own CHECKs. */
+#ifndef CHECK
 #define CHECK(cond)                                                                         \
         do {                                                                                \
                 if (!(cond)) {                                                              \
@@ -20,6 +23,7 @@
                         exit(1);                                                            \
                 }                                                                           \
         } while (0)
+#endif
 
 #define CHECK_OK(expr)                                                                      \
         do {                                                                                \
