@@ -78,7 +78,7 @@ podman run -d --network none --name "$name2" "$image" >/dev/null 2>"$WORK/run.er
 pid2=$(podman inspect -f '{{.State.Pid}}' "$name2")
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid2" --duration=5 -o "$WORK/gone.syscap" 2>"$WORK/gone.syscap.err" &
 rec=$!
-for _ in $(seq 100); do grep -q "recording .* started" "$WORK/gone.syscap.err" && break; sleep 0.05; done
+wait_for 5 grep -q "recording .* started" "$WORK/gone.syscap.err" || true
 sleep 1.5
 podman kill "$name2" >/dev/null 2>&1 || fail "podman kill failed"
 wait $rec || { cat "$WORK/gone.syscap.err"; fail "periscope record failed"; }

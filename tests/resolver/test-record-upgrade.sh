@@ -17,7 +17,7 @@ upgrade_install "$L"
 "$L/bin/app" &
 pid=$!
 cleanup "kill $pid"
-for _ in $(seq 100); do grep -q libhot "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
+wait_for 5 mapped "$pid" libhot || true
 
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid" --duration=3 -o "$WORK/u.syscap" 2>"$WORK/rec.err" &
