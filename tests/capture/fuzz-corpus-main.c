@@ -70,35 +70,44 @@ TEST(corpus_cases) {
         printf("  ran %zu corpus cases\n", n);
 }
 
-/* Every truncation of the reference capture, in both byte orders. */
-TEST(truncations_of_reference) {
-        unsigned runs = 0;
-        for (int be = 0; be < 2; be++) {
-                size_t len;
-                _cleanup_free_ uint8_t *buf = reference(be, &len);
-                for (size_t cut = 0; cut <= len; cut++, runs++)
-                        run(buf, cut);
-        }
-        printf("  ran %u truncations of the reference capture\n", runs);
+/* Every truncation of buf. */
+static unsigned truncations(uint8_t *buf, size_t len) {
+        for (size_t cut = 0; cut <= len; cut++)
+                run(buf, cut);
+        return (unsigned) len + 1;
 }
 
-/* Each byte of the reference capture set to 0x00, 0x01, 0x7f, 0x80, 0xff in turn. */
-TEST(one_byte_changes_of_reference) {
+/* Each byte of buf set to 0x00, 0x01, 0x7f, 0x80, 0xff in turn. */
+static unsigned one_byte_changes(uint8_t *buf, size_t len) {
+        static const uint8_t values[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
+        for (size_t pos = 0; pos < len; pos++) {
+                uint8_t saved = buf[pos];
+                for (size_t v = 0; v < ELEMENTSOF(values); v++) {
+                        buf[pos] = values[v];
+                        run(buf, len);
+                }
+                buf[pos] = saved;
+        }
+        return (unsigned) (len * ELEMENTSOF(values));
+}
+
+/* Runs the variants of the reference capture, in both byte orders; says how many. */
+static void run_variants(const char *what, unsigned (*variants)(uint8_t *buf, size_t len)) {
         unsigned runs = 0;
         for (int be = 0; be < 2; be++) {
                 size_t len;
                 _cleanup_free_ uint8_t *buf = reference(be, &len);
-                static const uint8_t values[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
-                for (size_t pos = 0; pos < len; pos++) {
-                        uint8_t saved = buf[pos];
-                        for (size_t v = 0; v < ELEMENTSOF(values); v++, runs++) {
-                                buf[pos] = values[v];
-                                run(buf, len);
-                        }
-                        buf[pos] = saved;
-                }
+                runs += variants(buf, len);
         }
-        printf("  ran %u one-byte changes of the reference capture\n", runs);
+        printf("  ran %u %s of the reference capture\n", runs, what);
+}
+
+TEST(truncations_of_reference) {
+        run_variants("truncations", truncations);
+}
+
+TEST(one_byte_changes_of_reference) {
+        run_variants("one-byte changes", one_byte_changes);
 }
 
 int main(int argc, char **argv) {
