@@ -82,6 +82,12 @@ void test_swap_to_big_endian(uint8_t *buf, size_t size);
 /* An anonymous temporary file (memfd). */
 int test_memfd(const char *name);
 
+/* A METADATA frame with id and text, as a reader would give it. */
+CaptureFrame test_metadata_frame(const char *id, const char *text);
+
+/* The file at path in r holds exactly the len bytes of want. */
+void test_check_file(CaptureReader *r, const char *path, const uint8_t *want, size_t len);
+
 /* The bytes of a capture (starting at TEST_T0) that add() writes frames
  * into; big-endian as Sysprof's structs on such a host when asked. */
 uint8_t *test_capture_bytes(void (*add)(CaptureWriter *w), bool big_endian, size_t *ret_len);

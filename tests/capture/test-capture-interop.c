@@ -391,11 +391,7 @@ TEST(sysprof_frames_read_by_ours) {
 
 TEST(sysprof_file_chunks_reassembled_by_ours) {
         CaptureReader *r = our_reader(sysprof_capture());
-        uint8_t *got;
-        size_t got_len;
-        CHECK_OK(capture_reader_read_file(r, "/blob", UINT64_MAX, &got, &got_len));
-        CHECK(got_len == sizeof(sysprof_blob) && memcmp(got, sysprof_blob, sizeof(sysprof_blob)) == 0);
-        free(got);
+        test_check_file(r, "/blob", sysprof_blob, sizeof(sysprof_blob));
         capture_reader_free(r);
 }
 

@@ -11,18 +11,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "basic.h"
-#include "capture.h"
 #include "test-check.h"
+
+#include "basic.h"
+#include "capture-test-util.h"
+#include "capture.h"
 
 #define T0 1000000000ll
 
 static CaptureFileIdentity got;
 
 static int parse(const char *id, const char *text) {
-        CaptureFrame f = { .type = CAPTURE_FRAME_METADATA };
-        snprintf(f.metadata.id, sizeof(f.metadata.id), "%s", id);
-        f.metadata.metadata = text;
+        CaptureFrame f = test_metadata_frame(id, text);
         return capture_frame_get_file_identity(&f, &got);
 }
 

@@ -19,9 +19,7 @@ static CaptureOffCpu oc;
 
 /* f as a METADATA frame with id and text, parsed. */
 static int parse(const char *id, const char *text) {
-        CaptureFrame f = { .type = CAPTURE_FRAME_METADATA };
-        snprintf(f.metadata.id, sizeof(f.metadata.id), "%s", id);
-        f.metadata.metadata = text;
+        CaptureFrame f = test_metadata_frame(id, text);
         return capture_frame_get_off_cpu(&f, &oc);
 }
 
