@@ -67,16 +67,7 @@ done
 echo "ok: another user's link to a root-only file or name is refused by every writer, the file untouched"
 
 # a user's link to root's listening socket: not connected to
-LISTENER='
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-s.listen(1)
-c, _ = s.accept()
-with open(sys.argv[2], "wb") as f:
-    f.write(b"connected\n")
-'
-python3 -c "$LISTENER" rootonly/sock from-sock &
+python3 -c "$SOCKET_LISTENER" rootonly/sock from-sock &
 listener=$!
 wait_for 10 test -S rootonly/sock || { kill $listener; fail "the listener did not bind"; }
 as_user ln -s "$TEST_TMP/rootonly/sock" sticky/to-sock

@@ -26,21 +26,6 @@ ln -s fifo to-fifo
 echo "old" >file
 ln -s file to-file
 
-# a listener on the Unix socket ARGV[1] that writes what one client sends to ARGV[2]
-LISTENER='
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-s.listen(1)
-c, _ = s.accept()
-with open(sys.argv[2], "wb") as f:
-    while True:
-        d = c.recv(65536)
-        if not d:
-                break
-        f.write(d)
-'
-
 for kind in $WRITER_KINDS; do
         # a character device: written through, still a device
         run_writer $kind dev >out.txt 2>&1 || { cat out.txt; fail "$kind -o DEVICE failed"; }
@@ -57,7 +42,7 @@ for kind in $WRITER_KINDS; do
 
         # a listening socket's name: connected to, the listener gets it all
         rm -f sock
-        python3 -c "$LISTENER" sock from-sock &
+        python3 -c "$SOCKET_LISTENER" sock from-sock &
         listener=$!
         wait_for 10 test -S sock || { kill $listener; fail "the listener did not bind"; }
         run_writer $kind sock >out.txt 2>&1 || { cat out.txt; kill $listener; fail "$kind -o SOCKET failed"; }

@@ -7,10 +7,25 @@
 #                            record records "${record_cmd[@]}" (default: true)
 #   check_whole KIND FILE    FILE holds KIND's whole output (a capture `periscope info`
 #                            reads, an SVG that ends, a gzip that unpacks, folded stacks)
+#   python3 -c "$SOCKET_LISTENER" SOCKET OUT   listens on SOCKET; what one client sends
+#                            goes to OUT (made only when a client connects)
 : "${PERISCOPE:?}"
 WRITER_KINDS="record flamegraph timeline pprof folded symbolize"
 as=()
 record_cmd=(true)
+SOCKET_LISTENER='
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(1)
+c, _ = s.accept()
+with open(sys.argv[2], "wb") as f:
+    while True:
+        d = c.recv(65536)
+        if not d:
+                break
+        f.write(d)
+'
 
 run_writer() {
         local fx=$TEST_TMP/fx.syscap
