@@ -458,6 +458,17 @@ CaptureFrame test_metadata_frame(const char *id, const char *text) {
         return f;
 }
 
+size_t test_count_accepted(int (*parse)(const char *id, const char *text), const char *id, const char *const *texts,
+                           size_t n) {
+        size_t accepted = 0;
+        for (size_t i = 0; i < n; i++)
+                if (parse(id, texts[i]) != -EBADMSG) {
+                        fprintf(stderr, "accepted: %s\n", texts[i]);
+                        accepted++;
+                }
+        return accepted;
+}
+
 void test_check_file(CaptureReader *r, const char *path, const uint8_t *want, size_t len) {
         uint8_t *got;
         size_t got_len;

@@ -85,6 +85,11 @@ int test_memfd(const char *name);
 /* A METADATA frame with id and text, as a reader would give it. */
 CaptureFrame test_metadata_frame(const char *id, const char *text);
 
+/* How many of the n METADATA texts (of id) parse() does not refuse with
+ * -EBADMSG; says each on stderr. */
+size_t test_count_accepted(int (*parse)(const char *id, const char *text), const char *id, const char *const *texts,
+                           size_t n);
+
 /* The file at path in r holds exactly the len bytes of want. */
 void test_check_file(CaptureReader *r, const char *path, const uint8_t *want, size_t len);
 
