@@ -47,9 +47,8 @@ for f in libspin dbgapp; do
         readelf -S "$WORK/$f" | grep >/dev/null -E '\.symtab|\.debug_' && fail "$f still has symbols or DWARF after strip"
 done
 nm -D "$WORK/libspin" | grep >/dev/null hot_inner && fail "hot_inner is exported: the test needs it named only by the debug file"
-build_id() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
-lib_bid=$(build_id "$WORK/libspin")
-app_bid=$(build_id "$WORK/dbgapp")
+lib_bid=$(build_id_of "$WORK/libspin")
+app_bid=$(build_id_of "$WORK/dbgapp")
 [ ${#lib_bid} -ge 16 ] && [ ${#app_bid} -ge 16 ] || fail "no build-ids"
 for b in $lib_bid $app_bid; do
         [ ! -e "/usr/lib/debug/.build-id/${b:0:2}/${b:2}.debug" ] || fail "the host has the debug file of $b: the test needs it only in the extension"
