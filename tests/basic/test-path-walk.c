@@ -156,7 +156,12 @@ static void link_to(const char *target, const char *name) {
 
 /* The test's tree on a tmpfs of its own, in its own mount namespace:
  * root/ is the directory every AT_ROOT case starts from. */
+static bool tree_made;
+
 static void make_tree(void) {
+        if (tree_made)
+                return;
+        tree_made = true;
         must(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS)");
         must(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, "mount --make-rprivate /");
         must(mkdtemp(tmp) != NULL, "mkdtemp");
@@ -204,6 +209,7 @@ static void make_tree(void) {
 
 static int open_at(int at) {
         char p[256];
+        make_tree();
         switch (at) {
         case AT_ROOT:
                 snprintf(p, sizeof(p), "%s/root", tmp);
@@ -267,23 +273,28 @@ static int run(const char *how, int (*open_fn)(int, const char *, int, uint64_t)
         return bad;
 }
 
-int main(void) {
-        if (getuid() != 0) {
-                fprintf(stderr, "FAIL: needs root (a mount namespace with a tmpfs and a bind mount)\n");
-                return 1;
-        }
-        make_tree();
-        setvbuf(stdout, NULL, _IOLBF, 0);
+TEST(statx_gives_mount_id) {
         struct statx sx;
         if (statx(AT_FDCWD, "/", 0, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
                 fail("statx gives no mount id: the bind mount case cannot be told from st_dev");
+}
 
+TEST(openat2_answers_here) {
         CHECK(!openat2_forbidden());
+}
+
+TEST(table_says_what_openat2_does) {
         if (run("the kernel's openat2", raw_openat2) > 0)
                 fail("the table does not say what openat2 does");
+}
+
+TEST(path_open_resolve_with_openat2) {
         if (run("path_open_resolve with openat2", path_open_resolve) > 0)
                 fail("path_open_resolve differs from openat2");
+}
 
+TEST(walk_without_openat2) {
+        make_tree();
         pid_t pid = fork();
         must(pid >= 0, "fork");
         if (pid == 0) {
@@ -300,12 +311,22 @@ int main(void) {
         int st = 0;
         must(waitpid(pid, &st, 0) == pid, "waitpid");
         CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the walk differs from openat2 (status 0x%x)", (unsigned) st);
+}
 
-        char cmd[128];
-        snprintf(cmd, sizeof(cmd), "umount -R %s && rmdir %s", tmp, tmp);
-        if (system(cmd) != 0)
-                fail("cannot remove %s", tmp);
-        if (failures == 0)
-                printf("ok: openat2 and the walk without it agree on every case\n");
-        return failures ? 1 : 0;
+int main(int argc, char **argv) {
+        if (getuid() != 0) {
+                fprintf(stderr, "FAIL: needs root (a mount namespace with a tmpfs and a bind mount)\n");
+                return 1;
+        }
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        int r = test_main(argc, argv);
+        if (tree_made) {
+                char cmd[128];
+                snprintf(cmd, sizeof(cmd), "umount -R %s && rmdir %s", tmp, tmp);
+                if (system(cmd) != 0) {
+                        fprintf(stderr, "FAIL: cannot remove %s\n", tmp);
+                        return 1;
+                }
+        }
+        return r;
 }

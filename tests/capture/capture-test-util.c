@@ -450,3 +450,29 @@ int test_memfd(const char *name) {
         CHECK(fd >= 0);
         return fd;
 }
+
+CaptureFrame test_metadata_frame(const char *id, const char *text) {
+        CaptureFrame f = { .type = CAPTURE_FRAME_METADATA };
+        snprintf(f.metadata.id, sizeof(f.metadata.id), "%s", id);
+        f.metadata.metadata = text;
+        return f;
+}
+
+size_t test_count_accepted(int (*parse)(const char *id, const char *text), const char *id, const char *const *texts,
+                           size_t n) {
+        size_t accepted = 0;
+        for (size_t i = 0; i < n; i++)
+                if (parse(id, texts[i]) != -EBADMSG) {
+                        fprintf(stderr, "accepted: %s\n", texts[i]);
+                        accepted++;
+                }
+        return accepted;
+}
+
+void test_check_file(CaptureReader *r, const char *path, const uint8_t *want, size_t len) {
+        uint8_t *got;
+        size_t got_len;
+        CHECK_OK(capture_reader_read_file(r, path, UINT64_MAX, &got, &got_len));
+        CHECK(got_len == len && memcmp(got, want, len) == 0);
+        free(got);
+}

@@ -13,6 +13,9 @@
 
 #include "capture.h"
 
+/* The fatal checks of the helpers here (and of the programs that use them);
+ * a TEST() file includes test-check.h first and counts its own CHECKs. */
+#ifndef CHECK
 #define CHECK(cond)                                                                         \
         do {                                                                                \
                 if (!(cond)) {                                                              \
@@ -20,6 +23,7 @@
                         exit(1);                                                            \
                 }                                                                           \
         } while (0)
+#endif
 
 #define CHECK_OK(expr)                                                                      \
         do {                                                                                \
@@ -77,6 +81,17 @@ void test_swap_to_big_endian(uint8_t *buf, size_t size);
 
 /* An anonymous temporary file (memfd). */
 int test_memfd(const char *name);
+
+/* A METADATA frame with id and text, as a reader would give it. */
+CaptureFrame test_metadata_frame(const char *id, const char *text);
+
+/* How many of the n METADATA texts (of id) parse() does not refuse with
+ * -EBADMSG; says each on stderr. */
+size_t test_count_accepted(int (*parse)(const char *id, const char *text), const char *id, const char *const *texts,
+                           size_t n);
+
+/* The file at path in r holds exactly the len bytes of want. */
+void test_check_file(CaptureReader *r, const char *path, const uint8_t *want, size_t len);
 
 /* The bytes of a capture (starting at TEST_T0) that add() writes frames
  * into; big-endian as Sysprof's structs on such a host when asked. */

@@ -3,14 +3,16 @@
  * exactly its expected error (with the offset), from memory and from a file,
  * with no crash and no over-read (each case sits in a heap block of exactly
  * its size, so ASan sees any read past it).
- *   test-capture-corpus            check every case
- *   test-capture-corpus --write D  also write the cases (and valid seeds) to D,
- *                                  the seed corpus of the fuzzer */
+ *   test-capture-corpus [TEST…]            check every case
+ *   test-capture-corpus --write D [TEST…]  also write the cases (and valid
+ *                                          seeds) to D, the seed corpus of the fuzzer */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "test-check.h"
 
 #include "basic.h"
 #include "capture-corpus.h"
@@ -27,10 +29,12 @@ static int drain(CaptureReader *r, unsigned *ret_frames) {
         return k;
 }
 
-static void check_case(const CorpusCase *c, const char *tmpdir) {
-        /* exact-size heap copy: any over-read is an ASan error */
+/* The case from memory: an exact-size heap copy (any over-read is an ASan
+ * error) gives the expected open error, or frames and then the expected
+ * error, again when asked again, and the same from read_file. */
+static void check_from_memory(const CorpusCase *c) {
         uint8_t *copy = malloc(c->len ? c->len : 1);
-        CHECK(copy);
+        MUST(copy ? 0 : -ENOMEM);
         if (c->len)
                 memcpy(copy, c->data, c->len);
 
@@ -40,19 +44,15 @@ static void check_case(const CorpusCase *c, const char *tmpdir) {
         if (k < 0) {
                 CHECK(k == -EBADMSG || k == -EPROTONOSUPPORT);
                 _cleanup_free_ char *want = NULL;
-                CHECK(asprintf(&want, "buffer: %s", c->expected) >= 0);
-                if (!err || strcmp(err, want) != 0) {
-                        fprintf(stderr, "%s: open error \"%s\", expected \"%s\"\n", c->name, err ?: "(none)", want);
-                        exit(1);
-                }
+                MUST(asprintf(&want, "buffer: %s", c->expected));
+                CHECK_MSG(err && strcmp(err, want) == 0, "%s: open error \"%s\", expected \"%s\"", c->name,
+                          err ?: "(none)", want);
         } else {
                 unsigned frames;
                 k = drain(r, &frames);
-                if (k >= 0 || strcmp(capture_reader_error(r) ?: "", c->expected) != 0) {
-                        fprintf(stderr, "%s: next() = %d \"%s\", expected \"%s\"\n", c->name, k,
-                                capture_reader_error(r) ?: "(none)", c->expected);
-                        exit(1);
-                }
+                CHECK_MSG(k < 0 && strcmp(capture_reader_error(r) ?: "", c->expected) == 0,
+                          "%s: next() = %d \"%s\", expected \"%s\"", c->name, k, capture_reader_error(r) ?: "(none)",
+                          c->expected);
                 CHECK(k == -EBADMSG);
                 /* the reader stays on the bad frame: asking again gives the same error */
                 CaptureFrame f;
@@ -67,20 +67,21 @@ static void check_case(const CorpusCase *c, const char *tmpdir) {
                 capture_reader_free(r);
         }
         free(copy);
+}
 
-        /* from a file, open errors name the path */
+/* The case from a file in dir: open errors name the path. */
+static void check_from_file(const CorpusCase *c, const char *dir) {
         _cleanup_free_ char *path = NULL;
-        CHECK(asprintf(&path, "%s/%s.syscap", tmpdir, c->name) >= 0);
+        MUST(asprintf(&path, "%s/%s.syscap", dir, c->name));
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        CHECK(fd >= 0);
+        MUST(fd < 0 ? -errno : 0);
         CHECK(write(fd, c->data, c->len) == (ssize_t) c->len);
-        free(err);
-        err = NULL;
-        r = NULL;
-        k = capture_reader_open_path(path, &r, &err);
+        CaptureReader *r = NULL;
+        _cleanup_free_ char *err = NULL;
+        int k = capture_reader_open_path(path, &r, &err);
         if (k < 0) {
                 _cleanup_free_ char *want = NULL;
-                CHECK(asprintf(&want, "%s: %s", path, c->expected) >= 0);
+                MUST(asprintf(&want, "%s: %s", path, c->expected));
                 CHECK_STR(err, want);
         } else {
                 unsigned frames;
@@ -88,7 +89,49 @@ static void check_case(const CorpusCase *c, const char *tmpdir) {
                 CHECK_STR(capture_reader_error(r), c->expected);
                 capture_reader_free(r);
         }
-        printf("ok %s: %s\n", c->name, c->expected);
+}
+
+/* Where the cases go as files: --write's DIR (kept), or a directory of the
+ * run's own (emptied and removed at the end). */
+static const char *outdir;
+static char tmp_dir[] = "/tmp/capture-corpus-XXXXXX";
+static bool tmp_made;
+
+static const char *case_dir(void) {
+        if (outdir)
+                return outdir;
+        if (!tmp_made) {
+                MUST(mkdtemp(tmp_dir) ? 0 : -errno);
+                tmp_made = true;
+        }
+        return tmp_dir;
+}
+
+static void for_each_case(void (*check)(const CorpusCase *c, const char *dir)) {
+        size_t n = corpus_n_cases();
+        for (size_t i = 0; i < n; i++) {
+                CorpusCase c;
+                CHECK(corpus_get_case(i, &c));
+                check(&c, case_dir());
+                corpus_case_clear(&c);
+        }
+        printf("  %zu broken captures\n", n);
+}
+
+static void memory_case(const CorpusCase *c, const char *dir) {
+        check_from_memory(c);
+}
+
+TEST(corpus_has_every_defect) {
+        CHECK(corpus_n_cases() >= 25);
+}
+
+TEST(each_refused_from_memory_with_its_message) {
+        for_each_case(memory_case);
+}
+
+TEST(each_refused_from_a_file_naming_the_path) {
+        for_each_case(check_from_file);
 }
 
 static void write_seed(const char *dir, const char *name, bool big_endian) {
@@ -102,40 +145,38 @@ static void write_seed(const char *dir, const char *name, bool big_endian) {
 }
 
 int main(int argc, char **argv) {
-        const char *outdir = NULL;
-        if (argc == 3 && strcmp(argv[1], "--write") == 0)
+        int shift = 0;
+        if (argc >= 3 && strcmp(argv[1], "--write") == 0) {
                 outdir = argv[2];
-        else if (argc != 1) {
-                fprintf(stderr, "usage: test-capture-corpus [--write DIR]\n");
+                shift = 2;
+                if (mkdir(outdir, 0755) < 0 && errno != EEXIST) {
+                        fprintf(stderr, "FAIL: mkdir %s: %m\n", outdir);
+                        return 1;
+                }
+        } else if (argc > 1 && argv[1][0] == '-') {
+                fprintf(stderr, "usage: test-capture-corpus [--write DIR] [TEST…]\n");
                 return 2;
         }
-
-        char tmpl[] = "/tmp/capture-corpus-XXXXXX";
-        const char *dir = outdir;
-        if (!dir) {
-                dir = mkdtemp(tmpl);
-                CHECK(dir);
-        } else
-                CHECK(mkdir(dir, 0755) == 0 || errno == EEXIST);
-
-        size_t n = corpus_n_cases();
-        CHECK(n >= 25);
-        for (size_t i = 0; i < n; i++) {
-                CorpusCase c;
-                CHECK(corpus_get_case(i, &c));
-                check_case(&c, dir);
-                if (!outdir) {
-                        _cleanup_free_ char *path = NULL;
-                        CHECK(asprintf(&path, "%s/%s.syscap", dir, c.name) >= 0);
-                        unlink(path);
-                }
-                corpus_case_clear(&c);
-        }
+        argv[shift] = argv[0];
+        int r = test_main(argc - shift, argv + shift);
         if (outdir) {
-                write_seed(dir, "valid-all-types.syscap", false);
-                write_seed(dir, "valid-all-types-big-endian.syscap", true);
-        } else
-                rmdir(dir);
-        printf("%zu broken captures rejected with the expected message\n", n);
-        return 0;
+                write_seed(outdir, "valid-all-types.syscap", false);
+                write_seed(outdir, "valid-all-types-big-endian.syscap", true);
+        } else if (tmp_made) {
+                size_t n = corpus_n_cases();
+                for (size_t i = 0; i < n; i++) {
+                        CorpusCase c;
+                        _cleanup_free_ char *path = NULL;
+                        if (!corpus_get_case(i, &c))
+                                break;
+                        if (asprintf(&path, "%s/%s.syscap", tmp_dir, c.name) >= 0)
+                                unlink(path);
+                        corpus_case_clear(&c);
+                }
+                if (rmdir(tmp_dir) < 0) {
+                        fprintf(stderr, "FAIL: rmdir %s: %m\n", tmp_dir);
+                        return 1;
+                }
+        }
+        return r;
 }

@@ -216,45 +216,6 @@ static char *our_describe_all(const char *path) {
         return d;
 }
 
-static void test_ours_read_by_sysprof(const char *dir) {
-        _cleanup_free_ char *path = NULL;
-        CHECK(asprintf(&path, "%s/ours.syscap", dir) >= 0);
-        _cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        CHECK(fd >= 0);
-        CaptureWriter *w;
-        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
-        test_write_all_types(w);
-        /* a file spanning several chunks, as Sysprof's find_file/read_file_fd must reassemble */
-        static uint8_t blob[150000];
-        for (size_t i = 0; i < sizeof(blob); i++)
-                blob[i] = (uint8_t) (i * 7 + i / 251);
-        CHECK_OK(capture_writer_add_file(w, TEST_T0 + 16, -1, -1, "/blob", blob, sizeof(blob)));
-        CHECK_OK(capture_writer_flush(w));
-        capture_writer_free(w);
-
-        SysprofCaptureReader *sr = sysprof_capture_reader_new(path);
-        CHECK(sr);
-        CHECK(sysprof_capture_reader_get_start_time(sr) == TEST_T0);
-        CHECK(sysprof_capture_reader_get_end_time(sr) == TEST_T0 + 16);
-        /* Sysprof reassembles the embedded file */
-        _cleanup_close_ int out = test_memfd("blob");
-        CHECK(sysprof_capture_reader_read_file_fd(sr, "/blob", out));
-        size_t got_len;
-        _cleanup_free_ uint8_t *got = test_read_all(out, &got_len);
-        CHECK(got_len == sizeof(blob) && memcmp(got, blob, sizeof(blob)) == 0);
-        sysprof_capture_reader_unref(sr);
-
-        unsigned frames;
-        _cleanup_free_ char *theirs = sysprof_describe_all(path, &frames);
-        _cleanup_free_ char *ours = our_describe_all(path);
-        CHECK(frames == 15 + 3);
-        if (strcmp(theirs, ours) != 0) {
-                fprintf(stderr, "--- Sysprof's reader:\n%s--- ours:\n%s", theirs, ours);
-                exit(1);
-        }
-        printf("ok our capture read by libsysprof-capture-4: %u frames, same contents\n", frames);
-}
-
 static void sysprof_write_all_types(SysprofCaptureWriter *w) {
         CHECK(sysprof_capture_writer_add_timestamp(w, TEST_T0 + 1, 1, 100));
         CHECK(sysprof_capture_writer_add_sample(w, TEST_T0 + 2, 0, 100, 101, test_sample_addrs, TEST_N_SAMPLE_ADDRS));
@@ -309,29 +270,109 @@ static void sysprof_write_all_types(SysprofCaptureWriter *w) {
                                                  "/var/lib/containers/storage/overlay/abc/diff", "/"));
 }
 
-static void test_sysprof_read_by_ours(const char *dir) {
-        _cleanup_free_ char *path = NULL;
-        CHECK(asprintf(&path, "%s/sysprof.syscap", dir) >= 0);
-        SysprofCaptureWriter *w = sysprof_capture_writer_new(path, 0);
+/* The two captures of the cases, written once in a directory of the run's
+ * own: ours (every frame type and a 150000-byte file, by our writer) and
+ * Sysprof's (the same by libsysprof-capture-4's writer). */
+static char tmp_dir[] = "/tmp/capture-interop-XXXXXX";
+static bool tmp_made;
+static char *ours_path, *sysprof_path;
+static uint8_t ours_blob[150000], sysprof_blob[150000];
+
+static const char *dir(void) {
+        if (!tmp_made) {
+                CHECK(mkdtemp(tmp_dir));
+                tmp_made = true;
+        }
+        return tmp_dir;
+}
+
+static const char *ours_capture(void) {
+        if (ours_path)
+                return ours_path;
+        CHECK(asprintf(&ours_path, "%s/ours.syscap", dir()) >= 0);
+        _cleanup_close_ int fd = open(ours_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        CHECK(fd >= 0);
+        CaptureWriter *w;
+        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
+        test_write_all_types(w);
+        /* a file spanning several chunks, as Sysprof's find_file/read_file_fd must reassemble */
+        for (size_t i = 0; i < sizeof(ours_blob); i++)
+                ours_blob[i] = (uint8_t) (i * 7 + i / 251);
+        CHECK_OK(capture_writer_add_file(w, TEST_T0 + 16, -1, -1, "/blob", ours_blob, sizeof(ours_blob)));
+        CHECK_OK(capture_writer_flush(w));
+        capture_writer_free(w);
+        return ours_path;
+}
+
+static const char *sysprof_capture(void) {
+        if (sysprof_path)
+                return sysprof_path;
+        CHECK(asprintf(&sysprof_path, "%s/sysprof.syscap", dir()) >= 0);
+        SysprofCaptureWriter *w = sysprof_capture_writer_new(sysprof_path, 0);
         CHECK(w);
         sysprof_write_all_types(w);
         /* and a multi-chunk file through Sysprof's own chunking */
         _cleanup_close_ int src = test_memfd("src");
-        static uint8_t blob[150000];
-        for (size_t i = 0; i < sizeof(blob); i++)
-                blob[i] = (uint8_t) (i * 13 + i / 509);
-        CHECK(write(src, blob, sizeof(blob)) == (ssize_t) sizeof(blob));
+        for (size_t i = 0; i < sizeof(sysprof_blob); i++)
+                sysprof_blob[i] = (uint8_t) (i * 13 + i / 509);
+        CHECK(write(src, sysprof_blob, sizeof(sysprof_blob)) == (ssize_t) sizeof(sysprof_blob));
         CHECK(lseek(src, 0, SEEK_SET) == 0);
         CHECK(sysprof_capture_writer_add_file_fd(w, TEST_T0 + 16, -1, -1, "/blob", src));
         CHECK(sysprof_capture_writer_flush(w));
         sysprof_capture_writer_unref(w);
+        return sysprof_path;
+}
 
+static CaptureReader *our_reader(const char *path) {
         CaptureReader *r;
         _cleanup_free_ char *err = NULL;
         if (capture_reader_open_path(path, &r, &err) < 0) {
                 fprintf(stderr, "%s\n", err ?: "?");
                 exit(1);
         }
+        return r;
+}
+
+/* Above, CHECK is capture-test-util.h's: a step the cases need stops the
+ * run (test-check.h's hook names the case). The cases count theirs. */
+#undef CHECK
+#include "test-check.h"
+
+/* Both readers give the same text of every frame of path. */
+static void expect_same_from_both_readers(const char *path, unsigned want_frames) {
+        unsigned frames;
+        _cleanup_free_ char *theirs = sysprof_describe_all(path, &frames);
+        _cleanup_free_ char *ours = our_describe_all(path);
+        CHECK_MSG(want_frames == 0 || frames == want_frames, "%s: %u frames, want %u", path, frames, want_frames);
+        CHECK_MSG(strcmp(theirs, ours) == 0, "--- Sysprof's reader:\n%s--- ours:\n%s", theirs, ours);
+        printf("  %u frames, identical from both readers\n", frames);
+}
+
+TEST(ours_times_read_by_sysprof) {
+        SysprofCaptureReader *sr = sysprof_capture_reader_new(ours_capture());
+        MUST(sr ? 0 : -EBADMSG);
+        CHECK(sysprof_capture_reader_get_start_time(sr) == TEST_T0);
+        CHECK(sysprof_capture_reader_get_end_time(sr) == TEST_T0 + 16);
+        sysprof_capture_reader_unref(sr);
+}
+
+TEST(ours_file_reassembled_by_sysprof) {
+        SysprofCaptureReader *sr = sysprof_capture_reader_new(ours_capture());
+        MUST(sr ? 0 : -EBADMSG);
+        _cleanup_close_ int out = test_memfd("blob");
+        CHECK(sysprof_capture_reader_read_file_fd(sr, "/blob", out));
+        size_t got_len;
+        _cleanup_free_ uint8_t *got = test_read_all(out, &got_len);
+        CHECK(got_len == sizeof(ours_blob) && memcmp(got, ours_blob, sizeof(ours_blob)) == 0);
+        sysprof_capture_reader_unref(sr);
+}
+
+TEST(ours_same_frames_from_both_readers) {
+        expect_same_from_both_readers(ours_capture(), 15 + 3);
+}
+
+TEST(sysprof_frames_read_by_ours) {
+        CaptureReader *r = our_reader(sysprof_capture());
         CHECK(capture_reader_get_header(r)->little_endian);
         test_check_all_types_full(r, TEST_FROM_SYSPROF_WRITER);
         CaptureFrame f;
@@ -344,22 +385,18 @@ static void test_sysprof_read_by_ours(const char *dir) {
         }
         CHECK(k == 0);
         CHECK(chunks >= 2);
-        uint8_t *got;
-        size_t got_len;
-        CHECK_OK(capture_reader_read_file(r, "/blob", UINT64_MAX, &got, &got_len));
-        CHECK(got_len == sizeof(blob) && memcmp(got, blob, sizeof(blob)) == 0);
-        free(got);
         CHECK(capture_reader_get_skipped(r) == 0);
         capture_reader_free(r);
+}
 
-        unsigned frames;
-        _cleanup_free_ char *theirs = sysprof_describe_all(path, &frames);
-        _cleanup_free_ char *ours = our_describe_all(path);
-        if (strcmp(theirs, ours) != 0) {
-                fprintf(stderr, "--- Sysprof's reader:\n%s--- ours:\n%s", theirs, ours);
-                exit(1);
-        }
-        printf("ok Sysprof-written capture read by ours: %u frames (%u file chunks), same contents\n", frames, chunks);
+TEST(sysprof_file_chunks_reassembled_by_ours) {
+        CaptureReader *r = our_reader(sysprof_capture());
+        test_check_file(r, "/blob", sysprof_blob, sizeof(sysprof_blob));
+        capture_reader_free(r);
+}
+
+TEST(sysprof_same_frames_from_both_readers) {
+        expect_same_from_both_readers(sysprof_capture(), 0);
 }
 
 int main(int argc, char **argv) {
@@ -375,15 +412,14 @@ int main(int argc, char **argv) {
                 printf("%u frames, identical from both readers\n", frames);
                 return 0;
         }
-        char tmpl[] = "/tmp/capture-interop-XXXXXX";
-        const char *dir = mkdtemp(tmpl);
-        CHECK(dir);
-        test_ours_read_by_sysprof(dir);
-        test_sysprof_read_by_ours(dir);
-        _cleanup_free_ char *a = NULL, *b = NULL;
-        CHECK(asprintf(&a, "%s/ours.syscap", dir) >= 0 && asprintf(&b, "%s/sysprof.syscap", dir) >= 0);
-        unlink(a);
-        unlink(b);
-        rmdir(dir);
-        return 0;
+        int r = test_main(argc, argv);
+        if (ours_path)
+                unlink(ours_path);
+        if (sysprof_path)
+                unlink(sysprof_path);
+        if (tmp_made)
+                rmdir(tmp_dir);
+        free(ours_path);
+        free(sysprof_path);
+        return r;
 }

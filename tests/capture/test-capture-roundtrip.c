@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test-check.h"
+
 #include "basic.h"
 #include "capture-test-util.h"
 
@@ -16,13 +18,14 @@ static CaptureReader *open_fd_checked(int fd) {
         CaptureReader *r = NULL;
         _cleanup_free_ char *err = NULL;
         int k = capture_reader_open_fd(fd, &r, &err);
-        if (k < 0)
-                fprintf(stderr, "open: %s\n", err ?: "?");
-        CHECK(k == 0);
+        if (k < 0) {
+                fprintf(stderr, "FAIL: open: %s\n", err ?: "?");
+                exit(1);
+        }
         return r;
 }
 
-static void test_all_types(void) {
+TEST(all_frame_types_round_trip) {
         _cleanup_close_ int fd = test_memfd("all-types");
         CaptureWriter *w;
         CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
@@ -48,7 +51,6 @@ static void test_all_types(void) {
         test_check_all_types(r);
         CHECK(capture_reader_next(r, &f) == 0);
         capture_reader_free(r);
-        printf("ok all frame types round-trip\n");
 }
 
 static void fill_pattern(uint8_t *p, size_t n, unsigned seed) {
@@ -59,7 +61,7 @@ static void fill_pattern(uint8_t *p, size_t n, unsigned seed) {
         }
 }
 
-static void test_file_sizes(void) {
+TEST(files_of_any_size_come_back_whole) {
         const size_t sizes[] = { 0, 1, CAPTURE_FILE_CHUNK_MAX_DATA - 1, CAPTURE_FILE_CHUNK_MAX_DATA,
                                  CAPTURE_FILE_CHUNK_MAX_DATA + 1, 2 * CAPTURE_FILE_CHUNK_MAX_DATA,
                                  (1u << 20) + 3 };
@@ -70,7 +72,7 @@ static void test_file_sizes(void) {
         uint8_t *data[ELEMENTSOF(sizes)];
         for (size_t i = 0; i < n; i++) {
                 data[i] = malloc(sizes[i] + 1);
-                CHECK(data[i]);
+                MUST(data[i] ? 0 : -ENOMEM);
                 fill_pattern(data[i], sizes[i], (unsigned) i);
                 char path[64];
                 snprintf(path, sizeof(path), "/files/buffer-%zu", sizes[i]);
@@ -84,13 +86,6 @@ static void test_file_sizes(void) {
                 CHECK(lseek(src, 0, SEEK_SET) == 0);
                 snprintf(path, sizeof(path), "/files/fd-%zu", sizes[i]);
                 CHECK_OK(capture_writer_add_file_fd(w, TEST_T0 + 3, -1, -1, path, src, UINT64_MAX));
-        }
-        /* add_file_fd stops at max_bytes */
-        {
-                _cleanup_close_ int src = test_memfd("src");
-                CHECK(write(src, data[n - 1], 5000) == 5000);
-                CHECK(lseek(src, 0, SEEK_SET) == 0);
-                CHECK(capture_writer_add_file_fd(w, 0, -1, -1, "/files/too-big", src, 4999) == -EFBIG);
         }
         CHECK_OK(capture_writer_flush(w));
         capture_writer_free(w);
@@ -133,7 +128,19 @@ static void test_file_sizes(void) {
         capture_reader_free(r);
         for (size_t i = 0; i < n; i++)
                 free(data[i]);
-        printf("ok files of 0 B to 1 MiB come back whole\n");
+}
+
+TEST(add_file_fd_stops_at_max_bytes) {
+        _cleanup_close_ int fd = test_memfd("files");
+        CaptureWriter *w;
+        CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
+        uint8_t data[5000];
+        fill_pattern(data, sizeof(data), 6);
+        _cleanup_close_ int src = test_memfd("src");
+        CHECK(write(src, data, 5000) == 5000);
+        CHECK(lseek(src, 0, SEEK_SET) == 0);
+        CHECK(capture_writer_add_file_fd(w, 0, -1, -1, "/files/too-big", src, 4999) == -EFBIG);
+        capture_writer_free(w);
 }
 
 static int64_t header_end_time(int fd) {
@@ -145,7 +152,7 @@ static int64_t header_end_time(int fd) {
         return v;
 }
 
-static void test_end_time_on_flush(void) {
+TEST(end_time_rewritten_on_flush) {
         _cleanup_close_ int fd = test_memfd("end-time");
         CaptureWriter *w;
         CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
@@ -173,16 +180,21 @@ static void test_end_time_on_flush(void) {
         CHECK(frames == 3);
         capture_reader_free(r);
         capture_writer_free(w);
+}
 
+TEST(append_fd_not_rewritten_in_place) {
         /* an O_APPEND fd is not rewritten in place (pwrite would append) */
+        CaptureWriter *w;
+        CaptureReader *r;
+        CaptureFrame f;
         char tmpl[] = "/tmp/capture-append-XXXXXX";
         _cleanup_close_ int tfd = mkstemp(tmpl);
-        CHECK(tfd >= 0);
+        MUST(tfd < 0 ? -errno : 0);
         unlink(tmpl);
         char procpath[64];
         snprintf(procpath, sizeof(procpath), "/proc/self/fd/%d", tfd);
         _cleanup_close_ int app = open(procpath, O_WRONLY | O_APPEND | O_CLOEXEC);
-        CHECK(app >= 0);
+        MUST(app < 0 ? -errno : 0);
         CHECK_OK(capture_writer_new_fd(app, TEST_T0, &w));
         CHECK_OK(capture_writer_add_timestamp(w, TEST_T0 + 10, 0, 1));
         CHECK_OK(capture_writer_flush(w));
@@ -192,14 +204,13 @@ static void test_end_time_on_flush(void) {
         CHECK(capture_reader_next(r, &f) == 1 && f.time == TEST_T0 + 10);
         CHECK(capture_reader_next(r, &f) == 0);
         capture_reader_free(r);
-        printf("ok end time rewritten on every flush of a seekable fd\n");
 }
 
-static void test_pipe(void) {
+TEST(writer_to_a_pipe) {
         int p[2];
-        CHECK(pipe2(p, O_CLOEXEC) == 0);
+        MUST(pipe2(p, O_CLOEXEC) < 0 ? -errno : 0);
         pid_t pid = fork();
-        CHECK(pid >= 0);
+        MUST(pid < 0 ? -errno : 0);
         if (pid == 0) {
                 close(p[0]);
                 CaptureWriter *w;
@@ -237,10 +248,9 @@ static void test_pipe(void) {
                 CHECK(f.type == t);
         }
         capture_reader_free(r);
-        printf("ok writer to a pipe\n");
 }
 
-static void test_frame_limit(void) {
+TEST(frame_size_limit_enforced) {
         _cleanup_close_ int fd = test_memfd("limit");
         CaptureWriter *w;
         CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
@@ -248,7 +258,7 @@ static void test_frame_limit(void) {
         /* a MAP frame of exactly 65528 bytes (56 + name + NUL) fits; one byte more does not */
         size_t fit = CAPTURE_FRAME_MAX - CAPTURE_MAP_SIZE - 1;
         char *name = malloc(fit + 2);
-        CHECK(name);
+        MUST(name ? 0 : -ENOMEM);
         memset(name, 'a', fit);
         name[fit] = 0;
         CHECK(capture_writer_add_map(w, 1, 0, 1, 0, 1, 0, 0, name) == 0);
@@ -258,12 +268,12 @@ static void test_frame_limit(void) {
 
         /* longer than any frame */
         char *huge = malloc(70001);
-        CHECK(huge);
+        MUST(huge ? 0 : -ENOMEM);
         memset(huge, 'h', 70000);
         huge[70000] = 0;
 
         uint64_t *addrs = calloc(CAPTURE_SAMPLE_MAX_ADDRS + 1, sizeof(uint64_t));
-        CHECK(addrs);
+        MUST(addrs ? 0 : -ENOMEM);
         CHECK(capture_writer_add_sample(w, 1, 0, 1, 1, addrs, CAPTURE_SAMPLE_MAX_ADDRS) == 0);
         CHECK(capture_writer_add_sample(w, 1, 0, 1, 1, addrs, CAPTURE_SAMPLE_MAX_ADDRS + 1) == -EINVAL);
         CHECK(capture_writer_add_allocation(w, 1, 0, 1, 1, 0, 0, addrs, CAPTURE_ALLOCATION_MAX_ADDRS + 1) == -EINVAL);
@@ -301,10 +311,9 @@ static void test_frame_limit(void) {
         free(name);
         free(huge);
         free(addrs);
-        printf("ok frame size limit enforced with -EINVAL\n");
 }
 
-static void test_big_endian(void) {
+TEST(big_endian_reads_back_identical) {
         _cleanup_close_ int fd = test_memfd("be");
         CaptureWriter *w;
         CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
@@ -319,7 +328,7 @@ static void test_big_endian(void) {
         size_t len;
         _cleanup_free_ uint8_t *le = test_read_all(fd, &len);
         _cleanup_free_ uint8_t *be = malloc(len);
-        CHECK(be);
+        MUST(be ? 0 : -ENOMEM);
         memcpy(be, le, len);
         test_swap_to_big_endian(be, len);
         CHECK(memcmp(le, be, len) != 0);
@@ -338,14 +347,9 @@ static void test_big_endian(void) {
         _cleanup_free_ char *db = test_describe_all(rb);
         CHECK_STR(db, dl);
 
-        uint8_t *got;
-        size_t got_len;
-        CHECK_OK(capture_reader_read_file(rb, "/blob", UINT64_MAX, &got, &got_len));
-        CHECK(got_len == sizeof(blob) && memcmp(got, blob, sizeof(blob)) == 0);
-        free(got);
+        test_check_file(rb, "/blob", blob, sizeof(blob));
         capture_reader_free(rl);
         capture_reader_free(rb);
-        printf("ok big-endian capture reads back identical\n");
 }
 
 /* Appends a raw frame of an arbitrary type (little-endian) to buf. */
@@ -358,13 +362,13 @@ static size_t put_raw_frame(uint8_t *buf, uint8_t type, uint16_t len) {
         return len;
 }
 
-static void test_unknown_types(void) {
+TEST(unknown_frame_types_skipped_and_counted) {
         size_t len;
         _cleanup_free_ uint8_t *ref = test_capture_bytes(test_write_all_types, false, &len);
 
         /* header + TRACE(16) + frames 1..15 with DBUS_MESSAGE(17) after the 3rd + TRACE at the end */
         _cleanup_free_ uint8_t *buf = malloc(len + 4096);
-        CHECK(buf);
+        MUST(buf ? 0 : -ENOMEM);
         size_t pos = 0;
         memcpy(buf, ref, CAPTURE_FILE_HEADER_SIZE);
         pos = CAPTURE_FILE_HEADER_SIZE;
@@ -387,10 +391,13 @@ static void test_unknown_types(void) {
         CHECK(capture_reader_next(r, &f) == 0);
         CHECK(capture_reader_get_skipped(r) == 3);
         capture_reader_free(r);
-        printf("ok unknown frame types 16 and 17 skipped and counted\n");
 }
 
-static void test_empty_arrays(void) {
+static bool empty(const char *s) {
+        return s && s[0] == 0;
+}
+
+TEST(empty_frames_have_arrays_and_empty_strings) {
         _cleanup_close_ int fd = test_memfd("empty");
         CaptureWriter *w;
         CHECK_OK(capture_writer_new_fd(fd, TEST_T0, &w));
@@ -414,32 +421,16 @@ static void test_empty_arrays(void) {
         CHECK(capture_reader_next(r, &f) == 1 && f.ctrdef.n_counters == 0 && f.ctrdef.counters);
         CHECK(capture_reader_next(r, &f) == 1 && f.ctrset.n_values == 0 && f.ctrset.values);
         CHECK(capture_reader_next(r, &f) == 1 && f.allocation.n_addrs == 0 && f.allocation.addrs);
-        CHECK(capture_reader_next(r, &f) == 1);
-        CHECK_STR(f.process.cmdline, "");
-        CHECK(capture_reader_next(r, &f) == 1);
-        CHECK_STR(f.mark.group, "");
-        CHECK_STR(f.mark.message, "");
-        CHECK(capture_reader_next(r, &f) == 1);
-        CHECK_STR(f.metadata.id, "");
-        CHECK_STR(f.metadata.metadata, "");
-        CHECK(capture_reader_next(r, &f) == 1);
-        CHECK_STR(f.log.message, "");
-        CHECK(capture_reader_next(r, &f) == 1);
-        CHECK_STR(f.overlay.src, "");
-        CHECK_STR(f.overlay.dst, "");
+        /* the strings: present, and empty */
+        CHECK(capture_reader_next(r, &f) == 1 && empty(f.process.cmdline));
+        CHECK(capture_reader_next(r, &f) == 1 && empty(f.mark.group) && empty(f.mark.message));
+        CHECK(capture_reader_next(r, &f) == 1 && empty(f.metadata.id) && empty(f.metadata.metadata));
+        CHECK(capture_reader_next(r, &f) == 1 && empty(f.log.message));
+        CHECK(capture_reader_next(r, &f) == 1 && empty(f.overlay.src) && empty(f.overlay.dst));
         CHECK(capture_reader_next(r, &f) == 0);
         capture_reader_free(r);
-        printf("ok empty frames: arrays non-NULL, strings empty\n");
 }
 
-int main(void) {
-        test_all_types();
-        test_file_sizes();
-        test_end_time_on_flush();
-        test_pipe();
-        test_frame_limit();
-        test_big_endian();
-        test_unknown_types();
-        test_empty_arrays();
-        return 0;
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

@@ -15,6 +15,7 @@
 #     replaced file keeps its mode without set-id bits; a block device node
 #     is refused and stays.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
+. "$(dirname "$0")/writers.sh" # run_writer, check_whole, WRITER_KINDS
 : "${PERISCOPE:?}" "${MAKE_CAPTURE:?}"
 [ "$(id -u)" = 0 ] || fail "this test must run as root (sysctl, another user's links, mknod)"
 user=periscope-user
@@ -40,34 +41,6 @@ mkdir -m 0700 rootonly
 echo "root's secret" >rootonly/victim
 chmod 0600 rootonly/victim
 
-KINDS="record flamegraph timeline pprof folded symbolize"
-# run_writer KIND OUT: one writer writing OUT (as "${as[@]}": as_user, or root)
-as=()
-run_writer() {
-        case $1 in
-        record) "${as[@]}" "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$2" -- true ;;
-        flamegraph) "${as[@]}" "$PERISCOPE" report --no-progress -f "$2" "$TEST_TMP/fx.syscap" ;;
-        timeline) "${as[@]}" "$PERISCOPE" report --timeline "$2" "$TEST_TMP/fx.syscap" ;;
-        pprof) "${as[@]}" "$PERISCOPE" export --format pprof -o "$2" "$TEST_TMP/fx.syscap" ;;
-        folded) "${as[@]}" "$PERISCOPE" export --format folded -o "$2" "$TEST_TMP/fx.syscap" ;;
-        symbolize) "${as[@]}" "$PERISCOPE" symbolize -o "$2" "$TEST_TMP/fx.syscap" ;;
-        esac
-}
-
-# check_whole KIND FILE: FILE holds KIND's whole output
-check_whole() {
-        case $1 in
-        record | symbolize)
-                "$PERISCOPE" info "$2" >info.txt 2>&1 || { cat info.txt; fail "$1: $2 is not a whole capture"; } ;;
-        flamegraph | timeline)
-                head -c 5 "$2" | grep >/dev/null '<?xml' && tail -c 7 "$2" | grep >/dev/null '</svg>' ||
-                        fail "$1: $2 is not a whole SVG ($(wc -c <"$2") bytes)" ;;
-        pprof)
-                gzip -t <"$2" 2>/dev/null || fail "$1: $2 is not a whole gzip file" ;;
-        folded)
-                grep >/dev/null -E '^main;compute [0-9]+$' "$2" || fail "$1: $2 lacks the folded stacks" ;;
-        esac
-}
 
 # --- hostile: another user's links in the sticky directory
 victim_was=$(stat -c '%i %a %s' rootonly/victim)
@@ -82,7 +55,7 @@ as_user ln -s "$TEST_TMP/rootonly/created" sticky/new.out
 # the kernel refuses root to follow them, as cp shows
 cp /etc/hostname sticky/x.out 2>/dev/null && fail "cp followed $user's link: protected_symlinks is not on"
 check_victim cp
-for kind in $KINDS; do
+for kind in $WRITER_KINDS; do
         for link in x.out new.out; do
                 run_writer $kind sticky/$link >out.txt 2>&1 && { cat out.txt; fail "$kind -o $user's link $link succeeded"; }
                 grep >/dev/null "sticky/$link: Permission denied" out.txt ||
@@ -94,16 +67,7 @@ done
 echo "ok: another user's link to a root-only file or name is refused by every writer, the file untouched"
 
 # a user's link to root's listening socket: not connected to
-LISTENER='
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-s.listen(1)
-c, _ = s.accept()
-with open(sys.argv[2], "wb") as f:
-    f.write(b"connected\n")
-'
-python3 -c "$LISTENER" rootonly/sock from-sock &
+python3 -c "$SOCKET_LISTENER" rootonly/sock from-sock &
 listener=$!
 wait_for 10 test -S rootonly/sock || { kill $listener; fail "the listener did not bind"; }
 as_user ln -s "$TEST_TMP/rootonly/sock" sticky/to-sock
@@ -115,7 +79,7 @@ wait $listener 2>/dev/null || true
 echo "ok: another user's link to root's socket is not connected to"
 
 # --- plain: root's own link there, the user's own link followed by the user
-for kind in $KINDS; do
+for kind in $WRITER_KINDS; do
         echo old >mine
         ln -sfn "$TEST_TMP/mine" sticky/root-link
         run_writer $kind sticky/root-link >out.txt 2>&1 || { cat out.txt; fail "$kind -o root's own link failed"; }
@@ -148,7 +112,7 @@ grep >/dev/null "userdir/read-only: Permission denied" out.txt || { cat out.txt;
 echo "ok: the user's read-only file is refused, as cp refuses it"
 
 # --- atomic replacement: a new inode, whole; a reader of the old file keeps it
-for kind in $KINDS; do
+for kind in $WRITER_KINDS; do
         printf 'old content\n' >plain.out
         exec {old}<plain.out
         ino=$(stat -c %i plain.out)
@@ -163,7 +127,7 @@ echo "ok: a file is replaced atomically by every writer"
 
 # --- modes: new captures 0600, other new outputs as the umask says, a
 # replaced file keeps its mode without set-id bits
-for kind in $KINDS; do
+for kind in $WRITER_KINDS; do
         case $kind in record | symbolize) want=600 ;; *) want=644 ;; esac
         rm -f new.out
         run_writer $kind new.out >out.txt 2>&1 || { cat out.txt; fail "$kind -o NEW failed"; }
@@ -191,7 +155,7 @@ for m in $(seq 240 252); do
 done
 [ -n "$major" ] || fail "no free block major in 240..252 for a block device node"
 mknod blk b "$major" 0 || fail "mknod of a block device ($major,0) failed"
-for kind in $KINDS; do
+for kind in $WRITER_KINDS; do
         run_writer $kind blk >out.txt 2>&1 && { cat out.txt; fail "$kind -o BLOCK-DEVICE succeeded"; }
         grep >/dev/null "blk is a block device" out.txt || { cat out.txt; fail "$kind -o BLOCK-DEVICE: no reason"; }
         [ -b blk ] || fail "$kind replaced the block device node: $(ls -l blk)"

@@ -11,6 +11,8 @@
 # checked to be whole (a capture `periscope info` reads, an SVG that ends,
 # a gzip that unpacks).
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
+. "$(dirname "$0")/writers.sh" # run_writer, check_whole, WRITER_KINDS
+record_cmd=(sleep 0.2)
 : "${PERISCOPE:?}" "${MAKE_CAPTURE:?}"
 [ "$(id -u)" = 0 ] || fail "this test must run as root (mknod, devices)"
 
@@ -24,49 +26,7 @@ ln -s fifo to-fifo
 echo "old" >file
 ln -s file to-file
 
-# a listener on the Unix socket ARGV[1] that writes what one client sends to ARGV[2]
-LISTENER='
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-s.listen(1)
-c, _ = s.accept()
-with open(sys.argv[2], "wb") as f:
-    while True:
-        d = c.recv(65536)
-        if not d:
-                break
-        f.write(d)
-'
-
-# run_writer KIND OUT: one writer writing OUT
-run_writer() {
-        case $1 in
-        record) "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$2" -- sleep 0.2 ;;
-        flamegraph) "$PERISCOPE" report --no-progress -f "$2" fx.syscap ;;
-        timeline) "$PERISCOPE" report --timeline "$2" fx.syscap ;;
-        pprof) "$PERISCOPE" export --format pprof -o "$2" fx.syscap ;;
-        folded) "$PERISCOPE" export --format folded -o "$2" fx.syscap ;;
-        symbolize) "$PERISCOPE" symbolize -o "$2" fx.syscap ;;
-        esac
-}
-
-# check_whole KIND FILE: FILE holds KIND's whole output
-check_whole() {
-        case $1 in
-        record | symbolize)
-                "$PERISCOPE" info "$2" >info.txt 2>&1 || { cat info.txt; fail "$1: the output is not a whole capture"; } ;;
-        flamegraph | timeline)
-                head -c 5 "$2" | grep >/dev/null '<?xml' && tail -c 7 "$2" | grep >/dev/null '</svg>' ||
-                        fail "$1: the output is not a whole SVG ($(wc -c <"$2") bytes)" ;;
-        pprof)
-                gzip -t <"$2" 2>/dev/null || fail "$1: the output is not a whole gzip file" ;;
-        folded)
-                grep >/dev/null -E '^main;compute [0-9]+$' "$2" || fail "$1: the output lacks the folded stacks" ;;
-        esac
-}
-
-for kind in record flamegraph timeline pprof folded symbolize; do
+for kind in $WRITER_KINDS; do
         # a character device: written through, still a device
         run_writer $kind dev >out.txt 2>&1 || { cat out.txt; fail "$kind -o DEVICE failed"; }
         [ "$(stat -c %F dev)" = "character special file" ] || fail "$kind replaced the character device: $(ls -l dev)"
@@ -82,7 +42,7 @@ for kind in record flamegraph timeline pprof folded symbolize; do
 
         # a listening socket's name: connected to, the listener gets it all
         rm -f sock
-        python3 -c "$LISTENER" sock from-sock &
+        python3 -c "$SOCKET_LISTENER" sock from-sock &
         listener=$!
         wait_for 10 test -S sock || { kill $listener; fail "the listener did not bind"; }
         run_writer $kind sock >out.txt 2>&1 || { cat out.txt; kill $listener; fail "$kind -o SOCKET failed"; }

@@ -248,7 +248,7 @@ freeze_daemon() {
                 echo "no private periscoped of record to hold (record: ${cli:-none})" >freeze.failed
 }
 thaw_daemon() { # once record has left
-        for _ in $(seq 50); do grep -qa 'EXIT=' tty2.out 2>/dev/null && break; sleep 0.1; done
+        wait_for 5 grep -qa 'EXIT=' tty2.out 2>/dev/null || true
         [ -z "${frozen:-}" ] || kill -CONT "$frozen"
 }
 rm -f freeze.failed
@@ -258,12 +258,9 @@ expect tty2.out.lines '^EXIT=130$'
 expect tty2.out.lines '^periscope record: interrupted again: leaving without waiting for the capture to be finished\. periscoped completes out/t\.syscap in the background'
 # the command had the terminal's first ^C too and died of it: not said to keep running
 grep >/dev/null 'keeps running' tty2.out.lines && { cat tty2.out.lines; fail "a second Ctrl-C says a command that died keeps running"; }
-for _ in $(seq 100); do
-        "$PERISCOPE" dump --json out/t.syscap 2>/dev/null | jq -e '[.frames[] | select(.id == "periscope.stats")] | length == 1' >/dev/null && break
-        sleep 0.1
-done
-"$PERISCOPE" dump --json out/t.syscap | jq -e '[.frames[] | select(.id == "periscope.stats")] | length == 1' >/dev/null ||
-        fail "the capture left behind by a second Ctrl-C was never completed"
+# the capture out/t.syscap has its periscope.stats block: periscoped completed it
+stats_written() { "$PERISCOPE" dump --json out/t.syscap | jq -e '[.frames[] | select(.id == "periscope.stats")] | length == 1'; }
+wait_for 10 stats_written >/dev/null 2>&1 || { stats_written; fail "the capture left behind by a second Ctrl-C was never completed"; }
 rm out/t.syscap
 echo "ok a second Ctrl-C: leaves, says what it abandons; the capture is completed in the background"
 

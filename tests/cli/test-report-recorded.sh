@@ -20,12 +20,6 @@ gcc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$TEST_TMP/workload-shift" "$S
 private_bus_start
 periscoped_start
 
-record() {
-        local out=$1
-        shift
-        "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/$out" -- "$@" >"$TEST_TMP/record.out" 2>&1 ||
-                { cat "$TEST_TMP/record.out"; fail "record of $* failed"; }
-}
 # The whole system while two known programs run.
 "$WORKLOAD_BURN" 100000000 >/dev/null & burn=$!
 private_bus_track $burn
@@ -73,9 +67,9 @@ awk -v d="${said:-0}" 'BEGIN { exit !(d >= 1.45 && d < 1.75) }' ||
 # (info also counts events the service writes just after sampling stopped: ms)
 awk -v d="$pprof_duration" -v c="${duration:-0}" 'BEGIN { exit !(d - c < 0.05 && c - d < 0.05) }' ||
         fail "pprof's duration ($pprof_duration s) is not the capture's ($duration s)"
-record before.syscap "$TEST_TMP/workload-shift" 6 2
-record after.syscap "$TEST_TMP/workload-shift" 2 6
-record both.syscap /bin/sh -c "\"$TEST_TMP/workload-shift\" 24 8 & \"$WORKLOAD_BURN\" 60000; wait"
+record_to "$TEST_TMP/before.syscap" "$TEST_TMP/workload-shift" 6 2
+record_to "$TEST_TMP/after.syscap" "$TEST_TMP/workload-shift" 2 6
+record_to "$TEST_TMP/both.syscap" /bin/sh -c "\"$TEST_TMP/workload-shift\" 24 8 & \"$WORKLOAD_BURN\" 60000; wait"
 
 "$PYTHON" - "$PERISCOPE" "$TEST_TMP" "$burn" "$shift_pid" <<'PY'
 import re, subprocess, sys
@@ -204,7 +198,7 @@ PY
 
 # A merged capture (sysprof-cli --merge) keeps the names of every capture it
 # was made of, each with its own symbol tables.
-record burn.syscap "$WORKLOAD_BURN" 60000
+record_to "$TEST_TMP/burn.syscap" "$WORKLOAD_BURN" 60000
 command -v sysprof-cli >/dev/null || fail "sysprof-cli is missing: apt-get install -y sysprof"
 sysprof-cli --merge "$TEST_TMP/before.syscap" "$TEST_TMP/burn.syscap" >"$TEST_TMP/merged.syscap" ||
         fail "sysprof-cli --merge failed"

@@ -5,6 +5,7 @@
 #   record_cpu    → $TEST_TMP/cpu.syscap: workload-export for 2 s
 #   record_memory → $TEST_TMP/memory.syscap: workload-alloc under --memory
 #   source_line FILE PATTERN → the line number of the first line matching
+#   pprof ARGS…   → `go tool pprof ARGS…`; fails with its errors when it fails
 : "${PERISCOPE:?}" "${SRCDIR:?}"
 
 _record() {
@@ -29,6 +30,10 @@ record_memory() {
 
 source_line() {
         grep -n -m1 -F "$2" "$1" | cut -d: -f1
+}
+
+pprof() {
+        /usr/bin/go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.err"; fail "go tool pprof $* failed"; }
 }
 
 # The speedscope app (npm package `speedscope`, its built web app in

@@ -14,7 +14,6 @@
 # Debian's Go (golang-go), whose pprof is built: a newer Go first on PATH
 # (/usr/local/go on some machines) builds its tools anew in every GOCACHE
 export HOME=$TEST_TMP/home GOCACHE=$TEST_TMP/gocache GOPATH=$TEST_TMP/gopath GOTOOLCHAIN=local GOFLAGS= GOPROXY=off
-pprof() { /usr/bin/go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.err"; fail "go tool pprof $* failed"; }; }
 
 gcc -O2 -g -fno-omit-frame-pointer -o "$TEST_TMP/workload-export" "$SRCDIR/workload-export.c" || fail "cannot build the workload"
 strip -o "$TEST_TMP/workload-stripped" "$TEST_TMP/workload-export" || fail "strip failed"

@@ -13,7 +13,6 @@
 # Debian's Go (golang-go), whose pprof is built: a newer Go first on PATH
 # (/usr/local/go on some machines) builds its tools anew in every GOCACHE
 export HOME=$TEST_TMP/home GOCACHE=$TEST_TMP/gocache GOPATH=$TEST_TMP/gopath GOTOOLCHAIN=local GOFLAGS= GOPROXY=off
-pprof() { /usr/bin/go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.err"; fail "go tool pprof $* failed"; }; }
 
 record_cpu
 cap=$TEST_TMP/cpu.syscap

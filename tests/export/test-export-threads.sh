@@ -50,7 +50,6 @@ export_to -F pprof -o "$TEST_TMP/threads.pb.gz" "$cap"
 # Debian's Go (golang-go), whose pprof is built: a newer Go first on PATH
 # (/usr/local/go on some machines) builds its tools anew in every GOCACHE
 export HOME=$TEST_TMP/home GOCACHE=$TEST_TMP/gocache GOPATH=$TEST_TMP/gopath GOTOOLCHAIN=local GOFLAGS= GOPROXY=off
-pprof() { /usr/bin/go tool pprof "$@" 2>"$TEST_TMP/pprof.err" || { cat "$TEST_TMP/pprof.err"; fail "go tool pprof $* failed"; }; }
 pprof -tags "$TEST_TMP/threads.pb.gz" >"$TEST_TMP/tags.txt"
 pprof -tagfocus "thread=worker-1" -top "$TEST_TMP/threads.pb.gz" >"$TEST_TMP/focus.txt"
 pprof -tagfocus "tid=$two" -tagignore "thread=starting" -top "$TEST_TMP/threads.pb.gz" >"$TEST_TMP/focus-tid.txt"

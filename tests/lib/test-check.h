@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failures;
 
@@ -54,7 +55,8 @@ __attribute__((format(printf, 1, 2), unused)) static void fail(const char *fmt, 
 /* ---- the test registry ----
  * TEST(name) { ... } defines a test; test_main() runs them in the order of
  * the file (or only those named on the command line: `test-foo name…`),
- * prints "ok: name" or "FAIL: name (N checks)", and returns the exit status:
+ * prints "ok: name" or "FAIL: name (N checks)" (or, when a step the case
+ * needs exits, "FAIL: name (stopped: …)"), and returns the exit status:
  *
  *     TEST(round_trip) { CHECK(decode(encode(x)) == x); }
  *     int main(int argc, char **argv) { return test_main(argc, argv); }
@@ -83,8 +85,23 @@ __attribute__((unused)) static void test_register(const char *name, void (*func)
         }                                                                                                              \
         static void test_##name(void)
 
+/* The case running now: a step it needs that exits (MUST, a helper's
+ * fatal check) still names it. */
+__attribute__((unused)) static const char *test_running;
+__attribute__((unused)) static pid_t test_main_pid;
+
+__attribute__((unused)) static void test_exit_hook(void) {
+        /* not in a child a case forked: its exit() is the case's business */
+        if (test_running && getpid() == test_main_pid)
+                fprintf(stderr, "FAIL: %s (stopped: a step it needs failed)\n", test_running);
+}
+
 __attribute__((unused)) static int test_main(int argc, char **argv) {
         size_t ran = 0;
+        /* the case's lines beside its checks' (stderr) */
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        test_main_pid = getpid();
+        atexit(test_exit_hook);
         for (size_t i = 0; i < test_n_cases; i++) {
                 bool wanted = argc < 2;
                 for (int a = 1; a < argc && !wanted; a++)
@@ -92,7 +109,9 @@ __attribute__((unused)) static int test_main(int argc, char **argv) {
                 if (!wanted)
                         continue;
                 int before = failures;
+                test_running = test_cases[i].name;
                 test_cases[i].func();
+                test_running = NULL;
                 ran++;
                 if (failures > before)
                         printf("FAIL: %s (%d checks)\n", test_cases[i].name, failures - before);

@@ -9,8 +9,13 @@
 #                         the rest of the environment kept (a private bus's
 #                         address too); `as_user CMD &` gives the pid of a
 #                         subshell, not CMD's
+#   exec_as_user CMD…     as_user, but exec'ing in place (setpriv and env
+#                         exec too): `exec_as_user CMD & pid=$!` gives CMD's
+#                         pid, which gets the signals sent to it
 #   wait_for SECONDS CMD… runs CMD every 0.1 s until it succeeds; returns 1
 #                         when SECONDS went by first
+#   mapped PID PATTERN    PID's /proc/PID/maps has a line matching PATTERN
+#                         (for `wait_for 5 mapped $pid libhot`)
 #   test_tmpdir           makes $TEST_TMP (mode 0755, for the test users),
 #                         removed at exit unless PERISCOPE_TEST_KEEP is set
 #   at_exit CMD…          runs CMD at exit (the last registered first)
@@ -23,10 +28,16 @@ set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-as_user() {
+exec_as_user() {
         local u=${TEST_USER:-${user:-periscope-user}} home
         home=$(getent passwd "$u" | cut -d: -f6) || fail "as_user: no user $u (scripts/setup.d/30-periscope-users.sh makes the test users)"
-        setpriv --reuid="$u" --regid="$u" --init-groups env HOME="$home" USER="$u" LOGNAME="$u" "$@"
+        exec setpriv --reuid="$u" --regid="$u" --init-groups env HOME="$home" USER="$u" LOGNAME="$u" "$@"
+}
+
+as_user() {
+        local u=${TEST_USER:-${user:-periscope-user}}
+        getent passwd "$u" >/dev/null || fail "as_user: no user $u (scripts/setup.d/30-periscope-users.sh makes the test users)"
+        (exec_as_user "$@")
 }
 
 wait_for() {
@@ -38,6 +49,8 @@ wait_for() {
         done
         return 1
 }
+
+mapped() { grep -q -- "$2" "/proc/$1/maps" 2>/dev/null; }
 
 build_id_of() {
         local id

@@ -244,10 +244,10 @@ bus_periscoped_start() {
 CONF
         dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile --print-address=3 3>"$WORK/bus.address" &
         cleanup "kill $!"
-        for _ in $(seq 100); do [ -s "$WORK/bus.address" ] && break; sleep 0.05; done
+        wait_for 5 test -s "$WORK/bus.address" || true
         bus=$(head -n1 "$WORK/bus.address")
         [ -n "$bus" ] || fail "dbus-daemon did not start"
         "$PERISCOPED" --address="$bus" 2>"$WORK/periscoped.log" &
         cleanup "kill $!"
-        for _ in $(seq 100); do busctl --address="$bus" status org.periscope.Profiler1 >/dev/null 2>&1 && break; sleep 0.05; done
+        wait_for 5 busctl --address="$bus" status org.periscope.Profiler1 >/dev/null 2>&1 || true
 }

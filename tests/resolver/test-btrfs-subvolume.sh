@@ -26,8 +26,7 @@ dev=$(findmnt -no SOURCE "$WORK/top")
 unshare -m --propagation private -- sh -c "mount -o subvol=@data '$dev' '$WORK/ns-data' && exec '$WORK/ns-data/sub/spin'" &
 pid=$!
 cleanup "kill $pid"
-for _ in $(seq 100); do grep -q ns-data/sub/spin "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
-grep -q ns-data/sub/spin "/proc/$pid/maps" || fail "workload did not start from the subvolume"
+wait_for 5 mapped "$pid" ns-data/sub/spin || fail "workload did not start from the subvolume"
 findmnt -n "$WORK/ns-data" >/dev/null && fail "the subvolume mount leaked into the host namespace"
 
 maps_dev=$(awk '/ns-data\/sub\/spin/ { print $4; exit }' "/proc/$pid/maps")

@@ -27,7 +27,7 @@ mkdir -p "$WORK/bin"
 install -m 755 "$FAKE_CONMON" "$WORK/bin/conmon"
 chmod a+rx "$WORK" "$WORK/bin"
 runuser -u "$user" -- "$WORK/bin/conmon" -c "$cid" >"$WORK/fake.out" 2>/dev/null </dev/null &
-for _ in $(seq 100); do [ -s "$WORK/fake.out" ] && break; sleep 0.05; done
+wait_for 5 test -s "$WORK/fake.out" || true
 child=$(cat "$WORK/fake.out")
 [ -n "$child" ] && [ -d "/proc/$child" ] || fail "the fake conmon's child did not start"
 cleanup "kill $child 2>/dev/null"  # the fake conmon exits with it

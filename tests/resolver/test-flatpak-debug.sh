@@ -47,9 +47,8 @@ for f in libspin dbgapp; do
         readelf -S "$WORK/$f" | grep >/dev/null -E '\.symtab|\.debug_' && fail "$f still has symbols or DWARF after strip"
 done
 nm -D "$WORK/libspin" | grep >/dev/null hot_inner && fail "hot_inner is exported: the test needs it named only by the debug file"
-build_id() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
-lib_bid=$(build_id "$WORK/libspin")
-app_bid=$(build_id "$WORK/dbgapp")
+lib_bid=$(build_id_of "$WORK/libspin")
+app_bid=$(build_id_of "$WORK/dbgapp")
 [ ${#lib_bid} -ge 16 ] && [ ${#app_bid} -ge 16 ] || fail "no build-ids"
 for b in $lib_bid $app_bid; do
         [ ! -e "/usr/lib/debug/.build-id/${b:0:2}/${b:2}.debug" ] || fail "the host has the debug file of $b: the test needs it only in the extension"
@@ -164,9 +163,9 @@ echo "ok: the runtime's .Debug extension as $caller: found while world-readable,
 mkdir -p "$WORK/copies"
 "$PERISCOPE_RESOLVE" --wait-file="$WORK/go" --copy-to="$WORK/copies" --debug-path=/usr/lib/x86_64-linux-gnu/libspin.so "$pid" >"$WORK/gone.out" 2>"$WORK/gone.err" &
 res=$!
-for _ in $(seq 100); do grep -q "snapshot of $pid taken" "$WORK/gone.err" && break; sleep 0.05; done
+wait_for 5 grep -q "snapshot of $pid taken" "$WORK/gone.err" || true
 kill "$pid"
-for _ in $(seq 100); do [ -e "/proc/$pid" ] || break; sleep 0.05; done
+wait_for 5 test ! -e "/proc/$pid" || true
 touch "$WORK/go"
 wait $res || { cat "$WORK/gone.err"; fail "periscope-resolve failed"; }
 line=$(grep -P "^debug\t/usr/lib/x86_64-linux-gnu/libspin.so\ttree=flatpak\t" "$WORK/gone.out") || { cat "$WORK/gone.out"; fail "no flatpak tree for the gone sandbox"; }
@@ -194,10 +193,10 @@ done
 rm -f "$WORK/go"
 "$PERISCOPE_RESOLVE" --wait-file="$WORK/go" --debug-path=/app/secret.debug --debug-path=/usr/secret.debug "$fpid" >"$WORK/forged.out" 2>"$WORK/forged.err" &
 res=$!
-for _ in $(seq 100); do grep -q "snapshot of $fpid taken" "$WORK/forged.err" && break; sleep 0.05; done
+wait_for 5 grep -q "snapshot of $fpid taken" "$WORK/forged.err" || true
 grep -qP "^container\tengine=flatpak\t.*name=org.periscope.Forged" "$WORK/forged.out" || { cat "$WORK/forged.out" "$WORK/forged.err"; fail "the forged sandbox is not classified as Flatpak"; }
 kill "$fpid"
-for _ in $(seq 100); do [ -e "/proc/$fpid" ] || break; sleep 0.05; done
+wait_for 5 test ! -e "/proc/$fpid" || true
 touch "$WORK/go"
 wait $res || { cat "$WORK/forged.err"; fail "periscope-resolve failed"; }
 grep -P "^debug\t" "$WORK/forged.out" | grep >/dev/null "result=ok" && { cat "$WORK/forged.out"; fail "a file was opened through a forged app-path"; }

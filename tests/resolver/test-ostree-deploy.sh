@@ -40,8 +40,7 @@ cleanup "chattr -i $D"
 unshare -m --propagation private -- sh -c "mount --bind '$D' '$D' && mount --bind '$D/usr' '$D/usr' && mount -o remount,bind,ro '$D/usr' && cd '$D' && pivot_root . sysroot && exec /usr/bin/app" &
 pid=$!
 cleanup "kill $pid"
-for _ in $(seq 100); do grep -q ' /usr/bin/app$' "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
-grep -q ' /usr/bin/app$' "/proc/$pid/maps" || fail "workload did not start in the deployment"
+wait_for 5 mapped "$pid" ' /usr/bin/app$' || fail "workload did not start in the deployment"
 grep -q " /ostree/deploy/ptos/deploy/[0-9a-f]*\.0/usr /usr " "/proc/$pid/mountinfo" || { cat "/proc/$pid/mountinfo"; fail "mountinfo root field is not the deployment"; }
 
 if [ -n "${PERISCOPE_E2E:-}" ]; then

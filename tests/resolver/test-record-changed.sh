@@ -35,8 +35,7 @@ $as_user podman run -d --network none --name "$name" "$image" >/dev/null 2>"$WOR
 cleanup "$as_user podman rm -f -t 0 $name"
 pid=$($as_user podman inspect -f '{{.State.Pid}}' "$name")
 [ "$pid" -gt 0 ] || fail "no pid for $name"
-for _ in $(seq 100); do grep -q ' /bin/app$' "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
-grep -q ' /bin/app$' "/proc/$pid/maps" || fail "the workload did not start"
+wait_for 5 mapped "$pid" ' /bin/app$' || fail "the workload did not start"
 if cat "/proc/$pid/root/bin/app" >/dev/null 2>&1; then fail "root can read the container's files through /proc: not a fuse-overlayfs setup"; fi
 
 # The upgrade, in the store, by the store's owner.

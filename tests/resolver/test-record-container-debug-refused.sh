@@ -23,7 +23,7 @@ build_spin "$WORK/spin.full"
 objcopy --only-keep-debug "$WORK/spin.full" "$WORK/app.debug"
 strip --strip-all -o "$WORK/spin.stripped" "$WORK/spin.full"
 objcopy --add-gnu-debuglink="$WORK/app.debug" "$WORK/spin.stripped" "$WORK/spin"
-bid=$(readelf -n "$WORK/spin" | awk '/Build ID:/ { print $3 }')
+bid=$(build_id_of "$WORK/spin")
 [ ${#bid} -ge 16 ] || fail "the workload has no build-id"
 rel=.build-id/${bid:0:2}/${bid:2}.debug
 [ ! -e "/usr/lib/debug/$rel" ] || fail "the host has /usr/lib/debug/$rel"

@@ -25,7 +25,7 @@ build_spin "$WORK/spin.full"
 objcopy --only-keep-debug "$WORK/spin.full" "$WORK/app.debug"
 strip --strip-all -o "$WORK/spin" "$WORK/spin.full"
 readelf -S "$WORK/spin" | grep >/dev/null -E '\.symtab|\.debug_' && fail "the stripped workload still has symbols or DWARF"
-bid=$(readelf -n "$WORK/spin" | awk '/Build ID:/ { print $3 }')
+bid=$(build_id_of "$WORK/spin")
 [ ${#bid} -ge 16 ] || fail "the workload has no build-id (gcc without --build-id?)"
 rel=.build-id/${bid:0:2}/${bid:2}.debug
 [ ! -e "/usr/lib/debug/$rel" ] || fail "the host has /usr/lib/debug/$rel: the test needs it only inside the image"
@@ -78,7 +78,7 @@ podman run -d --network none --name "$name2" "$image" >/dev/null 2>"$WORK/run.er
 pid2=$(podman inspect -f '{{.State.Pid}}' "$name2")
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid2" --duration=5 -o "$WORK/gone.syscap" 2>"$WORK/gone.syscap.err" &
 rec=$!
-for _ in $(seq 100); do grep -q "recording .* started" "$WORK/gone.syscap.err" && break; sleep 0.05; done
+wait_for 5 grep -q "recording .* started" "$WORK/gone.syscap.err" || true
 sleep 1.5
 podman kill "$name2" >/dev/null 2>&1 || fail "podman kill failed"
 wait $rec || { cat "$WORK/gone.syscap.err"; fail "periscope record failed"; }

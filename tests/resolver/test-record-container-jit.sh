@@ -36,8 +36,7 @@ podman run -d --network none --name "$name" "$image" /bin/node --perf-basic-prof
 pid=$(podman inspect -f '{{.State.Pid}}' "$name")
 [ "$pid" -gt 0 ] || fail "no pid for $name"
 # Its perf map exists inside the container, under its own pid number.
-for _ in $(seq 100); do [ -s "/proc/$pid/root/tmp/perf-1.map" ] && break; sleep 0.1; done
-[ -s "/proc/$pid/root/tmp/perf-1.map" ] || fail "node wrote no /tmp/perf-1.map in the container"
+wait_for 10 test -s "/proc/$pid/root/tmp/perf-1.map" || fail "node wrote no /tmp/perf-1.map in the container"
 [ ! -e "/tmp/perf-1.map" ] || fail "a host /tmp/perf-1.map exists: the test could not tell where names came from"
 
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus

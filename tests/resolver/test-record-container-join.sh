@@ -38,8 +38,7 @@ export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 start_recording() { # capture, log
         PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container="$name" -o "$1" 2>"$2" &
         rec=$!
-        for _ in $(seq 600); do grep -q "recording .* started" "$2" && return 0; sleep 0.05; done
-        cat "$2"; fail "the recording did not start"
+        wait_for 30 grep -q "recording .* started" "$2" || { cat "$2"; fail "the recording did not start"; }
 }
 
 start_recording "$WORK/c.syscap" "$WORK/rec.err"
@@ -124,8 +123,7 @@ private_periscoped_start || fail "periscoped did not start"
 log=$PRIVATE_BUS_DIR/periscoped.log
 "$PERISCOPE" record --container="$name" -o "$WORK/s.syscap" 2>"$WORK/rec2.err" &
 rec=$!
-for _ in $(seq 600); do grep -q "recording .* started" "$log" && break; sleep 0.05; done
-grep -q "recording .* started" "$log" || { cat "$log" "$WORK/rec2.err"; fail "the recording did not start"; }
+wait_for 30 grep -q "recording .* started" "$log" || { cat "$log" "$WORK/rec2.err"; fail "the recording did not start"; }
 recording=$(busctl --system --list tree org.periscope.Profiler1 | grep -m1 '^/org/periscope/Recording/')
 processes() { busctl --system get-property org.periscope.Profiler1 "$recording" org.periscope.Recording1 Processes | awk '{ print $2 }'; }
 before=$(processes)
@@ -149,8 +147,7 @@ request_queued() { [ "$(opener_queued)" -gt 0 ] 2>/dev/null; }
 before=$after
 kill -STOP "$opener"
 podman exec -d "$name" /bin/app >/dev/null 2>&1 || { kill -CONT "$opener"; fail "podman exec failed"; }
-for _ in $(seq 200); do request_queued && break; sleep 0.05; done
-request_queued || { kill -CONT "$opener"; cat "$log"; fail "the joining process's request never reached the stopped perf opener"; }
+wait_for 10 request_queued || { kill -CONT "$opener"; cat "$log"; fail "the joining process's request never reached the stopped perf opener"; }
 busctl --system get-property org.periscope.Profiler1 /org/periscope/Profiler1 org.periscope.Profiler1 Version >/dev/null ||
         { kill -CONT "$opener"; fail "Version was not answered while a joining process waits for the stopped opener"; }
 [ "$(awk '{ print $3 }' /proc/"$opener"/stat)" = T ] || fail "the perf opener is no longer stopped: it was given up"
@@ -161,8 +158,7 @@ for _ in $(seq 100); do after=$(processes); [ "$after" -gt "$before" ] && break;
 echo "ok: after SIGCONT the joining process is recorded: Processes $before, then $after"
 sleep 1
 podman kill "$name" >/dev/null 2>&1 || fail "podman kill failed"
-for _ in $(seq 100); do grep -q "container '$name' has no process left" "$log" && break; sleep 0.05; done
-grep -q "container '$name' has no process left" "$log" || { cat "$log"; fail "periscoped did not notice the stopped container"; }
+wait_for 5 grep -q "container '$name' has no process left" "$log" || { cat "$log"; fail "periscoped did not notice the stopped container"; }
 sleep 0.5
 kill -0 $rec || fail "the recording ended with the container"
 [ "$(busctl --system get-property org.periscope.Profiler1 "$recording" org.periscope.Recording1 State)" = 's "recording"' ] ||

@@ -21,7 +21,7 @@ podman create --network none --name "$name" "$image" >/dev/null 2>"$WORK/create.
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container="$name" -o "$WORK/c.syscap" 2>"$WORK/rec.err" &
 rec=$!
-for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break; sleep 0.05; done
+wait_for 30 grep -q "recording .* started" "$WORK/rec.err" || true
 grep -q "container '$name' does not run now; its processes are added when it starts" "$WORK/rec.err" ||
         { cat "$WORK/rec.err"; fail "the recording of the stopped container did not start waiting for it"; }
 podman start "$name" >/dev/null 2>"$WORK/start.err" || { cat "$WORK/start.err"; fail "podman start failed"; }

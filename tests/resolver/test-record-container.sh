@@ -54,8 +54,7 @@ echo "ok: periscope list shows $name"
 
 "$PERISCOPE" record --address="$bus" --container="$name" --duration=3 -o "$WORK/c.syscap" 2>"$WORK/rec.err" &
 rec=$!
-for _ in $(seq 600); do grep -q "recording .* started" "$WORK/periscoped.log" && break; sleep 0.05; done
-grep -q "recording .* started" "$WORK/periscoped.log" || { cat "$WORK/periscoped.log" "$WORK/rec.err"; fail "the recording did not start"; }
+wait_for 30 grep -q "recording .* started" "$WORK/periscoped.log" || { cat "$WORK/periscoped.log" "$WORK/rec.err"; fail "the recording did not start"; }
 touch "$WORK/trigger/go"
 wait $rec || { cat "$WORK/rec.err" "$WORK/periscoped.log"; fail "periscope record --container failed"; }
 "$PERISCOPE" dump --json "$WORK/c.syscap" >"$WORK/c.json" || fail "periscope dump failed"

@@ -46,7 +46,7 @@ export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 # `flatpak run` during the recording is recorded from its start.
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container=$app_id -o "$WORK/w.syscap" 2>"$WORK/rec-w.err" &
 rec=$!
-for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec-w.err" && break; sleep 0.05; done
+wait_for 30 grep -q "recording .* started" "$WORK/rec-w.err" || true
 grep -q "container '$app_id' does not run now; its processes are added when it starts" "$WORK/rec-w.err" ||
         { cat "$WORK/rec-w.err"; fail "the recording of the installed app did not start waiting for it"; }
 flatpak run $app_id >"$WORK/run0.log" 2>&1 &
@@ -76,8 +76,7 @@ done
 
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container=$app_id -o "$WORK/c.syscap" 2>"$WORK/rec.err" &
 rec=$!
-for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break; sleep 0.05; done
-grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
+wait_for 30 grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
 
 # Into the running sandbox with `flatpak enter`, and a second instance of
 # the app. Then a process that is a host shell for a second (the rescans see

@@ -36,8 +36,7 @@ cid=$($as_user podman inspect -f '{{.Id}}' "$name")
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private --container="$name" -o "$WORK/c.syscap" 2>"$WORK/rec.err" &
 rec=$!
-for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break; sleep 0.05; done
-grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
+wait_for 30 grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
 $as_user podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/exec.out"; fail "podman exec failed"; }
 # The exec'd workload: an `app` whose parent is this container's conmon.
 wait_exec_app "$cid" "the exec'd workload did not start"
@@ -59,11 +58,10 @@ private_periscoped_start || fail "periscoped did not start"
 log=$PRIVATE_BUS_DIR/periscoped.log
 out=$WORK/out
 mkdir "$out" && chown "$user:" "$out"
-# setpriv execs in place (runuser would stay the parent and not pass SIGINT on).
-setpriv --reuid="$user" --regid="$user" --init-groups env HOME=/home/$user "$PERISCOPE" record --container="$name" -o "$out/u.syscap" 2>"$WORK/rec-u.err" &
+# exec_as_user execs in place (runuser would stay the parent and not pass SIGINT on).
+exec_as_user "$PERISCOPE" record --container="$name" -o "$out/u.syscap" 2>"$WORK/rec-u.err" &
 rec=$!
-for _ in $(seq 600); do grep -q "recording .* started for uid $uid" "$log" && break; sleep 0.05; done
-grep -q "recording .* started for uid $uid" "$log" || { cat "$log" "$WORK/rec-u.err"; fail "the owner's recording did not start"; }
+wait_for 30 grep -q "recording .* started for uid $uid" "$log" || { cat "$log" "$WORK/rec-u.err"; fail "the owner's recording did not start"; }
 before=$( (pgrep -x app || true) | tr '\n' ' ')
 $as_user podman exec -d "$name" /bin/app >"$WORK/exec.out" 2>&1 || { cat "$WORK/exec.out"; fail "podman exec failed"; }
 wait_exec_app "$cid" "the second exec'd workload did not start" "$before"

@@ -17,13 +17,12 @@ upgrade_install "$L"
 "$L/bin/app" &
 pid=$!
 cleanup "kill $pid"
-for _ in $(seq 100); do grep -q libhot "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
+wait_for 5 mapped "$pid" libhot || true
 
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-such-bus
 PERISCOPED="$PERISCOPED" "$PERISCOPE" record --private -p "$pid" --duration=3 -o "$WORK/u.syscap" 2>"$WORK/rec.err" &
 rec=$!
-for _ in $(seq 600); do grep -q "recording .* started" "$WORK/rec.err" && break; sleep 0.05; done
-grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
+wait_for 30 grep -q "recording .* started" "$WORK/rec.err" || { cat "$WORK/rec.err"; fail "the recording did not start"; }
 sleep 1
 upgrade_replace "$L"
 grep -q "$L/bin/app (deleted)" "/proc/$pid/maps" || fail "the kernel does not show the old binary as deleted"

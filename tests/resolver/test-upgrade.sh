@@ -30,13 +30,11 @@ run_case() { # pin|nopin
         "$L/bin/app" &
         local pid=$!
         cleanup "kill $pid"
-        for _ in $(seq 100); do grep -q libhot "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
-        grep -q libhot "/proc/$pid/maps" || fail "workload did not start"
+        wait_for 5 mapped "$pid" libhot || fail "workload did not start"
         rm -f "$WORK/go"; mkdir -p "$copies"
         "$PERISCOPE_RESOLVE" $([ "$mode" = pin ] && echo --pin) --wait-file="$WORK/go" --copy-to="$copies" "$pid" >"$out" 2>"$out.err" &
         local tool=$!
-        for _ in $(seq 200); do grep -q 'snapshot of' "$out.err" && break; sleep 0.05; done
-        grep -q 'snapshot of' "$out.err" || { cat "$out.err"; fail "resolver did not take its snapshot"; }
+        wait_for 10 grep -q 'snapshot of' "$out.err" || { cat "$out.err"; fail "resolver did not take its snapshot"; }
         # Upgrade: new bytes at the same paths, new inodes.
         cp "$WORK/app.v2" "$L/bin/app.dpkg-new" && mv -f "$L/bin/app.dpkg-new" "$L/bin/app"
         cp "$WORK/libhot.so.v2" "$L/lib/libhot.so.v1.dpkg-new" && mv -f "$L/lib/libhot.so.v1.dpkg-new" "$L/lib/libhot.so.v1"

@@ -15,12 +15,7 @@ build_workload() {
 record_folded() {
         local name=$1
         shift
-        if [ -z "${PERISCOPED_PID:-}" ]; then
-                private_bus_start
-                periscoped_start
-        fi
-        "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/$name.syscap" -- "$TEST_TMP/$name" "$@" \
-                >"$TEST_TMP/record.out" 2>&1 || { cat "$TEST_TMP/record.out"; fail "record of $name failed"; }
+        record_to "$TEST_TMP/$name.syscap" "$TEST_TMP/$name" "$@"
         "$PERISCOPE" report --no-progress --folded "$TEST_TMP/$name.syscap" >"$TEST_TMP/$name.folded" ||
                 fail "report of $name failed"
 }

@@ -61,56 +61,112 @@ static void expect_failure(HelperClient *c, const char *mode, const char *reason
         CHECK(helper_client_get_starts(c) == starts + 1);
 }
 
-int main(int argc, char **argv) {
-        HelperClientConfig cfg = { .helper_path = getenv("FAKE_HELPER"), .timeout_ms = 1500 };
-        CHECK(cfg.helper_path);
-        HelperClient *c = NULL;
-        CHECK(helper_client_new(&cfg, &c) == 0);
-        expect_ok(c);
-        pid_t first = helper_client_get_pid(c);
-        CHECK(first > 0);
+/* The one client of every case, made on first use: a helper failure must
+ * not spoil the client for the case after it. */
+static HelperClient *shared_client;
 
-        expect_failure(c, "HANG", "timed out after 1500 ms");
-        CHECK(kill(first, 0) < 0); /* the hung sandbox is gone, not a zombie */
-        #ifdef PERISCOPE_SANITIZED
+static HelperClient *client(void) {
+        if (!shared_client) {
+                HelperClientConfig cfg = { .helper_path = getenv("FAKE_HELPER"), .timeout_ms = 1500 };
+                if (!cfg.helper_path) {
+                        fprintf(stderr, "FAIL: FAKE_HELPER is not set (meson sets it)\n");
+                        exit(1);
+                }
+                MUST(helper_client_new(&cfg, &shared_client));
+        }
+        return shared_client;
+}
+
+TEST(valid_request_served) {
+        expect_ok(client());
+        CHECK(helper_client_get_pid(client()) > 0);
+}
+
+TEST(hang_times_out) {
+        expect_ok(client());
+        pid_t hung = helper_client_get_pid(client());
+        CHECK(hung > 0);
+        expect_failure(client(), "HANG", "timed out after 1500 ms");
+        CHECK(kill(hung, 0) < 0); /* the hung sandbox is gone, not a zombie */
+}
+
+TEST(crash_reported) {
+#ifdef PERISCOPE_SANITIZED
         /* the sanitizer runtime catches the SIGSEGV and exits (or aborts) itself */
-        expect_failure(c, "CRASH", getenv("ASAN_OPTIONS") && strstr(getenv("ASAN_OPTIONS"), "abort_on_error=1")
-                                   ? "crashed (signal 6" : "exited with status 1");
+        expect_failure(client(), "CRASH",
+                       getenv("ASAN_OPTIONS") && strstr(getenv("ASAN_OPTIONS"), "abort_on_error=1")
+                               ? "crashed (signal 6"
+                               : "exited with status 1");
 #else
-        expect_failure(c, "CRASH", "crashed (signal 11");
+        expect_failure(client(), "CRASH", "crashed (signal 11");
 #endif
-        expect_failure(c, "EXIT", "exited with status 3");
-        expect_failure(c, "GARBAGE", "invalid answer");
-        expect_failure(c, "WRONGID", "invalid answer");
-        expect_failure(c, "WRONGTYPE", "invalid answer");
-        expect_failure(c, "BADUTF8", "invalid answer to SYMBOLIZE");
-        expect_failure(c, "COUNT", "invalid answer to SYMBOLIZE");
-        expect_failure(c, "FRAMES", "invalid answer to SYMBOLIZE");
-        expect_failure(c, "HUGE", "invalid answer to SYMBOLIZE");
-        expect_failure(c, "NOSTATUS", "invalid answer to SYMBOLIZE");
-        expect_failure(c, "EXTRA", "invalid answer to SYMBOLIZE");
-        expect_failure(c, "UNSEALED", "invalid answer");
+}
 
+TEST(exit_status_reported) {
+        expect_failure(client(), "EXIT", "exited with status 3");
+}
+
+TEST(garbage_refused) {
+        expect_failure(client(), "GARBAGE", "invalid answer");
+}
+
+TEST(wrong_request_id_refused) {
+        expect_failure(client(), "WRONGID", "invalid answer");
+}
+
+TEST(wrong_message_type_refused) {
+        expect_failure(client(), "WRONGTYPE", "invalid answer");
+}
+
+TEST(bad_utf8_refused) {
+        expect_failure(client(), "BADUTF8", "invalid answer to SYMBOLIZE");
+}
+
+TEST(wrong_address_count_refused) {
+        expect_failure(client(), "COUNT", "invalid answer to SYMBOLIZE");
+}
+
+TEST(too_many_frames_refused) {
+        expect_failure(client(), "FRAMES", "invalid answer to SYMBOLIZE");
+}
+
+TEST(overlong_name_refused) {
+        expect_failure(client(), "HUGE", "invalid answer to SYMBOLIZE");
+}
+
+TEST(unknown_status_refused) {
+        expect_failure(client(), "NOSTATUS", "invalid answer to SYMBOLIZE");
+}
+
+TEST(extra_bytes_refused) {
+        expect_failure(client(), "EXTRA", "invalid answer to SYMBOLIZE");
+}
+
+TEST(unsealed_memfd_refused) {
+        expect_failure(client(), "UNSEALED", "invalid answer");
+}
+
+TEST(killed_between_requests) {
         /* the helper killed from outside between requests */
-        pid_t p = helper_client_get_pid(c);
+        expect_ok(client());
+        pid_t p = helper_client_get_pid(client());
         CHECK(p > 0);
-        kill(p, SIGKILL);
+        if (p > 0)
+                kill(p, SIGKILL);
         usleep(100 * 1000);
         _cleanup_close_ int fd = file_with("OK");
         uint64_t off = 1;
         HelperSymbols *s = NULL;
         char *why = NULL;
-        int r = helper_client_symbolize(c, fd, -1, &off, 1, &s, &why);
+        int r = helper_client_symbolize(client(), fd, -1, &off, 1, &s, &why);
         fprintf(stderr, "killed: r=%d why=%s\n", r, why ? why : "-");
         CHECK(r == HELPER_CLIENT_FAILED && strstr(why, "helper failed"));
         free(why);
-        expect_ok(c);
+        expect_ok(client());
+}
 
-        helper_client_free(c);
-        if (failures) {
-                fprintf(stderr, "%d check(s) failed\n", failures);
-                return 1;
-        }
-        printf("client failures: ok\n");
-        return 0;
+int main(int argc, char **argv) {
+        int r = test_main(argc, argv);
+        helper_client_free(shared_client);
+        return r;
 }

@@ -16,7 +16,27 @@
 
 #include "test-check.h"
 
-static void test_inline_round_trip(int a, int b) {
+/* A fresh SOCK_SEQPACKET pair for one case: what the helper and its client talk over. */
+static void socket_pair(int sv[2]) {
+        MUST(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ? -errno : 0);
+}
+
+static void close_pair(int sv[2]) {
+        close(sv[0]);
+        close(sv[1]);
+}
+
+/* After a refused message, the next good one still gets through. */
+static void expect_channel_works(int a, int b) {
+        HelperMessage m;
+        CHECK(helper_send_message(a, HELPER_MSG_IDENTIFY, 1, NULL, 0, NULL, 0) == 0);
+        CHECK(helper_receive_message(b, 0, &m) == 0);
+        helper_message_clear(&m);
+}
+
+TEST(inline_round_trip) {
+        int sv[2];
+        socket_pair(sv);
         HelperWriter w;
         helper_writer_init(&w, HELPER_MAX_PAYLOAD);
         helper_put_u32(&w, 7);
@@ -25,12 +45,12 @@ static void test_inline_round_trip(int a, int b) {
         CHECK(!w.failed);
         int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         CHECK(fd >= 0);
-        CHECK(helper_send_message(a, HELPER_MSG_SYMBOLIZE, 42, w.data, w.size, &fd, 1) == 0);
+        CHECK(helper_send_message(sv[0], HELPER_MSG_SYMBOLIZE, 42, w.data, w.size, &fd, 1) == 0);
         close(fd);
         helper_writer_done(&w);
 
         HelperMessage m;
-        CHECK(helper_receive_message(b, 2, &m) == 0);
+        CHECK(helper_receive_message(sv[1], 2, &m) == 0);
         CHECK(m.header.type == HELPER_MSG_SYMBOLIZE);
         CHECK(m.header.request_id == 42);
         CHECK(m.n_fds == 1);
@@ -43,24 +63,30 @@ static void test_inline_round_trip(int a, int b) {
         free(s);
         CHECK(helper_reader_finished(&r));
         helper_message_clear(&m);
+        close_pair(sv);
 }
 
-static void test_memfd_round_trip(int a, int b) {
+TEST(memfd_round_trip) {
+        int sv[2];
+        socket_pair(sv);
         size_t n = 3 * HELPER_MAX_INLINE_PAYLOAD + 5;
         uint8_t *big = malloc(n);
-        CHECK(big);
+        MUST(big ? 0 : -ENOMEM);
         for (size_t i = 0; i < n; i++)
                 big[i] = (uint8_t) (i * 31);
-        CHECK(helper_send_message(a, HELPER_MSG_SYMBOLIZE_REPLY, 9, big, n, NULL, 0) == 0);
+        CHECK(helper_send_message(sv[1], HELPER_MSG_SYMBOLIZE_REPLY, 9, big, n, NULL, 0) == 0);
         HelperMessage m;
-        CHECK(helper_receive_message(b, 0, &m) == 0);
+        CHECK(helper_receive_message(sv[0], 0, &m) == 0);
         CHECK(m.payload_size == n && memcmp(m.payload, big, n) == 0);
         CHECK(m.n_fds == 0);
         helper_message_clear(&m);
         free(big);
+        close_pair(sv);
 }
 
-static void test_unsealed_memfd_rejected(int a, int b) {
+TEST(unsealed_memfd_rejected) {
+        int sv[2];
+        socket_pair(sv);
         /* a peer that claims a memfd payload but passes a plain file */
         uint8_t hdr[HELPER_HEADER_SIZE];
         HelperMessageHeader h = { .magic = HELPER_PROTOCOL_MAGIC, .type = HELPER_MSG_SYMBOLIZE_REPLY,
@@ -73,42 +99,69 @@ static void test_unsealed_memfd_rejected(int a, int b) {
         struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
         cm->cmsg_level = SOL_SOCKET; cm->cmsg_type = SCM_RIGHTS; cm->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-        CHECK(sendmsg(a, &mh, 0) == (ssize_t) sizeof hdr);
+        CHECK(sendmsg(sv[0], &mh, 0) == (ssize_t) sizeof hdr);
         close(fd);
         HelperMessage m;
-        CHECK(helper_receive_message(b, 0, &m) == -EBADMSG);
+        CHECK(helper_receive_message(sv[1], 0, &m) == -EBADMSG);
+        close_pair(sv);
 }
 
-static void test_bad_headers(int a, int b) {
+TEST(wrong_magic_rejected) {
+        int sv[2];
+        socket_pair(sv);
         HelperMessage m;
-        /* wrong magic */
         uint8_t junk[HELPER_HEADER_SIZE] = "not a header....";
-        CHECK(send(a, junk, sizeof junk, 0) == sizeof junk);
-        CHECK(helper_receive_message(b, 0, &m) == -EBADMSG);
-        /* payload size that does not match the datagram */
-        HelperMessageHeader h = { .magic = HELPER_PROTOCOL_MAGIC, .type = HELPER_MSG_IDENTIFY_REPLY, .payload_size = 100 };
+        CHECK(send(sv[0], junk, sizeof junk, 0) == sizeof junk);
+        CHECK(helper_receive_message(sv[1], 0, &m) == -EBADMSG);
+        expect_channel_works(sv[0], sv[1]);
+        close_pair(sv);
+}
+
+/* Sends the first len bytes of a header whose payload_size says 100 (of
+ * a datagram that holds 4 more bytes, or less than a header): refused. */
+static void expect_lying_header_refused(size_t len) {
+        int sv[2];
+        socket_pair(sv);
+        HelperMessageHeader h = { .magic = HELPER_PROTOCOL_MAGIC,
+                                  .type = HELPER_MSG_IDENTIFY_REPLY,
+                                  .payload_size = 100 };
         uint8_t hdr[HELPER_HEADER_SIZE + 4] = {};
         helper_header_encode(hdr, &h);
-        CHECK(send(a, hdr, sizeof hdr, 0) == sizeof hdr);
-        CHECK(helper_receive_message(b, 0, &m) == -EBADMSG);
-        /* too short */
-        CHECK(send(a, hdr, 3, 0) == 3);
-        CHECK(helper_receive_message(b, 0, &m) == -EBADMSG);
-        /* oversized datagram is truncated and refused */
-        size_t n = HELPER_HEADER_SIZE + HELPER_MAX_INLINE_PAYLOAD + 100;
-        uint8_t *big = calloc(1, n);
-        h.payload_size = (uint32_t) (n - HELPER_HEADER_SIZE);
-        helper_header_encode(big, &h);
-        CHECK(send(a, big, n, 0) == (ssize_t) n);
-        CHECK(helper_receive_message(b, 0, &m) == -EBADMSG);
-        free(big);
-        /* the channel still works afterwards */
-        CHECK(helper_send_message(a, HELPER_MSG_IDENTIFY, 1, NULL, 0, NULL, 0) == 0);
-        CHECK(helper_receive_message(b, 0, &m) == 0);
-        helper_message_clear(&m);
+        HelperMessage m;
+        CHECK(send(sv[0], hdr, len, 0) == (ssize_t) len);
+        CHECK(helper_receive_message(sv[1], 0, &m) == -EBADMSG);
+        expect_channel_works(sv[0], sv[1]);
+        close_pair(sv);
 }
 
-static void test_strings(void) {
+TEST(payload_size_mismatch_rejected) {
+        expect_lying_header_refused(HELPER_HEADER_SIZE + 4);
+}
+
+TEST(short_datagram_rejected) {
+        expect_lying_header_refused(3);
+}
+
+TEST(oversized_datagram_rejected) {
+        int sv[2];
+        socket_pair(sv);
+        HelperMessage m;
+        /* truncated by the receive buffer, and refused */
+        size_t n = HELPER_HEADER_SIZE + HELPER_MAX_INLINE_PAYLOAD + 100;
+        uint8_t *big = calloc(1, n);
+        MUST(big ? 0 : -ENOMEM);
+        HelperMessageHeader h = { .magic = HELPER_PROTOCOL_MAGIC,
+                                  .type = HELPER_MSG_IDENTIFY_REPLY,
+                                  .payload_size = (uint32_t) (n - HELPER_HEADER_SIZE) };
+        helper_header_encode(big, &h);
+        CHECK(send(sv[0], big, n, 0) == (ssize_t) n);
+        CHECK(helper_receive_message(sv[1], 0, &m) == -EBADMSG);
+        free(big);
+        expect_channel_works(sv[0], sv[1]);
+        close_pair(sv);
+}
+
+TEST(string_cut_at_character_boundary) {
         HelperWriter w;
         helper_writer_init(&w, 1024);
         helper_put_string(&w, "caf\xc3\xa9", 4); /* cut before the 2-byte é, not inside it */
@@ -118,13 +171,18 @@ static void test_strings(void) {
         CHECK(s && strcmp(s, "caf") == 0);
         free(s);
         helper_writer_done(&w);
+}
 
+TEST(utf8_validation) {
         const char *bad[] = { "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\xff" };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
                 CHECK(!helper_utf8_valid(bad[i], strlen(bad[i])));
         CHECK(helper_utf8_valid("\xe2\x82\xac \xf0\x9f\x98\x80", 8));
+}
 
+TEST(hostile_string_lengths) {
         /* a length beyond the limit, a NUL inside, an overrun */
+        HelperReader r;
         uint8_t buf[] = { 5, 0, 0, 0, 'a', 'b', 0, 'd', 'e' };
         helper_reader_init(&r, buf, sizeof buf);
         CHECK(helper_get_string(&r, 4, true) == NULL && r.failed);
@@ -133,8 +191,11 @@ static void test_strings(void) {
         uint8_t over[] = { 0xff, 0xff, 0xff, 0x7f, 'x' };
         helper_reader_init(&r, over, sizeof over);
         CHECK(helper_get_string(&r, UINT32_MAX, false) == NULL && r.failed);
+}
 
+TEST(writer_limit) {
         /* the writer refuses to grow beyond its limit */
+        HelperWriter w;
         helper_writer_init(&w, 8);
         helper_put_u64(&w, 1);
         CHECK(!w.failed);
@@ -143,30 +204,21 @@ static void test_strings(void) {
         helper_writer_done(&w);
 }
 
-static void test_crc32(void) {
+TEST(crc32) {
         /* the standard check value of CRC-32/ISO-HDLC */
         CHECK(helper_crc32(0, "123456789", 9) == 0xcbf43926u);
         CHECK(helper_crc32(helper_crc32(0, "1234", 4), "56789", 5) == 0xcbf43926u);
 }
 
-int main(void) {
+TEST(peer_close_reported) {
         int sv[2];
-        CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
-        test_inline_round_trip(sv[0], sv[1]);
-        test_memfd_round_trip(sv[1], sv[0]);
-        test_unsealed_memfd_rejected(sv[0], sv[1]);
-        test_bad_headers(sv[0], sv[1]);
-        test_strings();
-        test_crc32();
-        /* peer closing is reported as such */
+        socket_pair(sv);
         close(sv[0]);
         HelperMessage m;
         CHECK(helper_receive_message(sv[1], 0, &m) == -ECONNRESET);
         close(sv[1]);
-        if (failures) {
-                fprintf(stderr, "%d check(s) failed\n", failures);
-                return 1;
-        }
-        printf("protocol: ok\n");
-        return 0;
+}
+
+int main(int argc, char **argv) {
+        return test_main(argc, argv);
 }

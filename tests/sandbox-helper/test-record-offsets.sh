@@ -19,8 +19,7 @@ while time.time() - t < 1.5:
 ' >"$TEST_TMP/record.out" 2>&1 || { cat "$TEST_TMP/record.out"; fail "record failed"; }
 "$PERISCOPE" report --no-progress --folded "$cap" >"$TEST_TMP/folded" || fail "report failed"
 "$PERISCOPE" report --no-progress --mappings "$cap" >"$TEST_TMP/mappings" || fail "report --mappings failed"
-want=$(readelf -n $py | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
-[ -n "$want" ] || fail "$py has no build-id"
+want=$(build_id_of $py)
 grep -A1 " $(readlink -f $py)\$" "$TEST_TMP/mappings" | grep >/dev/null "build-id $want" ||
         { cat "$TEST_TMP/mappings"; fail "the capture does not keep $py's build-id $want"; }
 "$PYTHON" - "$TEST_TMP/folded" <<'PY' || fail "python3.11's unnamed frames"

@@ -7,7 +7,7 @@
  *     requests answers with the new program's names;
  *   - another file with the first program answers with the first names.
  * Drives the request handler in-process, as the helper's loop does.
- * usage: test-symbolize-cache TARGET_ALPHA TARGET_GAMMA */
+ * usage: test-symbolize-cache TARGET_ALPHA TARGET_GAMMA [CASE...] */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -93,46 +93,95 @@ static char *name_of(const HelperWriter *reply) {
         return strdup(a->frames[a->n_frames - 1].name);
 }
 
-int main(int argc, char **argv) {
-        if (argc != 3) {
-                fprintf(stderr, "usage: %s TARGET_ALPHA TARGET_GAMMA\n", argv[0]);
-                return 2;
-        }
+/* The two programs of argv. */
+static const char *target_alpha, *target_gamma;
+
+/* A helper that has answered for probe_alpha in a memfd holding the
+ * first program: its cache holds that module. */
+typedef struct Warm {
+        HelperServer server;
+        int memfd;
+        HelperWriter first;
+        uint64_t alpha, gamma;
+} Warm;
+
+static void warm_up(Warm *w) {
+        *w = (Warm){ .memfd = -1 };
         CHECK(elf_version(EV_CURRENT) != EV_NONE);
-        uint64_t alpha = function_offset(argv[1], "probe_alpha"), gamma = function_offset(argv[2], "probe_gamma");
-        CHECK_MSG(alpha && gamma, "probe_alpha/probe_gamma not found in the targets' symbol tables");
-        _cleanup_close_ int memfd = memfd_create("target", MFD_CLOEXEC);
-        CHECK(memfd >= 0);
-        rewrite(memfd, argv[1]);
+        w->alpha = function_offset(target_alpha, "probe_alpha");
+        w->gamma = function_offset(target_gamma, "probe_gamma");
+        if (!w->alpha || !w->gamma) {
+                fprintf(stderr, "FAIL: probe_alpha/probe_gamma not found in the targets' symbol tables\n");
+                exit(1);
+        }
+        w->memfd = memfd_create("target", MFD_CLOEXEC);
+        MUST(w->memfd < 0 ? -errno : 0);
+        rewrite(w->memfd, target_alpha);
+        ask(&w->server, w->memfd, w->alpha, &w->first);
+}
 
-        HelperServer server = {};
-        HelperWriter first, again, after, other;
-        ask(&server, memfd, alpha, &first);
-        ask(&server, memfd, alpha, &again);
-        _cleanup_free_ char *n1 = name_of(&first);
+static void cool_down(Warm *w) {
+        helper_writer_done(&w->first);
+        helper_server_clear(&w->server);
+        safe_close(w->memfd);
+}
+
+TEST(first_request_names_the_function) {
+        Warm w;
+        warm_up(&w);
+        _cleanup_free_ char *n1 = name_of(&w.first);
         CHECK_MSG(strcmp(n1, "probe_alpha") == 0, "first request named '%s', not probe_alpha", n1);
-        CHECK_MSG(first.size == again.size && memcmp(first.data, again.data, first.size) == 0,
-                  "the same file asked again answered differently");
+        cool_down(&w);
+}
 
+TEST(same_file_answers_the_same) {
+        Warm w;
+        warm_up(&w);
+        HelperWriter again;
+        ask(&w.server, w.memfd, w.alpha, &again);
+        CHECK_MSG(w.first.size == again.size && memcmp(w.first.data, again.data, w.first.size) == 0,
+                  "the same file asked again answered differently");
+        helper_writer_done(&again);
+        cool_down(&w);
+}
+
+TEST(rewritten_inode_answers_for_new_bytes) {
+        Warm w;
+        warm_up(&w);
         /* the same inode, now the other program */
-        rewrite(memfd, argv[2]);
-        ask(&server, memfd, gamma, &after);
+        rewrite(w.memfd, target_gamma);
+        HelperWriter after;
+        ask(&w.server, w.memfd, w.gamma, &after);
         _cleanup_free_ char *n2 = name_of(&after);
         CHECK_MSG(strcmp(n2, "probe_gamma") == 0, "after rewriting the file, named '%s', not probe_gamma", n2);
+        helper_writer_done(&after);
+        cool_down(&w);
+}
 
+TEST(other_file_with_first_program) {
+        Warm w;
+        warm_up(&w);
+        rewrite(w.memfd, target_gamma);
+        HelperWriter after, other;
+        ask(&w.server, w.memfd, w.gamma, &after);
         /* another file holding the first program */
-        _cleanup_close_ int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+        _cleanup_close_ int fd = open(target_alpha, O_RDONLY | O_CLOEXEC);
         CHECK(fd >= 0);
-        ask(&server, fd, alpha, &other);
+        ask(&w.server, fd, w.alpha, &other);
         _cleanup_free_ char *n3 = name_of(&other);
         CHECK_MSG(strcmp(n3, "probe_alpha") == 0, "the other file named '%s', not probe_alpha", n3);
-
-        helper_writer_done(&first);
-        helper_writer_done(&again);
         helper_writer_done(&after);
         helper_writer_done(&other);
-        helper_server_clear(&server);
-        if (failures == 0)
-                printf("ok: cached modules answer for the bytes each request's fd holds\n");
-        return failures ? 1 : 0;
+        cool_down(&w);
+}
+
+int main(int argc, char **argv) {
+        if (argc < 3) {
+                fprintf(stderr, "usage: %s TARGET_ALPHA TARGET_GAMMA [CASE...]\n", argv[0]);
+                return 2;
+        }
+        target_alpha = argv[1];
+        target_gamma = argv[2];
+        /* what follows the targets names the cases to run */
+        return test_main(argc - 2, argv + 2);
 }
