@@ -6,7 +6,9 @@
 # under the 16 MB limit) that the sandboxed helper must parse to name the
 # container and find its layers. Three containers of theirs are recorded
 # (each store lookup is three parses) while a probe reads the Profiler's
-# Version: the slowest Get stays under 100 ms, since the recording parses the
+# Version: no Get waits for a parse (one takes seconds: 20 s when the loop
+# parsed), so the slowest stays under 2 s, a bound no loaded machine nears
+# and any parse on the loop exceeds, since the recording parses the
 # store on its describe fiber, which gives the event loop back while the
 # helper works (before: see bench/RESULTS.md). The capture still describes
 # every container (name, image, OVERLAY layers) and names >= 95% of the
@@ -109,6 +111,6 @@ grep >/dev/null "^Samples: [1-9]" "$WORK/report.txt" || { head -40 "$WORK/report
 grep >/dev/null "hot_inner" "$WORK/report.txt" || { head -40 "$WORK/report.txt"; fail "hot_inner not named"; }
 echo "ok: the workload's functions are named"
 
-[ "${max_ms%.*}" -lt 100 ] ||
-        fail "a Properties.Get took $max_ms ms while the store's JSON was parsed (limit 100 ms)"
-echo "ok: slowest Get $max_ms ms (< 100 ms)"
+[ "${max_ms%.*}" -lt 2000 ] ||
+        fail "a Properties.Get took $max_ms ms while the store's JSON was parsed: the loop waited for the parse"
+echo "ok: slowest Get $max_ms ms: no call waited for a parse"
