@@ -426,7 +426,7 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                 r->count += s->count;
                 if (!s->n)
                         continue;
-                group_note_self(g, self, ((gint64) (guint32) s->pid << 32) | s->ids[s->n - 1], s->ids[s->n - 1],
+                group_note_self(g, self, (gint64) (((guint64) (guint32) s->pid << 32) | s->ids[s->n - 1]), s->ids[s->n - 1],
                                 s->count, &r->top_self, &r->top);
         }
         g_autoptr(GArray) sorted = rows_array(rows, sizeof(ProcessRow));
@@ -491,7 +491,7 @@ void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
                 r->count += s->count;
                 if (!s->n)
                         continue;
-                group_note_self(g, self, ((gint64) s->thread << 32) | s->ids[s->n - 1], s->ids[s->n - 1], s->count,
+                group_note_self(g, self, (gint64) (((guint64) s->thread << 32) | s->ids[s->n - 1]), s->ids[s->n - 1], s->count,
                                 &r->top_self, &r->top);
         }
         g_autoptr(GArray) sorted = rows_array(rows, sizeof(ThreadRow));
