@@ -8,6 +8,7 @@
 #pragma once
 
 #include "capture-autoptr.h"
+#include "capture-info.h"
 #include "capture-open.h"
 #include "addr-key.h"
 #include "crash-symbols.h"
