@@ -10,6 +10,7 @@
 #include "capture-autoptr.h"
 #include "capture-info.h"
 #include "capture-open.h"
+#include "capture-symbolize.h"
 #include "addr-key.h"
 #include "crash-symbols.h"
 #include "dump-frame.h"
