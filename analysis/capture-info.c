@@ -297,6 +297,14 @@ int capture_info_load(CaptureReader *reader, CaptureInfo **ret) {
         return 0;
 }
 
+uint64_t capture_info_count_samples(CaptureReader *reader) {
+        uint64_t n = 0;
+        CaptureFrame f;
+        while (capture_reader_next(reader, &f) > 0)
+                n += f.type == CAPTURE_FRAME_SAMPLE;
+        return n;
+}
+
 int capture_info_get_read_error(const CaptureInfo *info) {
         return info->read_error;
 }

@@ -7,6 +7,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "capture.h"
@@ -25,5 +26,9 @@ int capture_info_get_read_error(const CaptureInfo *info);
 /* The summary, as `periscope info` prints it (full: command lines whole). */
 void capture_info_print(FILE *out, const CaptureInfo *info, const char *path, CaptureReader *reader, bool full);
 void capture_info_free(CaptureInfo *info);
+
+/* The SAMPLE frames from where reader stands up to the last whole frame
+ * (what a capture cut short holds), without the rest of the model. */
+uint64_t capture_info_count_samples(CaptureReader *reader);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CaptureInfo, capture_info_free)
