@@ -114,10 +114,12 @@ TEST(values) {
         MUST(capture_stats_add_u64(&b, CAPTURE_STAT_SAMPLES, UINT64_MAX));
         MUST(capture_stats_add_string_key(&b, "owner-uid", "1000"));
         MUST(capture_stats_add_string(&b, CAPTURE_STAT_CUT_SHORT, ""));
+        MUST(capture_stats_add_unwind_stop(&b, "out-of-stack", 2)); /* unwind_stop_to_string()'s names */
         size_t len;
         const char *text = capture_stats_buffer_get(&b, &len);
         const char *want = "kernel=true\ncontainer_stopped=false\nreason=stopped\nnames_missing=the service stopped\n"
-                           "duration_ns=-12\nsamples=18446744073709551615\nowner-uid=1000\ncut_short=\n";
+                           "duration_ns=-12\nsamples=18446744073709551615\nowner-uid=1000\ncut_short=\n"
+                           "unwind_stop_out-of-stack=2\n";
         CHECK(len == strlen(want) && memcmp(text, want, len) == 0);
 
         _cleanup_free_ char *copy = calloc(1, len + 1); /* the block is not NUL-terminated */
@@ -135,6 +137,7 @@ TEST(values) {
         CHECK(strcmp(capture_stats_get(s, CAPTURE_STAT_NAMES_MISSING), "the service stopped") == 0);
         CHECK(strcmp(capture_stats_get(s, CAPTURE_STAT_CUT_SHORT), "") == 0);
         CHECK(strcmp(capture_stats_lookup(s, "owner-uid"), "1000") == 0);
+        CHECK(strcmp(capture_stats_lookup(s, CAPTURE_STAT_UNWIND_STOP_PREFIX "out-of-stack"), "2") == 0);
         CHECK(capture_stats_get_n_malformed(s) == 0);
         CHECK(capture_stats_get(NULL, CAPTURE_STAT_SAMPLES) == NULL);
 }
