@@ -24,6 +24,15 @@
 #define CAPTURE_CONTROL_ID "periscope.control"
 #define CAPTURE_CONTAINER_PATH "periscope:container"
 
+/* The keys of a `periscope:container` description (docs/containers.md). */
+#define CAPTURE_CONTAINER_ENGINE "engine"
+#define CAPTURE_CONTAINER_ID "id"
+#define CAPTURE_CONTAINER_NAME "name"
+#define CAPTURE_CONTAINER_IMAGE "image"
+#define CAPTURE_CONTAINER_RUNTIME "runtime"
+#define CAPTURE_CONTAINER_OWNER_UID "owner-uid"
+#define CAPTURE_CONTAINER_ROOTLESS "rootless"
+
 #define CAPTURE_STATS_MAX 65536        /* bytes of a block, written or read */
 #define CAPTURE_STATS_KEY_MAX 64       /* bytes of a key */
 #define CAPTURE_STATS_MAX_ENTRIES 1024 /* lines of a block read */
