@@ -8,7 +8,9 @@
 #pragma once
 
 #include "capture-autoptr.h"
+#include "capture-info.h"
 #include "capture-open.h"
+#include "capture-symbolize.h"
 #include "addr-key.h"
 #include "crash-symbols.h"
 #include "dump-frame.h"

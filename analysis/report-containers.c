@@ -5,9 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "capture.h"
+#include "capture-autoptr.h"
 
-#define CONTAINER_CHUNK_PATH "periscope:container"
 #define HOST_LABEL "host (no container)"
 
 typedef struct Group {
@@ -25,23 +24,17 @@ static void group_free(gpointer p) {
 
 /* "podman NAME (IMAGE)" / "flatpak APP-ID" from a description chunk. */
 static char *label_from_description(const char *text) {
-        g_autofree char *engine = NULL, *name = NULL, *image = NULL, *id = NULL;
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        for (char **l = lines; *l; l++) {
-                const char *eq = strchr(*l, '=');
-                if (!eq)
-                        continue;
-                g_autofree char *key = g_strndup(*l, (gsize) (eq - *l));
-                char **slot = g_str_equal(key, "engine")  ? &engine
-                              : g_str_equal(key, "name")  ? &name
-                              : g_str_equal(key, "image") ? &image
-                              : g_str_equal(key, "id")    ? &id
-                                                          : NULL;
-                if (slot && !*slot)
-                        *slot = g_utf8_make_valid(eq + 1, -1);
-        }
-        if (!engine)
+        g_autoptr(CaptureStats) s = NULL;
+        if (capture_stats_parse(text, &s) < 0)
                 return NULL;
+        const char *e = capture_stats_lookup(s, CAPTURE_CONTAINER_ENGINE);
+        if (!e)
+                return NULL;
+        const char *n = capture_stats_lookup(s, CAPTURE_CONTAINER_NAME),
+                   *i = capture_stats_lookup(s, CAPTURE_CONTAINER_ID),
+                   *im = capture_stats_lookup(s, CAPTURE_CONTAINER_IMAGE);
+        g_autofree char *engine = g_utf8_make_valid(e, -1), *name = n ? g_utf8_make_valid(n, -1) : NULL,
+                        *id = i ? g_utf8_make_valid(i, -1) : NULL, *image = im ? g_utf8_make_valid(im, -1) : NULL;
         const char *who = name && *name ? name : id && *id ? id : "?";
         if (g_str_equal(engine, "podman") && image && *image)
                 return g_strdup_printf("%s %s (%s)", engine, who, image);
@@ -70,7 +63,7 @@ GHashTable *report_containers_chunks_new(void) {
 
 void report_containers_collect(ReportProfile *p, GHashTable *chunks, const CaptureFrame *f) {
         gpointer key = GINT_TO_POINTER(f->pid);
-        if (f->type != CAPTURE_FRAME_FILE_CHUNK || !g_str_equal(f->file_chunk.path, CONTAINER_CHUNK_PATH))
+        if (f->type != CAPTURE_FRAME_FILE_CHUNK || !g_str_equal(f->file_chunk.path, CAPTURE_CONTAINER_PATH))
                 return;
         GString *s = g_hash_table_lookup(chunks, key);
         if (!s) {

@@ -89,7 +89,7 @@ void report_profile_free(ReportProfile *p) {
         g_clear_pointer(&p->off_cpu, g_array_unref);
         g_clear_pointer(&p->off_cpu_addrs, g_array_unref);
         g_clear_pointer(&p->off_cpu_threads, g_array_unref);
-        g_clear_pointer(&p->stats, g_hash_table_unref);
+        g_clear_pointer(&p->stats, capture_stats_free);
         g_clear_pointer(&p->marks, g_array_unref);
         g_clear_pointer(&p->logs, g_array_unref);
         g_clear_pointer(&p->counter_defs, g_array_unref);
@@ -215,14 +215,11 @@ static void add_off_cpu_threads(ReportProfile *p, const char *text) {
 
 /* The METADATA frames the report reads: statistics and off-CPU data. */
 static void add_metadata(ReportProfile *p, const CaptureFrame *f) {
-        if (strcmp(f->metadata.id, "periscope.stats") == 0) {
-                g_hash_table_remove_all(p->stats);
-                g_auto(GStrv) lines = g_strsplit(f->metadata.metadata ? f->metadata.metadata : "", "\n", -1);
-                for (char **l = lines; *l; l++) {
-                        char *eq = strchr(*l, '=');
-                        if (eq)
-                                g_hash_table_replace(p->stats, g_strndup(*l, (gsize) (eq - *l)), g_strdup(eq + 1));
-                }
+        CaptureStats *stats = NULL;
+        if (capture_frame_get_stats(f, CAPTURE_STATS_ID, &stats) != 0) {
+                /* the last block counts; one that cannot be read leaves none */
+                capture_stats_free(p->stats);
+                p->stats = stats;
                 return;
         }
         if (strcmp(f->metadata.id, CAPTURE_OFF_CPU_STATS_ID) == 0) {
@@ -521,7 +518,6 @@ static ReportProfile *profile_new(const char *path, ReportWeight weight, ReportL
         p->off_cpu = g_array_new(FALSE, FALSE, sizeof(ReportOffCpu));
         p->off_cpu_addrs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
         p->off_cpu_threads = g_array_new(FALSE, FALSE, sizeof(ReportOffCpuThread));
-        p->stats = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
         p->pid_last = g_hash_table_new_full(NULL, NULL, NULL, g_free);
         p->marks = g_array_new(FALSE, FALSE, sizeof(ReportMark));
@@ -770,9 +766,9 @@ int report_profile_refuse_damaged(const ReportProfile *p) {
         return p->load_error < 0 ? p->load_error : -EBADMSG;
 }
 
-guint64 report_profile_stat(const ReportProfile *p, const char *key) {
-        const char *v = g_hash_table_lookup(p->stats, key);
-        return v ? g_ascii_strtoull(v, NULL, 10) : 0;
+guint64 report_profile_stat(const ReportProfile *p, CaptureStat key) {
+        uint64_t v;
+        return capture_stats_get_u64(p->stats, key, &v) < 0 ? 0 : v;
 }
 
 char *report_format_ns(guint64 ns) {

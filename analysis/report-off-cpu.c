@@ -6,11 +6,11 @@
 #include <string.h>
 
 gboolean report_profile_has_off_cpu(const ReportProfile *p) {
-        return g_strcmp0(g_hash_table_lookup(p->stats, "off_cpu"), "true") == 0 || p->off_cpu->len > 0;
+        return capture_stats_get_bool(p->stats, CAPTURE_STAT_OFF_CPU) > 0 || p->off_cpu->len > 0;
 }
 
 guint32 report_off_cpu_frequency(const ReportProfile *p) {
-        guint64 hz = report_profile_stat(p, "off_cpu_switch_sample_hz");
+        guint64 hz = report_profile_stat(p, CAPTURE_STAT_OFF_CPU_SWITCH_SAMPLE_HZ);
         return hz > 0 && hz < 1000000 ? (guint32) hz : 999;
 }
 
@@ -21,27 +21,27 @@ void report_print_off_cpu_summary(FILE *out, const ReportProfile *p, const Repor
         }
         g_autofree char *stacked = report_format_ns(g->n_samples);
         g_autofree char *unstacked = report_format_ns(p->off_cpu_unstacked_ns);
-        g_autofree char *shorter = report_format_ns(report_profile_stat(p, "off_cpu_blocked_short_ns"));
-        g_autofree char *runnable = report_format_ns(report_profile_stat(p, "off_cpu_runnable_ns"));
-        g_autofree char *min = report_format_ns(report_profile_stat(p, "off_cpu_min_ns"));
+        g_autofree char *shorter = report_format_ns(report_profile_stat(p, CAPTURE_STAT_OFF_CPU_BLOCKED_SHORT_NS));
+        g_autofree char *runnable = report_format_ns(report_profile_stat(p, CAPTURE_STAT_OFF_CPU_RUNNABLE_NS));
+        g_autofree char *min = report_format_ns(report_profile_stat(p, CAPTURE_STAT_OFF_CPU_MIN_NS));
         fprintf(out, "Blocked: %s with a stack", stacked);
         if (g->n_samples != p->n_samples)
                 fprintf(out, " (that match the filters)");
         fprintf(out, ", %s without one (its switch-out fell in a pause of the stack samples)\n", unstacked);
         fprintf(out, "Short waits (under %s, counted, no stack): %" G_GUINT64_FORMAT " waits, %s\n", min,
-                report_profile_stat(p, "off_cpu_blocked_short"), shorter);
+                report_profile_stat(p, CAPTURE_STAT_OFF_CPU_BLOCKED_SHORT), shorter);
         fprintf(out, "Waiting for a CPU (preempted, runnable): %" G_GUINT64_FORMAT " times, %s\n",
-                report_profile_stat(p, "off_cpu_runnable"), runnable);
-        guint64 paused = report_profile_stat(p, "off_cpu_paused_ns"),
-                stacks_paused = report_profile_stat(p, "off_cpu_stacks_paused_ns");
-        if (paused || report_profile_stat(p, "off_cpu_stack_pauses")) {
+                report_profile_stat(p, CAPTURE_STAT_OFF_CPU_RUNNABLE), runnable);
+        guint64 paused = report_profile_stat(p, CAPTURE_STAT_OFF_CPU_PAUSED_NS),
+                stacks_paused = report_profile_stat(p, CAPTURE_STAT_OFF_CPU_STACKS_PAUSED_NS);
+        if (paused || report_profile_stat(p, CAPTURE_STAT_OFF_CPU_STACK_PAUSES)) {
                 g_autofree char *a = report_format_ns(paused), *b = report_format_ns(stacks_paused),
-                                *d = report_format_ns(report_profile_stat(p, "duration_ns"));
+                                *d = report_format_ns(report_profile_stat(p, CAPTURE_STAT_DURATION_NS));
                 fprintf(out,
                         "Switches sampled: a storm of context switches (up to %" G_GUINT64_FORMAT
                         " switch records/s): switch records paused %s and stack samples paused %s of %s; off-CPU "
                         "times cover the rest\n",
-                        report_profile_stat(p, "off_cpu_peak_switch_records_per_s"), a, b, d);
+                        report_profile_stat(p, CAPTURE_STAT_OFF_CPU_PEAK_SWITCH_RECORDS_PER_S), a, b, d);
         }
 }
 

@@ -156,7 +156,7 @@ typedef struct ReportProfile {
         GArray *off_cpu;              /* ReportOffCpu, in file order (always loaded) */
         GArray *off_cpu_addrs;        /* uint64_t: their stacks' addresses */
         GArray *off_cpu_threads;      /* ReportOffCpuThread */
-        GHashTable *stats;            /* the last `periscope.stats` lines: key → value (strings) */
+        CaptureStats *stats;          /* the last `periscope.stats` block (NULL: none) */
         guint64 off_cpu_unstacked_ns; /* with REPORT_WEIGHT_OFF_CPU_NS: blocked time without a stack */
 } ReportProfile;
 
@@ -166,7 +166,7 @@ static inline const uint64_t *report_off_cpu_addrs(const ReportProfile *p, const
 }
 
 /* A `periscope.stats` value as a number (0 when absent). */
-guint64 report_profile_stat(const ReportProfile *p, const char *key);
+guint64 report_profile_stat(const ReportProfile *p, CaptureStat key);
 
 /* For the views that print nothing of a damaged capture (--marks,
  * --counters, --timeline, --memory): -errno after saying why on stderr,

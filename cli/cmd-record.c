@@ -495,11 +495,7 @@ static gint64 count_samples(const OutputFile *output) {
         (void) close(fd);
         if (r < 0)
                 return -1;
-        gint64 n = 0;
-        CaptureFrame f;
-        while (capture_reader_next(reader, &f) > 0)
-                n += f.type == CAPTURE_FRAME_SAMPLE;
-        return n;
+        return (gint64) capture_info_count_samples(reader);
 }
 
 /* periscoped died before Finished: the capture is what it flushed, with no

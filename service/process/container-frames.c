@@ -4,9 +4,9 @@
 #include "container-frames.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
+
+#include "basic.h"
 
 int container_frames_write(CaptureWriter *w, Resolver *res, int64_t time, pid_t pid) {
         if (!res)
@@ -19,13 +19,17 @@ int container_frames_write(CaptureWriter *w, Resolver *res, int64_t time, pid_t 
                 return 0;
         if (!ci || ci->engine == CONTAINER_ENGINE_NONE)
                 return 0;
-        char text[8 * CONTAINER_FIELD_MAX];
-        int n = snprintf(text, sizeof(text), "engine=%s\nid=%s\nname=%s\nimage=%s\nruntime=%s\nowner-uid=%u\nrootless=%s\n",
-                         container_engine_to_string(ci->engine), ci->id, ci->name, ci->image, ci->runtime,
-                         (unsigned) ci->owner_uid, ci->rootless ? "true" : "false");
-        if (n < 0 || (size_t) n >= sizeof(text))
-                return -ENAMETOOLONG;
-        int r = capture_writer_add_file(w, time, -1, pid, CONTAINER_CHUNK_PATH, text, (size_t) n);
+        _cleanup_(capture_stats_buffer_clear) CaptureStatsBuffer b = {};
+        (void) capture_stats_add_string_key(&b, CAPTURE_CONTAINER_ENGINE, container_engine_to_string(ci->engine));
+        (void) capture_stats_add_string_key(&b, CAPTURE_CONTAINER_ID, ci->id);
+        (void) capture_stats_add_string_key(&b, CAPTURE_CONTAINER_NAME, ci->name);
+        (void) capture_stats_add_string_key(&b, CAPTURE_CONTAINER_IMAGE, ci->image);
+        (void) capture_stats_add_string_key(&b, CAPTURE_CONTAINER_RUNTIME, ci->runtime);
+        (void) capture_stats_add_u64_key(&b, CAPTURE_CONTAINER_OWNER_UID, ci->owner_uid);
+        (void) capture_stats_add_string_key(&b, CAPTURE_CONTAINER_ROOTLESS, ci->rootless ? "true" : "false");
+        size_t len;
+        const char *text = capture_stats_buffer_get(&b, &len);
+        int r = b.error < 0 ? b.error : capture_writer_add_file(w, time, -1, pid, CAPTURE_CONTAINER_PATH, text, len);
         if (r < 0)
                 return r;
         if (ci->flatpak_info) {

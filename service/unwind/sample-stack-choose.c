@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sample-stack-choose.c: a sample's stack from the unwinder (DWARF, or fp
  * waiting for its leaf's table) or straight from the frame pointers: the
- * one entry the pump calls (sample-stack.h). */
-#include "sample-stack.h"
+ * one entry the pump calls (sample-stack-choose.h). */
+#include "sample-stack-choose.h"
 
-#include "sample-unwind.h"
+#include <errno.h>
+#include <string.h>
+
+#include "basic.h"
 
 size_t sample_stack_build(const SampleStackContext *ctx, const PerfSample *s, uint64_t *addrs, size_t max) {
         size_t n = 0;
@@ -18,4 +21,21 @@ size_t sample_stack_build(const SampleStackContext *ctx, const PerfSample *s, ui
                 return sample_unwinder_build_fp(ctx->unwinder, ctx->maps, ctx->kernel, s, addrs, max, ctx->deferred);
         (void) sample_stack_build_fp(ctx->tables, ctx->owner, ctx->maps, ctx->kernel, true, s, addrs, max, &n);
         return n;
+}
+
+static const char *const unwind_names[_RECORD_UNWIND_MAX] = {
+        [RECORD_UNWIND_FP] = "fp",
+        [RECORD_UNWIND_DWARF] = "dwarf",
+        [RECORD_UNWIND_AUTO] = "auto",
+};
+
+const char *record_unwind_to_string(RecordUnwind u) {
+        return (size_t) u < ELEMENTSOF(unwind_names) ? unwind_names[u] : "unknown";
+}
+
+int record_unwind_from_string(const char *s) {
+        for (size_t i = 0; i < ELEMENTSOF(unwind_names); i++)
+                if (strcmp(s, unwind_names[i]) == 0)
+                        return (int) i;
+        return -EINVAL;
 }

@@ -2,7 +2,6 @@
 /* sample-stack.c: the frame-pointer stack of a sample, filtered. */
 #include "sample-stack.h"
 
-#include <errno.h>
 #include <string.h>
 
 #include "basic.h"
@@ -93,21 +92,4 @@ bool sample_stack_build_fp(UnwindTables *tables, uint32_t owner, const ProcessMa
                 return false;
         *ret_n = n;
         return true;
-}
-
-static const char *const unwind_names[_RECORD_UNWIND_MAX] = {
-        [RECORD_UNWIND_FP] = "fp",
-        [RECORD_UNWIND_DWARF] = "dwarf",
-        [RECORD_UNWIND_AUTO] = "auto",
-};
-
-const char *record_unwind_to_string(RecordUnwind u) {
-        return (size_t) u < ELEMENTSOF(unwind_names) ? unwind_names[u] : "unknown";
-}
-
-int record_unwind_from_string(const char *s) {
-        for (size_t i = 0; i < ELEMENTSOF(unwind_names); i++)
-                if (strcmp(s, unwind_names[i]) == 0)
-                        return (int) i;
-        return -EINVAL;
 }

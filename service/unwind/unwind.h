@@ -5,5 +5,6 @@
 #pragma once
 
 #include "unwind-tables.h"
+#include "sample-stack-choose.h"
 #include "sample-stack.h"
 #include "sample-unwind.h"

@@ -59,9 +59,17 @@ static void write_rich(CaptureWriter *w) {
         CHECK_OK(capture_writer_add_timestamp(w, t + 2500000000ll, -1, -1)); /* 2.5 s after start */
 }
 
+/* A periscope.stats block no recorder writes: lines without '=', keys
+ * that are not keys (one hiding a terminal escape), a repeated key. */
+static void write_hostile_stats(CaptureWriter *w) {
+        static const char stats[] = "lost_samples=5\nno equals sign\nSamples=1\nlost_samples=9\n"
+                                    "\x1b[31mred=1\nhelper_failures=2\n";
+        CHECK_OK(capture_writer_add_metadata(w, TEST_T0, -1, -1, CAPTURE_STATS_ID, stats, strlen(stats)));
+}
+
 int main(int argc, char **argv) {
         if (argc != 3) {
-                fprintf(stderr, "usage: make-test-capture reference|rich|truncated|big-endian OUT\n");
+                fprintf(stderr, "usage: make-test-capture reference|rich|truncated|big-endian|hostile-stats OUT\n");
                 return 2;
         }
         const char *mode = argv[1];
@@ -72,6 +80,8 @@ int main(int argc, char **argv) {
                 test_write_all_types(w);
         else if (strcmp(mode, "rich") == 0 || strcmp(mode, "truncated") == 0)
                 write_rich(w);
+        else if (strcmp(mode, "hostile-stats") == 0)
+                write_hostile_stats(w);
         else {
                 fprintf(stderr, "make-test-capture: unknown mode %s\n", mode);
                 return 2;

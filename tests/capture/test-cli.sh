@@ -66,6 +66,18 @@ diff -u "$tmp/le" "$tmp/be" || fail "big-endian summary differs"
         fail "big-endian not reported"
 echo "ok info: big-endian capture"
 
+# --- info: a hostile periscope.stats block: its lines that are not
+# key=value are counted, never echoed (nor their escapes); a repeated key
+# counts once, the first time
+"$make_capture" hostile-stats "$tmp/hostile-stats.syscap"
+"$periscope" info "$tmp/hostile-stats.syscap" >"$tmp/out" || fail "info hostile-stats exited $?"
+expect "$tmp/out" '^Lost samples: 5$'
+expect "$tmp/out" '^Files unresolved \(helper failed\): 2$'
+expect "$tmp/out" '^  lost_samples=5$'
+expect "$tmp/out" '^  \(4 malformed lines skipped\)$'
+! grep -q -e 'no equals' -e 'Samples=1' -e 'lost_samples=9' -e $'\x1b' "$tmp/out" || fail "a malformed stats line was echoed"
+echo "ok info: a hostile stats block"
+
 # --- truncated: what was readable, then the error with the offset, exit non-zero
 rc=0
 "$periscope" info "$tmp/truncated.syscap" >"$tmp/out" 2>"$tmp/err" || rc=$?

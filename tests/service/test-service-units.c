@@ -21,7 +21,7 @@
 #include "process-frames.h"
 #include "process-maps.h"
 #include "thread-table.h"
-#include "sample-stack.h"
+#include "sample-stack-choose.h"
 #include "test-check.h"
 
 /* ---- ring reader ---- */

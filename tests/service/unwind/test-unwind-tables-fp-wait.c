@@ -18,7 +18,7 @@
 
 #include "basic.h"
 #include "capture.h"
-#include "sample-stack.h"
+#include "sample-stack-choose.h"
 #include "test-check.h"
 #include "unwind-tables.h"
 
