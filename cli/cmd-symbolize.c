@@ -72,13 +72,16 @@ static void module_free(gpointer p) {
  * user address of a stack): their call instruction is the byte before. */
 static void note_sample(GHashTable *returns, GHashTable *pids, const CaptureFrame *f) {
         g_hash_table_add(pids, GINT_TO_POINTER(f->pid));
-        gboolean first = TRUE;
+        gboolean first = TRUE, kernel = FALSE;
         for (uint16_t i = 0; i < f->sample.n_addrs; i++) {
                 uint64_t a = f->sample.addrs[i];
                 if (capture_address_is_context(a)) {
                         first = a == CAPTURE_CONTEXT_USER;
+                        kernel = a == CAPTURE_CONTEXT_KERNEL;
                         continue;
                 }
+                if (kernel && capture_address_is_user_half(a))
+                        first = TRUE, kernel = FALSE; /* Sysprof 48's lost user marker (capture-types.h) */
                 if (!first) {
                         AddrKey *k = g_new(AddrKey, 1);
                         *k = (AddrKey) { f->pid, a };
@@ -227,6 +230,7 @@ static int write_capture(CaptureReader *reader, const uint8_t *data, SymbolTable
         capture_reader_rewind(reader);
         while (r >= 0 && (r = capture_reader_next(reader, &f)) > 0) {
                 if (f.type == CAPTURE_FRAME_FILE_CHUNK && (strcmp(f.file_chunk.path, SYMBOLS_SYSPROF_PATH) == 0 ||
+                                                           strcmp(f.file_chunk.path, SYMBOLS_SYSPROF_GZ_PATH) == 0 ||
                                                            strcmp(f.file_chunk.path, SYMBOLS_PERISCOPE_PATH) == 0))
                         continue; /* replaced below */
                 last = MAX(last, f.time);
@@ -379,13 +383,22 @@ int cmd_symbolize(int argc, char **argv) {
         int r = symbol_table_load(reader, &table, &terr);
         if ((r < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) && crash_symbols_available(reader))
                 return symbolize_crashed(reader, data, in, out_to ? out_to : out, out_to != NULL);
-        if (r < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) {
+        if (r < 0) {
                 fprintf(stderr,
                         "periscope symbolize: %s has no Periscope symbol table%s%s: it needs one (written by "
                         "`periscope record`), which keeps the build-ids of the mapped files\n",
                         in, terr ? ": " : "", terr ? terr : "");
                 return 1;
         }
+        /* Sysprof's own table (3.46's __symbols__ or 45+'s __symbols__.gz):
+         * its names are kept and written in both layouts; it records no
+         * build-ids, so it has no verified mapping to name more from */
+        if (symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE)
+                printf("periscope: %s has Sysprof's symbol table (%s), no build-ids: its names are kept, "
+                       "in both tables\n",
+                       in,
+                       symbol_table_get_kind(table) == SYMBOL_TABLE_SYSPROF_GZ ? SYMBOLS_SYSPROF_GZ_PATH
+                                                                               : SYMBOLS_SYSPROF_PATH);
 
         /* one pass: MAP frames, return addresses, sampled pids */
         g_autoptr(GArray) maps = g_array_new(FALSE, FALSE, sizeof(MapRecord));
