@@ -57,13 +57,16 @@ static void module_free(gpointer p) {
  * user address of a stack): their call instruction is the byte before. */
 static void note_sample(GHashTable *returns, GHashTable *pids, const CaptureFrame *f) {
         g_hash_table_add(pids, GINT_TO_POINTER(f->pid));
-        gboolean first = TRUE;
+        gboolean first = TRUE, kernel = FALSE;
         for (uint16_t i = 0; i < f->sample.n_addrs; i++) {
                 uint64_t a = f->sample.addrs[i];
                 if (capture_address_is_context(a)) {
                         first = a == CAPTURE_CONTEXT_USER;
+                        kernel = a == CAPTURE_CONTEXT_KERNEL;
                         continue;
                 }
+                if (kernel && capture_address_is_user_half(a))
+                        first = TRUE, kernel = FALSE; /* Sysprof 48's lost user marker (capture-types.h) */
                 if (!first) {
                         AddrKey *k = g_new(AddrKey, 1);
                         *k = (AddrKey) { f->pid, a };
@@ -381,6 +384,7 @@ int capture_symbolize_write(CaptureReader *reader, const uint8_t *data, SymbolTa
         capture_reader_rewind(reader);
         while (r >= 0 && (r = capture_reader_next(reader, &f)) > 0) {
                 if (f.type == CAPTURE_FRAME_FILE_CHUNK && (strcmp(f.file_chunk.path, SYMBOLS_SYSPROF_PATH) == 0 ||
+                                                           strcmp(f.file_chunk.path, SYMBOLS_SYSPROF_GZ_PATH) == 0 ||
                                                            strcmp(f.file_chunk.path, SYMBOLS_PERISCOPE_PATH) == 0))
                         continue; /* replaced below */
                 last = MAX(last, f.time);

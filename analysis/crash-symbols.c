@@ -126,6 +126,8 @@ static void add_stack(Pass *p, int32_t pid, const uint64_t *addrs, size_t n) {
                         user = first = a == CAPTURE_CONTEXT_USER;
                         continue;
                 }
+                if (!user && capture_address_is_user_half(a))
+                        user = first = TRUE; /* Sysprof 48's lost user marker (capture-types.h) */
                 if (!user || a == 0)
                         continue;
                 AddrKey k = { pid, a };

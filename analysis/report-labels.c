@@ -190,8 +190,11 @@ void report_stack_contexts(const uint64_t *addrs, guint32 n, guint8 *out) {
                         out[i] = REPORT_ADDRESS_MARKER;
                 } else if (a == 0)
                         out[i] = REPORT_ADDRESS_MARKER; /* end of a frame-pointer chain perf sometimes keeps */
-                else
+                else {
+                        if (kernel && capture_address_is_user_half(a))
+                                kernel = FALSE; /* Sysprof 48's lost user marker (capture-types.h) */
                         out[i] = kernel ? REPORT_ADDRESS_KERNEL : REPORT_ADDRESS_USER;
+                }
         }
 }
 

@@ -89,6 +89,17 @@ static inline bool capture_address_is_context(uint64_t addr) {
         return addr >= CAPTURE_CONTEXT_MAX;
 }
 
+/* True for a code address in user space's half (top bit clear; the
+ * kernel's are in the other half on x86-64 and arm64). One after a kernel
+ * context marker is a user frame all the same: Sysprof 48's live unwinder
+ * writes the user frames it unwinds over the CAPTURE_CONTEXT_USER that
+ * followed the kernel's (sysprof-live-unwinder.c), so a sample taken in
+ * the kernel reads KERNEL k… u… with no marker between. Readers end the
+ * kernel context there, as if the marker were present. */
+static inline bool capture_address_is_user_half(uint64_t addr) {
+        return !(addr >> 63);
+}
+
 /* The frame type's name as Sysprof spells it ("SAMPLE"), or NULL. */
 const char *capture_frame_type_to_string(int type);
 

@@ -147,13 +147,22 @@ int cmd_symbolize(int argc, char **argv) {
         int r = symbol_table_load(reader, &table, &terr);
         if ((r < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) && crash_symbols_available(reader))
                 return symbolize_crashed(reader, data, in, out_to ? out_to : out, out_to != NULL);
-        if (r < 0 || symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE) {
+        if (r < 0) {
                 fprintf(stderr,
                         "periscope symbolize: %s has no Periscope symbol table%s%s: it needs one (written by "
                         "`periscope record`), which keeps the build-ids of the mapped files\n",
                         in, terr ? ": " : "", terr ? terr : "");
                 return 1;
         }
+        /* Sysprof's own table (3.46's __symbols__ or 45+'s __symbols__.gz):
+         * its names are kept and written in both layouts; it records no
+         * build-ids, so it has no verified mapping to name more from */
+        if (symbol_table_get_kind(table) != SYMBOL_TABLE_PERISCOPE)
+                printf("periscope: %s has Sysprof's symbol table (%s), no build-ids: its names are kept, "
+                       "in both tables\n",
+                       in,
+                       symbol_table_get_kind(table) == SYMBOL_TABLE_SYSPROF_GZ ? SYMBOLS_SYSPROF_GZ_PATH
+                                                                               : SYMBOLS_SYSPROF_PATH);
 
         CaptureSymbolizeOptions o = {
                 .name = in,

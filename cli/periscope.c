@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "build-features.h"
 #include "commands.h"
 
 static const PeriscopeCommand commands[] = {
@@ -36,7 +37,7 @@ int main(int argc, char **argv) {
                 return 0;
         }
         if (strcmp(argv[1], "--version") == 0) {
-                printf("periscope %s\n", PERISCOPE_VERSION);
+                printf("periscope %s\n%s\n", PERISCOPE_VERSION, PERISCOPE_FEATURES);
                 return 0;
         }
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "basic.h"
+#include "build-features.h"
 #include "bus.h"
 #include "daemon.h"
 #include "protocol.h"
@@ -58,7 +59,7 @@ static void usage(FILE *out) {
                 "                     all before they are cut short (default 10; 0…%d, 0 = none)\n"
                 "  --perf-event-paranoid-file=PATH  tests only: read the kernel.perf_event_paranoid\n"
                 "                     that authorization goes by from PATH, not the sysctl\n"
-                "  --version          print the version\n",
+                "  --version          print the version and the features built in\n",
                 PROFILER_NAME, MAX_IDLE_TIMEOUT_S, USER_LIMITS_DEFAULT_RECORDINGS,
                 (unsigned long long) (USER_LIMITS_DEFAULT_LOCKED_MEMORY >> 20), USER_LIMITS_DEFAULT_CONTROL_RINGS,
                 USER_LIMITS_DEFAULT_PENDING_AUTHORIZATIONS, USER_LIMITS_DEFAULT_PERF_EVENTS,
@@ -209,7 +210,7 @@ static int parse_argv(int argc, char **argv, DaemonOptions *o) {
                         o->perf_event_paranoid_file = optarg;
                         break;
                 case ARG_VERSION:
-                        printf("periscoped %s\n", PERISCOPE_VERSION);
+                        printf("periscoped %s\n%s\n", PERISCOPE_VERSION, PERISCOPE_FEATURES);
                         return 0;
                 case 'h':
                         usage(stdout);

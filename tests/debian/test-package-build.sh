@@ -30,10 +30,11 @@ for f in /usr/bin/periscope /usr/libexec/periscoped /usr/libexec/periscope-helpe
          /usr/lib/sysusers.d/periscope.conf /usr/lib/tmpfiles.d/periscope.conf \
          /usr/share/man/man1/periscope.1.gz /usr/share/man/man8/periscoped.8.gz \
          /usr/share/bash-completion/completions/periscope /usr/share/zsh/vendor-completions/_periscope \
+         /usr/share/fish/vendor_completions.d/periscope.fish \
          /usr/share/doc/periscope/copyright; do
         grep -qx "$f" "$tmp/contents" || { cat "$tmp/contents"; fail "the package lacks $f"; }
 done
-echo "ok: the package holds the programs, unit, D-Bus and polkit files, man pages, bash and zsh completions"
+echo "ok: the package holds the programs, unit, D-Bus and polkit files, man pages, bash, zsh and fish completions"
 
 mkdir "$tmp/control"
 dpkg-deb --control "$deb" "$tmp/control"

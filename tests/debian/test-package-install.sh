@@ -119,7 +119,7 @@ comm -13 "$tmp/files.before" "$tmp/files.after" | comm -23 - "$tmp/files.deps" >
 grep -vxE '/etc/(passwd|group|shadow|gshadow)-' "$tmp/files.left" >"$tmp/files.unexplained" || true
 # and what the dependencies' own scripts and services made (polkitd's
 # user's home, dbus's machine id): not under the package's paths
-grep -E '^/(usr/(bin/periscope|libexec/periscope|share/(dbus-1|polkit-1|man|doc|bash-completion|zsh)/.*periscope)|lib/systemd/system/periscoped|usr/lib/(sysusers|tmpfiles)\.d/periscope|var/cache/periscope|usr/lib/[^/]*/periscope)' \
+grep -E '^/(usr/(bin/periscope|libexec/periscope|share/(dbus-1|polkit-1|man|doc|bash-completion|zsh|fish)/.*periscope)|lib/systemd/system/periscoped|usr/lib/(sysusers|tmpfiles)\.d/periscope|var/cache/periscope|usr/lib/[^/]*/periscope)' \
         "$tmp/files.unexplained" >"$tmp/files.ours" || true
 if [ -s "$tmp/files.ours" ]; then
         cat "$tmp/files.ours"
