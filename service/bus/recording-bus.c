@@ -338,7 +338,7 @@ static int method_add_mark(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (duration < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "AddMark: duration is %lld ns; it cannot be negative", (long long) duration);
-        int64_t now = now_monotonic_ns(), start = rb->recording->start_time;
+        int64_t now = now_monotonic_ns(), start = recording_get_start_time(rb->recording);
         if (time == 0)
                 time = now; /* "now", for clients without CLOCK_MONOTONIC at hand */
         if (time < start || time > now)

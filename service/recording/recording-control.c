@@ -11,7 +11,7 @@
 #include "basic.h"
 #include "capture.h"
 #include "protocol.h"
-#include "recording.h"
+#include "recording-private.h"
 
 void recording_note_program_addresses(int32_t pid, const uint64_t *addrs, size_t n, void *userdata) {
         Recording *rec = userdata;

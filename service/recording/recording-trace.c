@@ -7,6 +7,7 @@
 
 #include "basic.h"
 #include "recording-control.h"
+#include "recording-private.h"
 
 int recording_open_trace_fd(Recording *rec, int *ret_fd) {
         if (rec->state != RECORDING_STATE_RECORDING || !rec->writer)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording.c: a recording's life from its start to its end, without D-Bus. */
 #include "recording.h"
+#include "recording-private.h"
 
 #include <assert.h>
 #include <dirent.h>
@@ -1671,4 +1672,8 @@ void recording_get_stats(const Recording *rec, RecordingStats *ret) {
         ret->cut = rec->stage_results.cut;
         ret->cut_short = rec->cut.why;
         ret->names_cut_short = rec->stage_results.names_cut_short;
+}
+
+int64_t recording_get_start_time(const Recording *rec) {
+        return rec->start_time;
 }
