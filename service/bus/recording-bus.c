@@ -465,13 +465,14 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };
-        RecordingError e = {};
-        r = recording_start(&setup, options, capture_fd, &rb->recording, &e);
+        const char *name;
+        _cleanup_free_ char *start_why = NULL;
+        r = recording_start(&setup, options, capture_fd, &rb->recording, &name, &start_why);
         if (r < 0) {
                 user_charge_release(&rb->recording_charge);
                 free(rb->path);
-                if (e.name)
-                        return sd_bus_error_set(error, e.name, e.message);
+                if (start_why)
+                        return sd_bus_error_set(error, name ?: periscope_error_from_errno(r), start_why);
                 return r;
         }
         r = recording_watchers_new(host->bus, &rb->watchers);

@@ -1,10 +1,85 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* recording-private.h: what a Recording holds, for recording.c and its
- * parts in this folder only; everyone else sees the opaque type of
- * recording.h and its functions. */
+/* recording-private.h: what a Recording holds and how its parts plug in,
+ * for recording.c and the files of this folder only; everyone else sees
+ * the opaque type of recording.h and its functions. */
 #pragma once
 
+#include <stdarg.h>
+
 #include "recording.h"
+
+/* ---- the parts (recording-part-*.c) ---- */
+
+/* One optional concern of a recording (off-CPU, container follow, JIT
+ * files, ...), driven by recording.c through this table the way systemd's
+ * Manager drives units through their UnitVTable. Every hook is optional
+ * (NULL: nothing to do) and gets the part's own state (size bytes, zeroed)
+ * and the recording. Hooks run in the order of recording.c's table.
+ * Nothing here is called per sample: records other than samples and
+ * batches (drains, ticks) only. */
+typedef struct RecordingStatsText RecordingStatsText;
+
+typedef struct RecordingPartVTable {
+        const char *name;
+        size_t size; /* of its state */
+
+        /* Before the perf events exist: 1 keeps the part; 0 declines (not
+         * for these options: nothing else of it is called); a negative
+         * errno fails the start, *ret_why says why (the D-Bus message)
+         * and *ret_name its org.periscope.Error.* name (NULL: from the
+         * errno). It may ask cfg for the events it needs. */
+        int (*start)(void *part, Recording *rec, PerfEventsConfig *cfg, const char **ret_name, char **ret_why);
+        /* The events run and the snapshot is in the capture: sampling begins. */
+        int (*begin)(void *part, Recording *rec, const char **ret_name, char **ret_why);
+
+        /* Records the pump hands on (after the recording's own frames of them). */
+        int (*mmap2)(void *part, Recording *rec, const PerfMmap2 *m);
+        int (*comm)(void *part, Recording *rec, const PerfComm *c);
+        int (*task)(void *part, Recording *rec, const PerfTask *t, bool fork);
+        /* The kernel removed pid's events at an exec (set-id, capabilities). */
+        int (*exec_lost)(void *part, Recording *rec, pid_t pid);
+
+        void (*drain)(void *part, Recording *rec, bool last); /* after each drain of the rings */
+        void (*tick)(void *part, Recording *rec);             /* every 100 ms, after the drain */
+
+        void (*stop)(void *part, Recording *rec);    /* sampling stopped, before the last drain */
+        void (*drained)(void *part, Recording *rec); /* after it, the events still open */
+        void (*close)(void *part, Recording *rec);   /* the events closed, before the post-stop stages */
+
+        /* Its post-stop stage (recording-stages.h), in table order. */
+        const char *stage_name;
+        int (*stage)(void *part, Recording *rec, const RecordingStageInput *in, RecordingStageResults *results,
+                     RecordingStageProgress progress, RecordingStageDone done, void *userdata,
+                     RecordingStageJob *ret_job);
+
+        void (*finish)(void *part, Recording *rec);                               /* after the stages */
+        void (*write_stats)(void *part, Recording *rec, RecordingStatsText *out); /* its periscope.stats keys */
+        void (*write_stats_frames)(void *part, Recording *rec, int64_t now);      /* frames after periscope.stats */
+        void (*get_stats)(const void *part, const Recording *rec, RecordingStats *ret);
+        void (*free)(void *part, Recording *rec);
+} RecordingPartVTable;
+
+typedef struct RecordingPart {
+        const RecordingPartVTable *vtable;
+        void *state;
+} RecordingPart;
+
+extern const RecordingPartVTable recording_part_follow;
+extern const RecordingPartVTable recording_part_budgets;
+extern const RecordingPartVTable recording_part_describe;
+extern const RecordingPartVTable recording_part_ends;
+extern const RecordingPartVTable recording_part_counters;
+extern const RecordingPartVTable recording_part_control;
+extern const RecordingPartVTable recording_part_trace;
+extern const RecordingPartVTable recording_part_pinned_files;
+extern const RecordingPartVTable recording_part_symbolize;
+extern const RecordingPartVTable recording_part_off_cpu;
+extern const RecordingPartVTable recording_part_jit;
+
+/* The state of the recording's part of that table, NULL when it declined. */
+void *recording_part_get(const Recording *rec, const RecordingPartVTable *vtable);
+
+/* ---- the recording ---- */
 
 struct Recording {
         unsigned id;
@@ -12,16 +87,16 @@ struct Recording {
         bool kernel;
         bool check_owner;
         UserLimits *limits;
-        UserCharge ring_charge;    /* the perf rings, against the owner's limit */
-        UserCharge event_charge;   /* its perf event fds, against the owner's limit */
-        UserCharge thread_charge;  /* the threads its events were opened on, likewise */
-        char budget_message[384];  /* why the last of those two refused */
+        UserCharge ring_charge;        /* the perf rings, against the owner's limit */
+        UserCharge event_charge;       /* its perf event fds, against the owner's limit (recording-budgets.c) */
+        UserCharge thread_charge;      /* the threads its events were opened on, likewise */
+        char budget_message[384];      /* why the last of those two refused */
         uint64_t threads_not_followed; /* processes and threads left out during the recording for them */
         uint64_t n_events, n_threads;  /* what it held of them at its end (the statistics) */
         sd_event *event;
         HelperClientConfig helper;
         RecordingBudgets budgets;
-        PerfOpener *perf_opener; /* borrowed; NULL: events opened here */
+        PerfOpener *perf_opener;  /* borrowed; NULL: events opened here */
         PerfOpenerWait perf_wait; /* during recording_start() only (RecordingSetup) */
         void *perf_wait_userdata;
         const RecordingObserver *observer;
@@ -33,39 +108,30 @@ struct Recording {
 
         CaptureWriter *writer;
         PerfEvents *perf;
-        OffCpuGovernor off_cpu_governor; /* `off-cpu`: pauses its events under a switch storm */
-        SamplePump *pump;            /* the rings to recording.c's sink (spill, unwinder queue, slices) */
+        SamplePump *pump;            /* the rings to the sink (spill, unwinder queue, slices) */
         UnwindTables *unwind_tables; /* the daemon's (borrowed); NULL: no DWARF */
         ProcessMaps *maps;
         ThreadTable *thread_names; /* current name per tid: what a new thread inherits */
         PinnedFiles *pinned;
-        JitFiles *jit_files;             /* the processes' perf maps, pinned at first sight */
-        Resolver *resolver;        /* containers/sandboxes: pin fallback, per-process descriptions */
-        struct Fiber *describe_fiber;  /* parses processes' /.flatpak-info, writes their descriptions */
-        HelperClient *describe_helper; /* its helper (waits go back to the loop); used on it only */
-        CallerOpener *as_caller;   /* owner other than root: opens with its rights; NULL for root */
+        JitFiles *jit_files;     /* the processes' perf maps (looked for by the JIT part) */
+        Resolver *resolver;      /* containers/sandboxes: pin fallback, per-process descriptions */
+        CallerOpener *as_caller; /* owner other than root: opens with its rights; NULL for root */
         AddressSet *addresses;
-        ContainerFollow *follow;   /* `container`: processes joining it are added on the tick */
-        struct Fiber *attach_fiber; /* opens the later events (joins, re-attaches), awaiting the opener */
-        bool attach_scan;           /* a container rescan waits for it */
-        pid_t *attach_execs;        /* processes to sample again after an exec, waiting for it */
-        size_t n_attach_execs, allocated_attach_execs;
+        CounterIdAllocator counter_ids; /* counters, control rings and trace fds share it */
+        char *command_cmdline;          /* the held command's until its exec names it */
 
-        sd_event_source *tick;     /* drain + flush */
+        RecordingPart *parts; /* those that did not decline, in table order */
+        size_t n_parts;
+
+        sd_event_source *tick; /* drain + flush */
         sd_event_source **ring_sources;
         size_t n_ring_sources;
-        sd_event_source *duration_timer;
-        sd_event_source *command_source;
-        int command_pidfd;
-        sd_event_source **target_sources; /* one per "pids" process (pidfd), when they bound the recording */
-        size_t n_target_sources, n_targets_alive;
-        char *command_cmdline;     /* the held command's until its exec names it */
 
         RecordingState state;
         RecordingEndReason reason;
-        int error;                 /* negative errno of the first failure */
+        int error; /* negative errno of the first failure */
         char *error_message;
-        size_t stage;              /* index into recording_stages */
+        size_t stage;                    /* index into parts: the next one's stage */
         RecordingStageInput stage_input; /* what the stages get (valid while finishing) */
         RecordingStageJob stage_job;     /* the stage going on in the event loop, if any */
         bool stages_cancelled;           /* recording_cancel_stages(): none starts any more */
@@ -73,19 +139,60 @@ struct Recording {
 
         uint64_t samples;
         uint64_t bad_records; /* malformed records the rings' readers dropped (the pump counts its own) */
-        RecordingStageResults stage_results;  /* what the post-stop stages reported */
+        RecordingStageResults stage_results;   /* what the post-stop stages reported */
         uint64_t unwind_helper_failures_start; /* the shared tables' count when the recording began */
         bool told_table_wait;                  /* "N samples wait for unwind tables" was logged */
-        bool awaiting_tables;      /* stopped: samples wait for tables compiling (before the stages) */
-        uint64_t samples_before_wait; /* r->samples when that wait began (its Progress) */
+        bool awaiting_tables;                  /* stopped: samples wait for tables compiling (before the stages) */
+        uint64_t samples_before_wait;          /* r->samples when that wait began (its Progress) */
         uint64_t published_samples;
-        uint64_t final_bytes;      /* Bytes once the writer is closed */
+        uint64_t final_bytes; /* Bytes once the writer is closed */
         unsigned ticks;
-
-        /* Control fd rings and system counters (recording-control.c). */
-        ControlServer *control;
-        UserCharge control_ring_charge; /* its rings, against the owner's limit */
-        Counters *counters;
-        CounterIdAllocator counter_ids;
-        TraceFds *trace;           /* Sysprof trace fds handed out (recording-trace.c); NULL if none */
 };
+
+/* recording.c: remembers the first failure (%m stands for error); the
+ * recording ends with it at the next tick. */
+void recording_fail(Recording *rec, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Tells the observer that what the D-Bus face shows changed. */
+void recording_publish(Recording *rec);
+/* A stage's progress, to the observer (a RecordingStageProgress). */
+void recording_stage_progress(const char *stage, uint64_t done, uint64_t total, void *userdata);
+
+/* recording-perf.c: the events, the snapshot and the rings' sources. */
+extern const SamplePumpSink recording_sink; /* recording-sink.c */
+int recording_arm_perf(Recording *rec, PerfEventsConfig *cfg, const char **ret_name, char **ret_why);
+int recording_snapshot(Recording *rec);
+/* A refusal of perf_event_open for what, with its cause. Returns r. */
+int recording_perf_error(const Recording *rec, const char **ret_name, char **ret_why, int r, const char *what);
+int recording_watch_rings(Recording *rec);
+void recording_drain(Recording *rec, bool last); /* recording.c */
+void recording_pump_wake(void *userdata);        /* recording.c: SamplePumpSink.wake */
+/* Whose a process must still be when its maps are read (process_frames_write()). */
+uid_t recording_frames_owner(const Recording *rec);
+
+/* recording-budgets.c: the owner's budgets of perf events and threads. */
+int recording_reserve_events(void *userdata, pid_t tid, size_t n_fds); /* PerfEventsConfig.reserve */
+/* Events on pid's threads, checked again with the process held;
+ * -EDQUOT: the budget is spent (budget_message says which). */
+int recording_add_process_tasks(Recording *rec, pid_t pid, bool *ret_not_owner);
+/* A process left out for them: logged once, counted. */
+void recording_not_followed(Recording *rec, pid_t pid, const char *what);
+
+/* recording-describe.c: pins what only pid's container layers hold, once
+ * its Podman store was parsed. */
+void recording_repin(Resolver *resolver, ProcessMaps *maps, PinnedFiles *pinned, pid_t pid);
+
+/* recording-control.c: notes a program's code addresses (control ring,
+ * trace fd) for symbolization; userdata is the Recording (a ControlAddressFunc). */
+void recording_note_program_addresses(int32_t pid, const uint64_t *addrs, size_t n, void *userdata);
+
+/* recording-stats.c: the periscope.stats block, key=value lines. */
+struct RecordingStatsText {
+        char buf[3072];
+        int len;
+};
+void recording_stats_printf(RecordingStatsText *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void recording_write_stats(Recording *rec);
+uint64_t recording_lost_samples(const Recording *rec);
+uint64_t recording_bad_records(const Recording *rec);
+uint64_t recording_helper_failures(const Recording *rec);
+uint64_t recording_unwind_helper_failures(const Recording *rec);

@@ -5,9 +5,12 @@
  *                      authorized it; snapshot + perf armed
  *   → records drained into the capture every 100 ms (and at watermarks)
  *   → recording_end(reason): Stop, duration, command exit, client gone, error
- *   → drain → post-stop stages (recording-stages.c, each given its inputs and
+ *   → drain → post-stop stages (recording-stages.h, each given its inputs and
  *     a progress callback; "finishing": symbolization goes on in the event
  *     loop) → stats METADATA → flush → observer's finished()
+ * Each optional concern (off-CPU, container follow, JIT files, control and
+ * trace fds, counters, each stage) is a part of its own behind one
+ * interface (recording-private.h) that recording.c loops over.
  * Its D-Bus face is bus/recording-bus.c; what it tells the world goes
  * through its RecordingObserver. */
 #pragma once
@@ -96,13 +99,6 @@ typedef struct RecordingSetup {
         void *observer_userdata;
 } RecordingSetup;
 
-/* Why a recording could not start: an org.periscope.Error.* name
- * (protocol/dbus-api.h) and a message that says what to do. */
-typedef struct RecordingError {
-        const char *name;
-        char message[512];
-} RecordingError;
-
 /* What the D-Bus face shows of a recording. */
 typedef struct RecordingStats {
         RecordingState state;
@@ -132,9 +128,11 @@ typedef struct RecordingStats {
 } RecordingStats;
 
 /* Starts a recording into capture_fd (already checked). Takes over
- * *options. On failure *ret_error says why. */
+ * *options. On failure a negative errno, *ret_why says why and what to do
+ * (the D-Bus message, or NULL when out of memory) and *ret_error_name its
+ * org.periscope.Error.* name (protocol/dbus-api.h; NULL: from the errno). */
 int recording_start(const RecordingSetup *setup, RecordOptions *options, int capture_fd, Recording **ret,
-                    RecordingError *ret_error);
+                    const char **ret_error_name, char **ret_why);
 
 /* Ends the recording (no-op unless recording): see the sequence above. */
 void recording_end(Recording *r, RecordingEndReason reason, int error, const char *message);
