@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* recording-perf.c: a recording's perf events and the snapshot of what
- * runs when they start. */
+/* recording-perf.c: a recording's perf events, the tables they fill, the
+ * snapshot of what runs when they start, and the rings' event sources. */
 #include "recording-private.h"
 
 #include <errno.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +183,75 @@ int recording_snapshot(Recording *rec) {
                         r = process_frames_write_threads(rec->writer, rec->thread_names, rec->start_time, pid);
                 if (r < 0 && r != -ESRCH)
                         return r;
+        }
+        return 0;
+}
+
+static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Recording *rec = userdata;
+        recording_drain(rec, false);
+        /* A per-task event hangs up when its task is gone; the tick drains the rest. */
+        if (revents & (EPOLLHUP | EPOLLERR))
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (rec->error)
+                recording_end(rec, RECORDING_END_ERROR, rec->error, NULL);
+        return 0;
+}
+
+/* Polls every ring that exists and is not polled yet (a CPU's ring appears
+ * with its first event: at start, or when a process joins a container that
+ * had none). */
+int recording_watch_rings(Recording *rec) {
+        size_t n = perf_events_get_n_rings(rec->perf);
+        if (!rec->ring_sources) {
+                rec->ring_sources = calloc(n, sizeof(sd_event_source *));
+                if (!rec->ring_sources)
+                        return -ENOMEM;
+                rec->n_ring_sources = n;
+        }
+        for (size_t i = 0; i < n && i < rec->n_ring_sources; i++) {
+                int fd = perf_events_get_ring_fd(rec->perf, i);
+                if (fd < 0 || rec->ring_sources[i])
+                        continue;
+                int r = sd_event_add_io(rec->event, &rec->ring_sources[i], fd, EPOLLIN, on_ring, rec);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* What every recording holds, whatever its parts: process tables, pins,
+ * JIT files, addresses, a resolver whose users' files are parsed on the
+ * describe part's fiber, and the caller's rights to open files with. */
+int recording_new_tables(Recording *rec, const RecordingSetup *setup, const char **ret_name, char **ret_why) {
+        int r;
+        if ((r = process_maps_new(&rec->maps)) < 0 || (r = thread_table_new(&rec->thread_names)) < 0 ||
+            (r = pinned_files_new(setup->max_pinned_files, &rec->pinned)) < 0 ||
+            (r = jit_files_new(setup->max_pinned_files / 4 + 1, &rec->jit_files)) < 0 ||
+            (r = address_set_new(&rec->addresses)) < 0 ||
+            (r = daemon_resolver_new(setup->user_file_helper, &rec->resolver)) < 0)
+                return r;
+        resolver_set_defer_user_files(rec->resolver, true);
+        address_set_set_limit(rec->addresses, rec->budgets.max_addresses);
+        pinned_files_set_resolver(rec->pinned, rec->resolver);
+        jit_files_set_resolver(rec->jit_files, rec->resolver);
+        if (rec->check_owner) {
+                jit_files_set_owner(rec->jit_files, rec->owner_uid);
+                pinned_files_set_owner(rec->pinned, rec->owner_uid);
+        }
+        /* A caller other than root: what it names is opened with its rights
+         * (debug files, pins by path; docs/security.md). */
+        if (geteuid() == 0 && rec->owner_uid != 0) {
+                r = caller_opener_new(rec->owner_uid, &rec->as_caller);
+                if (r < 0) {
+                        *ret_name = PERISCOPE_ERROR_FAILED;
+                        (void) asprintf(ret_why,
+                                        "cannot open files with the rights of uid %u: %s (periscoped needs "
+                                        "CAP_SETUID and CAP_SETGID for that)",
+                                        (unsigned) rec->owner_uid, strerror(-r));
+                        return r;
+                }
+                resolver_set_caller_opener(rec->resolver, rec->as_caller);
         }
         return 0;
 }

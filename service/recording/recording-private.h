@@ -76,6 +76,10 @@ extern const RecordingPartVTable recording_part_symbolize;
 extern const RecordingPartVTable recording_part_off_cpu;
 extern const RecordingPartVTable recording_part_jit;
 
+/* Over the parts kept, in table order; a hook that returns nothing. */
+#define FOREACH_PART(p, rec) for (RecordingPart *p = (rec)->parts; p < (rec)->parts + (rec)->n_parts; p++)
+#define PART_CALL(p, hook, ...) ((p)->vtable->hook ? (p)->vtable->hook((p)->state, __VA_ARGS__) : (void) 0)
+
 /* The state of the recording's part of that table, NULL when it declined. */
 void *recording_part_get(const Recording *rec, const RecordingPartVTable *vtable);
 
@@ -159,6 +163,9 @@ void recording_stage_progress(const char *stage, uint64_t done, uint64_t total, 
 
 /* recording-perf.c: the events, the snapshot and the rings' sources. */
 extern const SamplePumpSink recording_sink; /* recording-sink.c */
+/* What every recording holds, whatever its parts: process tables, pins,
+ * JIT files, addresses, a resolver, the caller's rights to open files with. */
+int recording_new_tables(Recording *rec, const RecordingSetup *setup, const char **ret_name, char **ret_why);
 int recording_arm_perf(Recording *rec, PerfEventsConfig *cfg, const char **ret_name, char **ret_why);
 int recording_snapshot(Recording *rec);
 /* A refusal of perf_event_open for what, with its cause. Returns r. */

@@ -6,8 +6,38 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "basic.h"
+
+static const char *const reason_names[] = {
+        [RECORDING_END_NONE] = "none",
+        [RECORDING_END_STOPPED] = "stopped",
+        [RECORDING_END_DURATION] = "duration",
+        [RECORDING_END_COMMAND_EXITED] = "command-exited",
+        [RECORDING_END_CLIENT_VANISHED] = "client-vanished",
+        [RECORDING_END_SHUTDOWN] = "shutdown",
+        [RECORDING_END_ERROR] = "error",
+        [RECORDING_END_TARGETS_EXITED] = "targets-exited",
+};
+
+const char *recording_end_reason_to_string(RecordingEndReason reason) {
+        return (size_t) reason < ELEMENTSOF(reason_names) ? reason_names[reason] : "unknown";
+}
+
+const char *recording_state_to_string(RecordingState state) {
+        switch (state) {
+        case RECORDING_STATE_RECORDING:
+                return "recording";
+        case RECORDING_STATE_STOPPING:
+                return "stopping";
+        case RECORDING_STATE_FINISHING:
+                return "finishing";
+        case RECORDING_STATE_FINISHED:
+                return "finished";
+        }
+        return "unknown";
+}
 
 void recording_stats_printf(RecordingStatsText *s, const char *fmt, ...) {
         if (s->len < 0 || (size_t) s->len >= sizeof(s->buf))
@@ -101,9 +131,8 @@ void recording_write_stats(Recording *rec) {
          * a 3 s recording lasts 3 s, whatever symbolizing took after. */
         int64_t end = rec->sampling_end_time > 0 ? rec->sampling_end_time : now;
         recording_write_own_stats(rec, &s, end);
-        for (RecordingPart *p = rec->parts; p < rec->parts + rec->n_parts; p++)
-                if (p->vtable->write_stats)
-                        p->vtable->write_stats(p->state, rec, &s);
+        FOREACH_PART(p, rec)
+                PART_CALL(p, write_stats, rec, &s);
         if (s.len < 0)
                 s.len = 0;
         if ((size_t) s.len >= sizeof(s.buf))
@@ -137,4 +166,35 @@ const char *recording_cut_to_string(unsigned cut, char *buf, size_t size) {
                         len += (size_t) k;
                 }
         return buf;
+}
+
+void recording_get_stats(const Recording *rec, RecordingStats *ret) {
+        size_t n_pids = 0;
+        (void) process_maps_get_pids(rec->maps, &n_pids);
+        *ret = (RecordingStats){
+                .state = rec->state,
+                .reason = rec->reason,
+                .error_message = rec->error == 0      ? NULL
+                                 : rec->error_message ? rec->error_message
+                                                      : strerror(-rec->error),
+                .samples = rec->samples,
+                .duration_ns = (uint64_t) ((rec->sampling_end_time > 0 ? rec->sampling_end_time : now_monotonic_ns()) -
+                                           rec->start_time),
+                .lost_samples = recording_lost_samples(rec),
+                .bad_records = recording_bad_records(rec),
+                .helper_failures = recording_helper_failures(rec),
+                .unwind_helper_failures = recording_unwind_helper_failures(rec),
+                .user_addresses = rec->stage_results.user_addresses,
+                .user_named = rec->stage_results.user_named,
+                .addresses_over_budget = address_set_get_over_limit(rec->addresses),
+                .helper_budget_spent = rec->stage_results.helper_budget_spent,
+                .bytes = rec->writer ? capture_writer_get_bytes(rec->writer) : rec->final_bytes,
+                .processes = n_pids,
+                .pinned_files = pinned_files_get_n(rec->pinned),
+                .cut = rec->stage_results.cut,
+                .cut_short = rec->cut.why,
+                .names_cut_short = rec->stage_results.names_cut_short,
+        };
+        FOREACH_PART(p, rec)
+        PART_CALL(p, get_stats, rec, ret);
 }

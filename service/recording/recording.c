@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <unistd.h>
 
 #include "basic.h"
 #include "protocol.h"
@@ -34,38 +32,6 @@ static const RecordingPartVTable *const recording_part_table[] = {
         &recording_part_off_cpu,      /* `off-cpu`: switch events, their governor and statistics */
         &recording_part_jit,          /* the processes' perf maps and jitdumps */
 };
-
-#define FOREACH_PART(p, rec) for (RecordingPart *p = (rec)->parts; p < (rec)->parts + (rec)->n_parts; p++)
-#define PART_CALL(p, hook, ...) ((p)->vtable->hook ? (p)->vtable->hook((p)->state, __VA_ARGS__) : (void) 0)
-
-static const char *const reason_names[] = {
-        [RECORDING_END_NONE] = "none",
-        [RECORDING_END_STOPPED] = "stopped",
-        [RECORDING_END_DURATION] = "duration",
-        [RECORDING_END_COMMAND_EXITED] = "command-exited",
-        [RECORDING_END_CLIENT_VANISHED] = "client-vanished",
-        [RECORDING_END_SHUTDOWN] = "shutdown",
-        [RECORDING_END_ERROR] = "error",
-        [RECORDING_END_TARGETS_EXITED] = "targets-exited",
-};
-
-const char *recording_end_reason_to_string(RecordingEndReason reason) {
-        return (size_t) reason < ELEMENTSOF(reason_names) ? reason_names[reason] : "unknown";
-}
-
-const char *recording_state_to_string(RecordingState state) {
-        switch (state) {
-        case RECORDING_STATE_RECORDING:
-                return "recording";
-        case RECORDING_STATE_STOPPING:
-                return "stopping";
-        case RECORDING_STATE_FINISHING:
-                return "finishing";
-        case RECORDING_STATE_FINISHED:
-                return "finished";
-        }
-        return "unknown";
-}
 
 void *recording_part_get(const Recording *rec, const RecordingPartVTable *vtable) {
         FOREACH_PART(p, rec)
@@ -139,39 +105,6 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         if (r < 0)
                 return r;
         return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-}
-
-static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Recording *rec = userdata;
-        recording_drain(rec, false);
-        /* A per-task event hangs up when its task is gone; the tick drains the rest. */
-        if (revents & (EPOLLHUP | EPOLLERR))
-                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        if (rec->error)
-                recording_end(rec, RECORDING_END_ERROR, rec->error, NULL);
-        return 0;
-}
-
-/* Polls every ring that exists and is not polled yet (a CPU's ring appears
- * with its first event: at start, or when a process joins a container that
- * had none). */
-int recording_watch_rings(Recording *rec) {
-        size_t n = perf_events_get_n_rings(rec->perf);
-        if (!rec->ring_sources) {
-                rec->ring_sources = calloc(n, sizeof(sd_event_source *));
-                if (!rec->ring_sources)
-                        return -ENOMEM;
-                rec->n_ring_sources = n;
-        }
-        for (size_t i = 0; i < n && i < rec->n_ring_sources; i++) {
-                int fd = perf_events_get_ring_fd(rec->perf, i);
-                if (fd < 0 || rec->ring_sources[i])
-                        continue;
-                int r = sd_event_add_io(rec->event, &rec->ring_sources[i], fd, EPOLLIN, on_ring, rec);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
 }
 
 /* ---- the end sequence ---- */
@@ -370,42 +303,6 @@ void recording_end(Recording *rec, RecordingEndReason reason, int error, const c
 
 /* ---- start ---- */
 
-/* What every recording holds, whatever its parts: process tables, pins,
- * JIT files, addresses, a resolver whose users' files are parsed on the
- * describe part's fiber, and the caller's rights to open files with. */
-static int recording_new_tables(Recording *rec, const RecordingSetup *setup, const char **ret_name, char **ret_why) {
-        int r;
-        if ((r = process_maps_new(&rec->maps)) < 0 || (r = thread_table_new(&rec->thread_names)) < 0 ||
-            (r = pinned_files_new(setup->max_pinned_files, &rec->pinned)) < 0 ||
-            (r = jit_files_new(setup->max_pinned_files / 4 + 1, &rec->jit_files)) < 0 ||
-            (r = address_set_new(&rec->addresses)) < 0 ||
-            (r = daemon_resolver_new(setup->user_file_helper, &rec->resolver)) < 0)
-                return r;
-        resolver_set_defer_user_files(rec->resolver, true);
-        address_set_set_limit(rec->addresses, rec->budgets.max_addresses);
-        pinned_files_set_resolver(rec->pinned, rec->resolver);
-        jit_files_set_resolver(rec->jit_files, rec->resolver);
-        if (rec->check_owner) {
-                jit_files_set_owner(rec->jit_files, rec->owner_uid);
-                pinned_files_set_owner(rec->pinned, rec->owner_uid);
-        }
-        /* A caller other than root: what it names is opened with its rights
-         * (debug files, pins by path; docs/security.md). */
-        if (geteuid() == 0 && rec->owner_uid != 0) {
-                r = caller_opener_new(rec->owner_uid, &rec->as_caller);
-                if (r < 0) {
-                        *ret_name = PERISCOPE_ERROR_FAILED;
-                        (void) asprintf(ret_why,
-                                        "cannot open files with the rights of uid %u: %s (periscoped needs "
-                                        "CAP_SETUID and CAP_SETGID for that)",
-                                        (unsigned) rec->owner_uid, strerror(-r));
-                        return r;
-                }
-                resolver_set_caller_opener(rec->resolver, rec->as_caller);
-        }
-        return 0;
-}
-
 /* Each part of the table starts, or declines; those kept are rec->parts. */
 static int recording_start_parts(Recording *rec, PerfEventsConfig *cfg, const char **ret_name, char **ret_why) {
         rec->parts = calloc(ELEMENTSOF(recording_part_table), sizeof(RecordingPart));
@@ -602,35 +499,4 @@ bool recording_outlives_client(const Recording *rec) {
 
 int64_t recording_get_start_time(const Recording *rec) {
         return rec->start_time;
-}
-
-void recording_get_stats(const Recording *rec, RecordingStats *ret) {
-        size_t n_pids = 0;
-        (void) process_maps_get_pids(rec->maps, &n_pids);
-        *ret = (RecordingStats){
-                .state = rec->state,
-                .reason = rec->reason,
-                .error_message = rec->error == 0      ? NULL
-                                 : rec->error_message ? rec->error_message
-                                                      : strerror(-rec->error),
-                .samples = rec->samples,
-                .duration_ns = (uint64_t) ((rec->sampling_end_time > 0 ? rec->sampling_end_time : now_monotonic_ns()) -
-                                           rec->start_time),
-                .lost_samples = recording_lost_samples(rec),
-                .bad_records = recording_bad_records(rec),
-                .helper_failures = recording_helper_failures(rec),
-                .unwind_helper_failures = recording_unwind_helper_failures(rec),
-                .user_addresses = rec->stage_results.user_addresses,
-                .user_named = rec->stage_results.user_named,
-                .addresses_over_budget = address_set_get_over_limit(rec->addresses),
-                .helper_budget_spent = rec->stage_results.helper_budget_spent,
-                .bytes = rec->writer ? capture_writer_get_bytes(rec->writer) : rec->final_bytes,
-                .processes = n_pids,
-                .pinned_files = pinned_files_get_n(rec->pinned),
-                .cut = rec->stage_results.cut,
-                .cut_short = rec->cut.why,
-                .names_cut_short = rec->stage_results.names_cut_short,
-        };
-        FOREACH_PART(p, rec)
-        PART_CALL(p, get_stats, rec, ret);
 }
