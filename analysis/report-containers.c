@@ -7,7 +7,6 @@
 
 #include "capture.h"
 
-#define CONTAINER_CHUNK_PATH "periscope:container"
 #define HOST_LABEL "host (no container)"
 
 typedef struct Group {
@@ -70,7 +69,7 @@ GHashTable *report_containers_chunks_new(void) {
 
 void report_containers_collect(ReportProfile *p, GHashTable *chunks, const CaptureFrame *f) {
         gpointer key = GINT_TO_POINTER(f->pid);
-        if (f->type != CAPTURE_FRAME_FILE_CHUNK || !g_str_equal(f->file_chunk.path, CONTAINER_CHUNK_PATH))
+        if (f->type != CAPTURE_FRAME_FILE_CHUNK || !g_str_equal(f->file_chunk.path, CAPTURE_CONTAINER_PATH))
                 return;
         GString *s = g_hash_table_lookup(chunks, key);
         if (!s) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "capture-reader.h"
+#include "capture-stats.h"
 #include "capture-types.h"
 #include "capture-writer.h"
 #include "file-identities.h"

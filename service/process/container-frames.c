@@ -25,7 +25,7 @@ int container_frames_write(CaptureWriter *w, Resolver *res, int64_t time, pid_t 
                          (unsigned) ci->owner_uid, ci->rootless ? "true" : "false");
         if (n < 0 || (size_t) n >= sizeof(text))
                 return -ENAMETOOLONG;
-        int r = capture_writer_add_file(w, time, -1, pid, CONTAINER_CHUNK_PATH, text, (size_t) n);
+        int r = capture_writer_add_file(w, time, -1, pid, CAPTURE_CONTAINER_PATH, text, (size_t) n);
         if (r < 0)
                 return r;
         if (ci->flatpak_info) {

@@ -15,8 +15,6 @@
 #include "capture.h"
 #include "resolver.h"
 
-#define CONTAINER_CHUNK_PATH "periscope:container"
-
 /* Writes pid's description the first time pid is seen by r; host processes
  * get nothing. 0, or a negative errno from the writer. */
 int container_frames_write(CaptureWriter *w, Resolver *r, int64_t time, pid_t pid);
