@@ -87,10 +87,10 @@ static void budgets_close(void *part, Recording *rec) {
 }
 
 /* What this recording held, and the processes left out once they were spent. */
-static void budgets_write_stats(void *part, Recording *rec, RecordingStatsText *out) {
-        recording_stats_printf(out, "perf_events=%llu\nfollowed_threads=%llu\nnot_followed=%llu\n",
-                               (unsigned long long) rec->n_events, (unsigned long long) rec->n_threads,
-                               (unsigned long long) rec->threads_not_followed);
+static void budgets_write_stats(void *part, Recording *rec, CaptureStatsBuffer *out) {
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_PERF_EVENTS, rec->n_events);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_FOLLOWED_THREADS, rec->n_threads);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_NOT_FOLLOWED, rec->threads_not_followed);
 }
 
 const RecordingPartVTable recording_part_budgets = {

@@ -79,18 +79,21 @@ static void control_finish(void *part, Recording *rec) {
                 return;
         control_server_stop(c->server); /* last drain */
         const ControlServerStats *st = control_server_get_stats(c->server);
-        if (rec->writer) {
-                char buf[512];
-                int len = snprintf(buf, sizeof(buf),
-                                   "control_sockets=%llu\nrings=%llu\nrings_ended=%llu\nrings_dropped=%llu\n"
-                                   "rings_refused=%llu\nframes=%llu\nframes_skipped=%llu\nbytes=%llu\n",
-                                   (unsigned long long) st->peers, (unsigned long long) st->rings_created,
-                                   (unsigned long long) st->rings_ended, (unsigned long long) st->rings_dropped,
-                                   (unsigned long long) st->rings_refused, (unsigned long long) st->frames_copied,
-                                   (unsigned long long) st->frames_skipped, (unsigned long long) st->bytes_drained);
-                if (st->peers > 0)
-                        (void) capture_writer_add_metadata(rec->writer, now_monotonic_ns(), -1, -1, "periscope.control",
-                                                           buf, (size_t) len);
+        if (rec->writer && st->peers > 0) {
+                CaptureStatsBuffer b = {};
+                const struct {
+                        const char *key;
+                        uint64_t value;
+                } values[] = {
+                        { "control_sockets", st->peers },         { "rings", st->rings_created },
+                        { "rings_ended", st->rings_ended },       { "rings_dropped", st->rings_dropped },
+                        { "rings_refused", st->rings_refused },   { "frames", st->frames_copied },
+                        { "frames_skipped", st->frames_skipped }, { "bytes", st->bytes_drained },
+                };
+                for (size_t i = 0; i < ELEMENTSOF(values); i++)
+                        (void) capture_stats_add_u64_key(&b, values[i].key, values[i].value);
+                (void) capture_writer_add_stats(rec->writer, now_monotonic_ns(), CAPTURE_CONTROL_ID, &b);
+                capture_stats_buffer_clear(&b);
         }
         if (st->write_error < 0)
                 log_recording_errno(LOG_ERR, rec->id, st->write_error, "writing control ring frames failed: %m");

@@ -269,15 +269,16 @@ static void follow_stop(void *part, Recording *rec) {
 
 /* `container`: processes that joined it during the recording; whether any
  * was left at the last rescan (a stopped container). */
-static void follow_write_stats(void *part, Recording *rec, RecordingStatsText *out) {
+static void follow_write_stats(void *part, Recording *rec, CaptureStatsBuffer *out) {
         Follow *fo = part;
         if (!fo->follow)
                 return;
         ContainerFollowStats st = container_follow_get_stats(fo->follow);
-        recording_stats_printf(out,
-                               "container_joined=%u\ncontainer_refused=%u\ncontainer_failed=%u\n"
-                               "container_processes_left=%u\ncontainer_stopped=%s\n",
-                               st.joined, st.refused, st.failed, st.members, st.stopped ? "true" : "false");
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_CONTAINER_JOINED, st.joined);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_CONTAINER_REFUSED, st.refused);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_CONTAINER_FAILED, st.failed);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_CONTAINER_PROCESSES_LEFT, st.members);
+        (void) capture_stats_add_bool(out, CAPTURE_STAT_CONTAINER_STOPPED, st.stopped);
 }
 
 static void follow_get_stats(const void *part, const Recording *rec, RecordingStats *ret) {

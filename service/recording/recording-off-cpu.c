@@ -69,33 +69,41 @@ static void off_cpu_drained(void *part, Recording *rec) {
 }
 
 /* What was written, counted only, and how switches were sampled. */
-static void off_cpu_write_stats(void *part, Recording *rec, RecordingStatsText *out) {
+static void off_cpu_write_stats(void *part, Recording *rec, CaptureStatsBuffer *out) {
         OffCpu *oc = part;
         const OffCpuTracker *t = rec->pump ? sample_pump_get_off_cpu(rec->pump) : NULL;
         const OffCpuGovernor *g = &oc->governor;
         if (!t)
                 return;
-        recording_stats_printf(out,
-                               "off_cpu=true\noff_cpu_min_ns=%llu\noff_cpu_switch_sample_hz=%u\n"
-                               "off_cpu_blocked=%llu\noff_cpu_blocked_ns=%llu\noff_cpu_blocked_short=%llu\n"
-                               "off_cpu_blocked_short_ns=%llu\noff_cpu_runnable=%llu\noff_cpu_runnable_ns=%llu\n"
-                               "off_cpu_stacks=%llu\noff_cpu_switch_samples=%llu\noff_cpu_held_dropped=%llu\n"
-                               "off_cpu_unpaired=%llu\noff_cpu_spanned_pause=%llu\noff_cpu_in_progress=%llu\n"
-                               "off_cpu_pauses=%llu\n"
-                               "off_cpu_paused_ns=%llu\noff_cpu_peak_switch_records_per_s=%llu\n"
-                               "off_cpu_stack_pauses=%llu\noff_cpu_stacks_paused_ns=%llu\n"
-                               "off_cpu_peak_switch_samples_per_s=%llu\noff_cpu_max_stack_period=%llu\n",
-                               (unsigned long long) t->min_ns, rec->options.frequency,
-                               (unsigned long long) t->total.blocked, (unsigned long long) t->total.blocked_ns,
-                               (unsigned long long) t->total.blocked_short,
-                               (unsigned long long) t->total.blocked_short_ns, (unsigned long long) t->total.runnable,
-                               (unsigned long long) t->total.runnable_ns, (unsigned long long) t->total.stacks,
-                               (unsigned long long) t->switch_samples, (unsigned long long) t->held_dropped,
-                               (unsigned long long) t->unpaired, (unsigned long long) t->spanned_pause,
-                               (unsigned long long) t->in_progress, (unsigned long long) g->records.pauses,
-                               (unsigned long long) g->records.paused_ns, (unsigned long long) g->records.peak_per_s,
-                               (unsigned long long) g->stacks.pauses, (unsigned long long) g->stacks.paused_ns,
-                               (unsigned long long) g->stacks.peak_per_s, (unsigned long long) g->max_stack_period);
+        const struct {
+                CaptureStat key;
+                uint64_t value;
+        } values[] = {
+                { CAPTURE_STAT_OFF_CPU_MIN_NS, t->min_ns },
+                { CAPTURE_STAT_OFF_CPU_SWITCH_SAMPLE_HZ, rec->options.frequency },
+                { CAPTURE_STAT_OFF_CPU_BLOCKED, t->total.blocked },
+                { CAPTURE_STAT_OFF_CPU_BLOCKED_NS, t->total.blocked_ns },
+                { CAPTURE_STAT_OFF_CPU_BLOCKED_SHORT, t->total.blocked_short },
+                { CAPTURE_STAT_OFF_CPU_BLOCKED_SHORT_NS, t->total.blocked_short_ns },
+                { CAPTURE_STAT_OFF_CPU_RUNNABLE, t->total.runnable },
+                { CAPTURE_STAT_OFF_CPU_RUNNABLE_NS, t->total.runnable_ns },
+                { CAPTURE_STAT_OFF_CPU_STACKS, t->total.stacks },
+                { CAPTURE_STAT_OFF_CPU_SWITCH_SAMPLES, t->switch_samples },
+                { CAPTURE_STAT_OFF_CPU_HELD_DROPPED, t->held_dropped },
+                { CAPTURE_STAT_OFF_CPU_UNPAIRED, t->unpaired },
+                { CAPTURE_STAT_OFF_CPU_SPANNED_PAUSE, t->spanned_pause },
+                { CAPTURE_STAT_OFF_CPU_IN_PROGRESS, t->in_progress },
+                { CAPTURE_STAT_OFF_CPU_PAUSES, g->records.pauses },
+                { CAPTURE_STAT_OFF_CPU_PAUSED_NS, g->records.paused_ns },
+                { CAPTURE_STAT_OFF_CPU_PEAK_SWITCH_RECORDS_PER_S, g->records.peak_per_s },
+                { CAPTURE_STAT_OFF_CPU_STACK_PAUSES, g->stacks.pauses },
+                { CAPTURE_STAT_OFF_CPU_STACKS_PAUSED_NS, g->stacks.paused_ns },
+                { CAPTURE_STAT_OFF_CPU_PEAK_SWITCH_SAMPLES_PER_S, g->stacks.peak_per_s },
+                { CAPTURE_STAT_OFF_CPU_MAX_STACK_PERIOD, g->max_stack_period },
+        };
+        (void) capture_stats_add_bool(out, CAPTURE_STAT_OFF_CPU, true);
+        for (size_t i = 0; i < ELEMENTSOF(values); i++)
+                (void) capture_stats_add_u64(out, values[i].key, values[i].value);
 }
 
 /* Per thread, what it did off the CPU (counted, short waits included):

@@ -17,8 +17,6 @@
  * and the recording. Hooks run in the order of recording.c's table.
  * Nothing here is called per sample: records other than samples and
  * batches (drains, ticks) only. */
-typedef struct RecordingStatsText RecordingStatsText;
-
 typedef struct RecordingPartVTable {
         const char *name;
         size_t size; /* of its state */
@@ -53,7 +51,7 @@ typedef struct RecordingPartVTable {
                      RecordingStageJob *ret_job);
 
         void (*finish)(void *part, Recording *rec);                               /* after the stages */
-        void (*write_stats)(void *part, Recording *rec, RecordingStatsText *out); /* its periscope.stats keys */
+        void (*write_stats)(void *part, Recording *rec, CaptureStatsBuffer *out); /* its periscope.stats keys */
         void (*write_stats_frames)(void *part, Recording *rec, int64_t now);      /* frames after periscope.stats */
         void (*get_stats)(const void *part, const Recording *rec, RecordingStats *ret);
         void (*free)(void *part, Recording *rec);
@@ -192,12 +190,7 @@ void recording_repin(Resolver *resolver, ProcessMaps *maps, PinnedFiles *pinned,
  * trace fd) for symbolization; userdata is the Recording (a ControlAddressFunc). */
 void recording_note_program_addresses(int32_t pid, const uint64_t *addrs, size_t n, void *userdata);
 
-/* recording-stats.c: the periscope.stats block, key=value lines. */
-struct RecordingStatsText {
-        char buf[3072];
-        int len;
-};
-void recording_stats_printf(RecordingStatsText *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* recording-stats.c: the periscope.stats block (capture-stats.h). */
 void recording_write_stats(Recording *rec);
 uint64_t recording_lost_samples(const Recording *rec);
 uint64_t recording_bad_records(const Recording *rec);

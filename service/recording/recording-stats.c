@@ -4,7 +4,6 @@
  * the D-Bus face shows. */
 #include "recording-private.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,16 +38,6 @@ const char *recording_state_to_string(RecordingState state) {
         return "unknown";
 }
 
-void recording_stats_printf(RecordingStatsText *s, const char *fmt, ...) {
-        if (s->len < 0 || (size_t) s->len >= sizeof(s->buf))
-                return; /* full: the rest is left out */
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(s->buf + s->len, sizeof(s->buf) - (size_t) s->len, fmt, ap);
-        va_end(ap);
-        s->len = k < 0 ? -1 : s->len + k;
-}
-
 /* Files the sandboxed helper failed on during this recording: in its
  * post-stop stages, and compiling unwind tables (the daemon's tables are
  * shared: what failed while this recording ran). */
@@ -80,7 +69,7 @@ uint64_t recording_bad_records(const Recording *rec) {
 
 /* The recording's own keys: samples, processes, files, unwinding, the
  * budgets of symbolization (docs/security.md). */
-static void recording_write_own_stats(Recording *rec, RecordingStatsText *s, int64_t end) {
+static void recording_write_own_stats(Recording *rec, CaptureStatsBuffer *b, int64_t end) {
         SamplePumpStats pst = {};
         if (rec->pump)
                 sample_pump_get_stats(rec->pump, &pst);
@@ -89,60 +78,55 @@ static void recording_write_own_stats(Recording *rec, RecordingStatsText *s, int
         (void) process_maps_get_pids(rec->maps, &n_pids);
         size_t n_addrs;
         (void) address_set_get_entries(rec->addresses, &n_addrs);
-        recording_stats_printf(s,
-                               "samples=%llu\nlost_samples=%llu\nbad_records=%llu\nprocesses=%zu\n"
-                               "pinned_files=%zu\npin_failures=%llu\naddresses=%zu\nreason=%s\nduration_ns=%lld\n"
-                               "unwind=%s\nkernel=%s\nunwound_samples=%llu\nunwound_frames=%llu\n"
-                               "unwind_fp_frames=%llu\nunwind_ends=%llu\nunwind_stops_early=%llu\n"
-                               "spilled_records=%llu\nhelper_failures=%llu\nunwind_helper_failures=%llu\n"
-                               "user_addresses=%llu\nuser_addresses_named=%llu\n",
-                               (unsigned long long) rec->samples, (unsigned long long) pst.lost_samples,
-                               (unsigned long long) recording_bad_records(rec), n_pids, pinned_files_get_n(rec->pinned),
-                               (unsigned long long) pinned_files_get_failures(rec->pinned), n_addrs,
-                               recording_end_reason_to_string(rec->reason), (long long) (end - rec->start_time),
-                               record_unwind_to_string(rec->options.unwind), rec->kernel ? "true" : "false",
-                               (unsigned long long) ust->samples, (unsigned long long) ust->frames,
-                               (unsigned long long) ust->fp_frames, (unsigned long long) ust->stops[UNWIND_STOP_END],
-                               (unsigned long long) (ust->samples - ust->stops[UNWIND_STOP_END]),
-                               (unsigned long long) pst.spilled_records,
-                               (unsigned long long) recording_helper_failures(rec),
-                               (unsigned long long) recording_unwind_helper_failures(rec),
-                               (unsigned long long) rec->stage_results.user_addresses,
-                               (unsigned long long) rec->stage_results.user_named);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_SAMPLES, rec->samples);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_LOST_SAMPLES, pst.lost_samples);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_BAD_RECORDS, recording_bad_records(rec));
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_PROCESSES, n_pids);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_PINNED_FILES, pinned_files_get_n(rec->pinned));
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_PIN_FAILURES, pinned_files_get_failures(rec->pinned));
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_ADDRESSES, n_addrs);
+        (void) capture_stats_add_string(b, CAPTURE_STAT_REASON, recording_end_reason_to_string(rec->reason));
+        (void) capture_stats_add_i64(b, CAPTURE_STAT_DURATION_NS, end - rec->start_time);
+        (void) capture_stats_add_string(b, CAPTURE_STAT_UNWIND, record_unwind_to_string(rec->options.unwind));
+        (void) capture_stats_add_bool(b, CAPTURE_STAT_KERNEL, rec->kernel);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_UNWOUND_SAMPLES, ust->samples);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_UNWOUND_FRAMES, ust->frames);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_UNWIND_FP_FRAMES, ust->fp_frames);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_UNWIND_ENDS, ust->stops[UNWIND_STOP_END]);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_UNWIND_STOPS_EARLY, ust->samples - ust->stops[UNWIND_STOP_END]);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_SPILLED_RECORDS, pst.spilled_records);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_HELPER_FAILURES, recording_helper_failures(rec));
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_UNWIND_HELPER_FAILURES, recording_unwind_helper_failures(rec));
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_USER_ADDRESSES, rec->stage_results.user_addresses);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_USER_ADDRESSES_NAMED, rec->stage_results.user_named);
         /* Why user stacks ended, one line per reason ("unwind_stop_no_info=3"). */
         for (int i = 0; i < _UNWIND_STOP_MAX; i++)
                 if (ust->stops[i] > 0)
-                        recording_stats_printf(s, "unwind_stop_%s=%llu\n", unwind_stop_to_string(i),
-                                               (unsigned long long) ust->stops[i]);
+                        (void) capture_stats_add_unwind_stop(b, unwind_stop_to_string(i), ust->stops[i]);
         /* The budgets: addresses left as module+0xOFFSET, the helper's time. */
-        recording_stats_printf(s,
-                               "address_budget=%zu\naddresses_over_budget=%llu\nhelper_ms=%llu\n"
-                               "helper_budget_ms=%u\nhelper_budget_spent=%s\n",
-                               rec->budgets.max_addresses,
-                               (unsigned long long) address_set_get_over_limit(rec->addresses),
-                               (unsigned long long) rec->stage_results.helper_ms, rec->budgets.symbolize_ms,
-                               rec->stage_results.helper_budget_spent ? "true" : "false");
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_ADDRESS_BUDGET, rec->budgets.max_addresses);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_ADDRESSES_OVER_BUDGET, address_set_get_over_limit(rec->addresses));
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_HELPER_MS, rec->stage_results.helper_ms);
+        (void) capture_stats_add_u64(b, CAPTURE_STAT_HELPER_BUDGET_MS, rec->budgets.symbolize_ms);
+        (void) capture_stats_add_bool(b, CAPTURE_STAT_HELPER_BUDGET_SPENT, rec->stage_results.helper_budget_spent);
 }
 
+/* Then each part's keys, in the parts' order; then frames of their own. */
 void recording_write_stats(Recording *rec) {
-        RecordingStatsText s = {};
+        CaptureStatsBuffer b = {};
         int64_t now = now_monotonic_ns();
         /* The capture covers the sampling window, not the post-stop work:
          * a 3 s recording lasts 3 s, whatever symbolizing took after. */
         int64_t end = rec->sampling_end_time > 0 ? rec->sampling_end_time : now;
-        recording_write_own_stats(rec, &s, end);
+        recording_write_own_stats(rec, &b, end);
         FOREACH_PART(p, rec)
-                PART_CALL(p, write_stats, rec, &s);
-        if (s.len < 0)
-                s.len = 0;
-        if ((size_t) s.len >= sizeof(s.buf))
-                s.len = (int) sizeof(s.buf) - 1;
-        int r = capture_writer_add_metadata(rec->writer, now, -1, -1, "periscope.stats", s.buf, (size_t) s.len);
+        PART_CALL(p, write_stats, rec, &b);
+        int r = capture_writer_add_stats(rec->writer, now, CAPTURE_STATS_ID, &b);
+        capture_stats_buffer_clear(&b);
         if (r < 0)
                 recording_fail(rec, r, "writing the statistics failed: %m");
         for (RecordingPart *p = rec->parts; r >= 0 && p < rec->parts + rec->n_parts; p++)
-                if (p->vtable->write_stats_frames)
-                        p->vtable->write_stats_frames(p->state, rec, now);
+                PART_CALL(p, write_stats_frames, rec, now);
         capture_writer_set_end_time(rec->writer, end);
 }
 

@@ -104,15 +104,16 @@ static int symbolize_stage(void *part, Recording *rec, const RecordingStageInput
 
 /* What the post-stop stages could not finish (the service was stopping):
  * `periscope info` and `periscope record` say it. */
-static void symbolize_write_stats(void *part, Recording *rec, RecordingStatsText *out) {
+static void symbolize_write_stats(void *part, Recording *rec, CaptureStatsBuffer *out) {
         char cut[64];
         if (rec->stage_results.cut)
-                recording_stats_printf(out, "cut_short=%s\n",
-                                       recording_cut_to_string(rec->stage_results.cut, cut, sizeof cut));
-        if (rec->stage_results.cut & RECORDING_CUT_SYMBOLIZE)
-                recording_stats_printf(out, "names_missing=%s\nnames_cut_short=%llu\n",
-                                       rec->cut.why ? rec->cut.why : "cut short",
-                                       (unsigned long long) rec->stage_results.names_cut_short);
+                (void) capture_stats_add_string(out, CAPTURE_STAT_CUT_SHORT,
+                                                recording_cut_to_string(rec->stage_results.cut, cut, sizeof cut));
+        if (rec->stage_results.cut & RECORDING_CUT_SYMBOLIZE) {
+                (void) capture_stats_add_string(out, CAPTURE_STAT_NAMES_MISSING,
+                                                rec->cut.why ? rec->cut.why : "cut short");
+                (void) capture_stats_add_u64(out, CAPTURE_STAT_NAMES_CUT_SHORT, rec->stage_results.names_cut_short);
+        }
 }
 
 const RecordingPartVTable recording_part_symbolize = {

@@ -136,16 +136,15 @@ static int trace_stage(void *part, Recording *rec, const RecordingStageInput *in
 }
 
 /* Frames merged, and refused (garbage, foreign pids, times outside the recording). */
-static void trace_write_stats(void *part, Recording *rec, RecordingStatsText *out) {
+static void trace_write_stats(void *part, Recording *rec, CaptureStatsBuffer *out) {
         Trace *t = part;
         const TraceFdStats *st = t->fds ? trace_fds_get_stats(t->fds) : NULL;
         if (!st || st->fds == 0)
                 return;
-        recording_stats_printf(out,
-                               "trace_fds=%llu\ntrace_frames=%llu\ntrace_frames_refused=%llu\n"
-                               "trace_frames_skipped=%llu\n",
-                               (unsigned long long) st->fds, (unsigned long long) st->frames_copied,
-                               (unsigned long long) st->frames_refused, (unsigned long long) st->frames_skipped);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_TRACE_FDS, st->fds);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_TRACE_FRAMES, st->frames_copied);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_TRACE_FRAMES_REFUSED, st->frames_refused);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_TRACE_FRAMES_SKIPPED, st->frames_skipped);
 }
 
 static void trace_get_stats(const void *part, const Recording *rec, RecordingStats *ret) {
