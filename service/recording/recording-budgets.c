@@ -78,9 +78,6 @@ static int budgets_start(void *part, Recording *rec, PerfEventsConfig *cfg, cons
 /* What it held at the end, for the statistics; the events go now. */
 static void budgets_drained(void *part, Recording *rec) {
         rec->n_events = perf_events_get_n_events(rec->perf);
-}
-
-static void budgets_close(void *part, Recording *rec) {
         rec->n_threads = rec->thread_charge.amount;
         user_charge_release(&rec->event_charge);
         user_charge_release(&rec->thread_charge);
@@ -97,6 +94,5 @@ const RecordingPartVTable recording_part_budgets = {
         .name = "budgets",
         .start = budgets_start,
         .drained = budgets_drained,
-        .close = budgets_close,
         .write_stats = budgets_write_stats,
 };

@@ -32,16 +32,12 @@ static int counters_part_begin(void *part, Recording *rec, const char **ret_name
         return r;
 }
 
-/* The last sample; the counters go. */
+/* The last sample once sampling ended (not when the start failed); the
+ * counters go. */
 static void counters_part_close(void *part, Recording *rec) {
         CountersPart *c = part;
-        if (c->counters && rec->writer)
+        if (c->counters && rec->writer && rec->sampling_end_time > 0)
                 (void) counters_sample(c->counters);
-        c->counters = counters_free(c->counters);
-}
-
-static void counters_part_free(void *part, Recording *rec) {
-        CountersPart *c = part;
         c->counters = counters_free(c->counters);
 }
 
@@ -51,5 +47,5 @@ const RecordingPartVTable recording_part_counters = {
         .start = counters_part_start,
         .begin = counters_part_begin,
         .close = counters_part_close,
-        .free = counters_part_free,
+        .free = counters_part_close,
 };

@@ -21,6 +21,19 @@ typedef struct Describe {
 
 static void describe_later(Describe *d);
 
+/* A helper for users' files whose waits go back to the event loop (the
+ * fiber's wait and yield), without the recording's time budget. */
+static int describe_helper_new(const HelperClientConfig *config, int (*wait)(int, unsigned, void *),
+                               void (*yield)(void *), void *userdata, HelperClient **ret) {
+        HelperClientConfig c = *config;
+        c.time_budget_ms = 0;
+        c.timeout_ms = 5000; /* users' files are small: longer is hung */
+        c.wait_readable = wait;
+        c.wait_readable_userdata = userdata;
+        c.yield = yield;
+        return helper_client_new(&c, ret);
+}
+
 static int describe_wait_readable(int fd, unsigned timeout_ms, void *userdata) {
         Describe *d = userdata;
         if (!d->fiber) { /* never: the helper is asked on the fiber only */
@@ -67,13 +80,7 @@ static int describe_on_fiber(Fiber *f, void *userdata) {
         Describe *d = userdata;
         Recording *rec = d->rec;
         if (!d->helper) {
-                HelperClientConfig c = rec->helper;
-                c.time_budget_ms = 0;
-                c.timeout_ms = 5000; /* users' files are small: longer is hung */
-                c.wait_readable = describe_wait_readable;
-                c.wait_readable_userdata = d;
-                c.yield = describe_yield;
-                int r = helper_client_new(&c, &d->helper);
+                int r = describe_helper_new(&rec->helper, describe_wait_readable, describe_yield, d, &d->helper);
                 if (r < 0) {
                         d->helper = NULL;
                         return r;
@@ -164,13 +171,7 @@ void recording_repin(Resolver *resolver, ProcessMaps *maps, PinnedFiles *pinned,
 static int describe_body(Fiber *f, void *userdata) {
         DescribeRun *run = userdata;
         const RecordingStageInput *in = run->in;
-        HelperClientConfig c = in->helper;
-        c.time_budget_ms = 0;
-        c.timeout_ms = 5000; /* users' files are small: longer is hung */
-        c.wait_readable = describe_run_wait;
-        c.wait_readable_userdata = run;
-        c.yield = describe_run_yield;
-        int r = helper_client_new(&c, &run->helper);
+        int r = describe_helper_new(&in->helper, describe_run_wait, describe_run_yield, run, &run->helper);
         if (r < 0)
                 return r;
         pid_t pid;
