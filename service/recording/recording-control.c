@@ -53,11 +53,9 @@ static int on_ring_budget(int delta, char *message, size_t message_size, void *u
 static int control_begin(void *part, Recording *rec, const char **ret_name, char **ret_why) {
         Control *c = part;
         int r = control_server_new(rec->event, rec->writer, &rec->counter_ids, &c->server);
-        if (r < 0) {
-                *ret_name = PERISCOPE_ERROR_FAILED;
-                (void) asprintf(ret_why, "cannot start the control fd server: %s", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_FAILED,
+                                             "cannot start the control fd server: %s", strerror(-r));
         control_server_set_address_func(c->server, recording_note_program_addresses, rec);
         user_charge_init(&c->ring_charge, rec->limits, rec->owner_uid, USER_RESOURCE_CONTROL_RINGS);
         control_server_set_ring_budget(c->server, on_ring_budget, c);

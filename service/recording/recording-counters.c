@@ -25,11 +25,10 @@ static int counters_part_begin(void *part, Recording *rec, const char **ret_name
         _cleanup_free_ char *msg = NULL;
         int r = counters_new(rec->event, rec->writer, &rec->counter_ids, rec->options.counters,
                              rec->options.counter_interval_ms, &c->counters, &msg);
-        if (r < 0) {
-                *ret_name = periscope_error_from_errno(r);
-                (void) asprintf(ret_why, "cannot start the counters: %s", msg ? msg : strerror(-r));
-        }
-        return r;
+        if (r < 0)
+                return recording_start_error(ret_name, ret_why, r, periscope_error_from_errno(r),
+                                             "cannot start the counters: %s", msg ? msg : strerror(-r));
+        return 0;
 }
 
 /* The last sample once sampling ended (not when the start failed); the

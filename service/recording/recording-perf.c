@@ -4,6 +4,7 @@
 #include "recording-private.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -17,9 +18,7 @@ uid_t recording_frames_owner(const Recording *rec) {
         return rec->check_owner ? rec->owner_uid : PROCESS_FRAMES_ANY_OWNER;
 }
 
-static int recording_perf_why(const char **ret_name, char **ret_why, int r, const char *name, const char *fmt, ...)
-        __attribute__((format(printf, 5, 6)));
-static int recording_perf_why(const char **ret_name, char **ret_why, int r, const char *name, const char *fmt, ...) {
+int recording_start_error(const char **ret_name, char **ret_why, int r, const char *name, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
         if (vasprintf(ret_why, fmt, ap) < 0)
@@ -41,9 +40,9 @@ int recording_perf_error(const Recording *rec, const char **ret_name, char **ret
                                         "an unprivileged periscoped cannot open it at perf_event_paranoid >= 2; use "
                                         "the system service, or record without off-CPU)"
                                       : "";
-        return recording_perf_why(ret_name, ret_why, r, PERISCOPE_ERROR_PERF_FAILED,
-                                  "perf_event_open for %s failed%s: %s", what, off_cpu,
-                                  perf_open_error_hint(rec->perf_opener, r, why, sizeof(why)));
+        return recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_PERF_FAILED,
+                                     "perf_event_open for %s failed%s: %s", what, off_cpu,
+                                     perf_open_error_hint(rec->perf_opener, r, why, sizeof(why)));
 }
 
 /* The events of the processes given (and the command), or of the whole system. */
@@ -52,8 +51,8 @@ static int recording_add_targets(Recording *rec, const char **ret_name, char **r
         if (rec->options.system) {
                 r = perf_events_add_system(rec->perf);
                 if (r == -EDQUOT)
-                        return recording_perf_why(ret_name, ret_why, r, PERISCOPE_ERROR_LIMIT_EXCEEDED,
-                                                  "the whole system: %s", rec->budget_message);
+                        return recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_LIMIT_EXCEEDED,
+                                                     "the whole system: %s", rec->budget_message);
                 if (r < 0)
                         return recording_perf_error(rec, ret_name, ret_why, r, "the whole system");
         }
@@ -68,19 +67,20 @@ static int recording_add_targets(Recording *rec, const char **ret_name, char **r
                 if ((r == -ESRCH || not_owner) && i >= rec->options.n_given_pids && i < rec->options.n_pids)
                         continue;
                 if (r == -ESRCH)
-                        return recording_perf_why(ret_name, ret_why, r, periscope_error_from_errno(r),
-                                                  "process %d exited before recording started", (int) pid);
+                        return recording_start_error(ret_name, ret_why, r, periscope_error_from_errno(r),
+                                                     "process %d exited before recording started", (int) pid);
                 if (r == -EDQUOT)
-                        return recording_perf_why(ret_name, ret_why, r, PERISCOPE_ERROR_LIMIT_EXCEEDED,
-                                                  "process %d: %s", (int) pid, rec->budget_message);
+                        return recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_LIMIT_EXCEEDED,
+                                                     "process %d: %s", (int) pid, rec->budget_message);
                 /* The authorization saw it the caller's: it is another
                  * process now, or its owner changed (setuid). */
                 if (not_owner)
-                        return recording_perf_why(ret_name, ret_why, r < 0 ? r : -EPERM, periscope_error_from_errno(r),
-                                                  "process %d is not yours (any more: did it exit and its pid go to "
-                                                  "another process, or did it change its uid?); pass the pid of a "
-                                                  "process of yours",
-                                                  (int) pid);
+                        return recording_start_error(ret_name, ret_why, r < 0 ? r : -EPERM,
+                                                     periscope_error_from_errno(r),
+                                                     "process %d is not yours (any more: did it exit and its pid go to "
+                                                     "another process, or did it change its uid?); pass the pid of a "
+                                                     "process of yours",
+                                                     (int) pid);
                 if (r < 0) {
                         char what[64];
                         snprintf(what, sizeof(what), "process %d", (int) pid);
@@ -140,7 +140,7 @@ int recording_arm_perf(Recording *rec, PerfEventsConfig *cfg, const char **ret_n
         user_charge_init(&rec->ring_charge, rec->limits, rec->owner_uid, USER_RESOURCE_LOCKED_MEMORY);
         r = user_charge_add(&rec->ring_charge, perf_events_get_max_ring_bytes(rec->perf), why, sizeof(why));
         if (r < 0)
-                return recording_perf_why(ret_name, ret_why, r, periscope_error_from_errno(r), "%s", why);
+                return recording_start_error(ret_name, ret_why, r, periscope_error_from_errno(r), "%s", why);
         r = recording_add_targets(rec, ret_name, ret_why);
         if (r < 0)
                 return r;
@@ -244,12 +244,10 @@ int recording_new_tables(Recording *rec, const RecordingSetup *setup, const char
         if (geteuid() == 0 && rec->owner_uid != 0) {
                 r = caller_opener_new(rec->owner_uid, &rec->as_caller);
                 if (r < 0) {
-                        *ret_name = PERISCOPE_ERROR_FAILED;
-                        (void) asprintf(ret_why,
-                                        "cannot open files with the rights of uid %u: %s (periscoped needs "
-                                        "CAP_SETUID and CAP_SETGID for that)",
-                                        (unsigned) rec->owner_uid, strerror(-r));
-                        return r;
+                        return recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_FAILED,
+                                                     "cannot open files with the rights of uid %u: %s (periscoped "
+                                                     "needs CAP_SETUID and CAP_SETGID for that)",
+                                                     (unsigned) rec->owner_uid, strerror(-r));
                 }
                 resolver_set_caller_opener(rec->resolver, rec->as_caller);
         }

@@ -154,6 +154,10 @@ struct Recording {
 /* recording.c: remembers the first failure (%m stands for error); the
  * recording ends with it at the next tick. */
 void recording_fail(Recording *rec, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A start failure: *ret_why formatted (NULL when out of memory),
+ * *ret_name its org.periscope.Error.* name; returns r. */
+int recording_start_error(const char **ret_name, char **ret_why, int r, const char *name, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
 /* Tells the observer that what the D-Bus face shows changed. */
 void recording_publish(Recording *rec);
 /* A stage's progress, to the observer (a RecordingStageProgress). */

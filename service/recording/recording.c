@@ -326,9 +326,8 @@ static int recording_start_parts(Recording *rec, PerfEventsConfig *cfg, const ch
 }
 
 static int recording_capture_error(int r, const char **ret_name, char **ret_why) {
-        *ret_name = PERISCOPE_ERROR_INVALID_CAPTURE;
-        (void) asprintf(ret_why, "cannot write the capture: %s", strerror(-r));
-        return r;
+        return recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_INVALID_CAPTURE,
+                                     "cannot write the capture: %s", strerror(-r));
 }
 
 int recording_start(const RecordingSetup *setup, RecordOptions *options, int capture_fd, Recording **ret,
@@ -386,8 +385,8 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         int64_t snapshot_start = now_monotonic_ns();
         r = recording_snapshot(rec);
         if (r < 0) {
-                *ret_name = PERISCOPE_ERROR_FAILED;
-                (void) asprintf(ret_why, "taking the process snapshot failed: %s", strerror(-r));
+                recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_FAILED,
+                                      "taking the process snapshot failed: %s", strerror(-r));
                 goto fail;
         }
         /* the tables of what runs already compile before samples need them */
@@ -419,10 +418,9 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         *ret = rec;
         return 0;
 fail:
-        if (!*ret_why) {
-                *ret_name = PERISCOPE_ERROR_FAILED;
-                (void) asprintf(ret_why, "starting the recording failed: %s", strerror(-r));
-        }
+        if (!*ret_why)
+                recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_FAILED, "starting the recording failed: %s",
+                                      strerror(-r));
         rec->observer = NULL; /* it never started: nothing to tell */
         rec->state = RECORDING_STATE_FINISHED;
         recording_free(rec);
