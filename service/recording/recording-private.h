@@ -6,9 +6,10 @@
 
 #include <stdarg.h>
 
+#include "off-cpu-governor.h"
 #include "recording.h"
 
-/* ---- the parts (recording-part-*.c) ---- */
+/* ---- the parts (recording-follow.c, recording-off-cpu.c, ...) ---- */
 
 /* One optional concern of a recording (off-CPU, container follow, JIT
  * files, ...), driven by recording.c through this table the way systemd's
@@ -25,12 +26,13 @@ typedef struct RecordingPartVTable {
          * for these options: nothing else of it is called); a negative
          * errno fails the start, *ret_why says why (the D-Bus message)
          * and *ret_name its org.periscope.Error.* name (NULL: from the
-         * errno). It may ask cfg for the events it needs. */
+         * errno). It may ask cfg for the events it needs. NULL: kept. */
         int (*start)(void *part, Recording *rec, PerfEventsConfig *cfg, const char **ret_name, char **ret_why);
         /* The events run and the snapshot is in the capture: sampling begins. */
         int (*begin)(void *part, Recording *rec, const char **ret_name, char **ret_why);
 
-        /* Records the pump hands on (after the recording's own frames of them). */
+        /* Records the pump hands on: mmap2 after the recording's own frames
+         * of it, comm and task before. */
         int (*mmap2)(void *part, Recording *rec, const PerfMmap2 *m);
         int (*comm)(void *part, Recording *rec, const PerfComm *c);
         int (*task)(void *part, Recording *rec, const PerfTask *t, bool fork);

@@ -25,7 +25,6 @@
 #include "counters.h"
 #include "helper-client.h"
 #include "message-ids.h"
-#include "off-cpu-governor.h"
 #include "perf.h"
 #include "process.h"
 #include "pump.h"
