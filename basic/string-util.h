@@ -3,6 +3,7 @@
  * function below the bus gives for an error (docs/ARCHITECTURE.md). */
 #pragma once
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,13 +36,14 @@ static inline void why_set(char **ret_why, char *text) {
 }
 
 /* Stores the reason for error in *ret_why (freeing one already there), when
- * ret_why is not NULL: malloc'd text, or NULL without memory. Returns error,
- * a negative errno. */
+ * ret_why is not NULL: malloc'd text, or NULL without memory; %m in format
+ * is error's text. Returns error, a negative errno. */
 static inline int why_setf(char **ret_why, int error, const char *format, ...) __attribute__((format(printf, 3, 4)));
 static inline int why_setf(char **ret_why, int error, const char *format, ...) {
         if (!ret_why)
                 return error;
         va_list ap;
+        errno = error < 0 ? -error : error;
         va_start(ap, format);
         char *s = strdup_vprintf(format, ap);
         va_end(ap);

@@ -339,7 +339,7 @@ static int method_add_mark(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (duration < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "AddMark: duration is %lld ns; it cannot be negative", (long long) duration);
-        int64_t now = now_monotonic_ns(), start = rb->recording->start_time;
+        int64_t now = now_monotonic_ns(), start = recording_get_start_time(rb->recording);
         if (time == 0)
                 time = now; /* "now", for clients without CLOCK_MONOTONIC at hand */
         if (time < start || time > now)
@@ -466,13 +466,14 @@ int recording_bus_start(const RecordingBusHost *host, sd_bus_message *call, cons
                 .observer = &recording_bus_observer,
                 .observer_userdata = rb,
         };
-        RecordingError e = {};
-        r = recording_start(&setup, options, capture_fd, &rb->recording, &e);
+        const char *name;
+        _cleanup_free_ char *start_why = NULL;
+        r = recording_start(&setup, options, capture_fd, &rb->recording, &name, &start_why);
         if (r < 0) {
                 user_charge_release(&rb->recording_charge);
                 free(rb->path);
-                if (e.name)
-                        return sd_bus_error_set(error, e.name, e.message);
+                if (start_why)
+                        return sd_bus_error_set(error, name ?: periscope_error_from_errno(r), start_why);
                 return r;
         }
         r = recording_watchers_new(host->bus, &rb->watchers);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* recording-stages.h: what runs after sampling stopped and the rings were
  * drained, in order, before the statistics are written and the recording
- * finishes. A stage gets its inputs and a progress callback, never the
- * recording: adding one is a function of that shape and a row in the table
- * in recording-stages.c. It returns 0, or a negative errno when it failed
+ * finishes: the stages of the parts (recording-private.h), in the order
+ * of recording.c's table. A stage gets its inputs and a progress callback
+ * (and its part's state). It returns 0, or a negative errno when it failed
  * (logged; the next stage still runs), or 1 when it goes on in the event
  * loop (the control rings' drain in slices, the trace-fd merge and the
  * symbolize stage on fibers): it then
@@ -39,9 +39,6 @@ typedef struct RecordingStageInput {
         const AddressSet *addresses;  /* every address samples and rings held */
         Resolver *resolver;
         HelperClientConfig helper;    /* time_budget_ms: the recording's helper time budget */
-        ControlServer *control;       /* closed: its rings' backlog to drain first, or NULL */
-        TraceFds *trace;              /* programs' trace fds to merge first, or NULL */
-        TraceMerge trace_merge;       /* what their frames must satisfy, where they go */
         const SymbolizeCut *cut;      /* the service is stopping: why set: hurry; now: the stages'
                                        * time is up, they finish at once with what they have */
 } RecordingStageInput;
@@ -74,18 +71,3 @@ typedef struct RecordingStageJob {
         void (*cancel)(void *job);
         void *job;
 } RecordingStageJob;
-
-typedef struct RecordingStage {
-        const char *name;          /* Progress's stage argument */
-        /* progress, done and userdata: see above; *in stays valid until
-         * done; a stage returning 1 fills *ret_job. */
-        int (*run)(const RecordingStageInput *in, RecordingStageResults *results, RecordingStageProgress progress,
-                   RecordingStageDone done, void *userdata, RecordingStageJob *ret_job);
-} RecordingStage;
-
-extern const RecordingStage recording_stages[];
-extern const size_t recording_n_stages;
-
-/* Once pid's Podman store was parsed (off the event loop): pins the
- * mappings of pid that only its container's layers hold. */
-void recording_repin(Resolver *resolver, ProcessMaps *maps, PinnedFiles *pinned, pid_t pid);
