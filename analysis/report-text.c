@@ -426,8 +426,8 @@ void report_print_by_process(FILE *out, const ReportCallGraph *g, guint limit) {
                 r->count += s->count;
                 if (!s->n)
                         continue;
-                group_note_self(g, self, (gint64) (((guint64) (guint32) s->pid << 32) | s->ids[s->n - 1]), s->ids[s->n - 1],
-                                s->count, &r->top_self, &r->top);
+                group_note_self(g, self, (gint64) (((guint64) (guint32) s->pid << 32) | s->ids[s->n - 1]),
+                                s->ids[s->n - 1], s->count, &r->top_self, &r->top);
         }
         g_autoptr(GArray) sorted = rows_array(rows, sizeof(ProcessRow));
         g_array_sort(sorted, process_row_cmp);
@@ -491,8 +491,8 @@ void report_print_by_thread(FILE *out, const ReportCallGraph *g, guint limit) {
                 r->count += s->count;
                 if (!s->n)
                         continue;
-                group_note_self(g, self, (gint64) (((guint64) s->thread << 32) | s->ids[s->n - 1]), s->ids[s->n - 1], s->count,
-                                &r->top_self, &r->top);
+                group_note_self(g, self, (gint64) (((guint64) s->thread << 32) | s->ids[s->n - 1]), s->ids[s->n - 1],
+                                s->count, &r->top_self, &r->top);
         }
         g_autoptr(GArray) sorted = rows_array(rows, sizeof(ThreadRow));
         g_array_sort_with_data(sorted, thread_row_cmp, (gpointer) g->profile);

@@ -419,7 +419,8 @@ int recording_start(const RecordingSetup *setup, RecordOptions *options, int cap
         return 0;
 fail:
         if (!*ret_why)
-                recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_FAILED, "starting the recording failed: %m");
+                recording_start_error(ret_name, ret_why, r, PERISCOPE_ERROR_FAILED,
+                                      "starting the recording failed: %m");
         rec->observer = NULL; /* it never started: nothing to tell */
         rec->state = RECORDING_STATE_FINISHED;
         recording_free(rec);
