@@ -32,6 +32,21 @@ _periscope_pids() {
         fi | tr -d ' '
 }
 
+# The names of the containers and Flatpak apps `periscope list` shows, one
+# a line, asking the periscoped the command line names (--session-bus,
+# --private, --address).
+_periscope_containers() {
+        local prog=$1 i bus=()
+        for ((i = 1; i < COMP_CWORD; i++)); do
+                case ${COMP_WORDS[i]} in
+                --session-bus | --private | --address=*) bus+=("${COMP_WORDS[i]}") ;;
+                --address) bus+=("--address=${COMP_WORDS[i + 1]:-}") ;;
+                esac
+        done
+        "$prog" list "${bus[@]}" 2>/dev/null | awk '/^Containers and Flatpak apps:/ { c = 1; next }
+                c && /^  ENGINE / { next } c && /^$/ { c = 0 } c && /^  [^ (]/ { print $2 }'
+}
+
 _periscope() {
         local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} cmd= i
         local prog=${COMP_WORDS[0]}
@@ -58,12 +73,19 @@ _periscope() {
         -p | --pid)
                 mapfile -t COMPREPLY < <(compgen -W "$(_periscope_pids)" -- "$cur")
                 return 0 ;;
+        -c | --container)
+                mapfile -t COMPREPLY < <(compgen -W "$(_periscope_containers "$prog")" -- "$cur")
+                return 0 ;;
         -o | --output)
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur")
                 return 0 ;;
         esac
         if [[ $cur == --pid=* ]]; then
                 mapfile -t COMPREPLY < <(compgen -P --pid= -W "$(_periscope_pids)" -- "${cur#--pid=}")
+                return 0
+        fi
+        if [[ $cur == --container=* ]]; then
+                mapfile -t COMPREPLY < <(compgen -P --container= -W "$(_periscope_containers "$prog")" -- "${cur#--container=}")
                 return 0
         fi
         if [[ $cur == -* ]]; then

@@ -5,16 +5,22 @@
 # COMP_CWORD as bash sets them for a command line. It completes the
 # commands, every long option each command's --help lists (so an option
 # added to a table is covered, or this fails), record's options by prefix,
-# PIDs after --pid, and commands after "--".
+# PIDs after --pid, commands after "--", and --container from `periscope
+# list` (a private periscoped, an imitated Flatpak sandbox).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/test-lib.sh"
-: "${PERISCOPE:?}" "${COMPLETION:?}"
+. "$here/lib.sh"
+: "${PERISCOPE:?}" "${PERISCOPED:?}" "${COMPLETION:?}"
+test_tmpdir
 
 # complete WORDS…: what the completion offers for the command line WORDS
 # (the last word is the one being completed), one a line
 complete_line() {
-        env -i PATH="$PATH" bash --norc --noprofile -c '
+        local keep=()
+        [ -z "${DBUS_SYSTEM_BUS_ADDRESS:-}" ] ||
+                keep=(DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" XDG_STATE_HOME="$XDG_STATE_HOME" PERISCOPED="$PERISCOPED")
+        env -i PATH="$PATH" "${keep[@]}" bash --norc --noprofile -c '
                 set -u
                 . "$1"
                 shift
@@ -68,3 +74,11 @@ complete_line "$PERISCOPE" record "--pid=$sleeper" | grep >/dev/null -x -- "--pi
 got=$(complete_line "$PERISCOPE" record -- ech)
 grep -qx echo <<<"$got" || fail "'record -- ech' does not offer echo: '$got'"
 echo "ok: PIDs after --pid, commands after --"
+
+fake_flatpak_app org.example.BashApp
+complete_line "$PERISCOPE" record --container "" | grep >/dev/null -x org.example.BashApp ||
+        fail "'record --container <TAB>' does not offer the app: $(complete_line "$PERISCOPE" record --container "")"
+complete_line "$PERISCOPE" record -c org.ex | grep >/dev/null -x org.example.BashApp || fail "'record -c org.ex<TAB>' does not complete the app"
+got=$(complete_line "$PERISCOPE" record --container=org.ex)
+[ "$got" = --container=org.example.BashApp ] || fail "'record --container=org.ex<TAB>' gave '$got'"
+echo "ok: --container from periscope list"

@@ -10,17 +10,15 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/test-lib.sh"
+. "$here/lib.sh"
 : "${PERISCOPE:?}" "${PERISCOPED:?}" "${FISH_COMPLETION:?}"
 command -v fish >/dev/null || fail "fish missing: apt-get install -y fish"
-command -v bwrap >/dev/null || fail "bwrap missing: apt-get install -y bubblewrap"
 test_tmpdir
 
 fish --no-execute "$FISH_COMPLETION" || fail "fish cannot parse $FISH_COMPLETION"
 mkdir "$TEST_TMP/completions" "$TEST_TMP/bin" "$TEST_TMP/work" "$TEST_TMP/work/dir"
 cp "$FISH_COMPLETION" "$TEST_TMP/completions/periscope.fish"
 ln -s "$(readlink -f "$PERISCOPE")" "$TEST_TMP/bin/periscope"
-# a private periscoped for `periscope list` (no system bus at that address)
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$TEST_TMP/no-such-bus XDG_STATE_HOME=$TEST_TMP/state PERISCOPED
 
 # complete LINE: what fish offers for LINE, "candidate<TAB>description"
 # one a line
@@ -82,14 +80,7 @@ got=$(candidates "periscope record -o x -- sleep --")
 ! grep -qx -- --frequency <<<"$got" || fail "after '--' record's options are offered: $got"
 echo "ok: captures, files after -o, commands after --"
 
-printf '[Application]\nname=org.example.FishApp\nruntime=runtime/org.example.Platform/x86_64/1\n[Instance]\ninstance-id=42\napp-path=/nonexistent\n' >"$TEST_TMP/flatpak-info"
-bwrap --unshare-user --die-with-parent --tmpfs / --ro-bind /usr /usr --symlink usr/bin /bin \
-        --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc --dev /dev \
-        --ro-bind-data 3 /.flatpak-info sleep 120 3<"$TEST_TMP/flatpak-info" &
-sandbox=$!
-at_exit kill "$sandbox"
-app_listed() { "$PERISCOPE" list | grep >/dev/null org.example.FishApp; }
-wait_for 10 app_listed || fail "periscope list does not show the sandbox: $("$PERISCOPE" list 2>&1)"
+fake_flatpak_app org.example.FishApp
 got=$(complete_line "periscope record --container ")
 grep >/dev/null -xE $'org\\.example\\.FishApp\tflatpak .*' <<<"$got" || fail "'record --container <TAB>' does not offer the app: '$got'"
 candidates "periscope record -c org.ex" | grep >/dev/null -x org.example.FishApp || fail "'record -c org.ex<TAB>' does not complete the app"

@@ -8,7 +8,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/test-lib.sh"
-: "${PERISCOPE:?}" "${ZSH_COMPLETION:?}"
+. "$here/lib.sh"
+: "${PERISCOPE:?}" "${PERISCOPED:?}" "${ZSH_COMPLETION:?}"
 command -v zsh >/dev/null || fail "zsh missing: apt-get install -y zsh"
 
 zsh -n "$ZSH_COMPLETION" || fail "zsh cannot parse $ZSH_COMPLETION"
@@ -35,6 +36,8 @@ s=$(specs record)
 grep -qE '^\(-p --pid\)--pid=\[Record process PID.*\]:PID:_pids$' <<<"$s" || fail "record --pid does not complete PIDs: $s"
 grep -qE '^\(-o --output\)-o\+\[.*\]:FILE:_files$' <<<"$s" || fail "record -o does not complete files: $s"
 grep -qE '^--system\[' <<<"$s" || fail "record --system is not a flag: $s"
+grep -qE '^\(-c --container\)--container=\[.*\]:.*:_periscope_containers$' <<<"$s" ||
+        fail "record --container does not complete from periscope list: $s"
 echo "ok: zsh specs cover all $n long options of the 7 commands"
 
 # And as zsh's completion system runs it: an interactive zsh on a pty
@@ -57,3 +60,12 @@ screen=$(env -i PATH="$PATH" TERM=dumb timeout 60 zsh -f -c '
 grep -aq -- 'periscope record --frequency=' <<<"$screen" || fail "zsh: 'periscope record --fr<Tab>' did not give --frequency=: $screen"
 grep -aq -- 'periscope report --by-process' <<<"$screen" || fail "zsh: 'periscope report --by-p<Tab>' did not give --by-process: $screen"
 echo "ok: zsh completes record --fr and report --by-p"
+
+# --container's action, as _arguments calls it (compadd shows what it adds)
+fake_flatpak_app org.example.ZshApp
+got=$(env -i PATH="$PATH" DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" XDG_STATE_HOME="$XDG_STATE_HOME" \
+        PERISCOPED="$PERISCOPED" zsh -f -c '_periscope() { :; }; source "$1" 2>/dev/null
+                compadd() { print -rl -- ${(P)${@[-1]}}; }
+                prog=$2 words=(record --container "") CURRENT=3 _periscope_containers' zsh-test "$ZSH_COMPLETION" "$PERISCOPE")
+grep >/dev/null -x org.example.ZshApp <<<"$got" || fail "zsh: --container offers '$got', not the app"
+echo "ok: zsh completes --container from periscope list"
