@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The Debian package (debian/): `dpkg-buildpackage -us -uc -b` from a clean
-# clone of HEAD builds periscope and periscope-dbgsym; periscope holds what
+# export of the tree builds periscope and periscope-dbgsym; periscope holds what
 # a user needs (CLI, daemon, helper, fetcher, unit, D-Bus and polkit files,
 # sysusers and tmpfiles entries, man pages, completions); its maintainer
 # scripts are debhelper's (sysusers, tmpfiles, systemd); lintian reports

@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 deb_build "$src"
 debs=("$DEB_DIR"/periscope_*_*.deb)
-echo "ok: package of ${DEB_COMMIT:0:12} ($(elapsed))"
+echo "ok: package of tree ${DEB_TREE:0:12} ($(elapsed))"
 
 # 1. The fresh tree, made once (a rerun takes seconds).
 cache=$cache_top/bookworm-fresh

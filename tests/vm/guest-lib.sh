@@ -10,9 +10,12 @@
 #   grant_profile_own       a polkit rule granting org.periscope.profile-own
 #                           to a group with $user in it, as an admin would
 #                           at perf_event_paranoid 3; waits until it applies
-#   install_periscope       the staged `meson install` (SHARE/stage) into /,
-#                           SHARE/deep-nofp and the programs in SHARE/bin/
-#                           (if any) into /usr/local/bin
+#   install_periscope       `apt-get install ./periscope_*.deb` of the package
+#                           in SHARE/debs/ (offline: the image holds its
+#                           dependencies), SHARE/deep-nofp and the programs
+#                           in SHARE/bin/ (if any) into /usr/local/bin
+#   installed_periscope     what the package's scripts made: its users and
+#                           /var/cache/periscope/debuginfod
 #   report NAME CAPTURE     out/NAME.folded and out/NAME.report
 share=$1
 out=$share/out
@@ -36,20 +39,20 @@ facts() {
 
 install_periscope() {
         # the image is booted with -snapshot: this never reaches the cache.
-        # (/lib/systemd/system, where Debian's systemd.pc puts units, is
-        # /usr/lib/… through the merged-/usr symlink: keep it a symlink.)
-        tar -C "$share/stage" -cf - . | tar -C / -xf - --keep-directory-symlink &&
+        # (no Recommends: debuginfod is not in the image, which has no
+        # network; apt would only say so)
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$share"/debs/periscope_*.deb &&
+                dpkg-query -W -f='${Status}\n' periscope | grep 'install ok installed' &&
                 install -m 0755 "$share/deep-nofp" /usr/local/bin/deep-nofp &&
                 if [ -d "$share/bin" ]; then install -m 0755 "$share"/bin/* /usr/local/bin/; fi
 }
 
-# What `meson install` leaves to a live system (the README's install step):
-# the users, the state directories, the unit and the bus policy.
-activate_periscope() {
-        systemd-sysusers &&
-                systemd-tmpfiles --create &&
-                systemctl daemon-reload &&
-                systemctl reload dbus.service
+# What the package's maintainer scripts (debhelper's) did on the running
+# system: the users and the cache (systemd-sysusers, systemd-tmpfiles);
+# systemd and dbus-daemon find the unit and the bus policy by themselves.
+installed_periscope() {
+        getent passwd periscope-helper && getent passwd periscope-debuginfod &&
+                stat -c '%U %a %n' /var/cache/periscope/debuginfod
 }
 
 report() {

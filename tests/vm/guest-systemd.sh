@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # run.sh of the systemd boot (run by periscope-vm-run.service after
-# multi-user.target): Periscope installed on the running system as the
-# README says, then, through the D-Bus-activated service: root and an
+# multi-user.target): Periscope's package installed on the running system
+# with apt, as the README says, then, through the D-Bus-activated service: root and an
 # unprivileged user record the no-frame-pointer workload (the user first
 # refused at paranoid 3 without a polkit rule, then let in by one); root records the
 # whole system while root's and the user's programs run; the user and root
@@ -46,7 +46,7 @@ record_control() {
 
 facts
 step install install_periscope || exit 1
-step activate activate_periscope || exit 1
+step activate installed_periscope || exit 1
 step useradd add_user || exit 1
 # At paranoid 3 recording one's own processes is polkit's
 # org.periscope.profile-own, granted to active local sessions only; this

@@ -4,12 +4,13 @@
 # qemu, software emulation): the kernel a Debian user runs, whose
 # perf_event_paranoid is 3 (a Debian patch: perf_event_open then needs
 # CAP_SYS_ADMIN), where this machine's kernel has 2. The image (debootstrap,
-# cached under /var/cache/periscope-tests/vm-*) is booted twice with
-# -snapshot, Periscope copied in from a `meson install --destdir` of a
-# --prefix=/usr build:
+# cached under /var/cache/periscope-tests/vm-*, with the package's
+# dependencies) is booted twice with -snapshot, and each time Periscope's
+# Debian package (tests/debian/lib.sh, built once per tree) installed in
+# it with `apt-get install ./periscope_*.deb`, offline:
 #  1. fast: a shell script as PID 1; root records the no-frame-pointer
 #     workload with a private periscoped;
-#  2. systemd as PID 1: Periscope installed on the running system, and
+#  2. systemd as PID 1: the package installed on the running system, and
 #     through the D-Bus-activated unit (guest-systemd.sh), with the
 #     assertions of the private-daemon and installed-service tests:
 #     - the user, in no active local session, is refused by polkit
@@ -51,8 +52,8 @@ start=$SECONDS
 elapsed() { echo "$((SECONDS - start)) s"; }
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap, chroot)"
-for tool in debootstrap:debootstrap mke2fs:e2fsprogs meson:meson ninja:ninja-build gcc:gcc \
-            dpkg-query:dpkg flock:util-linux readelf:binutils "$PYTHON":python3; do
+for tool in debootstrap:debootstrap mke2fs:e2fsprogs gcc:gcc \
+            dpkg-deb:dpkg flock:util-linux readelf:binutils "$PYTHON":python3; do
         command -v "${tool%%:*}" >/dev/null || fail "${tool%%:*} missing: apt-get install -y ${tool#*:}"
 done
 # (an arm64 VM needs an arm64 build of Periscope: vm-lib.sh knows the VM)
@@ -65,8 +66,10 @@ mkdir -p "$share"
 trap 'vm_stop; if [ -n "${PERISCOPE_VM_KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi' EXIT
 trap 'exit 143' TERM INT
 
-# 1. Periscope for /usr, staged on the share; the workload beside it.
-usr_build_stage "$MESON_BUILD_ROOT" "$MESON_SOURCE_ROOT" "$share/stage" "$tmp"
+# 1. Periscope's package on the share; the workload beside it.
+installed_deb "$MESON_SOURCE_ROOT"
+mkdir -p "$share/debs"
+cp "$INSTALLED_DEB" "$share/debs/"
 gcc -O2 -fomit-frame-pointer -o "$share/deep-nofp" "$WORKLOAD_SOURCE" || fail "cannot build the workload"
 # the other checks' programs, as their private-daemon tests build them
 mkdir -p "$share/bin"
@@ -80,11 +83,11 @@ for f in "$share"/bin/*; do
                 fail "$f is built with sanitizers, whose libraries the image lacks: run vm-debian-kernel from a build without them"
 done
 install -m 0644 "$here/guest-lib.sh" "$share/guest-lib.sh"
-echo "ok: built and staged for /usr ($(elapsed))"
+echo "ok: package $(basename "$INSTALLED_DEB") of tree ${DEB_TREE:0:12} on the share ($(elapsed))"
 
-# 2. The image: what the installed programs load, plus the base.
-mapfile -t packages < <(runtime_packages "$share/stage" "$tmp")
-[ ${#packages[@]} -ge 3 ] || fail "the installed programs need ${#packages[@]} packages?"
+# 2. The image: what the package depends on (apt then installs it without
+# a network, which the VM lacks), plus the base.
+read -r -a packages <<<"$INSTALLED_DEPENDS"
 vm_image "${packages[@]}"
 echo "ok: image $VM_IMAGE ($(elapsed))"
 
@@ -120,7 +123,7 @@ vm_boot_fast "$share"
 echo "ok: fast boot done in $VM_SECONDS s, the script started at $(cat "$share/out/uptime") s of uptime (status $VM_STATUS)"
 cat "$share/out/run.log"
 check_kernel
-require_step install "copying the staged Periscope into the VM"
+require_step install "apt-get install ./$(basename "$INSTALLED_DEB") in the VM"
 [ "$VM_STATUS" = 0 ] || fail "the fast boot's script exited $VM_STATUS"
 require_step record-private "periscope record --private as root"
 grep "capture written to /root/deep.syscap" "$share/out/record-private.log" >/dev/null ||
@@ -135,9 +138,11 @@ vm_boot_systemd "$share"
 echo "ok: systemd boot done in $VM_SECONDS s, the script started at $(cat "$share/out/uptime") s of uptime (status $VM_STATUS)"
 cat "$share/out/run.log"
 check_kernel
-require_step install "copying the staged Periscope into the VM"
+require_step install "apt-get install ./$(basename "$INSTALLED_DEB") in the VM"
 [ "$VM_STATUS" = 0 ] || fail "the systemd boot's script exited $VM_STATUS"
-require_step activate "systemd-sysusers, systemd-tmpfiles, daemon-reload and D-Bus reload after the install"
+require_step activate "the package's scripts (its users, /var/cache/periscope/debuginfod)"
+grep >/dev/null "^periscope-debuginfod 700 /var/cache/periscope/debuginfod$" "$share/out/activate.log" ||
+        { cat "$share/out/activate.log"; fail "the package did not make /var/cache/periscope/debuginfod periscope-debuginfod's"; }
 require_step useradd "adding the unprivileged user"
 # Debian's paranoid 3: a user outside an active local session records their
 # own processes only once polkit grants org.periscope.profile-own.

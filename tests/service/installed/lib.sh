@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # lib.sh: the installed service, as a user gets it, for the checks of
 # test-installed.sh (sourced). A Debian 12 tree (debootstrap, cached under
-# /var/cache/periscope-tests/), Periscope installed into it with
-# `meson install --destdir` from a build configured with --prefix=/usr
-# (and the sysprofd drop-in), booted once with systemd as PID 1
-# (systemd-nspawn --boot): every check runs against that one boot.
+# /var/cache/periscope-tests/), booted once with systemd as PID 1
+# (systemd-nspawn --boot), into which `apt-get install ./periscope_*.deb`
+# installs the Debian package of this tree (debian/; the sysprofd drop-in,
+# which it leaves out, is added beside it): every check runs against that
+# one boot.
 #
-#   installed_prepare          builds, stages, makes or reuses the cached tree, overlays it
-#                              and installs into it: sets root (the tree, seen from here)
+#   installed_prepare          builds the package, makes or reuses the cached tree (with the
+#                              package's dependencies), overlays it, puts the package and the
+#                              drop-in in: sets root (the tree, seen from here)
 #   installed_boot             boots it: sets leader (the container's systemd)
+#   installed_apt_install      apt-get install ./periscope_*.deb in the booted tree
 #   in_ct CMD…                 CMD inside the booted tree, as root, in a bare environment
 #   as_user_ct CMD…            CMD inside, as $user (periscope-user), HOME set
 #   ct_record WHO LOG ARGS…    `periscope record ARGS…` inside as WHO (root or $user) through
@@ -47,7 +50,7 @@ elapsed() { echo "$(($(date +%s) - start)) s"; }
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap, overlay mount, systemd-nspawn)"
 for tool in debootstrap:debootstrap systemd-nspawn:systemd-container nsenter:util-linux \
-            meson:meson ninja:ninja-build gcc:gcc dpkg-query:dpkg flock:util-linux; do
+            meson:meson ninja:ninja-build gcc:gcc dpkg-deb:dpkg flock:util-linux; do
         command -v "${tool%%:*}" >/dev/null || fail "${tool%%:*} missing: apt-get install -y ${tool#*:}"
 done
 
@@ -79,18 +82,16 @@ trap _installed_cleanup EXIT
 extra_packages="nodejs sysprof procps"
 
 installed_prepare() {
-        # 1. A build of this tree for /usr with the sysprofd drop-in, next to the
-        # test's build tree (kept, so a rerun only rebuilds what changed, and
-        # shared with the tests on Debian's own kernel); only what gets
-        # installed is built.
-        usr_build_stage "$MESON_BUILD_ROOT" "$src" "$tmp/stage" "$tmp"
-        echo "ok: built and staged for /usr ($(elapsed))"
+        # 1. The Debian package of this tree (tests/debian/lib.sh: built once
+        # per tree, shared with the package's own tests and tests/vm/).
+        installed_deb "$src"
+        echo "ok: package $(basename "$INSTALLED_DEB") of tree ${DEB_TREE:0:12} ($(elapsed))"
 
-        # 2. The Debian packages the installed programs need at run time (from
-        # their shared libraries), plus systemd, D-Bus, polkit and bubblewrap.
+        # 2. The tree holds what the package depends on beforehand (and what
+        # booting needs), so that apt installs it offline at every run.
         local packages
-        packages=$({ echo systemd systemd-sysv libpam-systemd dbus polkitd bubblewrap | tr ' ' '\n'
-                     runtime_packages "$tmp/stage" "$tmp"; } | sort -u | paste -sd, -)
+        packages=$(echo systemd systemd-sysv libpam-systemd dbus polkitd bubblewrap $INSTALLED_DEPENDS |
+                tr ' ' '\n' | sort -u | paste -sd, -)
         local key cache
         key=$(printf 'bookworm minbase %s extra %s' "$packages" "$extra_packages" | sha256sum | cut -c1-16)
         cache=$cache_top/bookworm-$key
@@ -132,21 +133,43 @@ installed_prepare() {
         mkdir -p "$tmp/upper" "$tmp/work" "$root"
         mount -t overlay overlay -o "lowerdir=$cache/root,upperdir=$tmp/upper,workdir=$tmp/work" "$root" ||
                 fail "cannot mount an overlay on $cache/root"
-        usr_build_install "$root" "$tmp"
-        local f
+        ! chroot "$root" dpkg-query -W -f='${Status}' periscope 2>/dev/null | grep >/dev/null 'ok installed' ||
+                fail "the cached tree already has the package periscope"
+        mkdir -p "$root/var/tmp/debs"
+        cp "$INSTALLED_DEB" "$root/var/tmp/debs/"
+        chmod -R a+rX "$root/var/tmp/debs"
+        # the sysprofd drop-in, which the package does not ship (the
+        # sysprof-cli check), added as an administrator would
+        sysprofd_drop_in_install "$MESON_BUILD_ROOT" "$src" "$root" "$tmp"
+        chroot "$root" useradd --create-home --shell /bin/sh "$user"
+        mkdir -p "$root$CT_WORK"
+        chmod 1777 "$root$CT_WORK"
+        echo "ok: the tree is ready, the package in /var/tmp/debs ($(elapsed))"
+}
+
+# installed_apt_install: in the booted tree, `apt-get install
+# ./periscope_*.deb` as a user does on a running system (offline: its
+# dependencies are in the tree; Recommends are left out, debuginfod is not
+# in it); then its files are where dbus-daemon, polkitd and systemd look.
+installed_apt_install() {
+        local deb f
+        deb=/var/tmp/debs/$(basename "$INSTALLED_DEB")
+        in_ct env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb" \
+                >"$tmp/apt-install.log" 2>&1 || { tail -n 30 "$tmp/apt-install.log"; fail "apt-get install $deb failed"; }
+        in_ct dpkg-query -W -f='${Status}\n' periscope | grep >/dev/null 'install ok installed' ||
+                fail "periscope is not installed after apt-get install $deb"
+        grep >/dev/null '^0 upgraded, 1 newly installed' "$tmp/apt-install.log" ||
+                { cat "$tmp/apt-install.log"; fail "apt-get install $deb installed more than the package: the tree lacks a dependency"; }
         for f in /usr/share/dbus-1/system.d/org.periscope.Profiler1.conf \
                  /usr/share/dbus-1/system-services/org.periscope.Profiler1.service \
                  /usr/share/polkit-1/actions/org.periscope.policy \
                  /usr/lib/systemd/system/periscoped.service \
                  /usr/lib/systemd/system/periscoped-sysprof.service \
                  /usr/local/share/dbus-1/system-services/org.gnome.Sysprof3.service \
-                 /usr/libexec/periscoped /usr/bin/periscope /usr/share/man/man8/periscoped.8; do
-                [ -e "$root$f" ] || fail "meson install did not put $f where dbus-daemon, polkitd or systemd look"
+                 /usr/libexec/periscoped /usr/bin/periscope /usr/share/man/man8/periscoped.8.gz; do
+                [ -e "$root$f" ] || fail "the package or the drop-in did not put $f where dbus-daemon, polkitd or systemd look"
         done
-        chroot "$root" useradd --create-home --shell /bin/sh "$user"
-        mkdir -p "$root$CT_WORK"
-        chmod 1777 "$root$CT_WORK"
-        echo "ok: installed into the tree ($(elapsed))"
+        echo "ok: apt-get installed $(basename "$INSTALLED_DEB") into the booted tree ($(elapsed))"
 }
 
 installed_boot() {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The installed service, as a user gets it (lib.sh): a Debian 12 tree with
-# Periscope installed by `meson install --destdir` from a --prefix=/usr
-# build, booted once with systemd as PID 1, and in it the features users
+# The installed service, as a user gets it (lib.sh): a Debian 12 tree
+# booted once with systemd as PID 1, Periscope's Debian package installed
+# into it with `apt-get install ./periscope_*.deb`, and in it the features users
 # rely on, each against periscoped under its unit as shipped (D-Bus
 # activated), with the same workloads and assertions as its private-daemon
 # test (shared through sourced files, named in each *-checks.sh):
@@ -18,7 +18,8 @@
 # passes and whose check here fails is a failure of both.
 #
 # Needs root, network to the Debian mirror on the first run (or when the
-# package list changes), debootstrap and systemd-container.
+# package's dependencies change), debootstrap, systemd-container and what
+# builds the package (tests/debian/lib.sh).
 # PERISCOPE_DEBIAN_MIRROR and PERISCOPE_TEST_CACHE change the mirror and
 # where the trees are kept; PERISCOPE_INSTALLED_CHECKS="NAME …" runs only
 # those checks (to work on one).
@@ -56,6 +57,7 @@ chroot "$root" bash "$CT_WORK/20-polkit-sysprof.sh" || fail "scripts/setup.d/20-
 echo "ok: the checks' programs installed ($(elapsed))"
 
 installed_boot
+installed_apt_install
 
 # run_check NAME FUNCTION [ARGS…]: FUNCTION in a subshell (its fail ends it
 # alone); prints "ok: NAME" or "FAIL: NAME: reason" and keeps the result
