@@ -12,7 +12,11 @@
 # and sysprof (scripts/install-deps.sh). Prints a markdown table; RESULTS.md
 # holds a recorded run.
 #
-#   bench/run-system-bench.sh [BUILD_DIR]      env: SECONDS_RECORDED (10), RUNS (1)
+#   bench/run-system-bench.sh [BUILD_DIR]      env: SECONDS_RECORDED (10), RUNS (1),
+#                                              PEERS=0 (Periscope's row only)
+#
+# Two builds' cost per sample, the same mix one after the other:
+#   for b in OLD/build NEW/build; do PEERS=0 bench/run-system-bench.sh $b; done
 #
 # Per tool, per program: % of its samples whose stack goes back to where its
 # thread began (_start / clone / Go's goexit), then: samples, lost samples,
@@ -47,6 +51,7 @@ done
 python3 - "$top" "$build" "$tmp" "$secs" "$daemon" "${SYSPROF_REASON:-}" <<'PY'
 import os, re, signal, subprocess, sys, time
 top, build, tmp, secs, daemon, sysprof_reason = sys.argv[1:]
+peers = os.environ.get("PEERS", "1") != "0"
 secs, daemon = int(secs), int(daemon)
 U = f"{build}/tests/service/unwind"
 sys.path.insert(0, f"{top}/tests/lib")
@@ -130,38 +135,39 @@ results["Periscope"] = dict(shares=shares(by_pid, procs, short), samples=samples
                             cpu_per_sample=(cpu1 - cpu0) / max(samples, 1), rss=proc_hwm_kb(daemon))
 
 # ---- perf
-procs, storm = start_mix(); time.sleep(0.5)
-data = f"{tmp}/perf.data"
-p = subprocess.run(["perf", "record", "-a", "-F", "999", "--call-graph", "dwarf", "-o", data, "--", "sleep", str(secs)],
-                   capture_output=True, text=True)
-stop_mix(procs, storm)
-t0 = time.monotonic()
-rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children"], capture_output=True, text=True)
-scr = subprocess.run(["perf", "script", "-i", data, "-F", "comm,pid,ip,sym"], capture_output=True, text=True)
-finish = time.monotonic() - t0
-by_pid, short = {}, set()
-for block in scr.stdout.split("\n\n"):
-    lines = [l for l in block.strip().splitlines() if l.strip()]
-    if not lines:
-        continue
-    head = lines[0].split()
-    try:
-        pid = int(head[1])
-    except (IndexError, ValueError):
-        continue
-    if head[0] == "short-deep":
-        short.add(pid)
-    frames = [l.split(None, 1)[1].rsplit("+0x", 1)[0] if len(l.split(None, 1)) > 1 else "" for l in lines[1:]]
-    by_pid.setdefault(pid, []).append((frames, 1))
-stats = subprocess.run(["perf", "report", "-i", data, "--stats"], capture_output=True, text=True).stdout
-lost = sum(int(x) for x in re.findall(r"LOST_SAMPLES events:\s+(\d+)", stats)) + \
-       sum(int(x) for x in re.findall(r"LOST events:\s+(\d+)", stats))
-n = sum(len(v) for v in by_pid.values())
-results["perf (dwarf)"] = dict(shares=shares(by_pid, procs, short), samples=n, lost=lost,
-                               bytes=os.path.getsize(data), finish=finish, cpu_per_sample=None, rss=None)
+if peers:
+    procs, storm = start_mix(); time.sleep(0.5)
+    data = f"{tmp}/perf.data"
+    p = subprocess.run(["perf", "record", "-a", "-F", "999", "--call-graph", "dwarf", "-o", data, "--", "sleep", str(secs)],
+                       capture_output=True, text=True)
+    stop_mix(procs, storm)
+    t0 = time.monotonic()
+    rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children"], capture_output=True, text=True)
+    scr = subprocess.run(["perf", "script", "-i", data, "-F", "comm,pid,ip,sym"], capture_output=True, text=True)
+    finish = time.monotonic() - t0
+    by_pid, short = {}, set()
+    for block in scr.stdout.split("\n\n"):
+        lines = [l for l in block.strip().splitlines() if l.strip()]
+        if not lines:
+            continue
+        head = lines[0].split()
+        try:
+            pid = int(head[1])
+        except (IndexError, ValueError):
+            continue
+        if head[0] == "short-deep":
+            short.add(pid)
+        frames = [l.split(None, 1)[1].rsplit("+0x", 1)[0] if len(l.split(None, 1)) > 1 else "" for l in lines[1:]]
+        by_pid.setdefault(pid, []).append((frames, 1))
+    stats = subprocess.run(["perf", "report", "-i", data, "--stats"], capture_output=True, text=True).stdout
+    lost = sum(int(x) for x in re.findall(r"LOST_SAMPLES events:\s+(\d+)", stats)) + \
+           sum(int(x) for x in re.findall(r"LOST events:\s+(\d+)", stats))
+    n = sum(len(v) for v in by_pid.values())
+    results["perf (dwarf)"] = dict(shares=shares(by_pid, procs, short), samples=n, lost=lost,
+                                   bytes=os.path.getsize(data), finish=finish, cpu_per_sample=None, rss=None)
 
-# ---- Sysprof
-if not sysprof_reason:
+    # ---- Sysprof
+if peers and not sysprof_reason:
     procs, storm = start_mix(); time.sleep(0.5)
     scap = f"{tmp}/s.syscap"
     p = subprocess.run(["timeout", str(secs + 30), "sysprof-cli", "--force", "--no-battery", "--no-disk",
@@ -178,7 +184,7 @@ if not sysprof_reason:
                                        bytes=os.path.getsize(scap), finish=finish, cpu_per_sample=None, rss=None)
     else:
         print("sysprof-cli wrote no capture:", p.stderr[-400:])
-else:
+elif peers:
     print("Sysprof row skipped:", sysprof_reason)
 
 names = ["deep (no fp)", "python3", "static", "4 threads", "Go", "50 ms programs"]
