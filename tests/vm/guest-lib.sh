@@ -16,6 +16,9 @@
 #                           in SHARE/bin/ (if any) into /usr/local/bin
 #   installed_periscope     what the package's scripts made: its users and
 #                           /var/cache/periscope/debuginfod
+#   activate_periscope      what a `meson install` (the arm64 guest's cross
+#                           build) leaves to a live system: users, state
+#                           directories, the unit and the bus policy
 #   report NAME CAPTURE     out/NAME.folded and out/NAME.report
 share=$1
 out=$share/out
@@ -53,6 +56,13 @@ install_periscope() {
 installed_periscope() {
         getent passwd periscope-helper && getent passwd periscope-debuginfod &&
                 stat -c '%U %a %n' /var/cache/periscope/debuginfod
+}
+
+activate_periscope() {
+        systemd-sysusers &&
+                systemd-tmpfiles --create &&
+                systemctl daemon-reload &&
+                systemctl reload dbus.service
 }
 
 report() {
