@@ -4,7 +4,8 @@ chain of its own: thread_red -> spin_red and thread_blue -> spin_blue run
 Python loops (they share the GIL, so about half each of the Python time);
 thread_green -> hash_green hashes 1 MiB buffers with hashlib, whose C code
 (OpenSSL's SHA-256) runs with the GIL released, below a Python frame. The
-main thread waits in join(). Ends after SECONDS (default 10)."""
+main thread waits in join(). Ends after SECONDS (default 10), printing each
+thread's rounds and the process's CPU time (for a bench's slowdown)."""
 import hashlib
 import sys
 import threading
@@ -52,6 +53,7 @@ def thread_green(deadline, out):
 
 def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 10.0
+    c0 = time.process_time()
     deadline = time.monotonic() + seconds
     out = {}
     threads = [threading.Thread(target=f, args=(deadline, out), name=f.__name__)
@@ -60,7 +62,8 @@ def main():
         t.start()
     for t in threads:
         t.join()
-    print("threads.py: red %(red)d, blue %(blue)d, green %(green)d rounds" % out)
+    print("threads.py: red %d, blue %d, green %d rounds in %.3f s (cpu %.3f s)"
+          % (out["red"], out["blue"], out["green"], seconds, time.process_time() - c0))
 
 
 if __name__ == "__main__":
