@@ -71,10 +71,13 @@ periscoped_start
 
 "$python" - "$top" "$build" "$TEST_TMP" "$secs" "$rate" "$python" "$venv/bin/py-spy" "$pyspy_version" \
         "$PERISCOPED_PID" "$BUS_ADDRESS" "$runs" <<'PY'
-import ast, os, re, subprocess, sys, time
-top, build, tmp, secs, rate, python, pyspy, pyspy_version, daemon, bus, nruns = sys.argv[1:]
+import ast, os, re, subprocess, sys, tempfile, time
+top, build, _, secs, rate, python, pyspy, pyspy_version, daemon, bus, nruns = sys.argv[1:]
 secs, rate, daemon, nruns = float(secs), int(rate), int(daemon), int(nruns)
 W = f"{top}/tests/interp/workloads"
+# a directory of its own (the test library's is shared with cleanups of others)
+tmpdir = tempfile.TemporaryDirectory(prefix="python-bench.", dir="/var/tmp")
+tmp = tmpdir.name
 periscope = f"{build}/cli/periscope"
 
 
