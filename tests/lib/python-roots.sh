@@ -45,8 +45,8 @@ PY_ROOTS_MIRROR=${PERISCOPE_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sou
 PY_ROOTS_MIRROR=${PY_ROOTS_MIRROR:-http://deb.debian.org/debian}
 
 # The Python each suite must have: trixie's python3 is 3.13; sid's default
-# python3 may still be 3.13 while 3.14 is there beside it, so sid's root
-# installs python3.14 by name as well.
+# python3 is 3.14 (3.14.10 on 2026-12-02), named too so that the root keeps
+# 3.14 when sid's default moves on to 3.15.
 _py_root_wants() {
         case $1 in
         trixie) echo "3.13 python3" ;;
@@ -65,7 +65,7 @@ _py_root_files() {
 python_root() {
         local suite=$1 wants version packages key dir lock start=$SECONDS
         [ "$(id -u)" = 0 ] || fail "python_root: debootstrap and chroot need root"
-        wants=$(_py_root_wants "$suite")
+        wants=$(_py_root_wants "$suite") || exit 1
         version=${wants% *} packages=${wants#* }
         key=$( (echo "$suite amd64 minbase $packages"; declare -f _py_root_files) | sha256sum | cut -c1-16)
         dir=$PY_ROOTS_CACHE/py-root-$suite-$key
