@@ -15,7 +15,12 @@
 # PY_SPY_VERSION pins one) and the table names its version.
 #
 #   bench/run-python-bench.sh [BUILD_DIR]
-#       env: SECONDS_RECORDED (10), RATE (99), RUNS (1), PYTHON (/usr/bin/python3.11)
+#       env: SECONDS_RECORDED (10), RATE (99), RUNS (1), PYTHON (/usr/bin/python3.11),
+#            PYTHON_ROOTS ("trixie sid": rows for Debian 13's python3.13 and
+#            unstable's python3.14 too, run in their roots of
+#            tests/lib/python-roots.sh, built on first use; no -X perf:
+#            py-spy 0.4.3 --native stops at its trampolines, "Failed to
+#            merge native and python frames")
 #
 # Per workload and profiler:
 #   - the top functions of the workload (its own def names, ranked by
@@ -63,6 +68,18 @@ if [ ! -x "$venv/bin/py-spy" ]; then
 fi
 pyspy_version=$("$venv/bin/py-spy" --version)
 
+# rows for the roots' Pythons: "LABEL=ROOT=PYTHON" lines for the bench
+roots=
+if [ -n "${PYTHON_ROOTS:-}" ]; then
+        . "$top/tests/lib/test-lib.sh"
+        . "$top/tests/lib/python-roots.sh"
+        for suite in $PYTHON_ROOTS; do
+                python_root "$suite"
+                roots+="$PY_ROOT_VERSION $suite=$PY_ROOT=$PY_ROOT_PYTHON"$'\n'
+        done
+fi
+export PY_BENCH_ROOTS=$roots
+
 export PERISCOPED=$build/service/periscoped
 export PERISCOPE_HELPER=$build/sandbox-helper/periscope-helper
 . "$top/tests/lib/periscoped-bus.sh"
@@ -101,7 +118,7 @@ def progress(argv, out):
     rounds."""
     m = re.search(r":(.*?)rounds in ([0-9.]+) s \(cpu ([0-9.]+) s\)", out)
     if not m:
-        sys.exit(f"{argv[1]} printed no figures: {out!r}")
+        sys.exit(f"{' '.join(argv)} printed no figures: {out!r}")
     rounds = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", m.group(1))}
     return (rounds, float(m.group(2)), float(m.group(3)))
 
@@ -207,10 +224,19 @@ def under_periscope(argv, name):
 # split.py's rounds for about secs alone
 per_round = progress(["split.py"], run_alone([python, f"{W}/split.py", "50"]))[1] / 50
 rounds = max(50, int(secs / per_round))
+# name: (argv, the workload's source on this machine)
 workloads = {
-    "split": [python, f"{W}/split.py", str(rounds)],
-    "threads": [python, f"{W}/threads.py", str(secs)],
+    "split": ([python, f"{W}/split.py", str(rounds)], f"{W}/split.py"),
+    "threads": ([python, f"{W}/threads.py", str(secs)], f"{W}/threads.py"),
 }
+for line in os.environ["PY_BENCH_ROOTS"].splitlines():
+    # chrooted, the pid that py-spy attaches to is the interpreter's: every
+    # step execs (tests/lib/python-roots.sh)
+    label, root, interp = line.split("=")
+    run = ["bash", "-c", '. "$0"; . "$1"; shift; _python_root_exec "$@"', f"{top}/tests/lib/test-lib.sh",
+           f"{top}/tests/lib/python-roots.sh", root, interp]
+    workloads[f"split ({label})"] = (run + ["/workloads/split.py", str(rounds)], f"{W}/split.py")
+    workloads[f"threads ({label})"] = (run + ["/workloads/threads.py", str(secs)], f"{W}/threads.py")
 print(f"# Python frames beside py-spy: {rate} Hz, {os.cpu_count()} CPUs, load average "
       f"{open('/proc/loadavg').read().split()[0]} at the start")
 print(f"python: {subprocess.run([python, '--version'], capture_output=True, text=True).stdout.strip()} ({python}); "
@@ -219,17 +245,17 @@ print(f"split: {rounds} rounds (about {secs:.0f} s alone); threads: {secs:.0f} s
 
 runs = {name: [] for name in workloads}
 for r in range(nruns):  # interleaved, so the machine's load hits each alike
-    for name, argv in workloads.items():
+    for i, (name, (argv, _)) in enumerate(workloads.items()):
         alone = [progress(argv, run_alone(argv))]
-        s = under_pyspy(argv, f"{name}-{r}")
-        p = under_periscope(argv, f"{name}-{r}")
+        s = under_pyspy(argv, f"w{i}-{r}")
+        p = under_periscope(argv, f"w{i}-{r}")
         alone.append(progress(argv, run_alone(argv)))
         print(f"run {r + 1}, {name} (rounds, wall s, CPU s): alone {alone[0]}, py-spy {s['progress']}, "
               f"Periscope {p['progress']}, alone {alone[1]}", flush=True)
         runs[name].append((s, p, slowdown(alone, s["progress"]), slowdown(alone, p["progress"])))
 
 rows = []
-for name, argv in workloads.items():
+for name, (argv, src) in workloads.items():
     # the runs' stacks, samples and CPU times pooled
     s = dict(stacks=[x for run in runs[name] for x in run[0]["stacks"]],
              samples=sum(run[0]["samples"] for run in runs[name]), cpu=sum(run[0]["cpu"] for run in runs[name]),
@@ -237,7 +263,7 @@ for name, argv in workloads.items():
     p = dict(stacks=[x for run in runs[name] for x in run[1]["stacks"]],
              samples=sum(run[1]["samples"] for run in runs[name]), cpu=sum(run[1]["cpu"] for run in runs[name]))
     slow = (median_slowdown([run[2] for run in runs[name]]), median_slowdown([run[3] for run in runs[name]]))
-    funcs = [f for f in defs(argv[1]) if f != "main"]
+    funcs = [f for f in defs(src) if f != "main"]
     ss = shares(running(s["stacks"]), funcs, exact=True)
     ps = shares(p["stacks"], funcs, exact=False)
     topf = sorted(funcs, key=lambda f: -ss[f])[:6]
