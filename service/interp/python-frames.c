@@ -128,9 +128,7 @@ void py_reader_get_stats(const PyReader *r, PyReaderStats *ret) {
 /* Reads span s of the object at addr into buf (which holds the whole
  * object from offset 0 to s.end). */
 static int read_span(PyReader *r, uint64_t addr, Span s, uint8_t *buf, const char *what, char **ret_why) {
-        if (addr == 0 || addr % 8 != 0)
-                return py_memory_read(&r->memory, addr, 8, buf, 0, what, ret_why);
-        return py_memory_read(&r->memory, addr + s.start, 1, buf + s.start, s.end - s.start, what, ret_why);
+        return py_memory_read_in(&r->memory, addr, s.start, buf + s.start, s.end - s.start, what, ret_why);
 }
 
 static uint64_t load_ptr(const uint8_t *buf, uint32_t offset) {
