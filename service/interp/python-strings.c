@@ -79,7 +79,7 @@ static size_t utf8_put(char *out, uint32_t c) {
 }
 
 int py_read_str(PyMemory *m, const PyLayout *l, uint64_t addr, char **ret, char **ret_why) {
-        uint8_t header[PY_LAYOUT_OBJECT_MAX];
+        uint8_t header[PY_LAYOUT_HEADER_MAX];
         uint8_t data[PY_STRING_MAX + 4];
         int r;
 
@@ -135,7 +135,7 @@ int py_read_str(PyMemory *m, const PyLayout *l, uint64_t addr, char **ret, char 
 
 int py_read_bytes(PyMemory *m, const PyLayout *l, uint64_t addr, size_t max, uint8_t **ret, size_t *ret_size,
                   char **ret_why) {
-        uint8_t header[PY_LAYOUT_OBJECT_MAX];
+        uint8_t header[PY_LAYOUT_HEADER_MAX];
         int r;
 
         r = py_memory_read(m, addr, 8, header, l->bytes_data, "bytes", ret_why);

@@ -313,7 +313,7 @@ static inline PyLayout image_debug_layout(unsigned minor) {
         l.tstate_cframe = UINT32_MAX;
         l.cframe_current_frame = UINT32_MAX;
         l.frame_code_tagged = minor >= 14;
-        l.owner_cstack = minor >= 14 ? 4 : 3;
+        l.owner_cstack = 3; /* 3.14: FRAME_OWNED_BY_INTERPRETER, whose value 3.13's CSTACK had */
         l.owner_max = minor >= 14 ? 4 : 3;
         return l;
 }

@@ -47,8 +47,11 @@ static void process_build(Process *p, const PyLayout *l, unsigned debug_minor) {
         p->code_run = image_code(im, l, "Thread.run", "/usr/lib/python3/threading.py", 900, 20);
         p->code_work = image_code(im, l, "work", "/srv/app.py", 50, 5);
 
-        /* 3.14: the interpreter's own frame at the bottom of each thread. */
-        uint64_t base = PY_VERSION_MINOR(l->version) >= 14 ? image_frame(im, l, 0, 0, 0, 3, false) : 0;
+        /* 3.14: the interpreter's own frame at the bottom of each thread,
+         * and a frame of FRAME_OWNED_BY_CSTACK (4), which marks nothing. */
+        uint64_t base = 0;
+        if (PY_VERSION_MINOR(l->version) >= 14)
+                base = image_frame(im, l, 0, 0, image_frame(im, l, 0, 0, 0, 3, false), 4, false);
 
         p->f_module = image_frame(im, l, p->code_module, 33, shims ? shim(p, base) : 0, 0, true);
         p->f_outer = image_frame(im, l, p->code_outer, 2, p->f_module, 0, false);
@@ -136,8 +139,10 @@ TEST(table_layouts) {
 
         /* A layout that lies is refused before any read. */
         MUST(py_layout_from_table(3, 11, EM_X86_64, &l, NULL));
-        l.frame_previous = 5000;
-        CHECK(py_layout_check(&l, &why) == -EINVAL && why && strstr(why, "previous"));
+        l.frame_previous = 5000; /* 5 KiB from the frame's other fields */
+        CHECK(py_layout_check(&l, &why) == -EINVAL && why && strstr(why, "_PyInterpreterFrame's fields span"));
+        l.frame_previous = 2 << 20;
+        CHECK(py_layout_check(&l, &why) == -EINVAL && why && strstr(why, "previous at 2097152 is beyond"));
         PyReader *r = NULL;
         CHECK(py_reader_new(&l, image_read, NULL, &r) == -EINVAL && !r);
         MUST(py_layout_from_table(3, 11, EM_X86_64, &l, NULL));
@@ -280,6 +285,11 @@ static void lie_offset_huge(uint8_t *d) {
         DebugOffsets313 *o = (DebugOffsets313 *) d;
         o->interpreter_state.threads_head = 300000; /* inside its 400000 bytes, beyond what is read */
 }
+static void lie_offset_beyond(uint8_t *d) {
+        DebugOffsets313 *o = (DebugOffsets313 *) d;
+        o->interpreter_state.size = 4 << 20;
+        o->interpreter_state.threads_head = 2 << 20;
+}
 static void lie_misaligned(uint8_t *d) {
         ((DebugOffsets313 *) d)->code_object.qualname = 131;
 }
@@ -305,7 +315,8 @@ TEST(hostile_debug_offsets) {
         check_debug_lie(13, lie_offset_outside, -EBADMSG, "previous at 80 is outside");
         check_debug_lie(13, lie_size_huge, -EBADMSG, "size");
         check_debug_lie(13, lie_size_zero, -EBADMSG, "size 0");
-        check_debug_lie(13, lie_offset_huge, -EBADMSG, "threads_head at 300000");
+        check_debug_lie(13, lie_offset_huge, -EBADMSG, "PyInterpreterState's fields span");
+        check_debug_lie(13, lie_offset_beyond, -EBADMSG, "threads_head at 2097152");
         check_debug_lie(13, lie_misaligned, -EBADMSG, "aligned");
         check_debug_lie(13, lie_ascii_size, -EBADMSG, "PyASCIIObject");
         check_debug_lie(13, lie_order, -EBADMSG, "co_code_adaptive");
