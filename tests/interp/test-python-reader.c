@@ -681,6 +681,35 @@ TEST(linetable) {
         CHECK(py_linetable_line(NULL, 0, 3, 0) == 0);
 }
 
+/* --seeds DIR: the fuzz target's seeds (tests/fuzz/fuzz-python-frames.c),
+ * one process per version, its frame offset the main thread's leaf. */
+static int write_seeds(const char *dir) {
+        for (unsigned minor = 11; minor <= 14; minor++) {
+                Process p;
+                PyLayout l;
+                if (minor <= 12)
+                        MUST(py_layout_from_table(3, minor, EM_X86_64, &l, NULL));
+                else
+                        l = image_debug_layout(minor);
+                process_build(&p, &l, minor >= 13 ? minor : 0);
+                uint8_t header[16] = { (uint8_t) (minor - 11) };
+                uint64_t offset = p.f_leaf - IMAGE_BASE;
+                memcpy(header + 8, &offset, 8);
+                char path[4096];
+                snprintf(path, sizeof(path), "%s/python-3.%u", dir, minor);
+                FILE *f = fopen(path, "we");
+                if (!f || fwrite(header, 1, 16, f) != 16 || fwrite(p.im.data, 1, p.im.used, f) != p.im.used ||
+                    fclose(f) != 0) {
+                        fprintf(stderr, "FAIL: %s: %m\n", path);
+                        return 1;
+                }
+                process_done(&p);
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
+        if (argc == 3 && strcmp(argv[1], "--seeds") == 0)
+                return write_seeds(argv[2]);
         return test_main(argc, argv);
 }
