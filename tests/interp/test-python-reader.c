@@ -635,6 +635,47 @@ TEST(code_cache) {
         process_done(&p);
 }
 
+/* A process that runs while it is read: when the reader reaches one frame,
+ * a code object it has read already is replaced by another at its address. */
+typedef struct Racing {
+        Process *p;
+        uint64_t when, code, qualname;
+} Racing;
+
+static int racing_read(void *userdata, uint64_t addr, void *buf, size_t n) {
+        Racing *race = userdata;
+        if (race->when && addr >= race->when && addr < race->when + 128) {
+                image_put64(&race->p->im, race->code + race->p->l.code_qualname, race->qualname);
+                race->when = 0;
+        }
+        return image_read(&race->p->im, addr, buf, n);
+}
+
+TEST(code_changes_during_walk) {
+        PyFrame frames[8];
+        PyReader *r = NULL;
+        char *why = NULL;
+        size_t n;
+        Process p;
+        build_3_11(&p);
+
+        /* outer runs leaf's code object too; when middle is read, that
+         * code object becomes another. The walk cannot show both. */
+        image_put64(&p.im, p.f_outer + p.l.frame_code, p.code_leaf);
+        Racing race = { &p, p.f_outer, p.code_leaf, image_str(&p.im, &p.l, "other") };
+        MUST(py_reader_new(&p.l, racing_read, &race, &r));
+        int k = py_reader_walk(r, p.f_leaf, frames, 8, &n, &why);
+        CHECK_MSG(k == -EAGAIN && n == 2, "%d, %zu frames", k, n);
+        CHECK(why && strstr(why, "changed during the walk"));
+        CHECK(n >= 1 && strcmp(frames[0].name, "leaf") == 0);
+        /* The next walk sees the new one. */
+        MUST(py_reader_walk(r, p.f_leaf, frames, 8, &n, &why));
+        CHECK(n == 4 && strcmp(frames[0].name, "other") == 0 && strcmp(frames[2].name, "other") == 0);
+        free(why);
+        py_reader_free(r);
+        process_done(&p);
+}
+
 TEST(linetable) {
         /* 3 units at line 10 (short form, code 0, one column byte), 2 at
          * 12 (ONE_LINE2, two bytes), 1 with no location, 4 at 7 (LONG: -5
