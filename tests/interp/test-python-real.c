@@ -173,32 +173,26 @@ static void target_stop(void) {
         }
 }
 
-/* Starts frames-target.py under $PYTHON (in $PYTHON_ROOT) and reads its
- * "ready" line; exits the test on any failure (every case needs it). */
-static void target_start(void) {
-        const char *python = getenv("PYTHON"), *root = getenv("PYTHON_ROOT"), *elf = getenv("PYTHON_ELF");
-        char host_python[PATH_MAX], host_elf[PATH_MAX], line[2 * PATH_MAX];
+/* Starts $PYTHON (in $PYTHON_ROOT) with args, its stdout a pipe whose
+ * reading end is *ret_fd; the script folder is /mnt in a root. */
+static pid_t python_spawn(const char *const *args, int *ret_fd) {
+        const char *python = getenv("PYTHON"), *root = getenv("PYTHON_ROOT");
+        const char *argv[8] = { python };
         int pipefd[2];
 
-        if (target_started)
-                return;
-        target_started = true;
         if (!python) {
                 fprintf(stderr, "FAIL: $PYTHON (the interpreter to read) is not set\n");
                 exit(1);
         }
-        bool chrooted = root && strcmp(root, "/") != 0;
-        snprintf(host_python, sizeof(host_python), "%s%s", chrooted ? root : "", python);
-        snprintf(host_elf, sizeof(host_elf), "%s%s", chrooted ? root : "", elf ?: python);
-        snprintf(target.script, sizeof(target.script), "%s/frames-target.py", chrooted ? "/mnt" : TARGET_SCRIPT_DIR);
+        for (size_t i = 0; args[i] && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
+                argv[i + 1] = args[i];
         MUST(pipe2(pipefd, O_CLOEXEC));
-
-        target.pid = fork();
-        MUST(target.pid);
-        if (target.pid == 0) {
+        pid_t pid = fork();
+        MUST(pid);
+        if (pid == 0) {
                 if (dup2(pipefd[1], STDOUT_FILENO) < 0)
                         _exit(127);
-                if (chrooted) {
+                if (root && strcmp(root, "/") != 0) {
                         char mnt[PATH_MAX];
                         snprintf(mnt, sizeof(mnt), "%s/mnt", root);
                         /* The root stays as it is: the script is bound in a
@@ -211,14 +205,33 @@ static void target_start(void) {
                                 _exit(127);
                         }
                 }
-                execl(python, python, target.script, (char *) NULL);
+                execv(python, (char *const *) argv);
                 fprintf(stderr, "FAIL: %s: %m\n", python);
                 _exit(127);
         }
         close(pipefd[1]);
+        *ret_fd = pipefd[0];
+        return pid;
+}
+
+/* Starts frames-target.py under $PYTHON (in $PYTHON_ROOT) and reads its
+ * "ready" line; exits the test on any failure (every case needs it). */
+static void target_start(void) {
+        const char *python = getenv("PYTHON"), *root = getenv("PYTHON_ROOT"), *elf = getenv("PYTHON_ELF");
+        char host_python[PATH_MAX], host_elf[PATH_MAX], line[2 * PATH_MAX];
+        int fd;
+
+        if (target_started)
+                return;
+        target_started = true;
+        bool chrooted = root && strcmp(root, "/") != 0;
+        snprintf(host_python, sizeof(host_python), "%s%s", chrooted ? root : "", python ?: "");
+        snprintf(host_elf, sizeof(host_elf), "%s%s", chrooted ? root : "", elf ?: python ?: "");
+        snprintf(target.script, sizeof(target.script), "%s/frames-target.py", chrooted ? "/mnt" : TARGET_SCRIPT_DIR);
+        target.pid = python_spawn((const char *const[]){ target.script, NULL }, &fd);
         atexit(target_stop);
 
-        FILE *out = fdopen(pipefd[0], "r");
+        FILE *out = fdopen(fd, "r");
         if (!out || !fgets(line, sizeof(line), out) ||
             sscanf(line, "ready %ld %ld %4095s", &target.main_tid, &target.other_tid, target.threading_file) != 3) {
                 fprintf(stderr, "FAIL: %s did not say it is ready\n", host_python);
@@ -408,6 +421,67 @@ TEST(wrong_layout) {
         fprintf(stderr, "the other table: %s\n", why ?: "nothing read");
         free(why);
         py_reader_free(r);
+}
+
+/* The interpreter's own co_lines() of every code object of threading,
+ * json.decoder and frames-target.py, against py_linetable_line() on the
+ * same co_linetable: the line of every instruction agrees. */
+static const char lines_program[] = "import sys, threading, json.decoder\n"
+                                    "def walk(c):\n"
+                                    "    print('C', c.co_firstlineno, c.co_linetable.hex() or '-')\n"
+                                    "    for start, end, line in c.co_lines():\n"
+                                    "        print('L', start, end, -1 if line is None else line)\n"
+                                    "    for k in c.co_consts:\n"
+                                    "        if hasattr(k, 'co_lines'):\n"
+                                    "            walk(k)\n"
+                                    "for path in [threading.__file__, json.decoder.__file__, sys.argv[1]]:\n"
+                                    "    walk(compile(open(path).read(), path, 'exec'))\n";
+
+TEST(linetable_matches_co_lines) {
+        const char *root = getenv("PYTHON_ROOT");
+        char script[PATH_MAX];
+        int fd;
+        snprintf(script, sizeof(script), "%s/frames-target.py",
+                 root && strcmp(root, "/") != 0 ? "/mnt" : TARGET_SCRIPT_DIR);
+        pid_t pid = python_spawn((const char *const[]){ "-c", lines_program, script, NULL }, &fd);
+        FILE *f = fdopen(fd, "r");
+        MUST(f ? 0 : -errno);
+
+        static uint8_t table[PY_LINETABLE_MAX];
+        static char line[2 * PY_LINETABLE_MAX + 64];
+        size_t size = 0, n_codes = 0, n_units = 0, wrong = 0;
+        int firstlineno = 0;
+        while (fgets(line, sizeof(line), f)) {
+                char hex[8];
+                long start, end, want;
+                if (line[0] == 'C') {
+                        char *p = line + 2, *end_p;
+                        firstlineno = (int) strtol(p, &end_p, 10);
+                        p = end_p + 1;
+                        size = 0;
+                        while (p[0] != '-' && p[0] && p[0] != '\n' && size < sizeof(table)) {
+                                memcpy(hex, p, 2);
+                                hex[2] = 0;
+                                table[size++] = (uint8_t) strtoul(hex, NULL, 16);
+                                p += 2;
+                        }
+                        n_codes++;
+                } else if (sscanf(line, "L %ld %ld %ld", &start, &end, &want) == 3) {
+                        for (long a = start; a < end; a += 2) {
+                                int got = py_linetable_line(table, size, firstlineno, a);
+                                n_units++;
+                                if (got != (want < 0 ? 0 : want) && wrong++ < 10)
+                                        fail("offset %ld of the code object at line %d: line %d, co_lines says %ld", a,
+                                             firstlineno, got, want);
+                        }
+                }
+        }
+        fclose(f);
+        int status;
+        MUST(waitpid(pid, &status, 0));
+        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the interpreter's co_lines() program failed");
+        CHECK_MSG(n_codes > 100 && n_units > 5000, "%zu code objects, %zu instructions compared", n_codes, n_units);
+        fprintf(stderr, "%zu code objects, %zu instructions: %zu lines differ\n", n_codes, n_units, wrong);
 }
 
 int main(int argc, char **argv) {
