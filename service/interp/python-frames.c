@@ -151,30 +151,37 @@ static bool seen(const uint64_t *addrs, size_t n, uint64_t a) {
         return false;
 }
 
-int py_reader_current_frame(PyReader *r, uint64_t tstate, uint64_t *ret_frame, char **ret_why) {
+/* The current frame of a thread state whose span is in buf: 3.13+ has it
+ * there, 3.11 and 3.12 in the _PyCFrame on the thread's C stack. */
+static int tstate_frame(PyReader *r, const uint8_t *buf, uint64_t *ret_frame, char **ret_why) {
         const PyLayout *l = &r->layout;
+        uint8_t cbuf[PY_LAYOUT_SPAN_MAX];
+        int k;
+
+        if (l->tstate_cframe == NONE) {
+                *ret_frame = field_u64(buf, r->tstate, l->tstate_current_frame);
+                return 0;
+        }
+        uint64_t cframe = field_u64(buf, r->tstate, l->tstate_cframe);
+        if (cframe == 0) {
+                *ret_frame = 0;
+                return 0;
+        }
+        k = read_span(r, cframe, r->cframe, cbuf, "_PyCFrame", ret_why);
+        if (k < 0)
+                return k;
+        *ret_frame = field_u64(cbuf, r->cframe, l->cframe_current_frame);
+        return 0;
+}
+
+int py_reader_current_frame(PyReader *r, uint64_t tstate, uint64_t *ret_frame, char **ret_why) {
         uint8_t buf[PY_LAYOUT_SPAN_MAX];
         int k;
 
         k = read_span(r, tstate, r->tstate, buf, "PyThreadState", ret_why);
         if (k < 0)
                 return k;
-        if (l->tstate_cframe == NONE) {
-                *ret_frame = field_u64(buf, r->tstate, l->tstate_current_frame);
-                return 0;
-        }
-
-        /* 3.11, 3.12: through the _PyCFrame on the thread's C stack. */
-        uint64_t cframe = field_u64(buf, r->tstate, l->tstate_cframe);
-        if (cframe == 0) {
-                *ret_frame = 0;
-                return 0;
-        }
-        k = read_span(r, cframe, r->cframe, buf, "_PyCFrame", ret_why);
-        if (k < 0)
-                return k;
-        *ret_frame = field_u64(buf, r->cframe, l->cframe_current_frame);
-        return 0;
+        return tstate_frame(r, buf, ret_frame, ret_why);
 }
 
 int py_reader_threads(PyReader *r, uint64_t runtime_addr, PyThread *threads, size_t n_max, char **ret_why) {
@@ -229,7 +236,7 @@ int py_reader_threads(PyReader *r, uint64_t runtime_addr, PyThread *threads, siz
                                 .thread_id = field_u64(buf, r->tstate, l->tstate_thread_id),
                         };
                         uint64_t next = field_u64(buf, r->tstate, l->tstate_next);
-                        k = py_reader_current_frame(r, tstate, &t->frame, ret_why);
+                        k = tstate_frame(r, buf, &t->frame, ret_why);
                         if (k < 0)
                                 return k;
                         tstates[n++] = tstate;
