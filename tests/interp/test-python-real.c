@@ -41,6 +41,7 @@ typedef struct Target {
         pid_t pid;
         int mem_fd;
         uint64_t runtime, py_version;
+        uint64_t guest_base; /* where qemu-user keeps an ET_EXEC of another machine: host = guest + this */
         uint16_t machine;
         char script[PATH_MAX]; /* the script's path as the interpreter sees it */
         long main_tid, other_tid;
@@ -51,7 +52,7 @@ static int mem_read(void *userdata, uint64_t addr, void *buf, size_t n) {
         Target *t = userdata;
         if (addr > INT64_MAX)
                 return -EFAULT;
-        ssize_t k = pread(t->mem_fd, buf, n, (off_t) addr);
+        ssize_t k = pread(t->mem_fd, buf, n, (off_t) (addr + t->guest_base));
         if (k < 0)
                 return errno == EIO ? -EFAULT : -errno;
         return (size_t) k == n ? 0 : -EFAULT;
@@ -117,13 +118,17 @@ out:
         return r;
 }
 
-/* The lowest PT_LOAD's page-aligned address in the ELF file at path. */
-static int elf_first_load(const char *path, uint64_t *ret) {
+/* The lowest PT_LOAD's page-aligned address in the ELF file at path, and
+ * whether the file is ET_EXEC (loaded at its own addresses). */
+static int elf_first_load(const char *path, uint64_t *ret, bool *ret_exec) {
         int fd = open(path, O_RDONLY | O_CLOEXEC), r = -ENOENT;
         if (fd < 0)
                 return -errno;
         Elf *e = elf_begin(fd, ELF_C_READ, NULL);
         size_t n = 0;
+        GElf_Ehdr eh;
+        if (e && gelf_getehdr(e, &eh))
+                *ret_exec = eh.e_type == ET_EXEC;
         if (e && elf_getphdrnum(e, &n) == 0)
                 for (size_t i = 0; i < n; i++) {
                         GElf_Phdr ph;
@@ -174,7 +179,8 @@ static void target_stop(void) {
 }
 
 /* Starts $PYTHON (in $PYTHON_ROOT) with args, its stdout a pipe whose
- * reading end is *ret_fd; the script folder is /mnt in a root. */
+ * reading end is *ret_fd; the script folder is /tmp in a root (bound there in the
+ * interpreter's own mount namespace: the root itself is not changed). */
 static pid_t python_spawn(const char *const *args, int *ret_fd) {
         const char *python = getenv("PYTHON"), *root = getenv("PYTHON_ROOT");
         const char *argv[8] = { python };
@@ -194,7 +200,7 @@ static pid_t python_spawn(const char *const *args, int *ret_fd) {
                         _exit(127);
                 if (root && strcmp(root, "/") != 0) {
                         char mnt[PATH_MAX];
-                        snprintf(mnt, sizeof(mnt), "%s/mnt", root);
+                        snprintf(mnt, sizeof(mnt), "%s/tmp", root);
                         /* The root stays as it is: the script is bound in a
                          * mount namespace of the interpreter's own. */
                         if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
@@ -227,7 +233,7 @@ static void target_start(void) {
         bool chrooted = root && strcmp(root, "/") != 0;
         snprintf(host_python, sizeof(host_python), "%s%s", chrooted ? root : "", python ?: "");
         snprintf(host_elf, sizeof(host_elf), "%s%s", chrooted ? root : "", elf ?: python ?: "");
-        snprintf(target.script, sizeof(target.script), "%s/frames-target.py", chrooted ? "/mnt" : TARGET_SCRIPT_DIR);
+        snprintf(target.script, sizeof(target.script), "%s/frames-target.py", chrooted ? "/tmp" : TARGET_SCRIPT_DIR);
         target.pid = python_spawn((const char *const[]){ target.script, NULL }, &fd);
         atexit(target_stop);
 
@@ -245,15 +251,21 @@ static void target_start(void) {
         MUST(stat(host_elf, &st));
         MUST(elf_symbol(host_elf, "_PyRuntime", &runtime_sym, &target.machine));
         MUST(elf_symbol(host_elf, "Py_Version", &version_sym, &target.machine));
-        MUST(elf_first_load(host_elf, &first_load));
+        bool exec_file = false;
+        MUST(elf_first_load(host_elf, &first_load, &exec_file));
         MUST(map_start(target.pid, st.st_dev, st.st_ino, &start));
-        target.runtime = start - first_load + runtime_sym;
+        /* An ET_EXEC is at its own addresses, but qemu-user (an aarch64
+         * interpreter here) may keep the guest's memory at an offset: every
+         * address the reader sees is the guest's. */
+        target.guest_base = exec_file ? start - first_load : 0;
+        uint64_t bias = exec_file ? 0 : start - first_load;
+        target.runtime = bias + runtime_sym;
 
         char mem[64];
         snprintf(mem, sizeof(mem), "/proc/%d/mem", (int) target.pid);
         target.mem_fd = open(mem, O_RDONLY | O_CLOEXEC);
         MUST(target.mem_fd);
-        MUST(mem_read(&target, start - first_load + version_sym, &target.py_version, 8));
+        MUST(mem_read(&target, bias + version_sym, &target.py_version, 8));
 }
 
 static unsigned wanted_minor(void) {
@@ -442,7 +454,7 @@ TEST(linetable_matches_co_lines) {
         char script[PATH_MAX];
         int fd;
         snprintf(script, sizeof(script), "%s/frames-target.py",
-                 root && strcmp(root, "/") != 0 ? "/mnt" : TARGET_SCRIPT_DIR);
+                 root && strcmp(root, "/") != 0 ? "/tmp" : TARGET_SCRIPT_DIR);
         pid_t pid = python_spawn((const char *const[]){ "-c", lines_program, script, NULL }, &fd);
         FILE *f = fdopen(fd, "r");
         MUST(f ? 0 : -errno);
