@@ -41,15 +41,18 @@ typedef struct CodeEntry {
         size_t linetable_size;
 } CodeEntry;
 
-/* Open addressing with linear probing, at most half full. */
-#define CODE_SLOTS (2 * PY_CODE_CACHE_MAX)
+/* Open addressing with linear probing, at most half full: it starts small
+ * (a reader per process) and doubles up to CODE_SLOTS_MAX. */
+#define CODE_SLOTS_MIN 64u
+#define CODE_SLOTS_MAX (2 * PY_CODE_CACHE_MAX)
 
 struct PyReader {
         PyLayout layout;
         PyMemory memory;
         Span interp, tstate, cframe, frame, code;
         uint64_t code_type; /* the type of the first code object read, which every later one must have */
-        CodeEntry *slots;   /* CODE_SLOTS, address 0 for a free one */
+        CodeEntry *slots;   /* n_slots of them, address 0 for a free one */
+        size_t n_slots;
         size_t n_codes;
         uint64_t walk; /* walks so far */
         uint64_t code_lookups, code_hits;
@@ -63,7 +66,7 @@ static void code_entry_clear(CodeEntry *e) {
 }
 
 static void code_cache_flush(PyReader *r) {
-        for (size_t i = 0; i < CODE_SLOTS; i++)
+        for (size_t i = 0; i < r->n_slots; i++)
                 if (r->slots[i].address != 0)
                         code_entry_clear(&r->slots[i]);
         r->n_codes = 0;
@@ -89,7 +92,8 @@ int py_reader_new(const PyLayout *layout, PyReadFunc read, void *userdata, PyRea
         _cleanup_free_ PyReader *r = calloc(1, sizeof(PyReader));
         if (!r)
                 return -ENOMEM;
-        r->slots = calloc(CODE_SLOTS, sizeof(CodeEntry));
+        r->n_slots = CODE_SLOTS_MIN;
+        r->slots = calloc(r->n_slots, sizeof(CodeEntry));
         if (!r->slots)
                 return -ENOMEM;
         r->layout = *layout;
@@ -255,10 +259,30 @@ static uint64_t hash_address(uint64_t a) {
 }
 
 static CodeEntry *code_slot(PyReader *r, uint64_t address) {
-        size_t i = hash_address(address) & (CODE_SLOTS - 1);
+        size_t i = hash_address(address) & (r->n_slots - 1);
         while (r->slots[i].address != 0 && r->slots[i].address != address)
-                i = (i + 1) & (CODE_SLOTS - 1);
+                i = (i + 1) & (r->n_slots - 1);
         return &r->slots[i];
+}
+
+/* Room for one more entry: the table doubled (entries moved, their
+ * strings stay where they are) when it would be more than half full. */
+static int code_cache_reserve(PyReader *r) {
+        if ((r->n_codes + 1) * 2 <= r->n_slots || r->n_slots >= CODE_SLOTS_MAX)
+                return 0;
+        CodeEntry *old = r->slots;
+        size_t n_old = r->n_slots;
+        r->slots = calloc(n_old * 2, sizeof(CodeEntry));
+        if (!r->slots) {
+                r->slots = old;
+                return -ENOMEM;
+        }
+        r->n_slots = n_old * 2;
+        for (size_t i = 0; i < n_old; i++)
+                if (old[i].address != 0)
+                        *code_slot(r, old[i].address) = old[i];
+        free(old);
+        return 0;
 }
 
 /* The code object at address, from the cache when its pointers are those
@@ -290,6 +314,9 @@ static int code_get(PyReader *r, uint64_t address, const CodeEntry **ret, char *
                 return why_setf(ret_why, -EBADMSG, "the object at 0x%" PRIx64 " has no type", address);
 
         r->code_lookups++;
+        k = code_cache_reserve(r);
+        if (k < 0)
+                return k;
         CodeEntry *e = code_slot(r, address);
         if (e->address == address && e->type == now.type && e->filename_ptr == now.filename_ptr &&
             e->name_ptr == now.name_ptr && e->qualname_ptr == now.qualname_ptr &&
