@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# JIT names without flags (docs/jit.md): `periscope record -- node fib.js`,
+# node given no option, names fib [jit] because record turned on node's
+# perf map for the command; once the recording is done the map is gone and
+# the directory node ran in holds nothing new (no isolate-*-v8.log). With
+# --no-jit-env: no names and no map. Next to them, what is not ours stays:
+# another process's map, and a symlink planted at the command's own map
+# name (with the file it points to).
+. "$(dirname "$0")/../lib/periscoped-bus.sh"
+. "$(dirname "$0")/jit-checks.sh"
+: "${PERISCOPE:?}"
+command -v node >/dev/null || fail "node missing: apt-get install -y nodejs (scripts/install-deps.sh does)"
+unset NODE_OPTIONS PYTHONPERFSUPPORT # as a user who asked for nothing
+private_bus_start
+periscoped_start
+
+fib_js=$(cd "$(dirname "$0")/../lib" && pwd)/fib.js
+work=$TEST_TMP/work
+mkdir "$work"
+# another process's perf map, there before the recording
+sleep 600 </dev/null >/dev/null 2>&1 &
+other=$!
+other_map=/tmp/perf-$other.map
+echo "1000 10 other" >"$other_map"
+planted= # the symlink of case 3
+trap 'st=$?; set +e; kill $other 2>/dev/null; rm -f "$other_map" $planted; (exit $st); _periscoped_bus_cleanup' EXIT
+
+record() { # name, record's options and command
+        local name=$1
+        shift
+        (cd "$work" && "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/$name.syscap" "$@") \
+                >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" || { cat "$TEST_TMP/$name.err"; fail "recording $name failed"; }
+        grep -q done "$TEST_TMP/$name.out" || fail "$name: node did not run to its end"
+}
+
+no_maps_left() { # capture
+        local m left=
+        for m in $(jit_node_perf_maps "$1"); do
+                [ -e "$m" ] && left="$left $m"
+        done
+        [ -z "$left" ] || fail "perf maps left behind:$left"
+        [ -n "$(jit_node_perf_maps "$1")" ] || fail "no node process in the capture"
+}
+
+# 1. node with no flags: named, then nothing left behind
+record plain -- node "$fib_js" 2500 25
+mkdir "$TEST_TMP/plain"
+jit_node_check "$TEST_TMP/plain.syscap" "$TEST_TMP/plain"
+no_maps_left "$TEST_TMP/plain.syscap"
+[ -z "$(ls -A "$work")" ] || { ls -la "$work"; fail "node left files in the directory it ran in"; }
+echo "ok: node named with no flags, its perf map ($(jit_node_perf_maps "$TEST_TMP/plain.syscap")) removed, its directory clean"
+
+# 2. --no-jit-env: node runs as asked, so no names and no map
+record off --no-jit-env -- node "$fib_js" 1500 25
+"$PERISCOPE" report --no-progress --folded "$TEST_TMP/off.syscap" >"$TEST_TMP/off.folded" || fail "report failed"
+! grep -qE "(JS|LazyCompile):\*?fib .*\[jit\]" "$TEST_TMP/off.folded" || fail "--no-jit-env: fib is named, so node wrote a perf map"
+for m in $(jit_node_perf_maps "$TEST_TMP/off.syscap"); do
+        [ ! -e "$m" ] || fail "--no-jit-env: node wrote $m"
+done
+echo "ok: --no-jit-env: no names, no perf map"
+
+# 3. a symlink at the command's own map name (made after the recording
+# started, by the command's first process, before it becomes node): node
+# writes through it, record removes neither it nor its target
+target=$TEST_TMP/planted-target
+: >"$target"
+record symlink -- sh -c "ln -s '$target' /tmp/perf-\$\$.map && exec node '$fib_js' 1500 25"
+link=$(jit_node_perf_maps "$TEST_TMP/symlink.syscap")
+[ -n "$link" ] || fail "no node process in the symlink capture"
+planted=$link
+[ -L "$link" ] || fail "the planted symlink $link was removed"
+[ -f "$target" ] || fail "the symlink's target $target was removed"
+echo "ok: a symlink at the command's map name and its target are left alone"
+
+[ -f "$other_map" ] && [ "$(cat "$other_map")" = "1000 10 other" ] || fail "another process's perf map $other_map was touched"
+echo "ok: another process's perf map is untouched"
