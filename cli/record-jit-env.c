@@ -53,10 +53,25 @@ void record_jit_env_init(RecordJitEnv *j, bool enabled) {
         j->python = !getenv(PYTHON_VARIABLE); /* set, even to 0: the user chose */
 }
 
+/* node aborts when it cannot create its perf map (V8 checks the open):
+ * whether this process, about to become the command, can. */
+static bool node_map_writable(void) {
+        char name[32];
+        struct stat st;
+        snprintf(name, sizeof(name), "perf-%d.map", (int) getpid());
+        int fd = open(JIT_MAP_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        bool ok = faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) == 0;
+        ok = ok && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+        (void) close(fd);
+        return ok;
+}
+
 int record_jit_env_export(const RecordJitEnv *j) {
         if (j->python && setenv(PYTHON_VARIABLE, "1", 1) < 0)
                 return -errno;
-        if (j->node) {
+        if (j->node && node_map_writable()) {
                 const char *old = getenv("NODE_OPTIONS");
                 g_autofree char *v = old && *old ? g_strconcat(old, " ", RECORD_JIT_ENV_NODE_OPTION, NULL)
                                                  : g_strdup(RECORD_JIT_ENV_NODE_OPTION);

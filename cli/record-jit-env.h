@@ -24,8 +24,9 @@ typedef struct RecordJitEnv {
  * when !enabled, --no-jit-env) and notes the time. */
 void record_jit_env_init(RecordJitEnv *j, bool enabled);
 
-/* In the forked command, before exec: sets the variables decided. Returns
- * 0 or negative errno. */
+/* In the forked command, before exec: sets the variables decided; not
+ * NODE_OPTIONS where node could not create its map (/tmp not writable, its
+ * name taken): node aborts then. Returns 0 or negative errno. */
 int record_jit_env_export(const RecordJitEnv *j);
 
 /* After the recording finished and the command exited: removes the perf

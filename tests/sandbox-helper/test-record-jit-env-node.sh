@@ -5,8 +5,9 @@
 # perf map for the command; once the recording is done the map is gone and
 # the directory node ran in holds nothing new (no isolate-*-v8.log). With
 # --no-jit-env: no names and no map. Next to them, what is not ours stays:
-# another process's map, and a symlink planted at the command's own map
-# name (with the file it points to).
+# another process's map, and a symlink or a hard link planted at the
+# command's own map name. Where node could not create its map (it aborts
+# then), it is not asked to.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$(dirname "$0")/jit-checks.sh"
 : "${PERISCOPE:?}"
@@ -23,7 +24,7 @@ sleep 600 </dev/null >/dev/null 2>&1 &
 other=$!
 other_map=/tmp/perf-$other.map
 echo "1000 10 other" >"$other_map"
-planted= # the symlink of case 3
+planted= # what case 3 planted
 trap 'st=$?; set +e; kill $other 2>/dev/null; rm -f "$other_map" $planted; (exit $st); _periscoped_bus_cleanup' EXIT
 
 record() { # name, record's options and command
@@ -60,18 +61,39 @@ for m in $(jit_node_perf_maps "$TEST_TMP/off.syscap"); do
 done
 echo "ok: --no-jit-env: no names, no perf map"
 
-# 3. a symlink at the command's own map name (made after the recording
-# started, by the command's first process, before it becomes node): node
-# writes through it, record removes neither it nor its target
+# 3. what sits at the command's own map name, made after the recording
+# started by the command's first process before it becomes node, and is
+# not a file node made: a symlink (node writes through it) or a second
+# hard link of another file. record removes neither, nor the file they
+# lead to.
 target=$TEST_TMP/planted-target
-: >"$target"
-record symlink -- sh -c "ln -s '$target' /tmp/perf-\$\$.map && exec node '$fib_js' 1500 25"
-link=$(jit_node_perf_maps "$TEST_TMP/symlink.syscap")
-[ -n "$link" ] || fail "no node process in the symlink capture"
-planted=$link
-[ -L "$link" ] || fail "the planted symlink $link was removed"
-[ -f "$target" ] || fail "the symlink's target $target was removed"
-echo "ok: a symlink at the command's map name and its target are left alone"
+for kind in symlink hardlink; do
+        : >"$target"
+        case $kind in
+        symlink) plant="ln -s '$target' /tmp/perf-\$\$.map" ;;
+        hardlink) plant="ln '$target' /tmp/perf-\$\$.map" ;;
+        esac
+        record $kind -- sh -c "$plant && exec node '$fib_js' 1000 25"
+        planted=$(jit_node_perf_maps "$TEST_TMP/$kind.syscap")
+        [ -n "$planted" ] || fail "no node process in the $kind capture"
+        case $kind in
+        symlink) [ -L "$planted" ] ;;
+        hardlink) [ -f "$planted" ] && [ "$planted" -ef "$target" ] ;;
+        esac || fail "the planted $kind $planted was removed or replaced"
+        [ -f "$target" ] || fail "the $kind's target $target was removed"
+        rm -f "$planted"
+        planted=
+        echo "ok: a $kind at the command's map name is left alone"
+done
+
+# 4. node aborts when it cannot create its perf map (V8 checks the open):
+# where /tmp is read-only, record leaves NODE_OPTIONS alone and node runs
+unshare -m sh -c "mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp && cd '$work' &&
+        exec '$PERISCOPE' record --address '$BUS_ADDRESS' -o /dev/fd/3 -- node '$fib_js' 1000 25" \
+        3>"$TEST_TMP/ro.syscap" >"$TEST_TMP/ro.out" 2>"$TEST_TMP/ro.err" ||
+        { cat "$TEST_TMP/ro.err"; fail "node under a read-only /tmp failed"; }
+grep -q done "$TEST_TMP/ro.out" || fail "node under a read-only /tmp did not run to its end"
+echo "ok: with a read-only /tmp node is not asked for a perf map and runs"
 
 [ -f "$other_map" ] && [ "$(cat "$other_map")" = "1000 10 other" ] || fail "another process's perf map $other_map was touched"
 echo "ok: another process's perf map is untouched"
