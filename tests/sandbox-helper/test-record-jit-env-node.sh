@@ -7,7 +7,8 @@
 # --no-jit-env: no names and no map. Next to them, what is not ours stays:
 # another process's map, and a symlink or a hard link planted at the
 # command's own map name. Where node could not create its map (it aborts
-# then), it is not asked to.
+# then), it is not asked to. The user's NODE_OPTIONS is added to, and a
+# choice already made there or in PYTHONPERFSUPPORT is kept.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$(dirname "$0")/jit-checks.sh"
 : "${PERISCOPE:?}"
@@ -94,6 +95,30 @@ unshare -m sh -c "mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp && cd 
         { cat "$TEST_TMP/ro.err"; fail "node under a read-only /tmp failed"; }
 grep -q done "$TEST_TMP/ro.out" || fail "node under a read-only /tmp did not run to its end"
 echo "ok: with a read-only /tmp node is not asked for a perf map and runs"
+
+# 5. the user's environment: NODE_OPTIONS is added to, not replaced; a
+# choice about perf maps made there, or PYTHONPERFSUPPORT set to anything,
+# is left as it is, and so is the map node was asked for that way
+seen() { # what the command should see, then the environment
+        local want=$1
+        shift
+        (cd "$work" && env "$@" "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$TEST_TMP/env.syscap" -- \
+                node -p 'process.env.NODE_OPTIONS + " " + process.env.PYTHONPERFSUPPORT') \
+                >"$TEST_TMP/env.out" 2>"$TEST_TMP/env.err" || { cat "$TEST_TMP/env.err"; fail "recording with $* failed"; }
+        [ "$(cat "$TEST_TMP/env.out")" = "$want" ] || fail "with $*, the command saw '$(cat "$TEST_TMP/env.out")', not '$want'"
+        echo "ok: with $*, the command sees '$want'"
+}
+seen "--max-old-space-size=64 --perf-basic-prof-only-functions 1" NODE_OPTIONS=--max-old-space-size=64
+seen "--perf-basic-prof 0" NODE_OPTIONS=--perf-basic-prof PYTHONPERFSUPPORT=0
+planted=$("$PERISCOPE" dump --json "$TEST_TMP/env.syscap" | "$PYTHON" -c '
+import json, sys
+for f in json.load(sys.stdin)["frames"]:
+    if f["type"] == "PROCESS" and "process.env" in f["cmdline"]:
+        print("/tmp/perf-%d.map" % f["pid"])' | sort -u)
+[ -f "$planted" ] || fail "record removed the perf map ($planted) the user's NODE_OPTIONS asked for"
+rm -f "$planted" "$work"/isolate-*-v8.log
+planted=
+echo "ok: the perf map the user's NODE_OPTIONS asked for is kept"
 
 [ -f "$other_map" ] && [ "$(cat "$other_map")" = "1000 10 other" ] || fail "another process's perf map $other_map was touched"
 echo "ok: another process's perf map is untouched"
