@@ -87,6 +87,27 @@ for l in sys.stdin:
 print(named, total)'
 }
 
+py_rooted() { # capture, file: "ROOTED JITTED", samples with a py:: … [jit] frame, and of those reaching main; the others into file
+        "$PERISCOPE" report --no-progress --folded "$1" | "$PYTHON" -c '
+import sys
+jitted = rooted = 0
+other = open(sys.argv[1], "w")
+for l in sys.stdin:
+    s, _, n = l.rstrip("\n").rpartition(" ")
+    frames = s.split(";")
+    if not any(f.startswith("py::") and f.endswith("[jit]") for f in frames):
+        continue
+    jitted += int(n)
+    # main or what it calls into (Py_BytesMain may be main itself);
+    # what lies above main is libc, which has no table here (its MMAP2
+    # names the root'"'"'s libc by the chroot'"'"'s path)
+    if any(f.split(" ")[0] in ("main", "Py_BytesMain", "Py_RunMain") for f in frames):
+        rooted += int(n)
+    else:
+        other.write(l)
+print(rooted, jitted)' "$2"
+}
+
 # 1. no flags: named, then the map is gone
 record plain
 read -r named total < <(py_named "$TEST_TMP/plain.syscap")
@@ -94,6 +115,18 @@ echo "python3.13 with no flags: py::leaf_sum [jit] in $named of $total samples"
 [ "$total" -ge 100 ] && [ $((named * 2)) -ge "$total" ] || {
         "$PERISCOPE" report --no-progress "$TEST_TMP/plain.syscap" | head -30
         fail "python3.13's functions are not named from its perf map"
+}
+# The stacks go on through the trampolines: CPython's x86_64 trampoline
+# (Python/asm_trampoline.S) keeps no frame pointer and has no unwind
+# table, so the unwinder's trampoline step (docs/unwinding.md) must reach
+# the interpreter's main below every py:: frame.
+read -r rooted jitted < <(py_rooted "$TEST_TMP/plain.syscap" "$TEST_TMP/unrooted")
+echo "python3.13 with no flags: $rooted of $jitted samples under py:: [jit] frames reach main"
+[ "$jitted" -ge 100 ] && [ $((rooted * 100)) -ge $((jitted * 95)) ] || {
+        sed -n 1,10p "$TEST_TMP/unrooted"
+        "$PERISCOPE" info "$TEST_TMP/plain.syscap" >"$TEST_TMP/info"
+        grep -i unwind "$TEST_TMP/info"
+        fail "python3.13's stacks stop at its perf trampolines: $rooted of $jitted reach main"
 }
 maps=$(python_maps "$TEST_TMP/plain.syscap")
 [ -n "$maps" ] || fail "no python3.13 process in the capture"
