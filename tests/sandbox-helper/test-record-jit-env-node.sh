@@ -49,6 +49,21 @@ no_maps_left() { # capture
 record plain -- node "$fib_js" 2500 25
 mkdir "$TEST_TMP/plain"
 jit_node_check "$TEST_TMP/plain.syscap" "$TEST_TMP/plain"
+# V8's JIT code keeps frame pointers: the unwinder's JIT step
+# (docs/unwinding.md) goes through it on to node::Start and _start.
+"$PERISCOPE" report --no-progress --folded "$TEST_TMP/plain.syscap" | "$PYTHON" -c '
+import sys
+jitted = rooted = 0
+for l in sys.stdin:
+    s, _, n = l.rstrip("\n").rpartition(" ")
+    frames = s.split(";")
+    if not any(f.endswith("[jit]") for f in frames):
+        continue
+    jitted += int(n)
+    if frames[0] == "_start" or any(f.startswith("node::Start(") for f in frames):
+        rooted += int(n)
+print(f"node: {rooted} of {jitted} samples under [jit] frames reach node::Start")
+sys.exit(0 if jitted >= 100 and rooted * 100 >= jitted * 95 else 1)' || fail "node's stacks stop in its JIT code"
 no_maps_left "$TEST_TMP/plain.syscap"
 [ -z "$(ls -A "$work")" ] || { ls -la "$work"; fail "node left files in the directory it ran in"; }
 echo "ok: node named with no flags, its perf map ($(jit_node_perf_maps "$TEST_TMP/plain.syscap")) removed, its directory clean"
