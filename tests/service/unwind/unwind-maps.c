@@ -79,7 +79,7 @@ int unwind_maps_add(UnwindMaps *maps, uint64_t start, uint64_t end, uint64_t pgo
                 return r;
         i = first_ending_after(maps, start);
         memmove(&maps->mappings[i + 1], &maps->mappings[i], (maps->n_mappings - i) * sizeof(UnwindMapping));
-        maps->mappings[i] = (UnwindMapping) { start, end, pgoff, table };
+        maps->mappings[i] = (UnwindMapping){ .start = start, .end = end, .pgoff = pgoff, .table = table };
         maps->n_mappings++;
         return 0;
 }
