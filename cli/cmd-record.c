@@ -25,6 +25,7 @@
 #include "record-args.h"
 #include "output-file.h"
 #include "record-control.h"
+#include "record-jit-env.h"
 #include "service-connection.h"
 
 #define CHILD_GRACE_MS 1000 /* after an interrupted recording, how long the command gets to exit */
@@ -428,7 +429,8 @@ static int check_command(const char *name) {
 /* Forks the command, held before exec until the gate fd gets a byte (closed
  * without one: the recording could not start and the child exits 127). An
  * exec that fails sends its errno back on the gate. */
-static int start_held_command(char **command, const char *preload, GPid *ret_pid, int *ret_gate) {
+static int start_held_command(char **command, const char *preload, const RecordJitEnv *jit, GPid *ret_pid,
+                              int *ret_gate) {
         int gate[2];
         int r = record_control_gate_new(gate);
         if (r < 0)
@@ -442,7 +444,7 @@ static int start_held_command(char **command, const char *preload, GPid *ret_pid
         }
         if (pid == 0) {
                 close(gate[1]);
-                if (record_control_child_wait(gate[0], preload) < 0)
+                if (record_control_child_wait(gate[0], preload) < 0 || record_jit_env_export(jit) < 0)
                         _exit(127);
                 execvp(command[0], command);
                 int e = errno;
@@ -781,9 +783,11 @@ int cmd_record(int argc, char **argv) {
                           .child_pidfd = -1,
                           .output = OUTPUT_FILE_INIT };
         int gate = -1;
+        RecordJitEnv jit;
+        record_jit_env_init(&jit, a.command && !a.no_jit_env);
         /* Fork before GDBus starts its thread. */
         if (a.command) {
-                int r = start_held_command(a.command, preload, &run.child_pid, &gate);
+                int r = start_held_command(a.command, preload, &jit, &run.child_pid, &gate);
                 if (r < 0) {
                         fprintf(stderr, "periscope record: cannot start the command: %s\n", g_strerror(-r));
                         return 1;
@@ -809,6 +813,9 @@ int cmd_record(int argc, char **argv) {
                                 "and keeps running without periscope\n",
                                 (int) run.child_pid);
                 ret = exit_status(&run);
+                /* the perf maps are in the capture now */
+                if (run.child_pid && run.child_exited && run.finished_ok)
+                        record_jit_env_clean(&jit, run.output.dir_fd, run.output.target, run.child_pid, a.command);
                 if (run.relay_error) {
                         fprintf(stderr, "periscope record: %s\n", run.relay_error->message);
                         ret = ret ? ret : 1;

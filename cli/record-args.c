@@ -210,6 +210,11 @@ int record_args_parse(RecordArgs *a, int argc, char **argv) {
                   "Do not give the command SYSPROF_TRACE_FD, GJS_TRACE_FD and GTK_TRACE_FD (a Sysprof capture "
                   "the program writes itself)",
                   NULL },
+                { "no-jit-env", 0, 0, G_OPTION_ARG_NONE, &a->no_jit_env,
+                  "Do not turn on the command's runtimes' own perf maps (NODE_OPTIONS="
+                  "--perf-basic-prof-only-functions for node, PYTHONPERFSUPPORT=1 for Python 3.12+), which name "
+                  "their JIT code",
+                  NULL },
                 { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->command, NULL, "[-- COMMAND ARGS…]" },
                 {},
         };

@@ -27,6 +27,7 @@ typedef struct RecordArgs {
         gboolean memory;           /* record-control.c: LD_PRELOAD libperiscope-memory.so */
         gboolean no_control_fd;
         gboolean no_trace_fd;
+        gboolean no_jit_env;       /* record-jit-env.c: no perf maps turned on for the command */
         char **counters;           /* NULL: default; empty: none */
 } RecordArgs;
 

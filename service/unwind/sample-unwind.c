@@ -38,7 +38,7 @@ typedef struct Lookup {
         unsigned next;
 } Lookup;
 
-static bool lookup_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset) {
+static bool lookup_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset, bool *jit) {
         Lookup *l = userdata;
         const ProcessMapping *m;
         const UnwindTable *t;
@@ -48,6 +48,7 @@ static bool lookup_find(void *userdata, uint64_t ip, const UnwindTable **table, 
                 if (m && ip >= m->start && ip < m->end) {
                         *table = l->memo_table[i];
                         *offset = ip - m->start + m->pgoff;
+                        *jit = process_mapping_name_is_anonymous(m->filename);
                         return true;
                 }
         }
@@ -72,6 +73,7 @@ static bool lookup_find(void *userdata, uint64_t ip, const UnwindTable **table, 
         l->memo_table[slot] = t;
         *table = t;
         *offset = ip - m->start + m->pgoff;
+        *jit = process_mapping_name_is_anonymous(m->filename);
         return true;
 }
 

@@ -197,6 +197,61 @@ static UnwindStop next_ip_stop(uint64_t ip) {
         return _UNWIND_STOP_MAX;
 }
 
+/* Whether ip (a return address) is in code whose table has a row with a
+ * CFA rule for it: where a guessed frame must lead to be taken. */
+static bool is_tabled_return(UnwindFindFunc find, void *userdata, const FrameState *f, uint64_t ip) {
+        const UnwindTable *table = NULL;
+        const UnwindRow *row;
+        uint64_t offset = 0;
+        bool jit = false;
+
+        if (next_ip_stop(ip) != _UNWIND_STOP_MAX || !find(userdata, ip - 1, &table, &offset, &jit) || !table ||
+            table->arch != (f->a64 ? UNWIND_ARCH_AARCH64 : UNWIND_ARCH_X86_64))
+                return false;
+        row = unwind_table_lookup(table, offset);
+        return row && unwind_rule_kind(row->cfa) >= UNWIND_CFA_REG_OFFSET;
+}
+
+/* JIT code (no table by nature) reached by a return, SP exact: where its
+ * frame pointer leads to no code, a trampoline that keeps none and only
+ * aligns the stack around its call, as CPython's perf trampoline on x86-64
+ * (Python/asm_trampoline.S: `sub $8, %rsp; call *%rcx`): the return
+ * address at SP + 8, CFA SP + 16, FP unchanged. Taken only where the
+ * caller's code has a table row for it. False to stop. */
+static bool trampoline_step(const UnwindStack *s, FrameState *f, UnwindFindFunc find, void *userdata) {
+        uint64_t ra;
+
+        if (f->a64 || f->sp_unknown || !stack_load(s, f->sp + 8, &ra) || !is_tabled_return(find, userdata, f, ra))
+                return false;
+        f->sp += 16;
+        f->ip = ra;
+        return true;
+}
+
+/* Whether ip (a return address) is in any known code. */
+static bool is_code(UnwindFindFunc find, void *userdata, uint64_t ip) {
+        const UnwindTable *table;
+        uint64_t offset;
+        bool jit = false;
+
+        return next_ip_stop(ip) == _UNWIND_STOP_MAX && find(userdata, ip - 1, &table, &offset, &jit);
+}
+
+/* A frame of JIT code: its frame pointer where it leads to code (V8 keeps
+ * one), else, reached by a return (not the sampled frame, whose place in
+ * the trampoline is unknown), the trampoline frame. */
+static UnwindStop jit_step(const UnwindStack *s, FrameState *f, bool by_return, UnwindFindFunc find, void *userdata) {
+        FrameState next = *f;
+
+        if (fp_step(s, &next) == _UNWIND_STOP_MAX && is_code(find, userdata, next.ip)) {
+                *f = next;
+                return _UNWIND_STOP_MAX;
+        }
+        if (by_return && trampoline_step(s, f, find, userdata))
+                return _UNWIND_STOP_MAX;
+        return fp_step(s, f); /* as for any code without a row: the next lookup says where it leads */
+}
+
 void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFindFunc find, void *userdata,
                      uint64_t *frames, size_t max_frames, UnwindResult *result) {
         FrameState f = frame_state_init(regs);
@@ -219,13 +274,13 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
                 const UnwindTable *table = NULL;
                 const UnwindRow *row = NULL;
                 uint64_t offset = 0, lookup_ip = exact_ip ? f.ip : f.ip - 1;
-                bool signal = false;
+                bool signal = false, jit = false;
 
                 if (n >= max_frames) {
                         stop = UNWIND_STOP_LIMIT;
                         break;
                 }
-                if (!find(userdata, lookup_ip, &table, &offset)) {
+                if (!find(userdata, lookup_ip, &table, &offset, &jit)) {
                         stop = UNWIND_STOP_NO_MAPPING;
                         n -= n > 1; /* a return address in no executable mapping was read past the last frame */
                         break;
@@ -246,7 +301,7 @@ void unwinder_unwind(const UnwindRegs *regs, const UnwindStack *stack, UnwindFin
                         stop = _UNWIND_STOP_MAX;
                         result->n_fp_frames++;
                 } else {
-                        stop = fp_step(stack, &f);
+                        stop = jit && !table ? jit_step(stack, &f, !exact_ip, find, userdata) : fp_step(stack, &f);
                         if (stop == _UNWIND_STOP_MAX)
                                 result->n_fp_frames++;
                 }

@@ -33,9 +33,11 @@ typedef struct UnwindStack {
 } UnwindStack;
 
 /* Finds the code containing ip: sets *table (NULL when the code has no table,
- * e.g. JIT code) and *offset (ip as a file offset in that code's file).
- * Returns false when ip lies in no known executable mapping. */
-typedef bool (*UnwindFindFunc)(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset);
+ * e.g. JIT code) and *offset (ip as a file offset in that code's file), and
+ * *jit (false on entry) when the code is anonymous executable memory (JIT
+ * code, a runtime's trampolines), which has no table by nature. Returns
+ * false when ip lies in no known executable mapping. */
+typedef bool (*UnwindFindFunc)(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset, bool *jit);
 
 typedef enum UnwindStop {
         UNWIND_STOP_END,               /* reached the outermost frame (return address undefined or 0) */
@@ -51,7 +53,8 @@ typedef enum UnwindStop {
 typedef struct UnwindResult {
         size_t n_frames;               /* addresses written, the sampled IP first */
         UnwindStop stop;
-        unsigned n_fp_frames;          /* frames found through the frame-pointer fallback */
+        unsigned n_fp_frames; /* frames found without a table row: the frame-pointer
+                                        * fallback and the JIT trampoline step */
 } UnwindResult;
 
 /* Unwinds from regs over stack, writing at most max_frames addresses to

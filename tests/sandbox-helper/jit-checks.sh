@@ -18,7 +18,7 @@ jit_node_perf_maps() { # capture
 import json, sys
 for f in json.load(sys.stdin)["frames"]:
     if f["type"] == "PROCESS" and "fib.js" in f["cmdline"]:
-        print("/tmp/perf-%d.map" % f["pid"])'
+        print("/tmp/perf-%d.map" % f["pid"])' | sort -u
 }
 
 jit_node_check() { # capture, dir

@@ -143,7 +143,7 @@ const Map *find_map(const Vector *v, uint64_t ip) {
         return NULL;
 }
 
-bool finder_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset) {
+bool finder_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset, bool *jit) {
         Finder *f = userdata;
         const Map *m = find_map(f->v, ip);
 

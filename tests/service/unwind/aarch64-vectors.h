@@ -63,7 +63,7 @@ const char *program_name(const Program *p, uint64_t off);
 const Map *find_map(const Vector *v, uint64_t ip);
 
 /* UnwindFindFunc over a Finder: the program's table, none for other files. */
-bool finder_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset);
+bool finder_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset, bool *jit);
 
 /* The registers of a vector, as periscoped on aarch64 hands them over. */
 UnwindRegs vector_regs(const Vector *v);

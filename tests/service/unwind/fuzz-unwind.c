@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         UnwindStack st = { .base = r.sp, .data = data, .size = size };
                         UnwindResult res;
                         if (unwind_maps_add(&maps, MODULE_BASE, MODULE_BASE + MODULE_SIZE, 0, &table) == 0 &&
-                            unwind_maps_add(&maps, JIT_BASE, JIT_BASE + MODULE_SIZE, 0, NULL) == 0) {
+                            unwind_maps_add_jit(&maps, JIT_BASE, JIT_BASE + MODULE_SIZE) == 0) {
                                 unwinder_unwind(&r, &st, unwind_maps_find, &maps, frames, UNWINDER_MAX_FRAMES, &res);
                                 if (res.n_frames > UNWINDER_MAX_FRAMES || (unsigned) res.stop >= _UNWIND_STOP_MAX)
                                         abort();

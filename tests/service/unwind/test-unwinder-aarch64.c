@@ -197,10 +197,11 @@ static const struct {
                   { .start = 0x1000, .cfa = UNWIND_CFA_NONE } },
 };
 
-static bool synthetic_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset) {
+static bool synthetic_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset, bool *jit) {
         const UnwindTable *t = userdata;
         if (ip >= JIT_BASE && ip < JIT_BASE + 0x1000) {
                 *table = NULL; /* JIT code */
+                *jit = true;
                 *offset = ip - JIT_BASE;
                 return true;
         }

@@ -36,6 +36,12 @@ static uint64_t rng(void) {
  *   0x1800 unsupported */
 #define MOD_BASE 0x400000ull
 #define MOD_END 0x402000ull
+/* Anonymous executable memory (JIT code, CPython's perf trampolines), and
+ * a file whose table could not be had: neither has a table. */
+#define JIT_BASE 0x500000ull
+#define JIT_END 0x501000ull
+#define NOTAB_BASE 0x600000ull
+#define NOTAB_END 0x601000ull
 
 #define ROW(s, cfa_rule, cfa_reg, cfa_off, ra_rule, ra_reg, ra_off, fp_rule, fp_reg, fp_off, fl) \
         { .start = (s), .cfa = UNWIND_RULE(cfa_rule, cfa_reg), .cfa_offset = (cfa_off),      \
@@ -221,6 +227,118 @@ TEST(fp_fallback) {
         CHECK_MSG(res.n_frames == 3 && frames[2] == MOD_BASE + 0x1650, "fp walker: %zu", res.n_frames);
 }
 
+/* leaf ← a table-less frame at ret (JIT code: CPython's x86-64 perf
+ * trampoline, `sub $8, %rsp; call *%rcx`, keeps no frame pointer) ← mid ←
+ * start. The slot below the trampoline's return address holds a stale
+ * address into fpframe, as its alignment padding may; FP is garbage. */
+static UnwindRegs trampoline_stack(uint64_t ret) {
+        uint64_t sp0 = STACK_BASE, sp1 = sp0 + 8, sp2 = sp1 + 16;
+
+        memset(stack_words, 0, sizeof(stack_words));
+        put(sp0, ret);                    /* leaf's RA → the trampoline */
+        put(sp1, MOD_BASE + 0x1220);      /* stale padding */
+        put(sp1 + 8, MOD_BASE + 0x1110);  /* the trampoline's RA → mid */
+        put(sp2 + 32, 0x4321);            /* mid saved start's FP */
+        put(sp2 + 40, MOD_BASE + 0x1640); /* mid's RA → start */
+        return (UnwindRegs){ .ip = MOD_BASE + 0x1004, .sp = sp0, .fp = 0xdead };
+}
+
+TEST(jit_trampoline) {
+        uint64_t frames[16];
+        UnwindResult res;
+        UnwindStack st = full_stack();
+        UnwindRegs regs = trampoline_stack(JIT_BASE + 0x1a);
+
+        run(&regs, &st, frames, 16, &res);
+        CHECK_MSG(res.stop == UNWIND_STOP_END && res.n_frames == 4 && res.n_fp_frames == 1,
+                  "trampoline: %zu frames (%u fp), %s", res.n_frames, res.n_fp_frames, unwind_stop_to_string(res.stop));
+        if (res.n_frames == 4)
+                CHECK_MSG(frames[1] == JIT_BASE + 0x1a && frames[2] == MOD_BASE + 0x1110 &&
+                                  frames[3] == MOD_BASE + 0x1640,
+                          "trampoline: wrong frames");
+
+        /* A file without its table is not taken for a trampoline. */
+        regs = trampoline_stack(NOTAB_BASE + 0x1a);
+        run(&regs, &st, frames, 16, &res);
+        CHECK_MSG(res.stop == UNWIND_STOP_NO_INFO && res.n_frames == 2, "no table, not JIT: %zu frames, %s",
+                  res.n_frames, unwind_stop_to_string(res.stop));
+
+        /* Nor is the sampled frame: where in the trampoline it is is unknown. */
+        regs = trampoline_stack(JIT_BASE + 0x1a);
+        regs = (UnwindRegs){ .ip = JIT_BASE + 0x16, .sp = STACK_BASE + 8, .fp = 0xdead };
+        run(&regs, &st, frames, 16, &res);
+        CHECK_MSG(res.stop == UNWIND_STOP_NO_INFO && res.n_frames == 1, "sampled in the trampoline: %zu frames, %s",
+                  res.n_frames, unwind_stop_to_string(res.stop));
+
+        /* JIT code that keeps a frame pointer (V8) goes by it. */
+        uint64_t fpj = STACK_BASE + 512;
+        regs = trampoline_stack(JIT_BASE + 0x1a);
+        put(fpj, 0);
+        put(fpj + 8, MOD_BASE + 0x1650);
+        regs.fp = fpj;
+        run(&regs, &st, frames, 16, &res);
+        CHECK_MSG(res.stop == UNWIND_STOP_END && res.n_frames == 3 && frames[2] == MOD_BASE + 0x1650,
+                  "JIT with a frame pointer: %zu frames, %s", res.n_frames, unwind_stop_to_string(res.stop));
+        /* Its frame pointer leading to no code: the trampoline's frame. */
+        put(fpj + 8, 0x1234);
+        run(&regs, &st, frames, 16, &res);
+        CHECK_MSG(res.stop == UNWIND_STOP_END && res.n_frames == 4 && frames[2] == MOD_BASE + 0x1110,
+                  "frame pointer to nowhere: %zu frames, %s", res.n_frames, unwind_stop_to_string(res.stop));
+}
+
+TEST(jit_trampoline_hostile) {
+        uint64_t frames[UNWINDER_MAX_FRAMES];
+        UnwindResult res;
+        UnwindStack st = full_stack();
+        UnwindRegs regs;
+
+        /* The trampoline's return address leads back into JIT code, with no
+         * table to check a frame by: stop. */
+        regs = trampoline_stack(JIT_BASE + 0x1a);
+        put(STACK_BASE + 16, JIT_BASE + 0x1a);
+        run(&regs, &st, frames, UNWINDER_MAX_FRAMES, &res);
+        CHECK_MSG(res.stop == UNWIND_STOP_NO_INFO && res.n_frames == 2, "trampoline into JIT: %zu frames, %s",
+                  res.n_frames, unwind_stop_to_string(res.stop));
+
+        /* Its return address slot beyond the copy: no read past it. */
+        regs = trampoline_stack(JIT_BASE + 0x1a);
+        UnwindStack short_st = { STACK_BASE, (const uint8_t *) stack_words, 16 };
+        run(&regs, &short_st, frames, UNWINDER_MAX_FRAMES, &res);
+        CHECK_MSG(res.stop == UNWIND_STOP_NO_INFO && res.n_frames == 2, "trampoline past the copy: %zu frames, %s",
+                  res.n_frames, unwind_stop_to_string(res.stop));
+
+        /* FP outside the copy, and return addresses into JIT code wherever a
+         * trampoline could look: stops at once. */
+        regs = trampoline_stack(JIT_BASE + 0x1a);
+        for (size_t i = 1; i < STACK_WORDS; i++)
+                stack_words[i] = JIT_BASE + 0x1a;
+        regs.fp = STACK_BASE + STACK_WORDS * 8 + 64;
+        run(&regs, &st, frames, UNWINDER_MAX_FRAMES, &res);
+        CHECK_MSG(res.stop == UNWIND_STOP_NO_INFO && res.n_frames == 2, "fp outside, JIT everywhere: %zu frames, %s",
+                  res.n_frames, unwind_stop_to_string(res.stop));
+
+        /* A frame-pointer loop in JIT code: SP must rise, so it ends. */
+        uint64_t x = STACK_BASE + 256;
+        regs = trampoline_stack(JIT_BASE + 0x1a);
+        put(x, x);
+        put(x + 8, JIT_BASE + 0x2a);
+        regs.fp = x;
+        run(&regs, &st, frames, UNWINDER_MAX_FRAMES, &res);
+        CHECK_MSG(res.stop == UNWIND_STOP_NO_INFO && res.n_frames == 3 && frames[2] == JIT_BASE + 0x2a,
+                  "fp loop in JIT: %zu frames, %s", res.n_frames, unwind_stop_to_string(res.stop));
+
+        /* Trampolines and mid calling each other to the copy's end (every
+         * 8 words: the trampoline's return into mid at word 2, the rest
+         * returns into the trampoline): each frame rises, the end stops it. */
+        for (size_t i = 0; i < STACK_WORDS; i++)
+                stack_words[i] = i % 8 == 2 ? MOD_BASE + 0x1110 : JIT_BASE + 0x1a;
+        regs = (UnwindRegs){ .ip = MOD_BASE + 0x1004, .sp = STACK_BASE, .fp = 0xdead };
+        run(&regs, &st, frames, UNWINDER_MAX_FRAMES, &res);
+        CHECK_MSG(res.n_frames > STACK_WORDS / 8 * 2 - 4 && res.n_frames <= STACK_WORDS / 8 * 2 + 1 &&
+                          res.stop != UNWIND_STOP_END && res.stop != UNWIND_STOP_LIMIT,
+                  "trampolines all the way: %zu frames, %s", res.n_frames, unwind_stop_to_string(res.stop));
+}
+
 TEST(forged_stacks) {
         uint64_t frames[UNWINDER_MAX_FRAMES];
         UnwindResult res;
@@ -256,7 +374,7 @@ TEST(forged_stacks) {
                 for (size_t i = 0; i < words; i++) {
                         switch (rng() % 4) {
                         case 0:
-                                stack_words[i] = MOD_BASE + rng() % 0x1a00;
+                                stack_words[i] = rng() % 4 ? MOD_BASE + rng() % 0x1a00 : JIT_BASE + rng() % 0x1000;
                                 break;
                         case 1:
                                 stack_words[i] = STACK_BASE + rng() % (STACK_WORDS * 8 + 64);
@@ -285,22 +403,25 @@ TEST(maps) {
         UnwindMaps m = {};
         const UnwindTable *t;
         uint64_t off;
+        bool jit = false;
 
         CHECK_MSG(unwind_maps_add(&m, 0x1000, 0x5000, 0x0, &table) == 0, "add");
         CHECK_MSG(unwind_maps_add(&m, 0x8000, 0x9000, 0x2000, NULL) == 0, "add");
-        CHECK_MSG(unwind_maps_find(&m, 0x1234, &t, &off) && t == &table && off == 0x234, "find first");
-        CHECK_MSG(unwind_maps_find(&m, 0x8010, &t, &off) && t == NULL && off == 0x2010, "find second");
-        CHECK_MSG(!unwind_maps_find(&m, 0x6000, &t, &off), "find gap");
+        CHECK_MSG(unwind_maps_find(&m, 0x1234, &t, &off, &jit) && t == &table && off == 0x234, "find first");
+        CHECK_MSG(unwind_maps_find(&m, 0x8010, &t, &off, &jit) && t == NULL && off == 0x2010, "find second");
+        CHECK_MSG(!unwind_maps_find(&m, 0x6000, &t, &off, &jit), "find gap");
         /* A new mapping over the middle splits the old one. */
         CHECK_MSG(unwind_maps_add(&m, 0x2000, 0x3000, 0x10000, NULL) == 0, "overlay");
         CHECK_MSG(m.n_mappings == 4, "split into %zu", m.n_mappings);
-        CHECK_MSG(unwind_maps_find(&m, 0x2500, &t, &off) && t == NULL && off == 0x10500, "overlay find");
-        CHECK_MSG(unwind_maps_find(&m, 0x3500, &t, &off) && t == &table && off == 0x2500, "tail keeps its file offset");
+        CHECK_MSG(unwind_maps_find(&m, 0x2500, &t, &off, &jit) && t == NULL && off == 0x10500, "overlay find");
+        CHECK_MSG(unwind_maps_find(&m, 0x3500, &t, &off, &jit) && t == &table && off == 0x2500,
+                  "tail keeps its file offset");
         CHECK_MSG(unwind_maps_remove(&m, 0x0, 0x2800) == 0, "remove");
-        CHECK_MSG(!unwind_maps_find(&m, 0x1500, &t, &off) && !unwind_maps_find(&m, 0x2500, &t, &off), "removed");
-        CHECK_MSG(unwind_maps_find(&m, 0x2900, &t, &off) && off == 0x10900, "partial remove keeps the rest");
+        CHECK_MSG(!unwind_maps_find(&m, 0x1500, &t, &off, &jit) && !unwind_maps_find(&m, 0x2500, &t, &off, &jit),
+                  "removed");
+        CHECK_MSG(unwind_maps_find(&m, 0x2900, &t, &off, &jit) && off == 0x10900, "partial remove keeps the rest");
         unwind_maps_set_table(&m, 0x8000, 0x9000, &table);
-        CHECK_MSG(unwind_maps_find(&m, 0x8010, &t, &off) && t == &table, "set table");
+        CHECK_MSG(unwind_maps_find(&m, 0x8010, &t, &off, &jit) && t == &table, "set table");
         for (size_t i = 1; i < m.n_mappings; i++)
                 CHECK_MSG(m.mappings[i].start >= m.mappings[i - 1].end, "maps overlap");
         unwind_maps_clear(&m);
@@ -335,7 +456,9 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "FAIL: synthetic module table: %s\n", reason);
                 return 1;
         }
-        if (unwind_maps_add(&maps, MOD_BASE, MOD_END, 0, &table) < 0)
+        if (unwind_maps_add(&maps, MOD_BASE, MOD_END, 0, &table) < 0 ||
+            unwind_maps_add_jit(&maps, JIT_BASE, JIT_END) < 0 ||
+            unwind_maps_add(&maps, NOTAB_BASE, NOTAB_END, 0, NULL) < 0)
                 return 1;
         int r = test_main(argc, argv);
         unwind_maps_clear(&maps);

@@ -79,8 +79,16 @@ int unwind_maps_add(UnwindMaps *maps, uint64_t start, uint64_t end, uint64_t pgo
                 return r;
         i = first_ending_after(maps, start);
         memmove(&maps->mappings[i + 1], &maps->mappings[i], (maps->n_mappings - i) * sizeof(UnwindMapping));
-        maps->mappings[i] = (UnwindMapping) { start, end, pgoff, table };
+        maps->mappings[i] = (UnwindMapping){ .start = start, .end = end, .pgoff = pgoff, .table = table };
         maps->n_mappings++;
+        return 0;
+}
+
+int unwind_maps_add_jit(UnwindMaps *maps, uint64_t start, uint64_t end) {
+        int r = unwind_maps_add(maps, start, end, 0, NULL);
+        if (r < 0)
+                return r;
+        maps->mappings[first_ending_after(maps, start)].jit = true;
         return 0;
 }
 
@@ -90,13 +98,14 @@ void unwind_maps_set_table(UnwindMaps *maps, uint64_t start, uint64_t end, const
                 maps->mappings[i].table = table;
 }
 
-bool unwind_maps_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset) {
+bool unwind_maps_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset, bool *jit) {
         const UnwindMaps *maps = userdata;
         size_t i = first_ending_after(maps, ip);
 
         if (i >= maps->n_mappings || maps->mappings[i].start > ip)
                 return false;
         *table = maps->mappings[i].table;
+        *jit = maps->mappings[i].jit;
         *offset = ip - maps->mappings[i].start + maps->mappings[i].pgoff;
         return true;
 }

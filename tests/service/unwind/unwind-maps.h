@@ -15,6 +15,7 @@ typedef struct UnwindMapping {
         uint64_t start, end;          /* [start, end) */
         uint64_t pgoff;               /* file offset mapped at start */
         const UnwindTable *table;     /* borrowed (table cache); may be NULL */
+        bool jit;                     /* anonymous executable memory (no table by nature) */
 } UnwindMapping;
 
 typedef struct UnwindMaps {
@@ -26,6 +27,9 @@ typedef struct UnwindMaps {
  * new mmap replaces what was mapped there. Returns 0 or -ENOMEM/-EINVAL. */
 int unwind_maps_add(UnwindMaps *maps, uint64_t start, uint64_t end, uint64_t pgoff, const UnwindTable *table);
 
+/* Adds anonymous executable memory (JIT code) at [start, end). */
+int unwind_maps_add_jit(UnwindMaps *maps, uint64_t start, uint64_t end);
+
 /* Forgets [start, end) (munmap). */
 int unwind_maps_remove(UnwindMaps *maps, uint64_t start, uint64_t end);
 
@@ -34,7 +38,7 @@ int unwind_maps_remove(UnwindMaps *maps, uint64_t start, uint64_t end);
 void unwind_maps_set_table(UnwindMaps *maps, uint64_t start, uint64_t end, const UnwindTable *table);
 
 /* UnwindFindFunc for unwinder_unwind(): userdata is the UnwindMaps. */
-bool unwind_maps_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset);
+bool unwind_maps_find(void *userdata, uint64_t ip, const UnwindTable **table, uint64_t *offset, bool *jit);
 
 /* Frees the mapping array (tables are borrowed, not freed). */
 void unwind_maps_clear(UnwindMaps *maps);
