@@ -6,33 +6,21 @@
 # perf map record turned on for it (PYTHONPERFSUPPORT=1); afterwards the
 # map is gone. With --no-jit-env: no py:: names and no map.
 #
-# The interpreter comes from a Debian 13 root (debootstrap --variant=minbase
-# --include=python3.13 trixie, built once under $PERISCOPE_TEST_CACHE). It
+# The interpreter comes from the suite's Debian 13 root (python_root, built
+# once under $PERISCOPE_TEST_CACHE). It
 # runs chrooted in a mount namespace of its own whose /tmp is this
 # machine's, so its perf map is written where record looks (a map written
 # inside another root is left there, docs/jit.md) and the workload in
 # $TEST_TMP is at the same path inside.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
 . "$(dirname "$0")/jit-checks.sh"
+. "$(dirname "$0")/../lib/python-roots.sh"
 : "${PERISCOPE:?}"
-[ "$(id -u)" = 0 ] || fail "needs root (debootstrap, chroot)"
+[ "$(id -u)" = 0 ] || fail "needs root (chroot, mount namespaces)"
 unset NODE_OPTIONS PYTHONPERFSUPPORT # as a user who asked for nothing
 
-cache=${PERISCOPE_TEST_CACHE:-/var/cache/periscope-tests}
-root=$cache/jit-env-trixie-python3.13
-mirror=${PERISCOPE_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
-mkdir -p "$cache"
-exec 9>"$root.lock"
-flock 9
-if [ ! -x "$root/usr/bin/python3.13" ]; then
-        command -v debootstrap >/dev/null || fail "debootstrap missing: apt-get install -y debootstrap"
-        rm -rf "$root.new"
-        echo "building the Debian 13 root with python3.13 in $root (a few minutes, once)"
-        debootstrap --variant=minbase --include=python3.13 trixie "$root.new" "${mirror:-http://deb.debian.org/debian}" \
-                >"$root.log" 2>&1 || { tail -20 "$root.log"; fail "debootstrap trixie failed (log: $root.log)"; }
-        mv "$root.new" "$root"
-fi
-flock -u 9
+python_root trixie # PY_ROOT: the suite's Debian 13 root (tests/lib/python-roots.sh)
+root=$PY_ROOT
 version=$(chroot "$root" python3.13 --version) || fail "python3.13 does not run in $root"
 echo "interpreter: $version from $root"
 
