@@ -98,7 +98,7 @@ typedef struct Python {
         sd_event_source *drain_timer; /* PYTHON_DRAIN_USEC, once an interpreter is located */
         PyFrame frames[PY_FRAMES_MAX];
         uint64_t stack[PYTHON_MAX_STACK];
-        uint64_t located, samples, python_frames, read_failures, unmatched;
+        uint64_t located, samples, python_frames, read_failures, unmatched, after_exit;
         uint64_t delay_sum_ns, delay_max_ns; /* from a sample's time to its frames' read */
 } Python;
 
@@ -212,6 +212,8 @@ static int python_read(void *userdata, uint64_t addr, void *buf, size_t n) {
         ssize_t k = pread(p->mem_fd, buf, n, (off_t) addr);
         if (k < 0)
                 return errno == EIO ? -EFAULT : -errno;
+        if (k == 0)
+                return -ESRCH; /* its memory is gone: it exited (an unmapped address is EIO) */
         return (size_t) k == n ? 0 : -EFAULT;
 }
 
@@ -447,26 +449,34 @@ static int python_symbol(Python *py, PyProcess *p, const PyFrame *f, int64_t tim
         return capture_writer_add_jitmap(py->rec->writer, time, -1, (int32_t) p->pid, &e, 1);
 }
 
-static const PyThread *python_thread(PyProcess *p, pid_t tid, char **ret_why) {
+/* The thread state of tid: 1 and *ret, 0 when it has none (listed
+ * lately), or a negative errno of the listing and its reason. */
+static int python_thread(PyProcess *p, pid_t tid, const PyThread **ret, char **ret_why) {
         int64_t now = now_monotonic_ms();
         if (p->threads_ms != 0 && now - p->threads_ms < PYTHON_THREADS_MAX_AGE_MS)
                 for (size_t i = 0; i < p->n_threads; i++)
-                        if (p->threads[i].native_thread_id == (uint64_t) tid)
-                                return &p->threads[i];
+                        if (p->threads[i].native_thread_id == (uint64_t) tid) {
+                                *ret = &p->threads[i];
+                                return 1;
+                        }
         if (p->threads_ms != 0 && now - p->threads_ms < PYTHON_THREADS_REFRESH_MS)
-                return NULL;
+                return 0;
         p->threads_ms = now;
         if (!p->threads) {
                 p->threads = calloc(PYTHON_MAX_THREADS, sizeof *p->threads);
                 if (!p->threads)
-                        return NULL;
+                        return -ENOMEM;
         }
         int n = py_reader_threads(p->reader, p->runtime, p->threads, PYTHON_MAX_THREADS, ret_why);
         p->n_threads = n > 0 ? (size_t) n : 0;
+        if (n < 0)
+                return n;
         for (size_t i = 0; i < p->n_threads; i++)
-                if (p->threads[i].native_thread_id == (uint64_t) tid)
-                        return &p->threads[i];
-        return NULL;
+                if (p->threads[i].native_thread_id == (uint64_t) tid) {
+                        *ret = &p->threads[i];
+                        return 1;
+                }
+        return 0;
 }
 
 static bool in_eval(const PyProcess *p, uint64_t a, bool return_address) {
@@ -506,17 +516,22 @@ static int python_sample(void *part, Recording *rec, const PerfSample *s, const 
                 return 0; /* no Python on this stack */
 
         _cleanup_free_ char *why = NULL;
-        const PyThread *t = python_thread(p, (pid_t) s->tid, &why);
-        if (!t) {
-                if (why)
-                        python_read_failed(py, p, -EBADMSG, why);
-                return 0;
-        }
+        const PyThread *t = NULL;
         uint64_t frame = 0;
         size_t n_frames = 0;
-        int r = py_reader_current_frame(p->reader, t->tstate, &frame, &why);
+        int r = python_thread(p, (pid_t) s->tid, &t, &why);
+        if (r > 0)
+                r = py_reader_current_frame(p->reader, t->tstate, &frame, &why);
         if (r >= 0 && frame != 0)
                 r = py_reader_walk(p->reader, frame, py->frames, PY_FRAMES_MAX, &n_frames, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r == -ESRCH) {
+                /* it exited before its samples were drained: nothing to read any more */
+                py->after_exit++;
+                p->state = PY_STATE_NONE;
+                return 0;
+        }
         if (r < 0) {
                 python_read_failed(py, p, r, why);
                 return 0;
@@ -535,8 +550,15 @@ static int python_sample(void *part, Recording *rec, const PerfSample *s, const 
         for (size_t i = 0; i < n_frames; i++)
                 if (py->frames[i].entry || i == n_frames - 1)
                         groups++;
-        if (groups != evals)
+        /* Each eval call of the stack began with an entry frame: fewer entry
+         * frames than calls is a chain read after the stack changed (it is
+         * read when the sample is drained, not at its instant), and its
+         * frames would name calls that are not these; more is a native stack
+         * cut short by its unwinding, whose innermost calls are matched. */
+        if (groups < evals) {
                 py->unmatched++;
+                return 0;
+        }
 
         size_t out = 0, next = 0, eval = 0;
         user = false;
@@ -649,6 +671,7 @@ static void python_write_stats(void *part, Recording *rec, CaptureStatsBuffer *o
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_FRAMES, py->python_frames);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_READ_FAILURES, py->read_failures);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_UNMATCHED, py->unmatched);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_AFTER_EXIT, py->after_exit);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_DELAY_MEAN_NS,
                                      py->samples ? py->delay_sum_ns / py->samples : 0);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_DELAY_MAX_NS, py->delay_max_ns);
