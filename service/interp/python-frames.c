@@ -2,6 +2,7 @@
 /* python-frames.c: a CPython process's thread states and frame chains,
  * read as hostile input, and the code objects of its frames, cached per
  * address. */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -83,6 +84,7 @@ int py_reader_new(const PyLayout *layout, PyReadFunc read, void *userdata, PyRea
 
         if (!read || py_layout_check(layout, NULL) < 0)
                 return -EINVAL;
+        /* py_layout_check() bounds the spans too. */
 
         _cleanup_free_ PyReader *r = calloc(1, sizeof(PyReader));
         if (!r)
@@ -125,16 +127,20 @@ void py_reader_get_stats(const PyReader *r, PyReaderStats *ret) {
         };
 }
 
-/* Reads span s of the object at addr into buf (which holds the whole
- * object from offset 0 to s.end). */
+/* Reads span s of the object at addr into buf (PY_LAYOUT_SPAN_MAX bytes,
+ * from s.start on). */
 static int read_span(PyReader *r, uint64_t addr, Span s, uint8_t *buf, const char *what, char **ret_why) {
-        if (addr == 0 || addr % 8 != 0)
-                return py_memory_read(&r->memory, addr, 8, buf, 0, what, ret_why);
-        return py_memory_read(&r->memory, addr + s.start, 1, buf + s.start, s.end - s.start, what, ret_why);
+        assert(s.end - s.start <= PY_LAYOUT_SPAN_MAX);
+        return py_memory_read_in(&r->memory, addr, s.start, buf, s.end - s.start, what, ret_why);
 }
 
-static uint64_t load_ptr(const uint8_t *buf, uint32_t offset) {
-        return unaligned_load_u64(buf + offset, true);
+/* The field at offset of an object whose span s was read into buf. */
+static uint64_t field_u64(const uint8_t *buf, Span s, uint32_t offset) {
+        return unaligned_load_u64(buf + (offset - s.start), true);
+}
+
+static uint8_t field_u8(const uint8_t *buf, Span s, uint32_t offset) {
+        return buf[offset - s.start];
 }
 
 /* An address seen before in a list or chain of n. */
@@ -147,19 +153,19 @@ static bool seen(const uint64_t *addrs, size_t n, uint64_t a) {
 
 int py_reader_current_frame(PyReader *r, uint64_t tstate, uint64_t *ret_frame, char **ret_why) {
         const PyLayout *l = &r->layout;
-        uint8_t buf[PY_LAYOUT_OBJECT_MAX];
+        uint8_t buf[PY_LAYOUT_SPAN_MAX];
         int k;
 
         k = read_span(r, tstate, r->tstate, buf, "PyThreadState", ret_why);
         if (k < 0)
                 return k;
         if (l->tstate_cframe == NONE) {
-                *ret_frame = load_ptr(buf, l->tstate_current_frame);
+                *ret_frame = field_u64(buf, r->tstate, l->tstate_current_frame);
                 return 0;
         }
 
         /* 3.11, 3.12: through the _PyCFrame on the thread's C stack. */
-        uint64_t cframe = load_ptr(buf, l->tstate_cframe);
+        uint64_t cframe = field_u64(buf, r->tstate, l->tstate_cframe);
         if (cframe == 0) {
                 *ret_frame = 0;
                 return 0;
@@ -167,13 +173,13 @@ int py_reader_current_frame(PyReader *r, uint64_t tstate, uint64_t *ret_frame, c
         k = read_span(r, cframe, r->cframe, buf, "_PyCFrame", ret_why);
         if (k < 0)
                 return k;
-        *ret_frame = load_ptr(buf, l->cframe_current_frame);
+        *ret_frame = field_u64(buf, r->cframe, l->cframe_current_frame);
         return 0;
 }
 
 int py_reader_threads(PyReader *r, uint64_t runtime_addr, PyThread *threads, size_t n_max, char **ret_why) {
         const PyLayout *l = &r->layout;
-        uint8_t buf[PY_LAYOUT_OBJECT_MAX];
+        uint8_t buf[PY_LAYOUT_SPAN_MAX];
         uint64_t interps[PY_INTERPRETERS_MAX];
         _cleanup_free_ uint64_t *tstates = NULL;
         size_t n_interps = 0, n = 0;
@@ -190,7 +196,7 @@ int py_reader_threads(PyReader *r, uint64_t runtime_addr, PyThread *threads, siz
                            "_PyRuntime.interpreters.head", ret_why);
         if (k < 0)
                 return k;
-        interp = load_ptr(buf, 0);
+        interp = unaligned_load_u64(buf, true);
 
         while (interp != 0) {
                 if (seen(interps, n_interps, interp))
@@ -202,8 +208,8 @@ int py_reader_threads(PyReader *r, uint64_t runtime_addr, PyThread *threads, siz
                 k = read_span(r, interp, r->interp, buf, "PyInterpreterState", ret_why);
                 if (k < 0)
                         return k;
-                uint64_t next_interp = load_ptr(buf, l->interp_next);
-                uint64_t tstate = load_ptr(buf, l->interp_threads_head);
+                uint64_t next_interp = field_u64(buf, r->interp, l->interp_next);
+                uint64_t tstate = field_u64(buf, r->interp, l->interp_threads_head);
 
                 while (tstate != 0) {
                         if (seen(tstates, n, tstate))
@@ -219,10 +225,10 @@ int py_reader_threads(PyReader *r, uint64_t runtime_addr, PyThread *threads, siz
                         *t = (PyThread){
                                 .tstate = tstate,
                                 .interp = interp,
-                                .native_thread_id = load_ptr(buf, l->tstate_native_thread_id),
-                                .thread_id = load_ptr(buf, l->tstate_thread_id),
+                                .native_thread_id = field_u64(buf, r->tstate, l->tstate_native_thread_id),
+                                .thread_id = field_u64(buf, r->tstate, l->tstate_thread_id),
                         };
-                        uint64_t next = load_ptr(buf, l->tstate_next);
+                        uint64_t next = field_u64(buf, r->tstate, l->tstate_next);
                         k = py_reader_current_frame(r, tstate, &t->frame, ret_why);
                         if (k < 0)
                                 return k;
@@ -253,7 +259,7 @@ static CodeEntry *code_slot(PyReader *r, uint64_t address) {
  * replaced (its strings are in its frames): the walk fails -EAGAIN. */
 static int code_get(PyReader *r, uint64_t address, const CodeEntry **ret, char **ret_why) {
         const PyLayout *l = &r->layout;
-        uint8_t buf[PY_LAYOUT_OBJECT_MAX];
+        uint8_t buf[PY_LAYOUT_SPAN_MAX];
         int k;
 
         k = read_span(r, address, r->code, buf, "code object", ret_why);
@@ -261,12 +267,12 @@ static int code_get(PyReader *r, uint64_t address, const CodeEntry **ret, char *
                 return k;
         CodeEntry now = {
                 .address = address,
-                .type = load_ptr(buf, l->object_type),
-                .filename_ptr = load_ptr(buf, l->code_filename),
-                .name_ptr = load_ptr(buf, l->code_name),
-                .qualname_ptr = load_ptr(buf, l->code_qualname),
-                .linetable_ptr = load_ptr(buf, l->code_linetable),
-                .firstlineno = (int32_t) unaligned_load_u32(buf + l->code_firstlineno, true),
+                .type = field_u64(buf, r->code, l->object_type),
+                .filename_ptr = field_u64(buf, r->code, l->code_filename),
+                .name_ptr = field_u64(buf, r->code, l->code_name),
+                .qualname_ptr = field_u64(buf, r->code, l->code_qualname),
+                .linetable_ptr = field_u64(buf, r->code, l->code_linetable),
+                .firstlineno = (int32_t) unaligned_load_u32(buf + (l->code_firstlineno - r->code.start), true),
         };
         if (r->code_type != 0 && now.type != r->code_type)
                 return why_setf(ret_why, -EBADMSG,
@@ -331,7 +337,7 @@ static void code_cache_prepare(PyReader *r, size_t n_max) {
 
 int py_reader_walk(PyReader *r, uint64_t frame, PyFrame *frames, size_t n_max, size_t *ret_n, char **ret_why) {
         const PyLayout *l = &r->layout;
-        uint8_t buf[PY_LAYOUT_OBJECT_MAX];
+        uint8_t buf[PY_LAYOUT_SPAN_MAX];
         uint64_t links[2 * PY_FRAMES_MAX];
         size_t n_links = 0, n = 0;
         int k = 0;
@@ -340,7 +346,7 @@ int py_reader_walk(PyReader *r, uint64_t frame, PyFrame *frames, size_t n_max, s
         if (n_max > PY_FRAMES_MAX)
                 n_max = PY_FRAMES_MAX;
         code_cache_prepare(r, n_max);
-        for (; frame != 0; frame = load_ptr(buf, l->frame_previous)) {
+        for (; frame != 0; frame = field_u64(buf, r->frame, l->frame_previous)) {
                 if (seen(links, n_links, frame)) {
                         k = why_setf(ret_why, -ELOOP, "the frame chain comes back to 0x%" PRIx64, frame);
                         break;
@@ -354,7 +360,7 @@ int py_reader_walk(PyReader *r, uint64_t frame, PyFrame *frames, size_t n_max, s
                 k = read_span(r, frame, r->frame, buf, "_PyInterpreterFrame", ret_why);
                 if (k < 0)
                         break;
-                uint8_t owner = buf[l->frame_owner];
+                uint8_t owner = field_u8(buf, r->frame, l->frame_owner);
                 if (owner > l->owner_max) {
                         k = why_setf(ret_why, -EBADMSG,
                                      "the frame at 0x%" PRIx64 " has owner %u, which Python 3.%u has not", frame, owner,
@@ -373,7 +379,7 @@ int py_reader_walk(PyReader *r, uint64_t frame, PyFrame *frames, size_t n_max, s
                         break;
                 }
 
-                uint64_t code = load_ptr(buf, l->frame_code);
+                uint64_t code = field_u64(buf, r->frame, l->frame_code);
                 if (l->frame_code_tagged)
                         code &= ~UINT64_C(3);
                 const CodeEntry *e = NULL;
@@ -384,7 +390,7 @@ int py_reader_walk(PyReader *r, uint64_t frame, PyFrame *frames, size_t n_max, s
                         break;
                 }
 
-                uint64_t instr = load_ptr(buf, l->frame_instr), base = code + l->code_adaptive;
+                uint64_t instr = field_u64(buf, r->frame, l->frame_instr), base = code + l->code_adaptive;
                 int64_t addrq = (int64_t) (instr - base);
                 int line = py_linetable_line(e->linetable, e->linetable_size, e->firstlineno, addrq);
                 frames[n++] = (PyFrame){
@@ -393,7 +399,7 @@ int py_reader_walk(PyReader *r, uint64_t frame, PyFrame *frames, size_t n_max, s
                         .name = e->name,
                         .filename = e->filename,
                         .line = line > 0 ? line : 0,
-                        .entry = l->frame_is_entry != NONE && buf[l->frame_is_entry] != 0,
+                        .entry = l->frame_is_entry != NONE && field_u8(buf, r->frame, l->frame_is_entry) != 0,
                 };
         }
         /* The oldest frame of a whole chain began its eval call. */

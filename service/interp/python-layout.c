@@ -149,6 +149,37 @@ int py_layout_check(const PyLayout *l, char **ret_why) {
                         return r;
         }
 
+        /* Each object is read in one span of its fields. */
+        const struct {
+                const char *name;
+                uint32_t offsets[6];
+        } objects[] = {
+                { "PyInterpreterState", { l->interp_next, l->interp_threads_head, NONE, NONE, NONE, NONE } },
+                { "PyThreadState",
+                  { l->tstate_next, l->tstate_native_thread_id, l->tstate_thread_id, l->tstate_cframe,
+                    l->tstate_current_frame, NONE } },
+                { "_PyInterpreterFrame",
+                  { l->frame_code, l->frame_previous, l->frame_instr, l->frame_owner, l->frame_is_entry, NONE } },
+                { "PyCodeObject",
+                  { l->object_type, l->code_filename, l->code_name, l->code_qualname, l->code_linetable,
+                    l->code_firstlineno } },
+        };
+        for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
+                uint32_t lo = UINT32_MAX, hi = 0;
+                for (size_t j = 0; j < 6; j++) {
+                        uint32_t o = objects[i].offsets[j];
+                        if (o == NONE)
+                                continue;
+                        lo = o < lo ? o : lo;
+                        hi = o + 8 > hi ? o + 8 : hi;
+                }
+                if (hi - lo > PY_LAYOUT_SPAN_MAX)
+                        return why_setf(ret_why, -EINVAL, "%s's fields span %" PRIu32 " bytes, more than %u",
+                                        objects[i].name, hi - lo, PY_LAYOUT_SPAN_MAX);
+        }
+        if (l->unicode_compact_data > PY_LAYOUT_HEADER_MAX || l->bytes_data > PY_LAYOUT_HEADER_MAX)
+                return why_setf(ret_why, -EINVAL, "a str or bytes header of more than %u bytes", PY_LAYOUT_HEADER_MAX);
+
         /* The fields a walk reads as one object must lie inside it: a code
          * object's names before its instructions, a string's header before
          * its characters. */
@@ -343,7 +374,7 @@ int py_layout_from_debug_offsets(PyReadFunc read, void *userdata, uint64_t runti
                 .frame_is_entry = NONE,
                 .frame_code_tagged = PY_VERSION_MINOR(version) >= 14,
                 .owner_first_incomplete = 3,
-                .owner_cstack = PY_VERSION_MINOR(version) >= 14 ? 4 : 3,
+                .owner_cstack = 3,
                 .owner_max = PY_VERSION_MINOR(version) >= 14 ? 4 : 3,
         };
         const struct {

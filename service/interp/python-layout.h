@@ -22,10 +22,14 @@ typedef int (*PyReadFunc)(void *userdata, uint64_t addr, void *buf, size_t n);
 #define PY_VERSION_MINOR(v) ((unsigned) ((v) >> 16) & 0xffu)
 
 /* The offsets one frame walk needs, in bytes from the start of each
- * object. A reader reads each object from its start to the end of the
- * last field it uses, so every offset is below PY_LAYOUT_OBJECT_MAX
- * (py_layout_check()). */
-#define PY_LAYOUT_OBJECT_MAX 4096u
+ * object. A reader reads of each object the span from its first field
+ * used to the end of its last: every offset is below PY_LAYOUT_OBJECT_MAX
+ * (3.13's PyInterpreterState keeps its next pointer past 7 KiB), every
+ * span at most PY_LAYOUT_SPAN_MAX, and a str's or bytes' header at most
+ * PY_LAYOUT_HEADER_MAX (py_layout_check()). */
+#define PY_LAYOUT_OBJECT_MAX (1u << 20)
+#define PY_LAYOUT_SPAN_MAX 512u
+#define PY_LAYOUT_HEADER_MAX 256u
 
 typedef struct PyLayout {
         uint32_t version;        /* PY_VERSION_HEX; major.minor at least */
@@ -58,8 +62,12 @@ typedef struct PyLayout {
         bool frame_code_tagged;         /* f_executable is a _PyStackRef (3.14+): low bits are tags */
         uint8_t owner_first_incomplete; /* owners from this value on are the interpreter's shims (3 from
                                          * 3.12; 255 for 3.11, which has none) */
-        uint8_t owner_cstack;           /* the shim each _PyEval_EvalFrameDefault call pushes (3.12+; 255 for 3.11) */
-        uint8_t owner_max;              /* the largest owner the version has */
+        /* The owner of the shim each _PyEval_EvalFrameDefault call pushes: 3
+         * from 3.12 on (FRAME_OWNED_BY_CSTACK in 3.12 and 3.13,
+         * FRAME_OWNED_BY_INTERPRETER in 3.14, whose CSTACK is 4); 255 for
+         * 3.11. */
+        uint8_t owner_cstack;
+        uint8_t owner_max; /* the largest owner the version has */
 
         /* PyCodeObject */
         uint32_t code_filename;
@@ -86,8 +94,8 @@ typedef struct PyLayout {
 } PyLayout;
 
 /* 0 when every offset of layout is within PY_LAYOUT_OBJECT_MAX and as
- * aligned as its field, and its version is one this reader knows; else
- * -EINVAL and the reason. */
+ * aligned as its field, each object's span within PY_LAYOUT_SPAN_MAX, and
+ * its version is one this reader knows; else -EINVAL and the reason. */
 int py_layout_check(const PyLayout *layout, char **ret_why);
 
 /* The layout of CPython major.minor from Periscope's table (3.11, 3.12),

@@ -29,6 +29,24 @@ int py_memory_read(PyMemory *m, uint64_t addr, size_t align, void *buf, size_t n
         return 0;
 }
 
+int py_memory_read_in(PyMemory *m, uint64_t addr, size_t offset, void *buf, size_t n, const char *what,
+                      char **ret_why) {
+        int r;
+
+        r = py_memory_read(m, addr, 8, buf, 0, what, ret_why);
+        if (r < 0)
+                return r;
+        if (offset + n > PY_ADDRESS_END - addr)
+                return why_setf(ret_why, -EFAULT, "%s at 0x%" PRIx64 " is beyond user space", what, addr);
+        if (n == 0)
+                return 0;
+        m->reads++;
+        r = m->read(m->userdata, addr + offset, buf, n);
+        if (r < 0)
+                return why_setf(ret_why, r, "%s at 0x%" PRIx64 " cannot be read: %m", what, addr);
+        return 0;
+}
+
 /* The state bits of PyASCIIObject, the same from 3.11 to 3.14: interned:2,
  * kind:3, compact:1, ascii:1, then ready (3.11) or statically_allocated. */
 #define STATE_KIND(s) (((s) >> 2) & 7u)
@@ -61,7 +79,7 @@ static size_t utf8_put(char *out, uint32_t c) {
 }
 
 int py_read_str(PyMemory *m, const PyLayout *l, uint64_t addr, char **ret, char **ret_why) {
-        uint8_t header[PY_LAYOUT_OBJECT_MAX];
+        uint8_t header[PY_LAYOUT_HEADER_MAX];
         uint8_t data[PY_STRING_MAX + 4];
         int r;
 
@@ -117,7 +135,7 @@ int py_read_str(PyMemory *m, const PyLayout *l, uint64_t addr, char **ret, char 
 
 int py_read_bytes(PyMemory *m, const PyLayout *l, uint64_t addr, size_t max, uint8_t **ret, size_t *ret_size,
                   char **ret_why) {
-        uint8_t header[PY_LAYOUT_OBJECT_MAX];
+        uint8_t header[PY_LAYOUT_HEADER_MAX];
         int r;
 
         r = py_memory_read(m, addr, 8, header, l->bytes_data, "bytes", ret_why);

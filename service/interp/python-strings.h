@@ -24,6 +24,10 @@ typedef struct PyMemory {
  * callback's error. what names the object in the reason. */
 int py_memory_read(PyMemory *m, uint64_t addr, size_t align, void *buf, size_t n, const char *what, char **ret_why);
 
+/* Reads n bytes at offset into the object at addr, which must be aligned
+ * to 8: the reason names the object's address. */
+int py_memory_read_in(PyMemory *m, uint64_t addr, size_t offset, void *buf, size_t n, const char *what, char **ret_why);
+
 /* The str object at addr as valid, NUL-terminated UTF-8 in new memory:
  * compact strings only (every name and file name is one), at most
  * PY_STRING_MAX bytes of characters, ending where their length says (the

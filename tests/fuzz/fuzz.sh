@@ -10,7 +10,7 @@
 # usage: fuzz.sh SOURCE_ROOT TARGET LIMIT [EXTRA_SEED_DIR…]
 #   TARGET: control-ring | trace-fd | mountinfo | podman-json | flatpak-info |
 #           capture-reader | helper-elf | helper-answers | jit-files | unwind-tables |
-#           export
+#           export | python-frames
 #   LIMIT:  SECONDS of fuzzing, or runs:N for N inputs from seed 1 (the
 #           same inputs every time)
 # tests/fuzz/run-long.sh runs them all for longer.
@@ -93,6 +93,10 @@ unwind-tables)
         includes+=(-I"$src/protocol" -I"$src/service/unwind")
         cflags=(-DUNWIND_FUZZ_LIBFUZZER)
         max_len=8192 ;;
+python-frames)
+        # service/interp's CPython reader over a synthetic process image
+        sources=("$src"/service/interp/*.c "${basic[@]}")
+        includes+=(-I"$src/service/interp" -I"$src/tests/interp") ;;
 export)
         # periscope export: the model and its four writers on any capture
         # (the report's loader under them), analysis/'s files

@@ -12,7 +12,7 @@ build=$(cd "${1:-$src/build}" && pwd)
 corpus=$src/tests/fuzz/corpus
 . "$(dirname "$0")/../lib/test-lib.sh" # fail, as_user, wait_for
 for tool in tests/fuzz/make-seeds tests/capture/test-capture-corpus tests/cli/make-sysprof-capture \
-        tests/service/control/trace-writer tests/service/unwind/fuzz-unwind-driver; do
+        tests/service/control/trace-writer tests/service/unwind/fuzz-unwind-driver tests/interp/test-python-reader; do
         [ -x "$build/$tool" ] || fail "$build/$tool is missing: build the tree first (ninja -C $build)"
 done
 tmp=$(mktemp -d /tmp/periscope-seeds.XXXXXX)
@@ -60,6 +60,11 @@ mv "$tmp"/jit/jit-*.dump "$corpus/jit-files/jitdump"
 # unwind-tables: the fuzz driver's seed (fuzz-unwind.c make_seed())
 fresh unwind-tables
 "$build/tests/service/unwind/fuzz-unwind-driver" --dump-seed "$corpus/unwind-tables/seed"
+
+# python-frames: a synthetic process of each version, two threads, frames
+# with and without shims (test-python-reader --seeds)
+fresh python-frames
+"$build/tests/interp/test-python-reader" --seeds "$corpus/python-frames"
 
 # capture-reader: the hand-broken and valid captures of
 # tests/capture/capture-corpus.c; two Sysprof-written captures
