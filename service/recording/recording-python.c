@@ -33,7 +33,7 @@
 /* While an interpreter is read, the rings are drained this often (not only
  * at the recording's 100 ms tick): a sample's Python frames are read when
  * it is drained, and the sooner, the closer to the sample's instant. */
-#define PYTHON_DRAIN_USEC (10 * 1000)
+#define PYTHON_DRAIN_USEC (4 * 1000)
 #define PYTHON_MAX_NAME 1024u  /* bytes of a frame's name in the capture */
 #define PYTHON_MAX_STACK 4096u /* addresses of a merged sample */
 /* The synthetic addresses: CAPTURE_JITMAP_MARK, 'P', the symbol's index. */
@@ -307,7 +307,7 @@ static int python_on_drain_timer(sd_event_source *s, uint64_t usec, void *userda
 static void python_drain_often(Python *py) {
         if (py->drain_timer)
                 return;
-        int r = sd_event_add_time_relative(py->rec->event, &py->drain_timer, CLOCK_MONOTONIC, PYTHON_DRAIN_USEC, 1000,
+        int r = sd_event_add_time_relative(py->rec->event, &py->drain_timer, CLOCK_MONOTONIC, PYTHON_DRAIN_USEC, 500,
                                            python_on_drain_timer, py);
         if (r < 0)
                 log_recording_errno(LOG_INFO, py->rec->id, r,
@@ -479,6 +479,31 @@ static int python_thread(PyProcess *p, pid_t tid, const PyThread **ret, char **r
         return 0;
 }
 
+/* The thread's chain into py->frames. The thread runs on while it is read:
+ * a walk whose thread has another current frame after it may have read
+ * frames of calls that returned meanwhile (a caller's slot taken by the
+ * next call), so it is read once more, and then taken as empty
+ * (-EAGAIN) if it changed again. */
+static int python_walk(Python *py, PyProcess *p, const PyThread *t, uint64_t *frame, size_t *n_frames, char **ret_why) {
+        for (unsigned attempt = 0; attempt < 2; attempt++) {
+                uint64_t after = 0;
+                *n_frames = 0;
+                int r = py_reader_current_frame(p->reader, t->tstate, frame, ret_why);
+                if (r < 0 || *frame == 0)
+                        return r;
+                r = py_reader_walk(p->reader, *frame, py->frames, PY_FRAMES_MAX, n_frames, ret_why);
+                if (r < 0)
+                        return r;
+                r = py_reader_current_frame(p->reader, t->tstate, &after, ret_why);
+                if (r < 0)
+                        return r;
+                if (after == *frame)
+                        return 0;
+        }
+        *n_frames = 0;
+        return -EAGAIN;
+}
+
 static bool in_eval(const PyProcess *p, uint64_t a, bool return_address) {
         if (return_address) /* a call's return address may be one past its function */
                 return a > p->eval_start && a <= p->eval_end;
@@ -521,11 +546,13 @@ static int python_sample(void *part, Recording *rec, const PerfSample *s, const 
         size_t n_frames = 0;
         int r = python_thread(p, (pid_t) s->tid, &t, &why);
         if (r > 0)
-                r = py_reader_current_frame(p->reader, t->tstate, &frame, &why);
-        if (r >= 0 && frame != 0)
-                r = py_reader_walk(p->reader, frame, py->frames, PY_FRAMES_MAX, &n_frames, &why);
+                r = python_walk(py, p, t, &frame, &n_frames, &why);
         if (r == -ENOMEM)
                 return r;
+        if (r == -EAGAIN) {
+                py->unmatched++; /* the chain changed under both reads */
+                return 0;
+        }
         if (r == -ESRCH) {
                 /* it exited before its samples were drained: nothing to read any more */
                 py->after_exit++;
