@@ -41,15 +41,18 @@ typedef struct CodeEntry {
         size_t linetable_size;
 } CodeEntry;
 
-/* Open addressing with linear probing, at most half full. */
-#define CODE_SLOTS (2 * PY_CODE_CACHE_MAX)
+/* Open addressing with linear probing, at most half full: it starts small
+ * (a reader per process) and doubles up to CODE_SLOTS_MAX. */
+#define CODE_SLOTS_MIN 64u
+#define CODE_SLOTS_MAX (2 * PY_CODE_CACHE_MAX)
 
 struct PyReader {
         PyLayout layout;
         PyMemory memory;
         Span interp, tstate, cframe, frame, code;
         uint64_t code_type; /* the type of the first code object read, which every later one must have */
-        CodeEntry *slots;   /* CODE_SLOTS, address 0 for a free one */
+        CodeEntry *slots;   /* n_slots of them, address 0 for a free one */
+        size_t n_slots;
         size_t n_codes;
         uint64_t walk; /* walks so far */
         uint64_t code_lookups, code_hits;
@@ -63,7 +66,7 @@ static void code_entry_clear(CodeEntry *e) {
 }
 
 static void code_cache_flush(PyReader *r) {
-        for (size_t i = 0; i < CODE_SLOTS; i++)
+        for (size_t i = 0; i < r->n_slots; i++)
                 if (r->slots[i].address != 0)
                         code_entry_clear(&r->slots[i]);
         r->n_codes = 0;
@@ -89,7 +92,8 @@ int py_reader_new(const PyLayout *layout, PyReadFunc read, void *userdata, PyRea
         _cleanup_free_ PyReader *r = calloc(1, sizeof(PyReader));
         if (!r)
                 return -ENOMEM;
-        r->slots = calloc(CODE_SLOTS, sizeof(CodeEntry));
+        r->n_slots = CODE_SLOTS_MIN;
+        r->slots = calloc(r->n_slots, sizeof(CodeEntry));
         if (!r->slots)
                 return -ENOMEM;
         r->layout = *layout;
@@ -151,30 +155,37 @@ static bool seen(const uint64_t *addrs, size_t n, uint64_t a) {
         return false;
 }
 
-int py_reader_current_frame(PyReader *r, uint64_t tstate, uint64_t *ret_frame, char **ret_why) {
+/* The current frame of a thread state whose span is in buf: 3.13+ has it
+ * there, 3.11 and 3.12 in the _PyCFrame on the thread's C stack. */
+static int tstate_frame(PyReader *r, const uint8_t *buf, uint64_t *ret_frame, char **ret_why) {
         const PyLayout *l = &r->layout;
+        uint8_t cbuf[PY_LAYOUT_SPAN_MAX];
+        int k;
+
+        if (l->tstate_cframe == NONE) {
+                *ret_frame = field_u64(buf, r->tstate, l->tstate_current_frame);
+                return 0;
+        }
+        uint64_t cframe = field_u64(buf, r->tstate, l->tstate_cframe);
+        if (cframe == 0) {
+                *ret_frame = 0;
+                return 0;
+        }
+        k = read_span(r, cframe, r->cframe, cbuf, "_PyCFrame", ret_why);
+        if (k < 0)
+                return k;
+        *ret_frame = field_u64(cbuf, r->cframe, l->cframe_current_frame);
+        return 0;
+}
+
+int py_reader_current_frame(PyReader *r, uint64_t tstate, uint64_t *ret_frame, char **ret_why) {
         uint8_t buf[PY_LAYOUT_SPAN_MAX];
         int k;
 
         k = read_span(r, tstate, r->tstate, buf, "PyThreadState", ret_why);
         if (k < 0)
                 return k;
-        if (l->tstate_cframe == NONE) {
-                *ret_frame = field_u64(buf, r->tstate, l->tstate_current_frame);
-                return 0;
-        }
-
-        /* 3.11, 3.12: through the _PyCFrame on the thread's C stack. */
-        uint64_t cframe = field_u64(buf, r->tstate, l->tstate_cframe);
-        if (cframe == 0) {
-                *ret_frame = 0;
-                return 0;
-        }
-        k = read_span(r, cframe, r->cframe, buf, "_PyCFrame", ret_why);
-        if (k < 0)
-                return k;
-        *ret_frame = field_u64(buf, r->cframe, l->cframe_current_frame);
-        return 0;
+        return tstate_frame(r, buf, ret_frame, ret_why);
 }
 
 int py_reader_threads(PyReader *r, uint64_t runtime_addr, PyThread *threads, size_t n_max, char **ret_why) {
@@ -229,7 +240,7 @@ int py_reader_threads(PyReader *r, uint64_t runtime_addr, PyThread *threads, siz
                                 .thread_id = field_u64(buf, r->tstate, l->tstate_thread_id),
                         };
                         uint64_t next = field_u64(buf, r->tstate, l->tstate_next);
-                        k = py_reader_current_frame(r, tstate, &t->frame, ret_why);
+                        k = tstate_frame(r, buf, &t->frame, ret_why);
                         if (k < 0)
                                 return k;
                         tstates[n++] = tstate;
@@ -248,10 +259,30 @@ static uint64_t hash_address(uint64_t a) {
 }
 
 static CodeEntry *code_slot(PyReader *r, uint64_t address) {
-        size_t i = hash_address(address) & (CODE_SLOTS - 1);
+        size_t i = hash_address(address) & (r->n_slots - 1);
         while (r->slots[i].address != 0 && r->slots[i].address != address)
-                i = (i + 1) & (CODE_SLOTS - 1);
+                i = (i + 1) & (r->n_slots - 1);
         return &r->slots[i];
+}
+
+/* Room for one more entry: the table doubled (entries moved, their
+ * strings stay where they are) when it would be more than half full. */
+static int code_cache_reserve(PyReader *r) {
+        if ((r->n_codes + 1) * 2 <= r->n_slots || r->n_slots >= CODE_SLOTS_MAX)
+                return 0;
+        CodeEntry *old = r->slots;
+        size_t n_old = r->n_slots;
+        r->slots = calloc(n_old * 2, sizeof(CodeEntry));
+        if (!r->slots) {
+                r->slots = old;
+                return -ENOMEM;
+        }
+        r->n_slots = n_old * 2;
+        for (size_t i = 0; i < n_old; i++)
+                if (old[i].address != 0)
+                        *code_slot(r, old[i].address) = old[i];
+        free(old);
+        return 0;
 }
 
 /* The code object at address, from the cache when its pointers are those
@@ -283,6 +314,9 @@ static int code_get(PyReader *r, uint64_t address, const CodeEntry **ret, char *
                 return why_setf(ret_why, -EBADMSG, "the object at 0x%" PRIx64 " has no type", address);
 
         r->code_lookups++;
+        k = code_cache_reserve(r);
+        if (k < 0)
+                return k;
         CodeEntry *e = code_slot(r, address);
         if (e->address == address && e->type == now.type && e->filename_ptr == now.filename_ptr &&
             e->name_ptr == now.name_ptr && e->qualname_ptr == now.qualname_ptr &&

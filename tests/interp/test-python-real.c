@@ -41,6 +41,7 @@ typedef struct Target {
         pid_t pid;
         int mem_fd;
         uint64_t runtime, py_version;
+        uint64_t guest_base; /* where qemu-user keeps an ET_EXEC of another machine: host = guest + this */
         uint16_t machine;
         char script[PATH_MAX]; /* the script's path as the interpreter sees it */
         long main_tid, other_tid;
@@ -51,7 +52,7 @@ static int mem_read(void *userdata, uint64_t addr, void *buf, size_t n) {
         Target *t = userdata;
         if (addr > INT64_MAX)
                 return -EFAULT;
-        ssize_t k = pread(t->mem_fd, buf, n, (off_t) addr);
+        ssize_t k = pread(t->mem_fd, buf, n, (off_t) (addr + t->guest_base));
         if (k < 0)
                 return errno == EIO ? -EFAULT : -errno;
         return (size_t) k == n ? 0 : -EFAULT;
@@ -117,13 +118,17 @@ out:
         return r;
 }
 
-/* The lowest PT_LOAD's page-aligned address in the ELF file at path. */
-static int elf_first_load(const char *path, uint64_t *ret) {
+/* The lowest PT_LOAD's page-aligned address in the ELF file at path, and
+ * whether the file is ET_EXEC (loaded at its own addresses). */
+static int elf_first_load(const char *path, uint64_t *ret, bool *ret_exec) {
         int fd = open(path, O_RDONLY | O_CLOEXEC), r = -ENOENT;
         if (fd < 0)
                 return -errno;
         Elf *e = elf_begin(fd, ELF_C_READ, NULL);
         size_t n = 0;
+        GElf_Ehdr eh;
+        if (e && gelf_getehdr(e, &eh))
+                *ret_exec = eh.e_type == ET_EXEC;
         if (e && elf_getphdrnum(e, &n) == 0)
                 for (size_t i = 0; i < n; i++) {
                         GElf_Phdr ph;
@@ -173,34 +178,29 @@ static void target_stop(void) {
         }
 }
 
-/* Starts frames-target.py under $PYTHON (in $PYTHON_ROOT) and reads its
- * "ready" line; exits the test on any failure (every case needs it). */
-static void target_start(void) {
-        const char *python = getenv("PYTHON"), *root = getenv("PYTHON_ROOT"), *elf = getenv("PYTHON_ELF");
-        char host_python[PATH_MAX], host_elf[PATH_MAX], line[2 * PATH_MAX];
+/* Starts $PYTHON (in $PYTHON_ROOT) with args, its stdout a pipe whose
+ * reading end is *ret_fd; the script folder is /tmp in a root (bound there in the
+ * interpreter's own mount namespace: the root itself is not changed). */
+static pid_t python_spawn(const char *const *args, int *ret_fd) {
+        const char *python = getenv("PYTHON"), *root = getenv("PYTHON_ROOT");
+        const char *argv[8] = { python };
         int pipefd[2];
 
-        if (target_started)
-                return;
-        target_started = true;
         if (!python) {
                 fprintf(stderr, "FAIL: $PYTHON (the interpreter to read) is not set\n");
                 exit(1);
         }
-        bool chrooted = root && strcmp(root, "/") != 0;
-        snprintf(host_python, sizeof(host_python), "%s%s", chrooted ? root : "", python);
-        snprintf(host_elf, sizeof(host_elf), "%s%s", chrooted ? root : "", elf ?: python);
-        snprintf(target.script, sizeof(target.script), "%s/frames-target.py", chrooted ? "/mnt" : TARGET_SCRIPT_DIR);
+        for (size_t i = 0; args[i] && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
+                argv[i + 1] = args[i];
         MUST(pipe2(pipefd, O_CLOEXEC));
-
-        target.pid = fork();
-        MUST(target.pid);
-        if (target.pid == 0) {
+        pid_t pid = fork();
+        MUST(pid);
+        if (pid == 0) {
                 if (dup2(pipefd[1], STDOUT_FILENO) < 0)
                         _exit(127);
-                if (chrooted) {
+                if (root && strcmp(root, "/") != 0) {
                         char mnt[PATH_MAX];
-                        snprintf(mnt, sizeof(mnt), "%s/mnt", root);
+                        snprintf(mnt, sizeof(mnt), "%s/tmp", root);
                         /* The root stays as it is: the script is bound in a
                          * mount namespace of the interpreter's own. */
                         if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
@@ -211,14 +211,33 @@ static void target_start(void) {
                                 _exit(127);
                         }
                 }
-                execl(python, python, target.script, (char *) NULL);
+                execv(python, (char *const *) argv);
                 fprintf(stderr, "FAIL: %s: %m\n", python);
                 _exit(127);
         }
         close(pipefd[1]);
+        *ret_fd = pipefd[0];
+        return pid;
+}
+
+/* Starts frames-target.py under $PYTHON (in $PYTHON_ROOT) and reads its
+ * "ready" line; exits the test on any failure (every case needs it). */
+static void target_start(void) {
+        const char *python = getenv("PYTHON"), *root = getenv("PYTHON_ROOT"), *elf = getenv("PYTHON_ELF");
+        char host_python[PATH_MAX], host_elf[PATH_MAX], line[2 * PATH_MAX];
+        int fd;
+
+        if (target_started)
+                return;
+        target_started = true;
+        bool chrooted = root && strcmp(root, "/") != 0;
+        snprintf(host_python, sizeof(host_python), "%s%s", chrooted ? root : "", python ?: "");
+        snprintf(host_elf, sizeof(host_elf), "%s%s", chrooted ? root : "", elf ?: python ?: "");
+        snprintf(target.script, sizeof(target.script), "%s/frames-target.py", chrooted ? "/tmp" : TARGET_SCRIPT_DIR);
+        target.pid = python_spawn((const char *const[]){ target.script, NULL }, &fd);
         atexit(target_stop);
 
-        FILE *out = fdopen(pipefd[0], "r");
+        FILE *out = fdopen(fd, "r");
         if (!out || !fgets(line, sizeof(line), out) ||
             sscanf(line, "ready %ld %ld %4095s", &target.main_tid, &target.other_tid, target.threading_file) != 3) {
                 fprintf(stderr, "FAIL: %s did not say it is ready\n", host_python);
@@ -232,15 +251,21 @@ static void target_start(void) {
         MUST(stat(host_elf, &st));
         MUST(elf_symbol(host_elf, "_PyRuntime", &runtime_sym, &target.machine));
         MUST(elf_symbol(host_elf, "Py_Version", &version_sym, &target.machine));
-        MUST(elf_first_load(host_elf, &first_load));
+        bool exec_file = false;
+        MUST(elf_first_load(host_elf, &first_load, &exec_file));
         MUST(map_start(target.pid, st.st_dev, st.st_ino, &start));
-        target.runtime = start - first_load + runtime_sym;
+        /* An ET_EXEC is at its own addresses, but qemu-user (an aarch64
+         * interpreter here) may keep the guest's memory at an offset: every
+         * address the reader sees is the guest's. */
+        target.guest_base = exec_file ? start - first_load : 0;
+        uint64_t bias = exec_file ? 0 : start - first_load;
+        target.runtime = bias + runtime_sym;
 
         char mem[64];
         snprintf(mem, sizeof(mem), "/proc/%d/mem", (int) target.pid);
         target.mem_fd = open(mem, O_RDONLY | O_CLOEXEC);
         MUST(target.mem_fd);
-        MUST(mem_read(&target, start - first_load + version_sym, &target.py_version, 8));
+        MUST(mem_read(&target, bias + version_sym, &target.py_version, 8));
 }
 
 static unsigned wanted_minor(void) {
@@ -408,6 +433,67 @@ TEST(wrong_layout) {
         fprintf(stderr, "the other table: %s\n", why ?: "nothing read");
         free(why);
         py_reader_free(r);
+}
+
+/* The interpreter's own co_lines() of every code object of threading,
+ * json.decoder and frames-target.py, against py_linetable_line() on the
+ * same co_linetable: the line of every instruction agrees. */
+static const char lines_program[] = "import sys, threading, json.decoder\n"
+                                    "def walk(c):\n"
+                                    "    print('C', c.co_firstlineno, c.co_linetable.hex() or '-')\n"
+                                    "    for start, end, line in c.co_lines():\n"
+                                    "        print('L', start, end, -1 if line is None else line)\n"
+                                    "    for k in c.co_consts:\n"
+                                    "        if hasattr(k, 'co_lines'):\n"
+                                    "            walk(k)\n"
+                                    "for path in [threading.__file__, json.decoder.__file__, sys.argv[1]]:\n"
+                                    "    walk(compile(open(path).read(), path, 'exec'))\n";
+
+TEST(linetable_matches_co_lines) {
+        const char *root = getenv("PYTHON_ROOT");
+        char script[PATH_MAX];
+        int fd;
+        snprintf(script, sizeof(script), "%s/frames-target.py",
+                 root && strcmp(root, "/") != 0 ? "/tmp" : TARGET_SCRIPT_DIR);
+        pid_t pid = python_spawn((const char *const[]){ "-c", lines_program, script, NULL }, &fd);
+        FILE *f = fdopen(fd, "r");
+        MUST(f ? 0 : -errno);
+
+        static uint8_t table[PY_LINETABLE_MAX];
+        static char line[2 * PY_LINETABLE_MAX + 64];
+        size_t size = 0, n_codes = 0, n_units = 0, wrong = 0;
+        int firstlineno = 0;
+        while (fgets(line, sizeof(line), f)) {
+                char hex[8];
+                long start, end, want;
+                if (line[0] == 'C') {
+                        char *p = line + 2, *end_p;
+                        firstlineno = (int) strtol(p, &end_p, 10);
+                        p = end_p + 1;
+                        size = 0;
+                        while (p[0] != '-' && p[0] && p[0] != '\n' && size < sizeof(table)) {
+                                memcpy(hex, p, 2);
+                                hex[2] = 0;
+                                table[size++] = (uint8_t) strtoul(hex, NULL, 16);
+                                p += 2;
+                        }
+                        n_codes++;
+                } else if (sscanf(line, "L %ld %ld %ld", &start, &end, &want) == 3) {
+                        for (long a = start; a < end; a += 2) {
+                                int got = py_linetable_line(table, size, firstlineno, a);
+                                n_units++;
+                                if (got != (want < 0 ? 0 : want) && wrong++ < 10)
+                                        fail("offset %ld of the code object at line %d: line %d, co_lines says %ld", a,
+                                             firstlineno, got, want);
+                        }
+                }
+        }
+        fclose(f);
+        int status;
+        MUST(waitpid(pid, &status, 0));
+        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the interpreter's co_lines() program failed");
+        CHECK_MSG(n_codes > 100 && n_units > 5000, "%zu code objects, %zu instructions compared", n_codes, n_units);
+        fprintf(stderr, "%zu code objects, %zu instructions: %zu lines differ\n", n_codes, n_units, wrong);
 }
 
 int main(int argc, char **argv) {
