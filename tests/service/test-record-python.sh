@@ -5,13 +5,14 @@
 # - `record -- python3.11 workload.py split`: the Python functions in call
 #   order under the native main, and work_a's share of the samples that
 #   of its CPU time (the workload's own log) within 4 sigma + 1 point;
+#   Sysprof 3.46's own resolver names the frames;
 # - `record -p PID` of an interpreter already running;
 # - two threads: each thread's samples carry its own chain only;
 # - --no-python-frames: none, the interpreter's own frames as before;
 # - a hostile "python3.11" whose _PyRuntime loops: its capture counts the
 #   failed reads and names no frame, and the daemon records on.
 . "$(dirname "$0")/../lib/periscoped-bus.sh"
-: "${PERISCOPE:?}" "${HOSTILE_PYTHON:?}"
+: "${PERISCOPE:?}" "${HOSTILE_PYTHON:?}" "${SYSPROF_NAMES:?}"
 PY311=/usr/bin/python3.11
 [ -x $PY311 ] || fail "$PY311 is missing: apt-get install -y python3.11"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,6 +34,11 @@ split=$cap
 "$PERISCOPE" export --format perf-script -o "$TEST_TMP/split.perf" "$cap"
 check split "$TEST_TMP/split.folded" "$TEST_TMP/split.perf" "$TEST_TMP/phases" ||
         { head -c 3000 "$TEST_TMP/split.folded"; fail "the Python frames of the split workload are wrong"; }
+# Sysprof 3.46's own JITMAP resolver names them too
+"$SYSPROF_NAMES" --jitmap "$cap" >"$TEST_TMP/split.sysprof" || fail "libsysprof-4 cannot read the capture"
+for f in work_a work_b spin; do
+        grep -q "^[0-9]* py::$f (" "$TEST_TMP/split.sysprof" || { cat "$TEST_TMP/split.sysprof"; fail "Sysprof does not name py::$f"; }
+done
 echo "ok: record -- python3.11: $(stat_of "$cap" python_samples) samples with Python frames," \
         "read $(stat_of "$cap" python_delay_mean_ns) ns after their sample on average"
 
@@ -80,7 +86,7 @@ hpid=$("$PERISCOPE" info "$cap" | awk '$2 ~ /python3.11$/ { print $1; exit }')
 grep "process $hpid: Python frames not read: ." "$TEST_TMP/periscoped.log" || fail "periscoped did not say why"
 kill -0 "$PERISCOPED_PID" || fail "periscoped died"
 cap=$TEST_TMP/after.syscap
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- $PY311 "$workload" split 300000 2 || fail "record exited $?"
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- $PY311 "$workload" split 1200000 3 || fail "record exited $?"
 "$PERISCOPE" report --folded "$cap" >"$TEST_TMP/after.folded"
 check present "$TEST_TMP/after.folded" work_a work_b || fail "no Python frames after the hostile interpreter"
 echo "ok: a hostile interpreter costs its own frames only ($f failed reads counted)"
