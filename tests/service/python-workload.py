@@ -8,6 +8,7 @@
 #   forever N                the same until killed (for -p); prints "ready"
 #   threads N SECONDS        two threads, one running ta() -> work_a, the
 #                            other tb() -> work_b, each for SECONDS
+#   sleeper COUNT            waiter() sleeps 50 ms COUNT times (off-CPU)
 import sys
 import threading
 import time
@@ -80,12 +81,19 @@ def threads(n, seconds):
     t2.join()
 
 
+def waiter(count):
+    for _ in range(count):
+        time.sleep(0.05)
+
+
 def main():
     mode = sys.argv[1]
     if mode == "split":
         split(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)
     elif mode == "forever":
         forever(int(sys.argv[2]))
+    elif mode == "sleeper":
+        waiter(int(sys.argv[2]))
     elif mode == "threads":
         threads(int(sys.argv[2]), float(sys.argv[3]))
 

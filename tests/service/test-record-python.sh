@@ -8,6 +8,7 @@
 #   Sysprof 3.46's own resolver names the frames;
 # - `record -p PID` of an interpreter already running;
 # - two threads: each thread's samples carry its own chain only;
+# - --off-cpu: the sleep below the Python function that sleeps;
 # - --no-python-frames: none, the interpreter's own frames as before;
 # - a hostile "python3.11" whose _PyRuntime loops: its capture counts the
 #   failed reads and names no frame, and the daemon records on.
@@ -60,6 +61,14 @@ cap=$TEST_TMP/threads.syscap
 "$PERISCOPE" export --format perf-script -o "$TEST_TMP/threads.perf" "$cap"
 check threads "$TEST_TMP/threads.perf" || fail "threads' Python frames are mixed up"
 echo "ok: each thread its own frames"
+
+# 3b. off-CPU stacks: where a Python function waits
+cap=$TEST_TMP/offcpu.syscap
+"$PERISCOPE" record --address "$BUS_ADDRESS" --off-cpu -o "$cap" -- $PY311 "$workload" sleeper 20 || fail "record exited $?"
+"$PERISCOPE" report --off-cpu --folded "$cap" >"$TEST_TMP/offcpu.folded"
+check present "$TEST_TMP/offcpu.folded" main waiter || fail "the off-CPU stacks have no Python frames"
+grep -q "py::waiter .*clock_nanosleep" "$TEST_TMP/offcpu.folded" || fail "the sleep is not below py::waiter"
+echo "ok: --off-cpu stacks carry Python frames"
 
 # 4. the option off
 cap=$TEST_TMP/off.syscap
