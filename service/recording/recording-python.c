@@ -100,6 +100,7 @@ typedef struct Python {
         uint64_t stack[PYTHON_MAX_STACK];
         uint64_t located, samples, python_frames, read_failures, unmatched, after_exit;
         uint64_t delay_sum_ns, delay_max_ns; /* from a sample's time to its frames' read */
+        uint64_t read_ns;                    /* spent reading chains (the part's cost per sample) */
 } Python;
 
 /* ---- processes ---- */
@@ -544,9 +545,11 @@ static int python_sample(void *part, Recording *rec, const PerfSample *s, const 
         const PyThread *t = NULL;
         uint64_t frame = 0;
         size_t n_frames = 0;
+        int64_t begin = now_monotonic_ns();
         int r = python_thread(p, (pid_t) s->tid, &t, &why);
         if (r > 0)
                 r = python_walk(py, p, t, &frame, &n_frames, &why);
+        py->read_ns += (uint64_t) (now_monotonic_ns() - begin);
         if (r == -ENOMEM)
                 return r;
         if (r == -EAGAIN) {
@@ -699,6 +702,7 @@ static void python_write_stats(void *part, Recording *rec, CaptureStatsBuffer *o
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_READ_FAILURES, py->read_failures);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_UNMATCHED, py->unmatched);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_AFTER_EXIT, py->after_exit);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_READ_NS, py->read_ns);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_DELAY_MEAN_NS,
                                      py->samples ? py->delay_sum_ns / py->samples : 0);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_DELAY_MAX_NS, py->delay_max_ns);
