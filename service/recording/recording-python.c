@@ -708,6 +708,13 @@ static void python_write_stats(void *part, Recording *rec, CaptureStatsBuffer *o
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_DELAY_MAX_NS, py->delay_max_ns);
 }
 
+static void python_get_stats(const void *part, const Recording *rec, RecordingStats *ret) {
+        const Python *py = part;
+        ret->python_processes = py->located;
+        ret->python_samples = py->samples;
+        ret->python_read_failures = py->read_failures;
+}
+
 static void python_free(void *part, Recording *rec) {
         Python *py = part;
         python_close(part, rec);
@@ -731,5 +738,6 @@ const RecordingPartVTable recording_part_python = {
         .stop = python_stop,
         .close = python_close,
         .write_stats = python_write_stats,
+        .get_stats = python_get_stats,
         .free = python_free,
 };

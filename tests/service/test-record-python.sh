@@ -29,8 +29,10 @@ periscoped_start
 # 1. the command: the 2:1 split
 cap=$TEST_TMP/split.syscap
 split=$cap
-"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- $PY311 "$workload" split 1200000 8 "$TEST_TMP/phases" ||
-        fail "record exited $?"
+"$PERISCOPE" record --address "$BUS_ADDRESS" -o "$cap" -- $PY311 "$workload" split 1200000 8 "$TEST_TMP/phases" \
+        2>"$TEST_TMP/split.err" || { cat "$TEST_TMP/split.err"; fail "record exited $?"; }
+grep -q "^periscope: Python frames in [1-9][0-9]* samples of 1 interpreter$" "$TEST_TMP/split.err" ||
+        { cat "$TEST_TMP/split.err"; fail "record did not say how many samples got Python frames"; }
 "$PERISCOPE" report --folded "$cap" >"$TEST_TMP/split.folded"
 "$PERISCOPE" export --format perf-script -o "$TEST_TMP/split.perf" "$cap"
 check split "$TEST_TMP/split.folded" "$TEST_TMP/split.perf" "$TEST_TMP/phases" ||
