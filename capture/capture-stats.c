@@ -81,6 +81,7 @@ static const char *const capture_stat_table[_CAPTURE_STAT_MAX] = {
         [CAPTURE_STAT_PYTHON_READ_FAILURES] = "python_read_failures",
         [CAPTURE_STAT_PYTHON_UNMATCHED] = "python_unmatched",
         [CAPTURE_STAT_PYTHON_AFTER_EXIT] = "python_after_exit",
+        [CAPTURE_STAT_PYTHON_LATE] = "python_late",
         [CAPTURE_STAT_PYTHON_READ_NS] = "python_read_ns",
         [CAPTURE_STAT_PYTHON_DELAY_MEAN_NS] = "python_delay_mean_ns",
         [CAPTURE_STAT_PYTHON_DELAY_MAX_NS] = "python_delay_max_ns",

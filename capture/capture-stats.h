@@ -110,6 +110,7 @@ typedef enum CaptureStat {
         CAPTURE_STAT_PYTHON_READ_FAILURES, /* samples whose Python frames could not be read */
         CAPTURE_STAT_PYTHON_UNMATCHED,     /* samples whose eval calls and Python entry frames disagreed */
         CAPTURE_STAT_PYTHON_AFTER_EXIT,    /* samples drained after their process exited: nothing to read */
+        CAPTURE_STAT_PYTHON_LATE,          /* samples drained too late to read their frames: left native */
         CAPTURE_STAT_PYTHON_READ_NS,       /* time spent reading chains, all samples */
         CAPTURE_STAT_PYTHON_DELAY_MEAN_NS, /* how long after the sample its Python frames were read, on average */
         CAPTURE_STAT_PYTHON_DELAY_MAX_NS,  /* and at most */

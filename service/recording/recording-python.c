@@ -34,6 +34,8 @@
  * at the recording's 100 ms tick): a sample's Python frames are read when
  * it is drained, and the sooner, the closer to the sample's instant. */
 #define PYTHON_DRAIN_USEC (4 * 1000)
+/* A sample drained later than this keeps its native frames (python_late). */
+#define PYTHON_MAX_DELAY_NS (50 * 1000 * 1000ll)
 #define PYTHON_MAX_NAME 1024u  /* bytes of a frame's name in the capture */
 #define PYTHON_MAX_STACK 4096u /* addresses of a merged sample */
 /* The synthetic addresses: CAPTURE_JITMAP_MARK, 'P', the symbol's index. */
@@ -99,8 +101,9 @@ typedef struct Python {
         PyFrame frames[PY_FRAMES_MAX];
         uint64_t stack[PYTHON_MAX_STACK];
         uint64_t located, samples, python_frames, read_failures, unmatched, after_exit;
-        uint64_t delay_sum_ns, delay_max_ns; /* from a sample's time to its frames' read */
-        uint64_t read_ns;                    /* spent reading chains (the part's cost per sample) */
+        uint64_t delay_sum_ns, delay_max_ns, n_delays; /* from a sample's time to its drain */
+        uint64_t late;                                 /* drained after PYTHON_MAX_DELAY_NS: left native */
+        uint64_t read_ns;                              /* spent reading chains (the part's cost per sample) */
 } Python;
 
 /* ---- processes ---- */
@@ -541,6 +544,22 @@ static int python_sample(void *part, Recording *rec, const PerfSample *s, const 
         if (evals == 0)
                 return 0; /* no Python on this stack */
 
+        /* The chain is read now, not at the sample: a sample drained this
+         * late (its process's first, waiting for unwind tables; a busy
+         * daemon) would be given the frames of a later moment. A thread
+         * off the CPU kept its frames until its wait ended. */
+        int64_t delay = now_monotonic_ns() - (int64_t) (s->time + s->off_cpu_ns);
+        if (delay > 0) {
+                py->n_delays++;
+                py->delay_sum_ns += (uint64_t) delay;
+                if ((uint64_t) delay > py->delay_max_ns)
+                        py->delay_max_ns = (uint64_t) delay;
+        }
+        if (delay > PYTHON_MAX_DELAY_NS) {
+                py->late++;
+                return 0;
+        }
+
         _cleanup_free_ char *why = NULL;
         const PyThread *t = NULL;
         uint64_t frame = 0;
@@ -568,12 +587,6 @@ static int python_sample(void *part, Recording *rec, const PerfSample *s, const 
         }
         if (n_frames == 0)
                 return 0;
-        int64_t delay = now_monotonic_ns() - (int64_t) s->time;
-        if (delay > 0) {
-                py->delay_sum_ns += (uint64_t) delay;
-                if ((uint64_t) delay > py->delay_max_ns)
-                        py->delay_max_ns = (uint64_t) delay;
-        }
 
         /* The groups of frames, one per eval call, newest first. */
         size_t groups = 0;
@@ -702,9 +715,10 @@ static void python_write_stats(void *part, Recording *rec, CaptureStatsBuffer *o
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_READ_FAILURES, py->read_failures);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_UNMATCHED, py->unmatched);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_AFTER_EXIT, py->after_exit);
+        (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_LATE, py->late);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_READ_NS, py->read_ns);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_DELAY_MEAN_NS,
-                                     py->samples ? py->delay_sum_ns / py->samples : 0);
+                                     py->n_delays ? py->delay_sum_ns / py->n_delays : 0);
         (void) capture_stats_add_u64(out, CAPTURE_STAT_PYTHON_DELAY_MAX_NS, py->delay_max_ns);
 }
 
