@@ -75,6 +75,16 @@ static const char *const capture_stat_table[_CAPTURE_STAT_MAX] = {
         [CAPTURE_STAT_OFF_CPU_STACKS_PAUSED_NS] = "off_cpu_stacks_paused_ns",
         [CAPTURE_STAT_OFF_CPU_PEAK_SWITCH_SAMPLES_PER_S] = "off_cpu_peak_switch_samples_per_s",
         [CAPTURE_STAT_OFF_CPU_MAX_STACK_PERIOD] = "off_cpu_max_stack_period",
+        [CAPTURE_STAT_PYTHON_PROCESSES] = "python_processes",
+        [CAPTURE_STAT_PYTHON_SAMPLES] = "python_samples",
+        [CAPTURE_STAT_PYTHON_FRAMES] = "python_frames",
+        [CAPTURE_STAT_PYTHON_READ_FAILURES] = "python_read_failures",
+        [CAPTURE_STAT_PYTHON_UNMATCHED] = "python_unmatched",
+        [CAPTURE_STAT_PYTHON_AFTER_EXIT] = "python_after_exit",
+        [CAPTURE_STAT_PYTHON_LATE] = "python_late",
+        [CAPTURE_STAT_PYTHON_READ_NS] = "python_read_ns",
+        [CAPTURE_STAT_PYTHON_DELAY_MEAN_NS] = "python_delay_mean_ns",
+        [CAPTURE_STAT_PYTHON_DELAY_MAX_NS] = "python_delay_max_ns",
 };
 
 const char *capture_stat_to_string(CaptureStat s) {

@@ -104,6 +104,16 @@ typedef enum CaptureStat {
         CAPTURE_STAT_OFF_CPU_STACKS_PAUSED_NS,
         CAPTURE_STAT_OFF_CPU_PEAK_SWITCH_SAMPLES_PER_S,
         CAPTURE_STAT_OFF_CPU_MAX_STACK_PERIOD,
+        CAPTURE_STAT_PYTHON_PROCESSES,     /* interpreters located (docs/python.md) */
+        CAPTURE_STAT_PYTHON_SAMPLES,       /* samples given Python frames */
+        CAPTURE_STAT_PYTHON_FRAMES,        /* Python frames written into them */
+        CAPTURE_STAT_PYTHON_READ_FAILURES, /* samples whose Python frames could not be read */
+        CAPTURE_STAT_PYTHON_UNMATCHED,     /* samples whose eval calls and Python entry frames disagreed */
+        CAPTURE_STAT_PYTHON_AFTER_EXIT,    /* samples drained after their process exited: nothing to read */
+        CAPTURE_STAT_PYTHON_LATE,          /* samples drained too late to read their frames: left native */
+        CAPTURE_STAT_PYTHON_READ_NS,       /* time spent reading chains, all samples */
+        CAPTURE_STAT_PYTHON_DELAY_MEAN_NS, /* how long after the sample its Python frames were read, on average */
+        CAPTURE_STAT_PYTHON_DELAY_MAX_NS,  /* and at most */
         _CAPTURE_STAT_MAX,
         _CAPTURE_STAT_INVALID = -EINVAL,
 } CaptureStat;

@@ -571,6 +571,20 @@ static void print_summary(RecordRun *run) {
                                 "records paused %.1f s, stacks %.1f s\n",
                                 (double) paused / 1e9, (double) stacks_paused / 1e9);
         }
+        /* Python frames (docs/python.md) */
+        guint64 py_processes, py_samples = 0, py_failures = 0;
+        if (run->stats && g_variant_lookup(run->stats, "python-processes", "t", &py_processes)) {
+                (void) g_variant_lookup(run->stats, "python-samples", "t", &py_samples);
+                (void) g_variant_lookup(run->stats, "python-read-failures", "t", &py_failures);
+                fprintf(stderr,
+                        "periscope: Python frames in %" G_GUINT64_FORMAT " samples of %" G_GUINT64_FORMAT
+                        " interpreter%s",
+                        py_samples, py_processes, py_processes == 1 ? "" : "s");
+                if (py_failures)
+                        fprintf(stderr, "; %" G_GUINT64_FORMAT " samples' frames could not be read (the log says why)",
+                                py_failures);
+                fputc('\n', stderr);
+        }
         if (nothing_named(run))
                 fprintf(stderr, "periscope: the helper named nothing: the capture has no function names of "
                                 "user-space code (exit status 1)\n");

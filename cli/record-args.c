@@ -192,6 +192,8 @@ int record_args_parse(RecordArgs *a, int argc, char **argv) {
                   NULL },
                 { "off-cpu-min", 0, 0, G_OPTION_ARG_CALLBACK, on_off_cpu_min,
                   "With --off-cpu: shorter waits are counted, their stacks not kept (default 100us)", "DURATION" },
+                { "no-python-frames", 0, 0, G_OPTION_ARG_NONE, &a->no_python_frames,
+                  "Leave CPython's frames out of its threads' stacks (the interpreter's own functions stay)", NULL },
                 { "session-bus", 0, 0, G_OPTION_ARG_NONE, &a->session_bus, "Use periscoped on the session bus", NULL },
                 { "address", 0, 0, G_OPTION_ARG_STRING, &a->address, "Use periscoped on the bus at ADDRESS",
                   "ADDRESS" },
@@ -302,6 +304,8 @@ GVariant *record_args_to_options(const RecordArgs *a, GPid child) {
                 g_variant_builder_add(&b, "{sv}", "off-cpu", g_variant_new_boolean(TRUE));
         if (a->off_cpu && a->off_cpu_min_ns != G_MAXUINT64)
                 g_variant_builder_add(&b, "{sv}", "off-cpu-min-ns", g_variant_new_uint64(a->off_cpu_min_ns));
+        if (a->no_python_frames)
+                g_variant_builder_add(&b, "{sv}", "python-frames", g_variant_new_boolean(FALSE));
         if (a->counters)
                 g_variant_builder_add(&b, "{sv}", "counters",
                                       g_variant_new_strv((const char *const *) a->counters, -1));
@@ -324,6 +328,7 @@ static const struct {
         { "kernel", "--no-kernel" },
         { "off-cpu-min-ns", "--off-cpu-min" },
         { "off-cpu", "--off-cpu" },
+        { "python-frames", "--no-python-frames" },
 };
 
 /* "option 'KEY': rest" → "--OPTION: rest"; other messages unchanged. */

@@ -202,4 +202,5 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(HelperSymbols *, helper_symbols_free);
 /* The rest of this folder's public interface: other folders include this header only. */
 #include "debug-files.h"
 #include "debuginfod-fetch.h"
+#include "helper-client-elf-symbols.h"
 #include "helper-client-jit.h"

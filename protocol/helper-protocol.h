@@ -39,6 +39,7 @@
 #define HELPER_MAX_DEBUGLINK        255u                   /* .gnu_debuglink file name bytes */
 #define HELPER_MAX_ERROR_MESSAGE    1024u                  /* HELPER_MSG_ERROR text */
 
+/* clang-format off */
 typedef enum HelperMessageType {
         HELPER_MSG_IDENTIFY          = 1,  /* fds: [file]; payload: u32 flags (HelperIdentifyRequestFlags) */
         HELPER_MSG_SYMBOLIZE         = 2,  /* fds: [file, debug file?]; payload: see below */
@@ -51,6 +52,7 @@ typedef enum HelperMessageType {
         HELPER_MSG_PODMAN_LAYERS     = 18, /* fds: [layers.json]; payload: string layer id */
         HELPER_MSG_PODMAN_IMAGE      = 19, /* fds: [images.json]; payload: string image id */
         HELPER_MSG_FLATPAK_INFO      = 20, /* fds: [/.flatpak-info]; no payload */
+        HELPER_MSG_ELF_SYMBOLS       = 21, /* fds: [ELF file]; an interpreter's symbols (see below) */
 
         HELPER_MSG_REPLY             = 0x8000, /* reply type = request type | HELPER_MSG_REPLY */
         HELPER_MSG_IDENTIFY_REPLY    = HELPER_MSG_REPLY | HELPER_MSG_IDENTIFY,
@@ -62,8 +64,10 @@ typedef enum HelperMessageType {
         HELPER_MSG_PODMAN_LAYERS_REPLY = HELPER_MSG_REPLY | HELPER_MSG_PODMAN_LAYERS,
         HELPER_MSG_PODMAN_IMAGE_REPLY = HELPER_MSG_REPLY | HELPER_MSG_PODMAN_IMAGE,
         HELPER_MSG_FLATPAK_INFO_REPLY = HELPER_MSG_REPLY | HELPER_MSG_FLATPAK_INFO,
+        HELPER_MSG_ELF_SYMBOLS_REPLY = HELPER_MSG_REPLY | HELPER_MSG_ELF_SYMBOLS,
         HELPER_MSG_ERROR             = 0xffff, /* payload: i32 -errno, string message */
 } HelperMessageType;
+/* clang-format on */
 
 typedef enum HelperMessageFlags {
         HELPER_FLAG_PAYLOAD_MEMFD = 1u << 0, /* payload is in the single passed sealed memfd */
@@ -252,6 +256,19 @@ typedef enum HelperJitFlags {
 #define HELPER_MAX_PODMAN_JSON      (16u * 1024u * 1024u) /* bytes per storage file */
 #define HELPER_MAX_JSON_DEPTH       64u
 #define HELPER_MAX_FLATPAK_INFO     (64u * 1024u)
+
+/* ---- ELF_SYMBOLS ----
+ * Where a few named symbols of an ELF file are (an interpreter's
+ * _PyRuntime, _PyEval_EvalFrameDefault), for the daemon to read a process's
+ * memory at them (docs/python.md).
+ * request: u64 pgoff (the file offset of the executable mapping seen),
+ *   u32 count (1..HELPER_MAX_ELF_SYMBOLS), count strings (1..HELPER_MAX_FIELD
+ *   bytes, no NUL).
+ * reply: u64 p_vaddr, u64 p_offset of the executable PT_LOAD holding pgoff
+ *   (ERROR -ENOENT when none does), then per name: u8 found (0/1), u64
+ *   st_value, u64 st_size of the first defined symbol of that name, in
+ *   .dynsym then .symtab (0, 0 when not found). */
+#define HELPER_MAX_ELF_SYMBOLS 8u
 
 /* ---- Encoding helpers shared by both ends (bounds-checked) ---- */
 

@@ -11,6 +11,7 @@
 
 #include "basic.h"
 #include "elf-identify.h"
+#include "elf-symbols.h"
 #include "jit-names.h"
 #include "flatpak-info.h"
 #include "podman-json.h"
@@ -142,6 +143,13 @@ static int handle_jit_names(HelperReader *rd, const int *fds, size_t n_fds, Help
         return jit_names_run(fds[0], format, addresses, count, reply);
 }
 
+static int handle_elf_symbols(HelperReader *rd, const int *fds, size_t n_fds, HelperWriter *reply, const char **what) {
+        *what = "ELF_SYMBOLS needs one regular file";
+        if (n_fds != 1 || !is_regular_file(fds[0]))
+                return -EBADF;
+        return elf_symbols_run(rd, fds[0], reply, what);
+}
+
 /* Podman storage files and /.flatpak-info: one regular file each; the
  * reason for a rejection is about the file's content. */
 static int handle_user_file(uint16_t type, HelperReader *rd, const int *fds, size_t n_fds, HelperWriter *reply,
@@ -184,6 +192,9 @@ void helper_handle_request(HelperServer *server, uint16_t type, const uint8_t *p
                 break;
         case HELPER_MSG_JIT_NAMES:
                 r = handle_jit_names(&rd, fds, n_fds, reply, &what);
+                break;
+        case HELPER_MSG_ELF_SYMBOLS:
+                r = handle_elf_symbols(&rd, fds, n_fds, reply, &what);
                 break;
         case HELPER_MSG_PODMAN_CONTAINER:
         case HELPER_MSG_PODMAN_LAYERS:

@@ -132,6 +132,10 @@ static int parse_off_cpu(sd_bus_message *m, RecordOptions *o, const RecordOption
         return parse_bool(m, &o->off_cpu);
 }
 
+static int parse_python_frames(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
+        return parse_bool(m, &o->python_frames);
+}
+
 static int parse_off_cpu_min(sd_bus_message *m, RecordOptions *o, const RecordOptionSpec *spec, sd_bus_error *error) {
         uint64_t ns;
         int r = sd_bus_message_read_basic(m, 't', &ns);
@@ -371,6 +375,7 @@ static const RecordOptionSpec option_table[] = {
         { "counter-interval-ms", "u", parse_counter_interval },
         { "off-cpu", "b", parse_off_cpu },
         { "off-cpu-min-ns", "t", parse_off_cpu_min },
+        { "python-frames", "b", parse_python_frames },
 };
 
 int record_options_check_targets(const RecordOptions *o, sd_bus_error *error) {
@@ -430,6 +435,7 @@ int record_options_parse(sd_bus_message *m, RecordOptions *o, sd_bus_error *erro
                 .stack_size = RECORD_OPTIONS_DEFAULT_STACK_SIZE,
                 .symbolize = true,
                 .off_cpu_min_ns = RECORD_OPTIONS_DEFAULT_OFF_CPU_MIN_NS,
+                .python_frames = true,
         };
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r < 0)

@@ -158,6 +158,10 @@ static int append_stats(sd_bus_message *m, const RecordingStats *st) {
                                           st->off_cpu_stacks, "off-cpu-short-waits", "t", st->off_cpu_short,
                                           "off-cpu-paused-ns", "t", st->off_cpu_paused_ns, "off-cpu-stacks-paused-ns",
                                           "t", st->off_cpu_stacks_paused_ns);
+        if (r >= 0 && st->python_processes > 0)
+                r = sd_bus_message_append(m, "{sv}{sv}{sv}", "python-processes", "t", st->python_processes,
+                                          "python-samples", "t", st->python_samples, "python-read-failures", "t",
+                                          st->python_read_failures);
         if (r >= 0 && st->trace_fds > 0)
                 r = sd_bus_message_append(m, "{sv}{sv}", "trace-frames", "t", st->trace_frames, "trace-frames-refused",
                                           "t", st->trace_frames_refused);

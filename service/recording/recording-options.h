@@ -41,6 +41,7 @@ typedef struct RecordOptions {
         uint32_t counter_interval_ms; /* "counter-interval-ms" u; 0 = 250 */
         bool off_cpu;                 /* "off-cpu" b: off-CPU intervals and their stacks (docs/off-cpu.md) */
         uint64_t off_cpu_min_ns;      /* "off-cpu-min-ns" t: shorter blocked intervals are counted only */
+        bool python_frames;           /* "python-frames" b: CPython threads' frames in their samples (docs/python.md) */
         /* Options of other components go here, with a row in the table. */
 } RecordOptions;
 

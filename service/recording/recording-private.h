@@ -16,8 +16,9 @@
  * Manager drives units through their UnitVTable. Every hook is optional
  * (NULL: nothing to do) and gets the part's own state (size bytes, zeroed)
  * and the recording. Hooks run in the order of recording.c's table.
- * Nothing here is called per sample: records other than samples and
- * batches (drains, ticks) only. */
+ * Nothing here is called per sample but `sample`, and that only for the
+ * parts that set it: records other than samples and batches (drains,
+ * ticks). */
 typedef struct RecordingPartVTable {
         const char *name;
         size_t size; /* of its state */
@@ -38,6 +39,12 @@ typedef struct RecordingPartVTable {
         int (*task)(void *part, Recording *rec, const PerfTask *t, bool fork);
         /* The kernel removed pid's events at an exec (set-id, capabilities). */
         int (*exec_lost)(void *part, Recording *rec, pid_t pid);
+        /* Each built sample (on-CPU and off-CPU stacks) before it is written:
+         * the part may put other frames in its place, *addrs then pointing
+         * to its own buffer (valid until its next call) and *n their count.
+         * Only the parts that set it are asked (rec->sample_parts), so it
+         * costs nothing to the recordings of none. */
+        int (*sample)(void *part, Recording *rec, const PerfSample *s, const uint64_t **addrs, size_t *n);
 
         void (*drain)(void *part, Recording *rec, bool last); /* after each drain of the rings */
         void (*tick)(void *part, Recording *rec);             /* every 100 ms, after the drain */
@@ -75,6 +82,7 @@ extern const RecordingPartVTable recording_part_pinned_files;
 extern const RecordingPartVTable recording_part_symbolize;
 extern const RecordingPartVTable recording_part_off_cpu;
 extern const RecordingPartVTable recording_part_jit;
+extern const RecordingPartVTable recording_part_python;
 
 /* Over the parts kept, in table order; a hook that returns nothing. */
 #define FOREACH_PART(p, rec) for (RecordingPart *p = (rec)->parts; p < (rec)->parts + (rec)->n_parts; p++)
@@ -126,6 +134,8 @@ struct Recording {
 
         RecordingPart *parts; /* those that did not decline, in table order */
         size_t n_parts;
+        RecordingPart **sample_parts; /* those of them with a sample hook */
+        size_t n_sample_parts;
 
         sd_event_source *tick; /* drain + flush */
         sd_event_source **ring_sources;

@@ -15,6 +15,12 @@
 /* Writes one built SAMPLE and notes its addresses for symbolization. */
 static int recording_emit_sample(const PerfSample *s, const uint64_t *addrs, size_t n, void *userdata) {
         Recording *rec = userdata;
+        for (size_t i = 0; i < rec->n_sample_parts; i++) {
+                RecordingPart *p = rec->sample_parts[i];
+                int r = p->vtable->sample(p->state, rec, s, &addrs, &n);
+                if (r < 0)
+                        return r;
+        }
         bool kernel_part = false;
         size_t depth = 0; /* frames since the context marker: the first is the sampled IP */
         for (size_t i = 0; i < n; i++) {
@@ -22,6 +28,10 @@ static int recording_emit_sample(const PerfSample *s, const uint64_t *addrs, siz
                 if (capture_address_is_context(a)) {
                         kernel_part = a == CAPTURE_CONTEXT_KERNEL;
                         depth = 0;
+                        continue;
+                }
+                if (!kernel_part && (a & CAPTURE_JITMAP_MARK) == CAPTURE_JITMAP_MARK) {
+                        depth++; /* named by JITMAP frames (interpreter frames), not by files */
                         continue;
                 }
                 if (address_set_add(rec->addresses, kernel_part ? ADDRESS_SET_KERNEL_PID : (int32_t) s->pid, a,

@@ -31,6 +31,7 @@ static const RecordingPartVTable *const recording_part_table[] = {
         &recording_part_symbolize,    /* stage: names and symbol tables */
         &recording_part_off_cpu,      /* `off-cpu`: switch events, their governor and statistics */
         &recording_part_jit,          /* the processes' perf maps and jitdumps */
+        &recording_part_python,       /* `python-frames`: CPython threads' frames in their samples */
 };
 
 void *recording_part_get(const Recording *rec, const RecordingPartVTable *vtable) {
@@ -306,7 +307,8 @@ void recording_end(Recording *rec, RecordingEndReason reason, int error, const c
 /* Each part of the table starts, or declines; those kept are rec->parts. */
 static int recording_start_parts(Recording *rec, PerfEventsConfig *cfg, const char **ret_name, char **ret_why) {
         rec->parts = calloc(ELEMENTSOF(recording_part_table), sizeof(RecordingPart));
-        if (!rec->parts)
+        rec->sample_parts = calloc(ELEMENTSOF(recording_part_table), sizeof(RecordingPart *));
+        if (!rec->parts || !rec->sample_parts)
                 return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(recording_part_table); i++) {
                 const RecordingPartVTable *vt = recording_part_table[i];
@@ -320,7 +322,10 @@ static int recording_start_parts(Recording *rec, PerfEventsConfig *cfg, const ch
                                 return r;
                         continue;
                 }
-                rec->parts[rec->n_parts++] = (RecordingPart){ vt, state };
+                rec->parts[rec->n_parts] = (RecordingPart){ vt, state };
+                if (vt->sample)
+                        rec->sample_parts[rec->n_sample_parts++] = &rec->parts[rec->n_parts];
+                rec->n_parts++;
         }
         return 0;
 }
@@ -469,6 +474,7 @@ Recording *recording_free(Recording *rec) {
                 free(p->state);
         }
         free(rec->parts);
+        free(rec->sample_parts);
         perf_events_free(rec->perf);
         user_charge_release(&rec->ring_charge);
         user_charge_release(&rec->event_charge);

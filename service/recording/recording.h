@@ -124,6 +124,8 @@ typedef struct RecordingStats {
                 off_cpu_stacks;                               /* blocked waits written, their time, with a stack */
         uint64_t off_cpu_short;                               /* blocked waits under the minimum: counted only */
         uint64_t off_cpu_paused_ns, off_cpu_stacks_paused_ns; /* the governor's pauses (docs/off-cpu.md) */
+        uint64_t python_processes; /* interpreters located (docs/python.md); the two below mean something if > 0 */
+        uint64_t python_samples, python_read_failures;
 } RecordingStats;
 
 /* Starts a recording into capture_fd (already checked). Takes over
