@@ -17,8 +17,8 @@ typedef struct RecordArgs {
         gboolean no_kernel;
         char *unwind;
         guint32 stack_size;
-        gboolean off_cpu;       /* --off-cpu */
-        guint64 off_cpu_min_ns; /* --off-cpu-min; G_MAXUINT64: the service's default */
+        gboolean off_cpu;          /* --off-cpu */
+        guint64 off_cpu_min_ns;    /* --off-cpu-min; G_MAXUINT64: the service's default */
         gboolean no_python_frames; /* --no-python-frames */
         gboolean session_bus;
         char *address;
