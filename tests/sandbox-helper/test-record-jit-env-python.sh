@@ -63,14 +63,17 @@ for f in json.load(sys.stdin)["frames"]:
         print("/tmp/perf-%d.map" % f["pid"])' | sort -u
 }
 
-py_named() { # capture: "NAMED TOTAL", samples with py::leaf_sum … [jit]
+# The perf map's names are "py::QUALNAME:FILE [jit]"; the Python frames
+# the recording reads from the interpreter (docs/python.md), which are on
+# with --no-jit-env too, are "py::QUALNAME (FILE:LINE) [jit]".
+py_named() { # capture: "NAMED TOTAL", samples with the map's py::leaf_sum:… [jit]
         "$PERISCOPE" report --no-progress --folded "$1" | "$PYTHON" -c '
 import sys
 total = named = 0
 for l in sys.stdin:
     s, _, n = l.rstrip("\n").rpartition(" ")
     total += int(n)
-    if any(f.startswith("py::leaf_sum") and f.endswith("[jit]") for f in s.split(";")):
+    if any(f.startswith("py::leaf_sum:") and f.endswith("[jit]") for f in s.split(";")):
         named += int(n)
 print(named, total)'
 }
@@ -83,7 +86,7 @@ other = open(sys.argv[1], "w")
 for l in sys.stdin:
     s, _, n = l.rstrip("\n").rpartition(" ")
     frames = s.split(";")
-    if not any(f.startswith("py::") and f.endswith("[jit]") for f in frames):
+    if not any(f.startswith("py::") and f.endswith("[jit]") and " (" not in f for f in frames):
         continue
     jitted += int(n)
     # main or what it calls into (Py_BytesMain may be main itself);
