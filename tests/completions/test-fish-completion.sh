@@ -11,8 +11,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/test-lib.sh"
 . "$here/lib.sh"
-: "${PERISCOPE:?}" "${PERISCOPED:?}" "${COMPLETION:?}"
-command -v fish >/dev/null || fail "fish missing: apt-get install -y fish"
+completion_test fish
 test_tmpdir
 
 fish --no-execute "$COMPLETION" || fail "fish cannot parse $COMPLETION"

@@ -9,8 +9,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/test-lib.sh"
 . "$here/lib.sh"
-: "${PERISCOPE:?}" "${PERISCOPED:?}" "${COMPLETION:?}"
-command -v zsh >/dev/null || fail "zsh missing: apt-get install -y zsh"
+completion_test zsh
 
 zsh -n "$COMPLETION" || fail "zsh cannot parse $COMPLETION"
 head -n1 "$COMPLETION" | grep >/dev/null -x '#compdef periscope' || fail "$COMPLETION lacks its #compdef line"
