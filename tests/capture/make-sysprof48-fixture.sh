@@ -19,6 +19,7 @@
 # OUTDIR/PROVENANCE (versions of what recorded it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/private-bus.sh"
 out=$(realpath -m "${1:-$here/sysprof48}")
 cache=${PERISCOPE_TEST_CACHE:-/var/cache/periscope-tests}/trixie-sysprof48
 root=$cache/root
@@ -60,21 +61,7 @@ work=$root/fixture
 rm -rf "$work"
 mkdir -p "$work" "$root/etc/polkit-1/rules.d"
 cp "$here/sysprof48/workload.c" "$here/sysprof48/no-pmu-shim.c" "$work/"
-cat >"$work/bus.conf" <<'EOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/fixture/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-EOF
+private_bus_config unix:path=/fixture/bus >"$work/bus.conf"
 cat >"$root/etc/polkit-1/rules.d/50-periscope-fixture.rules" <<'EOF'
 polkit.addRule(function(action, subject) {
         if (action.id.indexOf("org.gnome.sysprof") == 0 && subject.user == "root")

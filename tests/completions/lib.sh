@@ -1,10 +1,19 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# lib.sh: sourced by the completion tests (after ../lib/test-lib.sh and
-# test_tmpdir) for what `--container <Tab>` lists.
-#   fake_flatpak_app APP-ID   a sandbox `periscope list` shows as that
-#                             Flatpak app (bwrap with a /.flatpak-info),
-#                             the CLI asking a private periscoped
-#                             ($PERISCOPED: no system bus at the address)
+# lib.sh: sourced by the completion tests (after ../lib/test-lib.sh).
+#   completion_test SHELL     what each test needs first: $PERISCOPE,
+#                             $PERISCOPED and $COMPLETION (the file under
+#                             test, from meson.build) set, SHELL installed
+#   fake_flatpak_app APP-ID   (after test_tmpdir) for what `--container
+#                             <Tab>` lists: a sandbox `periscope list`
+#                             shows as that Flatpak app (bwrap with a
+#                             /.flatpak-info), the CLI asking a private
+#                             periscoped ($PERISCOPED: no system bus at
+#                             the address)
+
+completion_test() {
+        : "${PERISCOPE:?}" "${PERISCOPED:?}" "${COMPLETION:?}"
+        command -v "$1" >/dev/null || fail "$1 missing: apt-get install -y $1"
+}
 
 fake_flatpak_app() {
         local app=$1

@@ -11,7 +11,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/test-lib.sh"
 . "$here/lib.sh"
-: "${PERISCOPE:?}" "${PERISCOPED:?}" "${COMPLETION:?}"
+completion_test bash
 test_tmpdir
 
 # complete WORDS…: what the completion offers for the command line WORDS

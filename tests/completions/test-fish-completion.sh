@@ -11,13 +11,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/test-lib.sh"
 . "$here/lib.sh"
-: "${PERISCOPE:?}" "${PERISCOPED:?}" "${FISH_COMPLETION:?}"
-command -v fish >/dev/null || fail "fish missing: apt-get install -y fish"
+completion_test fish
 test_tmpdir
 
-fish --no-execute "$FISH_COMPLETION" || fail "fish cannot parse $FISH_COMPLETION"
+fish --no-execute "$COMPLETION" || fail "fish cannot parse $COMPLETION"
 mkdir "$TEST_TMP/completions" "$TEST_TMP/bin" "$TEST_TMP/work" "$TEST_TMP/work/dir"
-cp "$FISH_COMPLETION" "$TEST_TMP/completions/periscope.fish"
+cp "$COMPLETION" "$TEST_TMP/completions/periscope.fish"
 ln -s "$(readlink -f "$PERISCOPE")" "$TEST_TMP/bin/periscope"
 
 # complete LINE: what fish offers for LINE, "candidate<TAB>description"

@@ -9,18 +9,17 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/test-lib.sh"
 . "$here/lib.sh"
-: "${PERISCOPE:?}" "${PERISCOPED:?}" "${ZSH_COMPLETION:?}"
-command -v zsh >/dev/null || fail "zsh missing: apt-get install -y zsh"
+completion_test zsh
 
-zsh -n "$ZSH_COMPLETION" || fail "zsh cannot parse $ZSH_COMPLETION"
-head -n1 "$ZSH_COMPLETION" | grep >/dev/null -x '#compdef periscope' || fail "$ZSH_COMPLETION lacks its #compdef line"
+zsh -n "$COMPLETION" || fail "zsh cannot parse $COMPLETION"
+head -n1 "$COMPLETION" | grep >/dev/null -x '#compdef periscope' || fail "$COMPLETION lacks its #compdef line"
 
 specs() { # command
         env -i PATH="$PATH" zsh -f -c '_periscope() { :; }; source "$1" 2>/dev/null; _periscope_specs "$2" "$3"' \
-                zsh-test "$ZSH_COMPLETION" "$PERISCOPE" "$1"
+                zsh-test "$COMPLETION" "$PERISCOPE" "$1"
 }
 got=$(env -i PATH="$PATH" zsh -f -c '_periscope() { :; }; source "$1" 2>/dev/null; _periscope_commands "$2"' zsh-test \
-        "$ZSH_COMPLETION" "$PERISCOPE" | cut -d: -f1 | sort | paste -sd' ')
+        "$COMPLETION" "$PERISCOPE" | cut -d: -f1 | sort | paste -sd' ')
 [ "$got" = "dump export info list record report symbolize" ] || fail "commands: '$got'"
 
 n=0
@@ -43,7 +42,7 @@ echo "ok: zsh specs cover all $n long options of the 7 commands"
 # And as zsh's completion system runs it: an interactive zsh on a pty
 # (zsh/zpty) with compinit, Tab after a prefix.
 test_tmpdir
-cp "$ZSH_COMPLETION" "$TEST_TMP/_periscope"
+cp "$COMPLETION" "$TEST_TMP/_periscope"
 ln -s "$(readlink -f "$PERISCOPE")" "$TEST_TMP/periscope"
 screen=$(env -i PATH="$PATH" TERM=dumb timeout 60 zsh -f -c '
         zmodload zsh/zpty
@@ -66,6 +65,6 @@ fake_flatpak_app org.example.ZshApp
 got=$(env -i PATH="$PATH" DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" XDG_STATE_HOME="$XDG_STATE_HOME" \
         PERISCOPED="$PERISCOPED" zsh -f -c '_periscope() { :; }; source "$1" 2>/dev/null
                 compadd() { print -rl -- ${(P)${@[-1]}}; }
-                prog=$2 words=(record --container "") CURRENT=3 _periscope_containers' zsh-test "$ZSH_COMPLETION" "$PERISCOPE")
+                prog=$2 words=(record --container "") CURRENT=3 _periscope_containers' zsh-test "$COMPLETION" "$PERISCOPE")
 grep >/dev/null -x org.example.ZshApp <<<"$got" || fail "zsh: --container offers '$got', not the app"
 echo "ok: zsh completes --container from periscope list"

@@ -63,12 +63,34 @@ _private_bus_start_daemon() {
         dir=$(mktemp -d /tmp/periscope-bus.XXXXXX) || return 1
         chmod 0755 "$dir" || return 1
         PRIVATE_BUS_DIR=$dir
-        cat >"$dir/system.conf" <<EOF
+        private_bus_config "unix:path=$dir/system_bus_socket" >"$dir/system.conf"
+        dbus-daemon --config-file="$dir/system.conf" --nofork --nopidfile --print-address=3 \
+                3>"$dir/address" >"$dir/dbus-daemon.log" 2>&1 &
+        private_bus_track $!
+        local i
+        for i in $(seq 100); do
+                [ -s "$dir/address" ] && break
+                kill -0 "${PRIVATE_BUS_PIDS[-1]}" 2>/dev/null || break
+                sleep 0.05
+        done
+        if [ ! -s "$dir/address" ]; then
+                echo "private-bus: dbus-daemon did not start:"; cat "$dir/dbus-daemon.log"
+                return 1
+        fi
+        export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$dir/system_bus_socket"
+        return 0
+}
+
+# private_bus_config ADDRESS: prints the configuration of a "system" bus
+# listening on ADDRESS with an allow-all policy and EXTERNAL auth (what
+# private_bus_start runs; make-sysprof48-fixture.sh's bus in its root too).
+private_bus_config() {
+        cat <<EOF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>system</type>
-  <listen>unix:path=$dir/system_bus_socket</listen>
+  <listen>$1</listen>
   <auth>EXTERNAL</auth>
   <policy context="default">
     <allow user="*"/>
@@ -86,21 +108,6 @@ _private_bus_start_daemon() {
   </policy>
 </busconfig>
 EOF
-        dbus-daemon --config-file="$dir/system.conf" --nofork --nopidfile --print-address=3 \
-                3>"$dir/address" >"$dir/dbus-daemon.log" 2>&1 &
-        private_bus_track $!
-        local i
-        for i in $(seq 100); do
-                [ -s "$dir/address" ] && break
-                kill -0 "${PRIVATE_BUS_PIDS[-1]}" 2>/dev/null || break
-                sleep 0.05
-        done
-        if [ ! -s "$dir/address" ]; then
-                echo "private-bus: dbus-daemon did not start:"; cat "$dir/dbus-daemon.log"
-                return 1
-        fi
-        export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$dir/system_bus_socket"
-        return 0
 }
 
 # private_bus_has_name NAME: true if NAME has an owner on the private bus.
