@@ -159,6 +159,14 @@ static int scan_times(Fixture *fx, int n) {
         return k;
 }
 
+/* The follow's stats: joined and members as given, not stopped. */
+static void check_following(Fixture *fx, uint32_t joined, uint32_t members) {
+        ContainerFollowStats st = container_follow_get_stats(fx->fl);
+        CHECK_MSG(st.joined == joined && st.members == members && !st.stopped,
+                  "stats joined=%u members=%u stopped=%d, expected joined=%u members=%u", st.joined, st.members,
+                  st.stopped, joined, members);
+}
+
 /* A host process, a member, a member noted as recorded (a target), a member
  * that is refused: the member alone is joined, the refused one asked. */
 TEST(members_joined_once) {
@@ -205,9 +213,7 @@ TEST(late_entry_joined_on_command_change) {
         for (int i = 0; i < CONTAINER_FOLLOW_FULL_EVERY && count_joins(&fx.j, late.pid) == 0; i++)
                 (void) scan_times(&fx, 1);
         CHECK_MSG(count_joins(&fx.j, late.pid) == 1, "the process that entered and changed its command was not joined");
-        ContainerFollowStats st = container_follow_get_stats(fx.fl);
-        CHECK_MSG(st.joined == 1 && st.members == 1 && !st.stopped, "stats joined=%u members=%u stopped=%d", st.joined,
-                  st.members, st.stopped);
+        check_following(&fx, 1, 1);
         fixture_done(&fx);
 }
 
@@ -234,9 +240,7 @@ TEST(child_without_fork_record_joined_next_scan) {
         CHECK_MSG(count_joins(&fx.j, orphan) == 1, "a child without a FORK record was not joined on the next scan");
         CHECK_MSG(count_joins(&fx.j, inherited) == 0, "the inherited child was joined later");
         /* the member, the target and both children have events */
-        ContainerFollowStats st = container_follow_get_stats(fx.fl);
-        CHECK_MSG(st.joined == 2 && st.members == 4 && !st.stopped, "stats joined=%u members=%u stopped=%d", st.joined,
-                  st.members, st.stopped);
+        check_following(&fx, 2, 4);
         fixture_done(&fx);
 }
 

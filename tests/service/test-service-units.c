@@ -54,63 +54,72 @@ static void put_record(uint8_t *ring, uint64_t ring_size, uint64_t pos, uint32_t
                 ring[(pos + i) & (ring_size - 1)] = rec[i];
 }
 
-/* The reader over a crafted ring, as perf_events_drain sets one up. */
-static int consume_ring(uint8_t *ring, uint64_t size, uint64_t head, uint64_t *tail, uint8_t *copy, Seen *s,
-                        uint64_t *bad) {
-        PerfRingReader r = { .data = ring, .data_size = size, .head = head, .tail = *tail, .copy = copy,
-                             .bad_records = *bad };
-        int n = perf_ring_consume(&r, collect, s);
-        *tail = r.tail;
-        *bad = r.bad_records;
+/* A crafted ring with its reader's copy buffer, where the reader stopped
+ * (tail), the records it dropped (bad) and what it handed over. */
+typedef struct Ring {
+        uint8_t data[256], copy[65536];
+        uint64_t tail, bad;
+        Seen seen;
+} Ring;
+
+static void ring_put(Ring *ring, uint64_t pos, uint32_t type, uint16_t size, uint64_t word) {
+        put_record(ring->data, sizeof(ring->data), pos, type, size, word);
+}
+
+/* The reader over the ring up to head, as perf_events_drain sets one up. */
+static int consume_ring(Ring *ring, uint64_t head) {
+        PerfRingReader r = { .data = ring->data,
+                             .data_size = sizeof(ring->data),
+                             .head = head,
+                             .tail = ring->tail,
+                             .copy = ring->copy,
+                             .bad_records = ring->bad };
+        int n = perf_ring_consume(&r, collect, &ring->seen);
+        ring->tail = r.tail;
+        ring->bad = r.bad_records;
         return n;
 }
 
 TEST(ring_records) {
-        uint8_t ring[256] = {}, copy[65536];
-        uint64_t bad = 0, tail = 0;
-        Seen s = {};
-
-        put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 16, 111);
-        put_record(ring, sizeof(ring), 16, PERF_RECORD_COMM, 32, 222);
-        CHECK(consume_ring(ring, sizeof(ring), 48, &tail, copy, &s, &bad) == 2);
-        CHECK(tail == 48 && bad == 0 && s.types[1] == PERF_RECORD_COMM && s.first_word[1] == 222);
+        Ring ring = {};
+        ring_put(&ring, 0, PERF_RECORD_SAMPLE, 16, 111);
+        ring_put(&ring, 16, PERF_RECORD_COMM, 32, 222);
+        CHECK(consume_ring(&ring, 48) == 2);
+        CHECK(ring.tail == 48 && ring.bad == 0 && ring.seen.types[1] == PERF_RECORD_COMM &&
+              ring.seen.first_word[1] == 222);
 }
 
 /* A record that wraps around the end comes out contiguous. */
 TEST(ring_wrapped_record) {
-        uint8_t ring[256] = {}, copy[65536];
-        uint64_t bad = 0, tail = 240;
-        Seen s = {};
-        put_record(ring, sizeof(ring), 240, PERF_RECORD_MMAP2, 32, 0xabcdef);
-        CHECK(consume_ring(ring, sizeof(ring), 272, &tail, copy, &s, &bad) == 1);
-        CHECK(s.sizes[0] == 32 && s.first_word[0] == 0xabcdef && tail == 272 && bad == 0);
+        Ring ring = { .tail = 240 };
+        ring_put(&ring, 240, PERF_RECORD_MMAP2, 32, 0xabcdef);
+        CHECK(consume_ring(&ring, 272) == 1);
+        CHECK(ring.seen.sizes[0] == 32 && ring.seen.first_word[0] == 0xabcdef && ring.tail == 272 && ring.bad == 0);
 }
 
 /* Hostile headers are dropped and counted, and the reader moves on. */
 TEST(ring_bad_records) {
-        uint8_t ring[256] = {}, copy[65536];
-        uint64_t bad = 0, tail = 0;
-        Seen s = {};
+        Ring ring = {};
 
         /* A header of size 0 would loop forever: dropped, counted. */
-        put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 0, 1);
-        CHECK(consume_ring(ring, sizeof(ring), 64, &tail, copy, &s, &bad) == 0);
-        CHECK(bad == 1 && tail == 64);
+        ring_put(&ring, 0, PERF_RECORD_SAMPLE, 0, 1);
+        CHECK(consume_ring(&ring, 64) == 0);
+        CHECK(ring.bad == 1 && ring.tail == 64);
 
         /* A size beyond what the kernel published. */
-        tail = 0;
-        put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 200, 1);
-        CHECK(consume_ring(ring, sizeof(ring), 64, &tail, copy, &s, &bad) == 0 && bad == 2);
+        ring.tail = 0;
+        ring_put(&ring, 0, PERF_RECORD_SAMPLE, 200, 1);
+        CHECK(consume_ring(&ring, 64) == 0 && ring.bad == 2);
 
         /* A size that is not a multiple of 8. */
-        tail = 0;
-        put_record(ring, sizeof(ring), 0, PERF_RECORD_SAMPLE, 12, 1);
-        CHECK(consume_ring(ring, sizeof(ring), 64, &tail, copy, &s, &bad) == 0 && bad == 3);
+        ring.tail = 0;
+        ring_put(&ring, 0, PERF_RECORD_SAMPLE, 12, 1);
+        CHECK(consume_ring(&ring, 64) == 0 && ring.bad == 3);
 
         /* A head further ahead than the ring holds. */
-        tail = 0;
-        CHECK(consume_ring(ring, sizeof(ring), 4096, &tail, copy, &s, &bad) == 0 && bad == 4);
-        CHECK(tail == 4096);
+        ring.tail = 0;
+        CHECK(consume_ring(&ring, 4096) == 0 && ring.bad == 4);
+        CHECK(ring.tail == 4096);
 }
 
 static uint64_t first_word_time(const struct perf_event_header *h, size_t size, void *userdata) {

@@ -34,6 +34,25 @@ static int compile_path(const char *path, void **blob, size_t *size, UnwindCompi
         return unwind_compile_fd(fd, blob, size, st);
 }
 
+/* Compiles path into *blob and validates the table into t (an empty one
+ * when it does not validate); a failure names what. Returns what compiling
+ * returned: t and st are there to check when it is 0. */
+static int compile_validated(const char *path, const char *what, void **blob, UnwindTable *t, UnwindCompileStats *st) {
+        const char *reason = NULL;
+        size_t size;
+        *t = (UnwindTable) {};
+        int r = compile_path(path, blob, &size, st);
+        CHECK_MSG(r == 0, "compiling %s: %s", what, strerror(-r));
+        if (r < 0)
+                return r;
+        UnwindTable v;
+        r = unwind_table_validate(*blob, size, &v, &reason);
+        CHECK_MSG(r == 0, "the table of %s does not validate: %s", what, reason);
+        if (r == 0)
+                *t = v;
+        return 0;
+}
+
 /* A function of this program, to look up in its own table. */
 __attribute__((noinline)) static int probe_function(int x) {
         volatile int v = x;
@@ -66,18 +85,11 @@ TEST(own_binary) {
         _cleanup_free_ void *blob = NULL;
         UnwindCompileStats st;
         UnwindTable t;
-        const char *reason;
-        size_t size;
         uint64_t off = 0;
         const UnwindRow *row;
-        int r;
 
-        r = compile_path("/proc/self/exe", &blob, &size, &st);
-        CHECK_MSG(r == 0, "compiling this test: %s", strerror(-r));
-        if (r < 0)
+        if (compile_validated("/proc/self/exe", "this test", &blob, &t, &st) < 0)
                 return;
-        r = unwind_table_validate(blob, size, &t, &reason);
-        CHECK_MSG(r == 0, "own table does not validate: %s", reason);
         CHECK_MSG(st.fdes_eh_frame > 10, "only %u FDEs in this test's .eh_frame", st.fdes_eh_frame);
         CHECK_MSG(st.rows_plt >= 1, "no PLT row in this test's table");
         CHECK_MSG(self_offset((uint64_t) (uintptr_t) probe_function, &off), "probe_function not in maps");
@@ -93,13 +105,7 @@ TEST(libc) {
         _cleanup_free_ void *libc_blob = NULL;
         UnwindCompileStats st;
         UnwindTable t;
-        const char *reason;
-        size_t libc_size;
-        int r = compile_path("/lib/x86_64-linux-gnu/libc.so.6", &libc_blob, &libc_size, &st);
-        CHECK_MSG(r == 0, "compiling libc: %s", strerror(-r));
-        if (r == 0) {
-                r = unwind_table_validate(libc_blob, libc_size, &t, &reason);
-                CHECK_MSG(r == 0, "libc table does not validate: %s", reason);
+        if (compile_validated("/lib/x86_64-linux-gnu/libc.so.6", "libc", &libc_blob, &t, &st) == 0) {
                 CHECK_MSG(st.rows_signal >= 1, "libc's __restore_rt was not compiled as a signal frame");
                 CHECK_MSG(st.rows > 1000, "libc table has only %u rows", st.rows);
                 CHECK_MSG(st.rows_unsupported * 100 < st.rows, "too many unsupported rows in libc: %u of %u",
@@ -138,15 +144,9 @@ TEST(vdso) {
 TEST(aarch64_program) {
         UnwindCompileStats st;
         UnwindTable t;
-        const char *reason;
-        int r;
         {
                 _cleanup_free_ void *ablob = NULL;
-                size_t asize;
-                r = compile_path(AARCH64_VECTORS "/chain-pac", &ablob, &asize, &st);
-                CHECK_MSG(r == 0, "compiling the aarch64 program: %s", strerror(-r));
-                if (r == 0) {
-                        CHECK_MSG(unwind_table_validate(ablob, asize, &t, &reason) == 0, "aarch64 table: %s", reason);
+                if (compile_validated(AARCH64_VECTORS "/chain-pac", "the aarch64 program", &ablob, &t, &st) == 0) {
                         CHECK(t.arch == UNWIND_ARCH_AARCH64);
                         CHECK_MSG(st.rows_unsupported == 0, "%u unsupported rows in the PAC build",
                                   st.rows_unsupported);
@@ -175,16 +175,10 @@ TEST(aarch64_program) {
 TEST(aarch64_libc) {
         UnwindCompileStats st;
         UnwindTable t;
-        const char *reason;
-        int r;
         {
                 _cleanup_free_ void *ablob = NULL;
-                size_t asize;
-                r = compile_path("/usr/aarch64-linux-gnu/lib/libc.so.6", &ablob, &asize, &st);
-                CHECK_MSG(r == 0, "compiling arm64 libc (libc6-arm64-cross): %s", strerror(-r));
-                if (r == 0) {
-                        CHECK_MSG(unwind_table_validate(ablob, asize, &t, &reason) == 0, "arm64 libc table: %s",
-                                  reason);
+                if (compile_validated("/usr/aarch64-linux-gnu/lib/libc.so.6", "arm64 libc (libc6-arm64-cross)", &ablob,
+                                      &t, &st) == 0) {
                         CHECK_MSG(st.rows > 1000, "arm64 libc table has only %u rows", st.rows);
                         CHECK_MSG(st.rows_unsupported * 100 < st.rows,
                                   "too many unsupported rows in arm64 libc: %u of %u", st.rows_unsupported, st.rows);

@@ -95,6 +95,7 @@ typedef struct Fixture {
         SampleUnwinder u;
         bool deferred;
         SampleStackContext ctx;
+        uint64_t out[16]; /* the stack the last build wrote */
 } Fixture;
 
 static bool fixture_init(Fixture *fx) {
@@ -151,18 +152,22 @@ static int flush(Fixture *fx, bool force) {
         return sample_unwinder_flush(&fx->u, fx->maps, false, out, ELEMENTSOF(out), force, SIZE_MAX, on_emit, &fx->k);
 }
 
+/* Builds the stack of a sample at ip (kept in *x) with ctx into fx->out;
+ * returns how many addresses it wrote (0: the sample waits). */
+static size_t build_at(Fixture *fx, const SampleStackContext *ctx, Sample *x, uint64_t ip) {
+        sample_at(x, ip);
+        return sample_stack_build(ctx, &x->s, fx->out, ELEMENTSOF(fx->out));
+}
+
 /* The leaf's table is not there: the sample waits; the next one, whose leaf
  * is in no file, waits behind it (order). The table comes: both come out,
  * in order, with their whole chain. */
 TEST(waiting_samples_come_out_in_order) {
         Fixture fx;
         if (fixture_init(&fx)) {
-                uint64_t out[16];
                 Sample a, b;
-                sample_at(&a, 0x401000);
-                CHECK(sample_stack_build(&fx.ctx, &a.s, out, ELEMENTSOF(out)) == 0 && fx.deferred);
-                sample_at(&b, 0x900000);
-                CHECK(sample_stack_build(&fx.ctx, &b.s, out, ELEMENTSOF(out)) == 0 && fx.deferred);
+                CHECK(build_at(&fx, &fx.ctx, &a, 0x401000) == 0 && fx.deferred);
+                CHECK(build_at(&fx, &fx.ctx, &b, 0x900000) == 0 && fx.deferred);
                 CHECK(fx.u.n_pending == 2 && fx.u.stats.deferred == 2);
                 /* the copies are the queue's: the caller's buffers may go */
                 memset(&a, 0, sizeof(a));
@@ -183,15 +188,11 @@ TEST(waiting_samples_come_out_in_order) {
 TEST(decided_builds_at_once) {
         Fixture fx;
         if (fixture_init(&fx)) {
-                uint64_t out[16];
                 Sample a, c;
-                sample_at(&a, 0x401000);
-                CHECK(sample_stack_build(&fx.ctx, &a.s, out, ELEMENTSOF(out)) == 0 && fx.deferred);
+                CHECK(build_at(&fx, &fx.ctx, &a, 0x401000) == 0 && fx.deferred);
                 CHECK(run_until_decided(&fx));
                 CHECK(flush(&fx, false) == 0 && fx.k.emitted == 1);
-                sample_at(&c, 0x402000);
-                CHECK(sample_stack_build(&fx.ctx, &c.s, out, ELEMENTSOF(out)) == 4 && !fx.deferred &&
-                      out[1] == 0x402000);
+                CHECK(build_at(&fx, &fx.ctx, &c, 0x402000) == 4 && !fx.deferred && fx.out[1] == 0x402000);
         }
         fixture_done(&fx);
 }
@@ -201,12 +202,10 @@ TEST(decided_builds_at_once) {
 TEST(without_tables_nothing_waits) {
         Fixture fx;
         if (fixture_init(&fx)) {
-                uint64_t out[16];
                 Sample c;
                 SampleStackContext plain = fx.ctx;
                 plain.tables = NULL;
-                sample_at(&c, 0x1001000);
-                CHECK(sample_stack_build(&plain, &c.s, out, ELEMENTSOF(out)) == 4 && !fx.deferred);
+                CHECK(build_at(&fx, &plain, &c, 0x1001000) == 4 && !fx.deferred);
                 bool known = false;
                 CHECK(unwind_tables_peek(fx.tables, &fx.never, &known) == NULL && !known);
         }
@@ -218,11 +217,8 @@ TEST(without_tables_nothing_waits) {
 TEST(forced_end_emits_waiting) {
         Fixture fx;
         if (fixture_init(&fx)) {
-                uint64_t out[16];
                 Sample c;
-                sample_at(&c, 0x1001000);
-                CHECK(sample_stack_build(&fx.ctx, &c.s, out, ELEMENTSOF(out)) == 0 && fx.deferred &&
-                      fx.u.n_pending == 1);
+                CHECK(build_at(&fx, &fx.ctx, &c, 0x1001000) == 0 && fx.deferred && fx.u.n_pending == 1);
                 CHECK(flush(&fx, true) == 0);
                 CHECK(fx.k.emitted == 1 && fx.k.n[0] == 4 && fx.k.first_addr[0] == 0x1001000 && fx.u.n_pending == 0);
         }

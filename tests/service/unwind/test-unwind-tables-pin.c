@@ -52,10 +52,13 @@ static ProcessMapping mapping_of(PinnedFile *pin, const uint8_t *build_id, size_
 static const char *mapped_path, *other_path;
 
 /* What every case starts from: both binaries open, the build-id the kernel
- * would report for the mapped one (from the helper), tables without a loop. */
+ * would report for the mapped one (from the helper), the mapped one as an
+ * unchecked pin mapped under that build-id ("right"), tables without a loop. */
 typedef struct Fixture {
         int mapped_fd, other_fd;
         HelperIdentity id;
+        PinnedFile right;
+        ProcessMapping m_right;
         UnwindTables *tables;
 } Fixture;
 
@@ -76,6 +79,8 @@ static bool fixture_init(Fixture *fx) {
                      why ? why : "no build-id");
                 return false;
         }
+        fx->right = unchecked_pin(mapped_path, fx->mapped_fd);
+        fx->m_right = mapping_of(&fx->right, fx->id.build_id, fx->id.build_id_size);
         CHECK(unwind_tables_new(NULL, NULL, &fx->tables) >= 0);
         return fx->tables != NULL;
 }
@@ -86,17 +91,27 @@ static void fixture_done(Fixture *fx) {
         fx->other_fd = safe_close(fx->other_fd);
 }
 
+/* The right file's table, compiled now. */
+static const UnwindTable *right_table(Fixture *fx) {
+        const UnwindTable *t = table_now(fx->tables, &fx->m_right);
+        CHECK(t != NULL);
+        return t;
+}
+
+/* Whether the right file's table is known and is t. */
+static bool right_table_is(Fixture *fx, const UnwindTable *t) {
+        bool known = false;
+        return unwind_tables_peek(fx->tables, &fx->m_right, &known) == t && known;
+}
+
 /* The right file: a table, and the check is remembered. */
 TEST(right_file_gives_table) {
         Fixture fx;
         if (fixture_init(&fx)) {
-                PinnedFile right = unchecked_pin(mapped_path, fx.mapped_fd);
-                ProcessMapping m_right = mapping_of(&right, fx.id.build_id, fx.id.build_id_size);
                 bool known = true;
-                CHECK(unwind_tables_peek(fx.tables, &m_right, &known) == NULL && !known);
-                const UnwindTable *t_right = table_now(fx.tables, &m_right);
-                CHECK(t_right != NULL);
-                CHECK(unwind_tables_peek(fx.tables, &m_right, &known) == t_right && known);
+                CHECK(unwind_tables_peek(fx.tables, &fx.m_right, &known) == NULL && !known);
+                const UnwindTable *t_right = right_table(&fx);
+                CHECK(right_table_is(&fx, t_right));
         }
         fixture_done(&fx);
 }
@@ -106,10 +121,7 @@ TEST(right_file_gives_table) {
 TEST(other_file_refused_for_good) {
         Fixture fx;
         if (fixture_init(&fx)) {
-                PinnedFile right = unchecked_pin(mapped_path, fx.mapped_fd);
-                ProcessMapping m_right = mapping_of(&right, fx.id.build_id, fx.id.build_id_size);
-                const UnwindTable *t_right = table_now(fx.tables, &m_right);
-                CHECK(t_right != NULL);
+                const UnwindTable *t_right = right_table(&fx);
 
                 PinnedFile wrong = unchecked_pin(other_path, fx.other_fd);
                 ProcessMapping m_wrong = mapping_of(&wrong, fx.id.build_id, fx.id.build_id_size);
@@ -122,7 +134,7 @@ TEST(other_file_refused_for_good) {
                 CHECK(table_now(fx.tables, &m_wrong) == NULL);
                 CHECK(unwind_tables_get_stats(fx.tables).failed == failed_before + 1); /* asked the helper once */
 
-                CHECK(unwind_tables_peek(fx.tables, &m_right, &known) == t_right && known);
+                CHECK(right_table_is(&fx, t_right));
         }
         fixture_done(&fx);
 }
@@ -132,10 +144,7 @@ TEST(other_file_refused_for_good) {
 TEST(checked_identity_needs_no_build_id) {
         Fixture fx;
         if (fixture_init(&fx)) {
-                PinnedFile right = unchecked_pin(mapped_path, fx.mapped_fd);
-                ProcessMapping m_right = mapping_of(&right, fx.id.build_id, fx.id.build_id_size);
-                const UnwindTable *t_right = table_now(fx.tables, &m_right);
-                CHECK(t_right != NULL);
+                const UnwindTable *t_right = right_table(&fx);
 
                 PinnedFile checked = unchecked_pin(other_path, fx.other_fd);
                 checked.identity_checked = true;
@@ -144,8 +153,7 @@ TEST(checked_identity_needs_no_build_id) {
                 m_checked.end = 0x1400000;
                 CHECK(table_now(fx.tables, &m_checked) != NULL);
                 CHECK(checked.build_id_check == PINNED_BUILD_ID_UNCHECKED);
-                bool known = false;
-                CHECK(unwind_tables_peek(fx.tables, &m_right, &known) == t_right && known);
+                CHECK(right_table_is(&fx, t_right));
         }
         fixture_done(&fx);
 }

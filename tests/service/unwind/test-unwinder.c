@@ -114,12 +114,21 @@ static UnwindRegs chain_stack(uint64_t *ret_fp2) {
         return (UnwindRegs) { .ip = MOD_BASE + 0x1004, .sp = sp0, .fp = 0xdead };
 }
 
-TEST(chain) {
-        uint64_t frames[16], fp2;
-        UnwindResult res;
-        UnwindStack st = full_stack();
+/* Unwinds chain_stack()'s chain into at most max frames, from the whole
+ * copy or (cut) from one that ends before fpframe's RA slot. */
+static void run_chain(bool cut, uint64_t *frames, size_t max, UnwindResult *res) {
+        uint64_t fp2;
         UnwindRegs regs = chain_stack(&fp2);
-        run(&regs, &st, frames, 16, &res);
+        UnwindStack st = full_stack();
+        if (cut)
+                st.size = (size_t) (fp2 + 8 - STACK_BASE);
+        run(&regs, &st, frames, max, res);
+}
+
+TEST(chain) {
+        uint64_t frames[16];
+        UnwindResult res;
+        run_chain(false, frames, 16, &res);
         CHECK_MSG(res.stop == UNWIND_STOP_END, "chain stopped with %s", unwind_stop_to_string(res.stop));
         CHECK_MSG(res.n_frames == 5, "chain has %zu frames, expected 5", res.n_frames);
         if (res.n_frames == 5)
@@ -131,21 +140,17 @@ TEST(chain) {
 
 /* The same chain with a frame limit. */
 TEST(chain_frame_limit) {
-        uint64_t frames[16], fp2;
+        uint64_t frames[16];
         UnwindResult res;
-        UnwindStack st = full_stack();
-        UnwindRegs regs = chain_stack(&fp2);
-        run(&regs, &st, frames, 3, &res);
+        run_chain(false, frames, 3, &res);
         CHECK_MSG(res.stop == UNWIND_STOP_LIMIT && res.n_frames == 3, "limit: %s %zu", unwind_stop_to_string(res.stop), res.n_frames);
 }
 
 /* Truncated copy: the RA slot of fpframe is beyond the copied bytes. */
 TEST(chain_truncated_copy) {
-        uint64_t frames[16], fp2;
+        uint64_t frames[16];
         UnwindResult res;
-        UnwindRegs regs = chain_stack(&fp2);
-        UnwindStack short_st = { STACK_BASE, (const uint8_t *) stack_words, (size_t) (fp2 + 8 - STACK_BASE) };
-        run(&regs, &short_st, frames, 16, &res);
+        run_chain(true, frames, 16, &res);
         CHECK_MSG(res.stop == UNWIND_STOP_OUT_OF_STACK && res.n_frames == 3, "truncated: %s %zu",
                   unwind_stop_to_string(res.stop), res.n_frames);
 }
