@@ -43,7 +43,7 @@ record_as() { # USER PID: a 300 ms Record of PID; prints the reply or the error
                 3>"$dir/cap" 2>&1 || true
 }
 own_process() { # USER: sets own to a sleep of USER's
-        setpriv --reuid="$1" --regid="$1" --init-groups sleep 60 & own=$!
+        TEST_USER=$1 exec_as_user sleep 60 & own=$!
         private_bus_track $own
 }
 own_process periscope-user
@@ -60,7 +60,7 @@ echo "$out" | grep >/dev/null "polkit denied action org.periscope.profile-own" |
         fail "the refusal does not name org.periscope.profile-own: $out"
 echo "$out" | grep >/dev/null "/etc/polkit-1/rules.d/" || fail "the refusal does not say how to allow it: $out"
 st=0
-setpriv --reuid=periscope-user --regid=periscope-user --init-groups \
+TEST_USER=periscope-user as_user \
         "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$dir/cli.syscap" -- true >"$dir/cli.out" 2>&1 || st=$?
 [ $st != 0 ] || fail "periscope record worked for periscope-user at paranoid 3"
 grep >/dev/null "org.periscope.profile-own" "$dir/cli.out" || fail "periscope record does not name the action: $(cat "$dir/cli.out")"
@@ -87,7 +87,7 @@ chmod 0644 "$rule.tmp"
 mv "$rule.tmp" "$rule"
 allowed() { record_as periscope-user $user_proc | grep >/dev/null "/org/periscope/Recording/"; }
 wait_for 15 allowed || fail "periscope-user is still refused with a rule granting org.periscope.profile-own: $(record_as periscope-user $user_proc)"
-setpriv --reuid=periscope-user --regid=periscope-user --init-groups \
+TEST_USER=periscope-user as_user \
         "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$dir/granted.syscap" -- "$DEMO" -t 500 >"$dir/granted.out" 2>&1 ||
         { cat "$dir/granted.out"; fail "periscope-user could not record its command with the rule"; }
 "$PYTHON" "$(dirname "$0")/check-capture.py" "$CAPTURE_JSON" "$dir/granted.syscap" callchains "$DEMO"
@@ -103,7 +103,7 @@ wait_for 10 bash -c '! kill -0 "$1" 2>/dev/null' _ "$polkitd_pid" || fail "polki
 echo 2 >"$level"
 out=$(record_as periscope-user $user_proc)
 echo "$out" | grep >/dev/null "/org/periscope/Recording/" || fail "periscope-user could not record its own process at 2: $out"
-setpriv --reuid=periscope-user --regid=periscope-user --init-groups \
+TEST_USER=periscope-user as_user \
         "$PERISCOPE" record --address "$BUS_ADDRESS" -o "$dir/two.syscap" -- "$DEMO" -t 300 >"$dir/two.out" 2>&1 ||
         { cat "$dir/two.out"; fail "periscope-user could not record its command at 2"; }
 echo "ok: at 2 periscope-user records its own processes, polkit not asked (polkitd stopped)"

@@ -93,7 +93,7 @@ done
 echo "ok: root and periscope-admin (polkit) are told which pid does not exist and which is a zombie"
 
 # The energy counters (RAPL): root's and polkit's only.
-setpriv --reuid=periscope-user --regid=periscope-user --init-groups sleep 60 & own=$!
+TEST_USER=periscope-user exec_as_user sleep 60 & own=$!
 private_bus_track $own
 sleep 0.2
 out=$(record_as periscope-user "{'pids': <[$own]>, 'counters': <['cpu', 'energy']>, 'duration-ms': <uint32 300>}")

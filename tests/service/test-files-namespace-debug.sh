@@ -21,7 +21,7 @@ chown -R $user: "$USER_DIR"
 # Runs the program from a tmpfs over DIR in a new user+mount namespace of
 # the user's; the pid is the program's (setpriv, unshare and sh exec).
 shadowed() { # dir, seconds
-        exec setpriv --reuid=$user --regid=$user --init-groups unshare -Urm sh -c 'mount -t tmpfs tmpfs "$1" && cp "$2" "$1/prog" && exec "$1/prog" "$3"' sh \
+        exec_as_user unshare -Urm sh -c 'mount -t tmpfs tmpfs "$1" && cp "$2" "$1/prog" && exec "$1/prog" "$3"' sh \
                 "$1" "$USER_DIR/prog" "$2"
 }
 

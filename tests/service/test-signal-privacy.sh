@@ -12,10 +12,8 @@ user=periscope-user
 id -u $user >/dev/null 2>&1 || fail "user $user is missing: run scripts/setup.d/30-periscope-users.sh as root"
 /usr/bin/python3 -c 'import dbus, gi' 2>/dev/null || fail "python3-dbus and python3-gi are missing (scripts/install-deps.sh)"
 periscoped_start_for_user $user 755
-# Not test-lib.sh's as_user: `as_user CMD &` there is a shell function in a
-# subshell, and this test kills the pid it tracks; setpriv exec'ed directly
-# is the watcher itself.
-as_user() { setpriv --reuid=$user --regid=$user --init-groups "$@"; }
+# exec_as_user, not as_user: this test kills the pid it tracks, and
+# `exec_as_user CMD &` is the watcher itself.
 watch=("/usr/bin/python3" "$(dirname "$0")/watch-signals.py" "$BUS_ADDRESS")
 wait_file() { # FILE: waits up to 60 s for it
         for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done
@@ -33,7 +31,7 @@ setpriv --reuid=$user --regid=$user --clear-groups sleep 120 & own=$!
 private_bus_track $own
 
 # 1. The eavesdroppers, as the user: a match rule on the service's signals, and gdbus monitor.
-as_user "${watch[@]}" "$dir/eve.json" --seconds 120 --until "$TEST_TMP/root-done" --ready "$dir/eve.ready" & eve=$!
+exec_as_user "${watch[@]}" "$dir/eve.json" --seconds 120 --until "$TEST_TMP/root-done" --ready "$dir/eve.ready" & eve=$!
 private_bus_track $eve
 setpriv --reuid=$user --regid=$user --init-groups gdbus monitor --address "$BUS_ADDRESS" --dest org.periscope.Profiler1 >"$dir/monitor.log" 2>&1 & monitor=$!
 private_bus_track $monitor
@@ -76,7 +74,7 @@ echo "ok: $user's match rule and gdbus monitor received none of root's recording
 
 # 3. The user's own recording: its connection gets the signals; root gets
 # them too once it has read the recording's properties.
-as_user "${watch[@]}" "$dir/own.json" --record $own "$dir/own.syscap" 3000 --path-file "$dir/own.path" & ownw=$!
+exec_as_user "${watch[@]}" "$dir/own.json" --record $own "$dir/own.syscap" 3000 --path-file "$dir/own.path" & ownw=$!
 private_bus_track $ownw
 wait_file "$dir/own.path"
 upath=$(cat "$dir/own.path")
